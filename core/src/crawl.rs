@@ -1,0 +1,321 @@
+//! The crawl planner: from the homepage's links, choose at most [`MAX_EXTRA_PAGES`] same-site
+//! pages that look like contact, imprint/legal-notice, about or support pages, and list the
+//! contact-like pages for the result's `contactPages` (decisions.md "Fetching the target site";
+//! keywords and pick rule from `../shared/design/extraction.md` §4).
+//!
+//! Links are scored by anchor text (weighted double) and URL path tokens, in English, German,
+//! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
+//! Pure functions: the caller fetches.
+
+use url::Url;
+
+use crate::site::{region_from_host, same_site};
+
+/// Extra pages fetched besides the homepage (service-spec §8).
+pub const MAX_EXTRA_PAGES: usize = 3;
+/// Longest `contactPages` list (decisions.md "Result fields").
+pub const MAX_CONTACT_PAGES: usize = 10;
+
+/// A link of a fetched page, resolved to an absolute URL, with its anchor text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageLink {
+    /// Absolute URL without fragment.
+    pub url: Url,
+    /// Anchor text, image alt text and title, white space collapsed.
+    pub text: String,
+    /// Whether the link sits in the page footer.
+    pub in_footer: bool,
+}
+
+/// What a page is for, by its link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Intent {
+    /// About, company, team pages.
+    About,
+    /// Contact, locations, directions pages.
+    Contact,
+    /// Imprint, legal notice.
+    Legal,
+    /// Privacy policy (names the data controller in the EU).
+    Privacy,
+    /// Support, help, customer service.
+    Support,
+}
+
+/// A scored candidate page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The page URL.
+    pub url: Url,
+    /// Its intent.
+    pub intent: Intent,
+    /// Higher is better.
+    pub score: i32,
+}
+
+/// The planner's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CrawlPlan {
+    /// Pages to fetch after the homepage, in priority order; at most [`MAX_EXTRA_PAGES`].
+    pub fetch: Vec<Url>,
+    /// Contact-like pages, best first; at most [`MAX_CONTACT_PAGES`].
+    pub contact_pages: Vec<Url>,
+}
+
+/// Plans the extra fetches for the site whose homepage is `home` and has `links`.
+pub fn plan(home: &Url, links: &[PageLink]) -> CrawlPlan {
+    let candidates = candidates(home, links);
+    let eu = region_from_host(home.host_str().unwrap_or("")).is_some_and(|r| {
+        matches!(r, "DE" | "AT" | "CH" | "FR" | "IT" | "ES" | "NL" | "BE" | "LU" | "PT")
+    });
+    let mut fetch: Vec<Url> = Vec::new();
+    let take_best = |intent: &[Intent], fetch: &mut Vec<Url>| {
+        if let Some(c) = candidates
+            .iter()
+            .find(|c| intent.contains(&c.intent) && !fetch.contains(&c.url))
+        {
+            fetch.push(c.url.clone());
+        }
+    };
+    take_best(&[Intent::Contact], &mut fetch);
+    let legal_linked = candidates.iter().any(|c| c.intent == Intent::Legal);
+    if eu && legal_linked {
+        take_best(&[Intent::Legal], &mut fetch);
+    } else {
+        take_best(&[Intent::Contact, Intent::Support], &mut fetch);
+    }
+    take_best(&[Intent::About], &mut fetch);
+    for c in &candidates {
+        if fetch.len() >= MAX_EXTRA_PAGES {
+            break;
+        }
+        if !fetch.contains(&c.url) && c.intent != Intent::Privacy {
+            fetch.push(c.url.clone());
+        }
+    }
+    if fetch.is_empty() {
+        if let Some(c) = candidates.first() {
+            fetch.push(c.url.clone());
+        }
+    }
+    fetch.truncate(MAX_EXTRA_PAGES);
+    let contact_pages = candidates
+        .iter()
+        .filter(|c| c.intent != Intent::Privacy)
+        .map(|c| c.url.clone())
+        .take(MAX_CONTACT_PAGES)
+        .collect();
+    CrawlPlan { fetch, contact_pages }
+}
+
+/// Every same-site link that looks like a contact/legal/about/support/privacy page, scored and
+/// sorted best first (ties keep document order), one entry per URL.
+pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for link in links {
+        let url = &link.url;
+        if !same_site(home, url) || is_same_page(home, url) || is_excluded(url) {
+            continue;
+        }
+        let Some((intent, mut score)) = score_link(url, &link.text) else {
+            continue;
+        };
+        if link.in_footer {
+            score += 1;
+        }
+        match out.iter_mut().find(|c| same_page(&c.url, url)) {
+            Some(existing) => {
+                if score > existing.score {
+                    existing.score = score;
+                    existing.intent = intent;
+                }
+            }
+            None => out.push(Candidate { url: url.clone(), intent, score }),
+        }
+    }
+    out.sort_by_key(|c| std::cmp::Reverse(c.score));
+    out
+}
+
+/// Scores one link: the best intent by keyword, with text weighted over path, minus depth and
+/// query penalties. `None` when no keyword matches.
+pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
+    let text = normalise(text);
+    let path_tokens = normalise(&url.path().replace(['/', '-', '_', '.', '+'], " "));
+    let mut best: Option<(Intent, i32)> = None;
+    for (intent, weight, keywords) in KEYWORDS {
+        let in_text = keywords.iter().any(|k| contains_words(&text, k));
+        let in_path = keywords.iter().any(|k| contains_words(&path_tokens, k));
+        if !in_text && !in_path {
+            continue;
+        }
+        let mut score = weight * (2 * i32::from(in_text) + i32::from(in_path));
+        let depth = url.path_segments().map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+        score -= 2 * (depth.saturating_sub(1) as i32).min(4);
+        if url.query().is_some() {
+            score -= 2;
+        }
+        // Long anchor text is a sentence or an article title, not a menu entry.
+        if text.split_whitespace().count() > 6 {
+            score -= 5;
+        }
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some((*intent, score));
+        }
+    }
+    best.filter(|(_, s)| *s > 0)
+}
+
+const KEYWORDS: &[(Intent, i32, &[&str])] = &[
+    (Intent::Contact, 10, &[
+        "contact", "contact us", "contactus", "contacts", "get in touch", "reach us", "find us",
+        "locations", "location", "visit us", "directions", "kontakt", "kontaktieren", "anfahrt",
+        "standort", "standorte", "contacto", "contactenos", "contactanos", "contato",
+        "fale conosco", "contatti", "contattaci", "dove siamo", "nous contacter",
+        "contactez nous", "nous trouver", "acces", "neem contact op", "contactgegevens",
+        "route", "routebeschrijving", "bereikbaarheid", "kontakta oss", "kontakt oss",
+        "yhteystiedot", "contactformulier", "offices", "our offices",
+    ]),
+    (Intent::Legal, 8, &[
+        "impressum", "imprint", "legal notice", "legal", "anbieterkennzeichnung",
+        "mentions legales", "informations legales", "note legali", "nota legale", "aviso legal",
+        "avisolegal", "informacion legal", "colofon", "disclaimer", "juridique",
+    ]),
+    (Intent::About, 6, &[
+        "about", "about us", "aboutus", "who we are", "our story", "company", "team", "our team",
+        "staff", "people", "uber uns", "ueber uns", "unternehmen", "quienes somos",
+        "sobre nosotros", "nosotros", "chi siamo", "azienda", "qui sommes nous", "a propos",
+        "entreprise", "over ons", "over", "wie zijn wij", "wie wij zijn", "om oss", "sobre",
+        "empresa", "profile", "profiel", "history", "our firm", "the firm",
+    ]),
+    (Intent::Support, 4, &[
+        "support", "help", "customer service", "customer care", "kundenservice", "hilfe",
+        "servicio al cliente", "assistenza", "aide", "klantenservice", "service",
+    ]),
+    (Intent::Privacy, 2, &[
+        "privacy", "privacy policy", "datenschutz", "privacidad", "confidentialite",
+        "privacyverklaring", "privacybeleid",
+    ]),
+];
+
+/// Lower-case, accents stripped, letters and digits only (others become spaces).
+fn normalise(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars().flat_map(char::to_lowercase) {
+        let base = match ch {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+            'ç' => 'c',
+            'è' | 'é' | 'ê' | 'ë' => 'e',
+            'ì' | 'í' | 'î' | 'ï' => 'i',
+            'ñ' => 'n',
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
+            'ù' | 'ú' | 'û' | 'ü' => 'u',
+            'ß' => 's',
+            c if c.is_alphanumeric() => c,
+            _ => ' ',
+        };
+        out.push(base);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `phrase` occurs in `text` on word boundaries.
+fn contains_words(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(i, _)| {
+        let before_ok = i == 0 || text.as_bytes()[i - 1] == b' ';
+        let end = i + phrase.len();
+        let after_ok = end == text.len() || text.as_bytes()[end] == b' ' || text[end..].starts_with("us") && phrase == "contact";
+        before_ok && after_ok
+    })
+}
+
+fn is_excluded(url: &Url) -> bool {
+    let path = url.path().to_ascii_lowercase();
+    const FILES: &[&str] = &[
+        ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx",
+        ".mp4", ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml",
+        ".rss", ".ics", ".vcf",
+    ];
+    const AREAS: &[&str] = &[
+        "/login", "/logout", "/signin", "/sign-in", "/register", "/cart", "/checkout",
+        "/basket", "/account", "/my-account", "/wp-admin", "/wp-login", "/feed", "/tag/",
+        "/category/", "/search", "/wishlist", "/cdn-cgi/",
+    ];
+    !matches!(url.scheme(), "http" | "https")
+        || FILES.iter().any(|f| path.ends_with(f))
+        || AREAS.iter().any(|a| path.starts_with(a) || path.contains(&format!("{a}/")) || (a.ends_with('/') && path.contains(a)))
+}
+
+/// Same page as the homepage (fragments, `index.html`, trailing slash ignored).
+fn is_same_page(home: &Url, url: &Url) -> bool {
+    same_page(home, url) || {
+        let path = url.path().to_ascii_lowercase();
+        let trimmed = path.trim_end_matches('/');
+        url.query().is_none()
+            && (trimmed.is_empty()
+                || ["/index.html", "/index.htm", "/index.php", "/home", "/default.aspx", "/default.asp"]
+                    .contains(&trimmed))
+    }
+}
+
+/// Same page: host (without `www.`), path (without trailing slash) and query equal; scheme
+/// and fragment ignored.
+pub fn same_page(a: &Url, b: &Url) -> bool {
+    let host = |u: &Url| u.host_str().map(|h| h.trim_start_matches("www.").to_ascii_lowercase());
+    let path = |u: &Url| u.path().trim_end_matches('/').to_string();
+    host(a) == host(b) && path(a) == path(b) && a.query() == b.query()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(href: &str, text: &str) -> PageLink {
+        PageLink { url: Url::parse(href).unwrap(), text: text.to_string(), in_footer: false }
+    }
+
+    #[test]
+    fn picks_contact_about_and_legal() {
+        let home = Url::parse("https://www.acme.de/").unwrap();
+        let links = [
+            link("https://www.acme.de/produkte", "Produkte"),
+            link("https://www.acme.de/ueber-uns", "Über uns"),
+            link("https://acme.de/kontakt", "Kontakt"),
+            link("https://www.acme.de/impressum", "Impressum"),
+            link("https://www.acme.de/datenschutz", "Datenschutz"),
+            link("https://other.de/kontakt", "Kontakt"),
+            link("https://www.acme.de/#contact", "Contact"),
+        ];
+        let plan = plan(&home, &links);
+        let paths: Vec<&str> = plan.fetch.iter().map(|u| u.path()).collect();
+        assert_eq!(paths, ["/kontakt", "/impressum", "/ueber-uns"]);
+        assert!(plan.contact_pages.iter().all(|u| u.host_str() != Some("other.de")));
+        assert_eq!(plan.contact_pages[0].path(), "/kontakt");
+    }
+
+    #[test]
+    fn scores_text_over_path_and_penalises_depth_and_files() {
+        let home = Url::parse("http://acme.com/").unwrap();
+        let links = [
+            link("http://acme.com/page.php?id=5", "Contact Us"),
+            link("http://acme.com/about/history/2010/news", "Our company news from 2010 and more words"),
+            link("http://acme.com/contact.pdf", "Contact form (PDF)"),
+            link("http://www.acme.com/about-us/", "About"),
+            link("http://acme.com/about-us", "About us"),
+        ];
+        let c = candidates(&home, &links);
+        assert_eq!(c[0].url.as_str(), "http://acme.com/page.php?id=5");
+        assert_eq!(c.iter().filter(|c| c.url.path().starts_with("/about-us")).count(), 1);
+        assert!(c.iter().all(|c| !c.url.path().ends_with(".pdf")));
+    }
+
+    #[test]
+    fn multilingual_keywords() {
+        let u = |p: &str| Url::parse(&format!("https://x.it{p}")).unwrap();
+        assert_eq!(score_link(&u("/contatti"), "Contatti").map(|s| s.0), Some(Intent::Contact));
+        assert_eq!(score_link(&u("/chi-siamo"), "Chi siamo").map(|s| s.0), Some(Intent::About));
+        assert_eq!(score_link(&u("/x"), "Mentions légales").map(|s| s.0), Some(Intent::Legal));
+        assert_eq!(score_link(&u("/x"), "Neem contact op").map(|s| s.0), Some(Intent::Contact));
+        assert_eq!(score_link(&u("/produkte"), "Produkte"), None);
+    }
+}

@@ -1,0 +1,420 @@
+//! Postal addresses in visible text, anchored on a postcode pattern (extraction.md §2.4 and
+//! §6 rule 9): the line with the postcode gives postcode, locality and region; the street is
+//! what precedes it on that line, or the address-like lines right above it. Nothing is guessed:
+//! parts the page does not show stay empty.
+//!
+//! Patterns (each needs the shape of a whole postcode line, not a bare number):
+//! - US `City, ST 12345(-6789)`, CA `City, ON A1A 1A1`, AU `City NSW 2000` (state or province
+//!   by code or full name);
+//! - GB outward + inward postcode (`NW3 6DN`), NL `1234 AB City`, PT `1234-567 City`,
+//!   SE `123 45 City`, IE Eircode;
+//! - `12345 City` / `1234 City` for DE, AT, CH, FR, IT, ES, BE, DK, NO, LU only when the page's
+//!   region is one of those (too ambiguous otherwise).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::extract::html::MarkedAddress;
+
+/// Longest line examined, in bytes; longer lines are prose.
+const MAX_LINE: usize = 400;
+/// Most lines above the postcode line read as street lines.
+const MAX_STREET_LINES: usize = 3;
+
+/// An address found in text, with the region its postcode pattern implies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextAddress {
+    /// The parts.
+    pub parts: MarkedAddress,
+    /// ISO 3166-1 alpha-2 code of the pattern that matched (`US`, `GB`…).
+    pub region: &'static str,
+    /// Index of the line holding the postcode.
+    pub line: usize,
+}
+
+struct Patterns {
+    us: Regex,
+    ca: Regex,
+    au: Regex,
+    gb: Regex,
+    nl: Regex,
+    pt: Regex,
+    se: Regex,
+    ie: Regex,
+    eu: Regex,
+}
+
+const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming";
+const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|British Columbia|Manitoba|New Brunswick|Newfoundland(?: and Labrador)?|Nova Scotia|Northwest Territories|Nunavut|Ontario|Prince Edward Island|Quebec|Québec|Saskatchewan|Yukon";
+const AU_STATES: &str = "NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT|New South Wales|Victoria|Queensland|South Australia|Western Australia|Tasmania|Northern Territory|Australian Capital Territory";
+/// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five.
+const CITY: &str = r"[A-Z][\p{L}'’.\-]*(?:[ \-][A-Za-z][\p{L}'’.\-]*){0,4}";
+
+fn patterns() -> Option<&'static Patterns> {
+    static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
+    PATTERNS
+        .get_or_init(|| {
+            Some(Patterns {
+                us: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")).ok()?,
+                ca: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b")).ok()?,
+                au: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")).ok()?,
+                gb: Regex::new(r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKPS-UW\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b").ok()?,
+                nl: Regex::new(&format!(r"\b(?P<zip>[1-9]\d{{3}} ?[A-Z]{{2}})\b,?\s+(?P<city>{CITY})")).ok()?,
+                pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY})")).ok()?,
+                se: Regex::new(&format!(r"\b(?:SE-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY})")).ok()?,
+                ie: Regex::new(r"\b(?P<zip>[AC-FHKNPRTV-Y]\d{2}|D6W) ?[AC-FHKNPRTV-Y0-9]{4}\b").ok()?,
+                eu: Regex::new(&format!(r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY})")).ok()?,
+            })
+        })
+        .as_ref()
+}
+
+/// Finds addresses in the visible `lines` of a page. `page_region` is the ISO code implied by
+/// the page (ccTLD or `lang`), which enables the ambiguous European patterns and the
+/// GB/NL/PT/SE/IE patterns on pages of other regions.
+pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
+    let Some(p) = patterns() else {
+        return Vec::new();
+    };
+    let allows = |code: &str| page_region.is_none_or(|r| r == code);
+    let mut out: Vec<TextAddress> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.len() > MAX_LINE || !line.bytes().any(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let mut found: Vec<TextAddress> = Vec::new();
+        for (re, region) in [(&p.us, "US"), (&p.ca, "CA"), (&p.au, "AU")] {
+            if region == "AU" && !allows("AU") {
+                continue;
+            }
+            for caps in re.captures_iter(line) {
+                let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
+                    continue;
+                };
+                let city = caps.name("city").map(|c| clean_city(c.as_str()));
+                let city_start = caps.name("city").map_or(state.start(), |c| c.start());
+                let after = &line[zip.end()..];
+                let parts = MarkedAddress {
+                    street: street_for(lines, index, &line[..city_start]),
+                    locality: city.filter(|c| !c.is_empty()),
+                    region: Some(state.as_str().to_string()),
+                    postal_code: Some(zip.as_str().to_string()),
+                    country: country_after(after),
+                };
+                found.push(TextAddress { parts, region, line: index });
+            }
+        }
+        if found.is_empty() && allows("GB") {
+            for caps in p.gb.captures_iter(line) {
+                let Some(zip) = caps.name("zip") else { continue };
+                let before = &line[..zip.start()];
+                if !plausible_gb_context(before, &line[zip.end()..], page_region == Some("GB")) {
+                    continue;
+                }
+                let (street_prefix, locality) = split_locality(before);
+                let parts = MarkedAddress {
+                    street: street_for(lines, index, street_prefix),
+                    locality,
+                    region: None,
+                    postal_code: Some(zip.as_str().to_string()),
+                    country: country_after(&line[zip.end()..]),
+                };
+                found.push(TextAddress { parts, region: "GB", line: index });
+            }
+        }
+        if found.is_empty() && allows("IE") && page_region == Some("IE") {
+            for m in p.ie.find_iter(line) {
+                let before = &line[..m.start()];
+                let (street_prefix, locality) = split_locality(before);
+                let parts = MarkedAddress {
+                    street: street_for(lines, index, street_prefix),
+                    locality,
+                    region: None,
+                    postal_code: Some(m.as_str().to_string()),
+                    country: country_after(&line[m.end()..]),
+                };
+                found.push(TextAddress { parts, region: "IE", line: index });
+            }
+        }
+        for (re, region) in [(&p.nl, "NL"), (&p.pt, "PT"), (&p.se, "SE")] {
+            if !found.is_empty() || !allows(region) {
+                continue;
+            }
+            for caps in re.captures_iter(line) {
+                let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+                    continue;
+                };
+                if region == "NL" && matches!(&zip.as_str()[zip.as_str().len() - 2..], "SA" | "SD" | "SS") {
+                    continue;
+                }
+                let before = &line[..zip.start()];
+                let street = street_for(lines, index, before);
+                if street.is_none() && page_region != Some(region) {
+                    continue;
+                }
+                let parts = MarkedAddress {
+                    street,
+                    locality: Some(clean_city(city.as_str())).filter(|c| !c.is_empty()),
+                    region: None,
+                    postal_code: Some(zip.as_str().to_string()),
+                    country: country_after(&line[city.end()..]),
+                };
+                found.push(TextAddress { parts, region, line: index });
+            }
+        }
+        if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) {
+            for caps in p.eu.captures_iter(line) {
+                let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+                    continue;
+                };
+                let before = &line[..zip.start()];
+                // Needs a street with a house number: bare "1234 Words" is too common.
+                let Some(street) = street_for(lines, index, before.trim_end_matches(['-', ' ']).trim_end_matches(char::is_alphabetic)) else {
+                    continue;
+                };
+                let parts = MarkedAddress {
+                    street: Some(street),
+                    locality: Some(clean_city(city.as_str())),
+                    region: None,
+                    postal_code: Some(zip.as_str().to_string()),
+                    country: country_after(&line[city.end()..]),
+                };
+                let region = EU_NUMERIC.iter().find(|r| Some(**r) == page_region).copied().unwrap_or("DE");
+                found.push(TextAddress { parts, region, line: index });
+            }
+        }
+        out.extend(found);
+    }
+    out
+}
+
+const EU_NUMERIC: &[&str] = &["DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI", "NL"];
+
+/// A GB postcode needs address context: a locality word before it on the line, or a UK page.
+fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
+    let before = before.trim_end();
+    if after.starts_with(|c: char| c.is_alphanumeric()) {
+        return false;
+    }
+    uk_page || before.ends_with(|c: char| c.is_alphabetic() || c == ',')
+}
+
+/// Splits the text before a postcode into (street part, locality): the locality is the last
+/// comma-separated chunk when it is a place name (no digits).
+fn split_locality(before: &str) -> (&str, Option<String>) {
+    let before = before.trim_end().trim_end_matches([',', '-', '–']).trim_end();
+    let before = last_segment(before);
+    match before.rfind(',') {
+        Some(comma) => {
+            let candidate = before[comma + 1..].trim();
+            if !candidate.is_empty() && !candidate.bytes().any(|b| b.is_ascii_digit()) {
+                (&before[..comma], Some(candidate.to_string()))
+            } else {
+                (before, None)
+            }
+        }
+        None => {
+            // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit.
+            if !before.is_empty() && !before.bytes().any(|b| b.is_ascii_digit()) && before.split_whitespace().count() <= 3 {
+                ("", Some(before.to_string()))
+            } else {
+                (before, None)
+            }
+        }
+    }
+}
+
+/// The part of a line after its last field separator (`|`, `•`, `·`, `♦`, ` - `, `:`).
+fn last_segment(s: &str) -> &str {
+    let cut = s
+        .rmatch_indices(['|', '•', '·', '♦', '■', '/'])
+        .next()
+        .map(|(i, m)| i + m.len())
+        .into_iter()
+        .chain(s.rfind(": ").map(|i| i + 2))
+        .max()
+        .unwrap_or(0);
+    s[cut..].trim()
+}
+
+/// The street: the address chunk before the locality on the postcode line, else the street
+/// lines above it.
+fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
+    let prefix = last_segment(prefix.trim_end().trim_end_matches([',', '-', '–']).trim_end());
+    let prefix = strip_label(prefix).trim_matches([',', ' ']);
+    if is_streetish(prefix) && prefix.starts_with(|c: char| c.is_ascii_digit()) {
+        return Some(prefix.to_string());
+    }
+    let mut collected: Vec<&str> = Vec::new();
+    for back in 1..=MAX_STREET_LINES {
+        let Some(line) = index.checked_sub(back).and_then(|i| lines.get(i)) else {
+            break;
+        };
+        let line = strip_label(line.trim());
+        if line.is_empty() || !is_streetish(line) || line.len() > 80 {
+            break;
+        }
+        collected.push(line.trim_end_matches(','));
+        // A line starting with a house number is the street line itself; above it is usually
+        // the business name.
+        if line.starts_with(|c: char| c.is_ascii_digit()) {
+            break;
+        }
+    }
+    collected.reverse();
+    if is_streetish(prefix) || (!prefix.is_empty() && !collected.is_empty() && prefix.len() < 60) {
+        collected.push(prefix);
+    }
+    (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+fn strip_label(s: &str) -> &str {
+    let lower = s.to_lowercase();
+    for label in ["address:", "adres:", "adresse:", "location:", "office:", "head office:", "visit us:", "bezoekadres:", "postadres:", "mailing address:", "registered address:", "registered office:"] {
+        if lower.starts_with(label) {
+            return s[label.len()..].trim();
+        }
+    }
+    s
+}
+
+/// A line that can be (part of) a street address: a house number or a street word, and no
+/// email, phone label or long prose.
+fn is_streetish(s: &str) -> bool {
+    let s = s.trim();
+    if s.is_empty() || s.len() > 120 || s.contains('@') || s.contains("http") {
+        return false;
+    }
+    let lower = s.to_lowercase();
+    if ["tel", "phone", "fax", "call", "email", "e-mail", "copyright", "©", "open", "hours"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+    {
+        return false;
+    }
+    let has_number = s.bytes().any(|b| b.is_ascii_digit());
+    let words = s.split_whitespace().count();
+    let has_street_word = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| STREET_WORDS.contains(&w))
+        || STREET_SUFFIXES.iter().any(|suf| lower.split_whitespace().any(|w| w.ends_with(suf) && w.len() > suf.len() + 2));
+    (has_number && words <= 12) || (has_street_word && words <= 8)
+}
+
+const STREET_WORDS: &[&str] = &[
+    "road", "rd", "street", "st", "avenue", "ave", "av", "lane", "ln", "way", "drive", "dr",
+    "court", "ct", "place", "pl", "boulevard", "blvd", "highway", "hwy", "parkway", "pkwy",
+    "suite", "ste", "unit", "floor", "building", "house", "park", "estate", "close", "crescent",
+    "cres", "terrace", "square", "sq", "loop", "circle", "trail", "box", "po", "p.o.", "postbus",
+    "industrial", "business", "centre", "center", "plaza", "row", "mews", "hill", "green",
+    "rue", "via", "calle", "strasse", "straße", "markt", "plein", "kade", "dijk", "laan",
+];
+const STREET_SUFFIXES: &[&str] = &["straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof"];
+
+fn clean_city(city: &str) -> String {
+    let city = city.trim().trim_matches([',', '.', ' ']);
+    // "Suite 12 Concord" → "Concord": keep the words after the last digit-bearing word.
+    let words: Vec<&str> = city.split_whitespace().collect();
+    let start = words.iter().rposition(|w| w.bytes().any(|b| b.is_ascii_digit())).map_or(0, |i| i + 1);
+    words[start..].join(" ")
+}
+
+/// A country printed right after the postcode (`94538 USA`).
+fn country_after(after: &str) -> Option<String> {
+    let after = after.trim_start().trim_start_matches([',', '.']).trim_start();
+    for country in [
+        "United States of America", "United States", "USA", "U.S.A.", "United Kingdom", "UK",
+        "England", "Scotland", "Wales", "Canada", "Australia", "Nederland", "The Netherlands",
+        "Netherlands", "Deutschland", "Germany", "Ireland", "France", "Italia", "Italy",
+        "Schweiz", "Switzerland", "Sverige", "Sweden", "Portugal", "España", "Spain", "Belgium",
+        "België", "Belgique", "Österreich", "Austria",
+    ] {
+        if let Some(rest) = after.strip_prefix(country) {
+            if !rest.starts_with(|c: char| c.is_alphanumeric()) {
+                return Some(country.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// The ISO region an address's country field names, if it is recognisable.
+pub fn region_of_country(country: &str) -> Option<&'static str> {
+    let c = country.trim().to_lowercase();
+    Some(match c.as_str() {
+        "us" | "usa" | "u.s.a." | "united states" | "united states of america" => "US",
+        "gb" | "uk" | "united kingdom" | "england" | "scotland" | "wales" | "great britain" => "GB",
+        "ca" | "canada" => "CA",
+        "au" | "australia" => "AU",
+        "nl" | "nederland" | "netherlands" | "the netherlands" => "NL",
+        "de" | "deutschland" | "germany" => "DE",
+        "ie" | "ireland" => "IE",
+        "fr" | "france" => "FR",
+        "it" | "italia" | "italy" => "IT",
+        "ch" | "schweiz" | "switzerland" | "suisse" => "CH",
+        "se" | "sverige" | "sweden" => "SE",
+        "pt" | "portugal" => "PT",
+        "es" | "españa" | "spain" => "ES",
+        "be" | "belgium" | "belgië" | "belgique" => "BE",
+        "at" | "österreich" | "austria" => "AT",
+        "nz" | "new zealand" => "NZ",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(lines: &[&str], region: Option<&str>) -> MarkedAddress {
+        let found = from_lines(lines, region);
+        assert_eq!(found.len(), 1, "{found:?}");
+        found[0].parts.clone()
+    }
+
+    #[test]
+    fn us_single_line_footer() {
+        let a = one(&["sales@x.com | phone: 510-555-0100 | 4120 Clipper Court, Fremont CA 94538 USA"], None);
+        assert_eq!(a.street.as_deref(), Some("4120 Clipper Court"));
+        assert_eq!(a.locality.as_deref(), Some("Fremont"));
+        assert_eq!(a.region.as_deref(), Some("CA"));
+        assert_eq!(a.postal_code.as_deref(), Some("94538"));
+        assert_eq!(a.country.as_deref(), Some("USA"));
+    }
+
+    #[test]
+    fn us_multi_line_block_with_business_name_above() {
+        let a = one(&["Advantage Engineering, Inc.", "525 East Stop 18 Road", "Greenwood, IN 46142", "Phone: 317-887-0729"], None);
+        assert_eq!(a.street.as_deref(), Some("525 East Stop 18 Road"));
+        assert_eq!(a.locality.as_deref(), Some("Greenwood"));
+        assert_eq!(a.postal_code.as_deref(), Some("46142"));
+    }
+
+    #[test]
+    fn canada_suite_on_town_line() {
+        let a = one(&["411 Confederation Pkwy", "Suite 12 Concord, ON L4K 0A8"], None);
+        assert_eq!(a.locality.as_deref(), Some("Concord"));
+        assert_eq!(a.postal_code.as_deref(), Some("L4K 0A8"));
+        assert_eq!(a.street.as_deref(), Some("411 Confederation Pkwy, Suite 12"));
+    }
+
+    #[test]
+    fn gb_and_nl_and_au() {
+        let a = one(&["Unit 3 Palace Court, 250 Finchley Road, Hampstead, London NW3 6DN"], Some("GB"));
+        assert_eq!(a.postal_code.as_deref(), Some("NW3 6DN"));
+        assert_eq!(a.locality.as_deref(), Some("London"));
+        assert_eq!(a.street.as_deref(), Some("Unit 3 Palace Court, 250 Finchley Road, Hampstead"));
+        let a = one(&["Axelsestraat 36", "4537 AK Terneuzen"], Some("NL"));
+        assert_eq!((a.street.as_deref(), a.postal_code.as_deref(), a.locality.as_deref()), (Some("Axelsestraat 36"), Some("4537 AK"), Some("Terneuzen")));
+        let a = one(&["Lvl2 845 Pacific Hwy", "Chatswood NSW 2067"], Some("AU"));
+        assert_eq!(a.postal_code.as_deref(), Some("2067"));
+    }
+
+    #[test]
+    fn no_address_without_postcode_shape() {
+        assert!(from_lines(&["We serve Denver, Littleton and Aurora"], None).is_empty());
+        assert!(from_lines(&["Open 9 to 5, call 0800 123 4567"], Some("GB")).is_empty());
+        assert!(from_lines(&["KvK 17123456"], Some("NL")).is_empty());
+    }
+}

@@ -1,0 +1,354 @@
+//! Email addresses: `mailto:` targets, visible text, Cloudflare email protection and textual
+//! obfuscations (`[at]`, `(at)`, `(a)`, ` at ` … ` dot `), validated and lower-cased.
+//!
+//! Rules from `../shared/design/extraction.md` §2.5: percent-decode `mailto:` and cut its query
+//! (keeping `cc`/`bcc`/`to` recipients), split multiple recipients, require a public suffix that
+//! is not a file extension, and drop image names (`logo@2x.png`), placeholders, hashes (Sentry
+//! DSNs) and the addresses of error trackers and site builders.
+
+use std::borrow::Cow;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::sync::OnceLock;
+
+/// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
+const MAX_LOCAL: usize = 64;
+/// Longest domain (RFC 5321 §4.5.3.1.2), in bytes.
+const MAX_DOMAIN: usize = 253;
+
+/// Emails in one `mailto:` href (entity-decoded), normalised; empty when none is valid.
+pub fn from_mailto(href: &str) -> Vec<String> {
+    let Some(rest) = strip_prefix_ci(href.trim(), "mailto:") else {
+        return Vec::new();
+    };
+    let (to, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let mut out = Vec::new();
+    let mut push_all = |list: &str| {
+        let decoded = percent_encoding::percent_decode_str(list).decode_utf8_lossy();
+        for part in decoded.split([',', ';']) {
+            if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\''])) {
+                if !out.contains(&email) {
+                    out.push(email);
+                }
+            }
+        }
+    };
+    push_all(to);
+    for pair in query.split('&') {
+        if let Some((key, value)) = pair.split_once('=') {
+            if ["to", "cc", "bcc"].iter().any(|k| key.eq_ignore_ascii_case(k)) {
+                push_all(value);
+            }
+        }
+    }
+    out
+}
+
+/// Decodes a Cloudflare email-protection payload: hex pairs, the first byte is the XOR key for
+/// the rest; the result is UTF-8 (it may itself be percent-encoded). Returns the normalised
+/// address, or `None` for a malformed payload or an invalid address.
+pub fn from_cloudflare(hex: &str) -> Option<String> {
+    let hex = hex.trim();
+    if hex.len() < 4 || hex.len() % 2 != 0 || hex.len() > 1024 {
+        return None;
+    }
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect::<Option<_>>()?;
+    let (&key, rest) = bytes.split_first()?;
+    let plain: Vec<u8> = rest.iter().map(|b| b ^ key).collect();
+    let text = String::from_utf8(plain).ok()?;
+    let text = percent_encoding::percent_decode_str(&text).decode_utf8().ok()?;
+    normalise(text.trim())
+}
+
+/// Emails written in one line of visible text, plain or obfuscated, in order, each with its
+/// byte offset in `line`.
+pub fn from_text(line: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for at in memchr::memchr_iter(b'@', line.as_bytes()) {
+        if let Some((start, email)) = around(line, at, 1) {
+            out.push((start, email));
+        }
+    }
+    // Full-width commercial at (U+FF20) is 3 bytes in UTF-8.
+    for (at, _) in line.match_indices('＠') {
+        if let Some((start, email)) = around(line, at, '＠'.len_utf8()) {
+            out.push((start, email));
+        }
+    }
+    if line.len() < 4096 {
+        out.extend(deobfuscated(line));
+    }
+    out.sort_by_key(|(pos, _)| *pos);
+    out.dedup_by(|a, b| a.1 == b.1);
+    out
+}
+
+/// Lower-cases and validates one address; `None` when it is not a usable business address.
+pub fn normalise(candidate: &str) -> Option<String> {
+    let candidate = candidate.trim().trim_end_matches(['.', ',', ';', ':']);
+    let (local, domain) = candidate.rsplit_once('@')?;
+    let local = local.trim_start_matches(['.', '\'']);
+    if local.is_empty() || local.len() > MAX_LOCAL || !local.bytes().all(is_local_byte) {
+        return None;
+    }
+    if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
+        return None;
+    }
+    let domain = domain.trim_end_matches('.').to_ascii_lowercase();
+    if domain.len() > MAX_DOMAIN || !valid_domain(&domain) {
+        return None;
+    }
+    let local = local.to_ascii_lowercase();
+    if is_unwanted(&local, &domain) {
+        return None;
+    }
+    Some(format!("{local}@{domain}"))
+}
+
+fn is_local_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-' | b'\'' | b'&' | b'=')
+}
+
+fn is_domain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-')
+}
+
+/// The address around the `@` at byte `at` (`at_len` bytes long) in `line`.
+fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
+    let bytes = line.as_bytes();
+    let mut start = at;
+    while start > 0 && at - start < MAX_LOCAL && is_local_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    // `'` and `&` are legal but in running text they are quotes and conjunctions.
+    while start < at && matches!(bytes[start], b'\'' | b'&' | b'=' | b'.' | b'-' | b'+') {
+        start += 1;
+    }
+    let domain_start = at + at_len;
+    let mut end = domain_start;
+    while end < bytes.len() && end - domain_start < MAX_DOMAIN && is_domain_byte(bytes[end]) {
+        end += 1;
+    }
+    let local = line.get(start..at)?;
+    let domain = line.get(domain_start..end)?;
+    normalise(&format!("{local}@{domain}")).map(|email| (start, email))
+}
+
+/// A domain with at least two labels, LDH labels, and a known public suffix whose last label is
+/// alphabetic and not a file extension.
+fn valid_domain(domain: &str) -> bool {
+    let labels: Vec<&str> = domain.split('.').collect();
+    if labels.len() < 2 {
+        return false;
+    }
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if !labels.iter().all(label_ok) {
+        return false;
+    }
+    let tld = labels[labels.len() - 1];
+    if !(tld.bytes().all(|b| b.is_ascii_alphabetic()) || tld.starts_with("xn--")) || tld.len() < 2 {
+        return false;
+    }
+    if FILE_EXTENSIONS.contains(&tld) {
+        return false;
+    }
+    psl::suffix(domain.as_bytes()).is_some_and(|s| s.is_known())
+}
+
+const FILE_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "webp", "svg", "css", "js", "bmp", "ico", "tif", "tiff", "pdf",
+    "mp4", "webm", "mp3", "avif", "heic", "php", "html", "htm", "asp", "aspx", "json", "xml",
+    "woff", "woff2", "ttf", "eot", "zip",
+];
+
+/// Placeholder, tracker and builder addresses (extraction.md §2.5 "Validation").
+fn is_unwanted(local: &str, domain: &str) -> bool {
+    const PLACEHOLDER_DOMAINS: &[&str] = &[
+        "example.com", "example.org", "example.net", "example.nl", "example.de", "example.co.uk",
+        "domain.com", "domain.tld", "email.com", "yourdomain.com", "yoursite.com", "yourcompany.com",
+        "company.com", "mysite.com", "website.com", "test.com", "sentry.io", "wixpress.com",
+        "sentry-next.wixpress.com", "sentry.wixpress.com",
+    ];
+    const PLACEHOLDER_LOCALS: &[&str] = &[
+        "youremail", "your.email", "your-email", "yourname", "your.name", "name", "email",
+        "e-mail", "user", "username", "test", "john.doe", "johndoe", "jane.doe", "janedoe", "you",
+        "someone", "somebody", "firstname.lastname", "first.last", "noreply", "no-reply",
+        "donotreply", "do-not-reply",
+    ];
+    if PLACEHOLDER_DOMAINS.contains(&domain)
+        || domain.ends_with(".example")
+        || domain.ends_with(".sentry.io")
+        || domain.ends_with(".wixpress.com")
+        || domain.starts_with("example.")
+        || domain.starts_with("yourdomain.")
+        || domain.starts_with("your-domain.")
+    {
+        return true;
+    }
+    if PLACEHOLDER_LOCALS.contains(&local) {
+        return true;
+    }
+    // Retina image names (`logo@2x.png` is caught by the TLD; `icon@2x` in a path is not).
+    if domain.starts_with("2x.") || domain.starts_with("3x.") {
+        return true;
+    }
+    // Hash-like locals: Sentry DSN keys and similar machine ids.
+    local.len() >= 16 && local.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Addresses spelled with `[at]`-style tokens. A bracketed at-token may sit next to a real
+/// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
+/// so prose such as "email us at info@x.com" or "we are at home.com" is not taken.
+fn deobfuscated(line: &str) -> Vec<(usize, String)> {
+    static TOKENS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let Some(matcher) = TOKENS
+        .get_or_init(|| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(AT_TOKENS)
+                .ok()
+        })
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for found in matcher.find_iter(line) {
+        let token = AT_TOKENS[found.pattern().as_usize()];
+        let bracketed = token.trim() != "at";
+        let left = line[..found.start()].trim_end();
+        let local_start = left
+            .bytes()
+            .rposition(|b| !is_local_byte(b))
+            .map_or(0, |p| p + 1);
+        let local = &left[local_start..];
+        let (domain, used_dot_word) = read_obfuscated_domain(line[found.end()..].trim_start());
+        if local.is_empty() || (!bracketed && !used_dot_word) {
+            continue;
+        }
+        if let Some(email) = normalise(&format!("{local}@{domain}")) {
+            out.push((local_start, email));
+        }
+    }
+    out
+}
+
+const AT_TOKENS: &[&str] = &[
+    "[at]", "(at)", "{at}", "<at>", "[ät]", "(ät)", "(a)", "[a]", " at ", "[@]", "(@)", " (at) ",
+    " [at] ", "[arobase]", "(arobase)", " arobase ", "[chez]", "(chez)",
+];
+
+const DOT_TOKENS: &[&str] = &[
+    "[dot]", "(dot)", "{dot}", "<dot>", " dot ", "[punkt]", "(punkt)", " punkt ", "[punt]",
+    "(punt)", " punt ", "[point]", "(point)", " point ", "[.]", "(.)",
+];
+
+/// Reads a domain that may use dot-words; returns it with real dots and whether a dot-word was
+/// used.
+fn read_obfuscated_domain(s: &str) -> (Cow<'_, str>, bool) {
+    let mut out = String::new();
+    let mut rest = s;
+    let mut used = false;
+    for _ in 0..16 {
+        let label_len = rest.bytes().take_while(|&b| is_domain_byte(b)).count();
+        out.push_str(&rest[..label_len]);
+        rest = &rest[label_len..];
+        let lower_prefix: String = rest.chars().take(9).collect::<String>().to_ascii_lowercase();
+        let trimmed = lower_prefix.trim_start();
+        let spaces = lower_prefix.len() - trimmed.len();
+        match DOT_TOKENS
+            .iter()
+            .find(|t| lower_prefix.starts_with(**t) || trimmed.starts_with(t.trim_start()))
+        {
+            Some(token) if label_len > 0 => {
+                let token_len = if lower_prefix.starts_with(*token) {
+                    token.len()
+                } else {
+                    spaces + token.trim_start().len()
+                };
+                let Some(after) = rest.get(token_len..) else {
+                    break;
+                };
+                out.push('.');
+                rest = after.trim_start();
+                used = true;
+            }
+            _ => break,
+        }
+    }
+    (Cow::Owned(out), used)
+}
+
+fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mailto_decoding() {
+        assert_eq!(from_mailto("mailto:%20Info@Acme.com?subject=Hi"), ["info@acme.com"]);
+        assert_eq!(from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com"), ["a@acme.com", "b@acme.com", "c@acme.com"]);
+        assert_eq!(from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x"), ["a@acme.com", "b@acme.com"]);
+        assert!(from_mailto("mailto:").is_empty());
+        assert!(from_mailto("mailto:?subject=x").is_empty());
+        assert!(from_mailto("https://acme.com").is_empty());
+    }
+
+    #[test]
+    fn text_emails_with_punctuation_and_case() {
+        let found = from_text("Email: Info@StearnsDesignBuild.com. Or sales@acme.co.uk, thanks");
+        let emails: Vec<_> = found.iter().map(|(_, e)| e.as_str()).collect();
+        assert_eq!(emails, ["info@stearnsdesignbuild.com", "sales@acme.co.uk"]);
+    }
+
+    #[test]
+    fn rejects_images_placeholders_hashes_and_bad_tlds() {
+        for bad in [
+            "logo@2x.png", "icon@3x.jpg", "name@example.com", "you@domain.com",
+            "youremail@email.com", "0123456789abcdef0123456789abcdef@o123.ingest.sentry.io",
+            "x@sentry.wixpress.com", "a@b", "a@b.c", "a@localhost.notatld", "+Inc./@27.4280287",
+            "x@@y.com",
+        ] {
+            assert!(normalise(bad).is_none(), "{bad}");
+        }
+        assert!(from_text("@media screen and @import url(x.css)").is_empty());
+    }
+
+    #[test]
+    fn obfuscated_forms() {
+        let emails = |s: &str| from_text(s).into_iter().map(|(_, e)| e).collect::<Vec<_>>();
+        assert_eq!(emails("info(a)nicksteinwonen.nl"), ["info@nicksteinwonen.nl"]);
+        assert_eq!(emails("mail: info [at] vincentz [dot] net"), ["info@vincentz.net"]);
+        assert_eq!(emails("verkoop at marchal dot nl"), ["verkoop@marchal.nl"]);
+        assert_eq!(emails("info[at]vincentz.net"), ["info@vincentz.net"]);
+        assert!(emails("Contact us at home.com today").is_empty());
+        assert_eq!(emails("Write to us at info@acme.com"), ["info@acme.com"]);
+    }
+
+    #[test]
+    fn cloudflare_payload() {
+        // key 0x0a; "info@example.org" is a placeholder, so use "info@acme.nl".
+        let plain = b"info@acme.nl";
+        let mut hex = String::from("0a");
+        for b in plain {
+            hex.push_str(&format!("{:02x}", b ^ 0x0a));
+        }
+        assert_eq!(from_cloudflare(&hex).as_deref(), Some("info@acme.nl"));
+        assert_eq!(from_cloudflare("zz"), None);
+        assert_eq!(from_cloudflare("0a0"), None);
+    }
+}

@@ -1,0 +1,791 @@
+//! One walk over the `tl` tree that collects everything the extractors read: visible text as
+//! lines, links with their anchor text, meta tags, the title, `<base>`, JSON-LD blocks,
+//! Cloudflare-protected emails, and schema.org microdata / microformat (hCard) fields.
+//!
+//! Text follows pitfall 10 of `../shared/design/extraction.md`: block-level elements and `<br>`
+//! end a line, inline elements are joined, so `<span>623-889-60</span><span>00</span>` stays one
+//! number and `<div>000 000</div><a>eva@x.com</a>` does not become `000eva@x.com`. Hidden
+//! elements (`display:none`, `visibility:hidden`, the `hidden` attribute) add no text, but their
+//! links are kept for the crawl planner (drop-down menus are hidden until hovered).
+
+use std::ops::Range;
+
+use crate::extract::entities;
+use crate::extract::prescan::prescan;
+
+/// What one page's markup holds, ready for the field extractors.
+#[derive(Debug, Default)]
+pub struct Document {
+    /// `<html lang>`, lower-case (e.g. `en-us`).
+    pub lang: Option<String>,
+    /// `<title>` text, entity-decoded, white space collapsed.
+    pub title: Option<String>,
+    /// `<base href>` as written (entity-decoded).
+    pub base_href: Option<String>,
+    /// `<link rel=canonical href>`.
+    pub canonical: Option<String>,
+    /// `<meta>` tags as (lower-case `name`/`property`/`itemprop`, decoded `content`).
+    pub metas: Vec<(String, String)>,
+    /// `<a href>` and `<area href>` in document order.
+    pub links: Vec<Link>,
+    /// Visible text; lines are separated by `\n`, white space inside a line is collapsed.
+    pub text: String,
+    /// Byte ranges of [`Document::text`] that sit in a `<footer>` or an element whose id or
+    /// class names a footer; used to recognise site-builder credits.
+    pub footer_ranges: Vec<Range<usize>>,
+    /// JSON-LD blocks (raw text).
+    pub json_ld: Vec<String>,
+    /// Hex payloads of Cloudflare email protection (`data-cfemail`, `/cdn-cgi/l/email-protection#`).
+    /// Each with the byte offset in [`Document::text`] where it occurs.
+    pub cf_emails: Vec<(usize, String)>,
+    /// Addresses marked up as microdata `PostalAddress` or microformat `adr`.
+    pub marked_addresses: Vec<MarkedAddress>,
+    /// Organisation names from microdata (`itemprop=name` in an organisation) or hCard `org`.
+    pub marked_org_names: Vec<String>,
+    /// `itemprop=telephone` values.
+    pub marked_phones: Vec<String>,
+    /// `itemprop=email` values.
+    pub marked_emails: Vec<String>,
+}
+
+/// A hyperlink and the text a reader sees for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The `href` attribute, entity-decoded and trimmed; not yet resolved.
+    pub href: String,
+    /// Anchor text, `title` and image `alt` text joined, white space collapsed; at most
+    /// [`MAX_CAPTURE_CHARS`] characters.
+    pub text: String,
+    /// Whether the link sits in the page's footer.
+    pub in_footer: bool,
+    /// Byte offset in [`Document::text`] where the link starts (for document order).
+    pub text_pos: usize,
+}
+
+/// Address parts found in markup, as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedAddress {
+    /// `streetAddress` / `street-address` (+ `extended-address`, `postOfficeBoxNumber`).
+    pub street: Option<String>,
+    /// `addressLocality` / `locality`.
+    pub locality: Option<String>,
+    /// `addressRegion` / `region`.
+    pub region: Option<String>,
+    /// `postalCode` / `postal-code`.
+    pub postal_code: Option<String>,
+    /// `addressCountry` / `country-name`.
+    pub country: Option<String>,
+}
+
+/// Longest captured anchor or property text, in characters.
+pub const MAX_CAPTURE_CHARS: usize = 300;
+/// Most links kept per page.
+const MAX_LINKS: usize = 5_000;
+/// Most elements visited; deeper or larger documents are cut (real pages have < 100 000).
+const MAX_NODES: usize = 2_000_000;
+
+/// Parses `html` and collects a [`Document`]. Never fails: markup `tl` cannot parse yields an
+/// empty document.
+pub fn parse(html: &str) -> Document {
+    let pre = prescan(html);
+    let mut walker = Walker {
+        doc: Document {
+            json_ld: pre.json_ld,
+            ..Document::default()
+        },
+        ..Walker::default()
+    };
+    let Ok(dom) = tl::parse(&pre.html, tl::ParserOptions::default()) else {
+        return walker.doc;
+    };
+    walker.walk(&dom);
+    walker.finish()
+}
+
+#[derive(Default)]
+struct Walker {
+    doc: Document,
+    hidden_depth: usize,
+    head_depth: usize,
+    footer_depth: usize,
+    footer_start: usize,
+    /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
+    link_captures: Vec<(usize, usize)>,
+    /// Open property captures: (target, text start).
+    prop_captures: Vec<(Prop, usize)>,
+    /// Open item scopes (microdata `itemscope` and microformat roots).
+    scopes: Vec<Scope>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prop {
+    Country,
+    Email,
+    Locality,
+    OrgName,
+    PostalCode,
+    Region,
+    Street,
+    Telephone,
+}
+
+#[derive(Debug)]
+enum Scope {
+    Address(MarkedAddress),
+    Organization,
+    Other,
+}
+
+/// What to undo when leaving an element.
+#[derive(Default)]
+struct Exit {
+    block: bool,
+    hidden: bool,
+    head: bool,
+    footer: bool,
+    link: bool,
+    prop: bool,
+    scope: bool,
+}
+
+enum Step {
+    Enter(tl::NodeHandle),
+    Exit(Exit),
+}
+
+impl Walker {
+    fn walk(&mut self, dom: &tl::VDom<'_>) {
+        let parser = dom.parser();
+        let mut stack: Vec<Step> = dom.children().iter().rev().map(|h| Step::Enter(*h)).collect();
+        let mut visited = 0usize;
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Exit(exit) => self.leave(exit),
+                Step::Enter(handle) => {
+                    visited += 1;
+                    if visited > MAX_NODES {
+                        break;
+                    }
+                    match handle.get(parser) {
+                        Some(tl::Node::Raw(bytes)) => self.push_text(&bytes.as_utf8_str()),
+                        Some(tl::Node::Tag(tag)) => {
+                            if let Some(exit) = self.enter(tag, parser) {
+                                stack.push(Step::Exit(exit));
+                                let children = tag.children();
+                                let start = stack.len();
+                                stack.extend(children.top().iter().map(|h| Step::Enter(*h)));
+                                stack[start..].reverse();
+                            }
+                        }
+                        Some(tl::Node::Comment(_)) | None => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles a start tag; returns `None` when its subtree is not to be visited.
+    fn enter(&mut self, tag: &tl::HTMLTag<'_>, parser: &tl::Parser<'_>) -> Option<Exit> {
+        let name = tag.name().as_bytes();
+        let attrs = Attrs::read(tag);
+        let mut exit = Exit::default();
+        match name {
+            b"script" | b"style" | b"template" | b"textarea" | b"select" | b"svg" | b"iframe"
+            | b"noscript" | b"object" | b"datalist" => {
+                if let Some(hex) = attrs.cfemail {
+                    self.doc.cf_emails.push((self.doc.text.len(), hex));
+                }
+                return None;
+            }
+            b"title" => {
+                if self.doc.title.is_none() {
+                    let text = collapse(&entities::decode(&tag.inner_text(parser)));
+                    if !text.is_empty() {
+                        self.doc.title = Some(text);
+                    }
+                }
+                return None;
+            }
+            b"meta" => {
+                if let (Some(key), Some(content)) = (attrs.meta_key, attrs.content) {
+                    self.doc.metas.push((key, content));
+                }
+                return None;
+            }
+            b"base" => {
+                if self.doc.base_href.is_none() {
+                    self.doc.base_href = attrs.href;
+                }
+                return None;
+            }
+            b"link" => {
+                if attrs.rel_canonical && self.doc.canonical.is_none() {
+                    self.doc.canonical = attrs.href;
+                }
+                return None;
+            }
+            b"html" => {
+                if self.doc.lang.is_none() {
+                    self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
+                }
+            }
+            b"head" => {
+                exit.head = is_closed(tag);
+                self.head_depth += usize::from(exit.head);
+            }
+            b"br" => {
+                self.newline();
+                return None;
+            }
+            b"img" => {
+                if let (Some(alt), Some(&(index, _))) = (&attrs.alt, self.link_captures.last()) {
+                    if let Some(link) = self.doc.links.get_mut(index) {
+                        append_capped(&mut link.text, alt);
+                    }
+                }
+                return None;
+            }
+            b"a" | b"area" => {
+                if let Some(href) = attrs.href.clone() {
+                    if self.doc.links.len() < MAX_LINKS {
+                        let mut text = String::new();
+                        if let Some(title) = &attrs.title {
+                            append_capped(&mut text, title);
+                        }
+                        self.doc.links.push(Link {
+                            href,
+                            text,
+                            in_footer: self.footer_depth > 0,
+                            text_pos: self.doc.text.len(),
+                        });
+                        if name == b"a" && is_closed(tag) {
+                            self.link_captures
+                                .push((self.doc.links.len() - 1, self.doc.text.len()));
+                            exit.link = true;
+                        }
+                    }
+                    if let Some(hex) = href_cfemail(attrs.href.as_deref().unwrap_or("")) {
+                        self.doc.cf_emails.push((self.doc.text.len(), hex.to_string()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(hex) = attrs.cfemail.clone() {
+            self.doc.cf_emails.push((self.doc.text.len(), hex));
+        }
+        if attrs.hidden && is_closed(tag) {
+            exit.hidden = true;
+            self.hidden_depth += 1;
+        }
+        if is_block(name) {
+            exit.block = true;
+            self.newline();
+        }
+        if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && is_closed(tag) {
+            exit.footer = true;
+            self.footer_depth = 1;
+            self.footer_start = self.doc.text.len();
+        } else if self.footer_depth > 0 && exit.block {
+            // Nested blocks inside the footer do not change it.
+        }
+        self.enter_item(&attrs, &mut exit);
+        Some(exit)
+    }
+
+    /// Opens microdata / microformat scopes and property captures for one element.
+    fn enter_item(&mut self, attrs: &Attrs, exit: &mut Exit) {
+        let prop = attrs.item_prop.and_then(|p| self.prop_target(p, true));
+        let class_prop = attrs.class_prop.and_then(|p| self.prop_target(p, false));
+        if let Some(prop) = prop.or(class_prop) {
+            match &attrs.content {
+                Some(content) if attrs.item_prop.is_some() => self.store_prop(prop, content),
+                _ => {
+                    self.prop_captures.push((prop, self.doc.text.len()));
+                    exit.prop = true;
+                }
+            }
+        }
+        let scope = if let Some(item_type) = &attrs.item_type {
+            Some(scope_for_type(item_type))
+        } else if attrs.itemscope {
+            Some(Scope::Other)
+        } else if attrs.class_adr {
+            Some(Scope::Address(MarkedAddress::default()))
+        } else if attrs.class_vcard {
+            Some(Scope::Organization)
+        } else {
+            None
+        };
+        if let Some(scope) = scope {
+            self.scopes.push(scope);
+            exit.scope = true;
+        }
+    }
+
+    /// The capture target of a property, given the innermost scope.
+    fn prop_target(&self, prop: Prop, microdata: bool) -> Option<Prop> {
+        let scope = self.scopes.last();
+        match prop {
+            Prop::Street | Prop::Locality | Prop::Region | Prop::PostalCode | Prop::Country => {
+                matches!(scope, Some(Scope::Address(_))).then_some(prop)
+            }
+            Prop::OrgName => match scope {
+                Some(Scope::Organization) => Some(prop),
+                _ => None,
+            },
+            Prop::Telephone | Prop::Email => (microdata || scope.is_some()).then_some(prop),
+        }
+    }
+
+    fn store_prop(&mut self, prop: Prop, raw: &str) {
+        let value = collapse(raw);
+        if value.is_empty() {
+            return;
+        }
+        let address = match self.scopes.last_mut() {
+            Some(Scope::Address(address)) => Some(address),
+            _ => None,
+        };
+        match prop {
+            Prop::OrgName => self.doc.marked_org_names.push(value),
+            Prop::Telephone => self.doc.marked_phones.push(value),
+            Prop::Email => self.doc.marked_emails.push(value),
+            Prop::Street => {
+                if let Some(a) = address {
+                    match &mut a.street {
+                        Some(street) => {
+                            street.push_str(", ");
+                            street.push_str(&value);
+                        }
+                        None => a.street = Some(value),
+                    }
+                }
+            }
+            Prop::Locality => set_once(address.map(|a| &mut a.locality), value),
+            Prop::Region => set_once(address.map(|a| &mut a.region), value),
+            Prop::PostalCode => set_once(address.map(|a| &mut a.postal_code), value),
+            Prop::Country => set_once(address.map(|a| &mut a.country), value),
+        }
+    }
+
+    fn leave(&mut self, exit: Exit) {
+        if exit.prop {
+            if let Some((prop, start)) = self.prop_captures.pop() {
+                let text = self.doc.text.get(start..).unwrap_or("").replace('\n', ", ");
+                self.store_prop(prop, &text);
+            }
+        }
+        if exit.link {
+            if let Some((index, start)) = self.link_captures.pop() {
+                let text = collapse(self.doc.text.get(start..).unwrap_or(""));
+                if let Some(link) = self.doc.links.get_mut(index) {
+                    let alt = std::mem::take(&mut link.text);
+                    link.text = text;
+                    append_capped(&mut link.text, &alt);
+                }
+            }
+        }
+        if exit.scope {
+            if let Some(Scope::Address(address)) = self.scopes.pop() {
+                if address.street.is_some() || address.postal_code.is_some() {
+                    self.doc.marked_addresses.push(address);
+                }
+            }
+        }
+        if exit.block {
+            self.newline();
+        }
+        if exit.hidden {
+            self.hidden_depth = self.hidden_depth.saturating_sub(1);
+        }
+        if exit.head {
+            self.head_depth = self.head_depth.saturating_sub(1);
+        }
+        if exit.footer {
+            self.footer_depth = 0;
+            let range = self.footer_start..self.doc.text.len();
+            if !range.is_empty() {
+                self.doc.footer_ranges.push(range);
+            }
+        }
+    }
+
+    fn push_text(&mut self, raw: &str) {
+        if self.hidden_depth > 0 || self.head_depth > 0 {
+            return;
+        }
+        let decoded = entities::decode(raw);
+        let text = &mut self.doc.text;
+        for ch in decoded.chars() {
+            match ch {
+                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}' => {}
+                c if c.is_whitespace() || c.is_control() => {
+                    if !text.is_empty() && !text.ends_with([' ', '\n']) {
+                        text.push(' ');
+                    }
+                }
+                c => text.push(c),
+            }
+        }
+    }
+
+    fn newline(&mut self) {
+        let text = &mut self.doc.text;
+        if text.ends_with(' ') {
+            text.pop();
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+
+    fn finish(mut self) -> Document {
+        // Scopes left open by unclosed markup still hold data.
+        while let Some(scope) = self.scopes.pop() {
+            if let Scope::Address(address) = scope {
+                if address.street.is_some() || address.postal_code.is_some() {
+                    self.doc.marked_addresses.push(address);
+                }
+            }
+        }
+        self.doc
+    }
+}
+
+/// The attributes the walker reads, from one pass over a tag's attributes.
+#[derive(Default)]
+struct Attrs {
+    href: Option<String>,
+    alt: Option<String>,
+    title: Option<String>,
+    content: Option<String>,
+    lang: Option<String>,
+    meta_key: Option<String>,
+    cfemail: Option<String>,
+    item_type: Option<String>,
+    item_prop: Option<Prop>,
+    class_prop: Option<Prop>,
+    itemscope: bool,
+    class_adr: bool,
+    class_vcard: bool,
+    rel_canonical: bool,
+    hidden: bool,
+    footer_like: bool,
+}
+
+impl Attrs {
+    fn read(tag: &tl::HTMLTag<'_>) -> Attrs {
+        let mut attrs = Attrs::default();
+        for (key, value) in tag.attributes().iter() {
+            let value = value.as_deref().unwrap_or("");
+            match key.as_ref() {
+                "href" => attrs.href = Some(entities::decode(value).trim().to_string()),
+                "alt" => attrs.alt = Some(collapse(&entities::decode(value))),
+                "title" => attrs.title = Some(collapse(&entities::decode(value))),
+                "content" => attrs.content = Some(entities::decode(value).trim().to_string()),
+                "lang" => attrs.lang = Some(value.trim().to_string()),
+                "name" | "property" => {
+                    if attrs.meta_key.is_none() || key == "property" {
+                        attrs.meta_key = Some(value.trim().to_ascii_lowercase());
+                    }
+                }
+                "data-cfemail" => attrs.cfemail = Some(value.trim().to_string()),
+                "itemscope" => attrs.itemscope = true,
+                "itemtype" => attrs.item_type = Some(value.to_string()),
+                "itemprop" => {
+                    attrs.item_prop = value.split_ascii_whitespace().find_map(microdata_prop);
+                    if attrs.meta_key.is_none() {
+                        attrs.meta_key = Some(value.trim().to_ascii_lowercase());
+                    }
+                }
+                "rel" => {
+                    attrs.rel_canonical = value
+                        .split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("canonical"))
+                }
+                "hidden" => attrs.hidden = true,
+                "style" => attrs.hidden |= style_hides(value),
+                "class" => {
+                    for class in value.split_ascii_whitespace() {
+                        match class {
+                            "adr" | "h-adr" => attrs.class_adr = true,
+                            "vcard" | "h-card" => attrs.class_vcard = true,
+                            _ => {}
+                        }
+                        if attrs.class_prop.is_none() {
+                            attrs.class_prop = microformat_prop(class);
+                        }
+                        attrs.footer_like |= names_footer(class);
+                    }
+                }
+                "id" => attrs.footer_like |= names_footer(value),
+                _ => {}
+            }
+        }
+        attrs
+    }
+}
+
+fn names_footer(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower == "footer" || lower.starts_with("footer") || lower.ends_with("footer")
+}
+
+fn microdata_prop(name: &str) -> Option<Prop> {
+    Some(match name {
+        "streetAddress" | "postOfficeBoxNumber" => Prop::Street,
+        "addressLocality" => Prop::Locality,
+        "addressRegion" => Prop::Region,
+        "postalCode" => Prop::PostalCode,
+        "addressCountry" => Prop::Country,
+        "name" | "legalName" => Prop::OrgName,
+        "telephone" => Prop::Telephone,
+        "email" => Prop::Email,
+        _ => return None,
+    })
+}
+
+fn microformat_prop(class: &str) -> Option<Prop> {
+    Some(match class {
+        "street-address" | "p-street-address" | "extended-address" | "p-extended-address"
+        | "post-office-box" => Prop::Street,
+        "locality" | "p-locality" => Prop::Locality,
+        "region" | "p-region" => Prop::Region,
+        "postal-code" | "p-postal-code" => Prop::PostalCode,
+        "country-name" | "p-country-name" => Prop::Country,
+        "org" | "p-org" => Prop::OrgName,
+        "tel" | "p-tel" => Prop::Telephone,
+        "email" | "u-email" => Prop::Email,
+        _ => return None,
+    })
+}
+
+/// Microdata item types that describe an organisation (schema.org `Organization` and its
+/// common `LocalBusiness` subtypes are recognised by exclusion of the non-organisation types).
+fn scope_for_type(item_type: &str) -> Scope {
+    let last = item_type
+        .trim()
+        .trim_end_matches('/')
+        .rsplit(['/', '#'])
+        .next()
+        .unwrap_or("");
+    match last {
+        "PostalAddress" => Scope::Address(MarkedAddress::default()),
+        "Person" | "WebPage" | "WebSite" | "Product" | "Offer" | "AggregateOffer" | "Review"
+        | "Rating" | "AggregateRating" | "ImageObject" | "VideoObject" | "BreadcrumbList"
+        | "ListItem" | "Event" | "Article" | "BlogPosting" | "NewsArticle" | "GeoCoordinates"
+        | "Place" | "SiteNavigationElement" | "WPHeader" | "WPFooter" | "WPSideBar" | "Thing"
+        | "CreativeWork" | "SearchAction" | "Brand" | "OpeningHoursSpecification"
+        | "ContactPoint" | "Comment" | "Question" | "Answer" | "Recipe" | "" => Scope::Other,
+        _ => Scope::Organization,
+    }
+}
+
+/// Whether an inline `style` hides the element.
+fn style_hides(style: &str) -> bool {
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.contains("display:none") || compact.contains("visibility:hidden")
+}
+
+/// Whether `tl` saw the element's end tag. An element it never closed would otherwise span
+/// the rest of the page (see the prescan module), so scoped effects apply only to closed ones.
+fn is_closed(tag: &tl::HTMLTag<'_>) -> bool {
+    let raw = tag.raw().as_bytes();
+    let name = tag.name().as_bytes();
+    let Some(body) = raw.strip_suffix(b">") else {
+        return false;
+    };
+    let body = body.trim_ascii_end();
+    body.len() >= name.len() + 2
+        && body[body.len() - name.len()..].eq_ignore_ascii_case(name)
+        && body[..body.len() - name.len()].ends_with(b"</")
+}
+
+fn is_block(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"address"
+            | b"article"
+            | b"aside"
+            | b"blockquote"
+            | b"body"
+            | b"caption"
+            | b"center"
+            | b"dd"
+            | b"details"
+            | b"dialog"
+            | b"div"
+            | b"dl"
+            | b"dt"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"form"
+            | b"h1"
+            | b"h2"
+            | b"h3"
+            | b"h4"
+            | b"h5"
+            | b"h6"
+            | b"header"
+            | b"hr"
+            | b"html"
+            | b"legend"
+            | b"li"
+            | b"main"
+            | b"nav"
+            | b"ol"
+            | b"p"
+            | b"pre"
+            | b"section"
+            | b"summary"
+            | b"table"
+            | b"tbody"
+            | b"td"
+            | b"tfoot"
+            | b"th"
+            | b"thead"
+            | b"tr"
+            | b"ul"
+    )
+}
+
+/// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
+fn href_cfemail(href: &str) -> Option<&str> {
+    let (_, hex) = href.split_once("/cdn-cgi/l/email-protection#")?;
+    (!hex.is_empty()).then_some(hex)
+}
+
+fn set_once(slot: Option<&mut Option<String>>, value: String) {
+    if let Some(slot) = slot {
+        if slot.is_none() {
+            *slot = Some(value);
+        }
+    }
+}
+
+/// Collapses white space runs to one space and trims; removes zero-width characters.
+pub fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}' => {}
+            c if c.is_whitespace() || c.is_control() => {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+fn append_capped(target: &mut String, extra: &str) {
+    let extra = extra.trim();
+    if extra.is_empty() || target.chars().count() >= MAX_CAPTURE_CHARS {
+        return;
+    }
+    if !target.is_empty() {
+        target.push(' ');
+    }
+    target.extend(extra.chars().take(MAX_CAPTURE_CHARS));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(doc: &Document) -> Vec<&str> {
+        doc.text.lines().collect()
+    }
+
+    #[test]
+    fn blocks_break_lines_and_inline_elements_join() {
+        let doc = parse(
+            "<div>000 000</div><a href='mailto:eva@x.com'>eva@x.com</a>\
+             <p>Call <span>623-889-60</span><span>00</span><br>Fax 1</p>",
+        );
+        assert_eq!(lines(&doc), ["000 000", "eva@x.com", "Call 623-889-6000", "Fax 1"]);
+        assert_eq!(doc.links[0].href, "mailto:eva@x.com");
+        assert_eq!(doc.links[0].text, "eva@x.com");
+    }
+
+    #[test]
+    fn hidden_and_script_text_is_not_visible_but_links_are_kept() {
+        let doc = parse(
+            "<ul style='display: none'><li><a href='/contact'>Contact</a></li></ul>\
+             <script>document.write('<p>x@y.com</p>')</script><p>shown</p><!-- a@b.com -->",
+        );
+        assert_eq!(lines(&doc), ["shown"]);
+        assert_eq!(doc.links.len(), 1);
+        assert_eq!(doc.links[0].href, "/contact");
+    }
+
+    #[test]
+    fn unclosed_hidden_element_does_not_swallow_the_page() {
+        let doc = parse("<div hidden><p>secret<div>page</div><p>more");
+        // The outer div is never closed, so it cannot be trusted to hide the rest.
+        assert!(doc.text.contains("more"));
+    }
+
+    #[test]
+    fn collects_head_data() {
+        let doc = parse(
+            "<HTML LANG='en-US'><head><title>Acme &amp; Co | Home</title>\
+             <meta property='og:site_name' content='Acme'><base href='http://acme.com/'>\
+             <link rel='canonical' href='http://acme.com/contact'></head><body>x</body></html>",
+        );
+        assert_eq!(doc.lang.as_deref(), Some("en-us"));
+        assert_eq!(doc.title.as_deref(), Some("Acme & Co | Home"));
+        assert_eq!(doc.metas, [("og:site_name".to_string(), "Acme".to_string())]);
+        assert_eq!(doc.base_href.as_deref(), Some("http://acme.com/"));
+        assert_eq!(doc.canonical.as_deref(), Some("http://acme.com/contact"));
+        assert_eq!(lines(&doc), ["x"]);
+    }
+
+    #[test]
+    fn reads_microdata_and_hcard() {
+        let doc = parse(
+            r#"<div itemscope itemtype="http://schema.org/LocalBusiness"><span itemprop="name">Acme</span>
+            <div itemprop="address" itemscope itemtype="http://schema.org/PostalAddress">
+            <span itemprop="streetAddress">1 Main St</span> <span itemprop="addressLocality">Town</span>,
+            <span itemprop="addressRegion">CO</span> <span itemprop="postalCode">80202</span></div>
+            <span itemprop="telephone">303-555-0100</span></div>
+            <div class="vcard"><span class="org">Beta LLC</span><div class="adr">
+            <div class="street-address">2 Side Rd</div><span class="postal-code">80120</span></div></div>"#,
+        );
+        assert_eq!(doc.marked_org_names, ["Acme", "Beta LLC"]);
+        assert_eq!(doc.marked_phones, ["303-555-0100"]);
+        assert_eq!(doc.marked_addresses.len(), 2);
+        assert_eq!(doc.marked_addresses[0].street.as_deref(), Some("1 Main St"));
+        assert_eq!(doc.marked_addresses[0].postal_code.as_deref(), Some("80202"));
+        assert_eq!(doc.marked_addresses[1].street.as_deref(), Some("2 Side Rd"));
+    }
+
+    #[test]
+    fn cloudflare_payloads_and_image_alt_in_links() {
+        let doc = parse(
+            r#"<a href="/cdn-cgi/l/email-protection#0a63646c654a6f726b677a666f24696567"><span class="__cf_email__" data-cfemail="0a63">[email&#160;protected]</span></a>
+            <a href="https://facebook.com/acme"><img alt="Facebook"></a>"#,
+        );
+        assert_eq!(doc.cf_emails.len(), 2);
+        assert_eq!(doc.links[1].text, "Facebook");
+    }
+
+    #[test]
+    fn footer_ranges_cover_footer_text() {
+        let doc = parse("<p>body</p><div id='footer'><p>Website by Agency</p></div>");
+        assert_eq!(doc.footer_ranges.len(), 1);
+        assert!(doc.text[doc.footer_ranges[0].clone()].contains("Website by Agency"));
+    }
+}

@@ -1,0 +1,239 @@
+//! schema.org data in JSON-LD blocks: organisation names, emails, telephones, `sameAs`
+//! profiles and `PostalAddress` values, read leniently (extruct's test corpus shows CDATA
+//! wrappers, comments, control characters and trailing junk in the wild).
+
+use serde_json::Value;
+
+use crate::extract::html::{collapse, MarkedAddress};
+
+/// Deepest nesting followed inside one block.
+const MAX_DEPTH: usize = 24;
+/// Most objects visited per block.
+const MAX_OBJECTS: usize = 10_000;
+
+/// What the JSON-LD blocks of a page say about the business.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct JsonLdData {
+    /// `name` of organisation-like nodes, in document order.
+    pub org_names: Vec<String>,
+    /// `email` values.
+    pub emails: Vec<String>,
+    /// `telephone` values (not `faxNumber`).
+    pub telephones: Vec<String>,
+    /// `sameAs` URLs.
+    pub same_as: Vec<String>,
+    /// `address` values given as `PostalAddress` objects.
+    pub addresses: Vec<MarkedAddress>,
+    /// `address` values given as plain strings.
+    pub address_strings: Vec<String>,
+}
+
+/// Reads every block; a block that is not JSON even after clean-up is skipped.
+pub fn read(blocks: &[String]) -> JsonLdData {
+    let mut data = JsonLdData::default();
+    for block in blocks {
+        if let Some(value) = parse_lenient(block) {
+            let mut budget = MAX_OBJECTS;
+            walk(&value, 0, &mut budget, &mut data);
+        }
+    }
+    data
+}
+
+fn parse_lenient(block: &str) -> Option<Value> {
+    let trimmed = block
+        .trim()
+        .trim_start_matches("<![CDATA[")
+        .trim_end_matches("]]>")
+        .trim()
+        .trim_start_matches("<!--")
+        .trim_end_matches("-->")
+        .trim()
+        .trim_start_matches("//<![CDATA[")
+        .trim_end_matches("//]]>")
+        .trim();
+    if let Ok(value) = serde_json::from_str(trimmed) {
+        return Some(value);
+    }
+    // Raw control characters inside strings (tabs, newlines) are common.
+    let cleaned: String = trimmed
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if let Ok(value) = serde_json::from_str(&cleaned) {
+        return Some(value);
+    }
+    // Trailing junk (an extra brace, a semicolon): parse the longest valid prefix.
+    let mut stream = serde_json::Deserializer::from_str(&cleaned).into_iter::<Value>();
+    stream.next().and_then(Result::ok)
+}
+
+fn walk(value: &Value, depth: usize, budget: &mut usize, data: &mut JsonLdData) {
+    if depth > MAX_DEPTH || *budget == 0 {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                walk(item, depth + 1, budget, data);
+            }
+        }
+        Value::Object(map) => {
+            *budget -= 1;
+            let types = types_of(value);
+            let is_address = types.iter().any(|t| t == "PostalAddress");
+            if is_address {
+                if let Some(address) = postal_address(value) {
+                    push_unique(&mut data.addresses, address);
+                }
+            }
+            let org_like = !types.is_empty() && types.iter().all(|t| is_org_type(t));
+            if org_like {
+                if let Some(name) = map.get("name").and_then(text_of) {
+                    push_unique(&mut data.org_names, name);
+                }
+            }
+            let org_or_contact = org_like || types.iter().any(|t| t == "ContactPoint" || t == "Place");
+            if org_or_contact {
+                for email in strings_of(map.get("email")) {
+                    push_unique(&mut data.emails, email);
+                }
+                for phone in strings_of(map.get("telephone")) {
+                    push_unique(&mut data.telephones, phone);
+                }
+                for url in strings_of(map.get("sameAs")) {
+                    push_unique(&mut data.same_as, url);
+                }
+                match map.get("address") {
+                    Some(Value::String(s)) => push_unique(&mut data.address_strings, collapse(s)),
+                    Some(Value::Array(items)) => {
+                        for item in items {
+                            if let Value::String(s) = item {
+                                push_unique(&mut data.address_strings, collapse(s));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (key, child) in map {
+                if matches!(child, Value::Object(_) | Value::Array(_)) && key != "sameAs" {
+                    walk(child, depth + 1, budget, data);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn types_of(value: &Value) -> Vec<String> {
+    let strip = |t: &str| t.rsplit(['/', '#', ':']).next().unwrap_or(t).to_string();
+    match value.get("@type") {
+        Some(Value::String(t)) => vec![strip(t)],
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).map(strip).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Types whose `name` is an organisation name: schema.org `Organization`, `LocalBusiness` and
+/// their subtypes (recognised by excluding the types that are not organisations).
+fn is_org_type(t: &str) -> bool {
+    !matches!(
+        t,
+        "WebSite" | "WebPage" | "Person" | "Product" | "Offer" | "AggregateOffer" | "Review"
+            | "BreadcrumbList" | "ListItem" | "ImageObject" | "Article" | "BlogPosting"
+            | "NewsArticle" | "Event" | "SearchAction" | "ReadAction" | "EntryPoint"
+            | "PostalAddress" | "GeoCoordinates" | "ContactPoint" | "Rating" | "AggregateRating"
+            | "OpeningHoursSpecification" | "SiteNavigationElement" | "FAQPage" | "Question"
+            | "Answer" | "VideoObject" | "CollectionPage" | "ItemList" | "Place" | "Country"
+            | "State" | "City" | "AdministrativeArea" | "Thing" | "CreativeWork" | "Service"
+            | "Brand" | "HowTo" | "Recipe" | "Course" | "JobPosting" | "ProfilePage"
+            | "AboutPage" | "ContactPage" | "MediaObject" | "Comment" | "SpeakableSpecification"
+            | "PropertyValue" | "MonetaryAmount" | "QuantitativeValue" | "Duration"
+    )
+}
+
+fn text_of(value: &Value) -> Option<String> {
+    let s = match value {
+        Value::String(s) => s.as_str(),
+        Value::Object(map) => return map.get("name").and_then(text_of),
+        Value::Array(items) => return items.iter().find_map(text_of),
+        _ => return None,
+    };
+    let text = collapse(&crate::extract::entities::decode(s));
+    (!text.is_empty()).then_some(text)
+}
+
+fn strings_of(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(s)) => vec![s.trim().to_string()].into_iter().filter(|s| !s.is_empty()).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn postal_address(value: &Value) -> Option<MarkedAddress> {
+    let part = |key: &str| value.get(key).and_then(|v| match v {
+        Value::Number(n) => Some(n.to_string()),
+        other => text_of(other),
+    });
+    let mut street = part("streetAddress");
+    if let Some(po_box) = part("postOfficeBoxNumber") {
+        street = Some(match street {
+            Some(s) => format!("{s}, {po_box}"),
+            None => po_box,
+        });
+    }
+    let address = MarkedAddress {
+        street,
+        locality: part("addressLocality"),
+        region: part("addressRegion"),
+        postal_code: part("postalCode"),
+        country: part("addressCountry"),
+    };
+    (address.street.is_some() || address.postal_code.is_some()).then_some(address)
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_graph_arrays_and_nested_addresses() {
+        let block = r##"{"@context":"https://schema.org","@graph":[
+            {"@type":"WebSite","name":"Acme Site","publisher":{"@id":"#org"}},
+            {"@type":["Organization","LocalBusiness"],"@id":"#org","name":"Acme &amp; Co",
+             "email":"info@acme.com","telephone":"+1 303 555 0100","faxNumber":"+1 303 555 0101",
+             "sameAs":["https://facebook.com/acme","https://x.com/acme"],
+             "address":{"@type":"PostalAddress","streetAddress":"1 Main St","addressLocality":"Denver",
+                        "addressRegion":"CO","postalCode":80202,"addressCountry":{"@type":"Country","name":"US"}}}]}"##;
+        let data = read(&[block.to_string()]);
+        assert_eq!(data.org_names, ["Acme & Co"]);
+        assert_eq!(data.emails, ["info@acme.com"]);
+        assert_eq!(data.telephones, ["+1 303 555 0100"]);
+        assert_eq!(data.same_as.len(), 2);
+        assert_eq!(data.addresses[0].postal_code.as_deref(), Some("80202"));
+        assert_eq!(data.addresses[0].country.as_deref(), Some("US"));
+    }
+
+    #[test]
+    fn tolerates_broken_blocks() {
+        let data = read(&[
+            "<![CDATA[{\"@type\":\"Dentist\",\"name\":\"Smile\tCo\"}]]>".to_string(),
+            "{\"@type\":\"Organization\",\"name\":\"Trail\"}}".to_string(),
+            "not json".to_string(),
+        ]);
+        assert_eq!(data.org_names, ["Smile Co", "Trail"]);
+    }
+}

@@ -1,0 +1,475 @@
+//! Contact extraction from page bytes: decode → parse once with `tl` → run the field
+//! extractors → [`PageExtraction`]; then [`merge`] the pages of one site into the spec's
+//! `ContactExtractionResult`.
+//!
+//! ```text
+//! bytes ─decode─▶ text ─html::parse─▶ Document ─┬─ emails   (mailto, text, Cloudflare, JSON-LD)
+//!                                              ├─ phones   (tel:, text, JSON-LD; E.164)
+//!                                              ├─ socials  (<a href>, sameAs)
+//!                                              ├─ addresses (JSON-LD, microdata, text)
+//!                                              ├─ company name
+//!                                              └─ links    (for the crawl planner)
+//! ```
+
+pub mod address;
+pub mod company;
+pub mod decode;
+pub mod emails;
+pub mod entities;
+pub mod html;
+pub mod jsonld;
+pub mod phones;
+mod prescan;
+pub mod socials;
+
+use url::Url;
+
+use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks, SourcedValue};
+use crate::crawl::PageLink;
+use crate::extract::html::{Document, MarkedAddress};
+use crate::extract::phones::RegionHint;
+use crate::extract::socials::Network;
+use crate::site::{region_from_host, registrable_domain, result_domain};
+
+/// A decoded and parsed page, before its URL is settled.
+pub struct ParsedPage {
+    doc: Document,
+}
+
+/// What one page yields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageExtraction {
+    /// The page's final URL (the `sourceUrl` of everything found on it).
+    pub url: String,
+    /// Emails, normalised, in order of appearance.
+    pub emails: Vec<String>,
+    /// Phones in E.164, in order of appearance; fax-only numbers left out.
+    pub phones: Vec<String>,
+    /// Social profiles, canonical, in order of appearance.
+    pub socials: Vec<(Network, String)>,
+    /// Addresses (without `sourceUrl`; it is [`PageExtraction::url`]).
+    pub addresses: Vec<MarkedAddress>,
+    /// The business name this page gives.
+    pub company_name: Option<String>,
+    /// Links resolved against the page's base URL, http(s) only, fragments removed.
+    pub links: Vec<PageLink>,
+}
+
+/// Decodes (charset per decisions.md) and parses a page. Never fails; unparseable bytes give
+/// an empty page.
+pub fn parse_page(content_type: Option<&str>, body: &[u8]) -> ParsedPage {
+    let text = decode::decode_page(content_type, body);
+    ParsedPage { doc: html::parse(&text) }
+}
+
+/// Decodes, parses and extracts one page fetched from `url`.
+pub fn extract_page(url: &Url, content_type: Option<&str>, body: &[u8]) -> PageExtraction {
+    parse_page(content_type, body).extract(url)
+}
+
+impl ParsedPage {
+    /// The absolute URL the page declares for itself: `<link rel=canonical>`, then `og:url`,
+    /// then an absolute `<base href>` with a path.
+    pub fn declared_url(&self) -> Option<Url> {
+        let og = self
+            .doc
+            .metas
+            .iter()
+            .find(|(k, _)| k == "og:url")
+            .map(|(_, v)| v.as_str());
+        let base = self.doc.base_href.as_deref();
+        [self.doc.canonical.as_deref(), og, base]
+            .into_iter()
+            .flatten()
+            .filter_map(|s| Url::parse(s.trim()).ok())
+            .find(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+    }
+
+    /// Runs every extractor, with `url` as the page's final URL.
+    pub fn extract(&self, url: &Url) -> PageExtraction {
+        let doc = &self.doc;
+        let base = doc
+            .base_href
+            .as_deref()
+            .and_then(|b| url.join(b).ok())
+            .filter(|b| matches!(b.scheme(), "http" | "https"))
+            .unwrap_or_else(|| url.clone());
+        let lines: Vec<&str> = doc.text.split('\n').collect();
+        let line_starts: Vec<usize> = lines
+            .iter()
+            .scan(0usize, |pos, line| {
+                let start = *pos;
+                *pos += line.len() + 1;
+                Some(start)
+            })
+            .collect();
+        let json_ld = jsonld::read(&doc.json_ld);
+        let host = url.host_str().unwrap_or("");
+        let tld_region = region_from_host(host);
+        let lang_region = lang_region(doc.lang.as_deref());
+        let text_addresses = address::from_lines(&lines, tld_region.or(lang_region.filter(|r| *r != "US")));
+        let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, lang_region);
+
+        let emails = collect_emails(doc, &json_ld, &lines, &line_starts);
+        let phones = collect_phones(doc, &json_ld, &lines, &line_starts, hint);
+        let mut socials: Vec<(Network, String)> = Vec::new();
+        for href in doc.links.iter().map(|l| l.href.as_str()).chain(json_ld.same_as.iter().map(String::as_str)) {
+            if let Some(found) = socials::classify(href) {
+                if !socials.iter().any(|(_, u)| u.eq_ignore_ascii_case(&found.1)) {
+                    socials.push(found);
+                }
+            }
+        }
+        let mut addresses: Vec<MarkedAddress> = Vec::new();
+        let structured = json_ld.addresses.iter().chain(&doc.marked_addresses).cloned();
+        let from_strings = json_ld
+            .address_strings
+            .iter()
+            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region))
+            .map(|a| a.parts);
+        for candidate in structured.chain(from_strings).chain(text_addresses.into_iter().map(|a| a.parts)) {
+            push_address(&mut addresses, trim_address(candidate));
+        }
+        let structured_names: Vec<String> = json_ld
+            .org_names
+            .iter()
+            .chain(&doc.marked_org_names)
+            .cloned()
+            .collect();
+        let meta = |key: &str| doc.metas.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let registrable = registrable_domain(host);
+        let domain_label = registrable.split('.').next().unwrap_or("");
+        let company_name = company::company_name(&company::NameSources {
+            structured: &structured_names,
+            og_site_name: meta("og:site_name"),
+            application_name: meta("application-name").or(meta("apple-mobile-web-app-title")),
+            title: doc.title.as_deref(),
+            text: &doc.text,
+            domain_label,
+        });
+        let links = doc
+            .links
+            .iter()
+            .filter_map(|link| {
+                let mut resolved = base.join(&link.href).ok()?;
+                if !matches!(resolved.scheme(), "http" | "https") {
+                    return None;
+                }
+                resolved.set_fragment(None);
+                Some(PageLink {
+                    url: resolved,
+                    text: link.text.clone(),
+                    in_footer: link.in_footer,
+                })
+            })
+            .collect();
+        PageExtraction {
+            url: url.to_string(),
+            emails,
+            phones,
+            socials,
+            addresses,
+            company_name,
+            links,
+        }
+    }
+}
+
+fn collect_emails(
+    doc: &Document,
+    json_ld: &jsonld::JsonLdData,
+    lines: &[&str],
+    line_starts: &[usize],
+) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for link in &doc.links {
+        for email in emails::from_mailto(&link.href) {
+            found.push((link.text_pos, email));
+        }
+    }
+    for (line, start) in lines.iter().zip(line_starts) {
+        if memchr::memchr(b'@', line.as_bytes()).is_some() || line.contains("(a)") || line.contains('＠') || has_at_word(line) {
+            for (offset, email) in emails::from_text(line) {
+                found.push((start + offset, email));
+            }
+        }
+    }
+    for (pos, hex) in &doc.cf_emails {
+        if let Some(email) = emails::from_cloudflare(hex) {
+            found.push((*pos, email));
+        }
+    }
+    let structured_pos = usize::MAX;
+    for value in json_ld.emails.iter().chain(&doc.marked_emails) {
+        let value = value.trim_start_matches("mailto:");
+        if let Some(email) = emails::normalise(value) {
+            found.push((structured_pos, email));
+        }
+    }
+    found.sort_by_key(|(pos, _)| *pos);
+    let mut out: Vec<String> = Vec::new();
+    for (_, email) in found {
+        if !out.contains(&email) {
+            out.push(email);
+        }
+    }
+    out
+}
+
+/// Cheap pre-check for the textual `at` obfuscations before the full matcher runs.
+fn has_at_word(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    memchr::memmem::find(bytes, b"at]").is_some()
+        || memchr::memmem::find(bytes, b"at)").is_some()
+        || memchr::memmem::find(bytes, b"AT]").is_some()
+        || memchr::memmem::find(bytes, b"AT)").is_some()
+        || (memchr::memmem::find(bytes, b" at ").is_some() && memchr::memmem::find(bytes, b" dot ").is_some())
+        || memchr::memmem::find(bytes, b"t}").is_some()
+}
+
+fn collect_phones(
+    doc: &Document,
+    json_ld: &jsonld::JsonLdData,
+    lines: &[&str],
+    line_starts: &[usize],
+    hint: RegionHint,
+) -> Vec<String> {
+    let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
+    for link in &doc.links {
+        if let Some(phone) = phones::from_tel(&link.href, &link.text, hint) {
+            found.push((link.text_pos, phone));
+        }
+    }
+    for (line, start) in lines.iter().zip(line_starts) {
+        if line.bytes().filter(u8::is_ascii_digit).count() >= 7 {
+            for (offset, phone) in phones::from_text(line, hint) {
+                found.push((start + offset, phone));
+            }
+        }
+    }
+    for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
+        if let Some(e164) = phones::from_structured(value, hint) {
+            found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
+        }
+    }
+    found.sort_by_key(|(pos, _)| *pos);
+    let mut out: Vec<String> = Vec::new();
+    for (_, phone) in &found {
+        let also_voice = found.iter().any(|(_, p)| p.e164 == phone.e164 && !p.fax);
+        if also_voice && !out.contains(&phone.e164) {
+            out.push(phone.e164.clone());
+        }
+    }
+    out
+}
+
+/// Region for phone parsing, in order: JSON-LD/microdata address country, the country of
+/// addresses printed on the page, the ccTLD, `<html lang>`, `geo.region`; when none, the
+/// country code of the first international `tel:` link (not confident).
+fn region_hint(
+    doc: &Document,
+    json_ld: &jsonld::JsonLdData,
+    text_addresses: &[address::TextAddress],
+    tld_region: Option<&'static str>,
+    lang_region: Option<&'static str>,
+) -> RegionHint {
+    let structured = json_ld
+        .addresses
+        .iter()
+        .chain(&doc.marked_addresses)
+        .filter_map(|a| a.country.as_deref())
+        .find_map(address::region_of_country);
+    let printed = text_addresses.first().map(|a| a.region);
+    let geo = doc
+        .metas
+        .iter()
+        .find(|(k, _)| k == "geo.region")
+        .and_then(|(_, v)| v.get(..2))
+        .and_then(|code| RegionHint::from_code(code).and_then(|h| h.region).map(|_| code.to_ascii_uppercase()));
+    let code = structured
+        .map(str::to_string)
+        .or(printed.map(str::to_string))
+        .or(tld_region.map(str::to_string))
+        .or(lang_region.map(str::to_string))
+        .or(geo);
+    if let Some(hint) = code.as_deref().and_then(RegionHint::from_code) {
+        return hint;
+    }
+    RegionHint::default()
+}
+
+/// The region of a `lang` value: its region subtag (`en-GB` → GB), or the main country of a
+/// language that is spoken mainly in one (`nl` → NL, `de` → DE…). Plain `en` gives none.
+fn lang_region(lang: Option<&str>) -> Option<&'static str> {
+    let lang = lang?.to_ascii_lowercase();
+    let mut parts = lang.split(['-', '_']);
+    let language = parts.next()?;
+    if let Some(region) = parts.next().filter(|r| r.len() == 2) {
+        return region_from_host(&format!("x.{region}")).or(match region {
+            "gb" => Some("GB"),
+            _ => None,
+        });
+    }
+    match language {
+        "nl" => Some("NL"),
+        "de" => Some("DE"),
+        "fr" => Some("FR"),
+        "it" => Some("IT"),
+        "es" => Some("ES"),
+        "pt" => Some("PT"),
+        "sv" => Some("SE"),
+        "da" => Some("DK"),
+        "pl" => Some("PL"),
+        _ => None,
+    }
+}
+
+fn trim_address(a: MarkedAddress) -> MarkedAddress {
+    let t = |s: Option<String>| {
+        s.map(|v| v.trim().trim_matches(',').trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    MarkedAddress {
+        street: t(a.street),
+        locality: t(a.locality),
+        region: t(a.region),
+        postal_code: t(a.postal_code),
+        country: t(a.country),
+    }
+}
+
+/// Identity of an address for deduplication: postcode (upper-case, no spaces) and the first
+/// number of the street; the lower-cased street when there is no postcode.
+fn address_key(a: &MarkedAddress) -> String {
+    let postcode: String = a
+        .postal_code
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_uppercase)
+        .collect();
+    let street = a.street.as_deref().unwrap_or("");
+    let number: String = street
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .unwrap_or("")
+        .to_string();
+    if postcode.is_empty() {
+        street.to_lowercase()
+    } else {
+        format!("{postcode}|{number}")
+    }
+}
+
+fn push_address(list: &mut Vec<MarkedAddress>, candidate: MarkedAddress) {
+    if candidate.street.is_none() && candidate.postal_code.is_none() {
+        return;
+    }
+    let key = address_key(&candidate);
+    match list.iter_mut().find(|a| {
+        address_key(a) == key
+            || (a.postal_code.is_some() && a.postal_code == candidate.postal_code && (a.street.is_none() || candidate.street.is_none()))
+    }) {
+        Some(existing) => {
+            // Fill gaps from later sightings of the same address.
+            let fill = |slot: &mut Option<String>, value: &Option<String>| {
+                if slot.is_none() {
+                    slot.clone_from(value);
+                }
+            };
+            fill(&mut existing.street, &candidate.street);
+            fill(&mut existing.locality, &candidate.locality);
+            fill(&mut existing.region, &candidate.region);
+            fill(&mut existing.country, &candidate.country);
+        }
+        None => list.push(candidate),
+    }
+}
+
+/// Site-level facts the merge needs besides the pages.
+pub struct SiteInfo<'a> {
+    /// The submitted URL string, as given (`inputUrl`).
+    pub input_url: &'a str,
+    /// The submitted URL, parsed.
+    pub url: &'a Url,
+    /// Contact-like pages from the crawl planner, best first.
+    pub contact_pages: Vec<String>,
+    /// HTTP responses received.
+    pub pages_fetched: u32,
+    /// Milliseconds from request head to response.
+    pub duration_ms: u64,
+    /// The request id (empty offline).
+    pub request_id: String,
+}
+
+/// Merges page results in fetch order (homepage first): values deduplicated by normalised
+/// form, each keeping the `sourceUrl` of the first page it was found on; the company name from
+/// the first page that gives one.
+pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionResult {
+    let mut emails: Vec<SourcedValue> = Vec::new();
+    let mut phones: Vec<SourcedValue> = Vec::new();
+    let mut socials = SocialLinks::default();
+    let mut addresses: Vec<(MarkedAddress, String)> = Vec::new();
+    for page in pages {
+        for email in &page.emails {
+            if !emails.iter().any(|e| &e.value == email) {
+                emails.push(SourcedValue { value: email.clone(), source_url: page.url.clone() });
+            }
+        }
+        for phone in &page.phones {
+            if !phones.iter().any(|p| &p.value == phone) {
+                phones.push(SourcedValue { value: phone.clone(), source_url: page.url.clone() });
+            }
+        }
+        for (network, url) in &page.socials {
+            let list = match network {
+                Network::Facebook => &mut socials.facebook,
+                Network::Instagram => &mut socials.instagram,
+                Network::LinkedIn => &mut socials.linkedin,
+                Network::X => &mut socials.x,
+                Network::YouTube => &mut socials.youtube,
+            };
+            if !list.iter().any(|u| u.eq_ignore_ascii_case(url)) {
+                list.push(url.clone());
+            }
+        }
+        for address in &page.addresses {
+            let mut merged: Vec<MarkedAddress> = addresses.iter().map(|(a, _)| a.clone()).collect();
+            let before = merged.len();
+            push_address(&mut merged, address.clone());
+            if merged.len() > before {
+                addresses.push((address.clone(), page.url.clone()));
+            } else {
+                for ((slot, _), updated) in addresses.iter_mut().zip(merged) {
+                    *slot = updated;
+                }
+            }
+        }
+    }
+    let company_name = pages.iter().find_map(|p| p.company_name.clone());
+    ContactExtractionResult {
+        success: true,
+        input_url: site.input_url.to_string(),
+        domain: result_domain(site.url),
+        company_name,
+        emails,
+        phones,
+        socials,
+        addresses: addresses
+            .into_iter()
+            .map(|(a, source_url)| PostalAddress {
+                street_address: a.street,
+                address_locality: a.locality,
+                address_region: a.region,
+                postal_code: a.postal_code,
+                address_country: a.country,
+                source_url,
+            })
+            .collect(),
+        contact_pages: site.contact_pages,
+        pages_scanned: pages.iter().map(|p| p.url.clone()).collect(),
+        meta: ResultMeta { pages_fetched: site.pages_fetched, duration_ms: site.duration_ms },
+        request_id: site.request_id,
+    }
+}

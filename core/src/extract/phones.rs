@@ -1,0 +1,552 @@
+//! Phone numbers: `tel:` links and numbers printed in visible text, validated with
+//! libphonenumber metadata (the `phonenumber` crate) and written in E.164.
+//!
+//! A printed number is kept only when it is a *valid* number for its region (not merely
+//! possible) and there is a reason to believe it is a phone (extraction.md §6 rule 4): it is
+//! written internationally (`+`/`00`), it is next to a phone label, or the page's region is
+//! known and the digits are grouped the way phone numbers are. Dates, opening hours, prices and
+//! numbers next to registration labels (VAT, KvK, ABN, IBAN, company no., DX…) are refused, and
+//! numbers labelled as fax are left out of `phones`.
+
+use phonenumber::country::Id as Region;
+use phonenumber::Mode;
+
+/// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
+const MAX_RUN_DIGITS: usize = 40;
+/// Most digit groups tried per run.
+const MAX_GROUPS: usize = 10;
+
+/// What the page tells about where its numbers are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RegionHint {
+    /// Region to parse national numbers with.
+    pub region: Option<Region>,
+    /// Whether the region comes from a real clue (address, JSON-LD country, ccTLD, `lang`), so
+    /// unlabelled but well-grouped numbers can be trusted.
+    pub confident: bool,
+}
+
+impl RegionHint {
+    /// A hint from an ISO 3166-1 alpha-2 code (`"NL"`), confident.
+    pub fn from_code(code: &str) -> Option<RegionHint> {
+        let region = code.trim().to_ascii_uppercase().parse::<Region>().ok()?;
+        Some(RegionHint {
+            region: Some(region),
+            confident: true,
+        })
+    }
+}
+
+/// A number found on a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundPhone {
+    /// E.164 form, e.g. `+13178870729`.
+    pub e164: String,
+    /// Whether the page labels it as a fax number.
+    pub fax: bool,
+}
+
+/// The number in a `tel:`/`callto:` href (percent-decoded, labels and extensions cut), or in
+/// the link's text when the href is unusable.
+pub fn from_tel(href: &str, link_text: &str, hint: RegionHint) -> Option<FoundPhone> {
+    let lower = href.trim().to_ascii_lowercase();
+    let rest = ["tel:", "callto:", "phone:", "telephone:"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))?;
+    let rest = rest.trim_start_matches('/');
+    let decoded = percent_encoding::percent_decode_str(rest).decode_utf8_lossy();
+    if !decoded.contains('@') {
+        let number: String = decoded
+            .split([';', ',', '?'])
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
+            .collect();
+        if let Some(e164) = validate(&number, hint, true) {
+            return Some(FoundPhone { e164, fax: false });
+        }
+    }
+    from_text(link_text, hint).into_iter().next().map(|(_, p)| p)
+}
+
+/// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
+/// carry a label (`"Tel. +41 44 826 76 76"`).
+pub fn from_structured(value: &str, hint: RegionHint) -> Option<String> {
+    let labelled = format!("tel: {value}");
+    from_text(&labelled, hint).into_iter().next().map(|(_, p)| p.e164)
+}
+
+/// Phone numbers printed in one line of visible text, in order, with their byte offsets.
+pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(run) = next_run(line, i) else {
+            break;
+        };
+        i = run.end.max(i + 1);
+        if run.digits < 7 {
+            continue;
+        }
+        let mut g = 0;
+        while g < run.groups.len() {
+            let mut accepted = None;
+            for end in (g + 1..=run.groups.len()).rev() {
+                let start_byte = run.group_start(g, line);
+                let end_byte = run.group_end(end - 1, line);
+                let digits: usize = run.groups[g..end].iter().map(|r| r.digits).sum();
+                if !(7..=17).contains(&digits) {
+                    continue;
+                }
+                let text = &line[start_byte..end_byte];
+                if let Some(phone) = judge(line, start_byte, end_byte, text, end - g, hint) {
+                    accepted = Some((end, start_byte, phone));
+                    break;
+                }
+            }
+            match accepted {
+                Some((end, start_byte, phone)) => {
+                    out.push((start_byte, phone));
+                    g = end;
+                }
+                None => g += 1,
+            }
+        }
+    }
+    out
+}
+
+/// One digit group of a run: its byte range in the line and digit count.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    start: usize,
+    end: usize,
+    digits: usize,
+}
+
+struct Run {
+    groups: Vec<Group>,
+    end: usize,
+    digits: usize,
+}
+
+impl Run {
+    /// Start of group `g`, widened over a directly preceding `+`, `(` or `00`-style prefix.
+    fn group_start(&self, g: usize, line: &str) -> usize {
+        let start = self.groups[g].start;
+        let before = line[..start].trim_end_matches(' ');
+        if before.ends_with("+(") {
+            before.len() - 2
+        } else if before.ends_with(['+', '(']) {
+            before.len() - 1
+        } else {
+            start
+        }
+    }
+
+    /// End of group `g`, widened over a directly following `)`.
+    fn group_end(&self, g: usize, line: &str) -> usize {
+        let end = self.groups[g].end;
+        if line[end..].starts_with(')') {
+            end + 1
+        } else {
+            end
+        }
+    }
+}
+
+/// Finds the next run of digit groups at or after byte `from`: groups of digits joined by
+/// single separators (space, `-`, `.`, `/`, `(`, `)`, dashes, no-break space), optionally
+/// ending in a vanity group of 3–7 capital letters. A run never starts inside a word.
+fn next_run(line: &str, from: usize) -> Option<Run> {
+    let bytes = line.as_bytes();
+    let mut start = from;
+    loop {
+        let offset = bytes[start..].iter().position(|b| b.is_ascii_digit())?;
+        start += offset;
+        let glued = start > 0 && {
+            let prev = line[..start].chars().next_back().unwrap_or(' ');
+            prev.is_alphanumeric() || prev == '_' || prev == '€' || prev == '$' || prev == '£'
+        };
+        if !glued {
+            break;
+        }
+        start += bytes[start..].iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+        if start >= bytes.len() {
+            return None;
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut digits = 0;
+    let mut i = start;
+    loop {
+        let group_start = i;
+        let n = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if n > 0 {
+            i += n;
+            digits += n;
+            groups.push(Group {
+                start: group_start,
+                end: i,
+                digits: n,
+            });
+        } else {
+            // Vanity letters, only after digits and only as the last group.
+            let letters = bytes[i..].iter().take_while(|b| b.is_ascii_uppercase()).count();
+            let next_is_word = bytes.get(i + letters).is_some_and(|b| b.is_ascii_alphanumeric());
+            if (3..=7).contains(&letters) && !next_is_word && digits >= 6 {
+                groups.push(Group {
+                    start: i,
+                    end: i + letters,
+                    digits: letters,
+                });
+                digits += letters;
+            }
+            break;
+        }
+        if digits > MAX_RUN_DIGITS || groups.len() >= MAX_GROUPS {
+            break;
+        }
+        // Separators between groups: at most three characters of the separator set, of which
+        // at most one is a space-like character unless dashes surround it (`0115 - 616 400`).
+        let sep_len = separator_len(&line[i..]);
+        if sep_len == 0 {
+            break;
+        }
+        let after = i + sep_len;
+        if !bytes.get(after).is_some_and(|b| b.is_ascii_digit() || b.is_ascii_uppercase()) {
+            break;
+        }
+        i = after;
+    }
+    let end = groups.last().map_or(start + 1, |g| g.end);
+    Some(Run { groups, end, digits })
+}
+
+/// Length in bytes of the separator at the start of `s` (0 when there is none).
+fn separator_len(s: &str) -> usize {
+    let mut len = 0;
+    let mut count = 0;
+    let mut spaces = 0;
+    for ch in s.chars() {
+        let is_space = matches!(ch, ' ' | '\u{A0}' | '\u{2009}' | '\u{202F}');
+        let is_sep = is_space || matches!(ch, '-' | '.' | '/' | '(' | ')' | '–' | '—' | '‑');
+        if !is_sep || count >= 4 {
+            break;
+        }
+        spaces += usize::from(is_space);
+        if spaces > 2 {
+            return 0;
+        }
+        len += ch.len_utf8();
+        count += 1;
+    }
+    len
+}
+
+/// Decides on one candidate span `text` = `line[start..end]` made of `groups` digit groups.
+fn judge(
+    line: &str,
+    start: usize,
+    end: usize,
+    text: &str,
+    groups: usize,
+    hint: RegionHint,
+) -> Option<FoundPhone> {
+    if looks_like_date_or_time(text) {
+        return None;
+    }
+    let before = &line[..start];
+    let after = &line[end..];
+    let label = nearest_label(before);
+    if label == Some(Label::Identifier) {
+        return None;
+    }
+    // Prices and amounts: a currency sign or code right before or after.
+    let before_trim = before.trim_end();
+    if before_trim.ends_with(['$', '€', '£', '¥']) || starts_with_any_ci(after.trim_start(), &["€", "eur", "usd", "%"]) {
+        return None;
+    }
+    // Part of a larger token such as a URL path, a decimal or an id (`123-45-6789-0`).
+    if after.starts_with(|c: char| c.is_ascii_alphanumeric() && !c.is_ascii_uppercase())
+        || after.starts_with(['@', '_'])
+        || before.ends_with(['/', '=', '#', '_', '@'])
+    {
+        return None;
+    }
+    let international = text.starts_with('+') || text.starts_with("00");
+    let labelled = matches!(label, Some(Label::Phone | Label::Fax));
+    let grouped = groups >= 2;
+    let e164 = validate(text, hint, labelled)?;
+    let trusted = international || labelled || (hint.confident && grouped);
+    if !trusted {
+        return None;
+    }
+    let fax = label == Some(Label::Fax) || fax_after(after);
+    Some(FoundPhone { e164, fax })
+}
+
+/// Parses and validates `text` as a phone number; returns its E.164 form.
+///
+/// With no region, national numbers are tried as North American Numbering Plan numbers when
+/// they are written the NANP way (3-3-4 digits), the commonest case on generic-TLD sites.
+fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
+    let cleaned = clean_number(text);
+    let digit_count = cleaned.chars().filter(|c| c.is_ascii_alphanumeric()).count();
+    if !(7..=17).contains(&digit_count) {
+        return None;
+    }
+    let region = match hint.region {
+        Some(region) => Some(region),
+        None if cleaned.starts_with('+') => None,
+        None if is_nanp_shaped(text) || labelled && nanp_digits(&cleaned) => Some(Region::US),
+        None => return None,
+    };
+    let number = phonenumber::parse(region, &cleaned).ok()?;
+    if !number.is_valid() {
+        return None;
+    }
+    if is_placeholder(&number.national().value().to_string()) {
+        return None;
+    }
+    Some(number.format().mode(Mode::E164).to_string())
+}
+
+/// Maps `00` to `+`, drops the `(0)` trunk marker and separators.
+fn clean_number(text: &str) -> String {
+    let text = text.trim();
+    let text = text.replace("(0)", " ");
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.trim().chars().peekable();
+    if text.trim().starts_with("00") {
+        out.push('+');
+        chars.next();
+        chars.next();
+    }
+    for ch in chars {
+        if ch.is_ascii_digit() || ch.is_ascii_uppercase() || (ch == '+' && out.is_empty()) {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn nanp_digits(cleaned: &str) -> bool {
+    let digits: String = cleaned.chars().filter(|c| c.is_ascii_digit()).collect();
+    digits.len() == 10 || (digits.len() == 11 && digits.starts_with('1'))
+}
+
+/// `(303) 555-0100`, `303-555-0100`, `303.555.0100`, `1-800-555-0100`, `303 555 0100`.
+fn is_nanp_shaped(text: &str) -> bool {
+    let groups: Vec<usize> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|g| !g.is_empty())
+        .map(str::len)
+        .collect();
+    matches!(groups.as_slice(), [3, 3, 4] | [1, 3, 3, 4] | [3, 7] | [3, 3, 4..=7] | [1, 3, 3, 4..=7])
+}
+
+/// Sequences such as 1234567 or 0000000 that pages use as dummies.
+fn is_placeholder(national: &str) -> bool {
+    let distinct = {
+        let mut d: Vec<char> = national.chars().collect();
+        d.sort_unstable();
+        d.dedup();
+        d.len()
+    };
+    distinct <= 2 || national.ends_with("1234567") || national.contains("123456789") || national.contains("9876543")
+}
+
+/// `12.03.2014`, `2014-03-12`, `12/03/14`, `08.00-17.00`, `8.30 - 17.30`.
+fn looks_like_date_or_time(text: &str) -> bool {
+    let groups: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .collect();
+    let seps: String = text
+        .chars()
+        .filter(|c| !c.is_ascii_digit() && !c.is_whitespace())
+        .collect();
+    let lens: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+    let date = matches!(lens.as_slice(), [1..=2, 1..=2, 2 | 4] | [4, 1..=2, 1..=2])
+        && (seps.chars().all(|c| c == '.') || seps.chars().all(|c| c == '/') || seps.chars().all(|c| c == '-'))
+        && !text.starts_with('+');
+    let time_range = lens.len() == 4
+        && lens.iter().zip([2, 2, 2, 2]).all(|(l, _)| *l <= 2)
+        && lens[1] == 2
+        && lens[3] == 2
+        && seps.contains(['-', '–'])
+        && groups
+            .iter()
+            .step_by(2)
+            .all(|h| h.parse::<u32>().is_ok_and(|v| v <= 24));
+    date || time_range
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    Fax,
+    Identifier,
+    Phone,
+}
+
+/// The label closest before a candidate (within the last 48 bytes of the line).
+fn nearest_label(before: &str) -> Option<Label> {
+    let window_start = before.len().saturating_sub(48);
+    let window_start = (window_start..=before.len())
+        .find(|i| before.is_char_boundary(*i))
+        .unwrap_or(before.len());
+    let window = before[window_start..].to_lowercase();
+    let mut best: Option<(usize, Label)> = None;
+    for (words, label) in [
+        (PHONE_LABELS, Label::Phone),
+        (FAX_LABELS, Label::Fax),
+        (ID_LABELS, Label::Identifier),
+    ] {
+        for word in words {
+            for (pos, _) in window.match_indices(word) {
+                // Word start: not glued to a preceding letter.
+                let glued = window[..pos].chars().next_back().is_some_and(|c| c.is_alphabetic());
+                if glued && !word.starts_with(|c: char| !c.is_alphabetic()) {
+                    continue;
+                }
+                let end = pos + word.len();
+                // Word end for short labels (`t`, `p`, `f`): must be followed by punctuation.
+                if word.len() <= 2 && word.chars().all(char::is_alphabetic) {
+                    let next = window[end..].chars().next();
+                    if !matches!(next, Some(':' | '.' | ' ' | ')') | None) {
+                        continue;
+                    }
+                    let following = window[end..].trim_start_matches([':', '.', ' ', ')']);
+                    if !following.is_empty() && !following.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '(') {
+                        continue;
+                    }
+                }
+                if best.is_none_or(|(b, _)| end >= b) {
+                    best = Some((end, label));
+                }
+            }
+        }
+    }
+    best.map(|(_, label)| label)
+}
+
+const PHONE_LABELS: &[&str] = &[
+    "tel", "phone", "call", "ph", "t", "p", "m", "telefoon", "telefon", "téléphone", "tél",
+    "mobile", "mob", "cell", "gsm", "toll", "freephone", "free phone", "office", "direct",
+    "enquiries", "ring", "☎", "📞", "helpline", "hotline", "whatsapp", "bel ", "telephone",
+    "number", "contact", "sales", "support", "service", "main", "local", "dial", "telefono",
+    "teléfono", "fon", "o:", "text",
+];
+const FAX_LABELS: &[&str] = &["fax", "f", "telefax", "facsimile"];
+const ID_LABELS: &[&str] = &[
+    "kvk", "btw", "vat", "iban", "bic", "swift", "abn", "acn", "company no", "company number",
+    "company reg", "reg no", "reg. no", "registration", "registered in", "registered no",
+    "licence", "license", "lic.", "lic #", "dx", "ein", "tax", "ust", "siret", "siren",
+    "p.iva", "partita", "fca", "frn", "sra", "crn", "account", "sort code", "rekening", "bank",
+    "isbn", "invoice", "order", "ref", "handelsregister", "hrb", "kamer van koophandel", "rsin",
+    "chamber of commerce", "id:", "po box", "p.o. box", "postbus", "zip", "price", "cost",
+    "item", "sku", "model",
+    "serial", "patent", "mc#", "usdot", "dot#", "cage", "duns", "naics", "gst", "hst", "qst",
+    "nmls", "bond",
+];
+
+/// `(fax)`, `(f)` or a trailing word `fax` right after the number; `Fax:` followed by another
+/// number labels that number instead.
+fn fax_after(after: &str) -> bool {
+    let after = after.trim_start().to_lowercase();
+    if after.starts_with("(fax)") || after.starts_with("(f)") {
+        return true;
+    }
+    after.strip_prefix("fax").is_some_and(|rest| {
+        let rest = rest.trim_start();
+        !rest.starts_with(|c: char| c.is_ascii_digit() || matches!(c, ':' | '+' | '(' | '.' | '#'))
+            && !rest.starts_with(|c: char| c.is_alphanumeric())
+    })
+}
+
+fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
+    let lower: String = s.chars().take(4).collect::<String>().to_lowercase();
+    prefixes.iter().any(|p| lower.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hint(code: &str) -> RegionHint {
+        RegionHint::from_code(code).unwrap()
+    }
+
+    fn texts(line: &str, h: RegionHint) -> Vec<String> {
+        from_text(line, h).into_iter().map(|(_, p)| p.e164).collect()
+    }
+
+    #[test]
+    fn national_numbers_with_region() {
+        assert_eq!(texts("Phone: 317-887-0729", hint("US")), ["+13178870729"]);
+        assert_eq!(texts("T 0115 - 616 400", hint("NL")), ["+31115616400"]);
+        assert_eq!(texts("Call 020 8551 6580 today", hint("GB")), ["+442085516580"]);
+        assert_eq!(texts("(03) 9650 2844", hint("AU")), ["+61396502844"]);
+    }
+
+    #[test]
+    fn international_forms_and_trunk_zero() {
+        let none = RegionHint::default();
+        assert_eq!(texts("+44 (0)1625 856 500", none), ["+441625856500"]);
+        assert_eq!(texts("0031 (0)111 123 456", hint("NL")), ["+31111123456"]);
+    }
+
+    #[test]
+    fn generic_tld_accepts_nanp_shapes_only() {
+        let none = RegionHint::default();
+        assert_eq!(texts("Give us a call (303) 555-2368", none), ["+13035552368"]);
+        assert!(texts("Order 12345678", none).is_empty());
+    }
+
+    #[test]
+    fn glued_runs_are_split() {
+        assert_eq!(
+            texts("Denver, CO 80202 303-555-2368 303-555-2369", hint("US")),
+            ["+13035552368", "+13035552369"]
+        );
+    }
+
+    #[test]
+    fn refuses_dates_hours_prices_and_ids() {
+        let nl = hint("NL");
+        assert!(texts("Ma-Vr 08.00-17.00", nl).is_empty());
+        assert!(texts("12.03.2014", nl).is_empty());
+        assert!(texts("KvK 17123456 BTW NL8123.45.678.B01", nl).is_empty());
+        assert!(texts("IBAN NL91ABNA0417164300", nl).is_empty());
+        assert!(texts("ABN 67 107 751 931", hint("AU")).is_empty());
+        assert!(texts("Company No. 6711925 VAT 941348131", hint("GB")).is_empty());
+        assert!(texts("Price: $1,234,567.00", hint("US")).is_empty());
+    }
+
+    #[test]
+    fn fax_labels() {
+        let found = from_text("Tel: 317-887-0729 Fax: 317-881-1277", hint("US"));
+        assert_eq!(found.len(), 2);
+        assert!(!found[0].1.fax);
+        assert!(found[1].1.fax);
+        let found = from_text("0113 - 212 100 (fax)", hint("NL"));
+        assert!(found[0].1.fax);
+    }
+
+    #[test]
+    fn vanity_numbers() {
+        assert_eq!(texts("Call 303.333.PAUL", hint("US")), ["+13033337285"]);
+    }
+
+    #[test]
+    fn tel_links() {
+        let us = hint("US");
+        assert_eq!(from_tel("tel:+1-317-887-0729", "", us).unwrap().e164, "+13178870729");
+        assert_eq!(from_tel("tel:0115%20616400", "", hint("NL")).unwrap().e164, "+31115616400");
+        assert_eq!(from_tel("tel:+support@x.com", "Call 317-887-0729", us).unwrap().e164, "+13178870729");
+        assert!(from_tel("tel:", "Call now", us).is_none());
+    }
+}

@@ -1,0 +1,216 @@
+//! A byte-level pass over the decoded page that makes it safe for `tl`.
+//!
+//! `tl` builds its tree naively: it does not treat `<script>`/`<style>` contents as raw text, it
+//! compares tag names case-sensitively (so `<BR>` is not void and `</DIV>` does not close
+//! `<div>`), and it ignores a closing tag that does not match the innermost open element. One
+//! `"</div>"` inside a script string would then swallow the rest of the page into the script.
+//! This pass, a single memchr-driven scan, fixes that before parsing:
+//! - ASCII letters in tag and attribute names are lower-cased in place;
+//! - the contents of raw-text elements (`script`, `style`, `textarea`, `xmp`, `plaintext`,
+//!   `noembed`, `noframes`) are blanked with spaces, after `application/ld+json` blocks have been
+//!   copied out;
+//! - an attribute without a value gets `=""`: `tl` 0.7 drops the first character of the
+//!   attribute after a valueless one (`itemscope itemtype=…` would read as `temtype`);
+//! - comments are left for `tl`, but skipped here so markup inside them is not touched.
+//!
+//! Only ASCII bytes are rewritten or inserted, so the result stays UTF-8.
+
+/// The normalised markup and the JSON-LD blocks found in it.
+pub struct Prescanned {
+    /// The page with names lower-cased, raw-text contents blanked and valueless attributes
+    /// given an empty value.
+    pub html: String,
+    /// The text of every `<script type="application/ld+json">` element, in document order.
+    pub json_ld: Vec<String>,
+}
+
+/// Largest number of JSON-LD blocks kept per page; more is not a real page.
+const MAX_JSON_LD_BLOCKS: usize = 64;
+
+/// Runs the pass over `input` (see the module docs).
+pub fn prescan(input: &str) -> Prescanned {
+    let mut bytes = input.as_bytes().to_vec();
+    let mut json_ld = Vec::new();
+    let mut insertions: Vec<usize> = Vec::new();
+    let mut pos = 0;
+    while let Some(offset) = memchr::memchr(b'<', &bytes[pos..]) {
+        let lt = pos + offset;
+        let next = bytes.get(lt + 1).copied();
+        pos = match next {
+            Some(b'!') if bytes[lt..].starts_with(b"<!--") => {
+                match memchr::memmem::find(&bytes[lt + 4..], b"-->") {
+                    Some(end) => lt + 4 + end + 3,
+                    None => bytes.len(),
+                }
+            }
+            Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
+            Some(c) if c.is_ascii_alphabetic() => {
+                let name_end = lowercase_name(&mut bytes, lt + 1);
+                let (tag_end, is_json_ld) = scan_attributes(&mut bytes, name_end, &mut insertions);
+                let name = &bytes[lt + 1..name_end];
+                if RAW_TEXT_ELEMENTS.contains(&name) {
+                    let close = find_closing(&bytes, tag_end, name).unwrap_or(bytes.len());
+                    if is_json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
+                        json_ld.push(String::from_utf8_lossy(&bytes[tag_end..close]).into_owned());
+                    }
+                    bytes[tag_end..close].fill(b' ');
+                    close
+                } else {
+                    tag_end
+                }
+            }
+            _ => lt + 1,
+        };
+    }
+    if !insertions.is_empty() {
+        let mut spliced = Vec::with_capacity(bytes.len() + 3 * insertions.len());
+        let mut last = 0;
+        for at in insertions {
+            spliced.extend_from_slice(&bytes[last..at]);
+            spliced.extend_from_slice(b"=\"\"");
+            last = at;
+        }
+        spliced.extend_from_slice(&bytes[last..]);
+        bytes = spliced;
+    }
+    // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
+    // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
+    // in practice and keeps this free of panics if that reasoning were ever wrong.
+    let html = match String::from_utf8(bytes) {
+        Ok(html) => html,
+        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    };
+    Prescanned { html, json_ld }
+}
+
+const RAW_TEXT_ELEMENTS: &[&[u8]] = &[
+    b"script",
+    b"style",
+    b"textarea",
+    b"xmp",
+    b"plaintext",
+    b"noembed",
+    b"noframes",
+];
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
+}
+
+/// Lower-cases the name starting at `start`; returns the index just past it.
+fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
+    let mut i = start;
+    while i < bytes.len() && is_name_byte(bytes[i]) {
+        bytes[i] = bytes[i].to_ascii_lowercase();
+        i += 1;
+    }
+    i
+}
+
+/// Walks the attributes of a start tag from `start`, lower-casing attribute names and skipping
+/// quoted values. Returns the index just past the closing `>` (or the end of input) and
+/// whether the tag declares `type="application/ld+json"`.
+fn scan_attributes(bytes: &mut [u8], start: usize, insertions: &mut Vec<usize>) -> (usize, bool) {
+    let mut i = start;
+    let mut is_json_ld = false;
+    let mut last_name: (usize, usize) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'>' => return (i + 1, is_json_ld),
+            b'"' | b'\'' => {
+                let quote = bytes[i];
+                let value_start = i + 1;
+                let value_end = memchr::memchr(quote, &bytes[value_start..])
+                    .map_or(bytes.len(), |end| value_start + end);
+                if &bytes[last_name.0..last_name.1] == b"type"
+                    && bytes[value_start..value_end]
+                        .trim_ascii()
+                        .eq_ignore_ascii_case(b"application/ld+json")
+                {
+                    is_json_ld = true;
+                }
+                i = value_end + 1;
+            }
+            b if is_name_byte(b) => {
+                let name_start = i;
+                i = lowercase_name(bytes, i);
+                // A value without quotes ends at white space or `>`.
+                if name_start > 0 && bytes[name_start - 1] == b'=' {
+                    if &bytes[last_name.0..last_name.1] == b"type"
+                        && bytes[name_start..i].eq_ignore_ascii_case(b"application/ld+json")
+                    {
+                        is_json_ld = true;
+                    }
+                } else {
+                    last_name = (name_start, i);
+                    let next = bytes[i..].iter().find(|b| !b.is_ascii_whitespace());
+                    if next != Some(&b'=') && next.is_some() {
+                        insertions.push(i);
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    (bytes.len(), is_json_ld)
+}
+
+/// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
+fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(b"</");
+    let mut at = from;
+    while let Some(offset) = finder.find(&bytes[at..]) {
+        let lt = at + offset;
+        let candidate = &bytes[lt + 2..];
+        if candidate.len() >= name.len() && candidate[..name.len()].eq_ignore_ascii_case(name) {
+            let after = candidate.get(name.len()).copied();
+            if !after.is_some_and(is_name_byte) {
+                return Some(lt);
+            }
+        }
+        at = lt + 2;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prescan;
+
+    #[test]
+    fn lowercases_names_but_not_values_or_text() {
+        let p = prescan(r#"<DIV CLASS="Foo">Hello <BR><A HREF="/X">Y</A></DIV>"#);
+        assert_eq!(p.html, r#"<div class="Foo">Hello <br><a href="/X">Y</a></div>"#);
+    }
+
+    #[test]
+    fn blanks_scripts_and_styles_and_keeps_json_ld() {
+        let input = r#"<script>var a = "</div><p>";</script><p>x</p><script type="application/ld+json">{"name":"A"}</SCRIPT><style>p{}</style>"#;
+        let p = prescan(input);
+        assert!(!p.html.contains("<p>\""));
+        assert!(p.html.contains("<p>x</p>"));
+        assert_eq!(p.json_ld, vec![r#"{"name":"A"}"#.to_string()]);
+        assert!(!p.html.contains("p{}"));
+    }
+
+    #[test]
+    fn skips_comments_and_survives_truncation() {
+        let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
+        assert!(p.html.starts_with("<!-- <SCRIPT> --><b>x</b><script>"));
+        assert!(p.html.ends_with("            "));
+        let p = prescan("<a href='x");
+        assert_eq!(p.html, "<a href='x");
+    }
+
+    #[test]
+    fn valueless_attributes_get_an_empty_value() {
+        let p = prescan(r#"<div itemscope itemtype="x"><input disabled><br/></div>"#);
+        assert_eq!(p.html, r#"<div itemscope="" itemtype="x"><input disabled=""><br/></div>"#);
+    }
+
+    #[test]
+    fn multibyte_text_stays_intact() {
+        let p = prescan("<P>Straße 1 – Köln</P><script>ü</script>");
+        assert!(p.html.starts_with("<p>Straße 1 – Köln</p>"));
+    }
+}

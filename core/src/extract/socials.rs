@@ -1,0 +1,289 @@
+//! Social profile links (LinkedIn, Facebook, Instagram, X, YouTube): classification and
+//! canonicalisation (decisions.md "Result fields"; extraction.md §6 rules 1–2).
+//!
+//! Canonical form: `https://`, lower-case host without `www.`/`m.`/`mobile.`/country
+//! sub-domains, no query or fragment (except Facebook's `profile.php?id=`), no trailing slash,
+//! profile base only (sub-pages such as `/about` or `/videos` cut). `twitter.com` becomes
+//! `x.com`, and the old `twitter.com/#!/name` form is read as `x.com/name`. Share, intent,
+//! login, search, post, video and plugin links are not profiles.
+
+use url::Url;
+
+/// The five networks of `SocialLinks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Network {
+    /// facebook.com, fb.com
+    Facebook,
+    /// instagram.com, instagr.am
+    Instagram,
+    /// linkedin.com
+    LinkedIn,
+    /// x.com, twitter.com
+    X,
+    /// youtube.com
+    YouTube,
+}
+
+/// Classifies an absolute link; returns its network and canonical profile URL, or `None` when
+/// it is not a profile of one of the five networks.
+pub fn classify(href: &str) -> Option<(Network, String)> {
+    let href = href.trim();
+    let href = if href.starts_with("//") {
+        format!("https:{href}")
+    } else if !href.contains("://") && looks_like_social_host(href) {
+        format!("https://{href}")
+    } else {
+        href.to_string()
+    };
+    let url = Url::parse(&href).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = url.host_str()?.to_ascii_lowercase();
+    let host = strip_subdomain(&host);
+    // `twitter.com/#!/name` and its percent-encoded form keep the handle in the fragment.
+    let fragment_path = url
+        .fragment()
+        .map(|f| f.replace("%21", "!"))
+        .and_then(|f| f.strip_prefix('!').map(str::to_string));
+    let path_owned = match (&fragment_path, url.path()) {
+        (Some(f), "/" | "") => f.clone(),
+        (_, p) => p.to_string(),
+    };
+    let decoded = percent_encoding::percent_decode_str(&path_owned).decode_utf8_lossy();
+    let segments: Vec<&str> = decoded.split('/').filter(|s| !s.is_empty()).collect();
+    match host {
+        "facebook.com" | "fb.com" => facebook(&url, &segments),
+        "instagram.com" | "instagr.am" => instagram(&segments),
+        "linkedin.com" => linkedin(&url, &segments),
+        "twitter.com" | "x.com" => x(&segments),
+        "youtube.com" => youtube(&segments),
+        _ => None,
+    }
+}
+
+fn looks_like_social_host(href: &str) -> bool {
+    let lower = href.to_ascii_lowercase();
+    let lower = lower.strip_prefix("www.").unwrap_or(&lower);
+    ["facebook.com/", "instagram.com/", "linkedin.com/", "twitter.com/", "x.com/", "youtube.com/"]
+        .iter()
+        .any(|h| lower.starts_with(h))
+}
+
+fn strip_subdomain(host: &str) -> &str {
+    for base in [
+        "facebook.com", "fb.com", "instagram.com", "instagr.am", "linkedin.com", "twitter.com",
+        "x.com", "youtube.com",
+    ] {
+        if host == base {
+            return base;
+        }
+        if let Some(sub) = host.strip_suffix(base).and_then(|s| s.strip_suffix('.')) {
+            // www., m., mobile., and country/language sub-domains (uk.linkedin.com, de-de.facebook.com).
+            let generic = matches!(sub, "www" | "m" | "mobile" | "web" | "business")
+                || (sub.len() <= 5 && sub.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            if generic && sub != "business" && sub != "developers" {
+                return base;
+            }
+            return "";
+        }
+    }
+    ""
+}
+
+fn valid_handle(s: &str, max: usize) -> bool {
+    !s.is_empty()
+        && s.len() <= max
+        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%'))
+}
+
+fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
+    const RESERVED: &[&str] = &[
+        "sharer", "sharer.php", "share.php", "share", "dialog", "plugins", "login", "login.php",
+        "l.php", "rsrc.php", "apps", "events", "friends", "images", "photo.php", "photos",
+        "chat", "ajax", "dyi", "common", "policies", "policy.php", "privacy", "recover", "reg",
+        "r.php", "help", "security", "messages", "marketplace", "live", "bookmarks", "games",
+        "fundraisers", "saved", "gaming", "jobs", "people", "ads", "ad_campaign", "weather",
+        "offers", "recommendations", "settings", "connect", "business", "intern", "watch",
+        "home.php", "tr", "v2.0", "search", "hashtag", "story.php", "permalink.php",
+        "media", "video.php", "notes", "pg", "legal", "terms", "about", "campaign", "careers",
+        "signup", "index.php", "2008", "badges", "find-friends", "pages.php", "places",
+    ];
+    let first = *segments.first()?;
+    let lower = first.to_ascii_lowercase();
+    if lower == "profile.php" {
+        let id = url
+            .query_pairs()
+            .find(|(k, _)| k == "id")
+            .map(|(_, v)| v.to_string())?;
+        if !id.bytes().all(|b| b.is_ascii_digit()) || id.is_empty() {
+            return None;
+        }
+        return Some((Network::Facebook, format!("https://facebook.com/profile.php?id={id}")));
+    }
+    if lower == "pages" {
+        // Old page URLs: /pages/<Name>/<id> (also /pages/<Category>/<Name>/<id>).
+        if matches!(segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(), Some("create" | "category" | "launchpoint")) {
+            return None;
+        }
+        let id_index = segments.iter().position(|s| s.bytes().all(|b| b.is_ascii_digit()))?;
+        if id_index < 2 {
+            return None;
+        }
+        let path = segments[..=id_index].join("/");
+        return Some((Network::Facebook, format!("https://facebook.com/{path}")));
+    }
+    if lower == "groups" {
+        let group = segments.get(1)?;
+        return valid_handle(group, 100).then(|| (Network::Facebook, format!("https://facebook.com/groups/{group}")));
+    }
+    if RESERVED.contains(&lower.as_str()) || lower.ends_with(".php") || !valid_handle(first, 80) {
+        return None;
+    }
+    // `/people/<Name>/<id>` is a profile too, but `people` alone is reserved above.
+    Some((Network::Facebook, format!("https://facebook.com/{first}")))
+}
+
+fn instagram(segments: &[&str]) -> Option<(Network, String)> {
+    const RESERVED: &[&str] = &[
+        "p", "reel", "reels", "tv", "explore", "stories", "accounts", "direct", "about",
+        "developer", "legal", "privacy", "web", "static", "emails", "_n", "_u", "oauth",
+        "challenge", "create", "share", "sharer", "invites",
+    ];
+    let first = *segments.first()?;
+    let lower = first.to_ascii_lowercase();
+    if RESERVED.contains(&lower.as_str()) || !valid_handle(first, 30) || first.contains('%') {
+        return None;
+    }
+    Some((Network::Instagram, format!("https://instagram.com/{first}")))
+}
+
+fn linkedin(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
+    let first = segments.first()?.to_ascii_lowercase();
+    match first.as_str() {
+        "company" | "school" | "in" | "showcase" | "pub" => {
+            let id = segments.get(1)?;
+            if !valid_handle(id, 100) {
+                return None;
+            }
+            if first == "pub" {
+                // Old public profiles: /pub/<name>/<a>/<b>/<c>.
+                let path: Vec<&str> = segments.iter().take(5).copied().collect();
+                return Some((Network::LinkedIn, format!("https://linkedin.com/{}", path.join("/"))));
+            }
+            if first == "company" && matches!(id.to_ascii_lowercase().as_str(), "setup" | "login") {
+                return None;
+            }
+            Some((Network::LinkedIn, format!("https://linkedin.com/{first}/{id}")))
+        }
+        "groups" | "groups.php" | "e" => {
+            // /groups/<name-or-id>, /groups?gid=<id>, /e/gis/<id>.
+            let from_query = url
+                .query_pairs()
+                .find(|(k, _)| k == "gid" || k == "home")
+                .map(|(_, v)| v.to_string())
+                .filter(|v| v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty());
+            let id = match from_query {
+                Some(id) => id,
+                None if first == "groups" => {
+                    let id = segments.get(1)?;
+                    valid_handle(id, 150).then(|| id.to_string())?
+                }
+                None => return None,
+            };
+            Some((Network::LinkedIn, format!("https://linkedin.com/groups/{id}")))
+        }
+        _ => None,
+    }
+}
+
+fn x(segments: &[&str]) -> Option<(Network, String)> {
+    const RESERVED: &[&str] = &[
+        "oauth", "account", "tos", "privacy", "signup", "home", "hashtag", "search", "login",
+        "widgets", "i", "settings", "start", "share", "intent", "oct", "messages", "explore",
+        "notifications", "jobs", "compose", "post", "download", "logout", "about", "help",
+        "following", "followers", "lists", "rules", "en", "personalization", "web",
+    ];
+    let first = segments.first()?.trim_start_matches('@');
+    let lower = first.to_ascii_lowercase();
+    if RESERVED.contains(&lower.as_str()) || lower.ends_with(".php") || lower.ends_with(".html") {
+        return None;
+    }
+    // A handle: 1–15 letters, digits or underscores.
+    if first.is_empty() || first.len() > 15 || !first.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    // /<handle>/status/<id> is a post, not the profile link the page meant.
+    if matches!(segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(), Some("status" | "statuses")) {
+        return None;
+    }
+    Some((Network::X, format!("https://x.com/{first}")))
+}
+
+fn youtube(segments: &[&str]) -> Option<(Network, String)> {
+    let first = *segments.first()?;
+    let lower = first.to_ascii_lowercase();
+    match lower.as_str() {
+        "channel" | "c" | "user" => {
+            let id = segments.get(1)?;
+            if !valid_handle(id.trim_start_matches('@'), 100) || (lower != "c" && id.starts_with('@')) {
+                return None;
+            }
+            Some((Network::YouTube, format!("https://youtube.com/{lower}/{id}")))
+        }
+        _ if first.starts_with('@') => {
+            valid_handle(&first[1..], 100).then(|| (Network::YouTube, format!("https://youtube.com/{first}")))
+        }
+        "watch" | "embed" | "v" | "playlist" | "results" | "feed" | "shorts" | "live"
+        | "subscription_center" | "redirect" | "signin" | "login" | "account" | "t" | "about"
+        | "howyoutubeworks" | "premium" | "kids" | "music" | "gaming" | "attribution_link"
+        | "get_video" | "view_play_list" | "yt" | "ads" | "creators" | "index" | "share" => None,
+        _ if lower.contains('.') || lower.contains('?') => None,
+        // Legacy custom URLs (`youtube.com/<name>`).
+        _ => valid_handle(first, 100).then(|| (Network::YouTube, format!("https://youtube.com/{first}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(href: &str) -> Option<String> {
+        classify(href).map(|(_, u)| u)
+    }
+
+    #[test]
+    fn profiles_are_canonicalised() {
+        assert_eq!(c("http://www.facebook.com/AcmeCo/?ref=ts"), Some("https://facebook.com/AcmeCo".into()));
+        assert_eq!(c("https://m.facebook.com/profile.php?id=123&ref=x"), Some("https://facebook.com/profile.php?id=123".into()));
+        assert_eq!(c("https://www.facebook.com/pages/Acme-Co/123456789"), Some("https://facebook.com/pages/Acme-Co/123456789".into()));
+        assert_eq!(c("http://twitter.com/#!/acme"), Some("https://x.com/acme".into()));
+        assert_eq!(c("http://twitter.com/#%21/acme"), Some("https://x.com/acme".into()));
+        assert_eq!(c("https://x.com/acme/"), Some("https://x.com/acme".into()));
+        assert_eq!(c("https://uk.linkedin.com/company/acme-ltd/about/?trk=x"), Some("https://linkedin.com/company/acme-ltd".into()));
+        assert_eq!(c("http://www.linkedin.com/groups?gid=2345&trk=hb"), Some("https://linkedin.com/groups/2345".into()));
+        assert_eq!(c("https://www.linkedin.com/in/jane-doe"), Some("https://linkedin.com/in/jane-doe".into()));
+        assert_eq!(c("https://www.instagram.com/acme.co/"), Some("https://instagram.com/acme.co".into()));
+        assert_eq!(c("https://www.youtube.com/user/AcmeTV"), Some("https://youtube.com/user/AcmeTV".into()));
+        assert_eq!(c("https://youtube.com/@acme"), Some("https://youtube.com/@acme".into()));
+        assert_eq!(c("www.facebook.com/acme"), Some("https://facebook.com/acme".into()));
+    }
+
+    #[test]
+    fn share_intent_video_and_roots_are_not_profiles() {
+        for href in [
+            "https://www.facebook.com/sharer/sharer.php?u=x", "https://www.facebook.com/dialog/share?x",
+            "https://www.facebook.com/share.php?u=x", "https://www.facebook.com/plugins/like.php",
+            "https://www.facebook.com/", "http://www.facebook.com", "https://twitter.com/intent/tweet?text=x",
+            "https://twitter.com/share", "https://twitter.com/home?status=x", "https://twitter.com/search?q=x",
+            "https://twitter.com/hashtag/x", "https://twitter.com/acme/status/123", "https://www.instagram.com/p/abc/",
+            "https://www.instagram.com/reel/abc/", "https://www.instagram.com/explore/tags/x",
+            "https://www.youtube.com/watch?v=abc", "https://www.youtube.com/embed/abc", "https://www.youtube.com/",
+            "https://www.youtube.com/subscription_center?add_user_id=x", "https://www.linkedin.com/shareArticle?url=x",
+            "https://www.linkedin.com/cws/share?url=x", "http://www.linkedin.com", "https://example.com/facebook.com/x",
+            "https://developers.facebook.com/acme", "mailto:x@facebook.com",
+        ] {
+            assert_eq!(c(href), None, "{href}");
+        }
+    }
+}

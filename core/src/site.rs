@@ -1,0 +1,110 @@
+//! Host names and sites: the result's `domain`, registrable domains (Public Suffix List, via
+//! `psl`) for same-site checks, and the country a ccTLD implies.
+
+use url::Url;
+
+/// The result's `domain` (decisions.md "Result fields"): the URL's host, lower-case, IDNA
+/// ASCII (the `url` crate applies UTS #46), without a leading `www.`. Empty for a URL without
+/// a host.
+pub fn result_domain(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("").trim_end_matches('.');
+    host.strip_prefix("www.").unwrap_or(host).to_ascii_lowercase()
+}
+
+/// The registrable domain ("eTLD+1") of `host` per the Public Suffix List, lower-case; for an
+/// IP literal or a name without a known suffix, the host itself.
+pub fn registrable_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    match psl::domain_str(&host) {
+        Some(domain) => domain.to_string(),
+        None => host,
+    }
+}
+
+/// Whether two URLs are on the same site: same registrable domain (so `www.` and the apex,
+/// and `http`/`https`, are one site). URLs without a host are never the same site.
+pub fn same_site(a: &Url, b: &Url) -> bool {
+    match (a.host_str(), b.host_str()) {
+        (Some(x), Some(y)) => registrable_domain(x) == registrable_domain(y),
+        _ => false,
+    }
+}
+
+/// The ISO 3166-1 alpha-2 region a country-code TLD implies (`.co.uk` → `GB`, `.nl` → `NL`),
+/// or `None` for generic TLDs (`.com`, `.eu`, …) and TLDs used as generic (`.io`, `.co`, `.tv`,
+/// `.me`, `.ai`…).
+pub fn region_from_host(host: &str) -> Option<&'static str> {
+    let tld = host.trim_end_matches('.').rsplit('.').next()?.to_ascii_lowercase();
+    Some(match tld.as_str() {
+        "uk" => "GB",
+        "nl" => "NL",
+        "de" => "DE",
+        "fr" => "FR",
+        "it" => "IT",
+        "es" => "ES",
+        "pt" => "PT",
+        "be" => "BE",
+        "at" => "AT",
+        "ch" => "CH",
+        "ie" => "IE",
+        "se" => "SE",
+        "dk" => "DK",
+        "no" => "NO",
+        "fi" => "FI",
+        "pl" => "PL",
+        "cz" => "CZ",
+        "au" => "AU",
+        "nz" => "NZ",
+        "ca" => "CA",
+        "us" => "US",
+        "za" => "ZA",
+        "in" => "IN",
+        "br" => "BR",
+        "mx" => "MX",
+        "ar" => "AR",
+        "jp" => "JP",
+        "lu" => "LU",
+        "gr" => "GR",
+        "hu" => "HU",
+        "ro" => "RO",
+        "sk" => "SK",
+        "si" => "SI",
+        "hr" => "HR",
+        "sg" => "SG",
+        "hk" => "HK",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn result_domain_strips_www_and_lowercases() {
+        assert_eq!(result_domain(&url("https://WWW.Example.COM/x")), "example.com");
+        assert_eq!(result_domain(&url("https://bücher.de/")), "xn--bcher-kva.de");
+        assert_eq!(result_domain(&url("http://shop.example.co.uk/")), "shop.example.co.uk");
+    }
+
+    #[test]
+    fn same_site_uses_registrable_domain() {
+        assert!(same_site(&url("http://www.a.co.uk/x"), &url("https://a.co.uk/y")));
+        assert!(same_site(&url("https://shop.a.com/"), &url("https://a.com/")));
+        assert!(!same_site(&url("https://a.co.uk/"), &url("https://b.co.uk/")));
+        assert!(!same_site(&url("https://a.github.io/"), &url("https://b.github.io/")));
+        assert!(!same_site(&url("mailto:x@a.com"), &url("https://a.com/")));
+    }
+
+    #[test]
+    fn regions_from_cctld() {
+        assert_eq!(region_from_host("www.flintandson.co.uk"), Some("GB"));
+        assert_eq!(region_from_host("fincar.com.au"), Some("AU"));
+        assert_eq!(region_from_host("example.com"), None);
+        assert_eq!(region_from_host("depelgrim.eu"), None);
+    }
+}
