@@ -1,1 +1,24 @@
-//! tmp
+//! Shared helpers of the benchmarks and the quality evaluation: loading the shared corpora.
+
+use std::path::{Path, PathBuf};
+
+/// Every `*.html` file directly in `dir`, sorted by name, with its bytes.
+///
+/// # Errors
+/// The directory or a file cannot be read.
+pub fn load_pages(dir: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| std::fs::read(&p).map(|b| (p, b)))
+        .collect()
+}
+
+/// The shared folder beside the checkout (`../shared` from the workspace root).
+pub fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+}

@@ -77,119 +77,146 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
     let Some(p) = patterns() else {
         return Vec::new();
     };
-    let allows = |code: &str| page_region.is_none_or(|r| r == code);
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         if line.len() > MAX_LINE || !line.bytes().any(|b| b.is_ascii_digit()) {
             continue;
         }
-        let mut found: Vec<TextAddress> = Vec::new();
-        for (re, region) in [(&p.us, "US"), (&p.ca, "CA"), (&p.au, "AU")] {
-            if region == "AU" && !allows("AU") {
-                continue;
-            }
-            for caps in re.captures_iter(line) {
-                let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
-                    continue;
-                };
-                let city = caps.name("city").map(|c| clean_city(c.as_str()));
-                let city_start = caps.name("city").map_or(state.start(), |c| c.start());
-                let after = &line[zip.end()..];
-                let parts = MarkedAddress {
-                    street: street_for(lines, index, &line[..city_start]),
-                    locality: city.filter(|c| !c.is_empty()),
-                    region: Some(state.as_str().to_string()),
-                    postal_code: Some(zip.as_str().to_string()),
-                    country: country_after(after),
-                };
-                found.push(TextAddress { parts, region, line: index });
-            }
-        }
-        if found.is_empty() && allows("GB") {
-            for caps in p.gb.captures_iter(line) {
-                let Some(zip) = caps.name("zip") else { continue };
-                let before = &line[..zip.start()];
-                if !plausible_gb_context(before, &line[zip.end()..], page_region == Some("GB")) {
-                    continue;
-                }
-                let (street_prefix, locality) = split_locality(before);
-                let parts = MarkedAddress {
-                    street: street_for(lines, index, street_prefix),
-                    locality,
-                    region: None,
-                    postal_code: Some(zip.as_str().to_string()),
-                    country: country_after(&line[zip.end()..]),
-                };
-                found.push(TextAddress { parts, region: "GB", line: index });
-            }
-        }
-        if found.is_empty() && allows("IE") && page_region == Some("IE") {
-            for m in p.ie.find_iter(line) {
-                let before = &line[..m.start()];
-                let (street_prefix, locality) = split_locality(before);
-                let parts = MarkedAddress {
-                    street: street_for(lines, index, street_prefix),
-                    locality,
-                    region: None,
-                    postal_code: Some(m.as_str().to_string()),
-                    country: country_after(&line[m.end()..]),
-                };
-                found.push(TextAddress { parts, region: "IE", line: index });
-            }
-        }
-        for (re, region) in [(&p.nl, "NL"), (&p.pt, "PT"), (&p.se, "SE")] {
-            if !found.is_empty() || !allows(region) {
-                continue;
-            }
-            for caps in re.captures_iter(line) {
-                let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
-                    continue;
-                };
-                if region == "NL" && matches!(&zip.as_str()[zip.as_str().len() - 2..], "SA" | "SD" | "SS") {
-                    continue;
-                }
-                let before = &line[..zip.start()];
-                let street = street_for(lines, index, before);
-                if street.is_none() && page_region != Some(region) {
-                    continue;
-                }
-                let parts = MarkedAddress {
-                    street,
-                    locality: Some(clean_city(city.as_str())).filter(|c| !c.is_empty()),
-                    region: None,
-                    postal_code: Some(zip.as_str().to_string()),
-                    country: country_after(&line[city.end()..]),
-                };
-                found.push(TextAddress { parts, region, line: index });
-            }
-        }
-        if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) {
-            for caps in p.eu.captures_iter(line) {
-                let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
-                    continue;
-                };
-                let before = &line[..zip.start()];
-                // Needs a street with a house number: bare "1234 Words" is too common.
-                let Some(street) = street_for(lines, index, before.trim_end_matches(['-', ' ']).trim_end_matches(char::is_alphabetic)) else {
-                    continue;
-                };
-                let parts = MarkedAddress {
-                    street: Some(street),
-                    locality: Some(clean_city(city.as_str())),
-                    region: None,
-                    postal_code: Some(zip.as_str().to_string()),
-                    country: country_after(&line[city.end()..]),
-                };
-                let region = EU_NUMERIC.iter().find(|r| Some(**r) == page_region).copied().unwrap_or("DE");
-                found.push(TextAddress { parts, region, line: index });
-            }
+        let mut found = match_line(p, lines, index, line, index, page_region);
+        // A postcode on a line of its own belongs to the town line above it
+        // (`Edmonton, Alberta` / `T6B 3E9`); only a postcode inside this line counts.
+        if found.is_empty() && line.len() <= 24 && index > 0 {
+            let joined = format!("{} {}", lines[index - 1].trim_end(), line.trim());
+            found = match_line(p, lines, index, &joined, index - 1, page_region);
+            found.retain(|a| a.parts.postal_code.as_deref().is_some_and(|z| line.contains(z)));
         }
         out.extend(found);
     }
     out
 }
 
-const EU_NUMERIC: &[&str] = &["DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI", "NL"];
+/// Matches the postcode patterns on `line` (line `index`, or a join of it with the line above);
+/// street lines are looked for above `street_index`.
+fn match_line(
+    p: &Patterns,
+    lines: &[&str],
+    index: usize,
+    line: &str,
+    street_index: usize,
+    page_region: Option<&str>,
+) -> Vec<TextAddress> {
+    let allows = |code: &str| page_region.is_none_or(|r| r == code);
+    let mut found: Vec<TextAddress> = Vec::new();
+    for (re, region) in [(&p.us, "US"), (&p.ca, "CA"), (&p.au, "AU")] {
+        if region == "AU" && !allows("AU") {
+            continue;
+        }
+        for caps in re.captures_iter(line) {
+            let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
+                continue;
+            };
+            let city = caps.name("city").map(|c| clean_city(c.as_str()));
+            let city_start = caps.name("city").map_or(state.start(), |c| c.start());
+            let after = &line[zip.end()..];
+            let parts = MarkedAddress {
+                street: street_for(lines, street_index, &line[..city_start]),
+                locality: city.filter(|c| !c.is_empty()),
+                region: Some(state.as_str().to_string()),
+                postal_code: Some(zip.as_str().to_string()),
+                country: country_after(after),
+            };
+            found.push(TextAddress { parts, region, line: index });
+        }
+    }
+    if found.is_empty() && allows("GB") {
+        for caps in p.gb.captures_iter(line) {
+            let Some(zip) = caps.name("zip") else { continue };
+            let before = &line[..zip.start()];
+            if !plausible_gb_context(before, &line[zip.end()..], page_region == Some("GB")) {
+                continue;
+            }
+            let (street_prefix, locality) = split_locality(before);
+            let parts = MarkedAddress {
+                street: street_for(lines, street_index, street_prefix),
+                locality,
+                region: None,
+                postal_code: Some(zip.as_str().to_string()),
+                country: country_after(&line[zip.end()..]),
+            };
+            found.push(TextAddress { parts, region: "GB", line: index });
+        }
+    }
+    if found.is_empty() && allows("IE") && page_region == Some("IE") {
+        for m in p.ie.find_iter(line) {
+            let before = &line[..m.start()];
+            let (street_prefix, locality) = split_locality(before);
+            let parts = MarkedAddress {
+                street: street_for(lines, street_index, street_prefix),
+                locality,
+                region: None,
+                postal_code: Some(m.as_str().to_string()),
+                country: country_after(&line[m.end()..]),
+            };
+            found.push(TextAddress { parts, region: "IE", line: index });
+        }
+    }
+    for (re, region) in [(&p.nl, "NL"), (&p.pt, "PT"), (&p.se, "SE")] {
+        if !found.is_empty() || !allows(region) {
+            continue;
+        }
+        for caps in re.captures_iter(line) {
+            let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+                continue;
+            };
+            let letters = zip.as_str().get(zip.as_str().len().saturating_sub(2)..).unwrap_or("");
+            // SA, SD and SS are not used in Dutch postcodes; compass points and street
+            // abbreviations after a house number (`2828 SW Corbett Avenue`) are US streets.
+            let not_dutch = matches!(letters, "SA" | "SD" | "SS")
+                || (page_region != Some("NL")
+                    && matches!(letters, "SW" | "NW" | "NE" | "SE" | "ST" | "RD" | "TH" | "ND" | "AM" | "PM"));
+            if region == "NL" && not_dutch {
+                continue;
+            }
+            let before = &line[..zip.start()];
+            let street = street_for(lines, street_index, before);
+            if street.is_none() && page_region != Some(region) {
+                continue;
+            }
+            let parts = MarkedAddress {
+                street,
+                locality: Some(clean_city(city.as_str())).filter(|c| !c.is_empty()),
+                region: None,
+                postal_code: Some(zip.as_str().to_string()),
+                country: country_after(&line[city.end()..]),
+            };
+            found.push(TextAddress { parts, region, line: index });
+        }
+    }
+    if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) {
+        for caps in p.eu.captures_iter(line) {
+            let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+                continue;
+            };
+            let before = &line[..zip.start()];
+            // Needs a street with a house number: bare "1234 Words" is too common.
+            let Some(street) = street_for(lines, street_index, before.trim_end_matches(['-', ' ']).trim_end_matches(char::is_alphabetic)) else {
+                continue;
+            };
+            let parts = MarkedAddress {
+                street: Some(street),
+                locality: Some(clean_city(city.as_str())),
+                region: None,
+                postal_code: Some(zip.as_str().to_string()),
+                country: country_after(&line[city.end()..]),
+            };
+            let region = EU_NUMERIC.iter().find(|r| Some(**r) == page_region).copied().unwrap_or("DE");
+            found.push(TextAddress { parts, region, line: index });
+        }
+    }
+    found
+}
+
+const EU_NUMERIC: &[&str] = &["DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI"];
 
 /// A GB postcode needs address context: a locality word before it on the line, or a UK page.
 fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
@@ -197,7 +224,10 @@ fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
     if after.starts_with(|c: char| c.is_alphanumeric()) {
         return false;
     }
-    uk_page || before.ends_with(|c: char| c.is_alphabetic() || c == ',')
+    let lower = before.to_lowercase();
+    uk_page
+        || before.ends_with(|c: char| c.is_alphabetic() || c == ',')
+        || ["postcode:", "post code:", "postcode", "postal code:"].iter().any(|l| lower.ends_with(l))
 }
 
 /// Splits the text before a postcode into (street part, locality): the locality is the last
@@ -252,13 +282,17 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
             break;
         };
         let line = strip_label(line.trim());
-        if line.is_empty() || !is_streetish(line) || line.len() > 80 {
+        // A bare label line between the street and the postcode (`Postcode:`).
+        if line.ends_with(':') && line.len() <= 20 && collected.is_empty() {
+            continue;
+        }
+        if line.is_empty() || !is_streetish(line) || line.len() > 80 || holds_postcode(line) {
             break;
         }
-        collected.push(line.trim_end_matches(','));
+        collected.push(line.trim_end_matches([',', '.']));
         // A line starting with a house number is the street line itself; above it is usually
-        // the business name.
-        if line.starts_with(|c: char| c.is_ascii_digit()) {
+        // the business name. Floor lines (`6th Floor`) also start with a number.
+        if line.starts_with(|c: char| c.is_ascii_digit()) && !is_floor_line(line) {
             break;
         }
     }
@@ -267,6 +301,19 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// Whether a line holds a postcode of its own (then it ends an address above, it is not part
+/// of the street of the address below).
+fn holds_postcode(line: &str) -> bool {
+    patterns().is_some_and(|p| p.us.is_match(line) || p.ca.is_match(line) || p.gb.is_match(line) || p.nl.is_match(line))
+}
+
+/// `6th Floor`, `2nd floor`, `3rd Floor The Hospital Club`.
+fn is_floor_line(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("").to_lowercase();
+    let ordinal = first.trim_start_matches(|c: char| c.is_ascii_digit());
+    first.len() > ordinal.len() && matches!(ordinal, "st" | "nd" | "rd" | "th")
 }
 
 fn strip_label(s: &str) -> &str {
@@ -409,6 +456,39 @@ mod tests {
         assert_eq!((a.street.as_deref(), a.postal_code.as_deref(), a.locality.as_deref()), (Some("Axelsestraat 36"), Some("4537 AK"), Some("Terneuzen")));
         let a = one(&["Lvl2 845 Pacific Hwy", "Chatswood NSW 2067"], Some("AU"));
         assert_eq!(a.postal_code.as_deref(), Some("2067"));
+    }
+
+    #[test]
+    fn postcode_on_its_own_line() {
+        let a = one(&["Prism Flow Products", "5320 - Roper Road", "Edmonton, Alberta", "T6B 3E9", "Canada"], None);
+        assert_eq!(a.postal_code.as_deref(), Some("T6B 3E9"));
+        assert_eq!(a.locality.as_deref(), Some("Edmonton"));
+        assert_eq!(a.street.as_deref(), Some("5320 - Roper Road"));
+        let a = one(&["45 Ironmongers Place, Isle of Dogs,", "E14 9YD."], None);
+        assert_eq!(a.postal_code.as_deref(), Some("E14 9YD"));
+    }
+
+    #[test]
+    fn labelled_lines_and_floor_lines() {
+        let a = one(&["Address:", "45 Ironmongers Place, Isle of Dogs.", "Postcode:", "E14 9YD."], None);
+        assert_eq!(a.postal_code.as_deref(), Some("E14 9YD"));
+        assert_eq!(a.street.as_deref(), Some("45 Ironmongers Place, Isle of Dogs"));
+        let a = one(&["1718 Connecticut Ave., NW", "6th Floor", "Washington, DC 20009"], None);
+        assert_eq!(a.street.as_deref(), Some("1718 Connecticut Ave., NW, 6th Floor"));
+    }
+
+    #[test]
+    fn a_postcode_line_is_not_the_street_of_the_next_address() {
+        let found = from_lines(&["Markt 211b", "5701 RJ HELMOND", "Postbus 159", "5700 AD HELMOND"], Some("NL"));
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[1].parts.street.as_deref(), Some("Postbus 159"));
+    }
+
+    #[test]
+    fn us_directionals_are_not_dutch_postcodes() {
+        let found = from_lines(&["(503) 808-1268", "2828 SW Corbett Avenue, Suite 135", "Portland, OR 97201"], None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].parts.postal_code.as_deref(), Some("97201"));
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub fn from_mailto(href: &str) -> Vec<String> {
 /// address, or `None` for a malformed payload or an invalid address.
 pub fn from_cloudflare(hex: &str) -> Option<String> {
     let hex = hex.trim();
-    if hex.len() < 4 || hex.len() % 2 != 0 || hex.len() > 1024 {
+    if hex.len() < 4 || !hex.len().is_multiple_of(2) || hex.len() > 1024 {
         return None;
     }
     let bytes: Vec<u8> = (0..hex.len())

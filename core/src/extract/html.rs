@@ -224,11 +224,10 @@ impl Walker {
                 }
                 return None;
             }
-            b"html" => {
-                if self.doc.lang.is_none() {
+            b"html"
+                if self.doc.lang.is_none() => {
                     self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
                 }
-            }
             b"head" => {
                 exit.head = is_closed(tag);
                 self.head_depth += usize::from(exit.head);
@@ -485,11 +484,10 @@ impl Attrs {
                 "title" => attrs.title = Some(collapse(&entities::decode(value))),
                 "content" => attrs.content = Some(entities::decode(value).trim().to_string()),
                 "lang" => attrs.lang = Some(value.trim().to_string()),
-                "name" | "property" => {
-                    if attrs.meta_key.is_none() || key == "property" {
+                "name" | "property"
+                    if (attrs.meta_key.is_none() || key == "property") => {
                         attrs.meta_key = Some(value.trim().to_ascii_lowercase());
                     }
-                }
                 "data-cfemail" => attrs.cfemail = Some(value.trim().to_string()),
                 "itemscope" => attrs.itemscope = true,
                 "itemtype" => attrs.item_type = Some(value.to_string()),

@@ -128,7 +128,7 @@ impl ParsedPage {
             .flat_map(|s| address::from_lines(&[s.as_str()], tld_region))
             .map(|a| a.parts);
         for candidate in structured.chain(from_strings).chain(text_addresses.into_iter().map(|a| a.parts)) {
-            push_address(&mut addresses, trim_address(candidate));
+            push_address(&mut addresses, split_run_on(trim_address(candidate), tld_region));
         }
         let structured_names: Vec<String> = json_ld
             .org_names
@@ -279,23 +279,27 @@ fn region_hint(
         .chain(&doc.marked_addresses)
         .filter_map(|a| a.country.as_deref())
         .find_map(address::region_of_country);
-    let printed = text_addresses.first().map(|a| a.region);
+    // Patterns with a state or province are the surest; then the first address printed.
+    let printed = text_addresses
+        .iter()
+        .find(|a| matches!(a.region, "US" | "CA" | "AU"))
+        .or(text_addresses.first())
+        .map(|a| a.region);
     let geo = doc
         .metas
         .iter()
         .find(|(k, _)| k == "geo.region")
         .and_then(|(_, v)| v.get(..2))
         .and_then(|code| RegionHint::from_code(code).and_then(|h| h.region).map(|_| code.to_ascii_uppercase()));
-    let code = structured
-        .map(str::to_string)
-        .or(printed.map(str::to_string))
-        .or(tld_region.map(str::to_string))
-        .or(lang_region.map(str::to_string))
-        .or(geo);
-    if let Some(hint) = code.as_deref().and_then(RegionHint::from_code) {
+    let strong = structured.or(printed).or(tld_region).map(str::to_string);
+    if let Some(hint) = strong.as_deref().and_then(RegionHint::from_code) {
         return hint;
     }
-    RegionHint::default()
+    let weak = lang_region.map(str::to_string).or(geo);
+    match weak.as_deref().and_then(RegionHint::from_code) {
+        Some(hint) => RegionHint { weak: true, ..hint },
+        None => RegionHint::default(),
+    }
 }
 
 /// The region of a `lang` value: its region subtag (`en-GB` → GB), or the main country of a
@@ -321,6 +325,24 @@ fn lang_region(lang: Option<&str>) -> Option<&'static str> {
         "da" => Some("DK"),
         "pl" => Some("PL"),
         _ => None,
+    }
+}
+
+/// A marked-up address whose street holds the whole address (`Pentland House, Village Way,
+/// Wilmslow, Cheshire, SK9 2GH` with no other part) is split by the text patterns.
+fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
+    if a.postal_code.is_some() || a.locality.is_some() {
+        return a;
+    }
+    let Some(street) = a.street.as_deref() else {
+        return a;
+    };
+    match address::from_lines(&[street], region).into_iter().next() {
+        Some(found) => MarkedAddress {
+            country: found.parts.country.or(a.country),
+            ..found.parts
+        },
+        None => a,
     }
 }
 
@@ -350,11 +372,14 @@ fn address_key(a: &MarkedAddress) -> String {
         .flat_map(char::to_uppercase)
         .collect();
     let street = a.street.as_deref().unwrap_or("");
+    // The house number: the first word that starts with a digit (not `V1` in a name).
     let number: String = street
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|s| !s.is_empty())
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
         .unwrap_or("")
-        .to_string();
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     if postcode.is_empty() {
         street.to_lowercase()
     } else {

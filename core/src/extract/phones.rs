@@ -24,6 +24,10 @@ pub struct RegionHint {
     /// Whether the region comes from a real clue (address, JSON-LD country, ccTLD, `lang`), so
     /// unlabelled but well-grouped numbers can be trusted.
     pub confident: bool,
+    /// Whether the region is only a weak clue (`<html lang>`, which templates often leave at
+    /// `en-GB`/`en-US`), so a number that is invalid there but written the North American way is
+    /// also tried as a NANP number.
+    pub weak: bool,
 }
 
 impl RegionHint {
@@ -33,6 +37,7 @@ impl RegionHint {
         Some(RegionHint {
             region: Some(region),
             confident: true,
+            weak: false,
         })
     }
 }
@@ -228,12 +233,11 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
 /// Length in bytes of the separator at the start of `s` (0 when there is none).
 fn separator_len(s: &str) -> usize {
     let mut len = 0;
-    let mut count = 0;
     let mut spaces = 0;
-    for ch in s.chars() {
+    for ch in s.chars().take(4) {
         let is_space = matches!(ch, ' ' | '\u{A0}' | '\u{2009}' | '\u{202F}');
         let is_sep = is_space || matches!(ch, '-' | '.' | '/' | '(' | ')' | '–' | '—' | '‑');
-        if !is_sep || count >= 4 {
+        if !is_sep {
             break;
         }
         spaces += usize::from(is_space);
@@ -241,7 +245,6 @@ fn separator_len(s: &str) -> usize {
             return 0;
         }
         len += ch.len_utf8();
-        count += 1;
     }
     len
 }
@@ -304,10 +307,14 @@ fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
         None if is_nanp_shaped(text) || labelled && nanp_digits(&cleaned) => Some(Region::US),
         None => return None,
     };
-    let number = phonenumber::parse(region, &cleaned).ok()?;
-    if !number.is_valid() {
-        return None;
-    }
+    let parse_valid = |region| phonenumber::parse(region, &cleaned).ok().filter(|n| n.is_valid());
+    let number = match parse_valid(region) {
+        Some(number) => number,
+        None if hint.weak && region != Some(Region::US) && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned)) => {
+            parse_valid(Some(Region::US))?
+        }
+        None => return None,
+    };
     if is_placeholder(&number.national().value().to_string()) {
         return None;
     }
@@ -512,6 +519,13 @@ mod tests {
             texts("Denver, CO 80202 303-555-2368 303-555-2369", hint("US")),
             ["+13035552368", "+13035552369"]
         );
+    }
+
+    #[test]
+    fn weak_region_falls_back_to_nanp() {
+        let weak = RegionHint { weak: true, ..hint("GB") };
+        assert_eq!(texts("Give Us A Call: 206-588-2075", weak), ["+12065882075"]);
+        assert!(texts("Give Us A Call: 206-588-2075", hint("GB")).is_empty());
     }
 
     #[test]

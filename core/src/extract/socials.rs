@@ -94,7 +94,7 @@ fn strip_subdomain(host: &str) -> &str {
 fn valid_handle(s: &str, max: usize) -> bool {
     !s.is_empty()
         && s.len() <= max
-        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%'))
+        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%' | '&' | '\'' | '!'))
 }
 
 fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
