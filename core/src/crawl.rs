@@ -66,7 +66,10 @@ pub struct CrawlPlan {
 pub fn plan(home: &Url, links: &[PageLink]) -> CrawlPlan {
     let candidates = candidates(home, links);
     let eu = region_from_host(home.host_str().unwrap_or("")).is_some_and(|r| {
-        matches!(r, "DE" | "AT" | "CH" | "FR" | "IT" | "ES" | "NL" | "BE" | "LU" | "PT")
+        matches!(
+            r,
+            "DE" | "AT" | "CH" | "FR" | "IT" | "ES" | "NL" | "BE" | "LU" | "PT"
+        )
     });
     let mut fetch: Vec<Url> = Vec::new();
     let take_best = |intent: &[Intent], fetch: &mut Vec<Url>| {
@@ -105,7 +108,10 @@ pub fn plan(home: &Url, links: &[PageLink]) -> CrawlPlan {
         .map(|c| c.url.clone())
         .take(MAX_CONTACT_PAGES)
         .collect();
-    CrawlPlan { fetch, contact_pages }
+    CrawlPlan {
+        fetch,
+        contact_pages,
+    }
 }
 
 /// Every same-site link that looks like a contact/legal/about/support/privacy page, scored and
@@ -130,7 +136,11 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
                     existing.intent = intent;
                 }
             }
-            None => out.push(Candidate { url: url.clone(), intent, score }),
+            None => out.push(Candidate {
+                url: url.clone(),
+                intent,
+                score,
+            }),
         }
     }
     out.sort_by_key(|c| std::cmp::Reverse(c.score));
@@ -150,7 +160,9 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
             continue;
         }
         let mut score = weight * (2 * i32::from(in_text) + i32::from(in_path));
-        let depth = url.path_segments().map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+        let depth = url
+            .path_segments()
+            .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
         score -= 2 * (depth.saturating_sub(1) as i32).min(4);
         if url.query().is_some() {
             score -= 2;
@@ -167,35 +179,141 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
 }
 
 const KEYWORDS: &[(Intent, i32, &[&str])] = &[
-    (Intent::Contact, 10, &[
-        "contact", "contact us", "contactus", "contacts", "get in touch", "reach us", "find us",
-        "locations", "location", "visit us", "directions", "kontakt", "kontaktieren", "anfahrt",
-        "standort", "standorte", "contacto", "contactenos", "contactanos", "contato",
-        "fale conosco", "contatti", "contattaci", "dove siamo", "nous contacter",
-        "contactez nous", "nous trouver", "acces", "neem contact op", "contactgegevens",
-        "route", "routebeschrijving", "bereikbaarheid", "kontakta oss", "kontakt oss",
-        "yhteystiedot", "contactformulier", "offices", "our offices",
-    ]),
-    (Intent::Legal, 8, &[
-        "impressum", "imprint", "legal notice", "legal", "anbieterkennzeichnung",
-        "mentions legales", "informations legales", "note legali", "nota legale", "aviso legal",
-        "avisolegal", "informacion legal", "colofon", "disclaimer", "juridique",
-    ]),
-    (Intent::About, 6, &[
-        "about", "about us", "aboutus", "who we are", "our story", "company", "team", "our team",
-        "staff", "people", "uber uns", "ueber uns", "unternehmen", "quienes somos",
-        "sobre nosotros", "nosotros", "chi siamo", "azienda", "qui sommes nous", "a propos",
-        "entreprise", "over ons", "over", "wie zijn wij", "wie wij zijn", "om oss", "sobre",
-        "empresa", "profile", "profiel", "history", "our firm", "the firm",
-    ]),
-    (Intent::Support, 4, &[
-        "support", "help", "customer service", "customer care", "kundenservice", "hilfe",
-        "servicio al cliente", "assistenza", "aide", "klantenservice", "service",
-    ]),
-    (Intent::Privacy, 2, &[
-        "privacy", "privacy policy", "datenschutz", "privacidad", "confidentialite",
-        "privacyverklaring", "privacybeleid",
-    ]),
+    (
+        Intent::Contact,
+        10,
+        &[
+            "contact",
+            "contact us",
+            "contactus",
+            "contacts",
+            "get in touch",
+            "reach us",
+            "find us",
+            "locations",
+            "location",
+            "visit us",
+            "directions",
+            "kontakt",
+            "kontaktieren",
+            "anfahrt",
+            "standort",
+            "standorte",
+            "contacto",
+            "contactenos",
+            "contactanos",
+            "contato",
+            "fale conosco",
+            "contatti",
+            "contattaci",
+            "dove siamo",
+            "nous contacter",
+            "contactez nous",
+            "nous trouver",
+            "acces",
+            "neem contact op",
+            "contactgegevens",
+            "route",
+            "routebeschrijving",
+            "bereikbaarheid",
+            "kontakta oss",
+            "kontakt oss",
+            "yhteystiedot",
+            "contactformulier",
+            "offices",
+            "our offices",
+        ],
+    ),
+    (
+        Intent::Legal,
+        8,
+        &[
+            "impressum",
+            "imprint",
+            "legal notice",
+            "legal",
+            "anbieterkennzeichnung",
+            "mentions legales",
+            "informations legales",
+            "note legali",
+            "nota legale",
+            "aviso legal",
+            "avisolegal",
+            "informacion legal",
+            "colofon",
+            "disclaimer",
+            "juridique",
+        ],
+    ),
+    (
+        Intent::About,
+        6,
+        &[
+            "about",
+            "about us",
+            "aboutus",
+            "who we are",
+            "our story",
+            "company",
+            "team",
+            "our team",
+            "staff",
+            "people",
+            "uber uns",
+            "ueber uns",
+            "unternehmen",
+            "quienes somos",
+            "sobre nosotros",
+            "nosotros",
+            "chi siamo",
+            "azienda",
+            "qui sommes nous",
+            "a propos",
+            "entreprise",
+            "over ons",
+            "over",
+            "wie zijn wij",
+            "wie wij zijn",
+            "om oss",
+            "sobre",
+            "empresa",
+            "profile",
+            "profiel",
+            "history",
+            "our firm",
+            "the firm",
+        ],
+    ),
+    (
+        Intent::Support,
+        4,
+        &[
+            "support",
+            "help",
+            "customer service",
+            "customer care",
+            "kundenservice",
+            "hilfe",
+            "servicio al cliente",
+            "assistenza",
+            "aide",
+            "klantenservice",
+            "service",
+        ],
+    ),
+    (
+        Intent::Privacy,
+        2,
+        &[
+            "privacy",
+            "privacy policy",
+            "datenschutz",
+            "privacidad",
+            "confidentialite",
+            "privacyverklaring",
+            "privacybeleid",
+        ],
+    ),
 ];
 
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
@@ -224,7 +342,9 @@ fn contains_words(text: &str, phrase: &str) -> bool {
     text.match_indices(phrase).any(|(i, _)| {
         let before_ok = i == 0 || text.as_bytes()[i - 1] == b' ';
         let end = i + phrase.len();
-        let after_ok = end == text.len() || text.as_bytes()[end] == b' ' || text[end..].starts_with("us") && phrase == "contact";
+        let after_ok = end == text.len()
+            || text.as_bytes()[end] == b' '
+            || text[end..].starts_with("us") && phrase == "contact";
         before_ok && after_ok
     })
 }
@@ -232,18 +352,37 @@ fn contains_words(text: &str, phrase: &str) -> bool {
 fn is_excluded(url: &Url) -> bool {
     let path = url.path().to_ascii_lowercase();
     const FILES: &[&str] = &[
-        ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx",
-        ".mp4", ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml",
-        ".rss", ".ics", ".vcf",
+        ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx", ".mp4",
+        ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml", ".rss", ".ics",
+        ".vcf",
     ];
     const AREAS: &[&str] = &[
-        "/login", "/logout", "/signin", "/sign-in", "/register", "/cart", "/checkout",
-        "/basket", "/account", "/my-account", "/wp-admin", "/wp-login", "/feed", "/tag/",
-        "/category/", "/search", "/wishlist", "/cdn-cgi/",
+        "/login",
+        "/logout",
+        "/signin",
+        "/sign-in",
+        "/register",
+        "/cart",
+        "/checkout",
+        "/basket",
+        "/account",
+        "/my-account",
+        "/wp-admin",
+        "/wp-login",
+        "/feed",
+        "/tag/",
+        "/category/",
+        "/search",
+        "/wishlist",
+        "/cdn-cgi/",
     ];
     !matches!(url.scheme(), "http" | "https")
         || FILES.iter().any(|f| path.ends_with(f))
-        || AREAS.iter().any(|a| path.starts_with(a) || path.contains(&format!("{a}/")) || (a.ends_with('/') && path.contains(a)))
+        || AREAS.iter().any(|a| {
+            path.starts_with(a)
+                || path.contains(&format!("{a}/"))
+                || (a.ends_with('/') && path.contains(a))
+        })
 }
 
 /// Same page as the homepage (fragments, `index.html`, trailing slash ignored).
@@ -253,15 +392,25 @@ fn is_same_page(home: &Url, url: &Url) -> bool {
         let trimmed = path.trim_end_matches('/');
         url.query().is_none()
             && (trimmed.is_empty()
-                || ["/index.html", "/index.htm", "/index.php", "/home", "/default.aspx", "/default.asp"]
-                    .contains(&trimmed))
+                || [
+                    "/index.html",
+                    "/index.htm",
+                    "/index.php",
+                    "/home",
+                    "/default.aspx",
+                    "/default.asp",
+                ]
+                .contains(&trimmed))
     }
 }
 
 /// Same page: host (without `www.`), path (without trailing slash) and query equal; scheme
 /// and fragment ignored.
 pub fn same_page(a: &Url, b: &Url) -> bool {
-    let host = |u: &Url| u.host_str().map(|h| h.trim_start_matches("www.").to_ascii_lowercase());
+    let host = |u: &Url| {
+        u.host_str()
+            .map(|h| h.trim_start_matches("www.").to_ascii_lowercase())
+    };
     let path = |u: &Url| u.path().trim_end_matches('/').to_string();
     host(a) == host(b) && path(a) == path(b) && a.query() == b.query()
 }
@@ -271,7 +420,11 @@ mod tests {
     use super::*;
 
     fn link(href: &str, text: &str) -> PageLink {
-        PageLink { url: Url::parse(href).unwrap(), text: text.to_string(), in_footer: false }
+        PageLink {
+            url: Url::parse(href).unwrap(),
+            text: text.to_string(),
+            in_footer: false,
+        }
     }
 
     #[test]
@@ -289,7 +442,10 @@ mod tests {
         let plan = plan(&home, &links);
         let paths: Vec<&str> = plan.fetch.iter().map(|u| u.path()).collect();
         assert_eq!(paths, ["/kontakt", "/impressum", "/ueber-uns"]);
-        assert!(plan.contact_pages.iter().all(|u| u.host_str() != Some("other.de")));
+        assert!(plan
+            .contact_pages
+            .iter()
+            .all(|u| u.host_str() != Some("other.de")));
         assert_eq!(plan.contact_pages[0].path(), "/kontakt");
     }
 
@@ -298,24 +454,44 @@ mod tests {
         let home = Url::parse("http://acme.com/").unwrap();
         let links = [
             link("http://acme.com/page.php?id=5", "Contact Us"),
-            link("http://acme.com/about/history/2010/news", "Our company news from 2010 and more words"),
+            link(
+                "http://acme.com/about/history/2010/news",
+                "Our company news from 2010 and more words",
+            ),
             link("http://acme.com/contact.pdf", "Contact form (PDF)"),
             link("http://www.acme.com/about-us/", "About"),
             link("http://acme.com/about-us", "About us"),
         ];
         let c = candidates(&home, &links);
         assert_eq!(c[0].url.as_str(), "http://acme.com/page.php?id=5");
-        assert_eq!(c.iter().filter(|c| c.url.path().starts_with("/about-us")).count(), 1);
+        assert_eq!(
+            c.iter()
+                .filter(|c| c.url.path().starts_with("/about-us"))
+                .count(),
+            1
+        );
         assert!(c.iter().all(|c| !c.url.path().ends_with(".pdf")));
     }
 
     #[test]
     fn multilingual_keywords() {
         let u = |p: &str| Url::parse(&format!("https://x.it{p}")).unwrap();
-        assert_eq!(score_link(&u("/contatti"), "Contatti").map(|s| s.0), Some(Intent::Contact));
-        assert_eq!(score_link(&u("/chi-siamo"), "Chi siamo").map(|s| s.0), Some(Intent::About));
-        assert_eq!(score_link(&u("/x"), "Mentions légales").map(|s| s.0), Some(Intent::Legal));
-        assert_eq!(score_link(&u("/x"), "Neem contact op").map(|s| s.0), Some(Intent::Contact));
+        assert_eq!(
+            score_link(&u("/contatti"), "Contatti").map(|s| s.0),
+            Some(Intent::Contact)
+        );
+        assert_eq!(
+            score_link(&u("/chi-siamo"), "Chi siamo").map(|s| s.0),
+            Some(Intent::About)
+        );
+        assert_eq!(
+            score_link(&u("/x"), "Mentions légales").map(|s| s.0),
+            Some(Intent::Legal)
+        );
+        assert_eq!(
+            score_link(&u("/x"), "Neem contact op").map(|s| s.0),
+            Some(Intent::Contact)
+        );
         assert_eq!(score_link(&u("/produkte"), "Produkte"), None);
     }
 }

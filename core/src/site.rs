@@ -8,7 +8,9 @@ use url::Url;
 /// a host.
 pub fn result_domain(url: &Url) -> String {
     let host = url.host_str().unwrap_or("").trim_end_matches('.');
-    host.strip_prefix("www.").unwrap_or(host).to_ascii_lowercase()
+    host.strip_prefix("www.")
+        .unwrap_or(host)
+        .to_ascii_lowercase()
 }
 
 /// The registrable domain ("eTLD+1") of `host` per the Public Suffix List, lower-case; for an
@@ -34,7 +36,11 @@ pub fn same_site(a: &Url, b: &Url) -> bool {
 /// or `None` for generic TLDs (`.com`, `.eu`, …) and TLDs used as generic (`.io`, `.co`, `.tv`,
 /// `.me`, `.ai`…).
 pub fn region_from_host(host: &str) -> Option<&'static str> {
-    let tld = host.trim_end_matches('.').rsplit('.').next()?.to_ascii_lowercase();
+    let tld = host
+        .trim_end_matches('.')
+        .rsplit('.')
+        .next()?
+        .to_ascii_lowercase();
     Some(match tld.as_str() {
         "uk" => "GB",
         "nl" => "NL",
@@ -86,17 +92,38 @@ mod tests {
 
     #[test]
     fn result_domain_strips_www_and_lowercases() {
-        assert_eq!(result_domain(&url("https://WWW.Example.COM/x")), "example.com");
-        assert_eq!(result_domain(&url("https://bücher.de/")), "xn--bcher-kva.de");
-        assert_eq!(result_domain(&url("http://shop.example.co.uk/")), "shop.example.co.uk");
+        assert_eq!(
+            result_domain(&url("https://WWW.Example.COM/x")),
+            "example.com"
+        );
+        assert_eq!(
+            result_domain(&url("https://bücher.de/")),
+            "xn--bcher-kva.de"
+        );
+        assert_eq!(
+            result_domain(&url("http://shop.example.co.uk/")),
+            "shop.example.co.uk"
+        );
     }
 
     #[test]
     fn same_site_uses_registrable_domain() {
-        assert!(same_site(&url("http://www.a.co.uk/x"), &url("https://a.co.uk/y")));
-        assert!(same_site(&url("https://shop.a.com/"), &url("https://a.com/")));
-        assert!(!same_site(&url("https://a.co.uk/"), &url("https://b.co.uk/")));
-        assert!(!same_site(&url("https://a.github.io/"), &url("https://b.github.io/")));
+        assert!(same_site(
+            &url("http://www.a.co.uk/x"),
+            &url("https://a.co.uk/y")
+        ));
+        assert!(same_site(
+            &url("https://shop.a.com/"),
+            &url("https://a.com/")
+        ));
+        assert!(!same_site(
+            &url("https://a.co.uk/"),
+            &url("https://b.co.uk/")
+        ));
+        assert!(!same_site(
+            &url("https://a.github.io/"),
+            &url("https://b.github.io/")
+        ));
         assert!(!same_site(&url("mailto:x@a.com"), &url("https://a.com/")));
     }
 

@@ -88,7 +88,12 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
         if found.is_empty() && line.len() <= 24 && index > 0 {
             let joined = format!("{} {}", lines[index - 1].trim_end(), line.trim());
             found = match_line(p, lines, index, &joined, index - 1, page_region);
-            found.retain(|a| a.parts.postal_code.as_deref().is_some_and(|z| line.contains(z)));
+            found.retain(|a| {
+                a.parts
+                    .postal_code
+                    .as_deref()
+                    .is_some_and(|z| line.contains(z))
+            });
         }
         out.extend(found);
     }
@@ -125,12 +130,18 @@ fn match_line(
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(after),
             };
-            found.push(TextAddress { parts, region, line: index });
+            found.push(TextAddress {
+                parts,
+                region,
+                line: index,
+            });
         }
     }
     if found.is_empty() && allows("GB") {
         for caps in p.gb.captures_iter(line) {
-            let Some(zip) = caps.name("zip") else { continue };
+            let Some(zip) = caps.name("zip") else {
+                continue;
+            };
             let before = &line[..zip.start()];
             if !plausible_gb_context(before, &line[zip.end()..], page_region == Some("GB")) {
                 continue;
@@ -143,7 +154,11 @@ fn match_line(
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(&line[zip.end()..]),
             };
-            found.push(TextAddress { parts, region: "GB", line: index });
+            found.push(TextAddress {
+                parts,
+                region: "GB",
+                line: index,
+            });
         }
     }
     if found.is_empty() && allows("IE") && page_region == Some("IE") {
@@ -157,7 +172,11 @@ fn match_line(
                 postal_code: Some(m.as_str().to_string()),
                 country: country_after(&line[m.end()..]),
             };
-            found.push(TextAddress { parts, region: "IE", line: index });
+            found.push(TextAddress {
+                parts,
+                region: "IE",
+                line: index,
+            });
         }
     }
     for (re, region) in [(&p.nl, "NL"), (&p.pt, "PT"), (&p.se, "SE")] {
@@ -168,12 +187,18 @@ fn match_line(
             let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
                 continue;
             };
-            let letters = zip.as_str().get(zip.as_str().len().saturating_sub(2)..).unwrap_or("");
+            let letters = zip
+                .as_str()
+                .get(zip.as_str().len().saturating_sub(2)..)
+                .unwrap_or("");
             // SA, SD and SS are not used in Dutch postcodes; compass points and street
             // abbreviations after a house number (`2828 SW Corbett Avenue`) are US streets.
             let not_dutch = matches!(letters, "SA" | "SD" | "SS")
                 || (page_region != Some("NL")
-                    && matches!(letters, "SW" | "NW" | "NE" | "SE" | "ST" | "RD" | "TH" | "ND" | "AM" | "PM"));
+                    && matches!(
+                        letters,
+                        "SW" | "NW" | "NE" | "SE" | "ST" | "RD" | "TH" | "ND" | "AM" | "PM"
+                    ));
             if region == "NL" && not_dutch {
                 continue;
             }
@@ -189,7 +214,11 @@ fn match_line(
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(&line[city.end()..]),
             };
-            found.push(TextAddress { parts, region, line: index });
+            found.push(TextAddress {
+                parts,
+                region,
+                line: index,
+            });
         }
     }
     if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) {
@@ -199,7 +228,13 @@ fn match_line(
             };
             let before = &line[..zip.start()];
             // Needs a street with a house number: bare "1234 Words" is too common.
-            let Some(street) = street_for(lines, street_index, before.trim_end_matches(['-', ' ']).trim_end_matches(char::is_alphabetic)) else {
+            let Some(street) = street_for(
+                lines,
+                street_index,
+                before
+                    .trim_end_matches(['-', ' '])
+                    .trim_end_matches(char::is_alphabetic),
+            ) else {
                 continue;
             };
             let parts = MarkedAddress {
@@ -209,14 +244,24 @@ fn match_line(
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(&line[city.end()..]),
             };
-            let region = EU_NUMERIC.iter().find(|r| Some(**r) == page_region).copied().unwrap_or("DE");
-            found.push(TextAddress { parts, region, line: index });
+            let region = EU_NUMERIC
+                .iter()
+                .find(|r| Some(**r) == page_region)
+                .copied()
+                .unwrap_or("DE");
+            found.push(TextAddress {
+                parts,
+                region,
+                line: index,
+            });
         }
     }
     found
 }
 
-const EU_NUMERIC: &[&str] = &["DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI"];
+const EU_NUMERIC: &[&str] = &[
+    "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI",
+];
 
 /// A GB postcode needs address context: a locality word before it on the line, or a UK page.
 fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
@@ -227,13 +272,18 @@ fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
     let lower = before.to_lowercase();
     uk_page
         || before.ends_with(|c: char| c.is_alphabetic() || c == ',')
-        || ["postcode:", "post code:", "postcode", "postal code:"].iter().any(|l| lower.ends_with(l))
+        || ["postcode:", "post code:", "postcode", "postal code:"]
+            .iter()
+            .any(|l| lower.ends_with(l))
 }
 
 /// Splits the text before a postcode into (street part, locality): the locality is the last
 /// comma-separated chunk when it is a place name (no digits).
 fn split_locality(before: &str) -> (&str, Option<String>) {
-    let before = before.trim_end().trim_end_matches([',', '-', '–']).trim_end();
+    let before = before
+        .trim_end()
+        .trim_end_matches([',', '-', '–'])
+        .trim_end();
     let before = last_segment(before);
     match before.rfind(',') {
         Some(comma) => {
@@ -246,7 +296,10 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
         }
         None => {
             // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit.
-            if !before.is_empty() && !before.bytes().any(|b| b.is_ascii_digit()) && before.split_whitespace().count() <= 3 {
+            if !before.is_empty()
+                && !before.bytes().any(|b| b.is_ascii_digit())
+                && before.split_whitespace().count() <= 3
+            {
                 ("", Some(before.to_string()))
             } else {
                 (before, None)
@@ -271,7 +324,12 @@ fn last_segment(s: &str) -> &str {
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
 fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
-    let prefix = last_segment(prefix.trim_end().trim_end_matches([',', '-', '–']).trim_end());
+    let prefix = last_segment(
+        prefix
+            .trim_end()
+            .trim_end_matches([',', '-', '–'])
+            .trim_end(),
+    );
     let prefix = strip_label(prefix).trim_matches([',', ' ']);
     if is_streetish(prefix) && prefix.starts_with(|c: char| c.is_ascii_digit()) {
         return Some(prefix.to_string());
@@ -306,7 +364,13 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
 /// Whether a line holds a postcode of its own (then it ends an address above, it is not part
 /// of the street of the address below).
 fn holds_postcode(line: &str) -> bool {
-    patterns().is_some_and(|p| p.us.is_match(line) || p.ca.is_match(line) || p.gb.is_match(line) || p.nl.is_match(line))
+    patterns().is_some_and(|p| {
+        p.us.is_match(line)
+            || p.ca.is_match(line)
+            || p.au.is_match(line)
+            || p.gb.is_match(line)
+            || p.nl.is_match(line)
+    })
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Hospital Club`.
@@ -318,7 +382,20 @@ fn is_floor_line(line: &str) -> bool {
 
 fn strip_label(s: &str) -> &str {
     let lower = s.to_lowercase();
-    for label in ["address:", "adres:", "adresse:", "location:", "office:", "head office:", "visit us:", "bezoekadres:", "postadres:", "mailing address:", "registered address:", "registered office:"] {
+    for label in [
+        "address:",
+        "adres:",
+        "adresse:",
+        "location:",
+        "office:",
+        "head office:",
+        "visit us:",
+        "bezoekadres:",
+        "postadres:",
+        "mailing address:",
+        "registered address:",
+        "registered office:",
+    ] {
         if lower.starts_with(label) {
             return s[label.len()..].trim();
         }
@@ -334,9 +411,20 @@ fn is_streetish(s: &str) -> bool {
         return false;
     }
     let lower = s.to_lowercase();
-    if ["tel", "phone", "fax", "call", "email", "e-mail", "copyright", "©", "open", "hours"]
-        .iter()
-        .any(|w| lower.starts_with(w))
+    if [
+        "tel",
+        "phone",
+        "fax",
+        "call",
+        "email",
+        "e-mail",
+        "copyright",
+        "©",
+        "open",
+        "hours",
+    ]
+    .iter()
+    .any(|w| lower.starts_with(w))
     {
         return false;
     }
@@ -345,37 +433,132 @@ fn is_streetish(s: &str) -> bool {
     let has_street_word = lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| STREET_WORDS.contains(&w))
-        || STREET_SUFFIXES.iter().any(|suf| lower.split_whitespace().any(|w| w.ends_with(suf) && w.len() > suf.len() + 2));
+        || STREET_SUFFIXES.iter().any(|suf| {
+            lower
+                .split_whitespace()
+                .any(|w| w.ends_with(suf) && w.len() > suf.len() + 2)
+        });
     (has_number && words <= 12) || (has_street_word && words <= 8)
 }
 
 const STREET_WORDS: &[&str] = &[
-    "road", "rd", "street", "st", "avenue", "ave", "av", "lane", "ln", "way", "drive", "dr",
-    "court", "ct", "place", "pl", "boulevard", "blvd", "highway", "hwy", "parkway", "pkwy",
-    "suite", "ste", "unit", "floor", "building", "house", "park", "estate", "close", "crescent",
-    "cres", "terrace", "square", "sq", "loop", "circle", "trail", "box", "po", "p.o.", "postbus",
-    "industrial", "business", "centre", "center", "plaza", "row", "mews", "hill", "green",
-    "rue", "via", "calle", "strasse", "straße", "markt", "plein", "kade", "dijk", "laan",
+    "road",
+    "rd",
+    "street",
+    "st",
+    "avenue",
+    "ave",
+    "av",
+    "lane",
+    "ln",
+    "way",
+    "drive",
+    "dr",
+    "court",
+    "ct",
+    "place",
+    "pl",
+    "boulevard",
+    "blvd",
+    "highway",
+    "hwy",
+    "parkway",
+    "pkwy",
+    "suite",
+    "ste",
+    "unit",
+    "floor",
+    "building",
+    "house",
+    "park",
+    "estate",
+    "close",
+    "crescent",
+    "cres",
+    "terrace",
+    "square",
+    "sq",
+    "loop",
+    "circle",
+    "trail",
+    "box",
+    "po",
+    "p.o.",
+    "postbus",
+    "industrial",
+    "business",
+    "centre",
+    "center",
+    "plaza",
+    "row",
+    "mews",
+    "hill",
+    "green",
+    "rue",
+    "via",
+    "calle",
+    "strasse",
+    "straße",
+    "markt",
+    "plein",
+    "kade",
+    "dijk",
+    "laan",
 ];
-const STREET_SUFFIXES: &[&str] = &["straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof"];
+const STREET_SUFFIXES: &[&str] = &[
+    "straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof",
+];
 
 fn clean_city(city: &str) -> String {
     let city = city.trim().trim_matches([',', '.', ' ']);
     // "Suite 12 Concord" → "Concord": keep the words after the last digit-bearing word.
     let words: Vec<&str> = city.split_whitespace().collect();
-    let start = words.iter().rposition(|w| w.bytes().any(|b| b.is_ascii_digit())).map_or(0, |i| i + 1);
+    let start = words
+        .iter()
+        .rposition(|w| w.bytes().any(|b| b.is_ascii_digit()))
+        .map_or(0, |i| i + 1);
     words[start..].join(" ")
 }
 
 /// A country printed right after the postcode (`94538 USA`).
 fn country_after(after: &str) -> Option<String> {
-    let after = after.trim_start().trim_start_matches([',', '.']).trim_start();
+    let after = after
+        .trim_start()
+        .trim_start_matches([',', '.'])
+        .trim_start();
     for country in [
-        "United States of America", "United States", "USA", "U.S.A.", "United Kingdom", "UK",
-        "England", "Scotland", "Wales", "Canada", "Australia", "Nederland", "The Netherlands",
-        "Netherlands", "Deutschland", "Germany", "Ireland", "France", "Italia", "Italy",
-        "Schweiz", "Switzerland", "Sverige", "Sweden", "Portugal", "España", "Spain", "Belgium",
-        "België", "Belgique", "Österreich", "Austria",
+        "United States of America",
+        "United States",
+        "USA",
+        "U.S.A.",
+        "United Kingdom",
+        "UK",
+        "England",
+        "Scotland",
+        "Wales",
+        "Canada",
+        "Australia",
+        "Nederland",
+        "The Netherlands",
+        "Netherlands",
+        "Deutschland",
+        "Germany",
+        "Ireland",
+        "France",
+        "Italia",
+        "Italy",
+        "Schweiz",
+        "Switzerland",
+        "Sverige",
+        "Sweden",
+        "Portugal",
+        "España",
+        "Spain",
+        "Belgium",
+        "België",
+        "Belgique",
+        "Österreich",
+        "Austria",
     ] {
         if let Some(rest) = after.strip_prefix(country) {
             if !rest.starts_with(|c: char| c.is_alphanumeric()) {
@@ -422,7 +605,10 @@ mod tests {
 
     #[test]
     fn us_single_line_footer() {
-        let a = one(&["sales@x.com | phone: 510-555-0100 | 4120 Clipper Court, Fremont CA 94538 USA"], None);
+        let a = one(
+            &["sales@x.com | phone: 510-555-0100 | 4120 Clipper Court, Fremont CA 94538 USA"],
+            None,
+        );
         assert_eq!(a.street.as_deref(), Some("4120 Clipper Court"));
         assert_eq!(a.locality.as_deref(), Some("Fremont"));
         assert_eq!(a.region.as_deref(), Some("CA"));
@@ -432,7 +618,15 @@ mod tests {
 
     #[test]
     fn us_multi_line_block_with_business_name_above() {
-        let a = one(&["Advantage Engineering, Inc.", "525 East Stop 18 Road", "Greenwood, IN 46142", "Phone: 317-887-0729"], None);
+        let a = one(
+            &[
+                "Advantage Engineering, Inc.",
+                "525 East Stop 18 Road",
+                "Greenwood, IN 46142",
+                "Phone: 317-887-0729",
+            ],
+            None,
+        );
         assert_eq!(a.street.as_deref(), Some("525 East Stop 18 Road"));
         assert_eq!(a.locality.as_deref(), Some("Greenwood"));
         assert_eq!(a.postal_code.as_deref(), Some("46142"));
@@ -440,27 +634,55 @@ mod tests {
 
     #[test]
     fn canada_suite_on_town_line() {
-        let a = one(&["411 Confederation Pkwy", "Suite 12 Concord, ON L4K 0A8"], None);
+        let a = one(
+            &["411 Confederation Pkwy", "Suite 12 Concord, ON L4K 0A8"],
+            None,
+        );
         assert_eq!(a.locality.as_deref(), Some("Concord"));
         assert_eq!(a.postal_code.as_deref(), Some("L4K 0A8"));
-        assert_eq!(a.street.as_deref(), Some("411 Confederation Pkwy, Suite 12"));
+        assert_eq!(
+            a.street.as_deref(),
+            Some("411 Confederation Pkwy, Suite 12")
+        );
     }
 
     #[test]
     fn gb_and_nl_and_au() {
-        let a = one(&["Unit 3 Palace Court, 250 Finchley Road, Hampstead, London NW3 6DN"], Some("GB"));
+        let a = one(
+            &["Unit 3 Palace Court, 250 Finchley Road, Hampstead, London NW3 6DN"],
+            Some("GB"),
+        );
         assert_eq!(a.postal_code.as_deref(), Some("NW3 6DN"));
         assert_eq!(a.locality.as_deref(), Some("London"));
-        assert_eq!(a.street.as_deref(), Some("Unit 3 Palace Court, 250 Finchley Road, Hampstead"));
+        assert_eq!(
+            a.street.as_deref(),
+            Some("Unit 3 Palace Court, 250 Finchley Road, Hampstead")
+        );
         let a = one(&["Axelsestraat 36", "4537 AK Terneuzen"], Some("NL"));
-        assert_eq!((a.street.as_deref(), a.postal_code.as_deref(), a.locality.as_deref()), (Some("Axelsestraat 36"), Some("4537 AK"), Some("Terneuzen")));
+        assert_eq!(
+            (
+                a.street.as_deref(),
+                a.postal_code.as_deref(),
+                a.locality.as_deref()
+            ),
+            (Some("Axelsestraat 36"), Some("4537 AK"), Some("Terneuzen"))
+        );
         let a = one(&["Lvl2 845 Pacific Hwy", "Chatswood NSW 2067"], Some("AU"));
         assert_eq!(a.postal_code.as_deref(), Some("2067"));
     }
 
     #[test]
     fn postcode_on_its_own_line() {
-        let a = one(&["Prism Flow Products", "5320 - Roper Road", "Edmonton, Alberta", "T6B 3E9", "Canada"], None);
+        let a = one(
+            &[
+                "Prism Flow Products",
+                "5320 - Roper Road",
+                "Edmonton, Alberta",
+                "T6B 3E9",
+                "Canada",
+            ],
+            None,
+        );
         assert_eq!(a.postal_code.as_deref(), Some("T6B 3E9"));
         assert_eq!(a.locality.as_deref(), Some("Edmonton"));
         assert_eq!(a.street.as_deref(), Some("5320 - Roper Road"));
@@ -470,23 +692,59 @@ mod tests {
 
     #[test]
     fn labelled_lines_and_floor_lines() {
-        let a = one(&["Address:", "45 Ironmongers Place, Isle of Dogs.", "Postcode:", "E14 9YD."], None);
+        let a = one(
+            &[
+                "Address:",
+                "45 Ironmongers Place, Isle of Dogs.",
+                "Postcode:",
+                "E14 9YD.",
+            ],
+            None,
+        );
         assert_eq!(a.postal_code.as_deref(), Some("E14 9YD"));
-        assert_eq!(a.street.as_deref(), Some("45 Ironmongers Place, Isle of Dogs"));
-        let a = one(&["1718 Connecticut Ave., NW", "6th Floor", "Washington, DC 20009"], None);
-        assert_eq!(a.street.as_deref(), Some("1718 Connecticut Ave., NW, 6th Floor"));
+        assert_eq!(
+            a.street.as_deref(),
+            Some("45 Ironmongers Place, Isle of Dogs")
+        );
+        let a = one(
+            &[
+                "1718 Connecticut Ave., NW",
+                "6th Floor",
+                "Washington, DC 20009",
+            ],
+            None,
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("1718 Connecticut Ave., NW, 6th Floor")
+        );
     }
 
     #[test]
     fn a_postcode_line_is_not_the_street_of_the_next_address() {
-        let found = from_lines(&["Markt 211b", "5701 RJ HELMOND", "Postbus 159", "5700 AD HELMOND"], Some("NL"));
+        let found = from_lines(
+            &[
+                "Markt 211b",
+                "5701 RJ HELMOND",
+                "Postbus 159",
+                "5700 AD HELMOND",
+            ],
+            Some("NL"),
+        );
         assert_eq!(found.len(), 2);
         assert_eq!(found[1].parts.street.as_deref(), Some("Postbus 159"));
     }
 
     #[test]
     fn us_directionals_are_not_dutch_postcodes() {
-        let found = from_lines(&["(503) 808-1268", "2828 SW Corbett Avenue, Suite 135", "Portland, OR 97201"], None);
+        let found = from_lines(
+            &[
+                "(503) 808-1268",
+                "2828 SW Corbett Avenue, Suite 135",
+                "Portland, OR 97201",
+            ],
+            None,
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].parts.postal_code.as_deref(), Some("97201"));
     }

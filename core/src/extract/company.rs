@@ -30,7 +30,11 @@ pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
         .chain(sources.application_name)
         .map(clean)
         .find(|n| usable(n))
-        .or_else(|| sources.title.and_then(|t| title_brand(t, sources.domain_label)))
+        .or_else(|| {
+            sources
+                .title
+                .and_then(|t| title_brand(t, sources.domain_label))
+        })
         .or_else(|| copyright_holder(sources.text))
 }
 
@@ -38,7 +42,9 @@ fn clean(name: &str) -> String {
     let name = name
         .trim()
         .trim_end_matches(['®', '™', '℠'])
-        .trim_matches(|c: char| c.is_whitespace() || matches!(c, '|' | '-' | '–' | '—' | ':' | '•' | '·'));
+        .trim_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '|' | '-' | '–' | '—' | ':' | '•' | '·')
+        });
     name.to_string()
 }
 
@@ -48,22 +54,70 @@ fn usable(name: &str) -> bool {
     letters >= 2
         && name.chars().count() <= 120
         && !name.contains(['{', '}', '$', '<', '>'])
-        && !PLACEHOLDERS.iter().any(|p| lower == *p || lower.contains("your company") || lower.contains("company name"))
+        && !PLACEHOLDERS.iter().any(|p| {
+            lower == *p || lower.contains("your company") || lower.contains("company name")
+        })
 }
 
 const PLACEHOLDERS: &[&str] = &[
-    "home", "homepage", "home page", "index", "welcome", "untitled", "untitled document",
-    "wordpress", "just another wordpress site", "wix", "squarespace", "jimdo", "weebly",
-    "joomla", "drupal", "site name", "my site", "my website", "website", "default", "contact",
-    "contact us", "about", "about us", "new page", "page", "blog", "standaard", "startpagina",
-    "document", "test", "demo",
+    "home",
+    "homepage",
+    "home page",
+    "index",
+    "welcome",
+    "untitled",
+    "untitled document",
+    "wordpress",
+    "just another wordpress site",
+    "wix",
+    "squarespace",
+    "jimdo",
+    "weebly",
+    "joomla",
+    "drupal",
+    "site name",
+    "my site",
+    "my website",
+    "website",
+    "default",
+    "contact",
+    "contact us",
+    "about",
+    "about us",
+    "new page",
+    "page",
+    "blog",
+    "standaard",
+    "startpagina",
+    "document",
+    "test",
+    "demo",
 ];
 
 /// Words that make a title segment generic rather than a brand.
 const GENERIC_SEGMENTS: &[&str] = &[
-    "home", "homepage", "home page", "welcome", "contact", "contact us", "contacts", "about",
-    "about us", "index", "main", "official site", "official website", "welkom", "contactgegevens",
-    "kontakt", "impressum", "over ons", "startseite", "accueil", "inicio", "support",
+    "home",
+    "homepage",
+    "home page",
+    "welcome",
+    "contact",
+    "contact us",
+    "contacts",
+    "about",
+    "about us",
+    "index",
+    "main",
+    "official site",
+    "official website",
+    "welkom",
+    "contactgegevens",
+    "kontakt",
+    "impressum",
+    "over ons",
+    "startseite",
+    "accueil",
+    "inicio",
+    "support",
 ];
 
 /// The brand part of a title: split on separators and drop generic segments; a segment that
@@ -81,7 +135,9 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
     if domain.len() >= 3 {
         if let Some(whole) = segments.iter().find(|s| {
             let squashed = squash(s);
-            squashed.len() >= 3 && (domain == squashed || domain.contains(&squashed) && squashed.len() * 2 >= domain.len())
+            squashed.len() >= 3
+                && (domain == squashed
+                    || domain.contains(&squashed) && squashed.len() * 2 >= domain.len())
         }) {
             return Some(whole.clone());
         }
@@ -98,16 +154,43 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
     match segments.as_slice() {
         [only] if only.split_whitespace().count() <= 6 => Some(only.clone()),
         [] | [_] => None,
-        many => many.iter().filter(|s| s.split_whitespace().count() <= 5).min_by_key(|s| s.len()).cloned(),
+        many => many
+            .iter()
+            .filter(|s| s.split_whitespace().count() <= 5)
+            .min_by_key(|s| s.len())
+            .cloned(),
     }
 }
 
 /// Words that may sit between brand words (`Flint & Son`, `Skin by Lovely`).
-const CONNECTORS: &[&str] = &["&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et"];
+const CONNECTORS: &[&str] = &[
+    "&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et",
+];
 /// Legal forms kept after a brand run.
 const LEGAL_FORMS: &[&str] = &[
-    "inc", "llc", "llp", "ltd", "limited", "bv", "gmbh", "pty", "co", "company", "corp",
-    "corporation", "group", "vof", "sl", "sas", "sarl", "ab", "plc", "nv", "ag", "srl", "spa",
+    "inc",
+    "llc",
+    "llp",
+    "ltd",
+    "limited",
+    "bv",
+    "gmbh",
+    "pty",
+    "co",
+    "company",
+    "corp",
+    "corporation",
+    "group",
+    "vof",
+    "sl",
+    "sas",
+    "sarl",
+    "ab",
+    "plc",
+    "nv",
+    "ag",
+    "srl",
+    "spa",
 ];
 
 /// The longest run of consecutive words of `segment` that `domain` contains, scored by the
@@ -120,15 +203,20 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
     let matches = |w: &str| {
         let sq = squash(w);
         // Two-letter words count only as acronyms (`V1`, `HS`), not as `in`, `at`.
-        let long_enough = sq.len() >= 3 || (sq.len() == 2 && w.chars().any(|c| c.is_uppercase() || c.is_ascii_digit()));
+        let long_enough = sq.len() >= 3
+            || (sq.len() == 2 && w.chars().any(|c| c.is_uppercase() || c.is_ascii_digit()));
         long_enough && domain.contains(&sq)
     };
-    let is_connector = |w: &str| CONNECTORS.contains(&w.to_lowercase().trim_matches(',').trim_end_matches('.'));
+    let is_connector =
+        |w: &str| CONNECTORS.contains(&w.to_lowercase().trim_matches(',').trim_end_matches('.'));
     // A word may also extend a run as an abbreviation that ends the domain name
     // (`Woods Insurance` on woodsins.com, `Leeward Productions` on leewardpro.com).
     let abbreviates = |run: &str, w: &str| {
         let sq = squash(w);
-        (2..sq.len()).any(|n| sq.get(..n).is_some_and(|prefix| domain.ends_with(&format!("{run}{prefix}"))))
+        (2..sq.len()).any(|n| {
+            sq.get(..n)
+                .is_some_and(|prefix| domain.ends_with(&format!("{run}{prefix}")))
+        })
     };
     let mut best: Option<(usize, usize, usize)> = None; // (score, first, last)
     let mut i = 0;
@@ -169,21 +257,35 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
     }
     let start = words[first].0;
     let end = words[last].0 + words[last].1.len();
-    let run = segment[start..end].trim_end_matches([',', ';', ':', '-']).to_string();
+    let run = segment[start..end]
+        .trim_end_matches([',', ';', ':', '-'])
+        .to_string();
     Some((score, run))
 }
 
 fn split_title(title: &str) -> Vec<String> {
     let mut parts = vec![title.to_string()];
-    for sep in [" | ", "|", " - ", " – ", " — ", " :: ", ": ", " • ", " · ", " « ", " » ", " ~ ", " / "] {
-        parts = parts.iter().flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>()).collect();
+    for sep in [
+        " | ", "|", " - ", " – ", " — ", " :: ", ": ", " • ", " · ", " « ", " » ", " ~ ", " / ",
+    ] {
+        parts = parts
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
     }
-    parts.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+    parts
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Lower-case letters and digits only.
 fn squash(s: &str) -> String {
-    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or
@@ -201,8 +303,14 @@ fn copyright_holder(text: &str) -> Option<String> {
         };
         let after = line.get(mark + mark_len..).unwrap_or("");
         let before = line.get(..mark).unwrap_or("");
-        for candidate in [holder_after(after), holder_before(before)].into_iter().flatten() {
-            if usable(&candidate) && candidate.split_whitespace().count() <= 8 && !NOT_HOLDERS.contains(&candidate.to_lowercase().as_str()) {
+        for candidate in [holder_after(after), holder_before(before)]
+            .into_iter()
+            .flatten()
+        {
+            if usable(&candidate)
+                && candidate.split_whitespace().count() <= 8
+                && !NOT_HOLDERS.contains(&candidate.to_lowercase().as_str())
+            {
                 return Some(candidate);
             }
         }
@@ -211,13 +319,25 @@ fn copyright_holder(text: &str) -> Option<String> {
 }
 
 /// Names that appear in copyright lines of embedded widgets, not of the business.
-const NOT_HOLDERS: &[&str] = &["google", "google, inegi", "microsoft", "openstreetmap", "here", "mapbox", "wordpress"];
+const NOT_HOLDERS: &[&str] = &[
+    "google",
+    "google, inegi",
+    "microsoft",
+    "openstreetmap",
+    "here",
+    "mapbox",
+    "wordpress",
+];
 
 fn holder_after(after: &str) -> Option<String> {
     let mut rest = after;
     loop {
         let trimmed = rest
-            .trim_start_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || matches!(c, '-' | '–' | ',' | '©' | '.' | ':'))
+            .trim_start_matches(|c: char| {
+                c.is_ascii_digit()
+                    || c.is_whitespace()
+                    || matches!(c, '-' | '–' | ',' | '©' | '.' | ':')
+            })
             .trim_start_matches("Copyright")
             .trim_start_matches("copyright")
             .trim_start_matches("by ");
@@ -228,24 +348,41 @@ fn holder_after(after: &str) -> Option<String> {
     }
     let lower = rest.to_lowercase();
     let end = [
-        "all rights", "alle rechten", "alle rechte", "tous droits", " | ", " - ", ". ", "website by",
-        "web design", "designed by", "powered by", "site by", "registered",
+        "all rights",
+        "alle rechten",
+        "alle rechte",
+        "tous droits",
+        " | ",
+        " - ",
+        ". ",
+        "website by",
+        "web design",
+        "designed by",
+        "powered by",
+        "site by",
+        "registered",
     ]
     .iter()
     .filter_map(|stop| lower.find(stop))
     .min()
     .unwrap_or(rest.len());
     let name = clean(rest.get(..end).unwrap_or(rest));
-    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || c == ',' || c == '.');
+    let name = name.trim_end_matches(|c: char| {
+        c.is_ascii_digit() || c.is_whitespace() || c == ',' || c == '.'
+    });
     (!name.is_empty()).then(|| name.to_string())
 }
 
 fn holder_before(before: &str) -> Option<String> {
     let lower = before.to_lowercase();
-    let start = ["all rights reserved", "alle rechten voorbehouden", "all right reserved"]
-        .iter()
-        .filter_map(|p| lower.find(p).map(|i| i + p.len()))
-        .max()?;
+    let start = [
+        "all rights reserved",
+        "alle rechten voorbehouden",
+        "all right reserved",
+    ]
+    .iter()
+    .filter_map(|p| lower.find(p).map(|i| i + p.len()))
+    .max()?;
     let name = clean(before.get(start..)?.trim_start_matches([',', '.', ' ']));
     (!name.is_empty()).then_some(name)
 }
@@ -255,38 +392,120 @@ mod tests {
     use super::*;
 
     fn sources<'a>(title: Option<&'a str>, text: &'a str, domain: &'a str) -> NameSources<'a> {
-        NameSources { structured: &[], og_site_name: None, application_name: None, title, text, domain_label: domain }
+        NameSources {
+            structured: &[],
+            og_site_name: None,
+            application_name: None,
+            title,
+            text,
+            domain_label: domain,
+        }
     }
 
     #[test]
     fn precedence() {
         let structured = vec!["Acme Inc.".to_string()];
-        let s = NameSources { structured: &structured, og_site_name: Some("Acme Site"), ..sources(Some("Home | Acme"), "", "acme") };
+        let s = NameSources {
+            structured: &structured,
+            og_site_name: Some("Acme Site"),
+            ..sources(Some("Home | Acme"), "", "acme")
+        };
         assert_eq!(company_name(&s).as_deref(), Some("Acme Inc."));
-        let s = NameSources { og_site_name: Some("Acme Site"), ..sources(Some("Home | Acme"), "", "acme") };
+        let s = NameSources {
+            og_site_name: Some("Acme Site"),
+            ..sources(Some("Home | Acme"), "", "acme")
+        };
         assert_eq!(company_name(&s).as_deref(), Some("Acme Site"));
     }
 
     #[test]
     fn title_brand_prefers_domain_match() {
         let name = |t: &str, d: &str| company_name(&sources(Some(t), "", d));
-        assert_eq!(name("Contact Us | Stearns Design Build", "stearnsdesignbuild").as_deref(), Some("Stearns Design Build"));
-        assert_eq!(name("Thames Plumbers - Emergency Plumbing in London", "thamesplumbers").as_deref(), Some("Thames Plumbers"));
+        assert_eq!(
+            name("Contact Us | Stearns Design Build", "stearnsdesignbuild").as_deref(),
+            Some("Stearns Design Build")
+        );
+        assert_eq!(
+            name(
+                "Thames Plumbers - Emergency Plumbing in London",
+                "thamesplumbers"
+            )
+            .as_deref(),
+            Some("Thames Plumbers")
+        );
         assert_eq!(name("Home", "x"), None);
-        assert_eq!(name("Contact Kent Bathroom Fitters Flint & Son", "flintandson").as_deref(), Some("Flint & Son"));
-        assert_eq!(name("Factory Contacts For Advantage Engineering, Inc.", "advantageengineering").as_deref(), Some("Advantage Engineering, Inc."));
-        assert_eq!(name("Contact Skin by Lovely in Santa Monica", "skinbylovely").as_deref(), Some("Skin by Lovely"));
-        assert_eq!(name("Woods Insurance Service - Farmington New Mexico", "woodsins").as_deref(), Some("Woods Insurance"));
-        assert_eq!(name("Contact Zynk Commercial Interior Design Architects", "zynkdesign").as_deref(), Some("Zynk"));
-        assert_eq!(name("Denver Accident Attorney, CO, Denver Personal Injury Lawyer, Paul", "callpaul"), None);
+        assert_eq!(
+            name("Contact Kent Bathroom Fitters Flint & Son", "flintandson").as_deref(),
+            Some("Flint & Son")
+        );
+        assert_eq!(
+            name(
+                "Factory Contacts For Advantage Engineering, Inc.",
+                "advantageengineering"
+            )
+            .as_deref(),
+            Some("Advantage Engineering, Inc.")
+        );
+        assert_eq!(
+            name("Contact Skin by Lovely in Santa Monica", "skinbylovely").as_deref(),
+            Some("Skin by Lovely")
+        );
+        assert_eq!(
+            name(
+                "Woods Insurance Service - Farmington New Mexico",
+                "woodsins"
+            )
+            .as_deref(),
+            Some("Woods Insurance")
+        );
+        assert_eq!(
+            name(
+                "Contact Zynk Commercial Interior Design Architects",
+                "zynkdesign"
+            )
+            .as_deref(),
+            Some("Zynk")
+        );
+        assert_eq!(
+            name(
+                "Denver Accident Attorney, CO, Denver Personal Injury Lawyer, Paul",
+                "callpaul"
+            ),
+            None
+        );
     }
 
     #[test]
     fn copyright_line_and_placeholders() {
-        assert_eq!(company_name(&sources(None, "x\n© 2014 Flint & Son Ltd. All rights reserved.", "flintandson")).as_deref(), Some("Flint & Son Ltd"));
-        assert_eq!(company_name(&sources(None, "© 2013 Your Company Name", "x")), None);
-        assert_eq!(company_name(&sources(None, "© Copyright 2003-2014 FinCar Pty Ltd.", "x")).as_deref(), Some("FinCar Pty Ltd"));
-        assert_eq!(company_name(&sources(None, "All rights reserved, Unforgettable Smile © 2009-2013", "x")).as_deref(), Some("Unforgettable Smile"));
-        assert_eq!(company_name(&sources(None, "Kaartgegevens © 2014 Google", "x")), None);
+        assert_eq!(
+            company_name(&sources(
+                None,
+                "x\n© 2014 Flint & Son Ltd. All rights reserved.",
+                "flintandson"
+            ))
+            .as_deref(),
+            Some("Flint & Son Ltd")
+        );
+        assert_eq!(
+            company_name(&sources(None, "© 2013 Your Company Name", "x")),
+            None
+        );
+        assert_eq!(
+            company_name(&sources(None, "© Copyright 2003-2014 FinCar Pty Ltd.", "x")).as_deref(),
+            Some("FinCar Pty Ltd")
+        );
+        assert_eq!(
+            company_name(&sources(
+                None,
+                "All rights reserved, Unforgettable Smile © 2009-2013",
+                "x"
+            ))
+            .as_deref(),
+            Some("Unforgettable Smile")
+        );
+        assert_eq!(
+            company_name(&sources(None, "Kaartgegevens © 2014 Google", "x")),
+            None
+        );
     }
 }

@@ -50,8 +50,13 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
         let Some(tag_start) = head[..at].iter().rposition(|&b| b == b'<') else {
             continue;
         };
-        if head[..at].iter().rposition(|&b| b == b'>').is_some_and(|gt| gt > tag_start)
-            || !head[tag_start + 1..].get(..4)?.eq_ignore_ascii_case(b"meta")
+        if head[..at]
+            .iter()
+            .rposition(|&b| b == b'>')
+            .is_some_and(|gt| gt > tag_start)
+            || !head[tag_start + 1..]
+                .get(..4)?
+                .eq_ignore_ascii_case(b"meta")
         {
             continue;
         }
@@ -61,14 +66,23 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
             continue;
         };
         let rest = rest.trim_ascii_start();
-        let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
+        let rest = rest
+            .strip_prefix(b"\"")
+            .or_else(|| rest.strip_prefix(b"'"))
+            .unwrap_or(rest);
         let end = rest
             .iter()
-            .position(|&b| matches!(b, b'"' | b'\'' | b';' | b'>' | b'/') || b.is_ascii_whitespace())
+            .position(|&b| {
+                matches!(b, b'"' | b'\'' | b';' | b'>' | b'/') || b.is_ascii_whitespace()
+            })
             .unwrap_or(rest.len());
         let encoding = Encoding::for_label(&rest[..end])?;
         // A page that says UTF-16 in its markup is ASCII-compatible, so it is really UTF-8.
-        return Some(if encoding.is_ascii_compatible() { encoding } else { UTF_8 });
+        return Some(if encoding.is_ascii_compatible() {
+            encoding
+        } else {
+            UTF_8
+        });
     }
     None
 }
@@ -91,7 +105,10 @@ mod tests {
     #[test]
     fn header_charset_wins_over_meta() {
         let bytes = b"<meta charset=utf-8><p>Stra\xdfe</p>";
-        assert_eq!(decode_page(Some("text/html; charset=ISO-8859-1"), bytes), "<meta charset=utf-8><p>Straße</p>");
+        assert_eq!(
+            decode_page(Some("text/html; charset=ISO-8859-1"), bytes),
+            "<meta charset=utf-8><p>Straße</p>"
+        );
     }
 
     #[test]

@@ -36,7 +36,10 @@ pub fn from_mailto(href: &str) -> Vec<String> {
     push_all(to);
     for pair in query.split('&') {
         if let Some((key, value)) = pair.split_once('=') {
-            if ["to", "cc", "bcc"].iter().any(|k| key.eq_ignore_ascii_case(k)) {
+            if ["to", "cc", "bcc"]
+                .iter()
+                .any(|k| key.eq_ignore_ascii_case(k))
+            {
                 push_all(value);
             }
         }
@@ -59,7 +62,9 @@ pub fn from_cloudflare(hex: &str) -> Option<String> {
     let (&key, rest) = bytes.split_first()?;
     let plain: Vec<u8> = rest.iter().map(|b| b ^ key).collect();
     let text = String::from_utf8(plain).ok()?;
-    let text = percent_encoding::percent_decode_str(&text).decode_utf8().ok()?;
+    let text = percent_encoding::percent_decode_str(&text)
+        .decode_utf8()
+        .ok()?;
     normalise(text.trim())
 }
 
@@ -173,16 +178,52 @@ const FILE_EXTENSIONS: &[&str] = &[
 /// Placeholder, tracker and builder addresses (extraction.md §2.5 "Validation").
 fn is_unwanted(local: &str, domain: &str) -> bool {
     const PLACEHOLDER_DOMAINS: &[&str] = &[
-        "example.com", "example.org", "example.net", "example.nl", "example.de", "example.co.uk",
-        "domain.com", "domain.tld", "email.com", "yourdomain.com", "yoursite.com", "yourcompany.com",
-        "company.com", "mysite.com", "website.com", "test.com", "sentry.io", "wixpress.com",
-        "sentry-next.wixpress.com", "sentry.wixpress.com",
+        "example.com",
+        "example.org",
+        "example.net",
+        "example.nl",
+        "example.de",
+        "example.co.uk",
+        "domain.com",
+        "domain.tld",
+        "email.com",
+        "yourdomain.com",
+        "yoursite.com",
+        "yourcompany.com",
+        "company.com",
+        "mysite.com",
+        "website.com",
+        "test.com",
+        "sentry.io",
+        "wixpress.com",
+        "sentry-next.wixpress.com",
+        "sentry.wixpress.com",
     ];
     const PLACEHOLDER_LOCALS: &[&str] = &[
-        "youremail", "your.email", "your-email", "yourname", "your.name", "name", "email",
-        "e-mail", "user", "username", "test", "john.doe", "johndoe", "jane.doe", "janedoe", "you",
-        "someone", "somebody", "firstname.lastname", "first.last", "noreply", "no-reply",
-        "donotreply", "do-not-reply",
+        "youremail",
+        "your.email",
+        "your-email",
+        "yourname",
+        "your.name",
+        "name",
+        "email",
+        "e-mail",
+        "user",
+        "username",
+        "test",
+        "john.doe",
+        "johndoe",
+        "jane.doe",
+        "janedoe",
+        "you",
+        "someone",
+        "somebody",
+        "firstname.lastname",
+        "first.last",
+        "noreply",
+        "no-reply",
+        "donotreply",
+        "do-not-reply",
     ];
     if PLACEHOLDER_DOMAINS.contains(&domain)
         || domain.ends_with(".example")
@@ -244,8 +285,24 @@ fn deobfuscated(line: &str) -> Vec<(usize, String)> {
 }
 
 const AT_TOKENS: &[&str] = &[
-    "[at]", "(at)", "{at}", "<at>", "[ät]", "(ät)", "(a)", "[a]", " at ", "[@]", "(@)", " (at) ",
-    " [at] ", "[arobase]", "(arobase)", " arobase ", "[chez]", "(chez)",
+    "[at]",
+    "(at)",
+    "{at}",
+    "<at>",
+    "[ät]",
+    "(ät)",
+    "(a)",
+    "[a]",
+    " at ",
+    "[@]",
+    "(@)",
+    " (at) ",
+    " [at] ",
+    "[arobase]",
+    "(arobase)",
+    " arobase ",
+    "[chez]",
+    "(chez)",
 ];
 
 const DOT_TOKENS: &[&str] = &[
@@ -263,7 +320,11 @@ fn read_obfuscated_domain(s: &str) -> (Cow<'_, str>, bool) {
         let label_len = rest.bytes().take_while(|&b| is_domain_byte(b)).count();
         out.push_str(&rest[..label_len]);
         rest = &rest[label_len..];
-        let lower_prefix: String = rest.chars().take(9).collect::<String>().to_ascii_lowercase();
+        let lower_prefix: String = rest
+            .chars()
+            .take(9)
+            .collect::<String>()
+            .to_ascii_lowercase();
         let trimmed = lower_prefix.trim_start();
         let spaces = lower_prefix.len() - trimmed.len();
         match DOT_TOKENS
@@ -291,7 +352,8 @@ fn read_obfuscated_domain(s: &str) -> (Cow<'_, str>, bool) {
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -300,9 +362,18 @@ mod tests {
 
     #[test]
     fn mailto_decoding() {
-        assert_eq!(from_mailto("mailto:%20Info@Acme.com?subject=Hi"), ["info@acme.com"]);
-        assert_eq!(from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com"), ["a@acme.com", "b@acme.com", "c@acme.com"]);
-        assert_eq!(from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x"), ["a@acme.com", "b@acme.com"]);
+        assert_eq!(
+            from_mailto("mailto:%20Info@Acme.com?subject=Hi"),
+            ["info@acme.com"]
+        );
+        assert_eq!(
+            from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com"),
+            ["a@acme.com", "b@acme.com", "c@acme.com"]
+        );
+        assert_eq!(
+            from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x"),
+            ["a@acme.com", "b@acme.com"]
+        );
         assert!(from_mailto("mailto:").is_empty());
         assert!(from_mailto("mailto:?subject=x").is_empty());
         assert!(from_mailto("https://acme.com").is_empty());
@@ -318,9 +389,17 @@ mod tests {
     #[test]
     fn rejects_images_placeholders_hashes_and_bad_tlds() {
         for bad in [
-            "logo@2x.png", "icon@3x.jpg", "name@example.com", "you@domain.com",
-            "youremail@email.com", "0123456789abcdef0123456789abcdef@o123.ingest.sentry.io",
-            "x@sentry.wixpress.com", "a@b", "a@b.c", "a@localhost.notatld", "+Inc./@27.4280287",
+            "logo@2x.png",
+            "icon@3x.jpg",
+            "name@example.com",
+            "you@domain.com",
+            "youremail@email.com",
+            "0123456789abcdef0123456789abcdef@o123.ingest.sentry.io",
+            "x@sentry.wixpress.com",
+            "a@b",
+            "a@b.c",
+            "a@localhost.notatld",
+            "+Inc./@27.4280287",
             "x@@y.com",
         ] {
             assert!(normalise(bad).is_none(), "{bad}");
@@ -331,8 +410,14 @@ mod tests {
     #[test]
     fn obfuscated_forms() {
         let emails = |s: &str| from_text(s).into_iter().map(|(_, e)| e).collect::<Vec<_>>();
-        assert_eq!(emails("info(a)nicksteinwonen.nl"), ["info@nicksteinwonen.nl"]);
-        assert_eq!(emails("mail: info [at] vincentz [dot] net"), ["info@vincentz.net"]);
+        assert_eq!(
+            emails("info(a)nicksteinwonen.nl"),
+            ["info@nicksteinwonen.nl"]
+        );
+        assert_eq!(
+            emails("mail: info [at] vincentz [dot] net"),
+            ["info@vincentz.net"]
+        );
         assert_eq!(emails("verkoop at marchal dot nl"), ["verkoop@marchal.nl"]);
         assert_eq!(emails("info[at]vincentz.net"), ["info@vincentz.net"]);
         assert!(emails("Contact us at home.com today").is_empty());

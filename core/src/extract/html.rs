@@ -156,7 +156,12 @@ enum Step {
 impl Walker {
     fn walk(&mut self, dom: &tl::VDom<'_>) {
         let parser = dom.parser();
-        let mut stack: Vec<Step> = dom.children().iter().rev().map(|h| Step::Enter(*h)).collect();
+        let mut stack: Vec<Step> = dom
+            .children()
+            .iter()
+            .rev()
+            .map(|h| Step::Enter(*h))
+            .collect();
         let mut visited = 0usize;
         while let Some(step) = stack.pop() {
             match step {
@@ -224,10 +229,9 @@ impl Walker {
                 }
                 return None;
             }
-            b"html"
-                if self.doc.lang.is_none() => {
-                    self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
-                }
+            b"html" if self.doc.lang.is_none() => {
+                self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
+            }
             b"head" => {
                 exit.head = is_closed(tag);
                 self.head_depth += usize::from(exit.head);
@@ -264,7 +268,9 @@ impl Walker {
                         }
                     }
                     if let Some(hex) = href_cfemail(attrs.href.as_deref().unwrap_or("")) {
-                        self.doc.cf_emails.push((self.doc.text.len(), hex.to_string()));
+                        self.doc
+                            .cf_emails
+                            .push((self.doc.text.len(), hex.to_string()));
                     }
                 }
             }
@@ -484,10 +490,9 @@ impl Attrs {
                 "title" => attrs.title = Some(collapse(&entities::decode(value))),
                 "content" => attrs.content = Some(entities::decode(value).trim().to_string()),
                 "lang" => attrs.lang = Some(value.trim().to_string()),
-                "name" | "property"
-                    if (attrs.meta_key.is_none() || key == "property") => {
-                        attrs.meta_key = Some(value.trim().to_ascii_lowercase());
-                    }
+                "name" | "property" if (attrs.meta_key.is_none() || key == "property") => {
+                    attrs.meta_key = Some(value.trim().to_ascii_lowercase());
+                }
                 "data-cfemail" => attrs.cfemail = Some(value.trim().to_string()),
                 "itemscope" => attrs.itemscope = true,
                 "itemtype" => attrs.item_type = Some(value.to_string()),
@@ -570,12 +575,40 @@ fn scope_for_type(item_type: &str) -> Scope {
         .unwrap_or("");
     match last {
         "PostalAddress" => Scope::Address(MarkedAddress::default()),
-        "Person" | "WebPage" | "WebSite" | "Product" | "Offer" | "AggregateOffer" | "Review"
-        | "Rating" | "AggregateRating" | "ImageObject" | "VideoObject" | "BreadcrumbList"
-        | "ListItem" | "Event" | "Article" | "BlogPosting" | "NewsArticle" | "GeoCoordinates"
-        | "Place" | "SiteNavigationElement" | "WPHeader" | "WPFooter" | "WPSideBar" | "Thing"
-        | "CreativeWork" | "SearchAction" | "Brand" | "OpeningHoursSpecification"
-        | "ContactPoint" | "Comment" | "Question" | "Answer" | "Recipe" | "" => Scope::Other,
+        "Person"
+        | "WebPage"
+        | "WebSite"
+        | "Product"
+        | "Offer"
+        | "AggregateOffer"
+        | "Review"
+        | "Rating"
+        | "AggregateRating"
+        | "ImageObject"
+        | "VideoObject"
+        | "BreadcrumbList"
+        | "ListItem"
+        | "Event"
+        | "Article"
+        | "BlogPosting"
+        | "NewsArticle"
+        | "GeoCoordinates"
+        | "Place"
+        | "SiteNavigationElement"
+        | "WPHeader"
+        | "WPFooter"
+        | "WPSideBar"
+        | "Thing"
+        | "CreativeWork"
+        | "SearchAction"
+        | "Brand"
+        | "OpeningHoursSpecification"
+        | "ContactPoint"
+        | "Comment"
+        | "Question"
+        | "Answer"
+        | "Recipe"
+        | "" => Scope::Other,
         _ => Scope::Organization,
     }
 }
@@ -713,7 +746,10 @@ mod tests {
             "<div>000 000</div><a href='mailto:eva@x.com'>eva@x.com</a>\
              <p>Call <span>623-889-60</span><span>00</span><br>Fax 1</p>",
         );
-        assert_eq!(lines(&doc), ["000 000", "eva@x.com", "Call 623-889-6000", "Fax 1"]);
+        assert_eq!(
+            lines(&doc),
+            ["000 000", "eva@x.com", "Call 623-889-6000", "Fax 1"]
+        );
         assert_eq!(doc.links[0].href, "mailto:eva@x.com");
         assert_eq!(doc.links[0].text, "eva@x.com");
     }
@@ -745,7 +781,10 @@ mod tests {
         );
         assert_eq!(doc.lang.as_deref(), Some("en-us"));
         assert_eq!(doc.title.as_deref(), Some("Acme & Co | Home"));
-        assert_eq!(doc.metas, [("og:site_name".to_string(), "Acme".to_string())]);
+        assert_eq!(
+            doc.metas,
+            [("og:site_name".to_string(), "Acme".to_string())]
+        );
         assert_eq!(doc.base_href.as_deref(), Some("http://acme.com/"));
         assert_eq!(doc.canonical.as_deref(), Some("http://acme.com/contact"));
         assert_eq!(lines(&doc), ["x"]);
@@ -766,7 +805,10 @@ mod tests {
         assert_eq!(doc.marked_phones, ["303-555-0100"]);
         assert_eq!(doc.marked_addresses.len(), 2);
         assert_eq!(doc.marked_addresses[0].street.as_deref(), Some("1 Main St"));
-        assert_eq!(doc.marked_addresses[0].postal_code.as_deref(), Some("80202"));
+        assert_eq!(
+            doc.marked_addresses[0].postal_code.as_deref(),
+            Some("80202")
+        );
         assert_eq!(doc.marked_addresses[1].street.as_deref(), Some("2 Side Rd"));
     }
 

@@ -93,7 +93,8 @@ fn walk(value: &Value, depth: usize, budget: &mut usize, data: &mut JsonLdData) 
                     push_unique(&mut data.org_names, name);
                 }
             }
-            let org_or_contact = org_like || types.iter().any(|t| t == "ContactPoint" || t == "Place");
+            let org_or_contact =
+                org_like || types.iter().any(|t| t == "ContactPoint" || t == "Place");
             if org_or_contact {
                 for email in strings_of(map.get("email")) {
                     push_unique(&mut data.emails, email);
@@ -140,16 +141,59 @@ fn types_of(value: &Value) -> Vec<String> {
 fn is_org_type(t: &str) -> bool {
     !matches!(
         t,
-        "WebSite" | "WebPage" | "Person" | "Product" | "Offer" | "AggregateOffer" | "Review"
-            | "BreadcrumbList" | "ListItem" | "ImageObject" | "Article" | "BlogPosting"
-            | "NewsArticle" | "Event" | "SearchAction" | "ReadAction" | "EntryPoint"
-            | "PostalAddress" | "GeoCoordinates" | "ContactPoint" | "Rating" | "AggregateRating"
-            | "OpeningHoursSpecification" | "SiteNavigationElement" | "FAQPage" | "Question"
-            | "Answer" | "VideoObject" | "CollectionPage" | "ItemList" | "Place" | "Country"
-            | "State" | "City" | "AdministrativeArea" | "Thing" | "CreativeWork" | "Service"
-            | "Brand" | "HowTo" | "Recipe" | "Course" | "JobPosting" | "ProfilePage"
-            | "AboutPage" | "ContactPage" | "MediaObject" | "Comment" | "SpeakableSpecification"
-            | "PropertyValue" | "MonetaryAmount" | "QuantitativeValue" | "Duration"
+        "WebSite"
+            | "WebPage"
+            | "Person"
+            | "Product"
+            | "Offer"
+            | "AggregateOffer"
+            | "Review"
+            | "BreadcrumbList"
+            | "ListItem"
+            | "ImageObject"
+            | "Article"
+            | "BlogPosting"
+            | "NewsArticle"
+            | "Event"
+            | "SearchAction"
+            | "ReadAction"
+            | "EntryPoint"
+            | "PostalAddress"
+            | "GeoCoordinates"
+            | "ContactPoint"
+            | "Rating"
+            | "AggregateRating"
+            | "OpeningHoursSpecification"
+            | "SiteNavigationElement"
+            | "FAQPage"
+            | "Question"
+            | "Answer"
+            | "VideoObject"
+            | "CollectionPage"
+            | "ItemList"
+            | "Place"
+            | "Country"
+            | "State"
+            | "City"
+            | "AdministrativeArea"
+            | "Thing"
+            | "CreativeWork"
+            | "Service"
+            | "Brand"
+            | "HowTo"
+            | "Recipe"
+            | "Course"
+            | "JobPosting"
+            | "ProfilePage"
+            | "AboutPage"
+            | "ContactPage"
+            | "MediaObject"
+            | "Comment"
+            | "SpeakableSpecification"
+            | "PropertyValue"
+            | "MonetaryAmount"
+            | "QuantitativeValue"
+            | "Duration"
     )
 }
 
@@ -166,7 +210,10 @@ fn text_of(value: &Value) -> Option<String> {
 
 fn strings_of(value: Option<&Value>) -> Vec<String> {
     match value {
-        Some(Value::String(s)) => vec![s.trim().to_string()].into_iter().filter(|s| !s.is_empty()).collect(),
+        Some(Value::String(s)) => vec![s.trim().to_string()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect(),
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(Value::as_str)
@@ -178,10 +225,12 @@ fn strings_of(value: Option<&Value>) -> Vec<String> {
 }
 
 fn postal_address(value: &Value) -> Option<MarkedAddress> {
-    let part = |key: &str| value.get(key).and_then(|v| match v {
-        Value::Number(n) => Some(n.to_string()),
-        other => text_of(other),
-    });
+    let part = |key: &str| {
+        value.get(key).and_then(|v| match v {
+            Value::Number(n) => Some(n.to_string()),
+            other => text_of(other),
+        })
+    };
     let mut street = part("streetAddress");
     if let Some(po_box) = part("postOfficeBoxNumber") {
         street = Some(match street {

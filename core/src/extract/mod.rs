@@ -59,7 +59,9 @@ pub struct PageExtraction {
 /// an empty page.
 pub fn parse_page(content_type: Option<&str>, body: &[u8]) -> ParsedPage {
     let text = decode::decode_page(content_type, body);
-    ParsedPage { doc: html::parse(&text) }
+    ParsedPage {
+        doc: html::parse(&text),
+    }
 }
 
 /// Decodes, parses and extracts one page fetched from `url`.
@@ -107,28 +109,47 @@ impl ParsedPage {
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref());
-        let text_addresses = address::from_lines(&lines, tld_region.or(lang_region.filter(|r| *r != "US")));
+        let text_addresses =
+            address::from_lines(&lines, tld_region.or(lang_region.filter(|r| *r != "US")));
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, lang_region);
 
         let emails = collect_emails(doc, &json_ld, &lines, &line_starts);
         let phones = collect_phones(doc, &json_ld, &lines, &line_starts, hint);
         let mut socials: Vec<(Network, String)> = Vec::new();
-        for href in doc.links.iter().map(|l| l.href.as_str()).chain(json_ld.same_as.iter().map(String::as_str)) {
+        for href in doc
+            .links
+            .iter()
+            .map(|l| l.href.as_str())
+            .chain(json_ld.same_as.iter().map(String::as_str))
+        {
             if let Some(found) = socials::classify(href) {
-                if !socials.iter().any(|(_, u)| u.eq_ignore_ascii_case(&found.1)) {
+                if !socials
+                    .iter()
+                    .any(|(_, u)| u.eq_ignore_ascii_case(&found.1))
+                {
                     socials.push(found);
                 }
             }
         }
         let mut addresses: Vec<MarkedAddress> = Vec::new();
-        let structured = json_ld.addresses.iter().chain(&doc.marked_addresses).cloned();
+        let structured = json_ld
+            .addresses
+            .iter()
+            .chain(&doc.marked_addresses)
+            .cloned();
         let from_strings = json_ld
             .address_strings
             .iter()
             .flat_map(|s| address::from_lines(&[s.as_str()], tld_region))
             .map(|a| a.parts);
-        for candidate in structured.chain(from_strings).chain(text_addresses.into_iter().map(|a| a.parts)) {
-            push_address(&mut addresses, split_run_on(trim_address(candidate), tld_region));
+        for candidate in structured
+            .chain(from_strings)
+            .chain(text_addresses.into_iter().map(|a| a.parts))
+        {
+            push_address(
+                &mut addresses,
+                split_run_on(trim_address(candidate), tld_region),
+            );
         }
         let structured_names: Vec<String> = json_ld
             .org_names
@@ -136,7 +157,12 @@ impl ParsedPage {
             .chain(&doc.marked_org_names)
             .cloned()
             .collect();
-        let meta = |key: &str| doc.metas.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let meta = |key: &str| {
+            doc.metas
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str())
+        };
         let registrable = registrable_domain(host);
         let domain_label = registrable.split('.').next().unwrap_or("");
         let company_name = company::company_name(&company::NameSources {
@@ -188,7 +214,11 @@ fn collect_emails(
         }
     }
     for (line, start) in lines.iter().zip(line_starts) {
-        if memchr::memchr(b'@', line.as_bytes()).is_some() || line.contains("(a)") || line.contains('＠') || has_at_word(line) {
+        if memchr::memchr(b'@', line.as_bytes()).is_some()
+            || line.contains("(a)")
+            || line.contains('＠')
+            || has_at_word(line)
+        {
             for (offset, email) in emails::from_text(line) {
                 found.push((start + offset, email));
             }
@@ -223,7 +253,8 @@ fn has_at_word(line: &str) -> bool {
         || memchr::memmem::find(bytes, b"at)").is_some()
         || memchr::memmem::find(bytes, b"AT]").is_some()
         || memchr::memmem::find(bytes, b"AT)").is_some()
-        || (memchr::memmem::find(bytes, b" at ").is_some() && memchr::memmem::find(bytes, b" dot ").is_some())
+        || (memchr::memmem::find(bytes, b" at ").is_some()
+            && memchr::memmem::find(bytes, b" dot ").is_some())
         || memchr::memmem::find(bytes, b"t}").is_some()
 }
 
@@ -290,7 +321,11 @@ fn region_hint(
         .iter()
         .find(|(k, _)| k == "geo.region")
         .and_then(|(_, v)| v.get(..2))
-        .and_then(|code| RegionHint::from_code(code).and_then(|h| h.region).map(|_| code.to_ascii_uppercase()));
+        .and_then(|code| {
+            RegionHint::from_code(code)
+                .and_then(|h| h.region)
+                .map(|_| code.to_ascii_uppercase())
+        });
     let strong = structured.or(printed).or(tld_region).map(str::to_string);
     if let Some(hint) = strong.as_deref().and_then(RegionHint::from_code) {
         return hint;
@@ -394,7 +429,9 @@ fn push_address(list: &mut Vec<MarkedAddress>, candidate: MarkedAddress) {
     let key = address_key(&candidate);
     match list.iter_mut().find(|a| {
         address_key(a) == key
-            || (a.postal_code.is_some() && a.postal_code == candidate.postal_code && (a.street.is_none() || candidate.street.is_none()))
+            || (a.postal_code.is_some()
+                && a.postal_code == candidate.postal_code
+                && (a.street.is_none() || candidate.street.is_none()))
     }) {
         Some(existing) => {
             // Fill gaps from later sightings of the same address.
@@ -439,12 +476,18 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
     for page in pages {
         for email in &page.emails {
             if !emails.iter().any(|e| &e.value == email) {
-                emails.push(SourcedValue { value: email.clone(), source_url: page.url.clone() });
+                emails.push(SourcedValue {
+                    value: email.clone(),
+                    source_url: page.url.clone(),
+                });
             }
         }
         for phone in &page.phones {
             if !phones.iter().any(|p| &p.value == phone) {
-                phones.push(SourcedValue { value: phone.clone(), source_url: page.url.clone() });
+                phones.push(SourcedValue {
+                    value: phone.clone(),
+                    source_url: page.url.clone(),
+                });
             }
         }
         for (network, url) in &page.socials {
@@ -494,7 +537,10 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
             .collect(),
         contact_pages: site.contact_pages,
         pages_scanned: pages.iter().map(|p| p.url.clone()).collect(),
-        meta: ResultMeta { pages_fetched: site.pages_fetched, duration_ms: site.duration_ms },
+        meta: ResultMeta {
+            pages_fetched: site.pages_fetched,
+            duration_ms: site.duration_ms,
+        },
         request_id: site.request_id,
     }
 }

@@ -72,14 +72,20 @@ pub fn from_tel(href: &str, link_text: &str, hint: RegionHint) -> Option<FoundPh
             return Some(FoundPhone { e164, fax: false });
         }
     }
-    from_text(link_text, hint).into_iter().next().map(|(_, p)| p)
+    from_text(link_text, hint)
+        .into_iter()
+        .next()
+        .map(|(_, p)| p)
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
 /// carry a label (`"Tel. +41 44 826 76 76"`).
 pub fn from_structured(value: &str, hint: RegionHint) -> Option<String> {
     let labelled = format!("tel: {value}");
-    from_text(&labelled, hint).into_iter().next().map(|(_, p)| p.e164)
+    from_text(&labelled, hint)
+        .into_iter()
+        .next()
+        .map(|(_, p)| p.e164)
 }
 
 /// Phone numbers printed in one line of visible text, in order, with their byte offsets.
@@ -178,7 +184,10 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
         if !glued {
             break;
         }
-        start += bytes[start..].iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+        start += bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
         if start >= bytes.len() {
             return None;
         }
@@ -199,8 +208,13 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
             });
         } else {
             // Vanity letters, only after digits and only as the last group.
-            let letters = bytes[i..].iter().take_while(|b| b.is_ascii_uppercase()).count();
-            let next_is_word = bytes.get(i + letters).is_some_and(|b| b.is_ascii_alphanumeric());
+            let letters = bytes[i..]
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase())
+                .count();
+            let next_is_word = bytes
+                .get(i + letters)
+                .is_some_and(|b| b.is_ascii_alphanumeric());
             if (3..=7).contains(&letters) && !next_is_word && digits >= 6 {
                 groups.push(Group {
                     start: i,
@@ -221,13 +235,20 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
             break;
         }
         let after = i + sep_len;
-        if !bytes.get(after).is_some_and(|b| b.is_ascii_digit() || b.is_ascii_uppercase()) {
+        if !bytes
+            .get(after)
+            .is_some_and(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+        {
             break;
         }
         i = after;
     }
     let end = groups.last().map_or(start + 1, |g| g.end);
-    Some(Run { groups, end, digits })
+    Some(Run {
+        groups,
+        end,
+        digits,
+    })
 }
 
 /// Length in bytes of the separator at the start of `s` (0 when there is none).
@@ -269,7 +290,9 @@ fn judge(
     }
     // Prices and amounts: a currency sign or code right before or after.
     let before_trim = before.trim_end();
-    if before_trim.ends_with(['$', '€', '£', '¥']) || starts_with_any_ci(after.trim_start(), &["€", "eur", "usd", "%"]) {
+    if before_trim.ends_with(['$', '€', '£', '¥'])
+        || starts_with_any_ci(after.trim_start(), &["€", "eur", "usd", "%"])
+    {
         return None;
     }
     // Part of a larger token such as a URL path, a decimal or an id (`123-45-6789-0`).
@@ -297,7 +320,10 @@ fn judge(
 /// they are written the NANP way (3-3-4 digits), the commonest case on generic-TLD sites.
 fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
     let cleaned = clean_number(text);
-    let digit_count = cleaned.chars().filter(|c| c.is_ascii_alphanumeric()).count();
+    let digit_count = cleaned
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .count();
     if !(7..=17).contains(&digit_count) {
         return None;
     }
@@ -307,10 +333,17 @@ fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
         None if is_nanp_shaped(text) || labelled && nanp_digits(&cleaned) => Some(Region::US),
         None => return None,
     };
-    let parse_valid = |region| phonenumber::parse(region, &cleaned).ok().filter(|n| n.is_valid());
+    let parse_valid = |region| {
+        phonenumber::parse(region, &cleaned)
+            .ok()
+            .filter(|n| n.is_valid())
+    };
     let number = match parse_valid(region) {
         Some(number) => number,
-        None if hint.weak && region != Some(Region::US) && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned)) => {
+        None if hint.weak
+            && region != Some(Region::US)
+            && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned)) =>
+        {
             parse_valid(Some(Region::US))?
         }
         None => return None,
@@ -352,7 +385,10 @@ fn is_nanp_shaped(text: &str) -> bool {
         .filter(|g| !g.is_empty())
         .map(str::len)
         .collect();
-    matches!(groups.as_slice(), [3, 3, 4] | [1, 3, 3, 4] | [3, 7] | [3, 3, 4..=7] | [1, 3, 3, 4..=7])
+    matches!(
+        groups.as_slice(),
+        [3, 3, 4] | [1, 3, 3, 4] | [3, 7] | [3, 3, 4..=7] | [1, 3, 3, 4..=7]
+    )
 }
 
 /// Sequences such as 1234567 or 0000000 that pages use as dummies.
@@ -363,7 +399,10 @@ fn is_placeholder(national: &str) -> bool {
         d.dedup();
         d.len()
     };
-    distinct <= 2 || national.ends_with("1234567") || national.contains("123456789") || national.contains("9876543")
+    distinct <= 2
+        || national.ends_with("1234567")
+        || national.contains("123456789")
+        || national.contains("9876543")
 }
 
 /// `12.03.2014`, `2014-03-12`, `12/03/14`, `08.00-17.00`, `8.30 - 17.30`.
@@ -378,7 +417,9 @@ fn looks_like_date_or_time(text: &str) -> bool {
         .collect();
     let lens: Vec<usize> = groups.iter().map(|g| g.len()).collect();
     let date = matches!(lens.as_slice(), [1..=2, 1..=2, 2 | 4] | [4, 1..=2, 1..=2])
-        && (seps.chars().all(|c| c == '.') || seps.chars().all(|c| c == '/') || seps.chars().all(|c| c == '-'))
+        && (seps.chars().all(|c| c == '.')
+            || seps.chars().all(|c| c == '/')
+            || seps.chars().all(|c| c == '-'))
         && !text.starts_with('+');
     let time_range = lens.len() == 4
         && lens.iter().zip([2, 2, 2, 2]).all(|(l, _)| *l <= 2)
@@ -415,7 +456,10 @@ fn nearest_label(before: &str) -> Option<Label> {
         for word in words {
             for (pos, _) in window.match_indices(word) {
                 // Word start: not glued to a preceding letter.
-                let glued = window[..pos].chars().next_back().is_some_and(|c| c.is_alphabetic());
+                let glued = window[..pos]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphabetic());
                 if glued && !word.starts_with(|c: char| !c.is_alphabetic()) {
                     continue;
                 }
@@ -427,7 +471,10 @@ fn nearest_label(before: &str) -> Option<Label> {
                         continue;
                     }
                     let following = window[end..].trim_start_matches([':', '.', ' ', ')']);
-                    if !following.is_empty() && !following.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '(') {
+                    if !following.is_empty()
+                        && !following
+                            .starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '(')
+                    {
                         continue;
                     }
                 }
@@ -441,23 +488,119 @@ fn nearest_label(before: &str) -> Option<Label> {
 }
 
 const PHONE_LABELS: &[&str] = &[
-    "tel", "phone", "call", "ph", "t", "p", "m", "telefoon", "telefon", "téléphone", "tél",
-    "mobile", "mob", "cell", "gsm", "toll", "freephone", "free phone", "office", "direct",
-    "enquiries", "ring", "☎", "📞", "helpline", "hotline", "whatsapp", "bel ", "telephone",
-    "number", "contact", "sales", "support", "service", "main", "local", "dial", "telefono",
-    "teléfono", "fon", "o:", "text",
+    "tel",
+    "phone",
+    "call",
+    "ph",
+    "t",
+    "p",
+    "m",
+    "telefoon",
+    "telefon",
+    "téléphone",
+    "tél",
+    "mobile",
+    "mob",
+    "cell",
+    "gsm",
+    "toll",
+    "freephone",
+    "free phone",
+    "office",
+    "direct",
+    "enquiries",
+    "ring",
+    "☎",
+    "📞",
+    "helpline",
+    "hotline",
+    "whatsapp",
+    "bel ",
+    "telephone",
+    "number",
+    "contact",
+    "sales",
+    "support",
+    "service",
+    "main",
+    "local",
+    "dial",
+    "telefono",
+    "teléfono",
+    "fon",
+    "o:",
+    "text",
 ];
 const FAX_LABELS: &[&str] = &["fax", "f", "telefax", "facsimile"];
 const ID_LABELS: &[&str] = &[
-    "kvk", "btw", "vat", "iban", "bic", "swift", "abn", "acn", "company no", "company number",
-    "company reg", "reg no", "reg. no", "registration", "registered in", "registered no",
-    "licence", "license", "lic.", "lic #", "dx", "ein", "tax", "ust", "siret", "siren",
-    "p.iva", "partita", "fca", "frn", "sra", "crn", "account", "sort code", "rekening", "bank",
-    "isbn", "invoice", "order", "ref", "handelsregister", "hrb", "kamer van koophandel", "rsin",
-    "chamber of commerce", "id:", "po box", "p.o. box", "postbus", "zip", "price", "cost",
-    "item", "sku", "model",
-    "serial", "patent", "mc#", "usdot", "dot#", "cage", "duns", "naics", "gst", "hst", "qst",
-    "nmls", "bond",
+    "kvk",
+    "btw",
+    "vat",
+    "iban",
+    "bic",
+    "swift",
+    "abn",
+    "acn",
+    "company no",
+    "company number",
+    "company reg",
+    "reg no",
+    "reg. no",
+    "registration",
+    "registered in",
+    "registered no",
+    "licence",
+    "license",
+    "lic.",
+    "lic #",
+    "dx",
+    "ein",
+    "tax",
+    "ust",
+    "siret",
+    "siren",
+    "p.iva",
+    "partita",
+    "fca",
+    "frn",
+    "sra",
+    "crn",
+    "account",
+    "sort code",
+    "rekening",
+    "bank",
+    "isbn",
+    "invoice",
+    "order",
+    "ref",
+    "handelsregister",
+    "hrb",
+    "kamer van koophandel",
+    "rsin",
+    "chamber of commerce",
+    "id:",
+    "po box",
+    "p.o. box",
+    "postbus",
+    "zip",
+    "price",
+    "cost",
+    "item",
+    "sku",
+    "model",
+    "serial",
+    "patent",
+    "mc#",
+    "usdot",
+    "dot#",
+    "cage",
+    "duns",
+    "naics",
+    "gst",
+    "hst",
+    "qst",
+    "nmls",
+    "bond",
 ];
 
 /// `(fax)`, `(f)` or a trailing word `fax` right after the number; `Fax:` followed by another
@@ -488,14 +631,20 @@ mod tests {
     }
 
     fn texts(line: &str, h: RegionHint) -> Vec<String> {
-        from_text(line, h).into_iter().map(|(_, p)| p.e164).collect()
+        from_text(line, h)
+            .into_iter()
+            .map(|(_, p)| p.e164)
+            .collect()
     }
 
     #[test]
     fn national_numbers_with_region() {
         assert_eq!(texts("Phone: 317-887-0729", hint("US")), ["+13178870729"]);
         assert_eq!(texts("T 0115 - 616 400", hint("NL")), ["+31115616400"]);
-        assert_eq!(texts("Call 020 8551 6580 today", hint("GB")), ["+442085516580"]);
+        assert_eq!(
+            texts("Call 020 8551 6580 today", hint("GB")),
+            ["+442085516580"]
+        );
         assert_eq!(texts("(03) 9650 2844", hint("AU")), ["+61396502844"]);
     }
 
@@ -509,7 +658,10 @@ mod tests {
     #[test]
     fn generic_tld_accepts_nanp_shapes_only() {
         let none = RegionHint::default();
-        assert_eq!(texts("Give us a call (303) 555-2368", none), ["+13035552368"]);
+        assert_eq!(
+            texts("Give us a call (303) 555-2368", none),
+            ["+13035552368"]
+        );
         assert!(texts("Order 12345678", none).is_empty());
     }
 
@@ -523,8 +675,14 @@ mod tests {
 
     #[test]
     fn weak_region_falls_back_to_nanp() {
-        let weak = RegionHint { weak: true, ..hint("GB") };
-        assert_eq!(texts("Give Us A Call: 206-588-2075", weak), ["+12065882075"]);
+        let weak = RegionHint {
+            weak: true,
+            ..hint("GB")
+        };
+        assert_eq!(
+            texts("Give Us A Call: 206-588-2075", weak),
+            ["+12065882075"]
+        );
         assert!(texts("Give Us A Call: 206-588-2075", hint("GB")).is_empty());
     }
 
@@ -558,9 +716,20 @@ mod tests {
     #[test]
     fn tel_links() {
         let us = hint("US");
-        assert_eq!(from_tel("tel:+1-317-887-0729", "", us).unwrap().e164, "+13178870729");
-        assert_eq!(from_tel("tel:0115%20616400", "", hint("NL")).unwrap().e164, "+31115616400");
-        assert_eq!(from_tel("tel:+support@x.com", "Call 317-887-0729", us).unwrap().e164, "+13178870729");
+        assert_eq!(
+            from_tel("tel:+1-317-887-0729", "", us).unwrap().e164,
+            "+13178870729"
+        );
+        assert_eq!(
+            from_tel("tel:0115%20616400", "", hint("NL")).unwrap().e164,
+            "+31115616400"
+        );
+        assert_eq!(
+            from_tel("tel:+support@x.com", "Call 317-887-0729", us)
+                .unwrap()
+                .e164,
+            "+13178870729"
+        );
         assert!(from_tel("tel:", "Call now", us).is_none());
     }
 }

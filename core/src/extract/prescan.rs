@@ -180,7 +180,10 @@ mod tests {
     #[test]
     fn lowercases_names_but_not_values_or_text() {
         let p = prescan(r#"<DIV CLASS="Foo">Hello <BR><A HREF="/X">Y</A></DIV>"#);
-        assert_eq!(p.html, r#"<div class="Foo">Hello <br><a href="/X">Y</a></div>"#);
+        assert_eq!(
+            p.html,
+            r#"<div class="Foo">Hello <br><a href="/X">Y</a></div>"#
+        );
     }
 
     #[test]
@@ -205,7 +208,10 @@ mod tests {
     #[test]
     fn valueless_attributes_get_an_empty_value() {
         let p = prescan(r#"<div itemscope itemtype="x"><input disabled><br/></div>"#);
-        assert_eq!(p.html, r#"<div itemscope="" itemtype="x"><input disabled=""><br/></div>"#);
+        assert_eq!(
+            p.html,
+            r#"<div itemscope="" itemtype="x"><input disabled=""><br/></div>"#
+        );
     }
 
     #[test]

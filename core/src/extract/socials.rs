@@ -65,15 +65,28 @@ pub fn classify(href: &str) -> Option<(Network, String)> {
 fn looks_like_social_host(href: &str) -> bool {
     let lower = href.to_ascii_lowercase();
     let lower = lower.strip_prefix("www.").unwrap_or(&lower);
-    ["facebook.com/", "instagram.com/", "linkedin.com/", "twitter.com/", "x.com/", "youtube.com/"]
-        .iter()
-        .any(|h| lower.starts_with(h))
+    [
+        "facebook.com/",
+        "instagram.com/",
+        "linkedin.com/",
+        "twitter.com/",
+        "x.com/",
+        "youtube.com/",
+    ]
+    .iter()
+    .any(|h| lower.starts_with(h))
 }
 
 fn strip_subdomain(host: &str) -> &str {
     for base in [
-        "facebook.com", "fb.com", "instagram.com", "instagr.am", "linkedin.com", "twitter.com",
-        "x.com", "youtube.com",
+        "facebook.com",
+        "fb.com",
+        "instagram.com",
+        "instagr.am",
+        "linkedin.com",
+        "twitter.com",
+        "x.com",
+        "youtube.com",
     ] {
         if host == base {
             return base;
@@ -94,20 +107,83 @@ fn strip_subdomain(host: &str) -> &str {
 fn valid_handle(s: &str, max: usize) -> bool {
     !s.is_empty()
         && s.len() <= max
-        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%' | '&' | '\'' | '!'))
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%' | '&' | '\'' | '!'))
 }
 
 fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
     const RESERVED: &[&str] = &[
-        "sharer", "sharer.php", "share.php", "share", "dialog", "plugins", "login", "login.php",
-        "l.php", "rsrc.php", "apps", "events", "friends", "images", "photo.php", "photos",
-        "chat", "ajax", "dyi", "common", "policies", "policy.php", "privacy", "recover", "reg",
-        "r.php", "help", "security", "messages", "marketplace", "live", "bookmarks", "games",
-        "fundraisers", "saved", "gaming", "jobs", "people", "ads", "ad_campaign", "weather",
-        "offers", "recommendations", "settings", "connect", "business", "intern", "watch",
-        "home.php", "tr", "v2.0", "search", "hashtag", "story.php", "permalink.php",
-        "media", "video.php", "notes", "pg", "legal", "terms", "about", "campaign", "careers",
-        "signup", "index.php", "2008", "badges", "find-friends", "pages.php", "places",
+        "sharer",
+        "sharer.php",
+        "share.php",
+        "share",
+        "dialog",
+        "plugins",
+        "login",
+        "login.php",
+        "l.php",
+        "rsrc.php",
+        "apps",
+        "events",
+        "friends",
+        "images",
+        "photo.php",
+        "photos",
+        "chat",
+        "ajax",
+        "dyi",
+        "common",
+        "policies",
+        "policy.php",
+        "privacy",
+        "recover",
+        "reg",
+        "r.php",
+        "help",
+        "security",
+        "messages",
+        "marketplace",
+        "live",
+        "bookmarks",
+        "games",
+        "fundraisers",
+        "saved",
+        "gaming",
+        "jobs",
+        "people",
+        "ads",
+        "ad_campaign",
+        "weather",
+        "offers",
+        "recommendations",
+        "settings",
+        "connect",
+        "business",
+        "intern",
+        "watch",
+        "home.php",
+        "tr",
+        "v2.0",
+        "search",
+        "hashtag",
+        "story.php",
+        "permalink.php",
+        "media",
+        "video.php",
+        "notes",
+        "pg",
+        "legal",
+        "terms",
+        "about",
+        "campaign",
+        "careers",
+        "signup",
+        "index.php",
+        "2008",
+        "badges",
+        "find-friends",
+        "pages.php",
+        "places",
     ];
     let first = *segments.first()?;
     let lower = first.to_ascii_lowercase();
@@ -119,14 +195,22 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
         if !id.bytes().all(|b| b.is_ascii_digit()) || id.is_empty() {
             return None;
         }
-        return Some((Network::Facebook, format!("https://facebook.com/profile.php?id={id}")));
+        return Some((
+            Network::Facebook,
+            format!("https://facebook.com/profile.php?id={id}"),
+        ));
     }
     if lower == "pages" {
         // Old page URLs: /pages/<Name>/<id> (also /pages/<Category>/<Name>/<id>).
-        if matches!(segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(), Some("create" | "category" | "launchpoint")) {
+        if matches!(
+            segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(),
+            Some("create" | "category" | "launchpoint")
+        ) {
             return None;
         }
-        let id_index = segments.iter().position(|s| s.bytes().all(|b| b.is_ascii_digit()))?;
+        let id_index = segments
+            .iter()
+            .position(|s| s.bytes().all(|b| b.is_ascii_digit()))?;
         if id_index < 2 {
             return None;
         }
@@ -135,7 +219,12 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
     }
     if lower == "groups" {
         let group = segments.get(1)?;
-        return valid_handle(group, 100).then(|| (Network::Facebook, format!("https://facebook.com/groups/{group}")));
+        return valid_handle(group, 100).then(|| {
+            (
+                Network::Facebook,
+                format!("https://facebook.com/groups/{group}"),
+            )
+        });
     }
     if RESERVED.contains(&lower.as_str()) || lower.ends_with(".php") || !valid_handle(first, 80) {
         return None;
@@ -146,9 +235,29 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
 
 fn instagram(segments: &[&str]) -> Option<(Network, String)> {
     const RESERVED: &[&str] = &[
-        "p", "reel", "reels", "tv", "explore", "stories", "accounts", "direct", "about",
-        "developer", "legal", "privacy", "web", "static", "emails", "_n", "_u", "oauth",
-        "challenge", "create", "share", "sharer", "invites",
+        "p",
+        "reel",
+        "reels",
+        "tv",
+        "explore",
+        "stories",
+        "accounts",
+        "direct",
+        "about",
+        "developer",
+        "legal",
+        "privacy",
+        "web",
+        "static",
+        "emails",
+        "_n",
+        "_u",
+        "oauth",
+        "challenge",
+        "create",
+        "share",
+        "sharer",
+        "invites",
     ];
     let first = *segments.first()?;
     let lower = first.to_ascii_lowercase();
@@ -169,12 +278,18 @@ fn linkedin(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
             if first == "pub" {
                 // Old public profiles: /pub/<name>/<a>/<b>/<c>.
                 let path: Vec<&str> = segments.iter().take(5).copied().collect();
-                return Some((Network::LinkedIn, format!("https://linkedin.com/{}", path.join("/"))));
+                return Some((
+                    Network::LinkedIn,
+                    format!("https://linkedin.com/{}", path.join("/")),
+                ));
             }
             if first == "company" && matches!(id.to_ascii_lowercase().as_str(), "setup" | "login") {
                 return None;
             }
-            Some((Network::LinkedIn, format!("https://linkedin.com/{first}/{id}")))
+            Some((
+                Network::LinkedIn,
+                format!("https://linkedin.com/{first}/{id}"),
+            ))
         }
         "groups" | "groups.php" | "e" => {
             // /groups/<name-or-id>, /groups?gid=<id>, /e/gis/<id>.
@@ -191,7 +306,10 @@ fn linkedin(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
                 }
                 None => return None,
             };
-            Some((Network::LinkedIn, format!("https://linkedin.com/groups/{id}")))
+            Some((
+                Network::LinkedIn,
+                format!("https://linkedin.com/groups/{id}"),
+            ))
         }
         _ => None,
     }
@@ -199,10 +317,39 @@ fn linkedin(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
 
 fn x(segments: &[&str]) -> Option<(Network, String)> {
     const RESERVED: &[&str] = &[
-        "oauth", "account", "tos", "privacy", "signup", "home", "hashtag", "search", "login",
-        "widgets", "i", "settings", "start", "share", "intent", "oct", "messages", "explore",
-        "notifications", "jobs", "compose", "post", "download", "logout", "about", "help",
-        "following", "followers", "lists", "rules", "en", "personalization", "web",
+        "oauth",
+        "account",
+        "tos",
+        "privacy",
+        "signup",
+        "home",
+        "hashtag",
+        "search",
+        "login",
+        "widgets",
+        "i",
+        "settings",
+        "start",
+        "share",
+        "intent",
+        "oct",
+        "messages",
+        "explore",
+        "notifications",
+        "jobs",
+        "compose",
+        "post",
+        "download",
+        "logout",
+        "about",
+        "help",
+        "following",
+        "followers",
+        "lists",
+        "rules",
+        "en",
+        "personalization",
+        "web",
     ];
     let first = segments.first()?.trim_start_matches('@');
     let lower = first.to_ascii_lowercase();
@@ -210,11 +357,19 @@ fn x(segments: &[&str]) -> Option<(Network, String)> {
         return None;
     }
     // A handle: 1–15 letters, digits or underscores.
-    if first.is_empty() || first.len() > 15 || !first.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+    if first.is_empty()
+        || first.len() > 15
+        || !first
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
         return None;
     }
     // /<handle>/status/<id> is a post, not the profile link the page meant.
-    if matches!(segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(), Some("status" | "statuses")) {
+    if matches!(
+        segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(),
+        Some("status" | "statuses")
+    ) {
         return None;
     }
     Some((Network::X, format!("https://x.com/{first}")))
@@ -226,21 +381,50 @@ fn youtube(segments: &[&str]) -> Option<(Network, String)> {
     match lower.as_str() {
         "channel" | "c" | "user" => {
             let id = segments.get(1)?;
-            if !valid_handle(id.trim_start_matches('@'), 100) || (lower != "c" && id.starts_with('@')) {
+            if !valid_handle(id.trim_start_matches('@'), 100)
+                || (lower != "c" && id.starts_with('@'))
+            {
                 return None;
             }
-            Some((Network::YouTube, format!("https://youtube.com/{lower}/{id}")))
+            Some((
+                Network::YouTube,
+                format!("https://youtube.com/{lower}/{id}"),
+            ))
         }
-        _ if first.starts_with('@') => {
-            valid_handle(&first[1..], 100).then(|| (Network::YouTube, format!("https://youtube.com/{first}")))
-        }
-        "watch" | "embed" | "v" | "playlist" | "results" | "feed" | "shorts" | "live"
-        | "subscription_center" | "redirect" | "signin" | "login" | "account" | "t" | "about"
-        | "howyoutubeworks" | "premium" | "kids" | "music" | "gaming" | "attribution_link"
-        | "get_video" | "view_play_list" | "yt" | "ads" | "creators" | "index" | "share" => None,
+        _ if first.starts_with('@') => valid_handle(&first[1..], 100)
+            .then(|| (Network::YouTube, format!("https://youtube.com/{first}"))),
+        "watch"
+        | "embed"
+        | "v"
+        | "playlist"
+        | "results"
+        | "feed"
+        | "shorts"
+        | "live"
+        | "subscription_center"
+        | "redirect"
+        | "signin"
+        | "login"
+        | "account"
+        | "t"
+        | "about"
+        | "howyoutubeworks"
+        | "premium"
+        | "kids"
+        | "music"
+        | "gaming"
+        | "attribution_link"
+        | "get_video"
+        | "view_play_list"
+        | "yt"
+        | "ads"
+        | "creators"
+        | "index"
+        | "share" => None,
         _ if lower.contains('.') || lower.contains('?') => None,
         // Legacy custom URLs (`youtube.com/<name>`).
-        _ => valid_handle(first, 100).then(|| (Network::YouTube, format!("https://youtube.com/{first}"))),
+        _ => valid_handle(first, 100)
+            .then(|| (Network::YouTube, format!("https://youtube.com/{first}"))),
     }
 }
 
@@ -254,34 +438,85 @@ mod tests {
 
     #[test]
     fn profiles_are_canonicalised() {
-        assert_eq!(c("http://www.facebook.com/AcmeCo/?ref=ts"), Some("https://facebook.com/AcmeCo".into()));
-        assert_eq!(c("https://m.facebook.com/profile.php?id=123&ref=x"), Some("https://facebook.com/profile.php?id=123".into()));
-        assert_eq!(c("https://www.facebook.com/pages/Acme-Co/123456789"), Some("https://facebook.com/pages/Acme-Co/123456789".into()));
-        assert_eq!(c("http://twitter.com/#!/acme"), Some("https://x.com/acme".into()));
-        assert_eq!(c("http://twitter.com/#%21/acme"), Some("https://x.com/acme".into()));
+        assert_eq!(
+            c("http://www.facebook.com/AcmeCo/?ref=ts"),
+            Some("https://facebook.com/AcmeCo".into())
+        );
+        assert_eq!(
+            c("https://m.facebook.com/profile.php?id=123&ref=x"),
+            Some("https://facebook.com/profile.php?id=123".into())
+        );
+        assert_eq!(
+            c("https://www.facebook.com/pages/Acme-Co/123456789"),
+            Some("https://facebook.com/pages/Acme-Co/123456789".into())
+        );
+        assert_eq!(
+            c("http://twitter.com/#!/acme"),
+            Some("https://x.com/acme".into())
+        );
+        assert_eq!(
+            c("http://twitter.com/#%21/acme"),
+            Some("https://x.com/acme".into())
+        );
         assert_eq!(c("https://x.com/acme/"), Some("https://x.com/acme".into()));
-        assert_eq!(c("https://uk.linkedin.com/company/acme-ltd/about/?trk=x"), Some("https://linkedin.com/company/acme-ltd".into()));
-        assert_eq!(c("http://www.linkedin.com/groups?gid=2345&trk=hb"), Some("https://linkedin.com/groups/2345".into()));
-        assert_eq!(c("https://www.linkedin.com/in/jane-doe"), Some("https://linkedin.com/in/jane-doe".into()));
-        assert_eq!(c("https://www.instagram.com/acme.co/"), Some("https://instagram.com/acme.co".into()));
-        assert_eq!(c("https://www.youtube.com/user/AcmeTV"), Some("https://youtube.com/user/AcmeTV".into()));
-        assert_eq!(c("https://youtube.com/@acme"), Some("https://youtube.com/@acme".into()));
-        assert_eq!(c("www.facebook.com/acme"), Some("https://facebook.com/acme".into()));
+        assert_eq!(
+            c("https://uk.linkedin.com/company/acme-ltd/about/?trk=x"),
+            Some("https://linkedin.com/company/acme-ltd".into())
+        );
+        assert_eq!(
+            c("http://www.linkedin.com/groups?gid=2345&trk=hb"),
+            Some("https://linkedin.com/groups/2345".into())
+        );
+        assert_eq!(
+            c("https://www.linkedin.com/in/jane-doe"),
+            Some("https://linkedin.com/in/jane-doe".into())
+        );
+        assert_eq!(
+            c("https://www.instagram.com/acme.co/"),
+            Some("https://instagram.com/acme.co".into())
+        );
+        assert_eq!(
+            c("https://www.youtube.com/user/AcmeTV"),
+            Some("https://youtube.com/user/AcmeTV".into())
+        );
+        assert_eq!(
+            c("https://youtube.com/@acme"),
+            Some("https://youtube.com/@acme".into())
+        );
+        assert_eq!(
+            c("www.facebook.com/acme"),
+            Some("https://facebook.com/acme".into())
+        );
     }
 
     #[test]
     fn share_intent_video_and_roots_are_not_profiles() {
         for href in [
-            "https://www.facebook.com/sharer/sharer.php?u=x", "https://www.facebook.com/dialog/share?x",
-            "https://www.facebook.com/share.php?u=x", "https://www.facebook.com/plugins/like.php",
-            "https://www.facebook.com/", "http://www.facebook.com", "https://twitter.com/intent/tweet?text=x",
-            "https://twitter.com/share", "https://twitter.com/home?status=x", "https://twitter.com/search?q=x",
-            "https://twitter.com/hashtag/x", "https://twitter.com/acme/status/123", "https://www.instagram.com/p/abc/",
-            "https://www.instagram.com/reel/abc/", "https://www.instagram.com/explore/tags/x",
-            "https://www.youtube.com/watch?v=abc", "https://www.youtube.com/embed/abc", "https://www.youtube.com/",
-            "https://www.youtube.com/subscription_center?add_user_id=x", "https://www.linkedin.com/shareArticle?url=x",
-            "https://www.linkedin.com/cws/share?url=x", "http://www.linkedin.com", "https://example.com/facebook.com/x",
-            "https://developers.facebook.com/acme", "mailto:x@facebook.com",
+            "https://www.facebook.com/sharer/sharer.php?u=x",
+            "https://www.facebook.com/dialog/share?x",
+            "https://www.facebook.com/share.php?u=x",
+            "https://www.facebook.com/plugins/like.php",
+            "https://www.facebook.com/",
+            "http://www.facebook.com",
+            "https://twitter.com/intent/tweet?text=x",
+            "https://twitter.com/share",
+            "https://twitter.com/home?status=x",
+            "https://twitter.com/search?q=x",
+            "https://twitter.com/hashtag/x",
+            "https://twitter.com/acme/status/123",
+            "https://www.instagram.com/p/abc/",
+            "https://www.instagram.com/reel/abc/",
+            "https://www.instagram.com/explore/tags/x",
+            "https://www.youtube.com/watch?v=abc",
+            "https://www.youtube.com/embed/abc",
+            "https://www.youtube.com/",
+            "https://www.youtube.com/subscription_center?add_user_id=x",
+            "https://www.linkedin.com/shareArticle?url=x",
+            "https://www.linkedin.com/cws/share?url=x",
+            "http://www.linkedin.com",
+            "https://example.com/facebook.com/x",
+            "https://developers.facebook.com/acme",
+            "mailto:x@facebook.com",
         ] {
             assert_eq!(c(href), None, "{href}");
         }
