@@ -7,9 +7,12 @@
 //! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
 use url::Url;
 
-use crate::site::{region_from_host, same_site};
+use crate::site::{region_from_host, registrable_domain};
 
 /// Extra pages fetched besides the homepage (service-spec §8).
 pub const MAX_EXTRA_PAGES: usize = 3;
@@ -118,9 +121,14 @@ pub fn plan(home: &Url, links: &[PageLink]) -> CrawlPlan {
 /// sorted best first (ties keep document order), one entry per URL.
 pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
+    let Some(home_host) = home.host_str() else {
+        return out;
+    };
+    let home_site = registrable_domain(home_host);
     for link in links {
         let url = &link.url;
-        if !same_site(home, url) || is_same_page(home, url) || is_excluded(url) {
+        let same_site = url.host_str().is_some_and(|h| h == home_host || registrable_domain(h) == home_site);
+        if !same_site || is_same_page(home, url) || is_excluded(url) {
             continue;
         }
         let Some((intent, mut score)) = score_link(url, &link.text) else {
@@ -152,10 +160,11 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     let text = normalise(text);
     let path_tokens = normalise(&url.path().replace(['/', '-', '_', '.', '+'], " "));
+    let in_text = intents_in(&text);
+    let in_path = intents_in(&path_tokens);
     let mut best: Option<(Intent, i32)> = None;
-    for (intent, weight, keywords) in KEYWORDS {
-        let in_text = keywords.iter().any(|k| contains_words(&text, k));
-        let in_path = keywords.iter().any(|k| contains_words(&path_tokens, k));
+    for (index, (intent, weight, _)) in KEYWORDS.iter().enumerate() {
+        let (in_text, in_path) = (in_text[index], in_path[index]);
         if !in_text && !in_path {
             continue;
         }
@@ -337,52 +346,62 @@ fn normalise(s: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Whether `phrase` occurs in `text` on word boundaries.
-fn contains_words(text: &str, phrase: &str) -> bool {
-    text.match_indices(phrase).any(|(i, _)| {
-        let before_ok = i == 0 || text.as_bytes()[i - 1] == b' ';
-        let end = i + phrase.len();
-        let after_ok = end == text.len()
-            || text.as_bytes()[end] == b' '
-            || text[end..].starts_with("us") && phrase == "contact";
-        before_ok && after_ok
-    })
+/// For each row of [`KEYWORDS`], whether one of its phrases occurs in the normalised `text` on
+/// word boundaries (`contactus` also counts as `contact`). One Aho-Corasick pass over `text`.
+fn intents_in(text: &str) -> [bool; KEYWORDS.len()] {
+    static MATCHER: OnceLock<Option<(AhoCorasick, Vec<usize>)>> = OnceLock::new();
+    let mut found = [false; KEYWORDS.len()];
+    let Some((matcher, rows)) = MATCHER
+        .get_or_init(|| {
+            let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
+                .iter()
+                .enumerate()
+                .flat_map(|(row, (_, _, phrases))| phrases.iter().map(move |p| (*p, row)))
+                .unzip();
+            AhoCorasick::new(phrases).ok().map(|m| (m, rows))
+        })
+        .as_ref()
+    else {
+        return found;
+    };
+    let bytes = text.as_bytes();
+    for m in matcher.find_overlapping_iter(text) {
+        let before_ok = m.start() == 0 || bytes[m.start() - 1] == b' ';
+        let rest = &text[m.end()..];
+        let after_ok = rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
+        if before_ok && after_ok {
+            if let Some(row) = rows.get(m.pattern().as_usize()) {
+                found[*row] = true;
+            }
+        }
+    }
+    found
 }
 
+/// Files, and site areas that are never contact pages (log-in, cart, search, feeds, tag and
+/// category listings).
 fn is_excluded(url: &Url) -> bool {
-    let path = url.path().to_ascii_lowercase();
     const FILES: &[&str] = &[
         ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx", ".mp4",
         ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml", ".rss", ".ics",
         ".vcf",
     ];
     const AREAS: &[&str] = &[
-        "/login",
-        "/logout",
-        "/signin",
-        "/sign-in",
-        "/register",
-        "/cart",
-        "/checkout",
-        "/basket",
-        "/account",
-        "/my-account",
-        "/wp-admin",
-        "/wp-login",
-        "/feed",
-        "/tag/",
-        "/category/",
-        "/search",
-        "/wishlist",
-        "/cdn-cgi/",
+        "login", "logout", "signin", "sign-in", "register", "cart", "checkout", "basket",
+        "account", "my-account", "wp-admin", "wp-login.php", "feed", "tag", "category", "search",
+        "wishlist", "cdn-cgi",
     ];
-    !matches!(url.scheme(), "http" | "https")
-        || FILES.iter().any(|f| path.ends_with(f))
-        || AREAS.iter().any(|a| {
-            path.starts_with(a)
-                || path.contains(&format!("{a}/"))
-                || (a.ends_with('/') && path.contains(a))
-        })
+    if !matches!(url.scheme(), "http" | "https") {
+        return true;
+    }
+    let path = url.path();
+    let is_file = FILES.iter().any(|f| {
+        path.len() >= f.len() && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+    });
+    is_file
+        || path
+            .split('/')
+            .any(|segment| AREAS.iter().any(|a| segment.eq_ignore_ascii_case(a)))
 }
 
 /// Same page as the homepage (fragments, `index.html`, trailing slash ignored).

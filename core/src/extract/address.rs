@@ -79,7 +79,7 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
     };
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        if line.len() > MAX_LINE || !line.bytes().any(|b| b.is_ascii_digit()) {
+        if line.len() > MAX_LINE || !may_hold_postcode(line.as_bytes()) {
             continue;
         }
         let mut found = match_line(p, lines, index, line, index, page_region);
@@ -114,6 +114,9 @@ fn match_line(
     let mut found: Vec<TextAddress> = Vec::new();
     for (re, region) in [(&p.us, "US"), (&p.ca, "CA"), (&p.au, "AU")] {
         if region == "AU" && !allows("AU") {
+            continue;
+        }
+        if !re.is_match(line) {
             continue;
         }
         for caps in re.captures_iter(line) {
@@ -183,6 +186,9 @@ fn match_line(
         if !found.is_empty() || !allows(region) {
             continue;
         }
+        if !re.is_match(line) {
+            continue;
+        }
         for caps in re.captures_iter(line) {
             let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
                 continue;
@@ -221,7 +227,7 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) {
+    if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) && p.eu.is_match(line) {
         for caps in p.eu.captures_iter(line) {
             let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
                 continue;
@@ -262,6 +268,30 @@ fn match_line(
 const EU_NUMERIC: &[&str] = &[
     "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI",
 ];
+
+/// A cheap filter before the regular expressions: every pattern needs a run of 3–5 digits, or
+/// a digit followed by two capital letters (GB inward code, NL), or letter-digit-letter (CA).
+fn may_hold_postcode(line: &[u8]) -> bool {
+    let mut run = 0;
+    for (i, &b) in line.iter().enumerate() {
+        if b.is_ascii_digit() {
+            run += 1;
+            if run >= 3 {
+                return true;
+            }
+            let next_two = line.get(i + 1..i + 3);
+            if next_two.is_some_and(|t| t.iter().all(u8::is_ascii_uppercase)) {
+                return true;
+            }
+            if i > 0 && line[i - 1].is_ascii_uppercase() && line.get(i + 1).is_some_and(u8::is_ascii_uppercase) {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
 
 /// A GB postcode needs address context: a locality word before it on the line, or a UK page.
 fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
