@@ -42,7 +42,10 @@ fn decode(bencher: Bencher) {
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn tl_parse(bencher: Bencher) {
-    let pages: Vec<String> = corpus().iter().map(|p| extract::decode::decode_page(None, p).into_owned()).collect();
+    let pages: Vec<String> = corpus()
+        .iter()
+        .map(|p| extract::decode::decode_page(None, p).into_owned())
+        .collect();
     let bytes: usize = pages.iter().map(String::len).sum();
     bencher.counter(BytesCount::new(bytes)).bench(|| {
         for page in &pages {
@@ -69,7 +72,11 @@ fn full(bencher: Bencher) {
     let pages = corpus();
     let home = Url::parse("https://www.example.com/").unwrap_or_else(|e| panic!("{e}"));
     // Warm the phone metadata (loaded once per process) outside the measurement.
-    divan::black_box(extract::extract_page(&home, None, b"<p>Tel +1 303 555 0100</p>"));
+    divan::black_box(extract::extract_page(
+        &home,
+        None,
+        b"<p>Tel +1 303 555 0100</p>",
+    ));
     bencher.counter(BytesCount::new(total(&pages))).bench(|| {
         for page in &pages {
             let result = extract::extract_page(&home, None, page);

@@ -1,6 +1,9 @@
-//! Shared helpers of the benchmarks and the quality evaluation: loading the shared corpora.
+//! The quality evaluation ([`eval`]) and the helpers the benchmarks share: loading the
+//! shared corpora.
 
 use std::path::{Path, PathBuf};
+
+pub mod eval;
 
 /// Every `*.html` file directly in `dir`, sorted by name, with its bytes.
 ///

@@ -127,7 +127,9 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     let home_site = registrable_domain(home_host);
     for link in links {
         let url = &link.url;
-        let same_site = url.host_str().is_some_and(|h| h == home_host || registrable_domain(h) == home_site);
+        let same_site = url
+            .host_str()
+            .is_some_and(|h| h == home_host || registrable_domain(h) == home_site);
         if !same_site || is_same_page(home, url) || is_excluded(url) {
             continue;
         }
@@ -368,7 +370,8 @@ fn intents_in(text: &str) -> [bool; KEYWORDS.len()] {
     for m in matcher.find_overlapping_iter(text) {
         let before_ok = m.start() == 0 || bytes[m.start() - 1] == b' ';
         let rest = &text[m.end()..];
-        let after_ok = rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
+        let after_ok =
+            rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
         if before_ok && after_ok {
             if let Some(row) = rows.get(m.pattern().as_usize()) {
                 found[*row] = true;
@@ -387,16 +390,32 @@ fn is_excluded(url: &Url) -> bool {
         ".vcf",
     ];
     const AREAS: &[&str] = &[
-        "login", "logout", "signin", "sign-in", "register", "cart", "checkout", "basket",
-        "account", "my-account", "wp-admin", "wp-login.php", "feed", "tag", "category", "search",
-        "wishlist", "cdn-cgi",
+        "login",
+        "logout",
+        "signin",
+        "sign-in",
+        "register",
+        "cart",
+        "checkout",
+        "basket",
+        "account",
+        "my-account",
+        "wp-admin",
+        "wp-login.php",
+        "feed",
+        "tag",
+        "category",
+        "search",
+        "wishlist",
+        "cdn-cgi",
     ];
     if !matches!(url.scheme(), "http" | "https") {
         return true;
     }
     let path = url.path();
     let is_file = FILES.iter().any(|f| {
-        path.len() >= f.len() && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+        path.len() >= f.len()
+            && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
     });
     is_file
         || path

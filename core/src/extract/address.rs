@@ -227,7 +227,10 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && page_region.is_some_and(|r| EU_NUMERIC.contains(&r)) && p.eu.is_match(line) {
+    if found.is_empty()
+        && page_region.is_some_and(|r| EU_NUMERIC.contains(&r))
+        && p.eu.is_match(line)
+    {
         for caps in p.eu.captures_iter(line) {
             let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
                 continue;
@@ -283,7 +286,10 @@ fn may_hold_postcode(line: &[u8]) -> bool {
             if next_two.is_some_and(|t| t.iter().all(u8::is_ascii_uppercase)) {
                 return true;
             }
-            if i > 0 && line[i - 1].is_ascii_uppercase() && line.get(i + 1).is_some_and(u8::is_ascii_uppercase) {
+            if i > 0
+                && line[i - 1].is_ascii_uppercase()
+                && line.get(i + 1).is_some_and(u8::is_ascii_uppercase)
+            {
                 return true;
             }
         } else {
