@@ -91,6 +91,18 @@ pub fn from_text(line: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Byte offsets in `text`, in increasing order, where an address may be written: every `@`
+/// (also full-width) and every at-token of the obfuscated forms. One pass each.
+pub fn candidate_positions(text: &str) -> Vec<usize> {
+    let mut positions: Vec<usize> = memchr::memchr_iter(b'@', text.as_bytes()).collect();
+    positions.extend(text.match_indices('＠').map(|(i, _)| i));
+    if let Some(matcher) = at_tokens() {
+        positions.extend(matcher.find_iter(text).map(|m| m.start()));
+    }
+    positions.sort_unstable();
+    positions
+}
+
 /// Lower-cases and validates one address; `None` when it is not a usable business address.
 pub fn normalise(candidate: &str) -> Option<String> {
     let candidate = candidate.trim().trim_end_matches(['.', ',', ';', ':']);
@@ -250,17 +262,7 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
 /// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
 /// so prose such as "email us at info@x.com" or "we are at home.com" is not taken.
 fn deobfuscated(line: &str) -> Vec<(usize, String)> {
-    static TOKENS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    let Some(matcher) = TOKENS
-        .get_or_init(|| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(AT_TOKENS)
-                .ok()
-        })
-        .as_ref()
-    else {
+    let Some(matcher) = at_tokens() else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -282,6 +284,20 @@ fn deobfuscated(line: &str) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// The at-token matcher (ASCII case-insensitive, longest match).
+fn at_tokens() -> Option<&'static AhoCorasick> {
+    static TOKENS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    TOKENS
+        .get_or_init(|| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(AT_TOKENS)
+                .ok()
+        })
+        .as_ref()
 }
 
 const AT_TOKENS: &[&str] = &[

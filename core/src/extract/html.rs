@@ -192,7 +192,7 @@ impl Walker {
     /// Handles a start tag; returns `None` when its subtree is not to be visited.
     fn enter(&mut self, tag: &tl::HTMLTag<'_>, parser: &tl::Parser<'_>) -> Option<Exit> {
         let name = tag.name().as_bytes();
-        let attrs = Attrs::read(tag);
+        let attrs = Attrs::read(tag, name);
         let mut exit = Exit::default();
         match name {
             b"script" | b"style" | b"template" | b"textarea" | b"select" | b"svg" | b"iframe"
@@ -421,18 +421,7 @@ impl Walker {
             return;
         }
         let decoded = entities::decode(raw);
-        let text = &mut self.doc.text;
-        for ch in decoded.chars() {
-            match ch {
-                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}' => {}
-                c if c.is_whitespace() || c.is_control() => {
-                    if !text.is_empty() && !text.ends_with([' ', '\n']) {
-                        text.push(' ');
-                    }
-                }
-                c => text.push(c),
-            }
-        }
+        push_collapsed(&mut self.doc.text, &decoded);
     }
 
     fn newline(&mut self) {
@@ -480,59 +469,80 @@ struct Attrs {
 }
 
 impl Attrs {
-    fn read(tag: &tl::HTMLTag<'_>) -> Attrs {
+    /// Reads the attributes of `tag` (named `name`) in one pass over their raw bytes; values
+    /// are decoded only for the attributes this element needs.
+    fn read(tag: &tl::HTMLTag<'_>, name: &[u8]) -> Attrs {
         let mut attrs = Attrs::default();
-        for (key, value) in tag.attributes().iter() {
-            let value = value.as_deref().unwrap_or("");
-            match key.as_ref() {
-                "href" => attrs.href = Some(entities::decode(value).trim().to_string()),
-                "alt" => attrs.alt = Some(collapse(&entities::decode(value))),
-                "title" => attrs.title = Some(collapse(&entities::decode(value))),
-                "content" => attrs.content = Some(entities::decode(value).trim().to_string()),
-                "lang" => attrs.lang = Some(value.trim().to_string()),
-                "name" | "property" if (attrs.meta_key.is_none() || key == "property") => {
-                    attrs.meta_key = Some(value.trim().to_ascii_lowercase());
+        let attributes = tag.attributes();
+        let wants_href = matches!(name, b"a" | b"area" | b"base" | b"link");
+        let is_link = matches!(name, b"a" | b"area");
+        for (key, value) in attributes.unstable_raw().iter() {
+            let raw = value.as_ref().map_or(&b""[..], |v| v.as_bytes());
+            let text = || String::from_utf8_lossy(raw);
+            match key.as_bytes() {
+                b"href" if wants_href => {
+                    attrs.href = Some(entities::decode(&text()).trim().to_string())
                 }
-                "data-cfemail" => attrs.cfemail = Some(value.trim().to_string()),
-                "itemscope" => attrs.itemscope = true,
-                "itemtype" => attrs.item_type = Some(value.to_string()),
-                "itemprop" => {
+                b"alt" if name == b"img" => attrs.alt = Some(collapse(&entities::decode(&text()))),
+                b"title" if is_link => attrs.title = Some(collapse(&entities::decode(&text()))),
+                b"content" => attrs.content = Some(entities::decode(&text()).trim().to_string()),
+                b"lang" if name == b"html" => attrs.lang = Some(text().trim().to_string()),
+                b"name" if name == b"meta" && attrs.meta_key.is_none() => {
+                    attrs.meta_key = Some(text().trim().to_ascii_lowercase());
+                }
+                b"property" if name == b"meta" => {
+                    attrs.meta_key = Some(text().trim().to_ascii_lowercase())
+                }
+                b"data-cfemail" => attrs.cfemail = Some(text().trim().to_string()),
+                b"itemscope" => attrs.itemscope = true,
+                b"itemtype" => attrs.item_type = Some(text().into_owned()),
+                b"itemprop" => {
+                    let value = text();
                     attrs.item_prop = value.split_ascii_whitespace().find_map(microdata_prop);
-                    if attrs.meta_key.is_none() {
+                    if attrs.meta_key.is_none() && name == b"meta" {
                         attrs.meta_key = Some(value.trim().to_ascii_lowercase());
                     }
                 }
-                "rel" => {
-                    attrs.rel_canonical = value
-                        .split_ascii_whitespace()
-                        .any(|r| r.eq_ignore_ascii_case("canonical"))
+                b"rel" => {
+                    attrs.rel_canonical = raw
+                        .split(u8::is_ascii_whitespace)
+                        .any(|r| r.eq_ignore_ascii_case(b"canonical"))
                 }
-                "hidden" => attrs.hidden = true,
-                "style" => attrs.hidden |= style_hides(value),
-                "class" => {
-                    for class in value.split_ascii_whitespace() {
-                        match class {
-                            "adr" | "h-adr" => attrs.class_adr = true,
-                            "vcard" | "h-card" => attrs.class_vcard = true,
-                            _ => {}
-                        }
-                        if attrs.class_prop.is_none() {
-                            attrs.class_prop = microformat_prop(class);
-                        }
-                        attrs.footer_like |= names_footer(class);
-                    }
-                }
-                "id" => attrs.footer_like |= names_footer(value),
+                b"hidden" => attrs.hidden = true,
+                b"style" => attrs.hidden |= style_hides(raw),
                 _ => {}
             }
+        }
+        if let Some(class) = attributes.class() {
+            for class in class
+                .as_bytes()
+                .split(u8::is_ascii_whitespace)
+                .filter(|c| !c.is_empty())
+            {
+                match class {
+                    b"adr" | b"h-adr" => attrs.class_adr = true,
+                    b"vcard" | b"h-card" => attrs.class_vcard = true,
+                    _ => {}
+                }
+                if attrs.class_prop.is_none() {
+                    attrs.class_prop = microformat_prop(class);
+                }
+                attrs.footer_like |= names_footer(class);
+            }
+        }
+        if let Some(id) = attributes.id() {
+            attrs.footer_like |= names_footer(id.as_bytes());
         }
         attrs
     }
 }
 
-fn names_footer(word: &str) -> bool {
-    let lower = word.to_ascii_lowercase();
-    lower == "footer" || lower.starts_with("footer") || lower.ends_with("footer")
+/// `footer`, `site-footer`, `footerWrap`… (ASCII case-insensitive).
+fn names_footer(word: &[u8]) -> bool {
+    const FOOTER: &[u8] = b"footer";
+    word.len() >= FOOTER.len()
+        && (word[..FOOTER.len()].eq_ignore_ascii_case(FOOTER)
+            || word[word.len() - FOOTER.len()..].eq_ignore_ascii_case(FOOTER))
 }
 
 fn microdata_prop(name: &str) -> Option<Prop> {
@@ -549,17 +559,20 @@ fn microdata_prop(name: &str) -> Option<Prop> {
     })
 }
 
-fn microformat_prop(class: &str) -> Option<Prop> {
+fn microformat_prop(class: &[u8]) -> Option<Prop> {
     Some(match class {
-        "street-address" | "p-street-address" | "extended-address" | "p-extended-address"
-        | "post-office-box" => Prop::Street,
-        "locality" | "p-locality" => Prop::Locality,
-        "region" | "p-region" => Prop::Region,
-        "postal-code" | "p-postal-code" => Prop::PostalCode,
-        "country-name" | "p-country-name" => Prop::Country,
-        "org" | "p-org" => Prop::OrgName,
-        "tel" | "p-tel" => Prop::Telephone,
-        "email" | "u-email" => Prop::Email,
+        b"street-address"
+        | b"p-street-address"
+        | b"extended-address"
+        | b"p-extended-address"
+        | b"post-office-box" => Prop::Street,
+        b"locality" | b"p-locality" => Prop::Locality,
+        b"region" | b"p-region" => Prop::Region,
+        b"postal-code" | b"p-postal-code" => Prop::PostalCode,
+        b"country-name" | b"p-country-name" => Prop::Country,
+        b"org" | b"p-org" => Prop::OrgName,
+        b"tel" | b"p-tel" => Prop::Telephone,
+        b"email" | b"u-email" => Prop::Email,
         _ => return None,
     })
 }
@@ -613,14 +626,15 @@ fn scope_for_type(item_type: &str) -> Scope {
     }
 }
 
-/// Whether an inline `style` hides the element.
-fn style_hides(style: &str) -> bool {
-    let compact: String = style
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| c.to_ascii_lowercase())
+/// Whether an inline `style` hides the element (`display: none`, `visibility:hidden`).
+fn style_hides(style: &[u8]) -> bool {
+    let compact: Vec<u8> = style
+        .iter()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(u8::to_ascii_lowercase)
         .collect();
-    compact.contains("display:none") || compact.contains("visibility:hidden")
+    memchr::memmem::find(&compact, b"display:none").is_some()
+        || memchr::memmem::find(&compact, b"visibility:hidden").is_some()
 }
 
 /// Whether `tl` saw the element's end tag. An element it never closed would otherwise span
@@ -704,21 +718,34 @@ fn set_once(slot: Option<&mut Option<String>>, value: String) {
 /// Collapses white space runs to one space and trims; removes zero-width characters.
 pub fn collapse(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}' => {}
-            c if c.is_whitespace() || c.is_control() => {
-                if !out.is_empty() && !out.ends_with(' ') {
-                    out.push(' ');
-                }
-            }
-            c => out.push(c),
-        }
-    }
+    push_collapsed(&mut out, s);
     if out.ends_with(' ') {
         out.pop();
     }
     out
+}
+
+/// Appends `s` to `out` with white space runs collapsed to one space (none at the start of
+/// `out` or after a line break) and zero-width characters removed. Copies runs of ordinary
+/// characters as slices.
+fn push_collapsed(out: &mut String, s: &str) {
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        let zero_width = matches!(
+            ch,
+            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
+        );
+        let space = ch.is_whitespace() || ch.is_control();
+        if !zero_width && !space {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        start = i + ch.len_utf8();
+        if space && !out.is_empty() && !out.ends_with([' ', '\n']) {
+            out.push(' ');
+        }
+    }
+    out.push_str(&s[start..]);
 }
 
 fn append_capped(target: &mut String, extra: &str) {

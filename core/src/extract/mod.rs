@@ -177,6 +177,9 @@ impl ParsedPage {
             .links
             .iter()
             .filter_map(|link| {
+                if is_not_a_page(&link.href) {
+                    return None;
+                }
                 let mut resolved = base.join(&link.href).ok()?;
                 if !matches!(resolved.scheme(), "http" | "https") {
                     return None;
@@ -201,6 +204,25 @@ impl ParsedPage {
     }
 }
 
+/// Hrefs that never lead to a page (skipped before URL parsing).
+fn is_not_a_page(href: &str) -> bool {
+    let head = href.get(..11).unwrap_or(href).to_ascii_lowercase();
+    href.is_empty()
+        || href.starts_with('#')
+        || [
+            "mailto:",
+            "tel:",
+            "javascript:",
+            "callto:",
+            "data:",
+            "sms:",
+            "skype:",
+            "whatsapp:",
+        ]
+        .iter()
+        .any(|scheme| head.starts_with(scheme))
+}
+
 fn collect_emails(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
@@ -213,12 +235,18 @@ fn collect_emails(
             found.push((link.text_pos, email));
         }
     }
-    for (line, start) in lines.iter().zip(line_starts) {
-        if memchr::memchr(b'@', line.as_bytes()).is_some()
-            || line.contains("(a)")
-            || line.contains('＠')
-            || has_at_word(line)
-        {
+    // Only lines with an `@` or an at-token are read (one pass over the whole text).
+    let mut candidate_lines: Vec<usize> = emails::candidate_positions(&doc.text)
+        .into_iter()
+        .map(|pos| {
+            line_starts
+                .partition_point(|start| *start <= pos)
+                .saturating_sub(1)
+        })
+        .collect();
+    candidate_lines.dedup();
+    for index in candidate_lines {
+        if let (Some(line), Some(start)) = (lines.get(index), line_starts.get(index)) {
             for (offset, email) in emails::from_text(line) {
                 found.push((start + offset, email));
             }
@@ -244,18 +272,6 @@ fn collect_emails(
         }
     }
     out
-}
-
-/// Cheap pre-check for the textual `at` obfuscations before the full matcher runs.
-fn has_at_word(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    memchr::memmem::find(bytes, b"at]").is_some()
-        || memchr::memmem::find(bytes, b"at)").is_some()
-        || memchr::memmem::find(bytes, b"AT]").is_some()
-        || memchr::memmem::find(bytes, b"AT)").is_some()
-        || (memchr::memmem::find(bytes, b" at ").is_some()
-            && memchr::memmem::find(bytes, b" dot ").is_some())
-        || memchr::memmem::find(bytes, b"t}").is_some()
 }
 
 fn collect_phones(
@@ -331,8 +347,19 @@ fn region_hint(
         return hint;
     }
     let weak = lang_region.map(str::to_string).or(geo);
-    match weak.as_deref().and_then(RegionHint::from_code) {
-        Some(hint) => RegionHint { weak: true, ..hint },
+    if let Some(hint) = weak.as_deref().and_then(RegionHint::from_code) {
+        return RegionHint { weak: true, ..hint };
+    }
+    match doc
+        .links
+        .iter()
+        .find_map(|l| phones::region_of_tel(&l.href))
+    {
+        Some(region) => RegionHint {
+            region: Some(region),
+            confident: false,
+            weak: true,
+        },
         None => RegionHint::default(),
     }
 }

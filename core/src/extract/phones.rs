@@ -8,6 +8,9 @@
 //! numbers next to registration labels (VAT, KvK, ABN, IBAN, company no., DX…) are refused, and
 //! numbers labelled as fax are left out of `phones`.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
 use phonenumber::country::Id as Region;
 use phonenumber::Mode;
 
@@ -76,6 +79,24 @@ pub fn from_tel(href: &str, link_text: &str, hint: RegionHint) -> Option<FoundPh
         .into_iter()
         .next()
         .map(|(_, p)| p)
+}
+
+/// The region of an international `tel:+…` link's number (the page's own numbers are likely in
+/// the same country); `None` for national or invalid numbers.
+pub fn region_of_tel(href: &str) -> Option<Region> {
+    let lower = href.trim().get(..4)?.to_ascii_lowercase();
+    if lower != "tel:" {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(href.trim().get(4..)?).decode_utf8_lossy();
+    let number = decoded.trim().trim_start_matches('/');
+    if !number.starts_with('+') {
+        return None;
+    }
+    let parsed = phonenumber::parse(None, number)
+        .ok()
+        .filter(|n| n.is_valid())?;
+    parsed.country().id()
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
@@ -305,11 +326,12 @@ fn judge(
     let international = text.starts_with('+') || text.starts_with("00");
     let labelled = matches!(label, Some(Label::Phone | Label::Fax));
     let grouped = groups >= 2;
-    let e164 = validate(text, hint, labelled)?;
+    // Cheap checks first: validation runs libphonenumber's regular expressions.
     let trusted = international || labelled || (hint.confident && grouped);
     if !trusted {
         return None;
     }
+    let e164 = validate(text, hint, labelled)?;
     let fax = label == Some(Label::Fax) || fax_after(after);
     Some(FoundPhone { e164, fax })
 }
@@ -442,49 +464,66 @@ enum Label {
 
 /// The label closest before a candidate (within the last 48 bytes of the line).
 fn nearest_label(before: &str) -> Option<Label> {
+    static MATCHER: OnceLock<Option<(AhoCorasick, Vec<(&'static str, Label)>)>> = OnceLock::new();
+    let (matcher, words) = MATCHER
+        .get_or_init(|| {
+            let words: Vec<(&'static str, Label)> = [
+                (PHONE_LABELS, Label::Phone),
+                (FAX_LABELS, Label::Fax),
+                (ID_LABELS, Label::Identifier),
+            ]
+            .iter()
+            .flat_map(|(list, label)| list.iter().map(move |w| (*w, *label)))
+            .collect();
+            AhoCorasick::new(words.iter().map(|(w, _)| *w))
+                .ok()
+                .map(|m| (m, words))
+        })
+        .as_ref()?;
     let window_start = before.len().saturating_sub(48);
     let window_start = (window_start..=before.len())
         .find(|i| before.is_char_boundary(*i))
         .unwrap_or(before.len());
     let window = before[window_start..].to_lowercase();
-    let mut best: Option<(usize, Label)> = None;
-    for (words, label) in [
-        (PHONE_LABELS, Label::Phone),
-        (FAX_LABELS, Label::Fax),
-        (ID_LABELS, Label::Identifier),
-    ] {
-        for word in words {
-            for (pos, _) in window.match_indices(word) {
-                // Word start: not glued to a preceding letter.
-                let glued = window[..pos]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphabetic());
-                if glued && !word.starts_with(|c: char| !c.is_alphabetic()) {
-                    continue;
-                }
-                let end = pos + word.len();
-                // Word end for short labels (`t`, `p`, `f`): must be followed by punctuation.
-                if word.len() <= 2 && word.chars().all(char::is_alphabetic) {
-                    let next = window[end..].chars().next();
-                    if !matches!(next, Some(':' | '.' | ' ' | ')') | None) {
-                        continue;
-                    }
-                    let following = window[end..].trim_start_matches([':', '.', ' ', ')']);
-                    if !following.is_empty()
-                        && !following
-                            .starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '(')
-                    {
-                        continue;
-                    }
-                }
-                if best.is_none_or(|(b, _)| end >= b) {
-                    best = Some((end, label));
-                }
+    // The label ending last wins; at the same end an identifier beats fax beats phone.
+    let rank = |label: Label| match label {
+        Label::Phone => 0,
+        Label::Fax => 1,
+        Label::Identifier => 2,
+    };
+    let mut best: Option<(usize, u8, Label)> = None;
+    for found in matcher.find_overlapping_iter(&window) {
+        let Some(&(word, label)) = words.get(found.pattern().as_usize()) else {
+            continue;
+        };
+        let (pos, end) = (found.start(), found.end());
+        // Word start: not glued to a preceding letter.
+        let glued = window[..pos]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphabetic());
+        if glued && !word.starts_with(|c: char| !c.is_alphabetic()) {
+            continue;
+        }
+        // Word end for short labels (`t`, `p`, `f`): punctuation, then the number.
+        if word.len() <= 2 && word.chars().all(char::is_alphabetic) {
+            let next = window[end..].chars().next();
+            if !matches!(next, Some(':' | '.' | ' ' | ')') | None) {
+                continue;
+            }
+            let following = window[end..].trim_start_matches([':', '.', ' ', ')']);
+            if !following.is_empty()
+                && !following.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '(')
+            {
+                continue;
             }
         }
+        let key = (end, rank(label));
+        if best.is_none_or(|(e, r, _)| key >= (e, r)) {
+            best = Some((end, rank(label), label));
+        }
     }
-    best.map(|(_, label)| label)
+    best.map(|(_, _, label)| label)
 }
 
 const PHONE_LABELS: &[&str] = &[
@@ -711,6 +750,13 @@ mod tests {
     #[test]
     fn vanity_numbers() {
         assert_eq!(texts("Call 303.333.PAUL", hint("US")), ["+13033337285"]);
+    }
+
+    #[test]
+    fn region_of_international_tel_links() {
+        assert_eq!(region_of_tel("tel:+31%20115%20616%20400"), Some(Region::NL));
+        assert_eq!(region_of_tel("tel:0115616400"), None);
+        assert_eq!(region_of_tel("mailto:x@y.nl"), None);
     }
 
     #[test]
