@@ -464,7 +464,8 @@ enum Label {
 
 /// The label closest before a candidate (within the last 48 bytes of the line).
 fn nearest_label(before: &str) -> Option<Label> {
-    static MATCHER: OnceLock<Option<(AhoCorasick, Vec<(&'static str, Label)>)>> = OnceLock::new();
+    type LabelMatcher = (AhoCorasick, Vec<(&'static str, Label)>);
+    static MATCHER: OnceLock<Option<LabelMatcher>> = OnceLock::new();
     let (matcher, words) = MATCHER
         .get_or_init(|| {
             let words: Vec<(&'static str, Label)> = [
