@@ -79,7 +79,7 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
     };
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        if line.len() > MAX_LINE || !may_hold_postcode(line.as_bytes()) {
+        if line.len() > MAX_LINE || !Shapes::of(line.as_bytes()).any() {
             continue;
         }
         let mut found = match_line(p, lines, index, line, index, page_region);
@@ -110,10 +110,15 @@ fn match_line(
     street_index: usize,
     page_region: Option<&str>,
 ) -> Vec<TextAddress> {
+    let shapes = Shapes::of(line.as_bytes());
     let allows = |code: &str| page_region.is_none_or(|r| r == code);
     let mut found: Vec<TextAddress> = Vec::new();
-    for (re, region) in [(&p.us, "US"), (&p.ca, "CA"), (&p.au, "AU")] {
-        if region == "AU" && !allows("AU") {
+    for (re, region, shaped) in [
+        (&p.us, "US", shapes.five),
+        (&p.ca, "CA", shapes.letter_digit_letter),
+        (&p.au, "AU", shapes.four),
+    ] {
+        if !shaped || (region == "AU" && !allows("AU")) {
             continue;
         }
         if !re.is_match(line) {
@@ -140,7 +145,7 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && allows("GB") {
+    if found.is_empty() && allows("GB") && shapes.digit_letters {
         for caps in p.gb.captures_iter(line) {
             let Some(zip) = caps.name("zip") else {
                 continue;
@@ -182,8 +187,12 @@ fn match_line(
             });
         }
     }
-    for (re, region) in [(&p.nl, "NL"), (&p.pt, "PT"), (&p.se, "SE")] {
-        if !found.is_empty() || !allows(region) {
+    for (re, region, shaped) in [
+        (&p.nl, "NL", shapes.four && shapes.digit_letters),
+        (&p.pt, "PT", shapes.four),
+        (&p.se, "SE", shapes.three_two),
+    ] {
+        if !shaped || !found.is_empty() || !allows(region) {
             continue;
         }
         if !re.is_match(line) {
@@ -272,31 +281,55 @@ const EU_NUMERIC: &[&str] = &[
     "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI",
 ];
 
-/// A cheap filter before the regular expressions: every pattern needs a run of 3–5 digits, or
-/// a digit followed by two capital letters (GB inward code, NL), or letter-digit-letter (CA).
-fn may_hold_postcode(line: &[u8]) -> bool {
-    let mut run = 0;
-    for (i, &b) in line.iter().enumerate() {
-        if b.is_ascii_digit() {
-            run += 1;
-            if run >= 3 {
-                return true;
+/// Postcode shapes present in a line, from one pass over its bytes: the regular expressions
+/// run only where their postcode can be (most lines with digits hold none).
+#[derive(Debug, Default, Clone, Copy)]
+struct Shapes {
+    /// A run of exactly four digits (AU, NL, PT, CH, AT…).
+    four: bool,
+    /// A run of exactly five digits (US, DE, FR, IT, ES…).
+    five: bool,
+    /// Three digits, a space, two digits (SE).
+    three_two: bool,
+    /// A digit, an optional space, then two capital letters (GB inward code, NL).
+    digit_letters: bool,
+    /// Capital letter, digit, capital letter (CA).
+    letter_digit_letter: bool,
+}
+
+impl Shapes {
+    fn of(line: &[u8]) -> Shapes {
+        let mut shapes = Shapes::default();
+        let mut run = 0usize;
+        for i in 0..=line.len() {
+            let b = line.get(i).copied().unwrap_or(b' ');
+            if b.is_ascii_digit() {
+                run += 1;
+                let upper = |j: usize| line.get(j).is_some_and(u8::is_ascii_uppercase);
+                if upper(i + 1) && upper(i + 2) || line.get(i + 1) == Some(&b' ') && upper(i + 2) && upper(i + 3) {
+                    shapes.digit_letters = true;
+                }
+                if i > 0 && upper(i - 1) && upper(i + 1) {
+                    shapes.letter_digit_letter = true;
+                }
+                continue;
             }
-            let next_two = line.get(i + 1..i + 3);
-            if next_two.is_some_and(|t| t.iter().all(u8::is_ascii_uppercase)) {
-                return true;
+            match run {
+                4 => shapes.four = true,
+                5 => shapes.five = true,
+                3 if b == b' ' && line.get(i + 1..i + 3).is_some_and(|d| d.iter().all(u8::is_ascii_digit)) => {
+                    shapes.three_two = true;
+                }
+                _ => {}
             }
-            if i > 0
-                && line[i - 1].is_ascii_uppercase()
-                && line.get(i + 1).is_some_and(u8::is_ascii_uppercase)
-            {
-                return true;
-            }
-        } else {
             run = 0;
         }
+        shapes
     }
-    false
+
+    fn any(&self) -> bool {
+        self.four || self.five || self.three_two || self.digit_letters || self.letter_digit_letter
+    }
 }
 
 /// A GB postcode needs address context: a locality word before it on the line, or a UK page.
@@ -400,7 +433,8 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
 /// Whether a line holds a postcode of its own (then it ends an address above, it is not part
 /// of the street of the address below).
 fn holds_postcode(line: &str) -> bool {
-    patterns().is_some_and(|p| {
+    Shapes::of(line.as_bytes()).any()
+        && patterns().is_some_and(|p| {
         p.us.is_match(line)
             || p.ca.is_match(line)
             || p.au.is_match(line)

@@ -729,21 +729,28 @@ pub fn collapse(s: &str) -> String {
 /// `out` or after a line break) and zero-width characters removed. Copies runs of ordinary
 /// characters as slices.
 fn push_collapsed(out: &mut String, s: &str) {
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        let zero_width = matches!(
-            ch,
-            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
-        );
-        let space = ch.is_whitespace() || ch.is_control();
-        if !zero_width && !space {
-            continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // ASCII: only controls and the space are special; other bytes start a character that
+        // is decoded only to check for Unicode white space and zero-width characters.
+        let (len, space, zero_width) = if b < 0x80 {
+            (1, b <= b' ' || b == 0x7f, false)
+        } else {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            let zero_width = matches!(ch, '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}');
+            (ch.len_utf8(), ch.is_whitespace() || ch.is_control(), zero_width)
+        };
+        if space || zero_width {
+            out.push_str(&s[start..i]);
+            start = i + len;
+            if space && !out.is_empty() && !out.ends_with([' ', '\n']) {
+                out.push(' ');
+            }
         }
-        out.push_str(&s[start..i]);
-        start = i + ch.len_utf8();
-        if space && !out.is_empty() && !out.ends_with([' ', '\n']) {
-            out.push(' ');
-        }
+        i += len;
     }
     out.push_str(&s[start..]);
 }
