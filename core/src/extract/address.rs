@@ -306,7 +306,9 @@ impl Shapes {
             if b.is_ascii_digit() {
                 run += 1;
                 let upper = |j: usize| line.get(j).is_some_and(u8::is_ascii_uppercase);
-                if upper(i + 1) && upper(i + 2) || line.get(i + 1) == Some(&b' ') && upper(i + 2) && upper(i + 3) {
+                if upper(i + 1) && upper(i + 2)
+                    || line.get(i + 1) == Some(&b' ') && upper(i + 2) && upper(i + 3)
+                {
                     shapes.digit_letters = true;
                 }
                 if i > 0 && upper(i - 1) && upper(i + 1) {
@@ -317,7 +319,11 @@ impl Shapes {
             match run {
                 4 => shapes.four = true,
                 5 => shapes.five = true,
-                3 if b == b' ' && line.get(i + 1..i + 3).is_some_and(|d| d.iter().all(u8::is_ascii_digit)) => {
+                3 if b == b' '
+                    && line
+                        .get(i + 1..i + 3)
+                        .is_some_and(|d| d.iter().all(u8::is_ascii_digit)) =>
+                {
                     shapes.three_two = true;
                 }
                 _ => {}
@@ -435,12 +441,12 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
 fn holds_postcode(line: &str) -> bool {
     Shapes::of(line.as_bytes()).any()
         && patterns().is_some_and(|p| {
-        p.us.is_match(line)
-            || p.ca.is_match(line)
-            || p.au.is_match(line)
-            || p.gb.is_match(line)
-            || p.nl.is_match(line)
-    })
+            p.us.is_match(line)
+                || p.ca.is_match(line)
+                || p.au.is_match(line)
+                || p.gb.is_match(line)
+                || p.nl.is_match(line)
+        })
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Hospital Club`.

@@ -98,7 +98,7 @@ pub fn parse(html: &str) -> Document {
     let Ok(dom) = tl::parse(&pre.html, tl::ParserOptions::default()) else {
         return walker.doc;
     };
-    walker.walk(&dom);
+    walker.walk(&dom, &pre.html);
     walker.finish()
 }
 
@@ -154,7 +154,9 @@ enum Step {
 }
 
 impl Walker {
-    fn walk(&mut self, dom: &tl::VDom<'_>) {
+    /// Visits the tree in document order. `source` is the text `dom` was parsed from: text
+    /// nodes are re-sliced from it, which skips a second UTF-8 validation of every node.
+    fn walk(&mut self, dom: &tl::VDom<'_>, source: &str) {
         let parser = dom.parser();
         let mut stack: Vec<Step> = dom
             .children()
@@ -172,7 +174,10 @@ impl Walker {
                         break;
                     }
                     match handle.get(parser) {
-                        Some(tl::Node::Raw(bytes)) => self.push_text(&bytes.as_utf8_str()),
+                        Some(tl::Node::Raw(bytes)) => match slice_of(source, bytes.as_bytes()) {
+                            Some(text) => self.push_text(text),
+                            None => self.push_text(&bytes.as_utf8_str()),
+                        },
                         Some(tl::Node::Tag(tag)) => {
                             if let Some(exit) = self.enter(tag, parser) {
                                 stack.push(Step::Exit(exit));
@@ -701,9 +706,18 @@ fn is_block(name: &[u8]) -> bool {
     )
 }
 
+/// `bytes` as a `&str` when it is a sub-slice of `source` on character boundaries (which the
+/// nodes `tl` makes from `source` are); `None` otherwise.
+fn slice_of<'s>(source: &'s str, bytes: &[u8]) -> Option<&'s str> {
+    let start = (bytes.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
+    source.get(start..start.checked_add(bytes.len())?)
+}
+
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
 fn href_cfemail(href: &str) -> Option<&str> {
-    let (_, hex) = href.split_once("/cdn-cgi/l/email-protection#")?;
+    const MARK: &str = "/cdn-cgi/l/email-protection#";
+    let at = memchr::memmem::find(href.as_bytes(), MARK.as_bytes())?;
+    let hex = href.get(at + MARK.len()..)?;
     (!hex.is_empty()).then_some(hex)
 }
 
@@ -740,8 +754,15 @@ fn push_collapsed(out: &mut String, s: &str) {
             (1, b <= b' ' || b == 0x7f, false)
         } else {
             let ch = s[i..].chars().next().unwrap_or(' ');
-            let zero_width = matches!(ch, '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}');
-            (ch.len_utf8(), ch.is_whitespace() || ch.is_control(), zero_width)
+            let zero_width = matches!(
+                ch,
+                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
+            );
+            (
+                ch.len_utf8(),
+                ch.is_whitespace() || ch.is_control(),
+                zero_width,
+            )
         };
         if space || zero_width {
             out.push_str(&s[start..i]);

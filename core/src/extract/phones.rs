@@ -1,5 +1,5 @@
 //! Phone numbers: `tel:` links and numbers printed in visible text, validated with
-//! libphonenumber metadata (the `phonenumber` crate) and written in E.164.
+//! libphonenumber metadata (the `rlibphonenumber` port) and written in E.164.
 //!
 //! A printed number is kept only when it is a *valid* number for its region (not merely
 //! possible) and there is a reason to believe it is a phone (extraction.md §6 rule 4): it is
@@ -11,8 +11,7 @@
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
-use phonenumber::country::Id as Region;
-use phonenumber::Mode;
+use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
 
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
 const MAX_RUN_DIGITS: usize = 40;
@@ -93,10 +92,10 @@ pub fn region_of_tel(href: &str) -> Option<Region> {
     if !number.starts_with('+') {
         return None;
     }
-    let parsed = phonenumber::parse(None, number)
+    let parsed = PhoneNumber::parse(number, None)
         .ok()
-        .filter(|n| n.is_valid())?;
-    parsed.country().id()
+        .filter(PhoneNumber::is_valid)?;
+    parsed.get_region_code()
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
@@ -356,9 +355,9 @@ fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
         None => return None,
     };
     let parse_valid = |region| {
-        phonenumber::parse(region, &cleaned)
+        PhoneNumber::parse(&cleaned, region)
             .ok()
-            .filter(|n| n.is_valid())
+            .filter(PhoneNumber::is_valid)
     };
     let number = match parse_valid(region) {
         Some(number) => number,
@@ -370,10 +369,10 @@ fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
         }
         None => return None,
     };
-    if is_placeholder(&number.national().value().to_string()) {
+    if is_placeholder(&number.get_national_significant_number()) {
         return None;
     }
-    Some(number.format().mode(Mode::E164).to_string())
+    Some(number.format_as(PhoneNumberFormat::E164).into_owned())
 }
 
 /// Maps `00` to `+`, drops the `(0)` trunk marker and separators.

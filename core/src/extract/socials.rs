@@ -7,6 +7,9 @@
 //! `x.com`, and the old `twitter.com/#!/name` form is read as `x.com/name`. Share, intent,
 //! login, search, post, video and plugin links are not profiles.
 
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use url::Url;
 
 /// The five networks of `SocialLinks`.
@@ -28,6 +31,9 @@ pub enum Network {
 /// it is not a profile of one of the five networks.
 pub fn classify(href: &str) -> Option<(Network, String)> {
     let href = href.trim();
+    if !mentions_network(href) {
+        return None;
+    }
     let href = if href.starts_with("//") {
         format!("https:{href}")
     } else if !href.contains("://") && looks_like_social_host(href) {
@@ -60,6 +66,29 @@ pub fn classify(href: &str) -> Option<(Network, String)> {
         "youtube.com" => youtube(&segments),
         _ => None,
     }
+}
+
+/// Cheap test before URL parsing: does the href name one of the networks' hosts at all?
+fn mentions_network(href: &str) -> bool {
+    static HOSTS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    HOSTS
+        .get_or_init(|| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .build([
+                    "facebook.",
+                    "fb.com",
+                    "instagram.",
+                    "instagr.am",
+                    "linkedin.",
+                    "twitter.",
+                    "x.com",
+                    "youtube.",
+                ])
+                .ok()
+        })
+        .as_ref()
+        .is_some_and(|m| m.is_match(href))
 }
 
 fn looks_like_social_host(href: &str) -> bool {
