@@ -161,7 +161,7 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     let text = normalise(text);
-    let path_tokens = normalise(&url.path().replace(['/', '-', '_', '.', '+'], " "));
+    let path_tokens = normalise(url.path());
     let in_text = intents_in(&text);
     let in_path = intents_in(&path_tokens);
     let mut best: Option<(Intent, i32)> = None;
@@ -330,22 +330,36 @@ const KEYWORDS: &[(Intent, i32, &[&str])] = &[
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
 fn normalise(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for ch in s.chars().flat_map(char::to_lowercase) {
-        let base = match ch {
-            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-            'ç' => 'c',
-            'è' | 'é' | 'ê' | 'ë' => 'e',
-            'ì' | 'í' | 'î' | 'ï' => 'i',
-            'ñ' => 'n',
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
-            'ù' | 'ú' | 'û' | 'ü' => 'u',
-            'ß' => 's',
-            c if c.is_alphanumeric() => c,
-            _ => ' ',
+    let mut pending_space = false;
+    for ch in s.chars() {
+        let base = if ch.is_ascii() {
+            let lower = ch.to_ascii_lowercase();
+            if lower.is_ascii_alphanumeric() { lower } else { ' ' }
+        } else {
+            match ch.to_lowercase().next().unwrap_or(' ') {
+                'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+                'ç' => 'c',
+                'è' | 'é' | 'ê' | 'ë' => 'e',
+                'ì' | 'í' | 'î' | 'ï' => 'i',
+                'ñ' => 'n',
+                'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
+                'ù' | 'ú' | 'û' | 'ü' => 'u',
+                'ß' => 's',
+                c if c.is_alphanumeric() => c,
+                _ => ' ',
+            }
         };
-        out.push(base);
+        if base == ' ' {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(base);
+        }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    out
 }
 
 /// For each row of [`KEYWORDS`], whether one of its phrases occurs in the normalised `text` on

@@ -51,7 +51,8 @@ pub struct PageExtraction {
     pub addresses: Vec<MarkedAddress>,
     /// The business name this page gives.
     pub company_name: Option<String>,
-    /// Links resolved against the page's base URL, http(s) only, fragments removed.
+    /// Same-site links (the crawl planner's input), resolved against the page's base URL,
+    /// http(s) only, fragments removed. Links to other sites are left out.
     pub links: Vec<PageLink>,
 }
 
@@ -180,8 +181,18 @@ impl ParsedPage {
                 if is_not_a_page(&link.href) {
                     return None;
                 }
+                // Links to other sites are common (shares, ads, partners): compare their host
+                // as written before paying for URL parsing.
+                if let Some(other) = written_host(&link.href) {
+                    if !other.eq_ignore_ascii_case(host) && registrable_domain(other) != registrable {
+                        return None;
+                    }
+                }
                 let mut resolved = base.join(&link.href).ok()?;
-                if !matches!(resolved.scheme(), "http" | "https") {
+                let on_site = resolved
+                    .host_str()
+                    .is_some_and(|h| h.eq_ignore_ascii_case(host) || registrable_domain(h) == registrable);
+                if !matches!(resolved.scheme(), "http" | "https") || !on_site {
                     return None;
                 }
                 resolved.set_fragment(None);
@@ -202,6 +213,27 @@ impl ParsedPage {
             links,
         }
     }
+}
+
+/// The host of an absolute or scheme-relative http(s) href, as written (`None` for relative
+/// hrefs).
+fn written_host(href: &str) -> Option<&str> {
+    let lower_head = href.get(..8).unwrap_or(href).to_ascii_lowercase();
+    let rest = if lower_head.starts_with("https://") {
+        &href[8..]
+    } else if lower_head.starts_with("http://") {
+        &href[7..]
+    } else {
+        href.strip_prefix("//")?
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    // Strip a port, but not from a bracketed IPv6 literal.
+    let host = match host.rfind(':') {
+        Some(colon) if !host.ends_with(']') => &host[..colon],
+        _ => host,
+    };
+    Some(host.trim_end_matches('.'))
 }
 
 /// Hrefs that never lead to a page (skipped before URL parsing).
@@ -569,5 +601,34 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
             duration_ms: site.duration_ms,
         },
         request_id: site.request_id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_host_reads_absolute_and_scheme_relative_hrefs() {
+        assert_eq!(written_host("https://User@Shop.Acme.com:8443/x?y"), Some("Shop.Acme.com"));
+        assert_eq!(written_host("HTTP://acme.com"), Some("acme.com"));
+        assert_eq!(written_host("//cdn.acme.com/a.js"), Some("cdn.acme.com"));
+        assert_eq!(written_host("http://[::1]/"), Some("[::1]"));
+        assert_eq!(written_host("/contact"), None);
+        assert_eq!(written_host("contact.html"), None);
+    }
+
+    #[test]
+    fn links_keep_only_same_site_pages() {
+        let url = Url::parse("https://www.acme.co.uk/").unwrap();
+        let page = extract_page(
+            &url,
+            None,
+            br##"<a href="/contact#form">C</a><a href="https://shop.acme.co.uk/about">A</a>
+                <a href="https://other.co.uk/contact">O</a><a href="mailto:a@acme.co.uk">M</a>
+                <a href="javascript:void(0)">J</a><a href="#top">T</a><a href="ftp://acme.co.uk/f">F</a>"##,
+        );
+        let urls: Vec<&str> = page.links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(urls, ["https://www.acme.co.uk/contact", "https://shop.acme.co.uk/about"]);
     }
 }
