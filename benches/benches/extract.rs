@@ -67,7 +67,7 @@ fn document(bencher: Bencher) {
     });
 }
 
-#[divan::bench(sample_count = 10, sample_size = 1)]
+#[divan::bench(sample_count = 20, sample_size = 1)]
 fn full(bencher: Bencher) {
     let pages = corpus();
     let home = Url::parse("https://www.example.com/").unwrap_or_else(|e| panic!("{e}"));

@@ -744,6 +744,29 @@ pub fn collapse(s: &str) -> String {
 /// characters as slices.
 fn push_collapsed(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
+    let space_allowed = |out: &String| !out.is_empty() && !out.ends_with([' ', '\n']);
+    // Fast path 1: indentation between tags (white space only) adds at most one space.
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        if !bytes.is_empty() && space_allowed(out) {
+            out.push(' ');
+        }
+        return;
+    }
+    // Fast path 2: printable ASCII with single spaces is copied whole.
+    let mut previous_space = false;
+    let clean = bytes.iter().all(|&b| {
+        let ok = (b' '..0x7f).contains(&b) && !(b == b' ' && previous_space);
+        previous_space = b == b' ';
+        ok
+    });
+    if clean {
+        let text = match s.strip_prefix(' ') {
+            Some(rest) if !space_allowed(out) => rest,
+            _ => s,
+        };
+        out.push_str(text);
+        return;
+    }
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
