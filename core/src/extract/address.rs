@@ -114,9 +114,9 @@ fn match_line(
     let allows = |code: &str| page_region.is_none_or(|r| r == code);
     let mut found: Vec<TextAddress> = Vec::new();
     for (re, region, shaped) in [
-        (&p.us, "US", shapes.five),
+        (&p.us, "US", shapes.zip_after_state),
         (&p.ca, "CA", shapes.letter_digit_letter),
-        (&p.au, "AU", shapes.four),
+        (&p.au, "AU", shapes.postcode_after_au_state),
     ] {
         if !shaped || (region == "AU" && !allows("AU")) {
             continue;
@@ -189,7 +189,7 @@ fn match_line(
     }
     for (re, region, shaped) in [
         (&p.nl, "NL", shapes.four && shapes.digit_letters),
-        (&p.pt, "PT", shapes.four),
+        (&p.pt, "PT", shapes.four_dash_three),
         (&p.se, "SE", shapes.three_two),
     ] {
         if !shaped || !found.is_empty() || !allows(region) {
@@ -295,7 +295,47 @@ struct Shapes {
     digit_letters: bool,
     /// Capital letter, digit, capital letter (CA).
     letter_digit_letter: bool,
+    /// Five digits right after a US state (`CO 80202`, `Colorado 80202`).
+    zip_after_state: bool,
+    /// Four digits right after an Australian state (`NSW 2067`).
+    postcode_after_au_state: bool,
+    /// Four digits, a dash, three digits (PT).
+    four_dash_three: bool,
 }
+
+/// The word (ASCII letters) ending just before `end`, skipping spaces, commas and dots.
+fn word_before(line: &[u8], end: usize) -> &[u8] {
+    let mut j = end;
+    while j > 0 && matches!(line[j - 1], b' ' | b',' | b'.') {
+        j -= 1;
+    }
+    let word_end = j;
+    while j > 0 && line[j - 1].is_ascii_alphabetic() {
+        j -= 1;
+    }
+    &line[j..word_end]
+}
+
+/// Last words of the US state names and codes of [`US_STATES`].
+const US_STATE_WORDS: &[&[u8]] = &[
+    b"AL", b"AK", b"AZ", b"AR", b"CA", b"CO", b"CT", b"DE", b"DC", b"FL", b"GA", b"HI", b"ID",
+    b"IL", b"IN", b"IA", b"KS", b"KY", b"LA", b"ME", b"MD", b"MA", b"MI", b"MN", b"MS", b"MO",
+    b"MT", b"NE", b"NV", b"NH", b"NJ", b"NM", b"NY", b"NC", b"ND", b"OH", b"OK", b"OR", b"PA",
+    b"RI", b"SC", b"SD", b"TN", b"TX", b"UT", b"VT", b"VA", b"WA", b"WV", b"WI", b"WY", b"PR",
+    b"Alabama", b"Alaska", b"Arizona", b"Arkansas", b"California", b"Colorado", b"Connecticut",
+    b"Delaware", b"Florida", b"Georgia", b"Hawaii", b"Idaho", b"Illinois", b"Indiana", b"Iowa",
+    b"Kansas", b"Kentucky", b"Louisiana", b"Maine", b"Maryland", b"Massachusetts", b"Michigan",
+    b"Minnesota", b"Mississippi", b"Missouri", b"Montana", b"Nebraska", b"Nevada", b"Hampshire",
+    b"Jersey", b"Mexico", b"York", b"Carolina", b"Dakota", b"Ohio", b"Oklahoma", b"Oregon",
+    b"Pennsylvania", b"Island", b"Tennessee", b"Texas", b"Utah", b"Vermont", b"Virginia",
+    b"Washington", b"Wisconsin", b"Wyoming",
+];
+
+/// Last words of the Australian state names and codes of [`AU_STATES`].
+const AU_STATE_WORDS: &[&[u8]] = &[
+    b"NSW", b"VIC", b"Vic", b"QLD", b"Qld", b"SA", b"WA", b"TAS", b"Tas", b"NT", b"ACT", b"Wales",
+    b"Victoria", b"Queensland", b"Australia", b"Tasmania", b"Territory",
+];
 
 impl Shapes {
     fn of(line: &[u8]) -> Shapes {
@@ -316,9 +356,18 @@ impl Shapes {
                 }
                 continue;
             }
+            let state_word = || word_before(line, i - run);
             match run {
-                4 => shapes.four = true,
-                5 => shapes.five = true,
+                4 => {
+                    shapes.four = true;
+                    shapes.postcode_after_au_state |= AU_STATE_WORDS.contains(&state_word());
+                    shapes.four_dash_three |= b == b'-'
+                        && line.get(i + 1..i + 4).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+                }
+                5 => {
+                    shapes.five = true;
+                    shapes.zip_after_state |= US_STATE_WORDS.contains(&state_word());
+                }
                 3 if b == b' '
                     && line
                         .get(i + 1..i + 3)
@@ -333,7 +382,7 @@ impl Shapes {
         shapes
     }
 
-    fn any(&self) -> bool {
+    fn any(self) -> bool {
         self.four || self.five || self.three_two || self.digit_letters || self.letter_digit_letter
     }
 }

@@ -7,9 +7,6 @@
 //! `x.com`, and the old `twitter.com/#!/name` form is read as `x.com/name`. Share, intent,
 //! login, search, post, video and plugin links are not profiles.
 
-use std::sync::OnceLock;
-
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use url::Url;
 
 /// The five networks of `SocialLinks`.
@@ -68,28 +65,31 @@ pub fn classify(href: &str) -> Option<(Network, String)> {
     }
 }
 
-/// Cheap test before URL parsing: does the href name one of the networks' hosts at all?
+/// Cheap test before URL parsing: is the href's host, as written, one of the networks' (or,
+/// without a scheme, does it start with one)?
 fn mentions_network(href: &str) -> bool {
-    static HOSTS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    HOSTS
-        .get_or_init(|| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .build([
-                    "facebook.",
-                    "fb.com",
-                    "instagram.",
-                    "instagr.am",
-                    "linkedin.",
-                    "twitter.",
-                    "x.com",
-                    "youtube.",
-                ])
-                .ok()
-        })
-        .as_ref()
-        .is_some_and(|m| m.is_match(href))
+    let lower_head = href.get(..8).unwrap_or(href).to_ascii_lowercase();
+    let rest = if lower_head.starts_with("https://") {
+        &href[8..]
+    } else if lower_head.starts_with("http://") {
+        &href[7..]
+    } else if let Some(rest) = href.strip_prefix("//") {
+        rest
+    } else {
+        return looks_like_social_host(href);
+    };
+    let host = rest.split(['/', '?', '#', ':']).next().unwrap_or(rest).as_bytes();
+    NETWORK_HOSTS.iter().any(|base| {
+        host.len() >= base.len()
+            && host[host.len() - base.len()..].eq_ignore_ascii_case(base.as_bytes())
+            && (host.len() == base.len() || host[host.len() - base.len() - 1] == b'.')
+    })
 }
+
+const NETWORK_HOSTS: &[&str] = &[
+    "facebook.com", "fb.com", "instagram.com", "instagr.am", "linkedin.com", "twitter.com",
+    "x.com", "youtube.com",
+];
 
 fn looks_like_social_host(href: &str) -> bool {
     let lower = href.to_ascii_lowercase();
