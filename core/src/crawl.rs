@@ -334,7 +334,11 @@ fn normalise(s: &str) -> String {
     for ch in s.chars() {
         let base = if ch.is_ascii() {
             let lower = ch.to_ascii_lowercase();
-            if lower.is_ascii_alphanumeric() { lower } else { ' ' }
+            if lower.is_ascii_alphanumeric() {
+                lower
+            } else {
+                ' '
+            }
         } else {
             match ch.to_lowercase().next().unwrap_or(' ') {
                 'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',

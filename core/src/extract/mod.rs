@@ -184,14 +184,15 @@ impl ParsedPage {
                 // Links to other sites are common (shares, ads, partners): compare their host
                 // as written before paying for URL parsing.
                 if let Some(other) = written_host(&link.href) {
-                    if !other.eq_ignore_ascii_case(host) && registrable_domain(other) != registrable {
+                    if !other.eq_ignore_ascii_case(host) && registrable_domain(other) != registrable
+                    {
                         return None;
                     }
                 }
                 let mut resolved = base.join(&link.href).ok()?;
-                let on_site = resolved
-                    .host_str()
-                    .is_some_and(|h| h.eq_ignore_ascii_case(host) || registrable_domain(h) == registrable);
+                let on_site = resolved.host_str().is_some_and(|h| {
+                    h.eq_ignore_ascii_case(host) || registrable_domain(h) == registrable
+                });
                 if !matches!(resolved.scheme(), "http" | "https") || !on_site {
                     return None;
                 }
@@ -609,8 +610,67 @@ mod tests {
     use super::*;
 
     #[test]
+    fn merge_dedupes_in_fetch_order_and_keeps_the_first_source() {
+        let home = Url::parse("https://www.acme.com/").unwrap();
+        let contact = Url::parse("https://www.acme.com/contact").unwrap();
+        let pages = [
+            extract_page(
+                &home,
+                None,
+                b"<title>Home | Acme</title><p>info@acme.com</p><a href='https://facebook.com/acme'>f</a>",
+            ),
+            extract_page(
+                &contact,
+                None,
+                b"<title>Contact</title><p>Info@Acme.com sales@acme.com Phone: +1 303 555 0142</p>
+                  <a href='https://www.facebook.com/acme/'>f</a><p>1 Main St<br>Denver, CO 80202</p>",
+            ),
+        ];
+        let result = merge(
+            SiteInfo {
+                input_url: "https://www.acme.com",
+                url: &home,
+                contact_pages: vec![contact.to_string()],
+                pages_fetched: 2,
+                duration_ms: 7,
+                request_id: "req_test".to_string(),
+            },
+            &pages,
+        );
+        let emails: Vec<(&str, &str)> = result
+            .emails
+            .iter()
+            .map(|e| (e.value.as_str(), e.source_url.as_str()))
+            .collect();
+        assert_eq!(
+            emails,
+            [
+                ("info@acme.com", "https://www.acme.com/"),
+                ("sales@acme.com", "https://www.acme.com/contact")
+            ]
+        );
+        assert_eq!(result.phones[0].value, "+13035550142");
+        assert_eq!(result.socials.facebook, ["https://facebook.com/acme"]);
+        assert_eq!(
+            result.addresses[0].source_url,
+            "https://www.acme.com/contact"
+        );
+        assert_eq!(result.company_name.as_deref(), Some("Acme"));
+        assert_eq!(result.domain, "acme.com");
+        assert_eq!(result.input_url, "https://www.acme.com");
+        assert_eq!(
+            result.pages_scanned,
+            ["https://www.acme.com/", "https://www.acme.com/contact"]
+        );
+        assert_eq!((result.meta.pages_fetched, result.meta.duration_ms), (2, 7));
+    }
+
+    #[test]
     fn written_host_reads_absolute_and_scheme_relative_hrefs() {
-        assert_eq!(written_host("https://User@Shop.Acme.com:8443/x?y"), Some("Shop.Acme.com"));
+        assert_eq!(
+            written_host("https://User@Shop.Acme.com:8443/x?y"),
+            Some("Shop.Acme.com")
+        );
         assert_eq!(written_host("HTTP://acme.com"), Some("acme.com"));
         assert_eq!(written_host("//cdn.acme.com/a.js"), Some("cdn.acme.com"));
         assert_eq!(written_host("http://[::1]/"), Some("[::1]"));
@@ -629,6 +689,12 @@ mod tests {
                 <a href="javascript:void(0)">J</a><a href="#top">T</a><a href="ftp://acme.co.uk/f">F</a>"##,
         );
         let urls: Vec<&str> = page.links.iter().map(|l| l.url.as_str()).collect();
-        assert_eq!(urls, ["https://www.acme.co.uk/contact", "https://shop.acme.co.uk/about"]);
+        assert_eq!(
+            urls,
+            [
+                "https://www.acme.co.uk/contact",
+                "https://shop.acme.co.uk/about"
+            ]
+        );
     }
 }

@@ -78,7 +78,11 @@ fn mentions_network(href: &str) -> bool {
     } else {
         return looks_like_social_host(href);
     };
-    let host = rest.split(['/', '?', '#', ':']).next().unwrap_or(rest).as_bytes();
+    let host = rest
+        .split(['/', '?', '#', ':'])
+        .next()
+        .unwrap_or(rest)
+        .as_bytes();
     NETWORK_HOSTS.iter().any(|base| {
         host.len() >= base.len()
             && host[host.len() - base.len()..].eq_ignore_ascii_case(base.as_bytes())
@@ -87,8 +91,14 @@ fn mentions_network(href: &str) -> bool {
 }
 
 const NETWORK_HOSTS: &[&str] = &[
-    "facebook.com", "fb.com", "instagram.com", "instagr.am", "linkedin.com", "twitter.com",
-    "x.com", "youtube.com",
+    "facebook.com",
+    "fb.com",
+    "instagram.com",
+    "instagr.am",
+    "linkedin.com",
+    "twitter.com",
+    "x.com",
+    "youtube.com",
 ];
 
 fn looks_like_social_host(href: &str) -> bool {
