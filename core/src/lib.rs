@@ -31,6 +31,7 @@
 pub mod api;
 pub mod crawl;
 pub mod extract;
+pub mod net_policy;
 pub mod site;
 #[cfg(feature = "testing")]
 pub mod testing;
