@@ -92,3 +92,198 @@ pub struct ResultMeta {
     /// Milliseconds from request head to response (offline: extraction time).
     pub duration_ms: u64,
 }
+
+/// `error.code` of an `ApiError` (service-spec §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// Fetch failed (DNS, connect, TLS, HTTP status ≥ 400, too many redirects).
+    FetchFailed,
+    /// A bug, payments not configured, overload, or a facilitator failure.
+    InternalError,
+    /// Bad request shape or URL, unknown path or wrong method.
+    InvalidUrl,
+    /// The URL targets a private or reserved address or a local name.
+    PrivateAddress,
+    /// Per-client rate limit.
+    RateLimited,
+    /// The homepage is larger than the size cap.
+    ResponseTooLarge,
+    /// The job deadline passed before the homepage was read.
+    Timeout,
+    /// The homepage is not HTML.
+    UnsupportedContentType,
+}
+
+/// The `error` object of an `ApiError`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    /// Machine-readable code.
+    pub code: ErrorCode,
+    /// Human-readable message.
+    pub message: String,
+}
+
+/// `ApiError` (service-spec §2): the body of every JSON error response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiError {
+    /// Always `false`.
+    pub success: bool,
+    /// What went wrong.
+    pub error: ErrorDetail,
+    /// Equal to the response's `X-Request-Id`.
+    pub request_id: String,
+}
+
+impl ApiError {
+    /// An error body.
+    pub fn new(
+        code: ErrorCode,
+        message: impl Into<String>,
+        request_id: impl Into<String>,
+    ) -> ApiError {
+        ApiError {
+            success: false,
+            error: ErrorDetail {
+                code,
+                message: message.into(),
+            },
+            request_id: request_id.into(),
+        }
+    }
+}
+
+/// Every way a request can fail, typed; [`reply_for`] is the one place that maps them to the
+/// spec's (status, code) pairs (decisions.md "Request handling and errors").
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// Request head over 32 KiB or 100 headers.
+    HeadTooLarge,
+    /// Body over 16 KiB.
+    BodyTooLarge,
+    /// Unparseable request or bad framing.
+    MalformedRequest,
+    /// Unknown path.
+    NotFound,
+    /// Wrong method for a known path.
+    MethodNotAllowed,
+    /// Per-client rate limit.
+    RateLimited,
+    /// Body shape: content type, JSON, fields, query string.
+    InvalidBody,
+    /// The URL breaks a rule (the rejection says whether it is a private address).
+    InvalidUrl(crate::net_policy::UrlRejection),
+    /// Payments not configured (fail closed).
+    PaymentsNotConfigured,
+    /// Over the global in-flight cap.
+    Overloaded,
+    /// The facilitator was unreachable or answered garbage.
+    FacilitatorUnavailable,
+    /// DNS answered a blocked address.
+    BlockedResolution,
+    /// DNS failure, refused connection, TLS failure, HTTP status ≥ 400, too many redirects.
+    FetchFailed,
+    /// Homepage not HTML.
+    UnsupportedContentType,
+    /// Homepage over the size cap.
+    ResponseTooLarge,
+    /// Job deadline passed before the homepage was read.
+    Timeout,
+    /// A bug.
+    Internal,
+}
+
+/// The HTTP status and `error.code` for a failure (decisions.md "Request handling and errors").
+pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
+    match failure {
+        Failure::HeadTooLarge => (431, ErrorCode::InvalidUrl),
+        Failure::BodyTooLarge => (413, ErrorCode::InvalidUrl),
+        Failure::MalformedRequest | Failure::InvalidBody => (400, ErrorCode::InvalidUrl),
+        Failure::NotFound => (404, ErrorCode::InvalidUrl),
+        Failure::MethodNotAllowed => (405, ErrorCode::InvalidUrl),
+        Failure::RateLimited => (429, ErrorCode::RateLimited),
+        Failure::InvalidUrl(rejection) if rejection.is_private_address() => {
+            (400, ErrorCode::PrivateAddress)
+        }
+        Failure::InvalidUrl(_) => (400, ErrorCode::InvalidUrl),
+        Failure::PaymentsNotConfigured | Failure::Overloaded | Failure::FacilitatorUnavailable => {
+            (503, ErrorCode::InternalError)
+        }
+        Failure::BlockedResolution => (400, ErrorCode::PrivateAddress),
+        Failure::FetchFailed => (422, ErrorCode::FetchFailed),
+        Failure::UnsupportedContentType => (422, ErrorCode::UnsupportedContentType),
+        Failure::ResponseTooLarge => (422, ErrorCode::ResponseTooLarge),
+        Failure::Timeout => (422, ErrorCode::Timeout),
+        Failure::Internal => (500, ErrorCode::InternalError),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net_policy::UrlRejection;
+
+    #[test]
+    fn every_failure_maps_to_the_decided_status_and_code() {
+        let table = [
+            (Failure::HeadTooLarge, 431, ErrorCode::InvalidUrl),
+            (Failure::BodyTooLarge, 413, ErrorCode::InvalidUrl),
+            (Failure::MalformedRequest, 400, ErrorCode::InvalidUrl),
+            (Failure::NotFound, 404, ErrorCode::InvalidUrl),
+            (Failure::MethodNotAllowed, 405, ErrorCode::InvalidUrl),
+            (Failure::RateLimited, 429, ErrorCode::RateLimited),
+            (Failure::InvalidBody, 400, ErrorCode::InvalidUrl),
+            (
+                Failure::InvalidUrl(UrlRejection::TooLong),
+                400,
+                ErrorCode::InvalidUrl,
+            ),
+            (
+                Failure::InvalidUrl(UrlRejection::BlockedAddress),
+                400,
+                ErrorCode::PrivateAddress,
+            ),
+            (
+                Failure::InvalidUrl(UrlRejection::LocalName),
+                400,
+                ErrorCode::PrivateAddress,
+            ),
+            (
+                Failure::PaymentsNotConfigured,
+                503,
+                ErrorCode::InternalError,
+            ),
+            (Failure::Overloaded, 503, ErrorCode::InternalError),
+            (
+                Failure::FacilitatorUnavailable,
+                503,
+                ErrorCode::InternalError,
+            ),
+            (Failure::BlockedResolution, 400, ErrorCode::PrivateAddress),
+            (Failure::FetchFailed, 422, ErrorCode::FetchFailed),
+            (
+                Failure::UnsupportedContentType,
+                422,
+                ErrorCode::UnsupportedContentType,
+            ),
+            (Failure::ResponseTooLarge, 422, ErrorCode::ResponseTooLarge),
+            (Failure::Timeout, 422, ErrorCode::Timeout),
+            (Failure::Internal, 500, ErrorCode::InternalError),
+        ];
+        for (failure, status, code) in table {
+            assert_eq!(reply_for(&failure), (status, code), "{failure:?}");
+        }
+    }
+
+    #[test]
+    fn api_error_json_shape() {
+        let json =
+            serde_json::to_value(ApiError::new(ErrorCode::PrivateAddress, "no", "req_1")).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"success": false, "error": {"code": "PRIVATE_ADDRESS", "message": "no"}, "requestId": "req_1"})
+        );
+    }
+}

@@ -31,7 +31,9 @@
 pub mod api;
 pub mod crawl;
 pub mod extract;
+pub mod http;
 pub mod net_policy;
+pub mod payment;
 pub mod site;
 #[cfg(feature = "testing")]
 pub mod testing;
