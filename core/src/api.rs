@@ -93,6 +93,45 @@ pub struct ResultMeta {
     pub duration_ms: u64,
 }
 
+/// Reads the body of `POST /api/v1/extract-contact` (decisions.md step 3): `Content-Type`
+/// `application/json` (parameters allowed), no query string, a JSON object with exactly one
+/// field, `url`, a string. Returns the URL string as given (its own rules are step 4).
+///
+/// # Errors
+/// [`Failure::InvalidBody`] with a message saying which rule failed.
+pub fn extract_request_url(
+    content_type: Option<&str>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Result<String, (Failure, &'static str)> {
+    let invalid = |message| Err((Failure::InvalidBody, message));
+    let media_type = content_type
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    if !media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json")) {
+        return invalid("Content-Type must be application/json");
+    }
+    if query.is_some() {
+        return invalid("query parameters are not accepted; send {\"url\": ...} in the body");
+    }
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return invalid("the body is not valid JSON");
+    };
+    let Some(object) = value.as_object() else {
+        return invalid("the body must be a JSON object");
+    };
+    let Some(url) = object.get("url") else {
+        return invalid("the field url is required");
+    };
+    if object.len() != 1 {
+        return invalid("only the field url is allowed");
+    }
+    match url.as_str() {
+        Some(url) => Ok(url.to_string()),
+        None => invalid("the field url must be a string"),
+    }
+}
+
 /// `error.code` of an `ApiError` (service-spec §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -274,6 +313,47 @@ mod tests {
         ];
         for (failure, status, code) in table {
             assert_eq!(reply_for(&failure), (status, code), "{failure:?}");
+        }
+    }
+
+    #[test]
+    fn request_body_rules() {
+        let json = Some("application/json; charset=utf-8");
+        assert_eq!(
+            extract_request_url(json, None, br#"{"url":"https://a.com/"}"#),
+            Ok("https://a.com/".to_string())
+        );
+        assert_eq!(
+            extract_request_url(json, None, br#"{"url":" x "}"#),
+            Ok(" x ".to_string())
+        );
+        for (content_type, query, body) in [
+            (
+                Some("text/plain"),
+                None,
+                &br#"{"url":"https://a.com/"}"#[..],
+            ),
+            (None, None, br#"{"url":"https://a.com/"}"#),
+            (
+                Some("application/x-www-form-urlencoded"),
+                None,
+                b"url=https://a.com/",
+            ),
+            (json, Some("url=x"), br#"{"url":"https://a.com/"}"#),
+            (json, None, b"not json"),
+            (json, None, b"[]"),
+            (json, None, b"{}"),
+            (json, None, br#"{"url":1}"#),
+            (json, None, br#"{"url":null}"#),
+            (json, None, br#"{"url":"https://a.com/","x":1}"#),
+            (json, None, br#"{"URL":"https://a.com/"}"#),
+        ] {
+            let got = extract_request_url(content_type, query, body);
+            assert!(
+                matches!(got, Err((Failure::InvalidBody, _))),
+                "{content_type:?} {query:?} {:?}: {got:?}",
+                String::from_utf8_lossy(body)
+            );
         }
     }
 

@@ -32,6 +32,8 @@ pub mod api;
 pub mod crawl;
 pub mod extract;
 pub mod http;
+pub mod ids;
+pub mod limiter;
 pub mod net_policy;
 pub mod payment;
 pub mod site;
