@@ -101,6 +101,8 @@ impl RateLimiter {
 }
 
 #[cfg(test)]
+// The tests need an arbitrary base instant; only differences from it matter.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
