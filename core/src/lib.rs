@@ -29,6 +29,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod api;
+pub mod config;
 pub mod crawl;
 pub mod extract;
 pub mod http;

@@ -1,0 +1,480 @@
+//! Service configuration, parsed once from environment-style variables (the runtime reads the
+//! environment and passes the map in; the core never reads it).
+//!
+//! Invalid values stop start-up with a message naming the variable. Missing or invalid payment
+//! settings (`PUBLIC_BASE_URL`, `PAY_TO`, `FACILITATOR_URL`) do not: the service starts, fails
+//! closed (503 on the paid route), and `/api/ready` lists each problem (decisions.md
+//! "Payment").
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+
+use ipnet::IpNet;
+use url::Url;
+
+use crate::net_policy::{NetPolicy, DEFAULT_ALLOWED_PORTS};
+use crate::payment::requirements::{atomic_amount, PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
+use crate::payment::verify::parse_address;
+
+/// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
+const BASE_SEPOLIA: &str = "eip155:84532";
+const BASE_SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+
+/// A variable with an unusable value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The variable's name.
+    pub variable: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.variable, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable.
+    Pretty,
+}
+
+/// Payment readiness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentConfig {
+    /// Everything needed to take payments.
+    Ready {
+        /// The terms every 402 carries.
+        terms: PaymentTerms,
+        /// The facilitator's base URL (`/verify`, `/settle` are appended).
+        facilitator: Url,
+    },
+    /// Payments not configured: one human-readable problem per missing or invalid setting.
+    Incomplete(Vec<String>),
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Where to listen (`BIND_ADDR`, default `0.0.0.0:8080`).
+    pub bind_addr: SocketAddr,
+    /// Payment settings.
+    pub payment: PaymentConfig,
+    /// Requests a minute per client (`RATE_LIMIT_PER_MINUTE`, default 60).
+    pub rate_limit_per_minute: u32,
+    /// Burst per client (`RATE_LIMIT_BURST`, default 20).
+    pub rate_limit_burst: u32,
+    /// Paid jobs in flight at once (`MAX_CONCURRENT_JOBS`, default 256).
+    pub max_concurrent_jobs: usize,
+    /// Target ports and exempted ranges (`ALLOWED_PORTS`, `ALLOW_PRIVATE_CIDRS`).
+    pub net_policy: NetPolicy,
+    /// Static DNS answers (`RESOLVE=host=ip,…`, like curl's `--resolve`).
+    pub resolve: BTreeMap<String, IpAddr>,
+    /// Log format (`LOG_FORMAT`, `json` or `pretty`).
+    pub log_format: LogFormat,
+    /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// Parses the variables in `vars` (unset variables take their defaults).
+    ///
+    /// # Errors
+    /// The first variable with an unusable value.
+    pub fn from_env_map(vars: &BTreeMap<String, String>) -> Result<Config, ConfigError> {
+        let get = |name: &str| var(vars, name);
+        let mut warnings = Vec::new();
+        let bind_addr = parse_or(
+            "BIND_ADDR",
+            get("BIND_ADDR"),
+            "0.0.0.0:8080".parse().ok(),
+            |v| v.parse().ok(),
+        )?;
+        let rate_limit_per_minute = parse_or(
+            "RATE_LIMIT_PER_MINUTE",
+            get("RATE_LIMIT_PER_MINUTE"),
+            Some(60),
+            positive,
+        )?;
+        let rate_limit_burst = parse_or(
+            "RATE_LIMIT_BURST",
+            get("RATE_LIMIT_BURST"),
+            Some(20),
+            positive,
+        )?;
+        let max_concurrent_jobs = parse_or(
+            "MAX_CONCURRENT_JOBS",
+            get("MAX_CONCURRENT_JOBS"),
+            Some(256),
+            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+        )?;
+        let allowed_ports = match get("ALLOWED_PORTS") {
+            None => DEFAULT_ALLOWED_PORTS.to_vec(),
+            Some(list) => list
+                .split(',')
+                .map(|p| p.trim().parse::<u16>().ok().filter(|p| *p > 0))
+                .collect::<Option<Vec<u16>>>()
+                .filter(|ports| !ports.is_empty())
+                .ok_or_else(|| {
+                    invalid(
+                        "ALLOWED_PORTS",
+                        "expected a comma-separated list of ports 1-65535",
+                    )
+                })?,
+        };
+        let allowed_private = match get("ALLOW_PRIVATE_CIDRS") {
+            None => Vec::new(),
+            Some(list) => list
+                .split(',')
+                .map(|c| c.trim().parse::<IpNet>().ok())
+                .collect::<Option<Vec<IpNet>>>()
+                .ok_or_else(|| {
+                    invalid(
+                        "ALLOW_PRIVATE_CIDRS",
+                        "expected a comma-separated list of CIDR ranges such as 127.0.0.0/8",
+                    )
+                })?,
+        };
+        if !allowed_private.is_empty() {
+            let ranges: Vec<String> = allowed_private.iter().map(ToString::to_string).collect();
+            warnings.push(format!("ALLOW_PRIVATE_CIDRS exempts {} from the SSRF block list; never set it in production", ranges.join(", ")));
+        }
+        let mut resolve = BTreeMap::new();
+        if let Some(list) = get("RESOLVE") {
+            for entry in list.split(',') {
+                let (host, ip) = entry
+                    .split_once('=')
+                    .and_then(|(h, ip)| {
+                        Some((
+                            h.trim().to_ascii_lowercase(),
+                            ip.trim().parse::<IpAddr>().ok()?,
+                        ))
+                    })
+                    .filter(|(h, _)| !h.is_empty())
+                    .ok_or_else(|| {
+                        invalid("RESOLVE", "expected host=ip pairs separated by commas")
+                    })?;
+                resolve.insert(host, ip);
+            }
+        }
+        let log_format = match get("LOG_FORMAT").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("json") => LogFormat::Json,
+            Some("pretty") => LogFormat::Pretty,
+            Some(_) => return Err(invalid("LOG_FORMAT", "expected json or pretty")),
+        };
+        let payment = payment_config(vars, &mut warnings)?;
+        Ok(Config {
+            bind_addr,
+            payment,
+            rate_limit_per_minute,
+            rate_limit_burst,
+            max_concurrent_jobs,
+            net_policy: NetPolicy {
+                allowed_ports,
+                allowed_private,
+            },
+            resolve,
+            log_format,
+            warnings,
+        })
+    }
+}
+
+/// A set, non-blank variable, trimmed.
+fn var<'a>(vars: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    vars.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+}
+
+fn payment_config(
+    vars: &BTreeMap<String, String>,
+    warnings: &mut Vec<String>,
+) -> Result<PaymentConfig, ConfigError> {
+    let get = |name: &str| var(vars, name);
+    let price = get("PRICE_USD").unwrap_or("0.01");
+    let amount = atomic_amount(price).map_err(|e| invalid("PRICE_USD", &e.to_string()))?;
+    let network = get("X402_NETWORK").unwrap_or(BASE_MAINNET);
+    if crate::payment::verify::chain_id(network).is_none() {
+        return Err(invalid(
+            "X402_NETWORK",
+            "expected a CAIP-2 EVM network such as eip155:8453",
+        ));
+    }
+    let sepolia = network == BASE_SEPOLIA;
+    let asset = get("X402_ASSET").unwrap_or(if sepolia {
+        BASE_SEPOLIA_USDC
+    } else {
+        BASE_MAINNET_USDC
+    });
+    if parse_address(asset).is_none() {
+        return Err(invalid(
+            "X402_ASSET",
+            "expected a 0x-prefixed 20-byte address",
+        ));
+    }
+    let asset_name = get("X402_ASSET_NAME").unwrap_or(if sepolia { "USDC" } else { "USD Coin" });
+    let asset_version = get("X402_ASSET_VERSION").unwrap_or("2");
+    let max_timeout = parse_or(
+        "X402_MAX_TIMEOUT_SECONDS",
+        get("X402_MAX_TIMEOUT_SECONDS"),
+        Some(120),
+        |v| v.parse::<u64>().ok().filter(|s| (10..=3600).contains(s)),
+    )?;
+
+    let mut problems = Vec::new();
+    let base = match get("PUBLIC_BASE_URL") {
+        None => {
+            problems.push(
+                "PUBLIC_BASE_URL is not set (the public https URL of this service)".to_string(),
+            );
+            None
+        }
+        Some(raw) => match Url::parse(raw) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+                Some(url)
+            }
+            _ => {
+                problems.push("PUBLIC_BASE_URL is not an http(s) URL".to_string());
+                None
+            }
+        },
+    };
+    let pay_to = match get("PAY_TO") {
+        None => {
+            problems.push("PAY_TO is not set (the address that receives payments)".to_string());
+            None
+        }
+        Some(address) if parse_address(address).is_none() => {
+            problems.push("PAY_TO is not a 0x-prefixed 20-byte address".to_string());
+            None
+        }
+        Some(address) if parse_address(address) == Some([0; 20]) => {
+            problems.push("PAY_TO is the zero address".to_string());
+            None
+        }
+        Some(address) => Some(address.to_string()),
+    };
+    let facilitator = match get("FACILITATOR_URL") {
+        None => {
+            problems.push("FACILITATOR_URL is not set".to_string());
+            None
+        }
+        Some(raw) => match facilitator_url(raw) {
+            Ok((url, warning)) => {
+                warnings.extend(warning);
+                Some(url)
+            }
+            Err(problem) => {
+                problems.push(problem);
+                None
+            }
+        },
+    };
+    match (base, pay_to, facilitator) {
+        (Some(base), Some(pay_to), Some(facilitator)) if problems.is_empty() => {
+            let resource = format!(
+                "{}/api/v1/extract-contact",
+                base.as_str().trim_end_matches('/')
+            );
+            let terms = PaymentTerms::new(
+                resource,
+                network,
+                asset,
+                asset_name,
+                asset_version,
+                &pay_to,
+                amount,
+                max_timeout,
+            );
+            Ok(PaymentConfig::Ready { terms, facilitator })
+        }
+        _ => Ok(PaymentConfig::Incomplete(problems)),
+    }
+}
+
+/// https, or http to a loopback address (tests) with a warning.
+fn facilitator_url(raw: &str) -> Result<(Url, Option<String>), String> {
+    let url = Url::parse(raw).map_err(|_| "FACILITATOR_URL is not a URL".to_string())?;
+    if url.host().is_none() || !url.username().is_empty() {
+        return Err(
+            "FACILITATOR_URL must be an https URL with a host and no user name".to_string(),
+        );
+    }
+    match url.scheme() {
+        "https" => Ok((url, None)),
+        "http" => {
+            let loopback = match url.host() {
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                Some(url::Host::Domain(name)) => name == "localhost",
+                None => false,
+            };
+            if loopback {
+                Ok((
+                    url,
+                    Some(
+                        "FACILITATOR_URL uses plain http on loopback; use https in production"
+                            .to_string(),
+                    ),
+                ))
+            } else {
+                Err(
+                    "FACILITATOR_URL must use https (http is allowed only for loopback)"
+                        .to_string(),
+                )
+            }
+        }
+        _ => Err("FACILITATOR_URL must use https".to_string()),
+    }
+}
+
+fn positive(v: &str) -> Option<u32> {
+    v.parse::<u32>().ok().filter(|n| *n > 0)
+}
+
+fn parse_or<T>(
+    variable: &'static str,
+    value: Option<&str>,
+    default: Option<T>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, ConfigError> {
+    match value {
+        Some(v) => parse(v).ok_or_else(|| invalid(variable, &format!("cannot use {v:?}"))),
+        None => default.ok_or_else(|| invalid(variable, "has no default")),
+    }
+}
+
+fn invalid(variable: &'static str, message: &str) -> ConfigError {
+    ConfigError {
+        variable,
+        message: message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const PAYMENT: [(&str, &str); 3] = [
+        ("PUBLIC_BASE_URL", "https://contacts.example.com/"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+        ("FACILITATOR_URL", "https://facilitator.example.com"),
+    ];
+
+    #[test]
+    fn defaults_and_ready_payments() {
+        let config = Config::from_env_map(&vars(&PAYMENT)).unwrap();
+        assert_eq!(config.bind_addr, "0.0.0.0:8080".parse().unwrap());
+        assert_eq!(
+            (
+                config.rate_limit_per_minute,
+                config.rate_limit_burst,
+                config.max_concurrent_jobs
+            ),
+            (60, 20, 256)
+        );
+        assert_eq!(config.net_policy, NetPolicy::default());
+        assert_eq!(config.log_format, LogFormat::Json);
+        let PaymentConfig::Ready { terms, facilitator } = config.payment else {
+            panic!("ready")
+        };
+        assert_eq!(terms.requirements.amount, "10000");
+        assert_eq!(terms.requirements.network, "eip155:8453");
+        assert_eq!(terms.requirements.asset, BASE_MAINNET_USDC);
+        assert_eq!(terms.requirements.extra.name, "USD Coin");
+        assert_eq!(terms.requirements.max_timeout_seconds, 120);
+        assert_eq!(
+            terms.resource.url,
+            "https://contacts.example.com/api/v1/extract-contact"
+        );
+        assert_eq!(facilitator.as_str(), "https://facilitator.example.com/");
+    }
+
+    #[test]
+    fn missing_payment_settings_fail_closed_with_problems() {
+        let config = Config::from_env_map(&vars(&[("PAY_TO", "0x123")])).unwrap();
+        let PaymentConfig::Incomplete(problems) = config.payment else {
+            panic!("incomplete")
+        };
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems.iter().any(|p| p.starts_with("PAY_TO")));
+        let config = Config::from_env_map(&vars(&[
+            ("PUBLIC_BASE_URL", "https://x.example.com"),
+            ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+            ("FACILITATOR_URL", "http://facilitator.example.com"),
+        ]))
+        .unwrap();
+        assert!(
+            matches!(config.payment, PaymentConfig::Incomplete(ref p) if p[0].contains("https"))
+        );
+    }
+
+    #[test]
+    fn invalid_values_name_the_variable() {
+        for (name, value) in [
+            ("BIND_ADDR", "nope"),
+            ("PRICE_USD", "free"),
+            ("RATE_LIMIT_PER_MINUTE", "0"),
+            ("RATE_LIMIT_BURST", "-1"),
+            ("MAX_CONCURRENT_JOBS", "x"),
+            ("ALLOWED_PORTS", "80,http"),
+            ("ALLOW_PRIVATE_CIDRS", "127.0.0.1/33"),
+            ("RESOLVE", "example.com"),
+            ("LOG_FORMAT", "xml"),
+            ("X402_NETWORK", "base"),
+            ("X402_ASSET", "0xnot"),
+            ("X402_MAX_TIMEOUT_SECONDS", "5"),
+        ] {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.push((name, value));
+            let error = Config::from_env_map(&vars(&pairs)).unwrap_err();
+            assert_eq!(error.variable, name);
+            assert!(error.to_string().starts_with(name));
+        }
+    }
+
+    #[test]
+    fn test_settings() {
+        let mut pairs = PAYMENT.to_vec();
+        pairs.extend([
+            ("FACILITATOR_URL", "http://127.0.0.1:9000"),
+            ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8, ::1/128"),
+            ("RESOLVE", "shop.test=127.0.0.1,Other.test=::1"),
+            ("ALLOWED_PORTS", "80,443,18080"),
+            ("X402_NETWORK", "eip155:84532"),
+            ("PRICE_USD", "0.05"),
+            ("LOG_FORMAT", "pretty"),
+        ]);
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        assert_eq!(config.warnings.len(), 2);
+        assert_eq!(
+            config.resolve.get("other.test"),
+            Some(&"::1".parse().unwrap())
+        );
+        assert_eq!(config.net_policy.allowed_ports, [80, 443, 18080]);
+        let PaymentConfig::Ready { terms, .. } = config.payment else {
+            panic!("ready")
+        };
+        assert_eq!(
+            (
+                terms.requirements.asset.as_str(),
+                terms.requirements.extra.name.as_str()
+            ),
+            (BASE_SEPOLIA_USDC, "USDC")
+        );
+        assert_eq!(terms.requirements.amount, "50000");
+    }
+}
