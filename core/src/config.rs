@@ -52,7 +52,7 @@ pub enum PaymentConfig {
     /// Everything needed to take payments.
     Ready {
         /// The terms every 402 carries.
-        terms: PaymentTerms,
+        terms: Box<PaymentTerms>,
         /// The facilitator's base URL (`/verify`, `/settle` are appended).
         facilitator: Url,
     },
@@ -292,7 +292,7 @@ fn payment_config(
                 amount,
                 max_timeout,
             );
-            Ok(PaymentConfig::Ready { terms, facilitator })
+            Ok(PaymentConfig::Ready { terms: Box::new(terms), facilitator })
         }
         _ => Ok(PaymentConfig::Incomplete(problems)),
     }
