@@ -292,7 +292,10 @@ fn payment_config(
                 amount,
                 max_timeout,
             );
-            Ok(PaymentConfig::Ready { terms: Box::new(terms), facilitator })
+            Ok(PaymentConfig::Ready {
+                terms: Box::new(terms),
+                facilitator,
+            })
         }
         _ => Ok(PaymentConfig::Incomplete(problems)),
     }

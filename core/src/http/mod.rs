@@ -1,3 +1,6 @@
-//! Inbound HTTP/1.1: the request-head parser with hard limits (strict framing).
+//! Inbound HTTP/1.1: the request-head parser with hard limits (strict framing), routing, and
+//! response serialisation.
 
 pub mod request;
+pub mod response;
+pub mod routes;

@@ -1,0 +1,146 @@
+//! Response serialisation: status line, the headers every response carries (decisions.md:
+//! `Content-Type: application/json`, `Content-Length`, `X-Request-Id`, CORS), and the body.
+
+/// CORS headers on every response (decisions.md "Payment": expose the payment headers).
+const CORS: &[(&str, &str)] = &[
+    ("Access-Control-Allow-Origin", "*"),
+    (
+        "Access-Control-Expose-Headers",
+        "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Request-Id",
+    ),
+];
+
+/// A response to serialise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// Extra headers (name, value), in order; the common ones are added by [`Response::to_bytes`].
+    pub headers: Vec<(&'static str, String)>,
+    /// JSON body (empty for 204).
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// A JSON response of `status` with `body`.
+    pub fn json(status: u16, body: Vec<u8>) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    /// Adds a header.
+    #[must_use]
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Response {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// The bytes to send: `HTTP/1.1 <status> <reason>`, `Content-Type` (for a body),
+    /// `Content-Length`, `X-Request-Id`, CORS, `Connection: close` when `close`, the extra
+    /// headers, then the body.
+    pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256 + self.body.len());
+        out.extend_from_slice(
+            format!("HTTP/1.1 {} {}\r\n", self.status, reason(self.status)).as_bytes(),
+        );
+        if self.status != 204 {
+            out.extend_from_slice(b"Content-Type: application/json\r\n");
+        }
+        out.extend_from_slice(format!("Content-Length: {}\r\n", self.body.len()).as_bytes());
+        out.extend_from_slice(format!("X-Request-Id: {request_id}\r\n").as_bytes());
+        for (name, value) in CORS {
+            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        if close {
+            out.extend_from_slice(b"Connection: close\r\n");
+        }
+        for (name, value) in &self.headers {
+            // Header values are built by the core; strip line breaks defensively anyway.
+            let value: String = value.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.body);
+        out
+    }
+}
+
+/// The answer to an `OPTIONS` preflight.
+pub fn preflight() -> Response {
+    Response {
+        status: 204,
+        headers: Vec::new(),
+        body: Vec::new(),
+    }
+    .with_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+    .with_header(
+        "Access-Control-Allow-Headers",
+        "Content-Type, PAYMENT-SIGNATURE",
+    )
+    .with_header("Access-Control-Max-Age", "600")
+}
+
+/// The reason phrase of the statuses this service uses.
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        204 => "No Content",
+        400 => "Bad Request",
+        402 => "Payment Required",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialises_status_headers_and_body() {
+        let bytes = Response::json(402, b"{}".to_vec())
+            .with_header("PAYMENT-REQUIRED", "abc=")
+            .with_header("Cache-Control", "no-store\r\nX-Evil: 1")
+            .to_bytes("req_1", false);
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.starts_with("HTTP/1.1 402 Payment Required\r\n"));
+        for line in [
+            "Content-Type: application/json\r\n",
+            "Content-Length: 2\r\n",
+            "X-Request-Id: req_1\r\n",
+            "Access-Control-Allow-Origin: *\r\n",
+            "Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Request-Id\r\n",
+            "PAYMENT-REQUIRED: abc=\r\n",
+            "Cache-Control: no-storeX-Evil: 1\r\n",
+        ] {
+            assert!(text.contains(line), "{line:?} in {text}");
+        }
+        assert!(!text.contains("Connection: close"));
+        assert!(text.ends_with("\r\n\r\n{}"));
+        // The parser of our own HTTP client side agrees on framing.
+        let mut headers = [httparse::EMPTY_HEADER; 16];
+        let mut response = httparse::Response::new(&mut headers);
+        assert!(response.parse(text.as_bytes()).unwrap().is_complete());
+        assert_eq!(response.code, Some(402));
+    }
+
+    #[test]
+    fn preflight_allows_the_payment_header() {
+        let text = String::from_utf8(preflight().to_bytes("req_2", true)).unwrap();
+        assert!(text.starts_with("HTTP/1.1 204 No Content\r\n"));
+        assert!(text.contains("Access-Control-Allow-Headers: Content-Type, PAYMENT-SIGNATURE\r\n"));
+        assert!(text.contains("Connection: close\r\n"));
+        assert!(!text.contains("Content-Type: application/json"));
+    }
+}

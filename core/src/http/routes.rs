@@ -1,0 +1,104 @@
+//! Routing: (method, path) → [`Route`], with 404 for unknown paths and 405 (+ `Allow`) for a
+//! known path with the wrong method (decisions.md).
+
+/// What a request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `POST /api/v1/extract-contact` (paid).
+    ExtractContact,
+    /// `GET /api/health` and `GET /api/healthz`.
+    Health,
+    /// `GET /api/ready`.
+    Ready,
+    /// `GET /.well-known/mcp.json`.
+    McpDiscovery,
+    /// `GET /openapi.json`.
+    OpenApi,
+    /// `OPTIONS` on a known path (CORS preflight).
+    Preflight,
+    /// `GET /.well-known/x402.json`.
+    X402Discovery,
+}
+
+/// Why a request has no route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RouteError {
+    /// Unknown path: 404.
+    NotFound,
+    /// Known path, wrong method: 405 with this `Allow` value.
+    MethodNotAllowed(&'static str),
+}
+
+/// Routes a request. Methods are case-sensitive (RFC 9110 §9.1) and only the listed ones are
+/// answered (`HEAD` gets 405).
+pub fn route(method: &str, path: &str) -> Result<Route, RouteError> {
+    let (route, allow) = match path {
+        "/api/v1/extract-contact" => (Route::ExtractContact, "POST, OPTIONS"),
+        "/api/health" | "/api/healthz" => (Route::Health, "GET, OPTIONS"),
+        "/api/ready" => (Route::Ready, "GET, OPTIONS"),
+        "/openapi.json" => (Route::OpenApi, "GET, OPTIONS"),
+        "/.well-known/x402.json" => (Route::X402Discovery, "GET, OPTIONS"),
+        "/.well-known/mcp.json" => (Route::McpDiscovery, "GET, OPTIONS"),
+        _ => return Err(RouteError::NotFound),
+    };
+    let wanted = if route == Route::ExtractContact {
+        "POST"
+    } else {
+        "GET"
+    };
+    match method {
+        "OPTIONS" => Ok(Route::Preflight),
+        m if m == wanted => Ok(route),
+        _ => Err(RouteError::MethodNotAllowed(allow)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_and_errors() {
+        assert_eq!(
+            route("POST", "/api/v1/extract-contact"),
+            Ok(Route::ExtractContact)
+        );
+        assert_eq!(route("GET", "/api/healthz"), Ok(Route::Health));
+        assert_eq!(route("GET", "/api/health"), Ok(Route::Health));
+        assert_eq!(route("GET", "/api/ready"), Ok(Route::Ready));
+        assert_eq!(route("GET", "/openapi.json"), Ok(Route::OpenApi));
+        assert_eq!(
+            route("GET", "/.well-known/x402.json"),
+            Ok(Route::X402Discovery)
+        );
+        assert_eq!(
+            route("GET", "/.well-known/mcp.json"),
+            Ok(Route::McpDiscovery)
+        );
+        assert_eq!(
+            route("OPTIONS", "/api/v1/extract-contact"),
+            Ok(Route::Preflight)
+        );
+        assert_eq!(
+            route("GET", "/api/v1/extract-contact"),
+            Err(RouteError::MethodNotAllowed("POST, OPTIONS"))
+        );
+        assert_eq!(
+            route("POST", "/api/health"),
+            Err(RouteError::MethodNotAllowed("GET, OPTIONS"))
+        );
+        assert_eq!(
+            route("get", "/api/health"),
+            Err(RouteError::MethodNotAllowed("GET, OPTIONS"))
+        );
+        for path in [
+            "/",
+            "/api/v1/extract-contact/",
+            "/API/HEALTH",
+            "/api/v2/extract-contact",
+            "/openapi.yaml",
+        ] {
+            assert_eq!(route("GET", path), Err(RouteError::NotFound), "{path}");
+        }
+    }
+}
