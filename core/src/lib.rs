@@ -31,6 +31,7 @@
 pub mod api;
 pub mod config;
 pub mod crawl;
+pub mod discovery;
 pub mod extract;
 pub mod http;
 pub mod ids;

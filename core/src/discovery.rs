@@ -1,0 +1,378 @@
+//! Discovery documents (service-spec §4 "Discovery routes"): `/openapi.json` (OpenAPI 3.1),
+//! `/.well-known/x402.json` (payment metadata; x402-notes §5.2) and `/.well-known/mcp.json`
+//! (metadata-only description of the `contact.extract` capability), plus the `bazaar`
+//! extension carried in every 402 (x402-notes §5.1). All are built from configuration only,
+//! so they are identical on every request.
+
+use serde_json::{json, Value};
+
+use crate::payment::requirements::PaymentTerms;
+
+/// The interface description version (service-spec §9).
+pub const API_VERSION: &str = "0.1.0";
+/// The paid route.
+pub const EXTRACT_PATH: &str = "/api/v1/extract-contact";
+
+/// JSON Schema of `ExtractContactRequest`.
+pub fn request_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "maxLength": 2048, "format": "uri",
+                    "description": "Public http or https business website URL"}
+        },
+        "required": ["url"],
+        "additionalProperties": false
+    })
+}
+
+/// JSON Schema of `ContactExtractionResult` (service-spec §2).
+pub fn result_schema() -> Value {
+    let sourced = json!({
+        "type": "object",
+        "properties": {"value": {"type": "string"}, "sourceUrl": {"type": "string"}},
+        "required": ["value", "sourceUrl"]
+    });
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean"},
+            "inputUrl": {"type": "string"},
+            "domain": {"type": "string"},
+            "companyName": {"type": ["string", "null"]},
+            "emails": {"type": "array", "items": sourced},
+            "phones": {"type": "array", "items": sourced, "description": "E.164 numbers"},
+            "socials": {
+                "type": "object",
+                "properties": {"linkedin": strings, "facebook": strings, "instagram": strings, "x": strings, "youtube": strings},
+                "required": ["linkedin", "facebook", "instagram", "x", "youtube"]
+            },
+            "addresses": {"type": "array", "items": {
+                "type": "object",
+                "description": "schema.org PostalAddress",
+                "properties": {
+                    "streetAddress": {"type": "string"}, "addressLocality": {"type": "string"},
+                    "addressRegion": {"type": "string"}, "postalCode": {"type": "string"},
+                    "addressCountry": {"type": "string"}, "sourceUrl": {"type": "string"}
+                },
+                "required": ["sourceUrl"]
+            }},
+            "contactPages": strings,
+            "pagesScanned": strings,
+            "meta": {
+                "type": "object",
+                "properties": {"pagesFetched": {"type": "number"}, "durationMs": {"type": "number", "description": "milliseconds"}},
+                "required": ["pagesFetched", "durationMs"]
+            },
+            "requestId": {"type": "string"}
+        },
+        "required": ["success", "inputUrl", "domain", "companyName", "emails", "phones", "socials",
+                     "addresses", "contactPages", "pagesScanned", "meta", "requestId"]
+    })
+}
+
+fn api_error_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean", "const": false},
+            "error": {"type": "object", "properties": {
+                "code": {"type": "string", "enum": ["INVALID_URL", "PRIVATE_ADDRESS", "FETCH_FAILED",
+                    "UNSUPPORTED_CONTENT_TYPE", "RESPONSE_TOO_LARGE", "TIMEOUT", "RATE_LIMITED", "INTERNAL_ERROR"]},
+                "message": {"type": "string"}
+            }, "required": ["code", "message"]},
+            "requestId": {"type": "string"}
+        },
+        "required": ["success", "error", "requestId"]
+    })
+}
+
+fn example_result() -> Value {
+    json!({
+        "success": true, "inputUrl": "https://www.example.com", "domain": "example.com",
+        "companyName": "Example Ltd",
+        "emails": [{"value": "info@example.com", "sourceUrl": "https://www.example.com/contact"}],
+        "phones": [{"value": "+442085516580", "sourceUrl": "https://www.example.com/"}],
+        "socials": {"linkedin": ["https://linkedin.com/company/example"], "facebook": [], "instagram": [], "x": [], "youtube": []},
+        "addresses": [{"streetAddress": "1 High Street", "addressLocality": "London", "postalCode": "NW3 6DN", "sourceUrl": "https://www.example.com/contact"}],
+        "contactPages": ["https://www.example.com/contact"],
+        "pagesScanned": ["https://www.example.com/", "https://www.example.com/contact"],
+        "meta": {"pagesFetched": 2, "durationMs": 840},
+        "requestId": "req_01JD6Z8K3Q4W5E6R7T8Y9U0I1O"
+    })
+}
+
+/// The `bazaar` extension of the 402 (x402-notes §5.1).
+pub fn bazaar_extension() -> Value {
+    json!({
+        "bazaar": {
+            "info": {
+                "input": {"type": "http", "method": "POST", "bodyType": "json", "body": {"url": "https://www.example.com"}},
+                "output": {"type": "json", "example": example_result()}
+            },
+            "schema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "input": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "const": "http"},
+                            "method": {"type": "string", "enum": ["POST"]},
+                            "bodyType": {"type": "string", "enum": ["json"]},
+                            "body": request_schema()
+                        },
+                        "required": ["type", "method", "bodyType", "body"],
+                        "additionalProperties": false
+                    },
+                    "output": {
+                        "type": "object",
+                        "properties": {"type": {"type": "string"}, "example": {"type": "object"}},
+                        "required": ["type"]
+                    }
+                },
+                "required": ["input"]
+            }
+        }
+    })
+}
+
+/// `/.well-known/x402.json`: the paid resource, its `accepts` (empty while payments are not
+/// configured), description and input/output schemas.
+pub fn x402_document(terms: Option<&PaymentTerms>) -> Value {
+    json!({
+        "x402Version": 2,
+        "items": [{
+            "resource": terms.map_or_else(|| EXTRACT_PATH.to_string(), |t| t.resource.url.clone()),
+            "type": "http",
+            "description": terms.map(|t| t.resource.description.clone()),
+            "accepts": terms.map(|t| vec![t.requirements.clone()]).unwrap_or_default(),
+            "input": {"method": "POST", "bodyType": "json", "schema": request_schema()},
+            "output": {"mimeType": "application/json", "schema": result_schema()},
+            "extensions": bazaar_extension()
+        }]
+    })
+}
+
+/// `/.well-known/mcp.json`: a metadata-only description of the capability `contact.extract`,
+/// which is invoked through the paid HTTP endpoint (not a second execution route).
+pub fn mcp_document(terms: Option<&PaymentTerms>) -> Value {
+    json!({
+        "name": "contact-extract",
+        "version": API_VERSION,
+        "capabilities": [{
+            "name": "contact.extract",
+            "description": "Fetch a public business website (homepage and up to 3 contact/about/support pages) and return its public contact data: company name, emails, E.164 phones, social profiles, postal addresses, contact pages.",
+            "inputSchema": request_schema(),
+            "outputSchema": result_schema(),
+            "price": terms.map(|t| json!({
+                "amount": t.requirements.amount, "asset": t.requirements.asset,
+                "network": t.requirements.network, "decimals": 6, "currency": "USDC"
+            })),
+            "invocation": {
+                "transport": "http",
+                "method": "POST",
+                "url": terms.map_or_else(|| EXTRACT_PATH.to_string(), |t| t.resource.url.clone()),
+                "payment": {"protocol": "x402", "x402Version": 2, "scheme": "exact",
+                            "requestHeader": "PAYMENT-SIGNATURE", "challengeHeader": "PAYMENT-REQUIRED",
+                            "receiptHeader": "PAYMENT-RESPONSE"}
+            }
+        }]
+    })
+}
+
+/// `/openapi.json`: every route, request and response schema, every status, and the 402 with
+/// its headers.
+pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) -> Value {
+    let error = |description: &str| {
+        json!({
+            "description": description,
+            "headers": {"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
+        })
+    };
+    let health = json!({
+        "description": "The service is up",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/HealthStatus"}}}
+    });
+    let json_doc = |description: &str| json!({"description": description, "content": {"application/json": {"schema": {"type": "object"}}}});
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "contact-extract",
+            "version": API_VERSION,
+            "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free."
+        },
+        "servers": base_url.map(|url| vec![json!({"url": url})]).unwrap_or_default(),
+        "paths": {
+            EXTRACT_PATH: {"post": {
+                "operationId": "extractContact",
+                "summary": "Extract public contact data from a business website (paid)",
+                "x-payment-info": terms.map(|t| json!({"protocol": "x402", "x402Version": 2, "accepts": [t.requirements]})),
+                "parameters": [{"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
+                                "description": "base64 of the x402 v2 PaymentPayload (the paid retry)", "schema": {"type": "string"}}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExtractContactRequest"}}}},
+                "responses": {
+                    "200": {
+                        "description": "Extracted contact data; the payment was settled",
+                        "headers": {
+                            "PAYMENT-RESPONSE": {"description": "base64 of the x402 SettleResponse", "schema": {"type": "string"}},
+                            "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}
+                        },
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ContactExtractionResult"}}}
+                    },
+                    "400": error("Invalid body or URL (INVALID_URL), or a private/reserved target (PRIVATE_ADDRESS); never charged"),
+                    "402": {
+                        "description": "Payment required, or the payment was refused (invalid, replayed, verification or settlement failed); the body holds the same PaymentRequired as the header",
+                        "headers": {
+                            "PAYMENT-REQUIRED": {"description": "base64 of the x402 v2 PaymentRequired", "schema": {"type": "string"}},
+                            "PAYMENT-RESPONSE": {"description": "base64 SettleResponse with success=false, after a refused settlement", "schema": {"type": "string"}},
+                            "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}
+                        },
+                        "content": {"application/json": {"schema": {"type": "object"}}}
+                    },
+                    "404": error("Unknown path (INVALID_URL)"),
+                    "405": error("Wrong method (INVALID_URL); see the Allow header"),
+                    "413": error("Request body over 16 KiB"),
+                    "422": error("The site could not be fetched or read (FETCH_FAILED, UNSUPPORTED_CONTENT_TYPE, RESPONSE_TOO_LARGE, TIMEOUT); never charged"),
+                    "429": {
+                        "description": "Rate limited (RATE_LIMITED)",
+                        "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
+                    },
+                    "431": error("Request head over 32 KiB or 100 headers"),
+                    "500": error("Internal error (INTERNAL_ERROR); never charged"),
+                    "503": error("Payments not configured, overloaded or facilitator unavailable (INTERNAL_ERROR); never charged")
+                }
+            }},
+            "/api/health": {"get": {"operationId": "health", "security": [], "responses": {"200": health}}},
+            "/api/healthz": {"get": {"operationId": "healthCheck", "security": [], "responses": {"200": health}}},
+            "/api/ready": {"get": {"operationId": "readinessCheck", "security": [], "responses": {
+                "200": {"description": "Ready for paid traffic", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReadinessStatus"}}}},
+                "503": {"description": "Payment configuration incomplete; problems lists each missing or invalid setting", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReadinessStatus"}}}}
+            }}},
+            "/openapi.json": {"get": {"operationId": "openapi", "security": [], "responses": {"200": json_doc("This document")}}},
+            "/.well-known/x402.json": {"get": {"operationId": "x402Discovery", "security": [], "responses": {"200": json_doc("x402 payment metadata")}}},
+            "/.well-known/mcp.json": {"get": {"operationId": "mcpDiscovery", "security": [], "responses": {"200": json_doc("Metadata-only description of the contact.extract capability")}}}
+        },
+        "components": {
+            "headers": {"X-Request-Id": {"description": "Equal to the body's requestId (req_ + 26 Crockford base32 characters)", "schema": {"type": "string"}}},
+            "schemas": {
+                "ExtractContactRequest": request_schema(),
+                "ContactExtractionResult": result_schema(),
+                "ApiError": api_error_schema(),
+                "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
+                "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string"}, "problems": {"type": "array", "items": {"type": "string"}}}, "required": ["status"]}
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ContactExtractionResult, ErrorCode};
+    use crate::http::routes::{route, Route};
+
+    fn terms() -> PaymentTerms {
+        PaymentTerms::new(
+            "https://contacts.example.com/api/v1/extract-contact".into(),
+            "eip155:8453",
+            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+            "USD Coin",
+            "2",
+            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            "10000".into(),
+            120,
+        )
+    }
+
+    #[test]
+    fn openapi_describes_every_route_and_status() {
+        let doc = openapi_document(Some("https://contacts.example.com"), Some(&terms()));
+        assert_eq!(doc["openapi"], "3.1.0");
+        let paths = doc["paths"].as_object().unwrap();
+        for (path, operations) in paths {
+            for method in operations.as_object().unwrap().keys() {
+                assert!(
+                    route(&method.to_uppercase(), path).is_ok(),
+                    "{method} {path} is routed"
+                );
+            }
+        }
+        assert_eq!(paths.len(), 7);
+        let statuses: Vec<&String> = paths[EXTRACT_PATH]["post"]["responses"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        for status in [
+            "200", "400", "402", "404", "405", "413", "422", "429", "431", "500", "503",
+        ] {
+            assert!(statuses.contains(&&status.to_string()), "{status}");
+        }
+        assert!(
+            paths[EXTRACT_PATH]["post"]["responses"]["402"]["headers"]["PAYMENT-REQUIRED"]
+                .is_object()
+        );
+        assert_eq!(doc["servers"][0]["url"], "https://contacts.example.com");
+        assert_eq!(route("GET", "/openapi.json"), Ok(Route::OpenApi));
+    }
+
+    #[test]
+    fn schemas_agree_with_the_types() {
+        let example: ContactExtractionResult = serde_json::from_value(example_result()).unwrap();
+        let serialised = serde_json::to_value(&example).unwrap();
+        let schema = result_schema();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for field in &required {
+            assert!(serialised.get(*field).is_some(), "{field}");
+        }
+        assert_eq!(required.len(), serialised.as_object().unwrap().len());
+        let codes = api_error_schema()["properties"]["error"]["properties"]["code"]["enum"].clone();
+        for code in [
+            ErrorCode::InvalidUrl,
+            ErrorCode::PrivateAddress,
+            ErrorCode::Timeout,
+            ErrorCode::InternalError,
+        ] {
+            assert!(codes
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::to_value(code).unwrap()));
+        }
+    }
+
+    #[test]
+    fn x402_and_mcp_documents() {
+        let terms = terms();
+        let x402 = x402_document(Some(&terms));
+        assert_eq!(x402["x402Version"], 2);
+        assert_eq!(
+            x402["items"][0]["resource"],
+            "https://contacts.example.com/api/v1/extract-contact"
+        );
+        assert_eq!(
+            x402["items"][0]["accepts"][0],
+            serde_json::to_value(&terms.requirements).unwrap()
+        );
+        assert!(x402["items"][0]["extensions"]["bazaar"]["schema"].is_object());
+        let unconfigured = x402_document(None);
+        assert_eq!(unconfigured["items"][0]["accepts"], json!([]));
+        let mcp = mcp_document(Some(&terms));
+        assert_eq!(mcp["capabilities"][0]["name"], "contact.extract");
+        assert_eq!(mcp["capabilities"][0]["price"]["amount"], "10000");
+        assert_eq!(mcp["capabilities"][0]["invocation"]["method"], "POST");
+        assert_eq!(
+            openapi_document(None, Some(&terms)),
+            openapi_document(None, Some(&terms)),
+            "deterministic"
+        );
+    }
+}
