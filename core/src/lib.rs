@@ -33,6 +33,7 @@ pub mod config;
 pub mod crawl;
 pub mod discovery;
 pub mod extract;
+pub mod fetch;
 pub mod http;
 pub mod ids;
 pub mod limiter;
