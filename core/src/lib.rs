@@ -32,13 +32,16 @@ pub mod api;
 pub mod config;
 pub mod crawl;
 pub mod discovery;
+pub mod exchange;
 pub mod extract;
 pub mod fetch;
 pub mod http;
 pub mod ids;
+pub mod io;
 pub mod limiter;
 pub mod net_policy;
 pub mod payment;
+pub mod server;
 pub mod site;
 #[cfg(feature = "testing")]
 pub mod testing;

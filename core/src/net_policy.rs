@@ -223,6 +223,15 @@ pub fn approve(
     Ok(ApprovedAddr(SocketAddr::new(canonical(*first), port)))
 }
 
+/// Approves an address of an endpoint the operator configured (the facilitator): its host is
+/// trusted configuration, so the block list does not apply (architecture.md §3.7). `None` for
+/// an empty answer.
+pub fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<ApprovedAddr> {
+    addrs
+        .first()
+        .map(|ip| ApprovedAddr(SocketAddr::new(canonical(*ip), port)))
+}
+
 /// Whether `ip` is in the block list of decisions.md ("Fetching the target site"):
 /// IPv4-mapped IPv6 is judged as IPv4; IPv6 outside 2000::/3 is blocked, and so are 2001::/23,
 /// 2001:db8::/32, 2002::/16 and 3fff::/20 inside it.

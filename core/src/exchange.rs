@@ -1,0 +1,1398 @@
+//! [`Exchange`]: one inbound connection's lifecycle as a state machine — read a request,
+//! answer it (free routes at once; the paid route through payment checks, facilitator
+//! `/verify`, the crawl, extraction and `/settle`), then keep the connection for the next
+//! request or close it.
+//!
+//! ```text
+//! Idle ──head──▶ ReadingBody ──body──▶ route ──free──▶ respond ─┐
+//!   ▲                                    │                       │ keep-alive
+//!   │                                    ▼ POST extract          │
+//!   │          rate limit → body → URL → configured → 402 / local checks → reserve
+//!   │                                    ▼
+//!   │              Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ Settle ─▶ respond
+//!   └────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! Every call takes the shared [`Server`] and `now`; outputs are queued and drained with
+//! [`Exchange::poll_output`]; [`Exchange::poll_timeout`] gives the next deadline. A failure
+//! before settlement is answered as itself and never settled (decisions.md).
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, Failure};
+use crate::config::PaymentConfig;
+use crate::crawl;
+use crate::discovery;
+use crate::extract::{self, PageExtraction};
+use crate::fetch::decode::decode_body;
+use crate::fetch::http1::{self, Progress, Response as FetchResponse, ResponseReader};
+use crate::fetch::policy::{is_html, is_redirect, redirect_target, RedirectError};
+use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
+use crate::http::request::{try_parse, RequestHead};
+use crate::http::response::{preflight, Response};
+use crate::http::routes::{route, Route, RouteError};
+use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use crate::net_policy::{approve, approve_configured, PublicUrl, UrlRejection};
+use crate::payment::codec;
+use crate::payment::facilitator::{self, Reply};
+use crate::payment::replay::{AuthorizationKey, ReserveError};
+use crate::payment::requirements::PaymentTerms;
+use crate::payment::verify::{address_hex, verify_locally};
+use crate::payment::{PaymentPayload, SettleResponse};
+use crate::server::Server;
+
+/// Time a client has to send a complete request head (and, between requests, to start one).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time a client has to send the body after the head.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Whole paid job, from the request head (decisions.md: 30 s).
+pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
+/// One page, all hops included (decisions.md: 15 s).
+pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
+/// DNS answer (decisions.md: 3 s).
+pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
+/// TCP connect plus TLS handshake (decisions.md: 5 s + 5 s).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Response head, then each idle gap in the body (decisions.md: 10 s).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest facilitator reply, in bytes.
+const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
+
+/// One inbound connection.
+#[derive(Debug)]
+pub struct Exchange {
+    peer: IpAddr,
+    inbound: Vec<u8>,
+    state: State,
+    outputs: VecDeque<Output>,
+    next_fetch: u32,
+    finished: bool,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Waiting for (the rest of) a request head.
+    Idle { deadline: Instant },
+    /// Head read; waiting for `content_length` body bytes.
+    ReadingBody {
+        head: RequestHead,
+        started: Instant,
+        deadline: Instant,
+    },
+    /// A paid job in progress.
+    Job(Box<Job>),
+    /// The connection is being closed.
+    Closed,
+}
+
+#[derive(Debug)]
+struct Job {
+    request_id: String,
+    method: String,
+    path: String,
+    keep_alive: bool,
+    started: Instant,
+    deadline: Instant,
+    input_url: String,
+    target: PublicUrl,
+    terms: PaymentTerms,
+    facilitator: Url,
+    payment: PaymentPayload,
+    key: AuthorizationKey,
+    payer: String,
+    phase: Phase,
+    fetches: Vec<Fetch>,
+    pages: Vec<Option<PageExtraction>>,
+    contact_pages: Vec<String>,
+    pages_fetched: u32,
+    bytes_total: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Verify,
+    CrawlHome,
+    CrawlExtras,
+    Settle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Verify,
+    Settle,
+    Page(usize),
+}
+
+#[derive(Debug)]
+struct Fetch {
+    id: FetchId,
+    purpose: Purpose,
+    url: Url,
+    hops: usize,
+    page_deadline: Instant,
+    step: Step,
+    request: Vec<u8>,
+}
+
+#[derive(Debug)]
+enum Step {
+    Resolving {
+        deadline: Instant,
+    },
+    Connecting {
+        deadline: Instant,
+    },
+    Receiving {
+        reader: Box<ResponseReader>,
+        deadline: Instant,
+    },
+    /// Failed while resolving or connecting; finished by `settle_failures`.
+    Failed(Failure),
+}
+
+/// How a fetch ended.
+#[derive(Debug)]
+enum FetchOutcome {
+    Response(FetchResponse, Url),
+    Failed(Failure),
+}
+
+impl Exchange {
+    pub(crate) fn new(peer: IpAddr, now: Instant) -> Exchange {
+        Exchange {
+            peer,
+            inbound: Vec::new(),
+            state: State::Idle {
+                deadline: now + HEAD_TIMEOUT,
+            },
+            outputs: VecDeque::new(),
+            next_fetch: 0,
+            finished: false,
+        }
+    }
+
+    /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
+    pub fn handle_input(&mut self, server: &mut Server, input: Input<'_>, now: Instant) {
+        if self.finished {
+            return;
+        }
+        match input {
+            Input::ClientData(data) => {
+                if matches!(self.state, State::Closed) {
+                    return;
+                }
+                self.inbound.extend_from_slice(data);
+                self.advance_inbound(server, now);
+            }
+            Input::ClientClosed => self.client_gone(server),
+            Input::Resolved { fetch, result } => self.on_resolved(server, fetch, result, now),
+            Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
+            Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
+            Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
+        }
+    }
+
+    /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
+    pub fn handle_timeout(&mut self, server: &mut Server, now: Instant) {
+        if self.finished {
+            return;
+        }
+        match &mut self.state {
+            State::Idle { deadline } | State::ReadingBody { deadline, .. } => {
+                if now >= *deadline {
+                    // A slow or idle client: close without disturbing others.
+                    self.close();
+                }
+            }
+            State::Job(job) => {
+                if now >= job.deadline {
+                    self.job_deadline(server, now);
+                    return;
+                }
+                let expired: Vec<FetchId> = job
+                    .fetches
+                    .iter()
+                    .filter(|f| now >= f.deadline())
+                    .map(|f| f.id)
+                    .collect();
+                for id in expired {
+                    self.fetch_failed(server, id, Failure::Timeout, now);
+                }
+            }
+            State::Closed => {}
+        }
+    }
+
+    /// The next output to carry out, in order.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// The earliest deadline, if any; call [`Exchange::handle_timeout`] when it passes.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.state {
+            State::Idle { deadline } | State::ReadingBody { deadline, .. } => Some(*deadline),
+            State::Job(job) => job
+                .fetches
+                .iter()
+                .map(Fetch::deadline)
+                .chain([job.deadline])
+                .min(),
+            State::Closed => None,
+        }
+    }
+
+    /// Whether the exchange is over (the runtime drops it after draining outputs).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    // ---- inbound -------------------------------------------------------------------------
+
+    fn advance_inbound(&mut self, server: &mut Server, now: Instant) {
+        // Bounded: each round consumes a complete request or stops.
+        for _ in 0..64 {
+            match &self.state {
+                State::Idle { .. } => match try_parse(&self.inbound) {
+                    Ok(None) => return,
+                    Ok(Some((used, head))) => {
+                        self.inbound.drain(..used);
+                        self.state = State::ReadingBody {
+                            head,
+                            started: now,
+                            deadline: now + BODY_TIMEOUT,
+                        };
+                    }
+                    Err(error) => {
+                        let failure = match error.status() {
+                            431 => Failure::HeadTooLarge,
+                            413 => Failure::BodyTooLarge,
+                            _ => Failure::MalformedRequest,
+                        };
+                        let request_id = server.next_request_id(now);
+                        self.respond_error(
+                            &request_id,
+                            "",
+                            "",
+                            &failure,
+                            &error.to_string(),
+                            now,
+                            now,
+                            true,
+                        );
+                        return;
+                    }
+                },
+                State::ReadingBody { head, .. } => {
+                    if self.inbound.len() < head.content_length {
+                        return;
+                    }
+                    let State::ReadingBody { head, started, .. } = std::mem::replace(
+                        &mut self.state,
+                        State::Idle {
+                            deadline: now + HEAD_TIMEOUT,
+                        },
+                    ) else {
+                        return;
+                    };
+                    let body: Vec<u8> = self.inbound.drain(..head.content_length).collect();
+                    self.handle_request(server, head, body, started, now);
+                }
+                State::Job(_) | State::Closed => return,
+            }
+        }
+    }
+
+    fn handle_request(
+        &mut self,
+        server: &mut Server,
+        head: RequestHead,
+        body: Vec<u8>,
+        started: Instant,
+        now: Instant,
+    ) {
+        let request_id = server.next_request_id(now);
+        let close = !head.keep_alive;
+        let route = match route(&head.method, &head.path) {
+            Ok(route) => route,
+            Err(RouteError::NotFound) => {
+                let message = format!("no route for {}", head.path);
+                self.respond_error(
+                    &request_id,
+                    &head.method,
+                    &head.path,
+                    &Failure::NotFound,
+                    &message,
+                    started,
+                    now,
+                    close,
+                );
+                return;
+            }
+            Err(RouteError::MethodNotAllowed(allow)) => {
+                let (status, code) = reply_for(&Failure::MethodNotAllowed);
+                let message = format!("{} is not allowed here; use {allow}", head.method);
+                let response =
+                    json_response(status, &ApiError::new(code, message, request_id.clone()))
+                        .with_header("Allow", allow);
+                self.send(
+                    response,
+                    &request_id,
+                    &head.method,
+                    &head.path,
+                    Some(code),
+                    started,
+                    now,
+                    close,
+                    0,
+                    None,
+                    None,
+                );
+                return;
+            }
+        };
+        let payment = server.config.payment.clone();
+        let terms = match &payment {
+            PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
+            PaymentConfig::Incomplete(_) => None,
+        };
+        let (method, path) = (head.method.clone(), head.path.clone());
+        let json = |value: serde_json::Value| {
+            Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
+        };
+        let free = match route {
+            Route::Health => Some(json(serde_json::json!({"status": "ok"}))),
+            Route::Ready => Some(match &payment {
+                PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
+                PaymentConfig::Incomplete(problems) => Response::json(
+                    503,
+                    serde_json::to_vec(
+                        &serde_json::json!({"status": "not ready", "problems": problems}),
+                    )
+                    .unwrap_or_default(),
+                ),
+            }),
+            Route::OpenApi => {
+                let base = terms.map(|t| {
+                    t.resource
+                        .url
+                        .trim_end_matches(discovery::EXTRACT_PATH)
+                        .to_string()
+                });
+                Some(json(discovery::openapi_document(base.as_deref(), terms)))
+            }
+            Route::X402Discovery => Some(json(discovery::x402_document(terms))),
+            Route::McpDiscovery => Some(json(discovery::mcp_document(terms))),
+            Route::Preflight => Some(preflight()),
+            Route::ExtractContact => None,
+        };
+        match free {
+            Some(response) => {
+                let status = response.status;
+                self.send(
+                    response,
+                    &request_id,
+                    &method,
+                    &path,
+                    None,
+                    started,
+                    now,
+                    close,
+                    0,
+                    None,
+                    None,
+                );
+                let _ = status;
+            }
+            None => self.extract_contact(server, head, body, request_id, started, now),
+        }
+    }
+
+    /// The paid route, decisions.md steps 2–6; step 7 is the job.
+    fn extract_contact(
+        &mut self,
+        server: &mut Server,
+        head: RequestHead,
+        body: Vec<u8>,
+        request_id: String,
+        started: Instant,
+        now: Instant,
+    ) {
+        let close = !head.keep_alive;
+        let (method, path) = (head.method.clone(), head.path.clone());
+        macro_rules! fail {
+            ($failure:expr, $message:expr) => {{
+                self.respond_error(
+                    &request_id,
+                    &method,
+                    &path,
+                    &$failure,
+                    &$message.to_string(),
+                    started,
+                    now,
+                    close,
+                );
+                return;
+            }};
+        }
+        if let Err(retry_after) = server.limiter.check(self.peer, now) {
+            let (status, code) = reply_for(&Failure::RateLimited);
+            let error = ApiError::new(
+                code,
+                format!("rate limit exceeded; retry in {retry_after} s"),
+                request_id.clone(),
+            );
+            let response =
+                json_response(status, &error).with_header("Retry-After", retry_after.to_string());
+            self.send(
+                response,
+                &request_id,
+                &method,
+                &path,
+                Some(code),
+                started,
+                now,
+                close,
+                0,
+                None,
+                None,
+            );
+            return;
+        }
+        let input_url = match api::extract_request_url(
+            head.header("content-type"),
+            head.query.as_deref(),
+            &body,
+        ) {
+            Ok(url) => url,
+            Err((failure, message)) => fail!(failure, message),
+        };
+        let target = match PublicUrl::parse(&input_url, &server.config.net_policy) {
+            Ok(target) => target,
+            Err(rejection) => {
+                let message = rejection.to_string();
+                fail!(Failure::InvalidUrl(rejection), message)
+            }
+        };
+        let (terms, facilitator) = match &server.config.payment {
+            PaymentConfig::Ready { terms, facilitator } => ((**terms).clone(), facilitator.clone()),
+            PaymentConfig::Incomplete(_) => fail!(
+                Failure::PaymentsNotConfigured,
+                "payments are not configured; see /api/ready"
+            ),
+        };
+        if server.jobs_in_flight >= server.config.max_concurrent_jobs {
+            let (status, code) = reply_for(&Failure::Overloaded);
+            let error = ApiError::new(
+                code,
+                "too many requests in flight; retry shortly",
+                request_id.clone(),
+            );
+            let response = json_response(status, &error).with_header("Retry-After", "1");
+            self.send(
+                response,
+                &request_id,
+                &method,
+                &path,
+                Some(code),
+                started,
+                now,
+                close,
+                0,
+                None,
+                None,
+            );
+            return;
+        }
+        let Some(header) = head.header("payment-signature") else {
+            self.payment_required(
+                &request_id,
+                &method,
+                &path,
+                &terms,
+                "Payment required",
+                started,
+                now,
+                close,
+            );
+            return;
+        };
+        let payment: PaymentPayload = match codec::decode(header) {
+            Ok(payment) => payment,
+            Err(error) => {
+                self.payment_required(
+                    &request_id,
+                    &method,
+                    &path,
+                    &terms,
+                    &error.to_string(),
+                    started,
+                    now,
+                    close,
+                );
+                return;
+            }
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        let verified = match verify_locally(&payment, &terms.requirements, unix_now) {
+            Ok(verified) => verified,
+            Err(error) => {
+                self.payment_required(
+                    &request_id,
+                    &method,
+                    &path,
+                    &terms,
+                    &error.reason(),
+                    started,
+                    now,
+                    close,
+                );
+                return;
+            }
+        };
+        let key = AuthorizationKey {
+            network: terms.requirements.network.clone(),
+            asset: terms.requirements.asset.to_ascii_lowercase(),
+            from: verified.payer,
+            nonce: verified.nonce,
+        };
+        match server
+            .replay
+            .reserve(key.clone(), verified.valid_before, unix_now)
+        {
+            Ok(()) => {}
+            Err(ReserveError::AlreadyUsed) => {
+                self.payment_required(
+                    &request_id,
+                    &method,
+                    &path,
+                    &terms,
+                    "payment authorization already used",
+                    started,
+                    now,
+                    close,
+                );
+                return;
+            }
+            Err(ReserveError::Full) => fail!(
+                Failure::Overloaded,
+                "too many payments in flight; retry shortly"
+            ),
+        }
+        server.jobs_in_flight += 1;
+        let mut job = Job {
+            request_id,
+            method,
+            path,
+            keep_alive: head.keep_alive,
+            started,
+            deadline: started + JOB_TIMEOUT,
+            input_url,
+            target,
+            terms,
+            facilitator,
+            payment,
+            key,
+            payer: address_hex(&verified.payer),
+            phase: Phase::Verify,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+        };
+        let verify_url = endpoint(&job.facilitator, "verify");
+        let body = facilitator::request_body(&job.payment, &job.terms.requirements);
+        let request = http1::json_post(&verify_url, &body, &server.user_agent);
+        self.start_fetch(
+            server,
+            &mut job,
+            Purpose::Verify,
+            verify_url,
+            request,
+            0,
+            now,
+        );
+        self.state = State::Job(Box::new(job));
+    }
+
+    // ---- fetches -------------------------------------------------------------------------
+
+    fn new_fetch_id(&mut self) -> FetchId {
+        self.next_fetch += 1;
+        FetchId(self.next_fetch)
+    }
+
+    /// Starts (or restarts, for a redirect hop) a fetch of `url` for `purpose`.
+    #[allow(clippy::too_many_arguments)]
+    fn start_fetch(
+        &mut self,
+        server: &Server,
+        job: &mut Job,
+        purpose: Purpose,
+        url: Url,
+        request: Vec<u8>,
+        hops: usize,
+        now: Instant,
+    ) {
+        let id = self.new_fetch_id();
+        let page_deadline = match purpose {
+            Purpose::Page(_) => (now + PAGE_TIMEOUT).min(job.deadline),
+            Purpose::Verify | Purpose::Settle => now + PAGE_TIMEOUT,
+        };
+        let host = url
+            .host_str()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        let port = url.port_or_known_default().unwrap_or(443);
+        let literal: Option<IpAddr> = host.parse().ok();
+        let known = literal.or_else(|| server.config.resolve.get(&host).copied());
+        job.fetches.push(Fetch {
+            id,
+            purpose,
+            url,
+            hops,
+            page_deadline,
+            step: Step::Resolving {
+                deadline: now + DNS_TIMEOUT,
+            },
+            request,
+        });
+        match known {
+            Some(ip) => self.on_resolved_job(server, job, id, Ok(vec![ip]), now),
+            None => self.outputs.push_back(Output::Resolve {
+                fetch: id,
+                host,
+                port,
+            }),
+        }
+    }
+
+    fn on_resolved(
+        &mut self,
+        server: &mut Server,
+        id: FetchId,
+        result: Result<Vec<IpAddr>, IoFailure>,
+        now: Instant,
+    ) {
+        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+            return;
+        };
+        self.on_resolved_job(server, &mut job, id, result, now);
+        self.state = State::Job(job);
+        self.settle_failures(server, now);
+    }
+
+    fn on_resolved_job(
+        &mut self,
+        server: &Server,
+        job: &mut Job,
+        id: FetchId,
+        result: Result<Vec<IpAddr>, IoFailure>,
+        now: Instant,
+    ) {
+        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
+            return;
+        };
+        if !matches!(fetch.step, Step::Resolving { .. }) {
+            return;
+        }
+        let port = fetch.url.port_or_known_default().unwrap_or(443);
+        let approved = match (fetch.purpose, result) {
+            (_, Err(_)) => Err(Failure::FetchFailed),
+            (Purpose::Verify | Purpose::Settle, Ok(addrs)) => {
+                approve_configured(&addrs, port).ok_or(Failure::FacilitatorUnavailable)
+            }
+            (Purpose::Page(_), Ok(addrs)) => match approve(&addrs, port, &server.config.net_policy)
+            {
+                Ok(addr) => Ok(addr),
+                Err(UrlRejection::BlockedResolution) => Err(Failure::BlockedResolution),
+                Err(_) => Err(Failure::FetchFailed),
+            },
+        };
+        match approved {
+            Ok(addr) => {
+                let tls = (fetch.url.scheme() == "https")
+                    .then(|| fetch.url.host_str().unwrap_or("").to_string());
+                fetch.step = Step::Connecting {
+                    deadline: now + CONNECT_TIMEOUT,
+                };
+                self.outputs.push_back(Output::Connect {
+                    fetch: id,
+                    addr,
+                    tls,
+                });
+            }
+            Err(failure) => mark_failed(fetch, failure),
+        }
+    }
+
+    fn on_connected(
+        &mut self,
+        server: &mut Server,
+        id: FetchId,
+        result: Result<(), IoFailure>,
+        now: Instant,
+    ) {
+        let State::Job(job) = &mut self.state else {
+            return;
+        };
+        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
+            return;
+        };
+        if !matches!(fetch.step, Step::Connecting { .. }) {
+            return;
+        }
+        match result {
+            Ok(()) => {
+                let cap = match fetch.purpose {
+                    Purpose::Page(_) => MAX_PAGE_BYTES,
+                    Purpose::Verify | Purpose::Settle => MAX_FACILITATOR_REPLY,
+                };
+                fetch.step = Step::Receiving {
+                    reader: Box::new(ResponseReader::new(cap)),
+                    deadline: now + READ_TIMEOUT,
+                };
+                let data = std::mem::take(&mut fetch.request);
+                self.outputs
+                    .push_back(Output::SendToFetch { fetch: id, data });
+            }
+            Err(_) => mark_failed(fetch, Failure::FetchFailed),
+        }
+        self.settle_failures(server, now);
+    }
+
+    fn on_fetch_data(&mut self, server: &mut Server, id: FetchId, data: &[u8], now: Instant) {
+        let State::Job(job) = &mut self.state else {
+            return;
+        };
+        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
+            return;
+        };
+        let Step::Receiving { reader, deadline } = &mut fetch.step else {
+            return;
+        };
+        *deadline = now + READ_TIMEOUT;
+        let outcome = match reader.handle_data(data) {
+            Ok(Progress::NeedMore) => return,
+            Ok(Progress::Done(response)) => FetchOutcome::Response(response, fetch.url.clone()),
+            Err(error) => FetchOutcome::Failed(fetch_failure(&error, fetch.purpose)),
+        };
+        self.finish_fetch(server, id, outcome, now);
+    }
+
+    fn on_fetch_closed(&mut self, server: &mut Server, id: FetchId, now: Instant) {
+        let State::Job(job) = &mut self.state else {
+            return;
+        };
+        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
+            return;
+        };
+        let outcome = match &mut fetch.step {
+            Step::Receiving { reader, .. } => match reader.handle_eof() {
+                Ok(response) => FetchOutcome::Response(response, fetch.url.clone()),
+                Err(error) => FetchOutcome::Failed(fetch_failure(&error, fetch.purpose)),
+            },
+            Step::Resolving { .. } | Step::Connecting { .. } => {
+                FetchOutcome::Failed(Failure::FetchFailed)
+            }
+            Step::Failed(failure) => FetchOutcome::Failed(failure.clone()),
+        };
+        self.finish_fetch(server, id, outcome, now);
+    }
+
+    /// A fetch that failed in a way its own step noticed (DNS, connect, timeout).
+    fn fetch_failed(&mut self, server: &mut Server, id: FetchId, failure: Failure, now: Instant) {
+        self.finish_fetch(server, id, FetchOutcome::Failed(failure), now);
+    }
+
+    /// Fetches marked failed during resolve/connect handling are finished here.
+    fn settle_failures(&mut self, server: &mut Server, now: Instant) {
+        let State::Job(job) = &self.state else {
+            return;
+        };
+        let failed: Vec<(FetchId, Failure)> = job
+            .fetches
+            .iter()
+            .filter_map(|f| match &f.step {
+                Step::Failed(failure) => Some((f.id, failure.clone())),
+                _ => None,
+            })
+            .collect();
+        for (id, failure) in failed {
+            self.finish_fetch(server, id, FetchOutcome::Failed(failure), now);
+        }
+    }
+
+    fn finish_fetch(
+        &mut self,
+        server: &mut Server,
+        id: FetchId,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) {
+        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+            return;
+        };
+        let Some(index) = job.fetches.iter().position(|f| f.id == id) else {
+            self.state = State::Job(job);
+            return;
+        };
+        let fetch = job.fetches.remove(index);
+        self.outputs.push_back(Output::CloseFetch { fetch: id });
+        if matches!(outcome, FetchOutcome::Response(..))
+            && matches!(fetch.purpose, Purpose::Page(_))
+        {
+            job.pages_fetched += 1;
+        }
+        match fetch.purpose {
+            Purpose::Verify => self.after_verify(server, job, outcome, now),
+            Purpose::Settle => self.after_settle(server, job, outcome, now),
+            Purpose::Page(page) => self.after_page(server, job, fetch, page, outcome, now),
+        }
+    }
+
+    fn after_verify(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) {
+        let reply = match outcome {
+            FetchOutcome::Response(response, _) => facilitator::parse_verify(&response.body),
+            FetchOutcome::Failed(_) => Reply::Garbage,
+        };
+        match reply {
+            Reply::Answer(answer) if answer.is_valid => {
+                job.phase = Phase::CrawlHome;
+                job.pages.push(None);
+                let url = job.target.url().clone();
+                let request = http1::page_request(&url, &server.user_agent);
+                self.start_fetch(server, &mut job, Purpose::Page(0), url, request, 0, now);
+                self.state = State::Job(job);
+                self.settle_failures(server, now);
+            }
+            Reply::Answer(answer) => {
+                // Refused before any money moved: the authorization is not consumed by us.
+                server.replay.release(&job.key);
+                let reason = answer
+                    .invalid_reason
+                    .unwrap_or_else(|| "payment verification failed".to_string());
+                self.end_job_with_402(server, job, &reason, None, now);
+            }
+            Reply::Garbage => {
+                // Outcome unknown: keep the authorization consumed (decisions.md).
+                server.replay.mark_used(&job.key);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::FacilitatorUnavailable,
+                    "the payment facilitator is unavailable; you were not charged",
+                    now,
+                );
+            }
+        }
+    }
+
+    fn after_page(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        fetch: Fetch,
+        page: usize,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) {
+        let result = match outcome {
+            FetchOutcome::Failed(failure) => Err(failure),
+            FetchOutcome::Response(response, url) => {
+                if is_redirect(response.status) {
+                    match redirect_target(
+                        &url,
+                        response.header("location"),
+                        fetch.hops,
+                        &server.config.net_policy,
+                    ) {
+                        Ok(next) => {
+                            let next = next.url().clone();
+                            let request = http1::page_request(&next, &server.user_agent);
+                            let hop_deadline = fetch.page_deadline;
+                            self.start_fetch(
+                                server,
+                                &mut job,
+                                Purpose::Page(page),
+                                next,
+                                request,
+                                fetch.hops + 1,
+                                now,
+                            );
+                            if let Some(f) = job.fetches.last_mut() {
+                                f.page_deadline = hop_deadline;
+                            }
+                            self.state = State::Job(job);
+                            self.settle_failures(server, now);
+                            return;
+                        }
+                        Err(RedirectError::Refused(rejection))
+                            if rejection.is_private_address() =>
+                        {
+                            Err(Failure::BlockedResolution)
+                        }
+                        Err(_) => Err(Failure::FetchFailed),
+                    }
+                } else {
+                    read_page(&mut job, response, &url)
+                }
+            }
+        };
+        match (page, result) {
+            (0, Err(failure)) => {
+                server.replay.release(&job.key);
+                let message = failure_message(&failure);
+                self.end_job_with_error(server, job, &failure, &message, now);
+            }
+            (0, Ok(extraction)) => {
+                let home = job.target.url().clone();
+                let plan = crawl::plan(&home, &extraction.links);
+                job.contact_pages = plan.contact_pages.iter().map(Url::to_string).collect();
+                job.pages[0] = Some(extraction);
+                job.phase = Phase::CrawlExtras;
+                for (slot, url) in plan.fetch.into_iter().enumerate() {
+                    let Ok(url) = PublicUrl::check(url, &server.config.net_policy) else {
+                        continue;
+                    };
+                    job.pages.push(None);
+                    let request = http1::page_request(url.url(), &server.user_agent);
+                    self.start_fetch(
+                        server,
+                        &mut job,
+                        Purpose::Page(slot + 1),
+                        url.url().clone(),
+                        request,
+                        0,
+                        now,
+                    );
+                }
+                self.state = State::Job(job);
+                self.settle_failures(server, now);
+                self.maybe_settle(server, now);
+            }
+            (_, result) => {
+                // An extra page that failed is skipped, not fatal.
+                if let (Ok(extraction), Some(slot)) = (result, job.pages.get_mut(page)) {
+                    *slot = Some(extraction);
+                }
+                self.state = State::Job(job);
+                self.maybe_settle(server, now);
+            }
+        }
+    }
+
+    /// When the crawl is over (no page fetch left), merges and starts the settlement.
+    fn maybe_settle(&mut self, server: &mut Server, now: Instant) {
+        let State::Job(job) = &self.state else {
+            return;
+        };
+        if job.phase != Phase::CrawlExtras
+            || job
+                .fetches
+                .iter()
+                .any(|f| matches!(f.purpose, Purpose::Page(_)))
+        {
+            return;
+        }
+        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+            return;
+        };
+        job.phase = Phase::Settle;
+        let settle_url = endpoint(&job.facilitator, "settle");
+        let body = facilitator::request_body(&job.payment, &job.terms.requirements);
+        let request = http1::json_post(&settle_url, &body, &server.user_agent);
+        self.start_fetch(
+            server,
+            &mut job,
+            Purpose::Settle,
+            settle_url,
+            request,
+            0,
+            now,
+        );
+        self.state = State::Job(job);
+        self.settle_failures(server, now);
+    }
+
+    fn after_settle(
+        &mut self,
+        server: &mut Server,
+        job: Box<Job>,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) {
+        server.replay.mark_used(&job.key);
+        let reply = match outcome {
+            FetchOutcome::Response(response, _) => facilitator::parse_settle(&response.body),
+            FetchOutcome::Failed(_) => Reply::Garbage,
+        };
+        match reply {
+            Reply::Answer(settled) if settled.success => {
+                let result = self.result_of(&job, now);
+                let body = serde_json::to_vec(&result).unwrap_or_default();
+                let transaction = settled.transaction.clone();
+                let response = Response::json(200, body)
+                    .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
+                    .with_header("Cache-Control", "private");
+                self.finish_job(server, job, response, None, Some(transaction), now);
+            }
+            Reply::Answer(refused) => {
+                self.end_job_with_402(server, job, "settlement failed", Some(refused), now)
+            }
+            Reply::Garbage => self.end_job_with_error(
+                server,
+                job,
+                &Failure::FacilitatorUnavailable,
+                "the payment facilitator did not confirm the settlement; no result is returned",
+                now,
+            ),
+        }
+    }
+
+    fn result_of(&self, job: &Job, now: Instant) -> ContactExtractionResult {
+        let pages: Vec<PageExtraction> = job.pages.iter().flatten().cloned().collect();
+        extract::merge(
+            extract::SiteInfo {
+                input_url: &job.input_url,
+                url: job.target.url(),
+                contact_pages: job.contact_pages.clone(),
+                pages_fetched: job.pages_fetched,
+                duration_ms: millis(now.saturating_duration_since(job.started)),
+                request_id: job.request_id.clone(),
+            },
+            &pages,
+        )
+    }
+
+    /// The job deadline passed: before the homepage → 422 TIMEOUT; during extra pages → settle
+    /// with what was read; during verify or settle → facilitator unavailable.
+    fn job_deadline(&mut self, server: &mut Server, now: Instant) {
+        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+            return;
+        };
+        match job.phase {
+            Phase::CrawlHome => {
+                self.close_fetches(&mut job);
+                server.replay.release(&job.key);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::Timeout,
+                    "the site did not answer before the deadline",
+                    now,
+                );
+            }
+            Phase::CrawlExtras => {
+                let pending: Vec<FetchId> = job.fetches.iter().map(|f| f.id).collect();
+                for id in pending {
+                    self.outputs.push_back(Output::CloseFetch { fetch: id });
+                }
+                job.fetches.clear();
+                // The settlement gets its own time budget.
+                job.deadline = now + PAGE_TIMEOUT;
+                self.state = State::Job(job);
+                self.maybe_settle(server, now);
+            }
+            Phase::Verify | Phase::Settle => {
+                self.close_fetches(&mut job);
+                server.replay.mark_used(&job.key);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::FacilitatorUnavailable,
+                    "the payment facilitator did not answer in time; no result is returned",
+                    now,
+                );
+            }
+        }
+    }
+
+    fn close_fetches(&mut self, job: &mut Job) {
+        for fetch in job.fetches.drain(..) {
+            self.outputs
+                .push_back(Output::CloseFetch { fetch: fetch.id });
+        }
+    }
+
+    fn client_gone(&mut self, server: &mut Server) {
+        if let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) {
+            self.close_fetches(&mut job);
+            match job.phase {
+                // No settlement was started: nothing was charged; the authorization may be reused.
+                Phase::Verify | Phase::CrawlHome | Phase::CrawlExtras => {
+                    server.replay.release(&job.key)
+                }
+                Phase::Settle => server.replay.mark_used(&job.key),
+            }
+            server.jobs_in_flight = server.jobs_in_flight.saturating_sub(1);
+        }
+        self.state = State::Closed;
+        self.finished = true;
+    }
+
+    // ---- responses -----------------------------------------------------------------------
+
+    fn end_job_with_error(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        failure: &Failure,
+        message: &str,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut job);
+        let (status, code) = reply_for(failure);
+        let response = json_response(
+            status,
+            &ApiError::new(code, message, job.request_id.clone()),
+        );
+        self.finish_job(server, job, response, Some(code), None, now);
+    }
+
+    fn end_job_with_402(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        reason: &str,
+        settle: Option<SettleResponse>,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut job);
+        let response = match settle {
+            // A refused settlement: the result is withheld; PAYMENT-RESPONSE says why.
+            Some(settled) => Response::json(402, b"{}".to_vec())
+                .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
+                .with_header("Cache-Control", "no-store"),
+            None => payment_required_response(&job.terms, reason),
+        };
+        self.finish_job(server, job, response, None, None, now);
+    }
+
+    fn finish_job(
+        &mut self,
+        server: &mut Server,
+        job: Box<Job>,
+        response: Response,
+        code: Option<ErrorCode>,
+        transaction: Option<String>,
+        now: Instant,
+    ) {
+        server.jobs_in_flight = server.jobs_in_flight.saturating_sub(1);
+        self.state = State::Idle {
+            deadline: now + HEAD_TIMEOUT,
+        };
+        let payer = Some(job.payer.clone());
+        self.send(
+            response,
+            &job.request_id,
+            &job.method,
+            &job.path,
+            code,
+            job.started,
+            now,
+            !job.keep_alive,
+            job.pages_fetched,
+            payer,
+            transaction,
+        );
+        if !self.finished {
+            self.advance_inbound(server, now);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn payment_required(
+        &mut self,
+        request_id: &str,
+        method: &str,
+        path: &str,
+        terms: &PaymentTerms,
+        reason: &str,
+        started: Instant,
+        now: Instant,
+        close: bool,
+    ) {
+        let response = payment_required_response(terms, reason);
+        self.send(
+            response, request_id, method, path, None, started, now, close, 0, None, None,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn respond_error(
+        &mut self,
+        request_id: &str,
+        method: &str,
+        path: &str,
+        failure: &Failure,
+        message: &str,
+        started: Instant,
+        now: Instant,
+        close: bool,
+    ) {
+        let (status, code) = reply_for(failure);
+        // After a framing error the stream cannot be trusted: close it.
+        let close = close
+            || matches!(
+                failure,
+                Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
+            );
+        let response = json_response(status, &ApiError::new(code, message, request_id));
+        self.send(
+            response,
+            request_id,
+            method,
+            path,
+            Some(code),
+            started,
+            now,
+            close,
+            0,
+            None,
+            None,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &mut self,
+        response: Response,
+        request_id: &str,
+        method: &str,
+        path: &str,
+        error_code: Option<ErrorCode>,
+        started: Instant,
+        now: Instant,
+        close: bool,
+        pages_fetched: u32,
+        payer: Option<String>,
+        transaction: Option<String>,
+    ) {
+        self.outputs
+            .push_back(Output::SendToClient(response.to_bytes(request_id, close)));
+        self.outputs.push_back(Output::Event(RequestEvent {
+            request_id: request_id.to_string(),
+            method: method.to_string(),
+            path: path.to_string(),
+            status: response.status,
+            error_code,
+            duration_ms: millis(now.saturating_duration_since(started)),
+            pages_fetched,
+            payer,
+            transaction,
+        }));
+        if close {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        if !self.finished {
+            self.outputs.push_back(Output::CloseClient);
+        }
+        self.state = State::Closed;
+        self.finished = true;
+    }
+}
+
+/// Reads a fetched page: status, content type, size caps, decoding, extraction.
+fn read_page(job: &mut Job, response: FetchResponse, url: &Url) -> Result<PageExtraction, Failure> {
+    if response.status >= 400 || !(200..300).contains(&response.status) {
+        return Err(Failure::FetchFailed);
+    }
+    let content_type = response.header("content-type").map(str::to_string);
+    let encoding = response.header("content-encoding").map(str::to_string);
+    let body =
+        decode_body(encoding.as_deref(), response.body, MAX_PAGE_BYTES).map_err(|e| match e {
+            FetchError::TooLarge => Failure::ResponseTooLarge,
+            _ => Failure::FetchFailed,
+        })?;
+    if !is_html(content_type.as_deref(), &body) {
+        return Err(Failure::UnsupportedContentType);
+    }
+    job.bytes_total += body.len();
+    if job.bytes_total > MAX_JOB_BYTES {
+        return Err(Failure::ResponseTooLarge);
+    }
+    Ok(extract::extract_page(url, content_type.as_deref(), &body))
+}
+
+fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
+    match (purpose, error) {
+        (Purpose::Page(_), FetchError::TooLarge) => Failure::ResponseTooLarge,
+        (Purpose::Page(_), _) => Failure::FetchFailed,
+        (Purpose::Verify | Purpose::Settle, _) => Failure::FacilitatorUnavailable,
+    }
+}
+
+fn failure_message(failure: &Failure) -> String {
+    match failure {
+        Failure::BlockedResolution => {
+            "the site resolves to a private or reserved address".to_string()
+        }
+        Failure::FetchFailed => {
+            "the site could not be fetched (DNS, connection, TLS, HTTP status or redirects)"
+                .to_string()
+        }
+        Failure::UnsupportedContentType => "the homepage is not HTML".to_string(),
+        Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
+        Failure::Timeout => "the site did not answer before the deadline".to_string(),
+        _ => "the request failed".to_string(),
+    }
+}
+
+fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
+    let required = terms.payment_required(reason, Some(discovery::bazaar_extension()));
+    Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
+        .with_header("PAYMENT-REQUIRED", codec::encode(&required))
+        .with_header("Cache-Control", "no-store")
+}
+
+fn json_response<T: serde::Serialize>(status: u16, body: &T) -> Response {
+    Response::json(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// `{facilitator}/verify` or `/settle`, keeping a base path.
+fn endpoint(base: &Url, name: &str) -> Url {
+    let mut url = base.clone();
+    let path = format!("{}/{name}", base.path().trim_end_matches('/'));
+    url.set_path(&path);
+    url
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn mark_failed(fetch: &mut Fetch, failure: Failure) {
+    fetch.step = Step::Failed(failure);
+}
+
+impl Fetch {
+    /// The earliest of the step's deadline and the page's.
+    fn deadline(&self) -> Instant {
+        let step = match &self.step {
+            Step::Resolving { deadline }
+            | Step::Connecting { deadline }
+            | Step::Receiving { deadline, .. } => *deadline,
+            Step::Failed(_) => self.page_deadline,
+        };
+        step.min(self.page_deadline)
+    }
+}

@@ -1,0 +1,131 @@
+//! The runtime contract: everything a runtime feeds into an [`crate::exchange::Exchange`]
+//! ([`Input`]) and everything it must carry out ([`Output`]). Each output has exactly one
+//! input that answers it:
+//!
+//! | output | answered by |
+//! |---|---|
+//! | `Resolve { fetch, host, port }` | `Resolved { fetch, result }` |
+//! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done) |
+//! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
+//! | `SendToClient`, `CloseClient`, `CloseFetch`, `Event` | nothing |
+
+use std::net::IpAddr;
+
+use crate::api::ErrorCode;
+use crate::net_policy::ApprovedAddr;
+
+/// Names one outbound connection of an exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FetchId(pub u32);
+
+/// Why an IO step failed (the runtime's view; mapped to `FETCH_FAILED` or 503 by the core).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IoFailure {
+    /// The name does not resolve.
+    Dns(String),
+    /// TCP connection refused or reset.
+    Refused,
+    /// TLS handshake or certificate failure.
+    Tls(String),
+    /// Anything else.
+    Other(String),
+}
+
+/// Something that happened, for the core.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input<'a> {
+    /// Bytes read from the client.
+    ClientData(&'a [u8]),
+    /// The client closed or reset the connection.
+    ClientClosed,
+    /// The answer to `Output::Resolve`.
+    Resolved {
+        /// Which fetch.
+        fetch: FetchId,
+        /// The addresses, or why there are none.
+        result: Result<Vec<IpAddr>, IoFailure>,
+    },
+    /// The answer to `Output::Connect`.
+    Connected {
+        /// Which fetch.
+        fetch: FetchId,
+        /// Whether the (TLS) connection is up.
+        result: Result<(), IoFailure>,
+    },
+    /// Plaintext bytes from an outbound connection.
+    FetchData {
+        /// Which fetch.
+        fetch: FetchId,
+        /// The bytes.
+        data: &'a [u8],
+    },
+    /// The outbound connection reached end of stream (or failed after connecting).
+    FetchClosed {
+        /// Which fetch.
+        fetch: FetchId,
+    },
+}
+
+/// Something the runtime must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Write these bytes to the client.
+    SendToClient(Vec<u8>),
+    /// Close the client connection (after writing what was queued).
+    CloseClient,
+    /// Resolve `host` (A and AAAA) for `fetch`; answer with `Input::Resolved`.
+    Resolve {
+        /// Which fetch.
+        fetch: FetchId,
+        /// The name to resolve.
+        host: String,
+        /// The port that will be used.
+        port: u16,
+    },
+    /// Connect to exactly `addr`; with `tls`, run a TLS handshake with that SNI name.
+    Connect {
+        /// Which fetch.
+        fetch: FetchId,
+        /// The checked address.
+        addr: ApprovedAddr,
+        /// SNI host name for https.
+        tls: Option<String>,
+    },
+    /// Write these bytes to the outbound connection.
+    SendToFetch {
+        /// Which fetch.
+        fetch: FetchId,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+    /// Close the outbound connection; ignore anything more from it.
+    CloseFetch {
+        /// Which fetch.
+        fetch: FetchId,
+    },
+    /// A finished request, for the access log.
+    Event(RequestEvent),
+}
+
+/// One structured log line per request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestEvent {
+    /// `X-Request-Id`.
+    pub request_id: String,
+    /// HTTP method.
+    pub method: String,
+    /// Path.
+    pub path: String,
+    /// Status sent.
+    pub status: u16,
+    /// Error code, for JSON errors.
+    pub error_code: Option<ErrorCode>,
+    /// Milliseconds from request head to response.
+    pub duration_ms: u64,
+    /// Page responses received.
+    pub pages_fetched: u32,
+    /// Payer address, when a payment was verified.
+    pub payer: Option<String>,
+    /// Settlement transaction, when paid.
+    pub transaction: Option<String>,
+}

@@ -1,0 +1,80 @@
+//! [`Server`]: the long-lived state shared by all connections (configuration, rate limiter,
+//! request ids, replay store, job count, the unix clock baseline). Runtimes keep it behind a
+//! lock and pass it to every [`Exchange`] call.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use crate::config::{Config, PaymentConfig};
+use crate::exchange::Exchange;
+use crate::fetch::http1::user_agent;
+use crate::ids::RequestIds;
+use crate::limiter::RateLimiter;
+use crate::payment::replay::ReplayStore;
+
+/// Most authorizations remembered by the replay store.
+pub const REPLAY_CAPACITY: usize = 100_000;
+
+/// Shared state of the service.
+#[derive(Debug)]
+pub struct Server {
+    pub(crate) config: Config,
+    pub(crate) limiter: RateLimiter,
+    pub(crate) ids: RequestIds,
+    pub(crate) replay: ReplayStore,
+    pub(crate) jobs_in_flight: usize,
+    pub(crate) user_agent: String,
+    started: Instant,
+    unix_at_start: Duration,
+}
+
+impl Server {
+    /// A server for `config`. `seed` is 32 bytes of OS entropy (fixed in tests); `now` and
+    /// `unix_now` (time since the UNIX epoch) are read once by the runtime at start-up.
+    pub fn new(config: Config, seed: [u8; 32], now: Instant, unix_now: Duration) -> Server {
+        let base = match &config.payment {
+            PaymentConfig::Ready { terms, .. } => terms
+                .resource
+                .url
+                .trim_end_matches("/api/v1/extract-contact")
+                .to_string(),
+            PaymentConfig::Incomplete(_) => "https://contact-extract.invalid".to_string(),
+        };
+        Server {
+            limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
+            ids: RequestIds::new(seed),
+            replay: ReplayStore::new(REPLAY_CAPACITY),
+            jobs_in_flight: 0,
+            user_agent: user_agent(&base),
+            config,
+            started: now,
+            unix_at_start: unix_now,
+        }
+    }
+
+    /// Starts the lifecycle of a freshly accepted connection from `peer`.
+    pub fn accept(&mut self, peer: SocketAddr, now: Instant) -> Exchange {
+        Exchange::new(peer.ip(), now)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Paid jobs currently in flight.
+    pub fn jobs_in_flight(&self) -> usize {
+        self.jobs_in_flight
+    }
+
+    /// Unix time at `now`, from the baseline given to [`Server::new`].
+    pub(crate) fn unix_time(&self, now: Instant) -> Duration {
+        self.unix_at_start + now.saturating_duration_since(self.started)
+    }
+
+    /// A new request id at `now`.
+    pub(crate) fn next_request_id(&mut self, now: Instant) -> String {
+        let millis = u64::try_from(self.unix_time(now).as_millis()).unwrap_or(u64::MAX);
+        self.ids.next(millis)
+    }
+}

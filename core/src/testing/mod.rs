@@ -1,0 +1,5 @@
+//! Test support (feature `testing`): fuzz entry points and the deterministic network
+//! simulation. Compiled into ordinary builds that enable the feature, never into the service.
+
+pub mod fuzz;
+pub mod sim;

@@ -1,0 +1,405 @@
+//! A deterministic simulation of the network around a [`Server`] (architecture.md §3.10): a
+//! virtual clock that jumps to the next `poll_timeout()`, a fake DNS table, scripted origin
+//! sites and a scripted facilitator (replies can be split at any byte boundary, or withheld to
+//! simulate a stall), and a bounded number of steps so a livelock fails instead of hanging.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use k256::ecdsa::SigningKey;
+
+use crate::config::Config;
+use crate::exchange::Exchange;
+use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use crate::payment::codec;
+use crate::payment::verify::{
+    domain_separator, parse_address, parse_uint256, typed_data_digest, TransferWithAuthorization,
+};
+use crate::payment::{
+    Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
+};
+use crate::server::Server;
+
+/// Most steps of one [`Sim::run`].
+pub const MAX_STEPS: usize = 100_000;
+/// Unix time of the simulation's start (before the test vector's `validBefore`).
+pub const SIM_UNIX_START: u64 = 1_800_000_000;
+
+/// What a scripted endpoint does with one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Send these bytes, then close.
+    Bytes(Vec<u8>),
+    /// Never answer.
+    Stall,
+}
+
+/// What a scripted endpoint runs for each complete request.
+type Handler = Box<dyn FnMut(&[u8]) -> Reply>;
+
+/// A scripted endpoint: called with each complete request; keeps what it saw.
+pub struct Endpoint {
+    handler: Handler,
+    /// Every complete request received, in order.
+    pub requests: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("requests", &self.requests.len())
+            .finish()
+    }
+}
+
+#[derive(Debug)]
+enum Owned {
+    Resolved(FetchId, Result<Vec<IpAddr>, IoFailure>),
+    Connected(FetchId, Result<(), IoFailure>),
+    Data(FetchId, Vec<u8>),
+    Closed(FetchId),
+}
+
+#[derive(Debug, Default)]
+struct Connection {
+    addr: Option<SocketAddr>,
+    sent: Vec<u8>,
+    answered: bool,
+}
+
+/// The simulated world.
+#[derive(Debug)]
+pub struct Sim {
+    /// The server under test.
+    pub server: Server,
+    /// Virtual time.
+    pub now: Instant,
+    /// Name → addresses.
+    pub dns: BTreeMap<String, Vec<IpAddr>>,
+    /// Address → scripted endpoint.
+    pub endpoints: BTreeMap<SocketAddr, Endpoint>,
+    /// Replies are fed in pieces of this many bytes (≥ 1).
+    pub split: usize,
+    /// Access-log events seen.
+    pub events: Vec<RequestEvent>,
+    /// Every `Connect` the core asked for.
+    pub connects: Vec<SocketAddr>,
+    /// When set, every client disconnects once this many `Connect`s have happened.
+    pub disconnect_after_connects: Option<usize>,
+    /// `CloseFetch` outputs seen.
+    pub closed_fetches: usize,
+    start: Instant,
+}
+
+impl Sim {
+    /// A simulation of a server with `config`, a fixed seed and [`SIM_UNIX_START`].
+    #[allow(clippy::disallowed_methods)] // the harness needs one arbitrary base instant
+    pub fn new(config: Config) -> Sim {
+        let now = Instant::now();
+        Sim {
+            server: Server::new(config, [7; 32], now, Duration::from_secs(SIM_UNIX_START)),
+            now,
+            dns: BTreeMap::new(),
+            endpoints: BTreeMap::new(),
+            split: 1 << 20,
+            events: Vec::new(),
+            connects: Vec::new(),
+            disconnect_after_connects: None,
+            closed_fetches: 0,
+            start: now,
+        }
+    }
+
+    /// Adds a scripted endpoint at `addr`.
+    pub fn endpoint(&mut self, addr: SocketAddr, handler: impl FnMut(&[u8]) -> Reply + 'static) {
+        self.endpoints.insert(
+            addr,
+            Endpoint {
+                handler: Box::new(handler),
+                requests: Vec::new(),
+            },
+        );
+    }
+
+    /// Virtual time elapsed since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.now - self.start
+    }
+
+    /// Sends `raw` on one new connection and drives everything until the exchange finishes;
+    /// returns the bytes the client received.
+    pub fn request(&mut self, raw: &[u8]) -> Vec<u8> {
+        self.run(&[raw.to_vec()]).remove(0)
+    }
+
+    /// Opens one connection per request, sends each request at once, and drives all of them
+    /// concurrently until every exchange has finished (or time or steps run out).
+    ///
+    /// # Panics
+    /// When [`MAX_STEPS`] is exceeded (a livelock).
+    pub fn run(&mut self, requests: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let peer: SocketAddr = "198.51.100.10:40000"
+            .parse()
+            .unwrap_or_else(|_| unreachable!());
+        let mut exchanges: Vec<Exchange> = requests
+            .iter()
+            .map(|_| self.server.accept(peer, self.now))
+            .collect();
+        let mut received: Vec<Vec<u8>> = vec![Vec::new(); requests.len()];
+        let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
+        let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
+        for (i, request) in requests.iter().enumerate() {
+            exchanges[i].handle_input(&mut self.server, Input::ClientData(request), self.now);
+        }
+        let mut disconnected = false;
+        for _ in 0..MAX_STEPS {
+            for (i, exchange) in exchanges.iter_mut().enumerate() {
+                while let Some(output) = exchange.poll_output() {
+                    self.carry_out(i, output, &mut received, &mut connections, &mut pending);
+                }
+            }
+            if !disconnected
+                && self
+                    .disconnect_after_connects
+                    .is_some_and(|n| self.connects.len() >= n)
+            {
+                disconnected = true;
+                for exchange in &mut exchanges {
+                    exchange.handle_input(&mut self.server, Input::ClientClosed, self.now);
+                }
+                continue;
+            }
+            if let Some((i, input)) = pending.pop_front() {
+                let exchange = &mut exchanges[i];
+                match input {
+                    Owned::Resolved(fetch, result) => exchange.handle_input(
+                        &mut self.server,
+                        Input::Resolved { fetch, result },
+                        self.now,
+                    ),
+                    Owned::Connected(fetch, result) => exchange.handle_input(
+                        &mut self.server,
+                        Input::Connected { fetch, result },
+                        self.now,
+                    ),
+                    Owned::Data(fetch, data) => exchange.handle_input(
+                        &mut self.server,
+                        Input::FetchData { fetch, data: &data },
+                        self.now,
+                    ),
+                    Owned::Closed(fetch) => exchange.handle_input(
+                        &mut self.server,
+                        Input::FetchClosed { fetch },
+                        self.now,
+                    ),
+                }
+                continue;
+            }
+            if exchanges.iter().all(Exchange::is_finished) {
+                return received;
+            }
+            // Idle: jump the clock to the earliest deadline.
+            let Some(next) = exchanges
+                .iter()
+                .filter(|e| !e.is_finished())
+                .filter_map(Exchange::poll_timeout)
+                .min()
+            else {
+                return received;
+            };
+            self.now = self.now.max(next);
+            for exchange in &mut exchanges {
+                if exchange.poll_timeout().is_some_and(|t| t <= self.now) {
+                    exchange.handle_timeout(&mut self.server, self.now);
+                }
+            }
+        }
+        panic!("simulation exceeded {MAX_STEPS} steps");
+    }
+
+    fn carry_out(
+        &mut self,
+        i: usize,
+        output: Output,
+        received: &mut [Vec<u8>],
+        connections: &mut BTreeMap<(usize, FetchId), Connection>,
+        pending: &mut VecDeque<(usize, Owned)>,
+    ) {
+        match output {
+            Output::SendToClient(bytes) => received[i].extend_from_slice(&bytes),
+            Output::CloseClient => {}
+            Output::Event(event) => self.events.push(event),
+            Output::Resolve { fetch, host, .. } => {
+                let result = self
+                    .dns
+                    .get(&host)
+                    .cloned()
+                    .ok_or_else(|| IoFailure::Dns(format!("{host}: no such name")));
+                pending.push_back((i, Owned::Resolved(fetch, result)));
+            }
+            Output::Connect { fetch, addr, .. } => {
+                let addr = addr.socket_addr();
+                self.connects.push(addr);
+                let result = if self.endpoints.contains_key(&addr) {
+                    Ok(())
+                } else {
+                    Err(IoFailure::Refused)
+                };
+                connections.insert(
+                    (i, fetch),
+                    Connection {
+                        addr: Some(addr),
+                        ..Connection::default()
+                    },
+                );
+                pending.push_back((i, Owned::Connected(fetch, result)));
+            }
+            Output::SendToFetch { fetch, data } => {
+                let Some(connection) = connections.get_mut(&(i, fetch)) else {
+                    return;
+                };
+                connection.sent.extend_from_slice(&data);
+                if connection.answered || !request_complete(&connection.sent) {
+                    return;
+                }
+                connection.answered = true;
+                let Some(endpoint) = connection.addr.and_then(|a| self.endpoints.get_mut(&a))
+                else {
+                    return;
+                };
+                endpoint.requests.push(connection.sent.clone());
+                if let Reply::Bytes(bytes) = (endpoint.handler)(&connection.sent) {
+                    for piece in bytes.chunks(self.split.max(1)) {
+                        pending.push_back((i, Owned::Data(fetch, piece.to_vec())));
+                    }
+                    pending.push_back((i, Owned::Closed(fetch)));
+                }
+            }
+            Output::CloseFetch { fetch } => {
+                self.closed_fetches += 1;
+                connections.remove(&(i, fetch));
+                pending.retain(|(j, input)| !(*j == i && owned_fetch(input) == fetch));
+            }
+        }
+    }
+}
+
+fn owned_fetch(input: &Owned) -> FetchId {
+    match input {
+        Owned::Resolved(id, _)
+        | Owned::Connected(id, _)
+        | Owned::Data(id, _)
+        | Owned::Closed(id) => *id,
+    }
+}
+
+/// Whether `bytes` hold a complete request (head plus `Content-Length` body).
+fn request_complete(bytes: &[u8]) -> bool {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(bytes) {
+        Ok(httparse::Status::Complete(used)) => {
+            let length = request
+                .headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+                .and_then(|h| {
+                    std::str::from_utf8(h.value)
+                        .ok()?
+                        .trim()
+                        .parse::<usize>()
+                        .ok()
+                })
+                .unwrap_or(0);
+            bytes.len() >= used + length
+        }
+        _ => false,
+    }
+}
+
+/// An HTTP response with a body.
+pub fn http_response(status: u16, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\n", body.len()).into_bytes();
+    for (name, value) in headers {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
+    out
+}
+
+/// The request path of raw request bytes.
+pub fn request_path(raw: &[u8]) -> String {
+    let line = raw.split(|b| *b == b'\r').next().unwrap_or(&[]);
+    String::from_utf8_lossy(line)
+        .split(' ')
+        .nth(1)
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The hardhat/anvil test key #0 (x402-notes §6): address `0xf39F…2266`.
+pub const TEST_PAYER_KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+
+/// A `PAYMENT-SIGNATURE` value for `requirements`, signed with [`TEST_PAYER_KEY`], with
+/// `nonce` as its last byte and the given validity window (unix seconds).
+///
+/// # Panics
+/// On malformed `requirements` (test input).
+pub fn payment_header(
+    requirements: &PaymentRequirements,
+    nonce: u8,
+    valid_after: u64,
+    valid_before: u64,
+) -> String {
+    let key_bytes: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&TEST_PAYER_KEY[2 * i..2 * i + 2], 16).unwrap_or(0))
+        .collect();
+    let key = SigningKey::from_slice(&key_bytes).unwrap_or_else(|e| panic!("test key: {e}"));
+    let from = crate::payment::verify::address_of(key.verifying_key());
+    let mut nonce_bytes = [0u8; 32];
+    nonce_bytes[31] = nonce;
+    let message = TransferWithAuthorization {
+        from,
+        to: parse_address(&requirements.pay_to).unwrap_or_else(|| panic!("payTo")),
+        value: parse_uint256(&requirements.amount).unwrap_or_else(|| panic!("amount")),
+        valid_after: parse_uint256(&valid_after.to_string()).unwrap_or([0; 32]),
+        valid_before: parse_uint256(&valid_before.to_string()).unwrap_or([0; 32]),
+        nonce: nonce_bytes,
+    };
+    let chain = crate::payment::verify::chain_id(&requirements.network).unwrap_or(0);
+    let asset = parse_address(&requirements.asset).unwrap_or_else(|| panic!("asset"));
+    let domain = domain_separator(
+        &requirements.extra.name,
+        &requirements.extra.version,
+        chain,
+        &asset,
+    );
+    let digest = typed_data_digest(&domain, &message.struct_hash());
+    let (signature, recovery) = key
+        .sign_prehash_recoverable(&digest)
+        .unwrap_or_else(|e| panic!("sign: {e}"));
+    let mut bytes = signature.to_bytes().to_vec();
+    bytes.push(27 + recovery.to_byte());
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let payload = PaymentPayload {
+        x402_version: X402_VERSION,
+        resource: None,
+        accepted: serde_json::to_value(requirements).unwrap_or_default(),
+        payload: serde_json::to_value(ExactEvmPayload {
+            signature: format!("0x{}", hex(&bytes)),
+            authorization: Authorization {
+                from: format!("0x{}", hex(&from)),
+                to: requirements.pay_to.clone(),
+                value: requirements.amount.clone(),
+                valid_after: valid_after.to_string(),
+                valid_before: valid_before.to_string(),
+                nonce: format!("0x{}", hex(&nonce_bytes)),
+            },
+        })
+        .unwrap_or_default(),
+        extensions: None,
+    };
+    codec::encode(&payload)
+}

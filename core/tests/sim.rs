@@ -1,0 +1,710 @@
+//! The request lifecycle, driven without IO through `contact_core::testing::sim`: every branch
+//! of the decisions.md order, the paid happy path, and the failure paths that must never
+//! settle.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::payment::{codec, PaymentRequired, PaymentRequirements, SettleResponse};
+use contact_core::testing::sim::{
+    http_response, payment_header, request_path, Reply, Sim, SIM_UNIX_START,
+};
+
+const SITE_IP: &str = "93.184.216.34";
+const FACILITATOR: &str = "127.0.0.1:9000";
+
+fn config(extra: &[(&str, &str)]) -> Config {
+    let mut vars: BTreeMap<String, String> = [
+        ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+        ("FACILITATOR_URL", "http://127.0.0.1:9000"),
+        ("X402_MAX_TIMEOUT_SECONDS", "60"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for (k, v) in extra {
+        vars.insert(k.to_string(), v.to_string());
+    }
+    Config::from_env_map(&vars).expect("test config")
+}
+
+fn requirements(sim: &Sim) -> PaymentRequirements {
+    match &sim.server.config().payment {
+        PaymentConfig::Ready { terms, .. } => terms.requirements.clone(),
+        PaymentConfig::Incomplete(p) => panic!("payments not configured: {p:?}"),
+    }
+}
+
+const HOME: &str = r#"<html><head><title>Acme Shop | Home</title></head><body>
+<a href="/contact">Contact us</a><a href="/about">About</a>
+<p>Mail <a href="mailto:info@acme-shop.com">info@acme-shop.com</a></p></body></html>"#;
+const CONTACT: &str =
+    r#"<html><body><p>Phone: +44 20 8551 6580</p><p>sales@acme-shop.com</p></body></html>"#;
+
+/// A world with the site, its DNS name and a facilitator that accepts everything.
+fn world(extra: &[(&str, &str)]) -> Sim {
+    let mut sim = Sim::new(config(extra));
+    sim.dns
+        .insert("www.acme-shop.com".into(), vec![SITE_IP.parse().unwrap()]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
+        let html = |body: &str| {
+            Reply::Bytes(http_response(
+                200,
+                &[("Content-Type", "text/html; charset=utf-8")],
+                body.as_bytes(),
+            ))
+        };
+        match request_path(raw).as_str() {
+            "/" => html(HOME),
+            "/contact" => html(CONTACT),
+            _ => Reply::Bytes(http_response(404, &[], b"")),
+        }
+    });
+    facilitator(
+        &mut sim,
+        r#"{"isValid":true,"payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#,
+        r#"{"success":true,"transaction":"0xabc","network":"eip155:8453","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#,
+    );
+    sim
+}
+
+fn facilitator(sim: &mut Sim, verify: &'static str, settle: &'static str) {
+    sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
+        let body = if request_path(raw) == "/verify" {
+            verify
+        } else {
+            settle
+        };
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "application/json")],
+            body.as_bytes(),
+        ))
+    });
+}
+
+fn calls(sim: &Sim, path: &str) -> usize {
+    sim.endpoints[&FACILITATOR.parse().unwrap()]
+        .requests
+        .iter()
+        .filter(|r| request_path(r) == path)
+        .count()
+}
+
+fn site_requests(sim: &Sim) -> usize {
+    sim.endpoints
+        .get(&format!("{SITE_IP}:443").parse().unwrap())
+        .map_or(0, |e| e.requests.len())
+}
+
+fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
+    let header = payment
+        .map(|p| format!("PAYMENT-SIGNATURE: {p}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{header}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn paid_post(sim: &Sim, nonce: u8) -> Vec<u8> {
+    let header = payment_header(&requirements(sim), nonce, 0, SIM_UNIX_START + 60);
+    post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header))
+}
+
+struct Parsed {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: serde_json::Value,
+}
+
+impl Parsed {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses every response in `bytes`.
+fn responses(bytes: &[u8]) -> Vec<Parsed> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut response = httparse::Response::new(&mut headers);
+        let used = match response.parse(rest) {
+            Ok(httparse::Status::Complete(used)) => used,
+            other => panic!(
+                "bad response bytes: {other:?}: {}",
+                String::from_utf8_lossy(rest)
+            ),
+        };
+        let headers: Vec<(String, String)> = response
+            .headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.to_string(),
+                    String::from_utf8_lossy(h.value).to_string(),
+                )
+            })
+            .collect();
+        let length: usize = headers
+            .iter()
+            .find(|(n, _)| n == "Content-Length")
+            .map_or(0, |(_, v)| v.parse().unwrap());
+        let body = &rest[used..used + length];
+        out.push(Parsed {
+            status: response.code.unwrap(),
+            headers,
+            body: if body.is_empty() {
+                serde_json::Value::Null
+            } else {
+                serde_json::from_slice(body).unwrap()
+            },
+        });
+        rest = &rest[used + length..];
+    }
+    out
+}
+
+fn one(bytes: &[u8]) -> Parsed {
+    let mut all = responses(bytes);
+    assert_eq!(all.len(), 1, "one response expected");
+    all.remove(0)
+}
+
+fn assert_error(response: &Parsed, status: u16, code: &str) {
+    assert_eq!(response.status, status, "{}", response.body);
+    assert_eq!(response.body["success"], false);
+    assert_eq!(response.body["error"]["code"], code, "{}", response.body);
+    assert_eq!(
+        response.body["requestId"].as_str(),
+        response.header("X-Request-Id")
+    );
+}
+
+#[test]
+fn free_routes() {
+    let mut sim = world(&[]);
+    for path in ["/api/health", "/api/healthz"] {
+        let r =
+            one(&sim
+                .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
+        assert_eq!(
+            (r.status, r.body.clone()),
+            (200, serde_json::json!({"status": "ok"}))
+        );
+        assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
+    }
+    let r = one(&sim.request(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(r.status, 200);
+    for path in [
+        "/openapi.json",
+        "/.well-known/x402.json",
+        "/.well-known/mcp.json",
+    ] {
+        let r =
+            one(&sim
+                .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
+        assert_eq!(r.status, 200, "{path}");
+        assert!(r.body.is_object());
+    }
+    let r =
+        one(&sim.request(b"OPTIONS /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(r.status, 204);
+    assert!(r
+        .header("Access-Control-Allow-Headers")
+        .unwrap()
+        .contains("PAYMENT-SIGNATURE"));
+    assert_error(
+        &one(&sim.request(b"GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n")),
+        404,
+        "INVALID_URL",
+    );
+    let r = one(&sim.request(b"GET /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_error(&r, 405, "INVALID_URL");
+    assert_eq!(r.header("Allow"), Some("POST, OPTIONS"));
+}
+
+#[test]
+fn readiness_lists_problems_and_the_paid_route_fails_closed() {
+    let mut sim = Sim::new(Config::from_env_map(&BTreeMap::new()).unwrap());
+    let r = one(&sim.request(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(r.status, 503);
+    assert_eq!(r.body["problems"].as_array().unwrap().len(), 3);
+    let r = one(&sim.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    // Validation still comes first: a bad body is a 400 even when payments are off.
+    assert_error(&one(&sim.request(&post("{}", None))), 400, "INVALID_URL");
+}
+
+#[test]
+fn unpaid_request_gets_a_402_with_the_requirements() {
+    let mut sim = world(&[]);
+    let r = one(&sim.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    assert_eq!(r.status, 402);
+    assert_eq!(r.header("Cache-Control"), Some("no-store"));
+    let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(header.x402_version, 2);
+    assert_eq!(header.accepts, vec![requirements(&sim)]);
+    assert_eq!(header.accepts[0].amount, "10000");
+    assert_eq!(
+        header.resource.url,
+        "https://contacts.example.com/api/v1/extract-contact"
+    );
+    assert!(header.extensions.as_ref().unwrap()["bazaar"].is_object());
+    assert_eq!(
+        serde_json::to_value(&header).unwrap(),
+        r.body,
+        "the body holds the same PaymentRequired"
+    );
+    // Byte-identical on every request.
+    let again = one(&sim.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    assert_eq!(
+        again.header("PAYMENT-REQUIRED"),
+        r.header("PAYMENT-REQUIRED")
+    );
+    assert_eq!(site_requests(&sim), 0);
+}
+
+#[test]
+fn validation_order_before_payment() {
+    let mut sim = world(&[]);
+    for body in [
+        "not json",
+        "[]",
+        r#"{"url":1}"#,
+        r#"{"url":"https://a.com/","x":1}"#,
+        r#"{"url":"ftp://a.com/"}"#,
+        r#"{"url":" https://a.com/"}"#,
+    ] {
+        assert_error(&one(&sim.request(&post(body, None))), 400, "INVALID_URL");
+    }
+    for body in [
+        r#"{"url":"http://127.0.0.1/"}"#,
+        r#"{"url":"http://0x7f.1/"}"#,
+        r#"{"url":"http://[::ffff:10.0.0.1]/"}"#,
+        r#"{"url":"http://localhost/"}"#,
+    ] {
+        assert_error(
+            &one(&sim.request(&post(body, None))),
+            400,
+            "PRIVATE_ADDRESS",
+        );
+    }
+    let form = b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\nConnection: close\r\n\r\nurl=x";
+    assert_error(&one(&sim.request(form)), 400, "INVALID_URL");
+    let query = b"POST /api/v1/extract-contact?url=x HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+    assert_error(&one(&sim.request(query)), 400, "INVALID_URL");
+    let big = format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 16 * 1024 + 1);
+    assert_error(&one(&sim.request(big.as_bytes())), 413, "INVALID_URL");
+    let mut huge_head = b"GET /api/health HTTP/1.1\r\nX: ".to_vec();
+    huge_head.resize(33 * 1024, b'a');
+    assert_error(&one(&sim.request(&huge_head)), 431, "INVALID_URL");
+    assert_eq!(site_requests(&sim), 0);
+}
+
+#[test]
+fn rate_limit_answers_429_with_retry_after() {
+    let mut sim = world(&[("RATE_LIMIT_PER_MINUTE", "1"), ("RATE_LIMIT_BURST", "2")]);
+    let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
+    assert_eq!(one(&sim.request(&unpaid)).status, 402);
+    assert_eq!(one(&sim.request(&unpaid)).status, 402);
+    let r = one(&sim.request(&unpaid));
+    assert_error(&r, 429, "RATE_LIMITED");
+    assert_eq!(r.header("Retry-After"), Some("60"));
+}
+
+#[test]
+fn paid_request_is_crawled_extracted_and_settled_once() {
+    let mut sim = world(&[]);
+    sim.split = 7; // replies arrive in small pieces
+    let request = paid_post(&sim, 1);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("Cache-Control"), Some("private"));
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(settled.transaction, "0xabc");
+    let body = &r.body;
+    assert_eq!(body["success"], true);
+    assert_eq!(body["domain"], "acme-shop.com");
+    assert_eq!(body["companyName"], "Acme Shop");
+    assert_eq!(body["emails"][0]["value"], "info@acme-shop.com");
+    assert_eq!(body["emails"][1]["value"], "sales@acme-shop.com");
+    assert_eq!(
+        body["emails"][1]["sourceUrl"],
+        "https://www.acme-shop.com/contact"
+    );
+    assert_eq!(body["phones"][0]["value"], "+442085516580");
+    assert_eq!(body["requestId"].as_str(), r.header("X-Request-Id"));
+    assert_eq!(body["pagesScanned"][0], "https://www.acme-shop.com/");
+    assert_eq!(
+        body["meta"]["pagesFetched"], 3,
+        "homepage, /contact and /about (a 404)"
+    );
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
+    // The facilitator received our requirements and the client's payload.
+    let verify = &sim.endpoints[&FACILITATOR.parse().unwrap()].requests[0];
+    let verify_body: serde_json::Value = serde_json::from_slice(
+        &verify[verify.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4..],
+    )
+    .unwrap();
+    assert_eq!(
+        verify_body["paymentRequirements"],
+        serde_json::to_value(requirements(&sim)).unwrap()
+    );
+    let event = sim.events.last().unwrap();
+    assert_eq!((event.status, event.pages_fetched), (200, 3));
+    assert_eq!(
+        event.payer.as_deref(),
+        Some("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
+    );
+
+    // A replay of the same PAYMENT-SIGNATURE: 402, no facilitator call, no crawl.
+    let site_before = site_requests(&sim);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402);
+    let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(
+        header.error.as_deref(),
+        Some("payment authorization already used")
+    );
+    assert_eq!(
+        (
+            calls(&sim, "/verify"),
+            calls(&sim, "/settle"),
+            site_requests(&sim)
+        ),
+        (1, 1, site_before)
+    );
+}
+
+#[test]
+fn twenty_concurrent_uses_of_one_authorization_crawl_and_settle_once() {
+    let mut sim = world(&[("RATE_LIMIT_BURST", "50")]);
+    let request = paid_post(&sim, 2);
+    let results = sim.run(&vec![request; 20]);
+    let statuses: Vec<u16> = results.iter().map(|r| one(r).status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(statuses.iter().filter(|s| **s == 402).count(), 19);
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
+    assert_eq!(
+        sim.endpoints[&format!("{SITE_IP}:443").parse().unwrap()]
+            .requests
+            .iter()
+            .filter(|r| request_path(r) == "/")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn invalid_local_payment_is_refused_without_facilitator_call() {
+    let mut sim = world(&[]);
+    let mut other = requirements(&sim);
+    other.amount = "1".into();
+    let wrong_amount = payment_header(&other, 3, 0, SIM_UNIX_START + 60);
+    let expired = payment_header(&requirements(&sim), 4, 0, SIM_UNIX_START + 3);
+    for header in [
+        wrong_amount.as_str(),
+        expired.as_str(),
+        "not-base64!!",
+        "bm90IGpzb24=",
+    ] {
+        let r = one(&sim.request(&post(
+            r#"{"url":"https://www.acme-shop.com/"}"#,
+            Some(header),
+        )));
+        assert_eq!(r.status, 402);
+        assert!(
+            codec::decode::<PaymentRequired>(r.header("PAYMENT-REQUIRED").unwrap())
+                .unwrap()
+                .error
+                .is_some()
+        );
+    }
+    assert_eq!((calls(&sim, "/verify"), site_requests(&sim)), (0, 0));
+}
+
+#[test]
+fn verify_rejected_is_a_402_without_crawl() {
+    let mut sim = world(&[]);
+    facilitator(
+        &mut sim,
+        r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#,
+        "{}",
+    );
+    let r = one(&sim.request(&paid_post(&sim, 5)));
+    assert_eq!(r.status, 402);
+    let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(header.error.as_deref(), Some("insufficient_funds"));
+    assert_eq!(
+        (
+            calls(&sim, "/verify"),
+            calls(&sim, "/settle"),
+            site_requests(&sim)
+        ),
+        (1, 0, 0)
+    );
+}
+
+#[test]
+fn settle_refused_is_a_402_without_result() {
+    let mut sim = world(&[]);
+    facilitator(
+        &mut sim,
+        r#"{"isValid":true}"#,
+        r#"{"success":false,"errorReason":"invalid_exact_evm_transaction_failed","network":"eip155:8453"}"#,
+    );
+    let r = one(&sim.request(&paid_post(&sim, 6)));
+    assert_eq!(r.status, 402);
+    assert_eq!(r.body, serde_json::json!({}));
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(!settled.success);
+    assert_eq!(
+        settled.error_reason.as_deref(),
+        Some("invalid_exact_evm_transaction_failed")
+    );
+}
+
+#[test]
+fn facilitator_down_is_a_503_and_no_charge() {
+    let mut sim = world(&[]);
+    sim.endpoints.remove(&FACILITATOR.parse().unwrap());
+    let r = one(&sim.request(&paid_post(&sim, 7)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(site_requests(&sim), 0);
+    // Garbage from the facilitator is the same.
+    let mut sim = world(&[]);
+    facilitator(&mut sim, "<html>502</html>", "");
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 8))),
+        503,
+        "INTERNAL_ERROR",
+    );
+}
+
+#[test]
+fn dns_answer_with_a_private_address_is_refused_and_not_settled() {
+    let mut sim = world(&[]);
+    sim.dns.insert(
+        "www.acme-shop.com".into(),
+        vec![SITE_IP.parse().unwrap(), "10.0.0.7".parse().unwrap()],
+    );
+    let r = one(&sim.request(&paid_post(&sim, 9)));
+    assert_error(&r, 400, "PRIVATE_ADDRESS");
+    assert!(!r.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("10.0.0.7"));
+    assert_eq!((calls(&sim, "/settle"), site_requests(&sim)), (0, 0));
+    assert!(sim
+        .connects
+        .iter()
+        .all(|a| a.ip().to_string() != "10.0.0.7"));
+}
+
+#[test]
+fn redirect_to_a_private_address_is_refused() {
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(
+            302,
+            &[("Location", "https://169.254.169.254/latest/meta-data/")],
+            b"",
+        ))
+    });
+    let r = one(&sim.request(&paid_post(&sim, 10)));
+    assert_error(&r, 400, "PRIVATE_ADDRESS");
+    assert_eq!(calls(&sim, "/settle"), 0);
+    assert!(sim
+        .connects
+        .iter()
+        .all(|a| a.ip().to_string() != "169.254.169.254"));
+    // A downgrade to http is never followed.
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(
+            301,
+            &[("Location", "http://www.acme-shop.com/")],
+            b"",
+        ))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 17))),
+        422,
+        "FETCH_FAILED",
+    );
+    // Too many hops.
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
+        let next = format!("/{}", request_path(raw).len());
+        Reply::Bytes(http_response(302, &[("Location", next.as_str())], b""))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 18))),
+        422,
+        "FETCH_FAILED",
+    );
+    assert_eq!(site_requests(&sim), 6, "the first request and 5 redirects");
+}
+
+#[test]
+fn slow_site_times_out_inside_the_deadline_and_is_not_settled() {
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    let r = one(&sim.request(&paid_post(&sim, 11)));
+    assert_error(&r, 422, "TIMEOUT");
+    assert!(
+        sim.elapsed() <= std::time::Duration::from_secs(30),
+        "{:?}",
+        sim.elapsed()
+    );
+    assert_eq!(calls(&sim, "/settle"), 0);
+    // Not charged, and the authorization was released: the caller may retry with it.
+    let mut fresh = world(&[]);
+    let retry = paid_post(&fresh, 11);
+    assert_eq!(one(&fresh.request(&retry)).status, 200);
+}
+
+#[test]
+fn oversized_bomb_and_non_html_homepages() {
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "text/html")],
+            &vec![b'a'; 2 * 1024 * 1024 + 1],
+        ))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 12))),
+        422,
+        "RESPONSE_TOO_LARGE",
+    );
+
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&vec![b'<'; 20 * 1024 * 1024]).unwrap();
+    let bomb = encoder.finish().unwrap();
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), move |_| {
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "text/html"), ("Content-Encoding", "gzip")],
+            &bomb,
+        ))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 13))),
+        422,
+        "RESPONSE_TOO_LARGE",
+    );
+
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "application/pdf")],
+            b"%PDF-1.4",
+        ))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 14))),
+        422,
+        "UNSUPPORTED_CONTENT_TYPE",
+    );
+    assert_eq!(calls(&sim, "/settle"), 0);
+}
+
+#[test]
+fn unreachable_site_and_http_errors_are_fetch_failed() {
+    let mut sim = world(&[]);
+    sim.dns.clear();
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 15))),
+        422,
+        "FETCH_FAILED",
+    );
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(500, &[], b""))
+    });
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 16))),
+        422,
+        "FETCH_FAILED",
+    );
+    assert_eq!(calls(&sim, "/settle"), 0);
+}
+
+#[test]
+fn keep_alive_and_pipelined_requests_are_answered_in_order() {
+    let mut sim = world(&[]);
+    let pipelined = b"GET /api/health HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\nGET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let all = responses(&sim.request(pipelined));
+    let statuses: Vec<u16> = all.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 404, 200]);
+    assert_eq!(all[2].header("Connection"), Some("close"));
+    assert_ne!(all[0].header("X-Request-Id"), all[1].header("X-Request-Id"));
+}
+
+#[test]
+fn slow_client_is_closed_after_the_head_deadline() {
+    let mut sim = world(&[]);
+    let bytes = sim.request(b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Le");
+    assert!(bytes.is_empty());
+    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(10));
+    // A head with a promised body that never comes.
+    let mut sim = world(&[]);
+    let bytes = sim.request(b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{");
+    assert!(bytes.is_empty());
+}
+
+#[test]
+fn client_disconnect_mid_crawl_closes_fetches_and_settles_nothing() {
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    // Connect 1 is the facilitator's /verify, connect 2 the homepage.
+    sim.disconnect_after_connects = Some(2);
+    let request = paid_post(&sim, 19);
+    let bytes = sim.request(&request);
+    assert!(bytes.is_empty(), "no response to a gone client");
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 0));
+    assert!(
+        sim.closed_fetches >= 2,
+        "the verify fetch and the homepage fetch are closed"
+    );
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+    // Nothing was charged, so the same authorization can be used again.
+    sim.disconnect_after_connects = None;
+    world_site(&mut sim);
+    assert_eq!(one(&sim.request(&request)).status, 200);
+}
+
+fn world_site(sim: &mut Sim) {
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
+        let body = if request_path(raw) == "/" {
+            HOME
+        } else {
+            CONTACT
+        };
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "text/html")],
+            body.as_bytes(),
+        ))
+    });
+}
