@@ -6,15 +6,44 @@
 
 use std::path::Path;
 
+/// Runs `target` on every file of `fuzz/corpus/<name>/`; returns how many there were.
+fn replay(name: &str, target: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(name);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fuzz corpus directory")
+        .map(|entry| entry.expect("corpus entry").path())
+        .collect();
+    paths.sort();
+    for path in &paths {
+        let data = std::fs::read(path).expect("corpus file");
+        target(&data);
+    }
+    paths.len()
+}
+
 #[test]
 fn extract_page_corpus_replays_without_panics() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/extract_page");
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).expect("fuzz corpus directory") {
-        let path = entry.expect("corpus entry").path();
-        let data = std::fs::read(&path).expect("corpus file");
-        contact_core::testing::fuzz::extract_page(&data);
-        count += 1;
-    }
-    assert!(count >= 8, "the seed corpus has {count} files");
+    assert!(replay("extract_page", contact_core::testing::fuzz::extract_page) >= 8);
+}
+
+#[test]
+fn request_head_corpus_replays_without_panics() {
+    assert!(replay("request_head", contact_core::testing::fuzz::request_head) >= 5);
+}
+
+#[test]
+fn payment_header_corpus_replays_without_panics() {
+    assert!(
+        replay(
+            "payment_header",
+            contact_core::testing::fuzz::payment_header
+        ) >= 4
+    );
+}
+
+#[test]
+fn exchange_corpus_replays_without_panics() {
+    assert!(replay("exchange", contact_core::testing::fuzz::exchange) >= 5);
 }

@@ -708,3 +708,22 @@ fn world_site(sim: &mut Sim) {
         ))
     });
 }
+
+/// The official client's header for the Base mainnet vector (x402-notes §6), paying our
+/// server configured with the same terms.
+const OFFICIAL_HEADER: &str = "eyJ4NDAyVmVyc2lvbiI6MiwicGF5bG9hZCI6eyJhdXRob3JpemF0aW9uIjp7ImZyb20iOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJ0byI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsInZhbHVlIjoiMTAwMDAiLCJ2YWxpZEFmdGVyIjoiMCIsInZhbGlkQmVmb3JlIjoiMTkwMDAwMDAwMCIsIm5vbmNlIjoiMHgwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAxIn0sInNpZ25hdHVyZSI6IjB4NWFhODliY2VmODY4OGU1YjgxNjVkNDM2NDg2N2ZiMmQ4NWQzZDIwMGJlMzhhZjkxM2M3N2NiNmE0NzIzZDEyOTRiZTc1NjE5YmFlODc4NWRkM2Q5YTNmNTA5ZTYzYTY2ZTExZjkzZmY3OGQ1ZGNjZWY4OWMyZTY4YjE0NDExNjIxYiJ9LCJyZXNvdXJjZSI6eyJ1cmwiOiJodHRwczovL2FwaS5leGFtcGxlLmNvbS92MS9xdW90ZSIsImRlc2NyaXB0aW9uIjoiUGFpZCBKU09OIEFQSSIsIm1pbWVUeXBlIjoiYXBwbGljYXRpb24vanNvbiJ9LCJhY2NlcHRlZCI6eyJzY2hlbWUiOiJleGFjdCIsIm5ldHdvcmsiOiJlaXAxNTU6ODQ1MyIsImFtb3VudCI6IjEwMDAwIiwiYXNzZXQiOiIweDgzMzU4OWZDRDZlRGI2RTA4ZjRjN0MzMkQ0ZjcxYjU0YmRBMDI5MTMiLCJwYXlUbyI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsIm1heFRpbWVvdXRTZWNvbmRzIjo2MCwiZXh0cmEiOnsibmFtZSI6IlVTRCBDb2luIiwidmVyc2lvbiI6IjIifX19";
+
+#[test]
+fn happy_path_with_the_official_base_mainnet_vector() {
+    let mut sim = world(&[]);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(OFFICIAL_HEADER),
+    )));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        sim.events.last().unwrap().payer.as_deref(),
+        Some("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
+    );
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
+}

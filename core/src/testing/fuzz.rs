@@ -53,3 +53,116 @@ pub fn extract_page(data: &[u8]) {
     );
     assert!(serde_json::to_string(&result).is_ok());
 }
+
+/// `request_head`: arbitrary bytes into the request-head parser; a complete head never claims
+/// more bytes than it was given, and feeding the same bytes in two pieces gives the same
+/// answer once complete.
+///
+/// # Panics
+/// When the parser panics or an invariant breaks.
+pub fn request_head(data: &[u8]) {
+    use crate::http::request::try_parse;
+    let whole = try_parse(data);
+    if let Ok(Some((used, _))) = &whole {
+        assert!(*used <= data.len());
+        // Any prefix shorter than the head is incomplete (or already an error).
+        let prefix = &data[..used / 2];
+        assert!(!matches!(try_parse(prefix), Ok(Some(_))));
+    }
+}
+
+/// `payment_header`: arbitrary text as a `PAYMENT-SIGNATURE`: decoding and local verification
+/// never panic, and whatever decodes re-encodes to an equal value.
+///
+/// # Panics
+/// When decoding or verification panics or the round trip breaks.
+pub fn payment_header(data: &[u8]) {
+    use crate::payment::requirements::{PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
+    use crate::payment::{codec, verify, PaymentPayload};
+    let text = String::from_utf8_lossy(data);
+    let Ok(payment) = codec::decode::<PaymentPayload>(&text) else {
+        return;
+    };
+    let terms = PaymentTerms::new(
+        "https://x.example/api".into(),
+        BASE_MAINNET,
+        BASE_MAINNET_USDC,
+        "USD Coin",
+        "2",
+        "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "10000".into(),
+        60,
+    );
+    let _ = verify::verify_locally(&payment, &terms.requirements, 1_800_000_000);
+    let again: PaymentPayload =
+        codec::decode(&codec::encode(&payment)).unwrap_or_else(|e| panic!("round trip: {e}"));
+    assert_eq!(again, payment);
+}
+
+/// `exchange`: a whole exchange in the simulation. The first byte picks the mode: arbitrary
+/// client bytes, or a valid paid request whose homepage answer is the remaining bytes (split
+/// at a fuzzed size). Every run must end within the step bound, with a parseable response or
+/// none.
+///
+/// # Panics
+/// When the exchange panics, livelocks, or answers with something that is not HTTP.
+pub fn exchange(data: &[u8]) {
+    use crate::testing::sim::{payment_header as sign, Reply, Sim, SIM_UNIX_START};
+    use std::collections::BTreeMap;
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let vars: BTreeMap<String, String> = [
+        ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+        ("FACILITATOR_URL", "http://127.0.0.1:9000"),
+        ("RATE_LIMIT_BURST", "1000"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let Ok(config) = crate::config::Config::from_env_map(&vars) else {
+        return;
+    };
+    let mut sim = Sim::new(config);
+    sim.split = usize::from(mode >> 1).max(1);
+    let Ok(site) = "93.184.216.34:443".parse() else {
+        return;
+    };
+    let Ok(facilitator) = "127.0.0.1:9000".parse() else {
+        return;
+    };
+    sim.dns.insert(
+        "www.fuzz-site.com".into(),
+        vec![std::net::IpAddr::from([93, 184, 216, 34])],
+    );
+    let origin = rest.to_vec();
+    sim.endpoint(site, move |_| Reply::Bytes(origin.clone()));
+    sim.endpoint(facilitator, |raw| {
+        let body: &[u8] = if raw.starts_with(b"POST /verify") {
+            br#"{"isValid":true}"#
+        } else {
+            br#"{"success":true,"transaction":"0x1","network":"eip155:8453"}"#
+        };
+        Reply::Bytes(crate::testing::sim::http_response(200, &[], body))
+    });
+    let request = if mode & 1 == 0 {
+        rest.to_vec()
+    } else {
+        let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
+            return;
+        };
+        let header = sign(&terms.requirements, 1, 0, SIM_UNIX_START + 60);
+        let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
+        format!(
+            "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    };
+    let received = sim.request(&request);
+    if !received.is_empty() {
+        assert!(received.starts_with(b"HTTP/1.1 "), "not an HTTP response");
+    }
+    assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
+}
