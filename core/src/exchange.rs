@@ -342,7 +342,7 @@ impl Exchange {
                     json_response(status, &ApiError::new(code, message, request_id.clone()))
                         .with_header("Allow", allow);
                 self.send(
-                    response,
+                    &response,
                     &request_id,
                     &head.method,
                     &head.path,
@@ -357,46 +357,12 @@ impl Exchange {
                 return;
             }
         };
-        let payment = server.config.payment.clone();
-        let terms = match &payment {
-            PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
-            PaymentConfig::Incomplete(_) => None,
-        };
         let (method, path) = (head.method.clone(), head.path.clone());
-        let json = |value: serde_json::Value| {
-            Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
-        };
-        let free = match route {
-            Route::Health => Some(json(serde_json::json!({"status": "ok"}))),
-            Route::Ready => Some(match &payment {
-                PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
-                PaymentConfig::Incomplete(problems) => Response::json(
-                    503,
-                    serde_json::to_vec(
-                        &serde_json::json!({"status": "not ready", "problems": problems}),
-                    )
-                    .unwrap_or_default(),
-                ),
-            }),
-            Route::OpenApi => {
-                let base = terms.map(|t| {
-                    t.resource
-                        .url
-                        .trim_end_matches(discovery::EXTRACT_PATH)
-                        .to_string()
-                });
-                Some(json(discovery::openapi_document(base.as_deref(), terms)))
-            }
-            Route::X402Discovery => Some(json(discovery::x402_document(terms))),
-            Route::McpDiscovery => Some(json(discovery::mcp_document(terms))),
-            Route::Preflight => Some(preflight()),
-            Route::ExtractContact => None,
-        };
+        let free = free_response(server, route);
         match free {
             Some(response) => {
-                let status = response.status;
                 self.send(
-                    response,
+                    &response,
                     &request_id,
                     &method,
                     &path,
@@ -408,7 +374,6 @@ impl Exchange {
                     None,
                     None,
                 );
-                let _ = status;
             }
             None => self.extract_contact(server, head, body, request_id, started, now),
         }
@@ -451,7 +416,7 @@ impl Exchange {
             let response =
                 json_response(status, &error).with_header("Retry-After", retry_after.to_string());
             self.send(
-                response,
+                &response,
                 &request_id,
                 &method,
                 &path,
@@ -480,13 +445,12 @@ impl Exchange {
                 fail!(Failure::InvalidUrl(rejection), message)
             }
         };
-        let (terms, facilitator) = match &server.config.payment {
-            PaymentConfig::Ready { terms, facilitator } => ((**terms).clone(), facilitator.clone()),
-            PaymentConfig::Incomplete(_) => fail!(
+        if matches!(server.config.payment, PaymentConfig::Incomplete(_)) {
+            fail!(
                 Failure::PaymentsNotConfigured,
                 "payments are not configured; see /api/ready"
-            ),
-        };
+            );
+        }
         if server.jobs_in_flight >= server.config.max_concurrent_jobs {
             let (status, code) = reply_for(&Failure::Overloaded);
             let error = ApiError::new(
@@ -496,7 +460,7 @@ impl Exchange {
             );
             let response = json_response(status, &error).with_header("Retry-After", "1");
             self.send(
-                response,
+                &response,
                 &request_id,
                 &method,
                 &path,
@@ -511,18 +475,26 @@ impl Exchange {
             return;
         }
         let Some(header) = head.header("payment-signature") else {
-            self.payment_required(
+            // The commonest answer, built once per server.
+            self.send(
+                &server.unpaid_response,
                 &request_id,
                 &method,
                 &path,
-                &terms,
-                "Payment required",
+                None,
                 started,
                 now,
                 close,
+                0,
+                None,
+                None,
             );
             return;
         };
+        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+            return;
+        };
+        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
         let payment: PaymentPayload = match codec::decode(header) {
             Ok(payment) => payment,
             Err(error) => {
@@ -1199,7 +1171,7 @@ impl Exchange {
         };
         let payer = Some(job.payer.clone());
         self.send(
-            response,
+            &response,
             &job.request_id,
             &job.method,
             &job.path,
@@ -1230,7 +1202,7 @@ impl Exchange {
     ) {
         let response = payment_required_response(terms, reason);
         self.send(
-            response, request_id, method, path, None, started, now, close, 0, None, None,
+            &response, request_id, method, path, None, started, now, close, 0, None, None,
         );
     }
 
@@ -1255,7 +1227,7 @@ impl Exchange {
             );
         let response = json_response(status, &ApiError::new(code, message, request_id));
         self.send(
-            response,
+            &response,
             request_id,
             method,
             path,
@@ -1272,7 +1244,7 @@ impl Exchange {
     #[allow(clippy::too_many_arguments)]
     fn send(
         &mut self,
-        response: Response,
+        response: &Response,
         request_id: &str,
         method: &str,
         path: &str,
@@ -1309,6 +1281,43 @@ impl Exchange {
         self.state = State::Closed;
         self.finished = true;
     }
+}
+
+/// The answer of a free route (`None` for the paid one).
+fn free_response(server: &Server, route: Route) -> Option<Response> {
+    let terms = match &server.config.payment {
+        PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
+        PaymentConfig::Incomplete(_) => None,
+    };
+    let json = |value: serde_json::Value| {
+        Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
+    };
+    Some(match route {
+        Route::Health => json(serde_json::json!({"status": "ok"})),
+        Route::Ready => match &server.config.payment {
+            PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
+            PaymentConfig::Incomplete(problems) => Response::json(
+                503,
+                serde_json::to_vec(
+                    &serde_json::json!({"status": "not ready", "problems": problems}),
+                )
+                .unwrap_or_default(),
+            ),
+        },
+        Route::OpenApi => {
+            let base = terms.map(|t| {
+                t.resource
+                    .url
+                    .trim_end_matches(discovery::EXTRACT_PATH)
+                    .to_string()
+            });
+            json(discovery::openapi_document(base.as_deref(), terms))
+        }
+        Route::X402Discovery => json(discovery::x402_document(terms)),
+        Route::McpDiscovery => json(discovery::mcp_document(terms)),
+        Route::Preflight => preflight(),
+        Route::ExtractContact => return None,
+    })
 }
 
 /// Reads a fetched page: status, content type, size caps, decoding, extraction.
@@ -1357,7 +1366,8 @@ fn failure_message(failure: &Failure) -> String {
     }
 }
 
-fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
+/// A 402 carrying our requirements, with `reason` as the `error`.
+pub(crate) fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
     let required = terms.payment_required(reason, Some(discovery::bazaar_extension()));
     Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
         .with_header("PAYMENT-REQUIRED", codec::encode(&required))

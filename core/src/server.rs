@@ -6,8 +6,9 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, PaymentConfig};
-use crate::exchange::Exchange;
+use crate::exchange::{payment_required_response, Exchange};
 use crate::fetch::http1::user_agent;
+use crate::http::response::Response;
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
 use crate::payment::replay::ReplayStore;
@@ -24,6 +25,8 @@ pub struct Server {
     pub(crate) replay: ReplayStore,
     pub(crate) jobs_in_flight: usize,
     pub(crate) user_agent: String,
+    /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
+    pub(crate) unpaid_response: Response,
     started: Instant,
     unix_at_start: Duration,
 }
@@ -40,7 +43,14 @@ impl Server {
                 .to_string(),
             PaymentConfig::Incomplete(_) => "https://contact-extract.invalid".to_string(),
         };
+        let unpaid_response = match &config.payment {
+            PaymentConfig::Ready { terms, .. } => {
+                payment_required_response(terms, "Payment required")
+            }
+            PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
+        };
         Server {
+            unpaid_response,
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
             replay: ReplayStore::new(REPLAY_CAPACITY),

@@ -42,27 +42,47 @@ impl Response {
     /// `Content-Length`, `X-Request-Id`, CORS, `Connection: close` when `close`, the extra
     /// headers, then the body.
     pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256 + self.body.len());
-        out.extend_from_slice(
-            format!("HTTP/1.1 {} {}\r\n", self.status, reason(self.status)).as_bytes(),
-        );
+        let extra: usize = self
+            .headers
+            .iter()
+            .map(|(n, v)| n.len() + v.len() + 4)
+            .sum();
+        let mut out = Vec::with_capacity(320 + extra + self.body.len());
+        let mut line = |parts: &[&[u8]]| {
+            for part in parts {
+                out.extend_from_slice(part);
+            }
+            out.extend_from_slice(b"\r\n");
+        };
+        let status = self.status.to_string();
+        line(&[
+            b"HTTP/1.1 ",
+            status.as_bytes(),
+            b" ",
+            reason(self.status).as_bytes(),
+        ]);
         if self.status != 204 {
-            out.extend_from_slice(b"Content-Type: application/json\r\n");
+            line(&[b"Content-Type: application/json"]);
         }
-        out.extend_from_slice(format!("Content-Length: {}\r\n", self.body.len()).as_bytes());
-        out.extend_from_slice(format!("X-Request-Id: {request_id}\r\n").as_bytes());
+        let length = self.body.len().to_string();
+        line(&[b"Content-Length: ", length.as_bytes()]);
+        line(&[b"X-Request-Id: ", request_id.as_bytes()]);
         for (name, value) in CORS {
-            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+            line(&[name.as_bytes(), b": ", value.as_bytes()]);
         }
         if close {
-            out.extend_from_slice(b"Connection: close\r\n");
+            line(&[b"Connection: close"]);
         }
         for (name, value) in &self.headers {
             // Header values are built by the core; strip line breaks defensively anyway.
-            let value: String = value.chars().filter(|c| *c != '\r' && *c != '\n').collect();
-            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+            if value.contains(['\r', '\n']) {
+                let clean: String = value.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+                line(&[name.as_bytes(), b": ", clean.as_bytes()]);
+            } else {
+                line(&[name.as_bytes(), b": ", value.as_bytes()]);
+            }
         }
-        out.extend_from_slice(b"\r\n");
+        line(&[]);
         out.extend_from_slice(&self.body);
         out
     }

@@ -1,0 +1,89 @@
+//! The request lifecycle without sockets: the unpaid 402 path through a whole `Exchange`
+//! (requests/s per core), local payment verification (EIP-712 digest + ECDSA recovery), and
+//! request-head parsing.
+//!
+//! `cargo bench -p contact-benches --bench lifecycle`
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::http::request::try_parse;
+use contact_core::io::{Input, Output};
+use contact_core::payment::{codec, verify, PaymentPayload};
+use contact_core::server::Server;
+use divan::counter::ItemsCount;
+use divan::Bencher;
+
+fn main() {
+    divan::main();
+}
+
+fn server() -> Server {
+    let vars: BTreeMap<String, String> = [
+        ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+        ("FACILITATOR_URL", "https://facilitator.example.com"),
+        ("X402_MAX_TIMEOUT_SECONDS", "60"),
+        ("RATE_LIMIT_PER_MINUTE", "1000000000"),
+        ("RATE_LIMIT_BURST", "1000000000"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let config = Config::from_env_map(&vars).unwrap_or_else(|e| panic!("{e}"));
+    Server::new(
+        config,
+        [1; 32],
+        Instant::now(),
+        Duration::from_secs(1_800_000_000),
+    )
+}
+
+const UNPAID: &[u8] = b"POST /api/v1/extract-contact HTTP/1.1\r\nHost: contacts.example.com\r\nContent-Type: application/json\r\nContent-Length: 35\r\n\r\n{\"url\":\"https://www.example.com/a\"}";
+
+/// One keep-alive request answered with a 402 (head parse, routing, rate limit, body and URL
+/// checks, requirements, base64 header, JSON body, access-log event).
+#[divan::bench(sample_count = 20, sample_size = 1000)]
+fn unpaid_402(bencher: Bencher) {
+    let mut server = server();
+    let now = Instant::now();
+    let peer = "203.0.113.9:5000"
+        .parse()
+        .unwrap_or_else(|_| unreachable!());
+    let mut exchange = server.accept(peer, now);
+    bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+        exchange.handle_input(&mut server, Input::ClientData(UNPAID), now);
+        let mut bytes = 0;
+        while let Some(output) = exchange.poll_output() {
+            if let Output::SendToClient(b) = output {
+                bytes += b.len();
+            }
+        }
+        assert!(bytes > 1000);
+    });
+}
+
+const OFFICIAL_HEADER: &str = include_str!("../../fuzz/corpus/payment_header/official");
+
+/// Decoding the official client's `PAYMENT-SIGNATURE` and verifying it locally.
+#[divan::bench]
+fn verify_payment(bencher: Bencher) {
+    let server = server();
+    let PaymentConfig::Ready { terms, .. } = &server.config().payment else {
+        unreachable!()
+    };
+    let requirements = terms.requirements.clone();
+    bencher.bench_local(|| {
+        let payment: PaymentPayload =
+            codec::decode(OFFICIAL_HEADER).unwrap_or_else(|e| panic!("{e}"));
+        verify::verify_locally(&payment, &requirements, 1_800_000_000)
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+}
+
+/// Parsing a request head.
+#[divan::bench]
+fn parse_head(bencher: Bencher) {
+    bencher.bench(|| try_parse(divan::black_box(UNPAID)));
+}
