@@ -727,3 +727,39 @@ fn happy_path_with_the_official_base_mainnet_vector() {
     );
     assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
 }
+
+#[test]
+fn refused_connection_and_tls_failure_are_fetch_failed() {
+    let mut sim = world(&[]);
+    sim.endpoints
+        .remove(&format!("{SITE_IP}:443").parse().unwrap());
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 20))),
+        422,
+        "FETCH_FAILED",
+    );
+    let mut sim = world(&[]);
+    sim.tls_failures
+        .push(format!("{SITE_IP}:443").parse().unwrap());
+    assert_error(
+        &one(&sim.request(&paid_post(&sim, 21))),
+        422,
+        "FETCH_FAILED",
+    );
+    assert_eq!(calls(&sim, "/settle"), 0);
+}
+
+#[test]
+fn over_the_in_flight_cap_is_a_503_with_retry_after() {
+    let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1"), ("RATE_LIMIT_BURST", "10")]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    let first = paid_post(&sim, 22);
+    let second = paid_post(&sim, 23);
+    let results = sim.run(&[first, second]);
+    let first = one(&results[0]);
+    let second = one(&results[1]);
+    assert_error(&first, 422, "TIMEOUT");
+    assert_error(&second, 503, "INTERNAL_ERROR");
+    assert_eq!(second.header("Retry-After"), Some("1"));
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}

@@ -506,6 +506,38 @@ mod tests {
         assert!(verify_locally(&reordered, &requirements, now).is_ok());
     }
 
+    /// x402-notes §7.1: the payload the official TS client (@x402/fetch 2.27) sent to a
+    /// loopback server, as captured; and §7.2: the Python client's key order.
+    const TS_CLIENT_PAYLOAD: &str = r#"{"x402Version":2,
+ "payload":{"authorization":{"from":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","to":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","value":"10000","validAfter":"0","validBefore":"1795314712","nonce":"0x94e320976d5e52aeeab0bad07c6e4b36f6cd117d06cbd6c5cc1a68cd25794985"},
+            "signature":"0xbcb7411588b6e00a07ac21cc3cc3108072ef6bf4a63c656d0ebefa27233fb987202602d9763dfa3f4f42110c87630f5ffdf4e66abf5d268ee88c21bbb1f921101c"},
+ "resource":{"url":"http://127.0.0.1:4021/api/data?x=1","description":"Paid JSON API","mimeType":"application/json"},
+ "accepted":{"scheme":"exact","network":"eip155:8453","amount":"10000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}}"#;
+
+    #[test]
+    fn captured_official_client_payloads_verify() {
+        let header = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            TS_CLIENT_PAYLOAD,
+        );
+        let payment: PaymentPayload = codec::decode(&header).unwrap();
+        let verified = verify_locally(&payment, &terms().requirements, 1_795_314_652).unwrap();
+        assert_eq!(
+            address_hex(&verified.payer),
+            "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+        );
+        // The Python client's order: payload, accepted, resource; asset before amount.
+        let python = r#"{"x402Version":2,"payload":{"signature":"0xbcb7411588b6e00a07ac21cc3cc3108072ef6bf4a63c656d0ebefa27233fb987202602d9763dfa3f4f42110c87630f5ffdf4e66abf5d268ee88c21bbb1f921101c","authorization":{"nonce":"0x94e320976d5e52aeeab0bad07c6e4b36f6cd117d06cbd6c5cc1a68cd25794985","validBefore":"1795314712","validAfter":"0","value":"10000","to":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","from":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}},"accepted":{"scheme":"exact","network":"eip155:8453","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","amount":"10000","payTo":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","maxTimeoutSeconds":60,"extra":{"version":"2","name":"USD Coin"}},"resource":{"url":"http://127.0.0.1:4021/api/py"}}"#;
+        let header = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, python);
+        let payment: PaymentPayload = codec::decode(&header).unwrap();
+        assert!(verify_locally(&payment, &terms().requirements, 1_795_314_652).is_ok());
+        // After validBefore − 6 s it is refused.
+        assert_eq!(
+            verify_locally(&payment, &terms().requirements, 1_795_314_710),
+            Err(PaymentError::Expired)
+        );
+    }
+
     #[test]
     fn signature_edge_cases() {
         let digest = [7u8; 32];

@@ -89,6 +89,8 @@ pub struct Sim {
     pub disconnect_after_connects: Option<usize>,
     /// `CloseFetch` outputs seen.
     pub closed_fetches: usize,
+    /// Addresses whose TLS handshake fails (bad certificate).
+    pub tls_failures: Vec<SocketAddr>,
     start: Instant,
 }
 
@@ -107,6 +109,7 @@ impl Sim {
             connects: Vec::new(),
             disconnect_after_connects: None,
             closed_fetches: 0,
+            tls_failures: Vec::new(),
             start: now,
         }
     }
@@ -238,13 +241,15 @@ impl Sim {
                     .ok_or_else(|| IoFailure::Dns(format!("{host}: no such name")));
                 pending.push_back((i, Owned::Resolved(fetch, result)));
             }
-            Output::Connect { fetch, addr, .. } => {
+            Output::Connect { fetch, addr, tls } => {
                 let addr = addr.socket_addr();
                 self.connects.push(addr);
-                let result = if self.endpoints.contains_key(&addr) {
-                    Ok(())
-                } else {
+                let result = if !self.endpoints.contains_key(&addr) {
                     Err(IoFailure::Refused)
+                } else if tls.is_some() && self.tls_failures.contains(&addr) {
+                    Err(IoFailure::Tls("certificate not trusted".to_string()))
+                } else {
+                    Ok(())
                 };
                 connections.insert(
                     (i, fetch),
