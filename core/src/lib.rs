@@ -1,18 +1,55 @@
 //! `contact-core`: the sans-IO core of contact-extract.
 //!
 //! Everything that *decides* lives here, with no sockets, files, clocks or randomness (a
-//! clippy `disallowed-methods` list in `core/clippy.toml` enforces it):
+//! clippy `disallowed-methods` list in `core/clippy.toml` enforces it). Runtimes only move
+//! bytes, resolve names, dial the addresses the core approved, and read the clock.
 //!
-//! - [`extract`]: page bytes → contact data (emails, E.164 phones, social profiles, schema.org
-//!   `PostalAddress` values, company name, links), and [`extract::merge`] of a site's pages
-//!   into the spec's [`api::ContactExtractionResult`];
-//! - [`crawl`]: which ≤ 3 same-site pages to fetch after the homepage, and `contactPages`;
-//! - [`site`]: registrable domains (Public Suffix List) and the result's `domain`.
+//! # The runtime contract
 //!
-//! The request lifecycle (HTTP/1.1, x402 payment, SSRF policy, fetch state machine) joins this
-//! crate as the `Server`/`Exchange` state machines of `../shared/design/architecture.md`.
+//! A [`server::Server`] holds the shared state; it hands out one [`exchange::Exchange`] per
+//! accepted connection. The runtime drives each exchange with one loop:
 //!
-//! Offline use, as the CLI does it:
+//! ```text
+//! loop {
+//!     // 1. Drain: carry out every output before waiting.
+//!     while let Some(out) = ex.poll_output() {
+//!         match out {
+//!             SendToClient(bytes)            => write to the client,
+//!             CloseClient                    => close it (after the writes),
+//!             Resolve { fetch, host, port }  => resolve off the executor → Input::Resolved,
+//!             Connect { fetch, addr, tls }   => dial exactly `addr` (+ TLS, SNI = tls) → Input::Connected,
+//!             SendToFetch { fetch, data }    => write to that connection,
+//!             CloseFetch { fetch }           => drop it,
+//!             Event(e)                       => log one line,
+//!         }
+//!     }
+//!     if ex.is_finished() { break }
+//!     // 2. Wait for one thing: client bytes, fetch bytes/EOF, a DNS/connect result, or
+//!     //    the deadline `ex.poll_timeout()`.
+//!     // 3. Feed it with the `Instant` read once for this turn:
+//!     //    ex.handle_input(&mut server, input, now) or ex.handle_timeout(&mut server, now).
+//! }
+//! ```
+//!
+//! Invariants: outputs are carried out in order; each `Resolve`/`Connect` is answered exactly
+//! once; bytes of a closed fetch are not fed; `handle_*` never returns an error — every
+//! failure becomes an HTTP response (an `ApiError`, a 402 or a 503) or a close. The
+//! [`net_policy::ApprovedAddr`] in `Connect` can only be built by the SSRF policy, after the
+//! DNS answer was checked: there is no second lookup.
+//!
+//! # Modules
+//!
+//! - [`exchange`], [`server`], [`io`]: the lifecycle state machine and its contract;
+//! - [`http`], [`api`], [`discovery`]: inbound HTTP/1.1, the JSON contract, the discovery
+//!   documents;
+//! - [`payment`]: x402 v2 (requirements, header codec, EIP-712 + ECDSA verification, replay
+//!   store, facilitator bodies);
+//! - [`net_policy`], [`fetch`]: SSRF policy, the outbound HTTP/1.1 codec, decoding, redirects;
+//! - [`extract`], [`crawl`], [`site`]: contact extraction, page choice, registrable domains;
+//! - [`config`], [`limiter`], [`ids`]: configuration, rate limiting, request ids;
+//! - `testing` (feature): fuzz entry points and the deterministic network simulation.
+//!
+//! Offline extraction, as the CLI does it:
 //!
 //! ```
 //! use contact_core::{crawl, extract};
