@@ -1,6 +1,7 @@
 //! `contact-extract`: the command-line entry point.
 //!
-//! Offline subcommands (no network):
+//! `serve` runs the paid HTTP service on the smol runtime (settings from the environment or
+//! the flags of the same name). Offline subcommands (no network):
 //! - `extract-html --url URL FILE [--page URL=FILE]...`: one site from saved pages → one
 //!   `ContactExtractionResult` JSON on stdout.
 //! - `extract-dir DIR`: every `*.html` under DIR as a one-page site → one JSON line per page,
@@ -49,6 +50,94 @@ enum Command {
         /// Directory to walk (recursively, in sorted order).
         dir: PathBuf,
     },
+    /// Run the paid HTTP service. Every setting is an environment variable or the flag of the
+    /// same name; invalid values stop start-up, missing payment settings do not (the service
+    /// fails closed and /api/ready lists the problems).
+    Serve(Box<ServeArgs>),
+}
+
+/// `serve` settings (README "Configuration").
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// Listen address.
+    #[arg(long, env = "BIND_ADDR")]
+    bind_addr: Option<String>,
+    /// Public https base URL of this service (resource URL of the 402 and the discovery documents).
+    #[arg(long, env = "PUBLIC_BASE_URL")]
+    public_base_url: Option<String>,
+    /// Address that receives payments.
+    #[arg(long, env = "PAY_TO")]
+    pay_to: Option<String>,
+    /// x402 facilitator base URL (https; http only for loopback).
+    #[arg(long, env = "FACILITATOR_URL")]
+    facilitator_url: Option<String>,
+    /// Price per request in USD (default 0.01).
+    #[arg(long, env = "PRICE_USD")]
+    price_usd: Option<String>,
+    /// CAIP-2 network (default eip155:8453).
+    #[arg(long, env = "X402_NETWORK")]
+    x402_network: Option<String>,
+    /// Token contract (default Base mainnet USDC).
+    #[arg(long, env = "X402_ASSET")]
+    x402_asset: Option<String>,
+    /// EIP-712 domain name of the token (default "USD Coin").
+    #[arg(long, env = "X402_ASSET_NAME")]
+    x402_asset_name: Option<String>,
+    /// EIP-712 domain version of the token (default "2").
+    #[arg(long, env = "X402_ASSET_VERSION")]
+    x402_asset_version: Option<String>,
+    /// Seconds an authorization may stay valid (default 120).
+    #[arg(long, env = "X402_MAX_TIMEOUT_SECONDS")]
+    x402_max_timeout_seconds: Option<String>,
+    /// Requests a minute per client (default 60).
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE")]
+    rate_limit_per_minute: Option<String>,
+    /// Burst per client (default 20).
+    #[arg(long, env = "RATE_LIMIT_BURST")]
+    rate_limit_burst: Option<String>,
+    /// Paid jobs in flight at once (default 256).
+    #[arg(long, env = "MAX_CONCURRENT_JOBS")]
+    max_concurrent_jobs: Option<String>,
+    /// Ports a target URL may use (default 80,443,8000,8080,8443).
+    #[arg(long, env = "ALLOWED_PORTS")]
+    allowed_ports: Option<String>,
+    /// Ranges exempted from the SSRF block list (tests only; logged as a warning).
+    #[arg(long, env = "ALLOW_PRIVATE_CIDRS")]
+    allow_private_cidrs: Option<String>,
+    /// Static DNS answers, host=ip,… (like curl's --resolve).
+    #[arg(long, env = "RESOLVE")]
+    resolve: Option<String>,
+    /// json (default) or pretty.
+    #[arg(long, env = "LOG_FORMAT")]
+    log_format: Option<String>,
+}
+
+impl ServeArgs {
+    fn to_map(&self) -> std::collections::BTreeMap<String, String> {
+        let pairs = [
+            ("BIND_ADDR", &self.bind_addr),
+            ("PUBLIC_BASE_URL", &self.public_base_url),
+            ("PAY_TO", &self.pay_to),
+            ("FACILITATOR_URL", &self.facilitator_url),
+            ("PRICE_USD", &self.price_usd),
+            ("X402_NETWORK", &self.x402_network),
+            ("X402_ASSET", &self.x402_asset),
+            ("X402_ASSET_NAME", &self.x402_asset_name),
+            ("X402_ASSET_VERSION", &self.x402_asset_version),
+            ("X402_MAX_TIMEOUT_SECONDS", &self.x402_max_timeout_seconds),
+            ("RATE_LIMIT_PER_MINUTE", &self.rate_limit_per_minute),
+            ("RATE_LIMIT_BURST", &self.rate_limit_burst),
+            ("MAX_CONCURRENT_JOBS", &self.max_concurrent_jobs),
+            ("ALLOWED_PORTS", &self.allowed_ports),
+            ("ALLOW_PRIVATE_CIDRS", &self.allow_private_cidrs),
+            ("RESOLVE", &self.resolve),
+            ("LOG_FORMAT", &self.log_format),
+        ];
+        pairs
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone())))
+            .collect()
+    }
 }
 
 fn main() -> ExitCode {
@@ -56,7 +145,56 @@ fn main() -> ExitCode {
     match cli.command {
         Command::ExtractHtml { url, file, pages } => extract_html(&url, &file, &pages),
         Command::ExtractDir { dir } => extract_dir(&dir),
+        Command::Serve(args) => serve(&args),
     }
+}
+
+fn serve(args: &ServeArgs) -> ExitCode {
+    let config = match contact_core::config::Config::from_env_map(&args.to_map()) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("contact-extract: invalid configuration: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let format = config.log_format;
+    for warning in &config.warnings {
+        contact_runtime_smol::log_line(format, &format!("warning: {warning}"));
+    }
+    if let contact_core::config::PaymentConfig::Incomplete(problems) = &config.payment {
+        contact_runtime_smol::log_line(
+            format,
+            &format!(
+                "payments not configured (failing closed): {}",
+                problems.join("; ")
+            ),
+        );
+    }
+    let listener = match smol::Async::<std::net::TcpListener>::bind(config.bind_addr) {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!(
+                "contact-extract: cannot listen on {}: {error}",
+                config.bind_addr
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let address = listener
+        .get_ref()
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    contact_runtime_smol::log_line(format, &format!("listening on {address}"));
+    let server = contact_runtime_smol::new_server(config);
+    let (_stop_sender, stop) = smol::channel::bounded::<()>(1);
+    smol::block_on(contact_runtime_smol::serve(
+        listener,
+        server,
+        stop,
+        std::time::Duration::from_secs(30),
+    ));
+    ExitCode::SUCCESS
 }
 
 fn parse_http_url(s: &str) -> Result<Url, String> {

@@ -1,0 +1,420 @@
+//! The smol runtime of contact-extract: it carries out what the sans-IO core asks for and
+//! nothing else — accept connections, read and write bytes, resolve names off the executor,
+//! dial exactly the [`ApprovedAddr`] the core gives (TLS with rustls and the webpki roots,
+//! SNI = host), run timers from `poll_timeout()`, and log the core's events. No policy lives
+//! here (architecture.md §3.5).
+
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::config::{Config, LogFormat};
+use contact_core::exchange::Exchange;
+use contact_core::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use contact_core::net_policy::ApprovedAddr;
+use contact_core::server::Server;
+use futures_rustls::rustls::pki_types::ServerName;
+use futures_rustls::rustls::{ClientConfig, RootCertStore};
+use futures_rustls::TlsConnector;
+use smol::channel::{self, Receiver, Sender};
+use smol::future::FutureExt as _;
+use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use smol::{Async, Task, Timer};
+
+/// Bytes read from a socket at a time.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// The shared core state, locked for each call into the core.
+pub type SharedServer = Arc<Mutex<Server>>;
+
+/// Builds the shared server for `config`, with OS entropy for the seed and the current time.
+pub fn new_server(config: Config) -> SharedServer {
+    let mut seed = [0u8; 32];
+    // The rustls provider already linked supplies OS randomness (architecture.md §3.9).
+    let filled = futures_rustls::rustls::crypto::ring::default_provider()
+        .secure_random
+        .fill(&mut seed);
+    if filled.is_err() {
+        // Without entropy request ids are still unique (time + counter), only predictable.
+        seed = nanos_seed();
+    }
+    let unix_now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Arc::new(Mutex::new(Server::new(
+        config,
+        seed,
+        Instant::now(),
+        unix_now,
+    )))
+}
+
+fn nanos_seed() -> [u8; 32] {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let mut seed = [0u8; 32];
+    seed[..16].copy_from_slice(&nanos.to_le_bytes());
+    seed
+}
+
+/// TLS settings for outbound fetches: the Mozilla roots of `webpki-roots`.
+pub fn tls_connector() -> TlsConnector {
+    let roots = RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = ClientConfig::builder_with_provider(Arc::new(
+        futures_rustls::rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map(|builder| builder.with_root_certificates(roots).with_no_client_auth());
+    match config {
+        Ok(config) => TlsConnector::from(Arc::new(config)),
+        // The ring provider supports the default versions; this cannot fail in practice.
+        Err(_) => TlsConnector::from(Arc::new(
+            ClientConfig::builder_with_provider(Arc::new(
+                futures_rustls::rustls::crypto::ring::default_provider(),
+            ))
+            .with_protocol_versions(&[&futures_rustls::rustls::version::TLS13])
+            .map(|b| {
+                b.with_root_certificates(RootCertStore::empty())
+                    .with_no_client_auth()
+            })
+            .unwrap_or_else(|_| unreachable!("TLS 1.3 is supported by ring")),
+        )),
+    }
+}
+
+/// Serves connections from `listener` until `stop` receives a message (or is closed); then
+/// stops accepting and lets in-flight connections finish for at most `grace`.
+pub async fn serve(
+    listener: Async<TcpListener>,
+    server: SharedServer,
+    stop: Receiver<()>,
+    grace: Duration,
+) {
+    let tls = tls_connector();
+    let log_format = lock(&server).config().log_format;
+    let mut tasks: Vec<Task<()>> = Vec::new();
+    loop {
+        let accepted = async { Some(listener.accept().await) }.or(async {
+            let _ = stop.recv().await;
+            None
+        });
+        match accepted.await {
+            Some(Ok((stream, peer))) => {
+                tasks.retain(|t| !t.is_finished());
+                let server = server.clone();
+                let tls = tls.clone();
+                tasks.push(smol::spawn(async move {
+                    drive(stream, peer, server, tls, log_format).await;
+                }));
+            }
+            Some(Err(error)) => {
+                log_line(log_format, &format!("accept failed: {error}"));
+                Timer::after(Duration::from_millis(50)).await;
+            }
+            None => break,
+        }
+    }
+    // Drain: in-flight connections get up to `grace`, then are dropped (cancelled).
+    let deadline = Instant::now() + grace;
+    for task in tasks {
+        let _ = async {
+            task.await;
+            Some(())
+        }
+        .or(async {
+            Timer::at(deadline).await;
+            None
+        })
+        .await;
+    }
+}
+
+/// What the helper tasks of one connection report to its driver.
+enum Event {
+    ClientData(Vec<u8>),
+    ClientClosed,
+    Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
+    Connected(
+        FetchId,
+        Result<Box<dyn AsyncWrite + Send + Unpin>, IoFailure>,
+        Option<Task<()>>,
+    ),
+    FetchData(FetchId, Vec<u8>),
+    FetchClosed(FetchId),
+}
+
+/// An open outbound connection: its write half and the task reading it.
+struct FetchConn {
+    id: FetchId,
+    writer: Box<dyn AsyncWrite + Send + Unpin>,
+    _reader: Task<()>,
+}
+
+/// Drives one exchange until it is finished (architecture.md §3.5: drain, wait, feed).
+async fn drive(
+    stream: Async<TcpStream>,
+    peer: SocketAddr,
+    server: SharedServer,
+    tls: TlsConnector,
+    log_format: LogFormat,
+) {
+    let now = Instant::now();
+    let mut exchange: Exchange = lock(&server).accept(peer, now);
+    let client = Arc::new(stream);
+    let (events, inbox) = channel::unbounded::<Event>();
+    let _client_reader = spawn_reader(ArcStream(client.clone()), events.clone(), None);
+    let mut fetches: Vec<FetchConn> = Vec::new();
+    let mut helpers: Vec<Task<()>> = Vec::new();
+    let client_writer = client.clone();
+    loop {
+        while let Some(output) = exchange.poll_output() {
+            match output {
+                Output::SendToClient(bytes) => {
+                    if (&*client_writer).write_all(&bytes).await.is_err() {
+                        let now = Instant::now();
+                        exchange.handle_input(&mut lock(&server), Input::ClientClosed, now);
+                    }
+                }
+                Output::CloseClient => {
+                    let _ = (&*client_writer).flush().await;
+                    let _ = client.get_ref().shutdown(std::net::Shutdown::Both);
+                }
+                Output::Resolve { fetch, host, port } => {
+                    let events = events.clone();
+                    helpers.push(smol::spawn(async move {
+                        let result = smol::unblock(move || resolve(&host, port)).await;
+                        let _ = events.send(Event::Resolved(fetch, result)).await;
+                    }));
+                }
+                Output::Connect {
+                    fetch,
+                    addr,
+                    tls: sni,
+                } => {
+                    let events = events.clone();
+                    let tls = tls.clone();
+                    helpers.push(smol::spawn(async move {
+                        let event = connect(fetch, addr, sni, tls, events.clone()).await;
+                        let _ = events.send(event).await;
+                    }));
+                }
+                Output::SendToFetch { fetch, data } => {
+                    if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
+                        if conn.writer.write_all(&data).await.is_err()
+                            || conn.writer.flush().await.is_err()
+                        {
+                            let _ = events.send(Event::FetchClosed(fetch)).await;
+                        }
+                    }
+                }
+                Output::CloseFetch { fetch } => fetches.retain(|c| c.id != fetch),
+                Output::Event(event) => log_event(log_format, &event),
+            }
+        }
+        if exchange.is_finished() {
+            break;
+        }
+        helpers.retain(|t| !t.is_finished());
+        let deadline = exchange.poll_timeout();
+        let next = async { inbox.recv().await.ok() }.or(async {
+            match deadline {
+                Some(at) => {
+                    Timer::at(at).await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+            None
+        });
+        let event = next.await;
+        let now = Instant::now();
+        let mut core = lock(&server);
+        match event {
+            None => exchange.handle_timeout(&mut core, now),
+            Some(Event::ClientData(data)) => {
+                exchange.handle_input(&mut core, Input::ClientData(&data), now)
+            }
+            Some(Event::ClientClosed) => exchange.handle_input(&mut core, Input::ClientClosed, now),
+            Some(Event::Resolved(fetch, result)) => {
+                exchange.handle_input(&mut core, Input::Resolved { fetch, result }, now)
+            }
+            Some(Event::Connected(fetch, result, reader)) => {
+                let result = match (result, reader) {
+                    (Ok(writer), Some(reader)) => {
+                        fetches.push(FetchConn {
+                            id: fetch,
+                            writer,
+                            _reader: reader,
+                        });
+                        Ok(())
+                    }
+                    (Ok(_), None) => Err(IoFailure::Other("no reader".to_string())),
+                    (Err(failure), _) => Err(failure),
+                };
+                exchange.handle_input(&mut core, Input::Connected { fetch, result }, now);
+            }
+            Some(Event::FetchData(fetch, data)) => {
+                if fetches.iter().any(|c| c.id == fetch) {
+                    exchange.handle_input(&mut core, Input::FetchData { fetch, data: &data }, now);
+                }
+            }
+            Some(Event::FetchClosed(fetch)) => {
+                if fetches.iter().any(|c| c.id == fetch) {
+                    exchange.handle_input(&mut core, Input::FetchClosed { fetch }, now);
+                }
+            }
+        }
+        drop(core);
+    }
+}
+
+/// Reads `stream` until EOF or error, reporting chunks to the driver.
+fn spawn_reader<R>(stream: R, events: Sender<Event>, fetch: Option<FetchId>) -> Task<()>
+where
+    R: smol::io::AsyncRead + Unpin + Send + 'static,
+{
+    smol::spawn(async move {
+        let mut stream = stream;
+        let mut buf = vec![0u8; READ_CHUNK];
+        loop {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            let event = match (n, fetch) {
+                (0, None) => Event::ClientClosed,
+                (0, Some(id)) => Event::FetchClosed(id),
+                (n, None) => Event::ClientData(buf[..n].to_vec()),
+                (n, Some(id)) => Event::FetchData(id, buf[..n].to_vec()),
+            };
+            let done = n == 0;
+            if events.send(event).await.is_err() || done {
+                return;
+            }
+        }
+    })
+}
+
+/// The system resolver, called off the executor (`smol::unblock`).
+fn resolve(host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, IoFailure> {
+    (host, port)
+        .to_socket_addrs()
+        .map(|addrs| addrs.map(|a| a.ip()).collect())
+        .map_err(|e| IoFailure::Dns(e.to_string()))
+}
+
+/// Dials exactly `addr`; with `sni`, runs the TLS handshake. Returns the connected event with
+/// the write half and the task reading the other half.
+async fn connect(
+    fetch: FetchId,
+    addr: ApprovedAddr,
+    sni: Option<String>,
+    tls: TlsConnector,
+    events: Sender<Event>,
+) -> Event {
+    let tcp = match Async::<TcpStream>::connect(addr.socket_addr()).await {
+        Ok(tcp) => tcp,
+        Err(_) => return Event::Connected(fetch, Err(IoFailure::Refused), None),
+    };
+    match sni {
+        None => {
+            let tcp = Arc::new(tcp);
+            let reader = spawn_reader(ArcStream(tcp.clone()), events, Some(fetch));
+            Event::Connected(fetch, Ok(Box::new(ArcStream(tcp))), Some(reader))
+        }
+        Some(name) => {
+            let Ok(server_name) = ServerName::try_from(name) else {
+                return Event::Connected(
+                    fetch,
+                    Err(IoFailure::Tls("invalid server name".to_string())),
+                    None,
+                );
+            };
+            match tls.connect(server_name, tcp).await {
+                Ok(stream) => {
+                    let (read_half, write_half) = smol::io::split(stream);
+                    let reader = spawn_reader(read_half, events, Some(fetch));
+                    Event::Connected(fetch, Ok(Box::new(write_half)), Some(reader))
+                }
+                Err(error) => Event::Connected(fetch, Err(IoFailure::Tls(error.to_string())), None),
+            }
+        }
+    }
+}
+
+/// A shared `Async<TcpStream>` usable as an owned reader or writer.
+struct ArcStream(Arc<Async<TcpStream>>);
+
+impl smol::io::AsyncRead for ArcStream {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut &*self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for ArcStream {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut &*self.0).poll_write(cx, buf)
+    }
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut &*self.0).poll_flush(cx)
+    }
+    fn poll_close(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut &*self.0).poll_close(cx)
+    }
+}
+
+fn lock(server: &SharedServer) -> std::sync::MutexGuard<'_, Server> {
+    // A panic while holding the lock is a bug in the core; the state is still consistent
+    // enough to keep answering other connections.
+    server
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One line per request, JSON or human-readable.
+pub fn log_event(format: LogFormat, event: &RequestEvent) {
+    match format {
+        LogFormat::Json => {
+            let line = serde_json::json!({
+                "requestId": event.request_id, "method": event.method, "path": event.path,
+                "status": event.status, "errorCode": event.error_code, "durationMs": event.duration_ms,
+                "pagesFetched": event.pages_fetched, "payer": event.payer, "transaction": event.transaction,
+            });
+            eprintln!("{line}");
+        }
+        LogFormat::Pretty => eprintln!(
+            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}",
+            event.request_id,
+            event.method,
+            event.path,
+            event.status,
+            event.error_code,
+            event.duration_ms,
+            event.pages_fetched,
+            event.payer,
+            event.transaction
+        ),
+    }
+}
+
+/// A free-form operational log line.
+pub fn log_line(format: LogFormat, message: &str) {
+    match format {
+        LogFormat::Json => eprintln!("{}", serde_json::json!({ "message": message })),
+        LogFormat::Pretty => eprintln!("{message}"),
+    }
+}

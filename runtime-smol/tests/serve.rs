@@ -1,0 +1,288 @@
+//! The real server on loopback: health, the 402, the SSRF refusal, and a paid request that
+//! crawls a fixture site and settles once with a test facilitator. Every server binds to
+//! 127.0.0.1 port 0 and stops itself; every loop is bounded.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::payment::{codec, SettleResponse};
+use contact_core::testing::sim::payment_header;
+
+/// A loopback HTTP responder on its own thread; it stops when dropped.
+struct Fixture {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    requests: Arc<Mutex<Vec<Vec<u8>>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Fixture {
+    fn start(handler: impl Fn(&[u8]) -> Vec<u8> + Send + 'static) -> Fixture {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let (stop_flag, seen) = (stop.clone(), requests.clone());
+        let thread = std::thread::spawn(move || {
+            let started = Instant::now();
+            while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(60) {
+                match listener.accept() {
+                    Ok((mut stream, _)) => {
+                        stream.set_nonblocking(false).unwrap();
+                        stream
+                            .set_read_timeout(Some(Duration::from_secs(5)))
+                            .unwrap();
+                        let request = read_request(&mut stream);
+                        seen.lock().unwrap().push(request.clone());
+                        let _ = stream.write_all(&handler(&request));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Fixture {
+            addr,
+            stop,
+            requests,
+            thread: Some(thread),
+        }
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| request_path(r) == path)
+            .count()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Reads one request (head + Content-Length body), bounded in size.
+fn read_request(stream: &mut TcpStream) -> Vec<u8> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    while data.len() < 1 << 20 {
+        let Ok(n) = stream.read(&mut buf) else { break };
+        if n == 0 {
+            break;
+        }
+        data.extend_from_slice(&buf[..n]);
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..end]).to_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if data.len() >= end + 4 + length {
+                break;
+            }
+        }
+    }
+    data
+}
+
+fn request_path(raw: &[u8]) -> String {
+    String::from_utf8_lossy(raw)
+        .split(' ')
+        .nth(1)
+        .unwrap_or("")
+        .to_string()
+}
+
+fn response(status: u16, content_type: &str, body: &str) -> Vec<u8> {
+    format!("HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// The service on 127.0.0.1:0 in a background thread; stops when dropped.
+struct Service {
+    addr: SocketAddr,
+    stop: smol::channel::Sender<()>,
+    thread: Option<JoinHandle<()>>,
+    config: Config,
+}
+
+impl Service {
+    fn start(vars: &[(&str, String)]) -> Service {
+        let map: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let config = Config::from_env_map(&map).unwrap();
+        let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
+        let addr = listener.get_ref().local_addr().unwrap();
+        let server = contact_runtime_smol::new_server(config.clone());
+        let (stop, stopped) = smol::channel::bounded(1);
+        let thread = std::thread::spawn(move || {
+            smol::block_on(contact_runtime_smol::serve(
+                listener,
+                server,
+                stopped,
+                Duration::from_secs(2),
+            ));
+        });
+        Service {
+            addr,
+            stop,
+            thread: Some(thread),
+            config,
+        }
+    }
+
+    /// Sends one request with `Connection: close` and returns (status, headers, body).
+    fn call(&self, raw: &[u8]) -> (u16, String, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(40)))
+            .unwrap();
+        stream.write_all(raw).unwrap();
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out).to_string();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_string(), body.to_string())
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.stop.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
+    let extra = payment
+        .map(|p| format!("PAYMENT-SIGNATURE: {p}\r\n"))
+        .unwrap_or_default();
+    format!("POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+const HOME: &str = r#"<html><head><title>Fixture Shop | Home</title></head><body><a href="/contact">Contact</a>
+<p><a href="mailto:info@fixture-shop.com">info@fixture-shop.com</a></p></body></html>"#;
+const CONTACT: &str = "<html><body><p>Phone: +44 20 8551 6580</p></body></html>";
+
+fn world() -> (Fixture, Fixture, Service) {
+    let site = Fixture::start(|raw| match request_path(raw).as_str() {
+        "/" => response(200, "text/html", HOME),
+        "/contact" => response(200, "text/html", CONTACT),
+        _ => response(404, "text/html", ""),
+    });
+    let facilitator = Fixture::start(|raw| {
+        if request_path(raw) == "/verify" {
+            response(200, "application/json", r#"{"isValid":true}"#)
+        } else {
+            response(
+                200,
+                "application/json",
+                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+            )
+        }
+    });
+    let service = Service::start(&[
+        ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
+        (
+            "PAY_TO",
+            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        ),
+        ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
+        ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
+        ("ALLOWED_PORTS", site.addr.port().to_string()),
+        ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
+        ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
+        ("LOG_FORMAT", "pretty".into()),
+    ]);
+    (site, facilitator, service)
+}
+
+#[test]
+fn health_402_and_private_target_over_real_sockets() {
+    let (site, _facilitator, service) = world();
+    let (status, head, body) =
+        service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    assert!(header(&head, "X-Request-Id").unwrap().starts_with("req_"));
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, head, _) = service.call(&post(&url, None));
+    assert_eq!(status, 402);
+    assert!(header(&head, "PAYMENT-REQUIRED").is_some());
+    let private = format!(r#"{{"url":"http://10.0.0.1:{}/"}}"#, site.addr.port());
+    let (status, _, body) = service.call(&post(&private, None));
+    assert_eq!(status, 400);
+    assert!(body.contains("PRIVATE_ADDRESS"));
+    assert_eq!(site.count("/"), 0);
+}
+
+#[test]
+fn paid_request_crawls_the_fixture_site_and_settles_once() {
+    let (site, facilitator, service) = world();
+    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
+        panic!("ready")
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let signature = payment_header(&terms.requirements, 9, 0, now + 60);
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, head, body) = service.call(&post(&url, Some(&signature)));
+    assert_eq!(status, 200, "{head}\n{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+    assert_eq!(json["companyName"], "Fixture Shop");
+    let settled: SettleResponse =
+        codec::decode(header(&head, "PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(
+        (settled.success, settled.transaction.as_str()),
+        (true, "0xfeed")
+    );
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 1)
+    );
+    assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
+    // A replay is refused without a second crawl or facilitator call.
+    let (status, _, _) = service.call(&post(&url, Some(&signature)));
+    assert_eq!(status, 402);
+    assert_eq!((facilitator.count("/verify"), site.count("/")), (1, 1));
+}
