@@ -149,6 +149,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// Seconds in-flight requests get after SIGTERM/SIGINT (a paid job takes at most 30 s plus
+/// the settlement).
+const SHUTDOWN_GRACE_SECONDS: u64 = 45;
+
 fn serve(args: &ServeArgs) -> ExitCode {
     let config = match contact_core::config::Config::from_env_map(&args.to_map()) {
         Ok(config) => config,
@@ -187,13 +191,28 @@ fn serve(args: &ServeArgs) -> ExitCode {
         .unwrap_or_default();
     contact_runtime_smol::log_line(format, &format!("listening on {address}"));
     let server = contact_runtime_smol::new_server(config);
-    let (_stop_sender, stop) = smol::channel::bounded::<()>(1);
-    smol::block_on(contact_runtime_smol::serve(
-        listener,
-        server,
-        stop,
-        std::time::Duration::from_secs(30),
-    ));
+    let (stop_sender, stop) = smol::channel::bounded::<()>(1);
+    // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (grace period), exit 0.
+    let signals =
+        match async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]) {
+            Ok(signals) => signals,
+            Err(error) => {
+                eprintln!("contact-extract: cannot install signal handlers: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+    let watcher = smol::spawn(async move {
+        use smol::stream::StreamExt as _;
+        let mut signals = signals;
+        if let Some(Ok(signal)) = signals.next().await {
+            contact_runtime_smol::log_line(format, &format!("received {signal:?}; draining"));
+        }
+        let _ = stop_sender.send(()).await;
+    });
+    let grace = std::time::Duration::from_secs(SHUTDOWN_GRACE_SECONDS);
+    smol::block_on(contact_runtime_smol::serve(listener, server, stop, grace));
+    drop(watcher);
+    contact_runtime_smol::log_line(format, "stopped");
     ExitCode::SUCCESS
 }
 

@@ -151,3 +151,60 @@ fn extract_dir_prints_one_line_per_page_and_a_summary() {
         "{stderr}"
     );
 }
+
+#[test]
+fn serve_answers_then_drains_and_exits_zero_on_sigterm() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = bin()
+        .arg("serve")
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("LOG_FORMAT", "pretty")
+        .env_remove("PAY_TO")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut address = None;
+    for _ in 0..20 {
+        let Some(Ok(line)) = lines.next() else { break };
+        if let Some(rest) = line.strip_prefix("listening on ") {
+            address = Some(rest.trim().to_string());
+            break;
+        }
+    }
+    let address = address.expect("the service logs its address");
+    let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    stream
+        .write_all(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n")
+        .expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    assert!(
+        response.starts_with("HTTP/1.1 503"),
+        "not configured, so not ready: {response}"
+    );
+    assert!(response.contains("PAY_TO"));
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let started = std::time::Instant::now();
+    let exit = loop {
+        if let Some(exit) = child.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "did not stop after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(exit.success(), "{exit:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
+}
