@@ -780,3 +780,19 @@ fn replies_split_at_any_byte_boundary_give_the_same_result() {
     }
     assert!(bodies.windows(2).all(|w| w[0] == w[1]));
 }
+
+#[test]
+fn a_slow_client_does_not_delay_others() {
+    let mut sim = world(&[]);
+    let slow = b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Le".to_vec();
+    let paid = paid_post(&sim, 40);
+    let results = sim.run(&[slow, paid]);
+    assert!(
+        results[0].is_empty(),
+        "the slow client gets no response, only a close"
+    );
+    assert_eq!(one(&results[1]).status, 200);
+    // The paid request finished at virtual time 0; only the slow one waited for its deadline.
+    assert_eq!(sim.events.len(), 1);
+    assert_eq!(sim.events[0].duration_ms, 0);
+}
