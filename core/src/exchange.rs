@@ -336,23 +336,18 @@ impl Exchange {
                 return;
             }
             Err(RouteError::MethodNotAllowed(allow)) => {
-                let (status, code) = reply_for(&Failure::MethodNotAllowed);
                 let message = format!("{} is not allowed here; use {allow}", head.method);
-                let response =
-                    json_response(status, &ApiError::new(code, message, request_id.clone()))
-                        .with_header("Allow", allow);
-                self.send(
-                    &response,
+                let allow_header = [("Allow", allow.to_string())];
+                self.respond_error_with(
                     &request_id,
                     &head.method,
                     &head.path,
-                    Some(code),
+                    &Failure::MethodNotAllowed,
+                    &message,
                     started,
                     now,
                     close,
-                    0,
-                    None,
-                    None,
+                    &allow_header,
                 );
                 return;
             }
@@ -407,26 +402,18 @@ impl Exchange {
             }};
         }
         if let Err(retry_after) = server.limiter.check(self.peer, now) {
-            let (status, code) = reply_for(&Failure::RateLimited);
-            let error = ApiError::new(
-                code,
-                format!("rate limit exceeded; retry in {retry_after} s"),
-                request_id.clone(),
-            );
-            let response =
-                json_response(status, &error).with_header("Retry-After", retry_after.to_string());
-            self.send(
-                &response,
+            let message = format!("rate limit exceeded; retry in {retry_after} s");
+            let retry = [("Retry-After", retry_after.to_string())];
+            self.respond_error_with(
                 &request_id,
                 &method,
                 &path,
-                Some(code),
+                &Failure::RateLimited,
+                &message,
                 started,
                 now,
                 close,
-                0,
-                None,
-                None,
+                &retry,
             );
             return;
         }
@@ -452,25 +439,18 @@ impl Exchange {
             );
         }
         if server.jobs_in_flight >= server.config.max_concurrent_jobs {
-            let (status, code) = reply_for(&Failure::Overloaded);
-            let error = ApiError::new(
-                code,
-                "too many requests in flight; retry shortly",
-                request_id.clone(),
-            );
-            let response = json_response(status, &error).with_header("Retry-After", "1");
-            self.send(
-                &response,
+            let retry = [("Retry-After", "1".to_string())];
+            let message = "too many requests in flight; retry shortly";
+            self.respond_error_with(
                 &request_id,
                 &method,
                 &path,
-                Some(code),
+                &Failure::Overloaded,
+                message,
                 started,
                 now,
                 close,
-                0,
-                None,
-                None,
+                &retry,
             );
             return;
         }
@@ -1218,6 +1198,33 @@ impl Exchange {
         now: Instant,
         close: bool,
     ) {
+        self.respond_error_with(
+            request_id,
+            method,
+            path,
+            failure,
+            message,
+            started,
+            now,
+            close,
+            &[],
+        );
+    }
+
+    /// An `ApiError` response for `failure`, with `extra` headers (`Retry-After`, `Allow`).
+    #[allow(clippy::too_many_arguments)]
+    fn respond_error_with(
+        &mut self,
+        request_id: &str,
+        method: &str,
+        path: &str,
+        failure: &Failure,
+        message: &str,
+        started: Instant,
+        now: Instant,
+        close: bool,
+        extra: &[(&'static str, String)],
+    ) {
         let (status, code) = reply_for(failure);
         // After a framing error the stream cannot be trusted: close it.
         let close = close
@@ -1225,7 +1232,10 @@ impl Exchange {
                 failure,
                 Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
             );
-        let response = json_response(status, &ApiError::new(code, message, request_id));
+        let mut response = json_response(status, &ApiError::new(code, message, request_id));
+        for (name, value) in extra {
+            response = response.with_header(name, value.clone());
+        }
         self.send(
             &response,
             request_id,
