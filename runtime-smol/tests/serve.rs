@@ -25,7 +25,8 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn start(handler: impl Fn(&[u8]) -> Vec<u8> + Send + 'static) -> Fixture {
+    fn start(handler: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static) -> Fixture {
+        let handler = Arc::new(handler);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -37,13 +38,17 @@ impl Fixture {
             while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(60) {
                 match listener.accept() {
                     Ok((mut stream, _)) => {
-                        stream.set_nonblocking(false).unwrap();
-                        stream
-                            .set_read_timeout(Some(Duration::from_secs(5)))
-                            .unwrap();
-                        let request = read_request(&mut stream);
-                        seen.lock().unwrap().push(request.clone());
-                        let _ = stream.write_all(&handler(&request));
+                        // One thread per connection, so slow answers do not serialise requests.
+                        let (handler, seen) = (handler.clone(), seen.clone());
+                        std::thread::spawn(move || {
+                            stream.set_nonblocking(false).unwrap();
+                            stream
+                                .set_read_timeout(Some(Duration::from_secs(5)))
+                                .unwrap();
+                            let request = read_request(&mut stream);
+                            seen.lock().unwrap().push(request.clone());
+                            let _ = stream.write_all(&handler(&request));
+                        });
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -285,4 +290,146 @@ fn paid_request_crawls_the_fixture_site_and_settles_once() {
     let (status, _, _) = service.call(&post(&url, Some(&signature)));
     assert_eq!(status, 402);
     assert_eq!((facilitator.count("/verify"), site.count("/")), (1, 1));
+}
+
+/// A world whose site answers with `site`; the facilitator accepts everything.
+fn world_with(
+    site: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
+) -> (Fixture, Fixture, Service) {
+    let site = Fixture::start(site);
+    let facilitator = Fixture::start(|raw| {
+        if request_path(raw) == "/verify" {
+            response(200, "application/json", r#"{"isValid":true}"#)
+        } else {
+            response(
+                200,
+                "application/json",
+                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+            )
+        }
+    });
+    let service = Service::start(&[
+        ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
+        (
+            "PAY_TO",
+            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        ),
+        ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
+        ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
+        ("ALLOWED_PORTS", site.addr.port().to_string()),
+        ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
+        ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
+        ("LOG_FORMAT", "pretty".into()),
+    ]);
+    (site, facilitator, service)
+}
+
+fn paid_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
+    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
+        panic!("ready")
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let signature = payment_header(&terms.requirements, nonce, 0, now + 60);
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    service.call(&post(&url, Some(&signature)))
+}
+
+#[test]
+fn extra_pages_are_fetched_concurrently() {
+    const DELAY: Duration = Duration::from_millis(600);
+    let (site, facilitator, service) = world_with(|raw| {
+        let html = r#"<title>Fixture Shop</title><a href="/contact">Contact</a><a href="/about">About us</a><a href="/impressum">Impressum</a>"#;
+        match request_path(raw).as_str() {
+            "/" => response(200, "text/html", html),
+            _ => {
+                std::thread::sleep(DELAY);
+                response(200, "text/html", "<p>info@fixture-shop.com</p>")
+            }
+        }
+    });
+    let started = Instant::now();
+    let (status, _, body) = paid_call(&service, &site, 11);
+    let elapsed = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        site.requests.lock().unwrap().len(),
+        4,
+        "homepage and three extra pages"
+    );
+    // Three pages of 600 ms each: about 600 ms when concurrent, 1 800 ms in sequence.
+    assert!(elapsed < DELAY * 2, "took {elapsed:?}");
+    assert!(elapsed >= DELAY);
+    assert_eq!(facilitator.count("/settle"), 1);
+}
+
+#[test]
+fn chunked_and_gzip_responses_are_read() {
+    let gzip = |data: &[u8]| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    };
+    let home = gzip(
+        br#"<title>Fixture Shop</title><a href="/contact">Contact</a><p>info@fixture-shop.com</p>"#,
+    );
+    let (site, _facilitator, service) = world_with(move |raw| {
+        if request_path(raw) == "/" {
+            let mut out = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", home.len()).into_bytes();
+            out.extend_from_slice(&home);
+            out
+        } else {
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n11\r\n<p>Phone: +44 20 \r\nc\r\n8551 6580</p\r\n1\r\n>\r\n0\r\n\r\n".to_vec()
+        }
+    });
+    let (status, _, body) = paid_call(&service, &site, 12);
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+}
+
+#[test]
+fn a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged() {
+    let (site, facilitator, service) = world_with(|_| {
+        std::thread::sleep(Duration::from_secs(15));
+        Vec::new()
+    });
+    let started = Instant::now();
+    let (status, _, body) = paid_call(&service, &site, 13);
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("TIMEOUT"), "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(14),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(facilitator.count("/settle"), 0);
+}
+
+#[test]
+fn a_slowloris_client_is_closed_without_affecting_others() {
+    let (_site, _facilitator, service) = world_with(|_| Vec::new());
+    let mut slow = TcpStream::connect(service.addr).unwrap();
+    slow.write_all(b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Le")
+        .unwrap();
+    // Another client is served meanwhile.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+    slow.set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+    assert!(rest.is_empty());
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(8) && waited < Duration::from_secs(13),
+        "{waited:?}"
+    );
 }
