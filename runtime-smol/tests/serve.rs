@@ -433,3 +433,44 @@ fn a_slowloris_client_is_closed_without_affecting_others() {
         "{waited:?}"
     );
 }
+
+/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of x402-notes §7.1)
+/// pays for a real extraction of the fixture site; a replay of its `PAYMENT-SIGNATURE` is
+/// refused without a second crawl. Needs Node.js and `.ci/node/node_modules`, which `.ci/run`
+/// installs before running this test with `--ignored`.
+#[test]
+#[ignore = "needs the official npm client; .ci/run installs it and runs this test"]
+fn the_official_client_pays_and_its_replay_is_refused() {
+    let (site, facilitator, service) = world();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node/pay.mjs");
+    let endpoint = format!("http://{}/api/v1/extract-contact", service.addr);
+    let target = format!("http://www.fixture-shop.com:{}/", site.addr.port());
+    let output = std::process::Command::new("node")
+        .arg(&script)
+        .arg(&endpoint)
+        .arg(&target)
+        .output()
+        .expect("run node");
+    assert!(
+        output.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    assert_eq!(report["status"], 200, "{report}");
+    assert_eq!(
+        report["body"]["emails"][0]["value"],
+        "info@fixture-shop.com"
+    );
+    assert_eq!(report["body"]["phones"][0]["value"], "+442085516580");
+    assert_eq!(report["paymentResponse"]["success"], true);
+    assert_eq!(report["paymentResponse"]["transaction"], "0xfeed");
+    assert_eq!(report["signatureSent"], true);
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 1)
+    );
+    // The replay: 402, and no second crawl or facilitator call.
+    assert_eq!(report["replayStatus"], 402);
+    assert_eq!((site.count("/"), facilitator.count("/verify")), (1, 1));
+}
