@@ -61,9 +61,20 @@ fn nanos_seed() -> [u8; 32] {
 
 /// TLS settings for outbound fetches: the Mozilla roots of `webpki-roots`.
 pub fn tls_connector() -> TlsConnector {
-    let roots = RootCertStore {
+    tls_connector_with(&[])
+}
+
+/// As [`tls_connector`], also trusting `extra_roots` (DER certificates). Test-only: the
+/// end-to-end tests trust a CA they made; production uses [`tls_connector`].
+pub fn tls_connector_with(extra_roots: &[Vec<u8>]) -> TlsConnector {
+    let mut roots = RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
+    for der in extra_roots {
+        let _ = roots.add(futures_rustls::rustls::pki_types::CertificateDer::from(
+            der.clone(),
+        ));
+    }
     let config = ClientConfig::builder_with_provider(Arc::new(
         futures_rustls::rustls::crypto::ring::default_provider(),
     ))
@@ -94,7 +105,17 @@ pub async fn serve(
     stop: Receiver<()>,
     grace: Duration,
 ) {
-    let tls = tls_connector();
+    serve_with_tls(listener, server, stop, grace, tls_connector()).await;
+}
+
+/// As [`serve`], with the given TLS settings for outbound fetches.
+pub async fn serve_with_tls(
+    listener: Async<TcpListener>,
+    server: SharedServer,
+    stop: Receiver<()>,
+    grace: Duration,
+    tls: TlsConnector,
+) {
     let log_format = lock(&server).config().log_format;
     let mut tasks: Vec<Task<()>> = Vec::new();
     loop {

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use contact_core::config::{Config, PaymentConfig};
 use contact_core::payment::{codec, SettleResponse};
 use contact_core::testing::sim::payment_header;
+use futures_rustls::rustls;
 
 /// A loopback HTTP responder on its own thread; it stops when dropped.
 struct Fixture {
@@ -26,6 +27,14 @@ struct Fixture {
 
 impl Fixture {
     fn start(handler: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static) -> Fixture {
+        Fixture::start_with(None, handler)
+    }
+
+    /// With `tls`, the fixture speaks HTTPS with that server configuration.
+    fn start_with(
+        tls: Option<Arc<rustls::ServerConfig>>,
+        handler: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
+    ) -> Fixture {
         let handler = Arc::new(handler);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
@@ -39,15 +48,32 @@ impl Fixture {
                 match listener.accept() {
                     Ok((mut stream, _)) => {
                         // One thread per connection, so slow answers do not serialise requests.
-                        let (handler, seen) = (handler.clone(), seen.clone());
+                        let (handler, seen, tls) = (handler.clone(), seen.clone(), tls.clone());
                         std::thread::spawn(move || {
                             stream.set_nonblocking(false).unwrap();
                             stream
                                 .set_read_timeout(Some(Duration::from_secs(5)))
                                 .unwrap();
-                            let request = read_request(&mut stream);
-                            seen.lock().unwrap().push(request.clone());
-                            let _ = stream.write_all(&handler(&request));
+                            let answer = |io: &mut dyn ReadWrite| {
+                                let request = read_request(io);
+                                seen.lock().unwrap().push(request.clone());
+                                let _ = io.write_all(&handler(&request));
+                                let _ = io.flush();
+                            };
+                            match tls {
+                                Some(config) => {
+                                    let Ok(connection) = rustls::ServerConnection::new(config)
+                                    else {
+                                        return;
+                                    };
+                                    let mut tls_stream =
+                                        rustls::StreamOwned::new(connection, stream);
+                                    answer(&mut tls_stream);
+                                    tls_stream.conn.send_close_notify();
+                                    let _ = tls_stream.flush();
+                                }
+                                None => answer(&mut stream),
+                            }
                         });
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
@@ -81,8 +107,12 @@ impl Drop for Fixture {
     }
 }
 
+/// A byte stream (plain TCP or TLS).
+trait ReadWrite: Read + Write {}
+impl<T: Read + Write> ReadWrite for T {}
+
 /// Reads one request (head + Content-Length body), bounded in size.
-fn read_request(stream: &mut TcpStream) -> Vec<u8> {
+fn read_request(stream: &mut dyn ReadWrite) -> Vec<u8> {
     let mut data = Vec::new();
     let mut buf = [0u8; 4096];
     while data.len() < 1 << 20 {
@@ -128,6 +158,10 @@ struct Service {
 
 impl Service {
     fn start(vars: &[(&str, String)]) -> Service {
+        Service::start_with_tls(vars, contact_runtime_smol::tls_connector())
+    }
+
+    fn start_with_tls(vars: &[(&str, String)], tls: futures_rustls::TlsConnector) -> Service {
         let map: BTreeMap<String, String> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -138,11 +172,12 @@ impl Service {
         let server = contact_runtime_smol::new_server(config.clone());
         let (stop, stopped) = smol::channel::bounded(1);
         let thread = std::thread::spawn(move || {
-            smol::block_on(contact_runtime_smol::serve(
+            smol::block_on(contact_runtime_smol::serve_with_tls(
                 listener,
                 server,
                 stopped,
                 Duration::from_secs(2),
+                tls,
             ));
         });
         Service {
@@ -473,4 +508,103 @@ fn the_official_client_pays_and_its_replay_is_refused() {
     // The replay: 402, and no second crawl or facilitator call.
     assert_eq!(report["replayStatus"], 402);
     assert_eq!((site.count("/"), facilitator.count("/verify")), (1, 1));
+}
+
+/// A test CA and a certificate for `www.fixture-shop.com` signed by it: (CA DER, server config).
+fn test_pki() -> (Vec<u8>, Arc<rustls::ServerConfig>) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["www.fixture-shop.com".to_string()])
+        .unwrap()
+        .signed_by(&leaf_key, &ca)
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![leaf.der().clone()], key)
+    .unwrap();
+    (ca.der().to_vec(), Arc::new(config))
+}
+
+fn https_world(trust_test_ca: bool) -> (Fixture, Fixture, Service) {
+    let (ca, server_config) = test_pki();
+    let site = Fixture::start_with(Some(server_config), |raw| {
+        match request_path(raw).as_str() {
+            "/" => response(200, "text/html", HOME),
+            "/contact" => response(200, "text/html", CONTACT),
+            _ => response(404, "text/html", ""),
+        }
+    });
+    let facilitator = Fixture::start(|raw| {
+        if request_path(raw) == "/verify" {
+            response(200, "application/json", r#"{"isValid":true}"#)
+        } else {
+            response(
+                200,
+                "application/json",
+                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+            )
+        }
+    });
+    let roots = if trust_test_ca { vec![ca] } else { Vec::new() };
+    let service = Service::start_with_tls(
+        &[
+            ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
+            (
+                "PAY_TO",
+                "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+            ),
+            ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
+            ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
+            ("ALLOWED_PORTS", site.addr.port().to_string()),
+            ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
+            ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
+            ("LOG_FORMAT", "pretty".into()),
+        ],
+        contact_runtime_smol::tls_connector_with(&roots),
+    );
+    (site, facilitator, service)
+}
+
+fn paid_https_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
+    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
+        panic!("ready")
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let signature = payment_header(&terms.requirements, nonce, 0, now + 60);
+    let url = format!(
+        r#"{{"url":"https://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    service.call(&post(&url, Some(&signature)))
+}
+
+#[test]
+fn https_site_with_a_trusted_test_ca_is_extracted() {
+    let (site, facilitator, service) = https_world(true);
+    let (status, _, body) = paid_https_call(&service, &site, 14);
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+    assert_eq!(facilitator.count("/settle"), 1);
+}
+
+#[test]
+fn https_site_with_an_untrusted_certificate_is_fetch_failed_and_not_charged() {
+    let (site, facilitator, service) = https_world(false);
+    let (status, _, body) = paid_https_call(&service, &site, 15);
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("FETCH_FAILED"));
+    assert_eq!(facilitator.count("/settle"), 0);
 }
