@@ -21,11 +21,46 @@ use smol::future::FutureExt as _;
 use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use smol::{Async, Task, Timer};
 
-/// Bytes read from a socket at a time.
+/// Bytes read from an outbound connection at a time.
 const READ_CHUNK: usize = 16 * 1024;
+/// Bytes read from a client at a time (requests are small; this is per idle connection).
+const CLIENT_READ_CHUNK: usize = 4 * 1024;
 
 /// The shared core state, locked for each call into the core.
 pub type SharedServer = Arc<Mutex<Server>>;
+
+/// The executor every task of the service runs on. Threads that run it also drive the I/O
+/// reactor (`smol::block_on`), so a wake-up needs no hop to another thread.
+static EXECUTOR: smol::Executor<'static> = smol::Executor::new();
+
+/// Spawns `future` on the service's executor.
+pub fn spawn<T: Send + 'static>(
+    future: impl std::future::Future<Output = T> + Send + 'static,
+) -> Task<T> {
+    EXECUTOR.spawn(future)
+}
+
+/// Runs `future` to completion on the current thread while `threads - 1` helper threads also
+/// run the service's executor (`SMOL_THREADS`, default 1).
+pub fn run<T>(threads: usize, future: impl std::future::Future<Output = T>) -> T {
+    let (stop, stopped) = channel::unbounded::<()>();
+    let helpers: Vec<std::thread::JoinHandle<()>> = (1..threads.max(1))
+        .map(|_| {
+            let stopped = stopped.clone();
+            std::thread::spawn(move || {
+                smol::block_on(EXECUTOR.run(async {
+                    stopped.recv().await.ok();
+                }))
+            })
+        })
+        .collect();
+    let output = smol::block_on(EXECUTOR.run(future));
+    drop(stop);
+    for helper in helpers {
+        let _ = helper.join();
+    }
+    output
+}
 
 /// Builds the shared server for `config`, with OS entropy for the seed and the current time.
 pub fn new_server(config: Config) -> SharedServer {
@@ -117,7 +152,8 @@ pub async fn serve_with_tls(
     tls: TlsConnector,
 ) {
     let log_format = lock(&server).config().log_format;
-    let mut tasks: Vec<Task<()>> = Vec::new();
+    // Connections in flight, for the drain; tasks are detached (no per-accept bookkeeping).
+    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {
             let _ = stop.recv().await;
@@ -125,12 +161,13 @@ pub async fn serve_with_tls(
         });
         match accepted.await {
             Some(Ok((stream, peer))) => {
-                tasks.retain(|t| !t.is_finished());
-                let server = server.clone();
-                let tls = tls.clone();
-                tasks.push(smol::spawn(async move {
+                let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
+                active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                spawn(async move {
                     drive(stream, peer, server, tls, log_format).await;
-                }));
+                    active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                })
+                .detach();
             }
             Some(Err(error)) => {
                 log_line(log_format, &format!("accept failed: {error}"));
@@ -139,18 +176,10 @@ pub async fn serve_with_tls(
             None => break,
         }
     }
-    // Drain: in-flight connections get up to `grace`, then are dropped (cancelled).
+    // Drain: in-flight connections get up to `grace`; the process then exits.
     let deadline = Instant::now() + grace;
-    for task in tasks {
-        let _ = async {
-            task.await;
-            Some(())
-        }
-        .or(async {
-            Timer::at(deadline).await;
-            None
-        })
-        .await;
+    while active.load(std::sync::atomic::Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        Timer::after(Duration::from_millis(20)).await;
     }
 }
 
@@ -187,7 +216,10 @@ async fn drive(
     let mut exchange: Exchange = lock(&server).accept(peer, now);
     let client = Arc::new(stream);
     let (events, inbox) = channel::unbounded::<Event>();
-    let _client_reader = spawn_reader(ArcStream(client.clone()), events.clone(), None);
+    // The client is read here, in the driver (no hop through another task); fetch
+    // connections and DNS/connect results arrive through `inbox`.
+    let mut client_open = true;
+    let mut client_buf = vec![0u8; CLIENT_READ_CHUNK];
     let mut fetches: Vec<FetchConn> = Vec::new();
     let mut helpers: Vec<Task<()>> = Vec::new();
     let client_writer = client.clone();
@@ -206,7 +238,7 @@ async fn drive(
                 }
                 Output::Resolve { fetch, host, port } => {
                     let events = events.clone();
-                    helpers.push(smol::spawn(async move {
+                    helpers.push(spawn(async move {
                         let result = smol::unblock(move || resolve(&host, port)).await;
                         let _ = events.send(Event::Resolved(fetch, result)).await;
                     }));
@@ -218,7 +250,7 @@ async fn drive(
                 } => {
                     let events = events.clone();
                     let tls = tls.clone();
-                    helpers.push(smol::spawn(async move {
+                    helpers.push(spawn(async move {
                         let event = connect(fetch, addr, sni, tls, events.clone()).await;
                         let _ = events.send(event).await;
                     }));
@@ -241,16 +273,29 @@ async fn drive(
         }
         helpers.retain(|t| !t.is_finished());
         let deadline = exchange.poll_timeout();
-        let next = async { inbox.recv().await.ok() }.or(async {
-            match deadline {
-                Some(at) => {
-                    Timer::at(at).await;
+        let next = async { inbox.recv().await.ok() }
+            .or(async {
+                if !client_open {
+                    return std::future::pending::<Option<Event>>().await;
                 }
-                None => std::future::pending::<()>().await,
-            }
-            None
-        });
+                match (&*client).read(&mut client_buf).await {
+                    Ok(0) | Err(_) => Some(Event::ClientClosed),
+                    Ok(n) => Some(Event::ClientData(client_buf[..n].to_vec())),
+                }
+            })
+            .or(async {
+                match deadline {
+                    Some(at) => {
+                        Timer::at(at).await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+                None
+            });
         let event = next.await;
+        if matches!(event, Some(Event::ClientClosed)) {
+            client_open = false;
+        }
         let now = Instant::now();
         let mut core = lock(&server);
         match event {
@@ -292,21 +337,19 @@ async fn drive(
     }
 }
 
-/// Reads `stream` until EOF or error, reporting chunks to the driver.
-fn spawn_reader<R>(stream: R, events: Sender<Event>, fetch: Option<FetchId>) -> Task<()>
+/// Reads an outbound connection until EOF or error, reporting chunks to the driver.
+fn spawn_reader<R>(stream: R, events: Sender<Event>, fetch: FetchId) -> Task<()>
 where
     R: smol::io::AsyncRead + Unpin + Send + 'static,
 {
-    smol::spawn(async move {
+    spawn(async move {
         let mut stream = stream;
         let mut buf = vec![0u8; READ_CHUNK];
         loop {
             let n = stream.read(&mut buf).await.unwrap_or(0);
-            let event = match (n, fetch) {
-                (0, None) => Event::ClientClosed,
-                (0, Some(id)) => Event::FetchClosed(id),
-                (n, None) => Event::ClientData(buf[..n].to_vec()),
-                (n, Some(id)) => Event::FetchData(id, buf[..n].to_vec()),
+            let event = match n {
+                0 => Event::FetchClosed(fetch),
+                n => Event::FetchData(fetch, buf[..n].to_vec()),
             };
             let done = n == 0;
             if events.send(event).await.is_err() || done {
@@ -340,7 +383,7 @@ async fn connect(
     match sni {
         None => {
             let tcp = Arc::new(tcp);
-            let reader = spawn_reader(ArcStream(tcp.clone()), events, Some(fetch));
+            let reader = spawn_reader(ArcStream(tcp.clone()), events, fetch);
             Event::Connected(fetch, Ok(Box::new(ArcStream(tcp))), Some(reader))
         }
         Some(name) => {
@@ -354,7 +397,7 @@ async fn connect(
             match tls.connect(server_name, tcp).await {
                 Ok(stream) => {
                     let (read_half, write_half) = smol::io::split(stream);
-                    let reader = spawn_reader(read_half, events, Some(fetch));
+                    let reader = spawn_reader(read_half, events, fetch);
                     Event::Connected(fetch, Ok(Box::new(write_half)), Some(reader))
                 }
                 Err(error) => Event::Connected(fetch, Err(IoFailure::Tls(error.to_string())), None),
@@ -406,36 +449,64 @@ fn lock(server: &SharedServer) -> std::sync::MutexGuard<'_, Server> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Log lines go through a channel to one writer thread, which writes them to stderr in
+/// batches: a request never waits for a `write` system call of its log line.
+fn logger() -> &'static std::sync::mpsc::Sender<String> {
+    static SENDER: std::sync::OnceLock<std::sync::mpsc::Sender<String>> =
+        std::sync::OnceLock::new();
+    SENDER.get_or_init(|| {
+        let (sender, receiver) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let stderr = std::io::stderr();
+            while let Ok(first) = receiver.recv() {
+                let mut out = std::io::BufWriter::new(stderr.lock());
+                let _ = writeln!(out, "{first}");
+                // Drain what is already queued, then flush once.
+                for line in receiver.try_iter().take(4096) {
+                    let _ = writeln!(out, "{line}");
+                }
+                let _ = out.flush();
+            }
+        });
+        sender
+    })
+}
+
+fn emit(line: String) {
+    if logger().send(line.clone()).is_err() {
+        eprintln!("{line}");
+    }
+}
+
+/// Writes every queued log line (used before exit).
+pub fn flush_logs() {
+    // The writer thread flushes after each batch; give it a moment to finish the last one.
+    std::thread::sleep(Duration::from_millis(50));
+}
+
 /// One line per request, JSON or human-readable.
 pub fn log_event(format: LogFormat, event: &RequestEvent) {
-    match format {
-        LogFormat::Json => {
-            let line = serde_json::json!({
-                "requestId": event.request_id, "method": event.method, "path": event.path,
-                "status": event.status, "errorCode": event.error_code, "durationMs": event.duration_ms,
-                "pagesFetched": event.pages_fetched, "payer": event.payer, "transaction": event.transaction,
-            });
-            eprintln!("{line}");
-        }
-        LogFormat::Pretty => eprintln!(
+    let line = match format {
+        LogFormat::Json => serde_json::json!({
+            "requestId": event.request_id, "method": event.method, "path": event.path,
+            "status": event.status, "errorCode": event.error_code, "durationMs": event.duration_ms,
+            "pagesFetched": event.pages_fetched, "payer": event.payer, "transaction": event.transaction,
+        })
+        .to_string(),
+        LogFormat::Pretty => format!(
             "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}",
-            event.request_id,
-            event.method,
-            event.path,
-            event.status,
-            event.error_code,
-            event.duration_ms,
-            event.pages_fetched,
-            event.payer,
-            event.transaction
+            event.request_id, event.method, event.path, event.status, event.error_code, event.duration_ms,
+            event.pages_fetched, event.payer, event.transaction
         ),
-    }
+    };
+    emit(line);
 }
 
 /// A free-form operational log line.
 pub fn log_line(format: LogFormat, message: &str) {
-    match format {
-        LogFormat::Json => eprintln!("{}", serde_json::json!({ "message": message })),
-        LogFormat::Pretty => eprintln!("{message}"),
-    }
+    emit(match format {
+        LogFormat::Json => serde_json::json!({ "message": message }).to_string(),
+        LogFormat::Pretty => message.to_string(),
+    });
 }

@@ -201,7 +201,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-    let watcher = smol::spawn(async move {
+    let watcher = contact_runtime_smol::spawn(async move {
         use smol::stream::StreamExt as _;
         let mut signals = signals;
         if let Some(Ok(signal)) = signals.next().await {
@@ -210,9 +210,16 @@ fn serve(args: &ServeArgs) -> ExitCode {
         let _ = stop_sender.send(()).await;
     });
     let grace = std::time::Duration::from_secs(SHUTDOWN_GRACE_SECONDS);
-    smol::block_on(contact_runtime_smol::serve(listener, server, stop, grace));
-    drop(watcher);
+    let threads = std::env::var("SMOL_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    contact_runtime_smol::run(threads, async move {
+        contact_runtime_smol::serve(listener, server, stop, grace).await;
+        drop(watcher);
+    });
     contact_runtime_smol::log_line(format, "stopped");
+    contact_runtime_smol::flush_logs();
     ExitCode::SUCCESS
 }
 

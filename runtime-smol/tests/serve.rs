@@ -172,13 +172,16 @@ impl Service {
         let server = contact_runtime_smol::new_server(config.clone());
         let (stop, stopped) = smol::channel::bounded(1);
         let thread = std::thread::spawn(move || {
-            smol::block_on(contact_runtime_smol::serve_with_tls(
-                listener,
-                server,
-                stopped,
-                Duration::from_secs(2),
-                tls,
-            ));
+            contact_runtime_smol::run(
+                1,
+                contact_runtime_smol::serve_with_tls(
+                    listener,
+                    server,
+                    stopped,
+                    Duration::from_secs(2),
+                    tls,
+                ),
+            );
         });
         Service {
             addr,
