@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Load benchmark of the real server on loopback (not a test): the unpaid 402 path with
+# keep-alive, 64 connections for 10 s (wrk), then the RSS with 10 000 idle connections.
+# Needs wrk (Debian package `wrk`) and python3. Usage: bash benches/load/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v wrk >/dev/null || { echo "load: install wrk (apt-get install wrk)" >&2; exit 1; }
+cargo build -q --release -p contact-runtime-smol
+PORT=${PORT:-18180}
+BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
+PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
+RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1} \
+  ./target/release/contact-extract serve 2>/dev/null &
+SERVER=$!
+trap 'kill -INT $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
+sleep 1
+SCRIPT=$(mktemp)
+cat > "$SCRIPT" <<'LUA'
+wrk.method = "POST"
+wrk.body   = '{"url":"https://www.example.com/"}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+echo "== unpaid 402, 64 keep-alive connections, 10 s"
+wrk -t1 -c64 -d10s -s "$SCRIPT" --latency "http://127.0.0.1:$PORT/api/v1/extract-contact" | grep -E "Requests/sec|50%|99%|Non-2xx"
+rm -f "$SCRIPT"
+echo "== RSS with 10 000 idle connections"
+python3 - "$PORT" "$SERVER" <<'PY'
+import resource, socket, sys, time
+port, pid = int(sys.argv[1]), sys.argv[2]
+resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
+rss = lambda: open(f"/proc/{pid}/status").read().split("VmRSS:")[1].split("\n")[0].strip()
+print("idle server:", rss())
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(10000)]
+time.sleep(1)
+print("with 10000 idle connections:", rss())
+for s in socks:
+    s.close()
+PY
