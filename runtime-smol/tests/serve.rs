@@ -239,36 +239,11 @@ const HOME: &str = r#"<html><head><title>Fixture Shop | Home</title></head><body
 const CONTACT: &str = "<html><body><p>Phone: +44 20 8551 6580</p></body></html>";
 
 fn world() -> (Fixture, Fixture, Service) {
-    let site = Fixture::start(|raw| match request_path(raw).as_str() {
+    world_with(|raw| match request_path(raw).as_str() {
         "/" => response(200, "text/html", HOME),
         "/contact" => response(200, "text/html", CONTACT),
         _ => response(404, "text/html", ""),
-    });
-    let facilitator = Fixture::start(|raw| {
-        if request_path(raw) == "/verify" {
-            response(200, "application/json", r#"{"isValid":true}"#)
-        } else {
-            response(
-                200,
-                "application/json",
-                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
-            )
-        }
-    });
-    let service = Service::start(&[
-        ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
-        (
-            "PAY_TO",
-            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        ),
-        ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
-        ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
-        ("ALLOWED_PORTS", site.addr.port().to_string()),
-        ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
-        ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
-        ("LOG_FORMAT", "pretty".into()),
-    ]);
-    (site, facilitator, service)
+    })
 }
 
 #[test]
