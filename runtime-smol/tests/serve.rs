@@ -157,10 +157,6 @@ struct Service {
 }
 
 impl Service {
-    fn start(vars: &[(&str, String)]) -> Service {
-        Service::start_with_tls(vars, contact_runtime_smol::tls_connector())
-    }
-
     fn start_with_tls(vars: &[(&str, String)], tls: futures_rustls::TlsConnector) -> Service {
         let map: BTreeMap<String, String> = vars
             .iter()
@@ -238,12 +234,17 @@ const HOME: &str = r#"<html><head><title>Fixture Shop | Home</title></head><body
 <p><a href="mailto:info@fixture-shop.com">info@fixture-shop.com</a></p></body></html>"#;
 const CONTACT: &str = "<html><body><p>Phone: +44 20 8551 6580</p></body></html>";
 
-fn world() -> (Fixture, Fixture, Service) {
-    world_with(|raw| match request_path(raw).as_str() {
+/// The fixture site: a homepage linking to a contact page.
+fn fixture_pages(raw: &[u8]) -> Vec<u8> {
+    match request_path(raw).as_str() {
         "/" => response(200, "text/html", HOME),
         "/contact" => response(200, "text/html", CONTACT),
         _ => response(404, "text/html", ""),
-    })
+    }
+}
+
+fn world() -> (Fixture, Fixture, Service) {
+    world_with(fixture_pages)
 }
 
 #[test]
@@ -309,7 +310,11 @@ fn paid_request_crawls_the_fixture_site_and_settles_once() {
 fn world_with(
     site: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
 ) -> (Fixture, Fixture, Service) {
-    let site = Fixture::start(site);
+    world_around(Fixture::start(site), contact_runtime_smol::tls_connector())
+}
+
+/// A facilitator that accepts everything and a service wired to `site`, fetching with `tls`.
+fn world_around(site: Fixture, tls: futures_rustls::TlsConnector) -> (Fixture, Fixture, Service) {
     let facilitator = Fixture::start(|raw| {
         if request_path(raw) == "/verify" {
             response(200, "application/json", r#"{"isValid":true}"#)
@@ -321,23 +326,36 @@ fn world_with(
             )
         }
     });
-    let service = Service::start(&[
-        ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
-        (
-            "PAY_TO",
-            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        ),
-        ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
-        ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
-        ("ALLOWED_PORTS", site.addr.port().to_string()),
-        ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
-        ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
-        ("LOG_FORMAT", "pretty".into()),
-    ]);
+    let service = Service::start_with_tls(
+        &[
+            ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
+            (
+                "PAY_TO",
+                "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+            ),
+            ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
+            ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
+            ("ALLOWED_PORTS", site.addr.port().to_string()),
+            ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
+            ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
+            ("LOG_FORMAT", "pretty".into()),
+        ],
+        tls,
+    );
     (site, facilitator, service)
 }
 
 fn paid_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
+    paid_call_over("http", service, site, nonce)
+}
+
+/// A paid extraction of the fixture site at `scheme://www.fixture-shop.com:<port>/`.
+fn paid_call_over(
+    scheme: &str,
+    service: &Service,
+    site: &Fixture,
+    nonce: u8,
+) -> (u16, String, String) {
     let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
         panic!("ready")
     };
@@ -347,7 +365,7 @@ fn paid_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, Stri
         .as_secs();
     let signature = payment_header(&terms.requirements, nonce, 0, now + 60);
     let url = format!(
-        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        r#"{{"url":"{scheme}://www.fixture-shop.com:{}/"}}"#,
         site.addr.port()
     );
     service.call(&post(&url, Some(&signature)))
@@ -513,58 +531,13 @@ fn test_pki() -> (Vec<u8>, Arc<rustls::ServerConfig>) {
 
 fn https_world(trust_test_ca: bool) -> (Fixture, Fixture, Service) {
     let (ca, server_config) = test_pki();
-    let site = Fixture::start_with(Some(server_config), |raw| {
-        match request_path(raw).as_str() {
-            "/" => response(200, "text/html", HOME),
-            "/contact" => response(200, "text/html", CONTACT),
-            _ => response(404, "text/html", ""),
-        }
-    });
-    let facilitator = Fixture::start(|raw| {
-        if request_path(raw) == "/verify" {
-            response(200, "application/json", r#"{"isValid":true}"#)
-        } else {
-            response(
-                200,
-                "application/json",
-                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
-            )
-        }
-    });
+    let site = Fixture::start_with(Some(server_config), fixture_pages);
     let roots = if trust_test_ca { vec![ca] } else { Vec::new() };
-    let service = Service::start_with_tls(
-        &[
-            ("PUBLIC_BASE_URL", "https://contacts.example.com".into()),
-            (
-                "PAY_TO",
-                "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-            ),
-            ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
-            ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".into()),
-            ("ALLOWED_PORTS", site.addr.port().to_string()),
-            ("RESOLVE", "www.fixture-shop.com=127.0.0.1".into()),
-            ("X402_MAX_TIMEOUT_SECONDS", "60".into()),
-            ("LOG_FORMAT", "pretty".into()),
-        ],
-        contact_runtime_smol::tls_connector_with(&roots),
-    );
-    (site, facilitator, service)
+    world_around(site, contact_runtime_smol::tls_connector_with(&roots))
 }
 
 fn paid_https_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
-    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
-        panic!("ready")
-    };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let signature = payment_header(&terms.requirements, nonce, 0, now + 60);
-    let url = format!(
-        r#"{{"url":"https://www.fixture-shop.com:{}/"}}"#,
-        site.addr.port()
-    );
-    service.call(&post(&url, Some(&signature)))
+    paid_call_over("https", service, site, nonce)
 }
 
 #[test]
