@@ -356,19 +356,7 @@ impl Exchange {
         let free = free_response(server, route);
         match free {
             Some(response) => {
-                self.send(
-                    &response,
-                    &request_id,
-                    &method,
-                    &path,
-                    None,
-                    started,
-                    now,
-                    close,
-                    0,
-                    None,
-                    None,
-                );
+                self.send_plain(&response, &request_id, &method, &path, started, now, close);
             }
             None => self.extract_contact(server, head, body, request_id, started, now),
         }
@@ -456,18 +444,14 @@ impl Exchange {
         }
         let Some(header) = head.header("payment-signature") else {
             // The commonest answer, built once per server.
-            self.send(
+            self.send_plain(
                 &server.unpaid_response,
                 &request_id,
                 &method,
                 &path,
-                None,
                 started,
                 now,
                 close,
-                0,
-                None,
-                None,
             );
             return;
         };
@@ -1181,9 +1165,7 @@ impl Exchange {
         close: bool,
     ) {
         let response = payment_required_response(terms, reason);
-        self.send(
-            &response, request_id, method, path, None, started, now, close, 0, None, None,
-        );
+        self.send_plain(&response, request_id, method, path, started, now, close);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1248,6 +1230,23 @@ impl Exchange {
             0,
             None,
             None,
+        );
+    }
+
+    /// A response that is neither an error nor paid (free routes, 402s).
+    #[allow(clippy::too_many_arguments)]
+    fn send_plain(
+        &mut self,
+        response: &Response,
+        request_id: &str,
+        method: &str,
+        path: &str,
+        started: Instant,
+        now: Instant,
+        close: bool,
+    ) {
+        self.send(
+            response, request_id, method, path, None, started, now, close, 0, None, None,
         );
     }
 
