@@ -71,6 +71,8 @@ pub struct Exchange {
     outputs: VecDeque<Output>,
     next_fetch: u32,
     finished: bool,
+    /// The outcome of an unpaid crawl, once it is over.
+    unpaid_outcome: Option<Result<ContactExtractionResult, ApiError>>,
 }
 
 #[derive(Debug)]
@@ -99,17 +101,40 @@ struct Job {
     deadline: Instant,
     input_url: String,
     target: PublicUrl,
-    terms: PaymentTerms,
-    facilitator: Url,
-    payment: PaymentPayload,
-    key: AuthorizationKey,
-    payer: String,
+    /// `None` for an operator's unpaid crawl ([`Exchange::unpaid_crawl`]).
+    paid: Option<Paid>,
     phase: Phase,
     fetches: Vec<Fetch>,
     pages: Vec<Option<PageExtraction>>,
     contact_pages: Vec<String>,
     pages_fetched: u32,
     bytes_total: usize,
+}
+
+/// The payment context of a paid job.
+#[derive(Debug)]
+struct Paid {
+    terms: PaymentTerms,
+    facilitator: Url,
+    payment: PaymentPayload,
+    key: AuthorizationKey,
+    payer: String,
+}
+
+impl Job {
+    /// The authorization is free again (nothing was charged).
+    fn release_payment(&self, server: &mut Server) {
+        if let Some(paid) = &self.paid {
+            server.replay.release(&paid.key);
+        }
+    }
+
+    /// The authorization stays consumed (it may have been, or was, settled).
+    fn keep_payment_used(&self, server: &mut Server) {
+        if let Some(paid) = &self.paid {
+            server.replay.mark_used(&paid.key);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,7 +197,57 @@ impl Exchange {
             outputs: VecDeque::new(),
             next_fetch: 0,
             finished: false,
+            unpaid_outcome: None,
         }
+    }
+
+    /// An operator's crawl of `url` without payment (`contact-extract extract URL`): the same
+    /// URL checks, SSRF rules, caps, deadlines and extraction as a paid job, with no
+    /// facilitator call. Drive it like a connection (it never emits `SendToClient`), then take
+    /// the outcome with [`Exchange::take_unpaid_outcome`] once [`Exchange::is_finished`].
+    ///
+    /// # Errors
+    /// The URL's `ApiError` (`INVALID_URL`, `PRIVATE_ADDRESS`, …), as the paid route would
+    /// answer it (spec §4, decisions.md step 3).
+    pub fn unpaid_crawl(
+        server: &mut Server,
+        url: &str,
+        now: Instant,
+    ) -> Result<Exchange, ApiError> {
+        let request_id = server.next_request_id(now);
+        let target = PublicUrl::parse(url, &server.config.net_policy).map_err(|rejection| {
+            let message = rejection.to_string();
+            let (_, code) = reply_for(&Failure::InvalidUrl(rejection));
+            ApiError::new(code, message, request_id.clone())
+        })?;
+        let mut exchange = Exchange::new(IpAddr::from([127, 0, 0, 1]), now);
+        server.jobs_in_flight += 1;
+        let mut job = Job {
+            request_id,
+            method: "EXTRACT".to_string(),
+            path: url.to_string(),
+            keep_alive: false,
+            started: now,
+            deadline: now + JOB_TIMEOUT,
+            input_url: url.to_string(),
+            target,
+            paid: None,
+            phase: Phase::CrawlHome,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+        };
+        exchange.start_home(server, &mut job, now);
+        exchange.state = State::Job(Box::new(job));
+        exchange.settle_failures(server, now);
+        Ok(exchange)
+    }
+
+    /// The result or error of an [`Exchange::unpaid_crawl`], once finished (taken once).
+    pub fn take_unpaid_outcome(&mut self) -> Option<Result<ContactExtractionResult, ApiError>> {
+        self.unpaid_outcome.take()
     }
 
     /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
@@ -531,11 +606,13 @@ impl Exchange {
             deadline: started + JOB_TIMEOUT,
             input_url,
             target,
-            terms,
-            facilitator,
-            payment,
-            key,
-            payer: address_hex(&verified.payer),
+            paid: Some(Paid {
+                terms,
+                facilitator,
+                payment,
+                key,
+                payer: address_hex(&verified.payer),
+            }),
             phase: Phase::Verify,
             fetches: Vec::new(),
             pages: Vec::new(),
@@ -543,8 +620,9 @@ impl Exchange {
             pages_fetched: 0,
             bytes_total: 0,
         };
-        let verify_url = endpoint(&job.facilitator, "verify");
-        let body = facilitator::request_body(&job.payment, &job.terms.requirements);
+        let Some(paid) = &job.paid else { return };
+        let verify_url = endpoint(&paid.facilitator, "verify");
+        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
         let request = http1::json_post(&verify_url, &body, &server.user_agent);
         self.start_fetch(
             server,
@@ -559,6 +637,15 @@ impl Exchange {
     }
 
     // ---- fetches -------------------------------------------------------------------------
+
+    /// Starts the homepage fetch (after `/verify`, or at once for an unpaid crawl).
+    fn start_home(&mut self, server: &Server, job: &mut Job, now: Instant) {
+        job.phase = Phase::CrawlHome;
+        job.pages.push(None);
+        let url = job.target.url().clone();
+        let request = http1::page_request(&url, &server.user_agent);
+        self.start_fetch(server, job, Purpose::Page(0), url, request, 0, now);
+    }
 
     fn new_fetch_id(&mut self) -> FetchId {
         self.next_fetch += 1;
@@ -809,17 +896,13 @@ impl Exchange {
         };
         match reply {
             Reply::Answer(answer) if answer.is_valid => {
-                job.phase = Phase::CrawlHome;
-                job.pages.push(None);
-                let url = job.target.url().clone();
-                let request = http1::page_request(&url, &server.user_agent);
-                self.start_fetch(server, &mut job, Purpose::Page(0), url, request, 0, now);
+                self.start_home(server, &mut job, now);
                 self.state = State::Job(job);
                 self.settle_failures(server, now);
             }
             Reply::Answer(answer) => {
                 // Refused before any money moved: the authorization is not consumed by us.
-                server.replay.release(&job.key);
+                job.release_payment(server);
                 let reason = answer
                     .invalid_reason
                     .unwrap_or_else(|| "payment verification failed".to_string());
@@ -827,7 +910,7 @@ impl Exchange {
             }
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (decisions.md).
-                server.replay.mark_used(&job.key);
+                job.keep_payment_used(server);
                 self.end_job_with_error(
                     server,
                     job,
@@ -892,7 +975,7 @@ impl Exchange {
         };
         match (page, result) {
             (0, Err(failure)) => {
-                server.replay.release(&job.key);
+                job.release_payment(server);
                 let message = failure_message(&failure);
                 self.end_job_with_error(server, job, &failure, &message, now);
             }
@@ -949,9 +1032,17 @@ impl Exchange {
         let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
             return;
         };
+        let Some(paid) = &job.paid else {
+            // An operator's crawl: the result, without settlement.
+            let result = self.result_of(&job, now);
+            self.unpaid_outcome = Some(Ok(result.clone()));
+            let body = serde_json::to_vec(&result).unwrap_or_default();
+            self.finish_job(server, job, Response::json(200, body), None, None, now);
+            return;
+        };
+        let settle_url = endpoint(&paid.facilitator, "settle");
+        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
         job.phase = Phase::Settle;
-        let settle_url = endpoint(&job.facilitator, "settle");
-        let body = facilitator::request_body(&job.payment, &job.terms.requirements);
         let request = http1::json_post(&settle_url, &body, &server.user_agent);
         self.start_fetch(
             server,
@@ -973,7 +1064,7 @@ impl Exchange {
         outcome: FetchOutcome,
         now: Instant,
     ) {
-        server.replay.mark_used(&job.key);
+        job.keep_payment_used(server);
         let reply = match outcome {
             FetchOutcome::Response(response, _) => facilitator::parse_settle(&response.body),
             FetchOutcome::Failed(_) => Reply::Garbage,
@@ -1025,7 +1116,7 @@ impl Exchange {
         match job.phase {
             Phase::CrawlHome => {
                 self.close_fetches(&mut job);
-                server.replay.release(&job.key);
+                job.release_payment(server);
                 self.end_job_with_error(
                     server,
                     job,
@@ -1047,7 +1138,7 @@ impl Exchange {
             }
             Phase::Verify | Phase::Settle => {
                 self.close_fetches(&mut job);
-                server.replay.mark_used(&job.key);
+                job.keep_payment_used(server);
                 self.end_job_with_error(
                     server,
                     job,
@@ -1072,9 +1163,9 @@ impl Exchange {
             match job.phase {
                 // No settlement was started: nothing was charged; the authorization may be reused.
                 Phase::Verify | Phase::CrawlHome | Phase::CrawlExtras => {
-                    server.replay.release(&job.key)
+                    job.release_payment(server)
                 }
-                Phase::Settle => server.replay.mark_used(&job.key),
+                Phase::Settle => job.keep_payment_used(server),
             }
             server.jobs_in_flight = server.jobs_in_flight.saturating_sub(1);
         }
@@ -1094,10 +1185,11 @@ impl Exchange {
     ) {
         self.close_fetches(&mut job);
         let (status, code) = reply_for(failure);
-        let response = json_response(
-            status,
-            &ApiError::new(code, message, job.request_id.clone()),
-        );
+        let error = ApiError::new(code, message, job.request_id.clone());
+        if job.paid.is_none() {
+            self.unpaid_outcome = Some(Err(error.clone()));
+        }
+        let response = json_response(status, &error);
         self.finish_job(server, job, response, Some(code), None, now);
     }
 
@@ -1110,12 +1202,14 @@ impl Exchange {
         now: Instant,
     ) {
         self.close_fetches(&mut job);
-        let response = match settle {
+        let response = match (settle, &job.paid) {
             // A refused settlement: the result is withheld; PAYMENT-RESPONSE says why.
-            Some(settled) => Response::json(402, b"{}".to_vec())
+            (Some(settled), _) => Response::json(402, b"{}".to_vec())
                 .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
                 .with_header("Cache-Control", "no-store"),
-            None => payment_required_response(&job.terms, reason),
+            (None, Some(paid)) => payment_required_response(&paid.terms, reason),
+            // Only paid jobs reach the facilitator; an unpaid one cannot get here.
+            (None, None) => Response::json(402, b"{}".to_vec()),
         };
         self.finish_job(server, job, response, None, None, now);
     }
@@ -1133,7 +1227,24 @@ impl Exchange {
         self.state = State::Idle {
             deadline: now + HEAD_TIMEOUT,
         };
-        let payer = Some(job.payer.clone());
+        if job.paid.is_none() {
+            // An operator's crawl has no client: log it and end.
+            self.outputs.push_back(Output::Event(RequestEvent {
+                request_id: job.request_id.clone(),
+                method: job.method.clone(),
+                path: job.path.clone(),
+                status: response.status,
+                error_code: code,
+                duration_ms: millis(now.saturating_duration_since(job.started)),
+                pages_fetched: job.pages_fetched,
+                payer: None,
+                transaction: None,
+            }));
+            self.state = State::Closed;
+            self.finished = true;
+            return;
+        }
+        let payer = job.paid.as_ref().map(|paid| paid.payer.clone());
         self.send(
             &response,
             &job.request_id,

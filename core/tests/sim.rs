@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use contact_core::api::ErrorCode;
 use contact_core::config::{Config, PaymentConfig};
 use contact_core::payment::{codec, PaymentRequired, PaymentRequirements, SettleResponse};
 use contact_core::testing::sim::{
@@ -795,4 +796,46 @@ fn a_slow_client_does_not_delay_others() {
     // The paid request finished at virtual time 0; only the slow one waited for its deadline.
     assert_eq!(sim.events.len(), 1);
     assert_eq!(sim.events[0].duration_ms, 0);
+}
+
+#[test]
+fn unpaid_crawl_extracts_the_site_without_any_facilitator_call() {
+    // Payments need not be configured for the operator's tool.
+    let mut sim = world(&[("PAY_TO", "")]);
+    assert!(matches!(
+        sim.server.config().payment,
+        PaymentConfig::Incomplete(_)
+    ));
+    let result = sim
+        .unpaid_crawl("https://www.acme-shop.com/")
+        .expect("extracted");
+    let emails: Vec<&str> = result.emails.iter().map(|e| e.value.as_str()).collect();
+    assert_eq!(emails, ["info@acme-shop.com", "sales@acme-shop.com"]);
+    assert_eq!(result.phones[0].value, "+442085516580");
+    assert_eq!(
+        result.meta.pages_fetched, 3,
+        "homepage, /contact and /about"
+    );
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (0, 0));
+    assert_eq!(sim.events.len(), 1, "one log event");
+    assert_eq!(sim.events[0].status, 200);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}
+
+#[test]
+fn unpaid_crawl_applies_the_same_url_and_fetch_rules() {
+    let mut sim = world(&[]);
+    let error = sim.unpaid_crawl("http://10.0.0.1/").unwrap_err();
+    assert_eq!(error.error.code, ErrorCode::PrivateAddress);
+    let error = sim.unpaid_crawl("ftp://www.acme-shop.com/").unwrap_err();
+    assert_eq!(error.error.code, ErrorCode::InvalidUrl);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    let error = sim.unpaid_crawl("https://www.acme-shop.com/").unwrap_err();
+    assert_eq!(error.error.code, ErrorCode::Timeout);
+    assert!(sim.elapsed() <= std::time::Duration::from_secs(30));
+    assert!(sim
+        .connects
+        .iter()
+        .all(|a| a.ip().to_string() != "10.0.0.1"));
+    assert_eq!(sim.server.jobs_in_flight(), 0);
 }

@@ -4,10 +4,11 @@
 //! SNI = host), run timers from `poll_timeout()`, and log the core's events. No policy lives
 //! here (architecture.md §3.5).
 
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
 use contact_core::config::{Config, LogFormat};
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output, RequestEvent};
@@ -164,7 +165,8 @@ pub async fn serve_with_tls(
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 spawn(async move {
-                    drive(stream, peer, server, tls, log_format).await;
+                    let exchange = lock(&server).accept(peer, Instant::now());
+                    drive(exchange, Some(stream), &server, tls, log_format).await;
                     active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 })
                 .detach();
@@ -176,6 +178,9 @@ pub async fn serve_with_tls(
             None => break,
         }
     }
+    // Close the listening socket now: new connections are refused at once (a load balancer
+    // moves on) instead of waiting in the backlog until the process exits.
+    drop(listener);
     // Drain: in-flight connections get up to `grace`; the process then exits.
     let deadline = Instant::now() + grace;
     while active.load(std::sync::atomic::Ordering::SeqCst) > 0 && Instant::now() < deadline {
@@ -204,37 +209,63 @@ struct FetchConn {
     _reader: Task<()>,
 }
 
-/// Drives one exchange until it is finished (architecture.md §3.5: drain, wait, feed).
+/// Runs an operator's crawl of `url` without payment (`contact-extract extract URL`): the
+/// same checks, fetch rules, deadlines and extraction as a paid request, no facilitator.
+///
+/// # Errors
+/// The `ApiError` a paid request would have been answered with.
+pub async fn extract_url(
+    server: &SharedServer,
+    url: &str,
+    tls: TlsConnector,
+) -> Result<ContactExtractionResult, ApiError> {
+    let exchange = Exchange::unpaid_crawl(&mut lock(server), url, Instant::now())?;
+    let log_format = lock(server).config().log_format;
+    let mut exchange = drive(exchange, None, server, tls, log_format).await;
+    exchange.take_unpaid_outcome().unwrap_or_else(|| {
+        // The core always records an outcome before finishing an unpaid crawl.
+        Err(ApiError::new(
+            ErrorCode::InternalError,
+            "the crawl ended without a result",
+            "",
+        ))
+    })
+}
+
+/// Drives one exchange until it is finished (architecture.md §3.5: drain, wait, feed) and
+/// returns it. `client` is the inbound connection; `None` for an operator's crawl.
 async fn drive(
-    stream: Async<TcpStream>,
-    peer: SocketAddr,
-    server: SharedServer,
+    mut exchange: Exchange,
+    client: Option<Async<TcpStream>>,
+    server: &SharedServer,
     tls: TlsConnector,
     log_format: LogFormat,
-) {
-    let now = Instant::now();
-    let mut exchange: Exchange = lock(&server).accept(peer, now);
-    let client = Arc::new(stream);
+) -> Exchange {
     let (events, inbox) = channel::unbounded::<Event>();
     // The client is read here, in the driver (no hop through another task); fetch
     // connections and DNS/connect results arrive through `inbox`.
-    let mut client_open = true;
-    let mut client_buf = vec![0u8; CLIENT_READ_CHUNK];
+    let mut client_open = client.is_some();
+    let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
     let mut fetches: Vec<FetchConn> = Vec::new();
     let mut helpers: Vec<Task<()>> = Vec::new();
-    let client_writer = client.clone();
     loop {
         while let Some(output) = exchange.poll_output() {
             match output {
                 Output::SendToClient(bytes) => {
-                    if (&*client_writer).write_all(&bytes).await.is_err() {
+                    let written = match &client {
+                        Some(client) => (&*client).write_all(&bytes).await.is_ok(),
+                        None => false,
+                    };
+                    if !written {
                         let now = Instant::now();
-                        exchange.handle_input(&mut lock(&server), Input::ClientClosed, now);
+                        exchange.handle_input(&mut lock(server), Input::ClientClosed, now);
                     }
                 }
                 Output::CloseClient => {
-                    let _ = (&*client_writer).flush().await;
-                    let _ = client.get_ref().shutdown(std::net::Shutdown::Both);
+                    if let Some(client) = &client {
+                        let _ = (&*client).flush().await;
+                        let _ = client.get_ref().shutdown(std::net::Shutdown::Both);
+                    }
                 }
                 Output::Resolve { fetch, host, port } => {
                     let events = events.clone();
@@ -275,9 +306,9 @@ async fn drive(
         let deadline = exchange.poll_timeout();
         let next = async { inbox.recv().await.ok() }
             .or(async {
-                if !client_open {
+                let Some(client) = client.as_ref().filter(|_| client_open) else {
                     return std::future::pending::<Option<Event>>().await;
-                }
+                };
                 match (&*client).read(&mut client_buf).await {
                     Ok(0) | Err(_) => Some(Event::ClientClosed),
                     Ok(n) => Some(Event::ClientData(client_buf[..n].to_vec())),
@@ -297,7 +328,7 @@ async fn drive(
             client_open = false;
         }
         let now = Instant::now();
-        let mut core = lock(&server);
+        let mut core = lock(server);
         match event {
             None => exchange.handle_timeout(&mut core, now),
             Some(Event::ClientData(data)) => {
@@ -335,6 +366,7 @@ async fn drive(
         }
         drop(core);
     }
+    exchange
 }
 
 /// Reads an outbound connection until EOF or error, reporting chunks to the driver.

@@ -7,8 +7,11 @@
 //! - `extract-dir DIR`: every `*.html` under DIR as a one-page site → one JSON line per page,
 //!   and a throughput summary on stderr.
 //!
-//! Exit status: 0 on success, 1 when a file could not be read (the batch goes on), 2 for bad
-//! arguments (clap's convention).
+//! - `extract URL` (operator's tool, live network): one crawl of URL without payment, with the
+//!   service's rules → `ContactExtractionResult` JSON, or the `ApiError` JSON and status 1.
+//!
+//! Exit status: 0 on success, 1 when a file could not be read (the batch goes on) or a live
+//! crawl failed, 2 for bad arguments or settings (clap's convention).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,7 +26,7 @@ use url::Url;
 #[command(
     name = "contact-extract",
     version,
-    about = "Business contact extraction from websites (offline tools)"
+    about = "Business contact extraction from websites: the paid service and operator tools"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -54,6 +57,15 @@ enum Command {
     /// same name; invalid values stop start-up, missing payment settings do not (the service
     /// fails closed and /api/ready lists the problems).
     Serve(Box<ServeArgs>),
+    /// Operator's tool: crawl one live site now, without payment, with the service's rules
+    /// (URL checks, SSRF block list, caps, deadlines); prints the ContactExtractionResult JSON,
+    /// or the ApiError JSON and exit status 1.
+    Extract {
+        /// The site's homepage (http or https).
+        url: String,
+        #[command(flatten)]
+        fetch: FetchArgs,
+    },
 }
 
 /// `serve` settings (README "Configuration").
@@ -98,6 +110,13 @@ struct ServeArgs {
     /// Paid jobs in flight at once (default 256).
     #[arg(long, env = "MAX_CONCURRENT_JOBS")]
     max_concurrent_jobs: Option<String>,
+    #[command(flatten)]
+    fetch: FetchArgs,
+}
+
+/// Settings of outbound fetches and logging, shared by `serve` and `extract`.
+#[derive(clap::Args, Debug)]
+struct FetchArgs {
     /// Ports a target URL may use (default 80,443,8000,8080,8443).
     #[arg(long, env = "ALLOWED_PORTS")]
     allowed_ports: Option<String>,
@@ -110,6 +129,27 @@ struct ServeArgs {
     /// json (default) or pretty.
     #[arg(long, env = "LOG_FORMAT")]
     log_format: Option<String>,
+}
+
+impl FetchArgs {
+    fn pairs(&self) -> [(&'static str, &Option<String>); 4] {
+        [
+            ("ALLOWED_PORTS", &self.allowed_ports),
+            ("ALLOW_PRIVATE_CIDRS", &self.allow_private_cidrs),
+            ("RESOLVE", &self.resolve),
+            ("LOG_FORMAT", &self.log_format),
+        ]
+    }
+}
+
+/// Settings given as `(variable, value)`: the ones set, for `Config::from_env_map`.
+fn to_map<'a>(
+    pairs: impl IntoIterator<Item = (&'static str, &'a Option<String>)>,
+) -> std::collections::BTreeMap<String, String> {
+    pairs
+        .into_iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone())))
+        .collect()
 }
 
 impl ServeArgs {
@@ -128,15 +168,8 @@ impl ServeArgs {
             ("RATE_LIMIT_PER_MINUTE", &self.rate_limit_per_minute),
             ("RATE_LIMIT_BURST", &self.rate_limit_burst),
             ("MAX_CONCURRENT_JOBS", &self.max_concurrent_jobs),
-            ("ALLOWED_PORTS", &self.allowed_ports),
-            ("ALLOW_PRIVATE_CIDRS", &self.allow_private_cidrs),
-            ("RESOLVE", &self.resolve),
-            ("LOG_FORMAT", &self.log_format),
         ];
-        pairs
-            .iter()
-            .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone())))
-            .collect()
+        to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }
 }
 
@@ -146,6 +179,40 @@ fn main() -> ExitCode {
         Command::ExtractHtml { url, file, pages } => extract_html(&url, &file, &pages),
         Command::ExtractDir { dir } => extract_dir(&dir),
         Command::Serve(args) => serve(&args),
+        Command::Extract { url, fetch } => extract_live(&url, &fetch),
+    }
+}
+
+fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
+    let config = match contact_core::config::Config::from_env_map(&to_map(fetch.pairs())) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("contact-extract: invalid configuration: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    for warning in &config.warnings {
+        contact_runtime_smol::log_line(config.log_format, &format!("warning: {warning}"));
+    }
+    let server = contact_runtime_smol::new_server(config);
+    let outcome = contact_runtime_smol::run(
+        1,
+        contact_runtime_smol::extract_url(&server, url, contact_runtime_smol::tls_connector()),
+    );
+    contact_runtime_smol::flush_logs();
+    match outcome {
+        Ok(result) => {
+            print_json(&result);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            match serde_json::to_string_pretty(&error) {
+                Ok(json) => println!("{json}"),
+                Err(e) => eprintln!("contact-extract: cannot serialise the error: {e}"),
+            }
+            eprintln!("contact-extract: {url}: {}", error.error.message);
+            ExitCode::FAILURE
+        }
     }
 }
 

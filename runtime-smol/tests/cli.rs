@@ -1,4 +1,5 @@
-//! The offline CLI, run as a process.
+//! The CLI, run as a process: offline extraction, the live `extract` against a loopback
+//! fixture site, and `serve` start-up and shutdown.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -154,26 +155,8 @@ fn extract_dir_prints_one_line_per_page_and_a_summary() {
 
 #[test]
 fn serve_answers_then_drains_and_exits_zero_on_sigterm() {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = bin()
-        .arg("serve")
-        .env("BIND_ADDR", "127.0.0.1:0")
-        .env("LOG_FORMAT", "pretty")
-        .env_remove("PAY_TO")
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start serve");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let mut address = None;
-    for _ in 0..20 {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some(rest) = line.strip_prefix("listening on ") {
-            address = Some(rest.trim().to_string());
-            break;
-        }
-    }
-    let address = address.expect("the service logs its address");
+    use std::io::{Read, Write};
+    let (mut child, address, lines) = start_serve(&[]);
     let mut stream = std::net::TcpStream::connect(&address).expect("connect");
     stream
         .set_read_timeout(Some(std::time::Duration::from_secs(10)))
@@ -188,23 +171,227 @@ fn serve_answers_then_drains_and_exits_zero_on_sigterm() {
         "not configured, so not ready: {response}"
     );
     assert!(response.contains("PAY_TO"));
+    sigterm(&child);
+    let exit = wait_exit(&mut child);
+    assert!(exit.success(), "{exit:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
+}
+
+/// A loopback site: a homepage linking to /contact (the phone) and /about (a 404).
+fn live_site() -> contact_e2e::fixture::Fixture {
+    use contact_e2e::fixture::{request_path, response, Fixture};
+    Fixture::start(|raw| match request_path(raw).as_str() {
+        "/" => response(
+            200,
+            "text/html",
+            r#"<title>Fixture Shop | Home</title><a href="/contact">Contact</a><a href="/about">About</a>
+            <a href="mailto:info@fixture-shop.com">Mail us</a>"#,
+        ),
+        "/contact" => response(200, "text/html", "<p>Phone: +44 20 8551 6580</p>"),
+        _ => response(404, "text/html", ""),
+    })
+}
+
+#[test]
+fn extract_crawls_a_live_site_without_payment() {
+    let site = live_site();
+    let url = format!("http://www.fixture-shop.com:{}/", site.addr.port());
+    let output = bin()
+        .args(["extract", &url])
+        .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
+        .env("ALLOWED_PORTS", site.addr.port().to_string())
+        .env("RESOLVE", "www.fixture-shop.com=127.0.0.1")
+        .env_remove("PAY_TO")
+        .output()
+        .expect("run");
+    let json = stdout_json(&output);
+    assert_eq!(json["inputUrl"], url.as_str());
+    assert_eq!(json["companyName"], "Fixture Shop");
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+    assert_eq!(json["meta"]["pagesFetched"], 3);
+    assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
+}
+
+#[test]
+fn extract_applies_the_ssrf_rules_and_reports_an_api_error() {
+    let site = live_site();
+    // Loopback is refused unless the operator exempts it.
+    let url = format!("http://127.0.0.1:{}/", site.addr.port());
+    let output = bin()
+        .args(["extract", &url])
+        .env("ALLOWED_PORTS", site.addr.port().to_string())
+        .env_remove("ALLOW_PRIVATE_CIDRS")
+        .env_remove("RESOLVE")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("ApiError JSON");
+    assert_eq!(json["success"], false);
+    assert_eq!(json["error"]["code"], "PRIVATE_ADDRESS");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("contact-extract:"));
+    assert_eq!(site.count("/"), 0);
+    // A site that refuses connections is FETCH_FAILED.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = closed.local_addr().expect("addr").port();
+    drop(closed);
+    let output = bin()
+        .args(["extract", &format!("http://127.0.0.1:{port}/")])
+        .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
+        .env("ALLOWED_PORTS", port.to_string())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("ApiError JSON");
+    assert_eq!(json["error"]["code"], "FETCH_FAILED");
+}
+
+/// Starts `contact-extract serve` on 127.0.0.1:0 with `vars`; returns the child, its address
+/// and the rest of its stderr lines.
+fn start_serve(
+    vars: &[(&str, String)],
+) -> (
+    std::process::Child,
+    String,
+    std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+) {
+    use std::io::BufRead;
+    let mut command = bin();
+    command
+        .arg("serve")
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("LOG_FORMAT", "pretty")
+        .env_remove("PAY_TO")
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("start serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    for _ in 0..20 {
+        let Some(Ok(line)) = lines.next() else { break };
+        if let Some(rest) = line.strip_prefix("listening on ") {
+            return (child, rest.trim().to_string(), lines);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the service did not log its address");
+}
+
+/// Waits (at most 20 s) for the child to exit.
+fn wait_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(exit) = child.try_wait().expect("wait") {
+            return exit;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("did not stop after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn sigterm(child: &std::process::Child) {
     let status = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    let started = std::time::Instant::now();
-    let exit = loop {
-        if let Some(exit) = child.try_wait().expect("wait") {
-            break exit;
+}
+
+#[test]
+fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
+    use contact_e2e::fixture::{request_path, response, Fixture};
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let site = Fixture::start(|raw| {
+        if request_path(raw) == "/" {
+            std::thread::sleep(Duration::from_millis(1500));
         }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(20),
-            "did not stop after SIGTERM"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        response(
+            200,
+            "text/html",
+            "<title>Fixture Shop</title><p>info@fixture-shop.com</p>",
+        )
+    });
+    let facilitator = Fixture::accepting_facilitator();
+    let vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    let config = contact_core::config::Config::from_env_map(
+        &vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+    .expect("config");
+    let contact_core::config::PaymentConfig::Ready { terms, .. } = &config.payment else {
+        panic!("payments configured")
     };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let signature =
+        contact_core::testing::sim::payment_header(&terms.requirements, 50, 0, now + 60);
+    let (mut child, address, lines) = start_serve(&vars);
+    let body = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let request = format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let in_flight = {
+        let address = address.clone();
+        std::thread::spawn(move || {
+            let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .expect("timeout");
+            stream.write_all(request.as_bytes()).expect("write");
+            let mut out = String::new();
+            let _ = stream.read_to_string(&mut out);
+            out
+        })
+    };
+    // Bounded wait until the job is fetching the (slow) homepage.
+    let started = std::time::Instant::now();
+    while site.count("/") == 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(site.count("/"), 1);
+    sigterm(&child);
+    std::thread::sleep(Duration::from_millis(300));
+    // No longer accepting: a new connection is refused at once (not left waiting in the
+    // backlog until the process exits), so a load balancer moves on.
+    if let Ok(mut stream) = std::net::TcpStream::connect(&address) {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .expect("timeout");
+        let _ = stream.write_all(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let mut out = [0u8; 64];
+        match stream.read(&mut out) {
+            Ok(0) => {}
+            Ok(_) => panic!("a new connection was served while draining"),
+            Err(e) => assert!(
+                !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "a new connection was left waiting while draining"
+            ),
+        }
+    }
+    let answer = in_flight.join().expect("client thread");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("info@fixture-shop.com"));
+    assert_eq!(facilitator.count("/settle"), 1);
+    let exit = wait_exit(&mut child);
     assert!(exit.success(), "{exit:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
+    assert!(rest.iter().any(|l| l.contains("-> 200")), "{rest:?}");
 }

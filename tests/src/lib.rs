@@ -1,3 +1,5 @@
-//! Whole-workspace tests of contact-extract (`tests/tests/*.rs`). For now they sweep the
-//! extractor over the shared corpora; the end-to-end server tests on loopback join them with
-//! the runtimes.
+//! Whole-workspace tests of contact-extract (`tests/tests/*.rs`): the extractor swept over the
+//! shared corpora, and the real server on loopback. This library holds what those tests
+//! share: [`fixture`], loopback HTTP(S) responders for fixture sites and test facilitators.
+
+pub mod fixture;

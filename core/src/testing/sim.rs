@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use k256::ecdsa::SigningKey;
 
+use crate::api::{ApiError, ContactExtractionResult};
 use crate::config::Config;
 use crate::exchange::Exchange;
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
@@ -149,12 +150,34 @@ impl Sim {
             .iter()
             .map(|_| self.server.accept(peer, self.now))
             .collect();
-        let mut received: Vec<Vec<u8>> = vec![Vec::new(); requests.len()];
-        let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
-        let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
         for (i, request) in requests.iter().enumerate() {
             exchanges[i].handle_input(&mut self.server, Input::ClientData(request), self.now);
         }
+        self.drive(&mut exchanges)
+    }
+
+    /// Runs an operator's unpaid crawl of `url` ([`Exchange::unpaid_crawl`]) to its outcome.
+    ///
+    /// # Errors
+    /// The crawl's `ApiError`.
+    ///
+    /// # Panics
+    /// When the crawl ends without an outcome (a bug) or exceeds [`MAX_STEPS`].
+    pub fn unpaid_crawl(&mut self, url: &str) -> Result<ContactExtractionResult, ApiError> {
+        let exchange = Exchange::unpaid_crawl(&mut self.server, url, self.now)?;
+        let mut exchanges = vec![exchange];
+        let received = self.drive(&mut exchanges);
+        assert!(received[0].is_empty(), "an unpaid crawl has no client");
+        exchanges[0]
+            .take_unpaid_outcome()
+            .expect("a finished unpaid crawl has an outcome")
+    }
+
+    /// Drives `exchanges` concurrently until all have finished; returns each one's client bytes.
+    fn drive(&mut self, exchanges: &mut [Exchange]) -> Vec<Vec<u8>> {
+        let mut received: Vec<Vec<u8>> = vec![Vec::new(); exchanges.len()];
+        let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
+        let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
         let mut disconnected = false;
         for _ in 0..MAX_STEPS {
             for (i, exchange) in exchanges.iter_mut().enumerate() {
@@ -168,7 +191,7 @@ impl Sim {
                     .is_some_and(|n| self.connects.len() >= n)
             {
                 disconnected = true;
-                for exchange in &mut exchanges {
+                for exchange in exchanges.iter_mut() {
                     exchange.handle_input(&mut self.server, Input::ClientClosed, self.now);
                 }
                 continue;
@@ -212,7 +235,7 @@ impl Sim {
                 return received;
             };
             self.now = self.now.max(next);
-            for exchange in &mut exchanges {
+            for exchange in exchanges.iter_mut() {
                 if exchange.poll_timeout().is_some_and(|t| t <= self.now) {
                     exchange.handle_timeout(&mut self.server, self.now);
                 }

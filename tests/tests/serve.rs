@@ -1,0 +1,890 @@
+//! The real server on loopback: health, the 402, the SSRF refusal, and a paid request that
+//! crawls a fixture site and settles once with a test facilitator. Every server binds to
+//! 127.0.0.1 port 0 and stops itself; every loop is bounded.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::payment::{codec, SettleResponse};
+use contact_core::testing::sim::payment_header;
+use contact_e2e::fixture::{header, request_path, response, service_vars, Fixture};
+use futures_rustls::rustls;
+
+/// The service on 127.0.0.1:0 in a background thread; stops when dropped.
+struct Service {
+    addr: SocketAddr,
+    stop: smol::channel::Sender<()>,
+    thread: Option<JoinHandle<()>>,
+    config: Config,
+}
+
+impl Service {
+    fn start_with_tls(vars: &[(&str, String)], tls: futures_rustls::TlsConnector) -> Service {
+        let map: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let config = Config::from_env_map(&map).unwrap();
+        let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
+        let addr = listener.get_ref().local_addr().unwrap();
+        let server = contact_runtime_smol::new_server(config.clone());
+        let (stop, stopped) = smol::channel::bounded(1);
+        let thread = std::thread::spawn(move || {
+            contact_runtime_smol::run(
+                1,
+                contact_runtime_smol::serve_with_tls(
+                    listener,
+                    server,
+                    stopped,
+                    Duration::from_secs(2),
+                    tls,
+                ),
+            );
+        });
+        Service {
+            addr,
+            stop,
+            thread: Some(thread),
+            config,
+        }
+    }
+
+    /// Sends one request with `Connection: close` and returns (status, headers, body).
+    fn call(&self, raw: &[u8]) -> (u16, String, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(40)))
+            .unwrap();
+        stream.write_all(raw).unwrap();
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out).to_string();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_string(), body.to_string())
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.stop.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
+    let extra = payment
+        .map(|p| format!("PAYMENT-SIGNATURE: {p}\r\n"))
+        .unwrap_or_default();
+    format!("POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+const HOME: &str = r#"<html><head><title>Fixture Shop | Home</title></head><body><a href="/contact">Contact</a>
+<p><a href="mailto:info@fixture-shop.com">info@fixture-shop.com</a></p></body></html>"#;
+const CONTACT: &str = "<html><body><p>Phone: +44 20 8551 6580</p></body></html>";
+
+/// The fixture site: a homepage linking to a contact page.
+fn fixture_pages(raw: &[u8]) -> Vec<u8> {
+    match request_path(raw).as_str() {
+        "/" => response(200, "text/html", HOME),
+        "/contact" => response(200, "text/html", CONTACT),
+        _ => response(404, "text/html", ""),
+    }
+}
+
+fn world() -> (Fixture, Fixture, Service) {
+    world_with(fixture_pages)
+}
+
+#[test]
+fn health_402_and_private_target_over_real_sockets() {
+    let (site, _facilitator, service) = world();
+    let (status, head, body) =
+        service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    assert!(header(&head, "X-Request-Id").unwrap().starts_with("req_"));
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, head, _) = service.call(&post(&url, None));
+    assert_eq!(status, 402);
+    assert!(header(&head, "PAYMENT-REQUIRED").is_some());
+    let private = format!(r#"{{"url":"http://10.0.0.1:{}/"}}"#, site.addr.port());
+    let (status, _, body) = service.call(&post(&private, None));
+    assert_eq!(status, 400);
+    assert!(body.contains("PRIVATE_ADDRESS"));
+    assert_eq!(site.count("/"), 0);
+}
+
+#[test]
+fn paid_request_crawls_the_fixture_site_and_settles_once() {
+    let (site, facilitator, service) = world();
+    let signature = fresh_signature(&service, 9);
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, head, body) = service.call(&post(&url, Some(&signature)));
+    assert_eq!(status, 200, "{head}\n{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+    assert_eq!(json["companyName"], "Fixture Shop");
+    let settled: SettleResponse =
+        codec::decode(header(&head, "PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(
+        (settled.success, settled.transaction.as_str()),
+        (true, "0xfeed")
+    );
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 1)
+    );
+    assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
+    // A replay is refused without a second crawl or facilitator call.
+    let (status, _, _) = service.call(&post(&url, Some(&signature)));
+    assert_eq!(status, 402);
+    assert_eq!((facilitator.count("/verify"), site.count("/")), (1, 1));
+}
+
+/// A world whose site answers with `site`; the facilitator accepts everything.
+fn world_with(
+    site: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
+) -> (Fixture, Fixture, Service) {
+    world_around(Fixture::start(site), contact_runtime_smol::tls_connector())
+}
+
+/// A facilitator that accepts everything and a service wired to `site`, fetching with `tls`.
+fn world_around(site: Fixture, tls: futures_rustls::TlsConnector) -> (Fixture, Fixture, Service) {
+    world_of(site, Fixture::accepting_facilitator(), tls, &[])
+}
+
+/// A service wired to `site` and `facilitator`; `extra` settings override the defaults
+/// (an empty value removes one).
+fn world_of(
+    site: Fixture,
+    facilitator: Fixture,
+    tls: futures_rustls::TlsConnector,
+    extra: &[(&str, String)],
+) -> (Fixture, Fixture, Service) {
+    let mut vars: BTreeMap<&str, String> = service_vars(&site, &facilitator).into_iter().collect();
+    vars.insert("LOG_FORMAT", "pretty".to_string());
+    for (name, value) in extra {
+        if value.is_empty() {
+            vars.remove(name);
+        } else {
+            vars.insert(name, value.clone());
+        }
+    }
+    let vars: Vec<(&str, String)> = vars.into_iter().collect();
+    let service = Service::start_with_tls(&vars, tls);
+    (site, facilitator, service)
+}
+
+fn paid_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
+    paid_call_over("http", service, site, nonce)
+}
+
+/// A paid extraction of the fixture site at `scheme://www.fixture-shop.com:<port>/`.
+fn paid_call_over(
+    scheme: &str,
+    service: &Service,
+    site: &Fixture,
+    nonce: u8,
+) -> (u16, String, String) {
+    let url = format!("{scheme}://www.fixture-shop.com:{}/", site.addr.port());
+    paid_call_to(service, &url, nonce)
+}
+
+#[test]
+fn extra_pages_are_fetched_concurrently() {
+    const DELAY: Duration = Duration::from_millis(600);
+    let (site, facilitator, service) = world_with(|raw| {
+        let html = r#"<title>Fixture Shop</title><a href="/contact">Contact</a><a href="/about">About us</a><a href="/impressum">Impressum</a>"#;
+        match request_path(raw).as_str() {
+            "/" => response(200, "text/html", html),
+            _ => {
+                std::thread::sleep(DELAY);
+                response(200, "text/html", "<p>info@fixture-shop.com</p>")
+            }
+        }
+    });
+    let started = Instant::now();
+    let (status, _, body) = paid_call(&service, &site, 11);
+    let elapsed = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        site.requests.lock().unwrap().len(),
+        4,
+        "homepage and three extra pages"
+    );
+    // Three pages of 600 ms each: about 600 ms when concurrent, 1 800 ms in sequence.
+    assert!(elapsed < DELAY * 2, "took {elapsed:?}");
+    assert!(elapsed >= DELAY);
+    assert_eq!(facilitator.count("/settle"), 1);
+}
+
+#[test]
+fn chunked_and_gzip_responses_are_read() {
+    let gzip = |data: &[u8]| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    };
+    let home = gzip(
+        br#"<title>Fixture Shop</title><a href="/contact">Contact</a><p>info@fixture-shop.com</p>"#,
+    );
+    let (site, _facilitator, service) = world_with(move |raw| {
+        if request_path(raw) == "/" {
+            let mut out = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", home.len()).into_bytes();
+            out.extend_from_slice(&home);
+            out
+        } else {
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n11\r\n<p>Phone: +44 20 \r\nc\r\n8551 6580</p\r\n1\r\n>\r\n0\r\n\r\n".to_vec()
+        }
+    });
+    let (status, _, body) = paid_call(&service, &site, 12);
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+}
+
+#[test]
+fn a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged() {
+    let (site, facilitator, service) = world_with(|_| {
+        std::thread::sleep(Duration::from_secs(15));
+        Vec::new()
+    });
+    let started = Instant::now();
+    let (status, _, body) = paid_call(&service, &site, 13);
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("TIMEOUT"), "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(14),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(facilitator.count("/settle"), 0);
+}
+
+#[test]
+fn a_slowloris_client_is_closed_without_affecting_others() {
+    let (_site, _facilitator, service) = world_with(|_| Vec::new());
+    let mut slow = TcpStream::connect(service.addr).unwrap();
+    slow.write_all(b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Le")
+        .unwrap();
+    // Another client is served meanwhile.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+    slow.set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+    assert!(rest.is_empty());
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(8) && waited < Duration::from_secs(13),
+        "{waited:?}"
+    );
+}
+
+/// `.ci/node` with the pinned official client installed (`npm install` from the npm registry
+/// when `node_modules` is missing; `.ci/run` installs it beforehand).
+fn official_client_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
+    if !dir.join("node_modules/@x402/fetch").is_dir() {
+        let status = std::process::Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .expect("the official-client test needs Node.js and npm (Debian: nodejs npm)");
+        assert!(status.success(), "npm install in {} failed", dir.display());
+    }
+    dir
+}
+
+/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of x402-notes §7.1)
+/// pays for a real extraction of the fixture site; a replay of its `PAYMENT-SIGNATURE` is
+/// refused without a second crawl. Needs Node.js; see [`official_client_dir`].
+#[test]
+fn the_official_client_pays_and_its_replay_is_refused() {
+    let script = official_client_dir().join("pay.mjs");
+    let (site, facilitator, service) = world();
+    let endpoint = format!("http://{}/api/v1/extract-contact", service.addr);
+    let target = format!("http://www.fixture-shop.com:{}/", site.addr.port());
+    let output = std::process::Command::new("node")
+        .arg(&script)
+        .arg(&endpoint)
+        .arg(&target)
+        .output()
+        .expect("run node");
+    assert!(
+        output.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    assert_eq!(report["status"], 200, "{report}");
+    assert_eq!(
+        report["body"]["emails"][0]["value"],
+        "info@fixture-shop.com"
+    );
+    assert_eq!(report["body"]["phones"][0]["value"], "+442085516580");
+    assert_eq!(report["paymentResponse"]["success"], true);
+    assert_eq!(report["paymentResponse"]["transaction"], "0xfeed");
+    assert_eq!(report["signatureSent"], true);
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 1)
+    );
+    // The replay: 402, and no second crawl or facilitator call.
+    assert_eq!(report["replayStatus"], 402);
+    assert_eq!((site.count("/"), facilitator.count("/verify")), (1, 1));
+}
+
+/// A test CA and a certificate for `www.fixture-shop.com` signed by it: (CA DER, server config).
+fn test_pki() -> (Vec<u8>, Arc<rustls::ServerConfig>) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["www.fixture-shop.com".to_string()])
+        .unwrap()
+        .signed_by(&leaf_key, &ca)
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![leaf.der().clone()], key)
+    .unwrap();
+    (ca.der().to_vec(), Arc::new(config))
+}
+
+fn https_world(trust_test_ca: bool) -> (Fixture, Fixture, Service) {
+    let (ca, server_config) = test_pki();
+    let site = Fixture::start_with(Some(server_config), fixture_pages);
+    let roots = if trust_test_ca { vec![ca] } else { Vec::new() };
+    world_around(site, contact_runtime_smol::tls_connector_with(&roots))
+}
+
+fn paid_https_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
+    paid_call_over("https", service, site, nonce)
+}
+
+#[test]
+fn https_site_with_a_trusted_test_ca_is_extracted() {
+    let (site, facilitator, service) = https_world(true);
+    let (status, _, body) = paid_https_call(&service, &site, 14);
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!(json["phones"][0]["value"], "+442085516580");
+    assert_eq!(facilitator.count("/settle"), 1);
+}
+
+#[test]
+fn https_site_with_an_untrusted_certificate_is_fetch_failed_and_not_charged() {
+    let (site, facilitator, service) = https_world(false);
+    let (status, _, body) = paid_https_call(&service, &site, 15);
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("FETCH_FAILED"));
+    assert_eq!(facilitator.count("/settle"), 0);
+}
+
+/// The JSON body of a response, or `Null`.
+fn json(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or(serde_json::Value::Null)
+}
+
+/// The error code of an `ApiError` body.
+fn error_code(body: &str) -> String {
+    json(body)["error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn health_ready_and_discovery_documents_are_free() {
+    let (site, facilitator, service) = world();
+    let get = |path: &str| {
+        service
+            .call(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+    };
+    let (status, _, body) = get("/api/healthz");
+    assert_eq!((status, json(&body)["status"].as_str()), (200, Some("ok")));
+    let (status, _, body) = get("/api/ready");
+    assert_eq!(status, 200, "{body}");
+    let (status, head, body) = get("/openapi.json");
+    assert_eq!(status, 200);
+    assert!(header(&head, "Content-Type")
+        .unwrap()
+        .starts_with("application/json"));
+    assert!(
+        json(&body)["paths"]["/api/v1/extract-contact"].is_object(),
+        "{body}"
+    );
+    let (status, _, body) = get("/.well-known/x402.json");
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("https://contacts.example.com/api/v1/extract-contact"),
+        "the resource URL comes from PUBLIC_BASE_URL: {body}"
+    );
+    let (status, _, body) = get("/.well-known/mcp.json");
+    assert_eq!((status, json(&body).is_object()), (200, true));
+    let (status, head, _) = service.call(
+        b"OPTIONS /api/v1/extract-contact HTTP/1.1\r\nOrigin: https://a.example\r\nConnection: close\r\n\r\n",
+    );
+    assert!(status == 204 || status == 200, "{status}");
+    assert!(
+        header(&head, "Access-Control-Allow-Origin").is_some(),
+        "{head}"
+    );
+    // Free routes touch neither the site nor the facilitator.
+    assert_eq!(site.requests.lock().unwrap().len(), 0);
+    assert_eq!(facilitator.requests.lock().unwrap().len(), 0);
+}
+
+#[test]
+fn every_validation_branch_is_answered_before_any_fetch_or_facilitator_call() {
+    let (site, facilitator, service) = world();
+    let port = site.addr.port();
+    let raw_post = |content_type: &str, target: &str, body: &str| {
+        format!("POST {target} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+    };
+    let extract = "/api/v1/extract-contact";
+    let url = format!(r#"{{"url":"http://www.fixture-shop.com:{port}/"}}"#);
+    // Path and method.
+    let (status, _, body) = service.call(b"GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, error_code(&body).as_str()), (404, "INVALID_URL"));
+    let (status, head, body) =
+        service.call(b"GET /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, error_code(&body).as_str()), (405, "INVALID_URL"));
+    assert!(header(&head, "Allow").unwrap().contains("POST"));
+    // 1. sizes: body over 16 KiB → 413; head over 32 KiB → 431.
+    let big = format!(
+        r#"{{"url":"http://www.fixture-shop.com/{}"}}"#,
+        "a".repeat(17 * 1024)
+    );
+    let (status, _, _) = service.call(&raw_post("application/json", extract, &big));
+    assert_eq!(status, 413);
+    let huge_head = format!(
+        "GET /api/health HTTP/1.1\r\nX-Filler: {}\r\nConnection: close\r\n\r\n",
+        "b".repeat(33 * 1024)
+    );
+    let (status, _, _) = service.call(huge_head.as_bytes());
+    assert_eq!(status, 431);
+    // 3. body shape → 400 INVALID_URL.
+    for (content_type, target, body) in [
+        ("text/plain", extract, url.as_str()),
+        ("application/json", extract, "not json"),
+        ("application/json", extract, "[1]"),
+        ("application/json", extract, r#"{"url":1}"#),
+        (
+            "application/json",
+            extract,
+            r#"{"url":"https://a.example/","depth":2}"#,
+        ),
+        (
+            "application/json",
+            "/api/v1/extract-contact?x=1",
+            url.as_str(),
+        ),
+    ] {
+        let (status, _, answer) = service.call(&raw_post(content_type, target, body));
+        assert_eq!(
+            (status, error_code(&answer).as_str()),
+            (400, "INVALID_URL"),
+            "{content_type} {target} {body}"
+        );
+    }
+    // 4. the URL itself.
+    for (target, code) in [
+        ("ftp://www.fixture-shop.com/".to_string(), "INVALID_URL"),
+        ("http://www.fixture-shop.com:9/".to_string(), "INVALID_URL"),
+        (
+            "http://user:pw@www.fixture-shop.com/".to_string(),
+            "INVALID_URL",
+        ),
+        (
+            format!("http://www.fixture-shop.com:{port}/{}", "p".repeat(2100)),
+            "INVALID_URL",
+        ),
+        (format!("http://localhost:{port}/"), "PRIVATE_ADDRESS"),
+        (format!("http://10.1.2.3:{port}/"), "PRIVATE_ADDRESS"),
+        (
+            format!("http://[::ffff:10.1.2.3]:{port}/"),
+            "PRIVATE_ADDRESS",
+        ),
+    ] {
+        let body = format!(r#"{{"url":"{target}"}}"#);
+        let (status, _, answer) = service.call(&post(&body, None));
+        assert_eq!(
+            (status, error_code(&answer).as_str()),
+            (400, code),
+            "{target}"
+        );
+    }
+    // 6. payment: missing → 402 with requirements; malformed or wrong → 402 naming the problem.
+    let (status, head, _) = service.call(&post(&url, None));
+    assert_eq!(status, 402);
+    let required: contact_core::payment::PaymentRequired =
+        codec::decode(header(&head, "PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.accepts[0].network, "eip155:8453");
+    for bad in ["%%%", "eyJ4NDAyVmVyc2lvbiI6MX0="] {
+        let (status, head, _) = service.call(&post(&url, Some(bad)));
+        assert_eq!(status, 402, "{bad}");
+        let required: contact_core::payment::PaymentRequired =
+            codec::decode(header(&head, "PAYMENT-REQUIRED").unwrap()).unwrap();
+        assert!(required.error.is_some_and(|e| !e.is_empty()), "{bad}");
+    }
+    assert_eq!(site.requests.lock().unwrap().len(), 0);
+    assert_eq!(facilitator.requests.lock().unwrap().len(), 0);
+}
+
+#[test]
+fn rate_limit_is_429_with_retry_after() {
+    let (site, _facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+        contact_runtime_smol::tls_connector(),
+        &[
+            ("RATE_LIMIT_BURST", "2".into()),
+            ("RATE_LIMIT_PER_MINUTE", "1".into()),
+        ],
+    );
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let statuses: Vec<u16> = (0..3).map(|_| service.call(&post(&url, None)).0).collect();
+    assert_eq!(statuses, [402, 402, 429]);
+    let (status, head, body) = service.call(&post(&url, None));
+    assert_eq!((status, error_code(&body).as_str()), (429, "RATE_LIMITED"));
+    let retry: u64 = header(&head, "Retry-After").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    // Free routes are not rate limited.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn missing_payment_settings_fail_closed() {
+    let (site, _facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+        contact_runtime_smol::tls_connector(),
+        &[("PAY_TO", String::new())],
+    );
+    let (status, _, body) = service.call(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 503);
+    assert!(body.contains("PAY_TO"), "{body}");
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, _, body) = service.call(&post(&url, None));
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (503, "INTERNAL_ERROR")
+    );
+    // Validation still comes first.
+    let (status, _, _) = service.call(&post(r#"{"url":"ftp://x.example/"}"#, None));
+    assert_eq!(status, 400);
+    assert_eq!(site.requests.lock().unwrap().len(), 0);
+}
+
+/// A facilitator answering `/verify` with `verify` and `/settle` with `settle` (JSON bodies).
+fn scripted_facilitator(verify: &'static str, settle: &'static str) -> Fixture {
+    Fixture::start(move |raw| {
+        let body = if request_path(raw) == "/verify" {
+            verify
+        } else {
+            settle
+        };
+        response(200, "application/json", body)
+    })
+}
+
+#[test]
+fn verify_refused_is_402_without_a_crawl_and_the_authorization_stays_usable() {
+    let (site, facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        scripted_facilitator(
+            r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#,
+            "{}",
+        ),
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let (status, head, _) = paid_call(&service, &site, 20);
+    assert_eq!(status, 402);
+    let required: contact_core::payment::PaymentRequired =
+        codec::decode(header(&head, "PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("insufficient_funds"));
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 0)
+    );
+    assert_eq!(site.requests.lock().unwrap().len(), 0);
+    // Refused before any money moved: the same authorization may be presented again.
+    let (status, _, _) = paid_call(&service, &site, 20);
+    assert_eq!(status, 402);
+    assert_eq!(facilitator.count("/verify"), 2);
+}
+
+#[test]
+fn settle_refused_is_402_with_payment_response_and_no_result() {
+    let (site, facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        scripted_facilitator(
+            r#"{"isValid":true}"#,
+            r#"{"success":false,"errorReason":"invalid_transaction_state","transaction":"","network":"eip155:8453"}"#,
+        ),
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let (status, head, body) = paid_call(&service, &site, 21);
+    assert_eq!(status, 402, "{body}");
+    assert!(!body.contains("fixture-shop.com"), "no result: {body}");
+    let settled: SettleResponse =
+        codec::decode(header(&head, "PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(!settled.success);
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (1, 1)
+    );
+    // The authorization may have been consumed on chain: it is not accepted again.
+    let (status, _, _) = paid_call(&service, &site, 21);
+    assert_eq!(status, 402);
+    assert_eq!(facilitator.count("/verify"), 1);
+}
+
+#[test]
+fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
+    // Down: nothing listens at the facilitator's address.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let (site, _facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+        contact_runtime_smol::tls_connector(),
+        &[("FACILITATOR_URL", down)],
+    );
+    let (status, _, body) = paid_call(&service, &site, 22);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (503, "INTERNAL_ERROR"),
+        "{body}"
+    );
+    assert_eq!(site.requests.lock().unwrap().len(), 0);
+    // Garbage from /settle: no result is returned.
+    let (site, facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        scripted_facilitator(r#"{"isValid":true}"#, "<html>oops</html>"),
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let (status, _, body) = paid_call(&service, &site, 23);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (503, "INTERNAL_ERROR"),
+        "{body}"
+    );
+    assert!(!body.contains("fixture-shop.com"));
+    assert_eq!(facilitator.count("/settle"), 1);
+}
+
+#[test]
+fn a_hanging_facilitator_is_503_inside_the_deadline() {
+    let hanging = Fixture::start(|_| {
+        std::thread::sleep(Duration::from_secs(25));
+        Vec::new()
+    });
+    let (site, facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        hanging,
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let started = Instant::now();
+    let (status, _, body) = paid_call(&service, &site, 24);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (503, "INTERNAL_ERROR"),
+        "{body}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        (
+            facilitator.count("/verify"),
+            site.requests.lock().unwrap().len()
+        ),
+        (1, 0)
+    );
+}
+
+#[test]
+fn redirects_are_followed_and_a_redirect_to_a_blocked_address_is_refused() {
+    let redirecting = |raw: &[u8]| {
+        match request_path(raw).as_str() {
+        "/" => b"HTTP/1.1 301 Moved\r\nLocation: /home\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+        "/home" => response(200, "text/html", HOME),
+        _ => fixture_pages(raw),
+    }
+    };
+    let (site, facilitator, service) = world_with(redirecting);
+    let (status, _, body) = paid_call(&service, &site, 25);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["emails"][0]["value"], "info@fixture-shop.com");
+    assert_eq!((site.count("/"), site.count("/home")), (1, 1));
+    assert_eq!(facilitator.count("/settle"), 1);
+    // To the cloud metadata address, and to a name that resolves to a private address.
+    for location in [
+        "http://169.254.169.254/latest/meta-data/".to_string(),
+        "http://intranet.fixture-shop.com/".to_string(),
+    ] {
+        let site = Fixture::start(move |_| {
+            format!("HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes()
+        });
+        let ports = format!("80,{}", site.addr.port());
+        let (site, facilitator, service) = world_of(
+            site,
+            Fixture::accepting_facilitator(),
+            contact_runtime_smol::tls_connector(),
+            &[
+                (
+                    "RESOLVE",
+                    "www.fixture-shop.com=127.0.0.1,intranet.fixture-shop.com=10.0.0.5".into(),
+                ),
+                ("ALLOWED_PORTS", ports),
+            ],
+        );
+        let (status, _, body) = paid_call(&service, &site, 26);
+        assert_eq!(
+            (status, error_code(&body).as_str()),
+            (400, "PRIVATE_ADDRESS"),
+            "{body}"
+        );
+        assert!(
+            !body.contains("10.0.0.5"),
+            "the message never names the address"
+        );
+        assert_eq!(facilitator.count("/settle"), 0);
+    }
+}
+
+#[test]
+fn homepage_failures_are_422_and_never_charged() {
+    let too_big = "x".repeat(contact_core::fetch::MAX_PAGE_BYTES + 1);
+    let (site, facilitator, service) = world_with(move |raw| match request_path(raw).as_str() {
+        "/missing" => response(404, "text/html", "<p>gone</p>"),
+        "/file.pdf" => response(200, "application/pdf", "%PDF-1.7"),
+        "/huge" => response(200, "text/html", &too_big),
+        _ => fixture_pages(raw),
+    });
+    let port = site.addr.port();
+    for (path, code) in [
+        ("missing", "FETCH_FAILED"),
+        ("file.pdf", "UNSUPPORTED_CONTENT_TYPE"),
+        ("huge", "RESPONSE_TOO_LARGE"),
+    ] {
+        let url = format!("http://www.fixture-shop.com:{port}/{path}");
+        let (status, _, body) = paid_call_to(&service, &url, path.len() as u8 + 30);
+        assert_eq!(
+            (status, error_code(&body).as_str()),
+            (422, code),
+            "{path}: {body}"
+        );
+    }
+    // A name that does not resolve.
+    let url = format!("http://no-such-host.invalid:{port}/");
+    let (status, _, body) = paid_call_to(&service, &url, 40);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (422, "FETCH_FAILED"),
+        "{body}"
+    );
+    assert_eq!(facilitator.count("/settle"), 0);
+    assert_eq!(facilitator.count("/verify"), 4);
+}
+
+#[test]
+fn over_the_in_flight_cap_is_503_with_retry_after() {
+    let slow = |raw: &[u8]| {
+        std::thread::sleep(Duration::from_millis(1500));
+        fixture_pages(raw)
+    };
+    let (site, _facilitator, service) = world_of(
+        Fixture::start(slow),
+        Fixture::accepting_facilitator(),
+        contact_runtime_smol::tls_connector(),
+        &[("MAX_CONCURRENT_JOBS", "1".into())],
+    );
+    let service = Arc::new(service);
+    let first = {
+        let (service, url) = (service.clone(), site_url(&site));
+        std::thread::spawn(move || paid_call_to(&service, &url, 41))
+    };
+    // Wait (bounded) until the first job is fetching the homepage.
+    let started = Instant::now();
+    while site.requests.lock().unwrap().is_empty() && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (status, head, body) = paid_call_to(&service, &site_url(&site), 42);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (503, "INTERNAL_ERROR"),
+        "{body}"
+    );
+    assert!(header(&head, "Retry-After").is_some());
+    assert_eq!(first.join().unwrap().0, 200);
+}
+
+fn site_url(site: &Fixture) -> String {
+    format!("http://www.fixture-shop.com:{}/", site.addr.port())
+}
+
+/// A paid extraction of `url` with a fresh authorization (`nonce`).
+fn paid_call_to(service: &Service, url: &str, nonce: u8) -> (u16, String, String) {
+    let signature = fresh_signature(service, nonce);
+    service.call(&post(&format!(r#"{{"url":"{url}"}}"#), Some(&signature)))
+}
+
+/// A `PAYMENT-SIGNATURE` for the service's terms, valid for 60 s, from the test key.
+fn fresh_signature(service: &Service, nonce: u8) -> String {
+    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
+        panic!("ready")
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    payment_header(&terms.requirements, nonce, 0, now + 60)
+}
