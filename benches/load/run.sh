@@ -1,28 +1,55 @@
 #!/usr/bin/env bash
 # Load benchmark of the real server on loopback (not a test): the unpaid 402 path with
-# keep-alive, 64 connections for 10 s (wrk), then the RSS with 10 000 idle connections.
-# Needs wrk (Debian package `wrk`) and python3. Usage: bash benches/load/run.sh
+# keep-alive, 64 connections for 10 s (wrk, one thread), three runs; then the same against the
+# reference @x402/express 2.27 middleware guarding the same route (benches/load/express,
+# installed from npm on first use); then the RSS of our server with 10 000 idle connections.
+# Needs wrk (Debian package `wrk`), python3, and Node.js with npm for the reference.
+# Usage: bash benches/load/run.sh            (SMOL_THREADS=2 to give the executor two threads)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v wrk >/dev/null || { echo "load: install wrk (apt-get install wrk)" >&2; exit 1; }
 cargo build -q --release -p contact-runtime-smol
 PORT=${PORT:-18180}
+EXPRESS_PORT=${EXPRESS_PORT:-18181}
 BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
 PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
 RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1} \
   ./target/release/contact-extract serve 2>/dev/null &
 SERVER=$!
-trap 'kill -INT $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
-sleep 1
+EXPRESS=
 SCRIPT=$(mktemp)
+cleanup() {
+  kill -INT "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true
+  [ -n "$EXPRESS" ] && { kill "$EXPRESS" 2>/dev/null; wait "$EXPRESS" 2>/dev/null || true; }
+  rm -f "$SCRIPT"
+}
+trap cleanup EXIT
 cat > "$SCRIPT" <<'LUA'
 wrk.method = "POST"
 wrk.body   = '{"url":"https://www.example.com/"}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
-echo "== unpaid 402, 64 keep-alive connections, 10 s"
-wrk -t1 -c64 -d10s -s "$SCRIPT" --latency "http://127.0.0.1:$PORT/api/v1/extract-contact" | grep -E "Requests/sec|50%|99%|Non-2xx"
-rm -f "$SCRIPT"
+sleep 1
+load() { # name port
+  echo "== $1: unpaid 402, 64 keep-alive connections, 10 s, three runs"
+  for _ in 1 2 3; do
+    wrk -t1 -c64 -d10s -s "$SCRIPT" --latency "http://127.0.0.1:$2/api/v1/extract-contact" \
+      | grep -E "Requests/sec|^ +50%|^ +99%" | tr -s ' \n' ' '
+    echo
+  done
+}
+load contact-extract "$PORT"
+if command -v npm >/dev/null; then
+  (cd benches/load/express && { [ -d node_modules/@x402/express ] || npm install --no-audit --no-fund --loglevel=error; })
+  node benches/load/express/server.mjs "$EXPRESS_PORT" 2>/dev/null &
+  EXPRESS=$!
+  sleep 2
+  # One warm-up run so the comparison is with a JIT-compiled Express.
+  wrk -t1 -c64 -d5s -s "$SCRIPT" "http://127.0.0.1:$EXPRESS_PORT/api/v1/extract-contact" >/dev/null
+  load "@x402/express 2.27 (reference)" "$EXPRESS_PORT"
+else
+  echo "load: npm not found; skipping the @x402/express reference" >&2
+fi
 echo "== RSS with 10 000 idle connections"
 python3 - "$PORT" "$SERVER" <<'PY'
 import resource, socket, sys, time

@@ -33,7 +33,7 @@ use crate::fetch::http1::{self, Progress, Response as FetchResponse, ResponseRea
 use crate::fetch::policy::{is_html, is_redirect, redirect_target, RedirectError};
 use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
-use crate::http::response::{preflight, Response};
+use crate::http::response::{preflight, PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
 use crate::net_policy::{approve, approve_configured, PublicUrl, UrlRejection};
@@ -431,7 +431,15 @@ impl Exchange {
         let free = free_response(server, route);
         match free {
             Some(response) => {
-                self.send_plain(&response, &request_id, &method, &path, started, now, close);
+                self.send_plain(
+                    &response.prepare(),
+                    &request_id,
+                    &method,
+                    &path,
+                    started,
+                    now,
+                    close,
+                );
             }
             None => self.extract_contact(server, head, body, request_id, started, now),
         }
@@ -1246,7 +1254,7 @@ impl Exchange {
         }
         let payer = job.paid.as_ref().map(|paid| paid.payer.clone());
         self.send(
-            &response,
+            &response.prepare(),
             &job.request_id,
             &job.method,
             &job.path,
@@ -1276,7 +1284,15 @@ impl Exchange {
         close: bool,
     ) {
         let response = payment_required_response(terms, reason);
-        self.send_plain(&response, request_id, method, path, started, now, close);
+        self.send_plain(
+            &response.prepare(),
+            request_id,
+            method,
+            path,
+            started,
+            now,
+            close,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1330,7 +1346,7 @@ impl Exchange {
             response = response.with_header(name, value.clone());
         }
         self.send(
-            &response,
+            &response.prepare(),
             request_id,
             method,
             path,
@@ -1348,7 +1364,7 @@ impl Exchange {
     #[allow(clippy::too_many_arguments)]
     fn send_plain(
         &mut self,
-        response: &Response,
+        response: &PreparedResponse,
         request_id: &str,
         method: &str,
         path: &str,
@@ -1364,7 +1380,7 @@ impl Exchange {
     #[allow(clippy::too_many_arguments)]
     fn send(
         &mut self,
-        response: &Response,
+        response: &PreparedResponse,
         request_id: &str,
         method: &str,
         path: &str,

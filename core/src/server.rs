@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Config, PaymentConfig};
 use crate::exchange::{payment_required_response, Exchange};
 use crate::fetch::http1::user_agent;
-use crate::http::response::Response;
+use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
 use crate::payment::replay::ReplayStore;
@@ -26,7 +26,7 @@ pub struct Server {
     pub(crate) jobs_in_flight: usize,
     pub(crate) user_agent: String,
     /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
-    pub(crate) unpaid_response: Response,
+    pub(crate) unpaid_response: PreparedResponse,
     started: Instant,
     unix_at_start: Duration,
 }
@@ -48,7 +48,8 @@ impl Server {
                 payment_required_response(terms, "Payment required")
             }
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
-        };
+        }
+        .prepare();
         Server {
             unpaid_response,
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),

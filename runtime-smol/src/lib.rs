@@ -4,6 +4,10 @@
 //! SNI = host), run timers from `poll_timeout()`, and log the core's events. No policy lives
 //! here (architecture.md §3.5).
 
+mod log;
+
+pub use log::{flush_logs, log_event, log_line};
+
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -11,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
 use contact_core::config::{Config, LogFormat};
 use contact_core::exchange::Exchange;
-use contact_core::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use contact_core::io::{FetchId, Input, IoFailure, Output};
 use contact_core::net_policy::ApprovedAddr;
 use contact_core::server::Server;
 use futures_rustls::rustls::pki_types::ServerName;
@@ -190,7 +194,8 @@ pub async fn serve_with_tls(
 
 /// What the helper tasks of one connection report to its driver.
 enum Event {
-    ClientData(Vec<u8>),
+    /// This many bytes were read into the driver's client buffer.
+    ClientRead(usize),
     ClientClosed,
     Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
     Connected(
@@ -248,6 +253,12 @@ async fn drive(
     let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
     let mut fetches: Vec<FetchConn> = Vec::new();
     let mut helpers: Vec<Task<()>> = Vec::new();
+    // One timer per connection, re-armed only when the exchange's deadline moves earlier: a
+    // keep-alive connection pushes its deadline later with every request, and re-arming per
+    // request would cost a reactor round trip each time. A timer that fires before the
+    // current deadline is re-armed instead of being reported.
+    let mut timer = Timer::never();
+    let mut armed: Option<Instant> = None;
     loop {
         while let Some(output) = exchange.poll_output() {
             match output {
@@ -304,35 +315,52 @@ async fn drive(
         }
         helpers.retain(|t| !t.is_finished());
         let deadline = exchange.poll_timeout();
-        let next = async { inbox.recv().await.ok() }
-            .or(async {
-                let Some(client) = client.as_ref().filter(|_| client_open) else {
-                    return std::future::pending::<Option<Event>>().await;
-                };
-                match (&*client).read(&mut client_buf).await {
-                    Ok(0) | Err(_) => Some(Event::ClientClosed),
-                    Ok(n) => Some(Event::ClientData(client_buf[..n].to_vec())),
-                }
-            })
-            .or(async {
-                match deadline {
-                    Some(at) => {
-                        Timer::at(at).await;
-                    }
-                    None => std::future::pending::<()>().await,
-                }
-                None
-            });
+        if let Some(at) = deadline.filter(|at| armed.is_none_or(|armed| *at < armed)) {
+            timer.set_at(at);
+            armed = Some(at);
+        }
+        // Only helper tasks and fetch readers send to the inbox: with none alive and nothing
+        // queued, waiting on it would only cost a listener registration per request.
+        let inbox_quiet = helpers.is_empty() && fetches.is_empty() && inbox.is_empty();
+        let next = async {
+            if inbox_quiet {
+                return std::future::pending::<Option<Event>>().await;
+            }
+            inbox.recv().await.ok()
+        }
+        .or(async {
+            let Some(client) = client.as_ref().filter(|_| client_open) else {
+                return std::future::pending::<Option<Event>>().await;
+            };
+            match (&*client).read(&mut client_buf).await {
+                Ok(0) | Err(_) => Some(Event::ClientClosed),
+                Ok(n) => Some(Event::ClientRead(n)),
+            }
+        })
+        .or(async {
+            if armed.is_none() {
+                return std::future::pending::<Option<Event>>().await;
+            }
+            (&mut timer).await;
+            None
+        });
         let event = next.await;
         if matches!(event, Some(Event::ClientClosed)) {
             client_open = false;
         }
         let now = Instant::now();
+        if event.is_none() {
+            // The armed timer fired (one-shot): re-armed above at the current deadline.
+            armed = None;
+            if deadline.is_none_or(|at| now < at) {
+                continue;
+            }
+        }
         let mut core = lock(server);
         match event {
             None => exchange.handle_timeout(&mut core, now),
-            Some(Event::ClientData(data)) => {
-                exchange.handle_input(&mut core, Input::ClientData(&data), now)
+            Some(Event::ClientRead(n)) => {
+                exchange.handle_input(&mut core, Input::ClientData(&client_buf[..n]), now)
             }
             Some(Event::ClientClosed) => exchange.handle_input(&mut core, Input::ClientClosed, now),
             Some(Event::Resolved(fetch, result)) => {
@@ -479,66 +507,4 @@ fn lock(server: &SharedServer) -> std::sync::MutexGuard<'_, Server> {
     server
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Log lines go through a channel to one writer thread, which writes them to stderr in
-/// batches: a request never waits for a `write` system call of its log line.
-fn logger() -> &'static std::sync::mpsc::Sender<String> {
-    static SENDER: std::sync::OnceLock<std::sync::mpsc::Sender<String>> =
-        std::sync::OnceLock::new();
-    SENDER.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel::<String>();
-        std::thread::spawn(move || {
-            use std::io::Write as _;
-            let stderr = std::io::stderr();
-            while let Ok(first) = receiver.recv() {
-                let mut out = std::io::BufWriter::new(stderr.lock());
-                let _ = writeln!(out, "{first}");
-                // Drain what is already queued, then flush once.
-                for line in receiver.try_iter().take(4096) {
-                    let _ = writeln!(out, "{line}");
-                }
-                let _ = out.flush();
-            }
-        });
-        sender
-    })
-}
-
-fn emit(line: String) {
-    if logger().send(line.clone()).is_err() {
-        eprintln!("{line}");
-    }
-}
-
-/// Writes every queued log line (used before exit).
-pub fn flush_logs() {
-    // The writer thread flushes after each batch; give it a moment to finish the last one.
-    std::thread::sleep(Duration::from_millis(50));
-}
-
-/// One line per request, JSON or human-readable.
-pub fn log_event(format: LogFormat, event: &RequestEvent) {
-    let line = match format {
-        LogFormat::Json => serde_json::json!({
-            "requestId": event.request_id, "method": event.method, "path": event.path,
-            "status": event.status, "errorCode": event.error_code, "durationMs": event.duration_ms,
-            "pagesFetched": event.pages_fetched, "payer": event.payer, "transaction": event.transaction,
-        })
-        .to_string(),
-        LogFormat::Pretty => format!(
-            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}",
-            event.request_id, event.method, event.path, event.status, event.error_code, event.duration_ms,
-            event.pages_fetched, event.payer, event.transaction
-        ),
-    };
-    emit(line);
-}
-
-/// A free-form operational log line.
-pub fn log_line(format: LogFormat, message: &str) {
-    emit(match format {
-        LogFormat::Json => serde_json::json!({ "message": message }).to_string(),
-        LogFormat::Pretty => message.to_string(),
-    });
 }

@@ -39,20 +39,26 @@ impl Response {
     }
 
     /// The bytes to send: `HTTP/1.1 <status> <reason>`, `Content-Type` (for a body),
-    /// `Content-Length`, `X-Request-Id`, CORS, `Connection: close` when `close`, the extra
-    /// headers, then the body.
+    /// `Content-Length`, CORS, the extra headers, `X-Request-Id`, `Connection: close` when
+    /// `close`, then the body.
     pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
+        self.prepare().to_bytes(request_id, close)
+    }
+
+    /// Serialises everything that does not depend on the request, once; for responses sent
+    /// many times (the unpaid 402).
+    pub fn prepare(&self) -> PreparedResponse {
         let extra: usize = self
             .headers
             .iter()
             .map(|(n, v)| n.len() + v.len() + 4)
             .sum();
-        let mut out = Vec::with_capacity(320 + extra + self.body.len());
+        let mut head = Vec::with_capacity(256 + extra);
         let mut line = |parts: &[&[u8]]| {
             for part in parts {
-                out.extend_from_slice(part);
+                head.extend_from_slice(part);
             }
-            out.extend_from_slice(b"\r\n");
+            head.extend_from_slice(b"\r\n");
         };
         let status = self.status.to_string();
         line(&[
@@ -66,23 +72,54 @@ impl Response {
         }
         let length = self.body.len().to_string();
         line(&[b"Content-Length: ", length.as_bytes()]);
-        line(&[b"X-Request-Id: ", request_id.as_bytes()]);
         for (name, value) in CORS {
             line(&[name.as_bytes(), b": ", value.as_bytes()]);
         }
-        if close {
-            line(&[b"Connection: close"]);
-        }
         for (name, value) in &self.headers {
             // Header values are built by the core; strip line breaks defensively anyway.
-            if value.contains(['\r', '\n']) {
-                let clean: String = value.chars().filter(|c| *c != '\r' && *c != '\n').collect();
-                line(&[name.as_bytes(), b": ", clean.as_bytes()]);
+            let value = value.as_bytes();
+            if memchr::memchr2(b'\r', b'\n', value).is_some() {
+                let clean: Vec<u8> = value
+                    .iter()
+                    .copied()
+                    .filter(|b| *b != b'\r' && *b != b'\n')
+                    .collect();
+                line(&[name.as_bytes(), b": ", &clean]);
             } else {
-                line(&[name.as_bytes(), b": ", value.as_bytes()]);
+                line(&[name.as_bytes(), b": ", value]);
             }
         }
-        line(&[]);
+        PreparedResponse {
+            status: self.status,
+            head,
+            body: self.body.clone(),
+        }
+    }
+}
+
+/// A [`Response`] serialised up to the per-request headers (`X-Request-Id`, `Connection`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// Status line and headers, each ending in CRLF, without the blank line.
+    head: Vec<u8>,
+    /// The body.
+    body: Vec<u8>,
+}
+
+impl PreparedResponse {
+    /// The bytes to send for the request `request_id`, with `Connection: close` when `close`.
+    pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.head.len() + request_id.len() + 48 + self.body.len());
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(b"X-Request-Id: ");
+        out.extend_from_slice(request_id.as_bytes());
+        out.extend_from_slice(b"\r\n");
+        if close {
+            out.extend_from_slice(b"Connection: close\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
         out.extend_from_slice(&self.body);
         out
     }

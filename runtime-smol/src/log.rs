@@ -1,0 +1,145 @@
+//! The access log and operational lines, on stderr.
+//!
+//! A request never waits for the log: its line is appended to an in-memory buffer (no system
+//! call, no thread wake-up) and a writer thread writes the buffer every
+//! [`FLUSH_INTERVAL`]. Operational lines ([`log_line`]) are rare and written at once, after
+//! whatever is buffered, so the order of lines is kept. If stderr blocks, requests go on and
+//! lines beyond [`MAX_BUFFERED_BYTES`] are counted and dropped, never queued without bound.
+
+use std::io::Write as _;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+use contact_core::api::ErrorCode;
+use contact_core::config::LogFormat;
+use contact_core::io::RequestEvent;
+use serde::Serialize;
+
+/// How often buffered request lines are written.
+const FLUSH_INTERVAL: Duration = Duration::from_millis(50);
+/// Buffered log bytes beyond which request lines are dropped (and counted).
+const MAX_BUFFERED_BYTES: usize = 16 * 1024 * 1024;
+
+/// Lines not yet written, and how many were dropped since the last write.
+struct Pending {
+    bytes: Vec<u8>,
+    dropped: u64,
+}
+
+fn pending() -> MutexGuard<'static, Pending> {
+    static PENDING: Mutex<Pending> = Mutex::new(Pending {
+        bytes: Vec::new(),
+        dropped: 0,
+    });
+    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Held while writing to stderr, so lines leave in the order they were logged.
+fn writing() -> MutexGuard<'static, ()> {
+    static WRITING: Mutex<()> = Mutex::new(());
+    WRITING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Starts the writer thread once.
+fn start_writer() {
+    static WRITER: OnceLock<()> = OnceLock::new();
+    WRITER.get_or_init(|| {
+        std::thread::spawn(|| loop {
+            std::thread::sleep(FLUSH_INTERVAL);
+            flush_logs();
+        });
+    });
+}
+
+/// Writes every buffered line now.
+pub fn flush_logs() {
+    let _order = writing();
+    let (bytes, dropped) = {
+        let mut pending = pending();
+        (
+            std::mem::take(&mut pending.bytes),
+            std::mem::take(&mut pending.dropped),
+        )
+    };
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(&bytes);
+    if dropped > 0 {
+        let _ = writeln!(
+            stderr,
+            "{{\"message\":\"log buffer full: {dropped} request line(s) dropped\"}}"
+        );
+    }
+    let _ = stderr.flush();
+}
+
+/// One access-log line (JSON).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AccessLine<'a> {
+    request_id: &'a str,
+    method: &'a str,
+    path: &'a str,
+    status: u16,
+    error_code: Option<ErrorCode>,
+    duration_ms: u64,
+    pages_fetched: u32,
+    payer: Option<&'a str>,
+    transaction: Option<&'a str>,
+}
+
+/// One line per request (issue #4 "Operations"): request id, method, path, status, error
+/// code, duration in milliseconds, pages fetched, payer and transaction when paid.
+pub fn log_event(format: LogFormat, event: &RequestEvent) {
+    start_writer();
+    let mut pending = pending();
+    if pending.bytes.len() >= MAX_BUFFERED_BYTES {
+        pending.dropped += 1;
+        return;
+    }
+    let bytes = &mut pending.bytes;
+    let _ = match format {
+        LogFormat::Json => serde_json::to_writer(
+            &mut *bytes,
+            &AccessLine {
+                request_id: &event.request_id,
+                method: &event.method,
+                path: &event.path,
+                status: event.status,
+                error_code: event.error_code,
+                duration_ms: event.duration_ms,
+                pages_fetched: event.pages_fetched,
+                payer: event.payer.as_deref(),
+                transaction: event.transaction.as_deref(),
+            },
+        )
+        .map_err(std::io::Error::other),
+        LogFormat::Pretty => write!(
+            bytes,
+            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}",
+            event.request_id,
+            event.method,
+            event.path,
+            event.status,
+            event.error_code,
+            event.duration_ms,
+            event.pages_fetched,
+            event.payer,
+            event.transaction
+        ),
+    };
+    bytes.push(b'\n');
+}
+
+/// A free-form operational line (start-up, warnings, shutdown), written at once.
+pub fn log_line(format: LogFormat, message: &str) {
+    let line = match format {
+        LogFormat::Json => serde_json::json!({ "message": message }).to_string(),
+        LogFormat::Pretty => message.to_string(),
+    };
+    {
+        let mut pending = pending();
+        pending.bytes.extend_from_slice(line.as_bytes());
+        pending.bytes.push(b'\n');
+    }
+    flush_logs();
+}
