@@ -888,3 +888,29 @@ fn fresh_signature(service: &Service, nonce: u8) -> String {
         .as_secs();
     payment_header(&terms.requirements, nonce, 0, now + 60)
 }
+
+#[test]
+fn an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request() {
+    let (_site, _facilitator, service) = world();
+    let mut client = TcpStream::connect(service.addr).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    // A request 3 s after connecting moves the idle deadline from t+10 s to t+13 s.
+    std::thread::sleep(Duration::from_secs(3));
+    client
+        .write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    let n = client.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    let answered = Instant::now();
+    let mut rest = Vec::new();
+    let _ = client.read_to_end(&mut rest);
+    let idle = answered.elapsed();
+    assert!(rest.is_empty());
+    assert!(
+        idle >= Duration::from_millis(9500) && idle < Duration::from_secs(12),
+        "closed after {idle:?} idle"
+    );
+}
