@@ -977,7 +977,7 @@ impl Exchange {
                         Err(_) => Err(Failure::FetchFailed),
                     }
                 } else {
-                    read_page(&mut job, response, &url)
+                    read_page(server, &mut job, response, &url)
                 }
             }
         };
@@ -1457,7 +1457,14 @@ fn free_response(server: &Server, route: Route) -> Option<Response> {
 }
 
 /// Reads a fetched page: status, content type, size caps, decoding, extraction.
-fn read_page(job: &mut Job, response: FetchResponse, url: &Url) -> Result<PageExtraction, Failure> {
+/// Checks and decodes a page response, then extracts it. A panic in the extractor (a bug) is
+/// `Failure::Internal`, not a lost connection (decisions.md step 8).
+fn read_page(
+    server: &Server,
+    job: &mut Job,
+    response: FetchResponse,
+    url: &Url,
+) -> Result<PageExtraction, Failure> {
     if response.status >= 400 || !(200..300).contains(&response.status) {
         return Err(Failure::FetchFailed);
     }
@@ -1475,7 +1482,11 @@ fn read_page(job: &mut Job, response: FetchResponse, url: &Url) -> Result<PageEx
     if job.bytes_total > MAX_JOB_BYTES {
         return Err(Failure::ResponseTooLarge);
     }
-    Ok(extract::extract_page(url, content_type.as_deref(), &body))
+    let extractor = server.extractor;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        extractor(url, content_type.as_deref(), &body)
+    }))
+    .map_err(|_| Failure::Internal)
 }
 
 fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
@@ -1498,6 +1509,9 @@ fn failure_message(failure: &Failure) -> String {
         Failure::UnsupportedContentType => "the homepage is not HTML".to_string(),
         Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
         Failure::Timeout => "the site did not answer before the deadline".to_string(),
+        Failure::Internal => {
+            "an internal error occurred while extracting the page; you were not charged".to_string()
+        }
         _ => "the request failed".to_string(),
     }
 }

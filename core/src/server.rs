@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Config, PaymentConfig};
 use crate::exchange::{payment_required_response, Exchange};
+use crate::extract::{self, PageExtraction};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
@@ -15,6 +16,9 @@ use crate::payment::replay::ReplayStore;
 
 /// Most authorizations remembered by the replay store.
 pub const REPLAY_CAPACITY: usize = 100_000;
+
+/// A page extractor: (page URL, `Content-Type`, decoded body bytes) → the page's contact data.
+pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
 
 /// Shared state of the service.
 #[derive(Debug)]
@@ -27,6 +31,8 @@ pub struct Server {
     pub(crate) user_agent: String,
     /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
     pub(crate) unpaid_response: PreparedResponse,
+    /// Turns one fetched page into contact data ([`extract::extract_page`] unless replaced).
+    pub(crate) extractor: Extractor,
     started: Instant,
     unix_at_start: Duration,
 }
@@ -52,6 +58,7 @@ impl Server {
         .prepare();
         Server {
             unpaid_response,
+            extractor: extract::extract_page,
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
             replay: ReplayStore::new(REPLAY_CAPACITY),
@@ -66,6 +73,14 @@ impl Server {
     /// Starts the lifecycle of a freshly accepted connection from `peer`.
     pub fn accept(&mut self, peer: SocketAddr, now: Instant) -> Exchange {
         Exchange::new(peer.ip(), now)
+    }
+
+    /// Replaces the page extractor (default [`extract::extract_page`]). The exchange calls it
+    /// under `catch_unwind`: a panic there (a bug) answers 500 `INTERNAL_ERROR` for a
+    /// homepage, skips an extra page, and is never charged (decisions.md step 8). Tests use
+    /// this to exercise that path.
+    pub fn set_extractor(&mut self, extractor: Extractor) {
+        self.extractor = extractor;
     }
 
     /// The configuration.

@@ -839,3 +839,50 @@ fn unpaid_crawl_applies_the_same_url_and_fetch_rules() {
         .all(|a| a.ip().to_string() != "10.0.0.1"));
     assert_eq!(sim.server.jobs_in_flight(), 0);
 }
+
+/// An extractor with a bug on every page but the homepage.
+fn buggy_on_extra_pages(
+    url: &url::Url,
+    content_type: Option<&str>,
+    body: &[u8],
+) -> contact_core::extract::PageExtraction {
+    if url.path() != "/" {
+        panic!("extractor bug (deliberate, in a test)");
+    }
+    contact_core::extract::extract_page(url, content_type, body)
+}
+
+#[test]
+fn an_extractor_panic_is_a_500_never_charged_and_never_lost() {
+    let mut sim = world(&[]);
+    sim.server
+        .set_extractor(contact_core::testing::sim::panicking_extractor);
+    let request = paid_post(&sim, 60);
+    let r = one(&sim.request(&request));
+    assert_error(&r, 500, "INTERNAL_ERROR");
+    assert!(r.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not charged"));
+    assert_eq!(calls(&sim, "/settle"), 0);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+    // Not charged: the same authorization is accepted once the bug is gone.
+    sim.server
+        .set_extractor(contact_core::extract::extract_page);
+    assert_eq!(one(&sim.request(&request)).status, 200);
+    assert_eq!(calls(&sim, "/settle"), 1);
+}
+
+#[test]
+fn an_extractor_panic_on_an_extra_page_skips_that_page() {
+    let mut sim = world(&[]);
+    sim.server.set_extractor(buggy_on_extra_pages);
+    let r = one(&sim.request(&paid_post(&sim, 61)));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["emails"][0]["value"], "info@acme-shop.com");
+    assert!(
+        r.body["phones"].as_array().unwrap().is_empty(),
+        "the contact page was skipped"
+    );
+    assert_eq!(calls(&sim, "/settle"), 1);
+}

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contact_core::config::{Config, PaymentConfig};
 use contact_core::payment::{codec, SettleResponse};
+use contact_core::server::Extractor;
 use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{header, request_path, response, service_vars, Fixture};
 use futures_rustls::rustls;
@@ -26,7 +27,12 @@ struct Service {
 }
 
 impl Service {
-    fn start_with_tls(vars: &[(&str, String)], tls: futures_rustls::TlsConnector) -> Service {
+    /// The service with `vars`, fetching with `tls`; `extractor` replaces the page extractor.
+    fn start_with_tls(
+        vars: &[(&str, String)],
+        tls: futures_rustls::TlsConnector,
+        extractor: Option<Extractor>,
+    ) -> Service {
         let map: BTreeMap<String, String> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -35,6 +41,9 @@ impl Service {
         let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
         let addr = listener.get_ref().local_addr().unwrap();
         let server = contact_runtime_smol::new_server(config.clone());
+        if let Some(extractor) = extractor {
+            server.lock().unwrap().set_extractor(extractor);
+        }
         let (stop, stopped) = smol::channel::bounded(1);
         let thread = std::thread::spawn(move || {
             contact_runtime_smol::run(
@@ -191,7 +200,7 @@ fn world_of(
         }
     }
     let vars: Vec<(&str, String)> = vars.into_iter().collect();
-    let service = Service::start_with_tls(&vars, tls);
+    let service = Service::start_with_tls(&vars, tls, None);
     (site, facilitator, service)
 }
 
@@ -913,4 +922,27 @@ fn an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request() 
         idle >= Duration::from_millis(9500) && idle < Duration::from_secs(12),
         "closed after {idle:?} idle"
     );
+}
+
+#[test]
+fn a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on() {
+    let (site, facilitator) = (
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+    );
+    let service = Service::start_with_tls(
+        &service_vars(&site, &facilitator),
+        contact_runtime_smol::tls_connector(),
+        Some(contact_core::testing::sim::panicking_extractor),
+    );
+    let (status, _, body) = paid_call(&service, &site, 62);
+    assert_eq!(
+        (status, error_code(&body).as_str()),
+        (500, "INTERNAL_ERROR"),
+        "{body}"
+    );
+    assert_eq!(facilitator.count("/settle"), 0);
+    // The same connection-serving process answers the next request.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
 }

@@ -431,3 +431,16 @@ pub fn payment_header(
     };
     codec::encode(&payload)
 }
+
+/// A page extractor with a bug: it panics on every page (for `Server::set_extractor`, to
+/// exercise decisions.md step 8).
+///
+/// # Panics
+/// Always.
+pub fn panicking_extractor(
+    _: &url::Url,
+    _: Option<&str>,
+    _: &[u8],
+) -> crate::extract::PageExtraction {
+    panic!("extractor bug (deliberate, in a test)")
+}
