@@ -1,0 +1,203 @@
+//! One connection's driver: it carries out the outputs of an [`Exchange`] and feeds it the
+//! client's bytes, the results of DNS and connects, fetched bytes and timeouts, until the
+//! exchange is finished (architecture.md §3.5: drain, wait, feed).
+
+use std::net::TcpStream;
+use std::time::Instant;
+
+use contact_core::config::LogFormat;
+use contact_core::exchange::Exchange;
+use contact_core::io::{FetchId, Input, IoFailure, Output};
+use futures_rustls::TlsConnector;
+use smol::channel;
+use smol::future::FutureExt as _;
+use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use smol::{Async, Task, Timer};
+
+use crate::outbound::{connect, resolve};
+use crate::{lock, log_event, spawn, SharedServer};
+
+/// Bytes read from a client at a time (requests are small; this is per idle connection).
+const CLIENT_READ_CHUNK: usize = 4 * 1024;
+
+/// What the helper tasks of one connection report to its driver.
+pub(crate) enum Event {
+    /// This many bytes were read into the driver's client buffer.
+    ClientRead(usize),
+    ClientClosed,
+    Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
+    Connected(
+        FetchId,
+        Result<Box<dyn AsyncWrite + Send + Unpin>, IoFailure>,
+        Option<Task<()>>,
+    ),
+    FetchData(FetchId, Vec<u8>),
+    FetchClosed(FetchId),
+}
+
+/// An open outbound connection: its write half and the task reading it.
+struct FetchConn {
+    id: FetchId,
+    writer: Box<dyn AsyncWrite + Send + Unpin>,
+    _reader: Task<()>,
+}
+
+/// Drives one exchange until it is finished (architecture.md §3.5: drain, wait, feed) and
+/// returns it. `client` is the inbound connection; `None` for an operator's crawl.
+pub(crate) async fn drive(
+    mut exchange: Exchange,
+    client: Option<Async<TcpStream>>,
+    server: &SharedServer,
+    tls: TlsConnector,
+    log_format: LogFormat,
+) -> Exchange {
+    let (events, inbox) = channel::unbounded::<Event>();
+    // The client is read here, in the driver (no hop through another task); fetch
+    // connections and DNS/connect results arrive through `inbox`.
+    let mut client_open = client.is_some();
+    let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
+    let mut fetches: Vec<FetchConn> = Vec::new();
+    let mut helpers: Vec<Task<()>> = Vec::new();
+    // One timer per connection, re-armed only when the exchange's deadline moves earlier: a
+    // keep-alive connection pushes its deadline later with every request, and re-arming per
+    // request would cost a reactor round trip each time. A timer that fires before the
+    // current deadline is re-armed instead of being reported.
+    let mut timer = Timer::never();
+    let mut armed: Option<Instant> = None;
+    loop {
+        while let Some(output) = exchange.poll_output() {
+            match output {
+                Output::SendToClient(bytes) => {
+                    let written = match &client {
+                        Some(client) => (&*client).write_all(&bytes).await.is_ok(),
+                        None => false,
+                    };
+                    if !written {
+                        let now = Instant::now();
+                        exchange.handle_input(&mut lock(server), Input::ClientClosed, now);
+                    }
+                }
+                Output::CloseClient => {
+                    if let Some(client) = &client {
+                        let _ = (&*client).flush().await;
+                        let _ = client.get_ref().shutdown(std::net::Shutdown::Both);
+                    }
+                }
+                Output::Resolve { fetch, host, port } => {
+                    let events = events.clone();
+                    helpers.push(spawn(async move {
+                        let result = smol::unblock(move || resolve(&host, port)).await;
+                        let _ = events.send(Event::Resolved(fetch, result)).await;
+                    }));
+                }
+                Output::Connect {
+                    fetch,
+                    addr,
+                    tls: sni,
+                } => {
+                    let events = events.clone();
+                    let tls = tls.clone();
+                    helpers.push(spawn(async move {
+                        let event = connect(fetch, addr, sni, tls, events.clone()).await;
+                        let _ = events.send(event).await;
+                    }));
+                }
+                Output::SendToFetch { fetch, data } => {
+                    if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
+                        if conn.writer.write_all(&data).await.is_err()
+                            || conn.writer.flush().await.is_err()
+                        {
+                            let _ = events.send(Event::FetchClosed(fetch)).await;
+                        }
+                    }
+                }
+                Output::CloseFetch { fetch } => fetches.retain(|c| c.id != fetch),
+                Output::Event(event) => log_event(log_format, &event),
+            }
+        }
+        if exchange.is_finished() {
+            break;
+        }
+        helpers.retain(|t| !t.is_finished());
+        let deadline = exchange.poll_timeout();
+        if let Some(at) = deadline.filter(|at| armed.is_none_or(|armed| *at < armed)) {
+            timer.set_at(at);
+            armed = Some(at);
+        }
+        // Only helper tasks and fetch readers send to the inbox: with none alive and nothing
+        // queued, waiting on it would only cost a listener registration per request.
+        let inbox_quiet = helpers.is_empty() && fetches.is_empty() && inbox.is_empty();
+        let next = async {
+            if inbox_quiet {
+                return std::future::pending::<Option<Event>>().await;
+            }
+            inbox.recv().await.ok()
+        }
+        .or(async {
+            let Some(client) = client.as_ref().filter(|_| client_open) else {
+                return std::future::pending::<Option<Event>>().await;
+            };
+            match (&*client).read(&mut client_buf).await {
+                Ok(0) | Err(_) => Some(Event::ClientClosed),
+                Ok(n) => Some(Event::ClientRead(n)),
+            }
+        })
+        .or(async {
+            if armed.is_none() {
+                return std::future::pending::<Option<Event>>().await;
+            }
+            (&mut timer).await;
+            None
+        });
+        let event = next.await;
+        if matches!(event, Some(Event::ClientClosed)) {
+            client_open = false;
+        }
+        let now = Instant::now();
+        if event.is_none() {
+            // The armed timer fired (one-shot): re-armed above at the current deadline.
+            armed = None;
+            if deadline.is_none_or(|at| now < at) {
+                continue;
+            }
+        }
+        let mut core = lock(server);
+        match event {
+            None => exchange.handle_timeout(&mut core, now),
+            Some(Event::ClientRead(n)) => {
+                exchange.handle_input(&mut core, Input::ClientData(&client_buf[..n]), now)
+            }
+            Some(Event::ClientClosed) => exchange.handle_input(&mut core, Input::ClientClosed, now),
+            Some(Event::Resolved(fetch, result)) => {
+                exchange.handle_input(&mut core, Input::Resolved { fetch, result }, now)
+            }
+            Some(Event::Connected(fetch, result, reader)) => {
+                let result = match (result, reader) {
+                    (Ok(writer), Some(reader)) => {
+                        fetches.push(FetchConn {
+                            id: fetch,
+                            writer,
+                            _reader: reader,
+                        });
+                        Ok(())
+                    }
+                    (Ok(_), None) => Err(IoFailure::Other("no reader".to_string())),
+                    (Err(failure), _) => Err(failure),
+                };
+                exchange.handle_input(&mut core, Input::Connected { fetch, result }, now);
+            }
+            Some(Event::FetchData(fetch, data)) => {
+                if fetches.iter().any(|c| c.id == fetch) {
+                    exchange.handle_input(&mut core, Input::FetchData { fetch, data: &data }, now);
+                }
+            }
+            Some(Event::FetchClosed(fetch)) => {
+                if fetches.iter().any(|c| c.id == fetch) {
+                    exchange.handle_input(&mut core, Input::FetchClosed { fetch }, now);
+                }
+            }
+        }
+        drop(core);
+    }
+    exchange
+}
