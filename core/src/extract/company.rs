@@ -1,7 +1,9 @@
 //! The business's name, by the precedence of decisions.md "Result fields": JSON-LD
 //! `Organization`/`LocalBusiness` name, then `og:site_name`, then `application-name`, then the
 //! brand part of `<title>`, then the copyright line. Microdata/hCard organisation names rank
-//! with JSON-LD. Template placeholders and CMS names are never names.
+//! with JSON-LD. Template placeholders and CMS names are never names. Two additions: a title
+//! match that spells only part of the domain gives way to a copyright holder that spells all
+//! of it, and the header logo's `alt` (a link to the homepage) is the last resort.
 
 /// The inputs, in precedence order of the caller's choosing.
 pub struct NameSources<'a> {
@@ -18,6 +20,9 @@ pub struct NameSources<'a> {
     /// The site's registrable domain without its suffix (`stearnsdesignbuild`), to pick the
     /// title segment that names the brand.
     pub domain_label: &'a str,
+    /// The texts of the links to the site's homepage outside the footer, in document order —
+    /// the header logo's `alt` among them; the last resort.
+    pub home_link_texts: &'a [&'a str],
 }
 
 /// Chooses the name, or `None` when no source gives a usable one.
@@ -31,11 +36,37 @@ pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
         .map(clean)
         .find(|n| usable(n))
         .or_else(|| {
-            sources
+            let from_title = sources
                 .title
-                .and_then(|t| title_brand(t, sources.domain_label))
+                .and_then(|t| title_brand(t, sources.domain_label));
+            // A title word that spells only part of the domain name (`Plumbers` on
+            // thamesplumbers.com) gives way to a copyright holder that spells all of it
+            // (`© Thames Plumbers 2012`).
+            let domain = squash(sources.domain_label);
+            let spells_domain = |name: &String| domain.len() >= 3 && squash(name).contains(&domain);
+            match from_title {
+                Some(title) if !spells_domain(&title) => Some(
+                    copyright_holders(sources.text)
+                        .find(spells_domain)
+                        .unwrap_or(title),
+                ),
+                Some(title) => Some(title),
+                None => copyright_holder(sources.text),
+            }
         })
-        .or_else(|| copyright_holder(sources.text))
+        .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
+}
+
+/// The name in a logo's text: its first segment (`Zynk Design - Interior Architects` →
+/// `Zynk Design`), when that is short and not a generic word like `Home` or `Logo`.
+fn logo_name(text: &str) -> Option<String> {
+    let first = clean(split_title(text).first()?);
+    let lower = first.to_lowercase();
+    let generic = GENERIC_SEGMENTS.contains(&lower.as_str())
+        || lower.contains("logo")
+        || lower.starts_with("back to")
+        || lower.starts_with("go to");
+    (usable(&first) && !generic && first.split_whitespace().count() <= 8).then_some(first)
 }
 
 fn clean(name: &str) -> String {
@@ -150,6 +181,16 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
                 return Some(run);
             }
         }
+    }
+    // A segment that ends in a legal form names the business (`… | The Paul Wilkinson Law
+    // Firm, LLC`).
+    if let Some(legal) = segments.iter().find(|s| {
+        s.split_whitespace().count() <= 8
+            && s.split_whitespace()
+                .last()
+                .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()) && squash(w) != "co")
+    }) {
+        return Some(legal.clone());
     }
     match segments.as_slice() {
         [only] if only.split_whitespace().count() <= 6 => Some(only.clone()),
@@ -291,31 +332,32 @@ fn squash(s: &str) -> String {
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or
 /// `All rights reserved, Acme © 2009-2013`).
 fn copyright_holder(text: &str) -> Option<String> {
-    for line in text.lines().rev() {
-        let lower = line.to_lowercase();
-        let Some((mark, mark_len)) = lower
-            .find('©')
-            .map(|i| (i, '©'.len_utf8()))
-            .or_else(|| lower.find("copyright").map(|i| (i, "copyright".len())))
-            .or_else(|| lower.find("(c)").map(|i| (i, 3)))
-        else {
-            continue;
-        };
-        let after = line.get(mark + mark_len..).unwrap_or("");
-        let before = line.get(..mark).unwrap_or("");
-        for candidate in [holder_after(after), holder_before(before)]
-            .into_iter()
-            .flatten()
-        {
-            if usable(&candidate)
+    copyright_holders(text).next()
+}
+
+/// Every usable copyright holder of `text`, from its last line to its first.
+fn copyright_holders(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().rev().filter_map(line_holder)
+}
+
+/// The holder named in one line, if it has a copyright mark.
+fn line_holder(line: &str) -> Option<String> {
+    let lower = line.to_lowercase();
+    let (mark, mark_len) = lower
+        .find('©')
+        .map(|i| (i, '©'.len_utf8()))
+        .or_else(|| lower.find("copyright").map(|i| (i, "copyright".len())))
+        .or_else(|| lower.find("(c)").map(|i| (i, 3)))?;
+    let after = line.get(mark + mark_len..).unwrap_or("");
+    let before = line.get(..mark).unwrap_or("");
+    [holder_after(after), holder_before(before)]
+        .into_iter()
+        .flatten()
+        .find(|candidate| {
+            usable(candidate)
                 && candidate.split_whitespace().count() <= 8
                 && !NOT_HOLDERS.contains(&candidate.to_lowercase().as_str())
-            {
-                return Some(candidate);
-            }
-        }
-    }
-    None
+        })
 }
 
 /// Names that appear in copyright lines of embedded widgets, not of the business.
@@ -327,6 +369,10 @@ const NOT_HOLDERS: &[&str] = &[
     "here",
     "mapbox",
     "wordpress",
+    "statement",
+    "notice",
+    "policy",
+    "information",
 ];
 
 fn holder_after(after: &str) -> Option<String> {
@@ -364,6 +410,8 @@ fn holder_after(after: &str) -> Option<String> {
     ]
     .iter()
     .filter_map(|stop| lower.find(stop))
+    // A year after the name ends it too (`© Thames Plumbers 2012 l Terms and Conditions`).
+    .chain(year_after_words(rest))
     .min()
     .unwrap_or(rest.len());
     let name = clean(rest.get(..end).unwrap_or(rest));
@@ -371,6 +419,21 @@ fn holder_after(after: &str) -> Option<String> {
         c.is_ascii_digit() || c.is_whitespace() || c == ',' || c == '.'
     });
     (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The byte offset of the first year (`1990`–`2099`) that follows at least one word.
+fn year_after_words(text: &str) -> Option<usize> {
+    let mut seen_word = false;
+    for word in text.split_whitespace() {
+        let is_year = word.len() == 4
+            && word.bytes().all(|b| b.is_ascii_digit())
+            && (word.starts_with("19") || word.starts_with("20"));
+        if is_year && seen_word {
+            return Some(word.as_ptr() as usize - text.as_ptr() as usize);
+        }
+        seen_word |= word.chars().any(char::is_alphabetic);
+    }
+    None
 }
 
 fn holder_before(before: &str) -> Option<String> {
@@ -399,7 +462,83 @@ mod tests {
             title,
             text,
             domain_label: domain,
+            home_link_texts: &[],
         }
+    }
+
+    #[test]
+    fn a_partial_title_match_gives_way_to_a_copyright_holder_that_spells_the_domain() {
+        let title = "Plumbers E1 | Plumbers E2 | Plumbers E3";
+        let text =
+            "Call us now\n© Thames Plumbers 2012 l Terms and Conditions l Copyright Statement";
+        assert_eq!(
+            company_name(&sources(Some(title), text, "thamesplumbers")).as_deref(),
+            Some("Thames Plumbers")
+        );
+        // Without such a holder the title's word stays.
+        assert_eq!(
+            company_name(&sources(Some(title), "© 2012 Other Name", "thamesplumbers")).as_deref(),
+            Some("Plumbers")
+        );
+        // A whole-domain title match is not second-guessed.
+        assert_eq!(
+            company_name(&sources(
+                Some("Thames Plumbers | London"),
+                "© Acme Ltd",
+                "thamesplumbers"
+            ))
+            .as_deref(),
+            Some("Thames Plumbers")
+        );
+    }
+
+    #[test]
+    fn copyright_holders_stop_at_a_year_and_skip_link_labels() {
+        assert_eq!(
+            copyright_holder("© Thames Plumbers 2012 l Terms and Conditions").as_deref(),
+            Some("Thames Plumbers")
+        );
+        assert_eq!(copyright_holder("Copyright Statement"), None);
+        assert_eq!(
+            copyright_holder("© 2010 Bike-Locks").as_deref(),
+            Some("Bike-Locks")
+        );
+    }
+
+    #[test]
+    fn a_title_segment_ending_in_a_legal_form_is_the_name() {
+        assert_eq!(
+            company_name(&sources(
+                Some("Contact Us | Denver, CO Lawyer | The Paul Wilkinson Law Firm, LLC"),
+                "",
+                "callpaul"
+            ))
+            .as_deref(),
+            Some("The Paul Wilkinson Law Firm, LLC")
+        );
+    }
+
+    #[test]
+    fn the_header_logo_alt_is_the_last_resort() {
+        let links = [
+            "Home",
+            "Logo",
+            "The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer in Denver, CO.",
+        ];
+        let s = NameSources {
+            home_link_texts: &links,
+            ..sources(Some("Denver Accident Attorney, CO, Denver Personal Injury Lawyer, Truck Accident, Car, Motorcycle"), "", "callpaul")
+        };
+        assert_eq!(
+            company_name(&s).as_deref(),
+            Some("The Paul Wilkinson Law Firm LLC")
+        );
+        // Any earlier source wins.
+        let s = NameSources {
+            home_link_texts: &links,
+            ..sources(Some("Call Paul | Home"), "", "callpaul")
+        };
+        assert_eq!(company_name(&s).as_deref(), Some("Call Paul"));
     }
 
     #[test]

@@ -166,15 +166,7 @@ impl ParsedPage {
         };
         let registrable = registrable_domain(host);
         let domain_label = registrable.split('.').next().unwrap_or("");
-        let company_name = company::company_name(&company::NameSources {
-            structured: &structured_names,
-            og_site_name: meta("og:site_name"),
-            application_name: meta("application-name").or(meta("apple-mobile-web-app-title")),
-            title: doc.title.as_deref(),
-            text: &doc.text,
-            domain_label,
-        });
-        let links = doc
+        let links: Vec<PageLink> = doc
             .links
             .iter()
             .filter_map(|link| {
@@ -204,6 +196,27 @@ impl ParsedPage {
                 })
             })
             .collect();
+        // Links to the homepage outside the footer: the header logo is one of them, and its
+        // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
+        let home_link_texts: Vec<&str> = links
+            .iter()
+            .filter(|link| {
+                !link.in_footer
+                    && !link.text.is_empty()
+                    && (link.url.path() == "/" || link.url.path().starts_with("/index."))
+                    && link.url.query().is_none()
+            })
+            .map(|link| link.text.as_str())
+            .collect();
+        let company_name = company::company_name(&company::NameSources {
+            structured: &structured_names,
+            og_site_name: meta("og:site_name"),
+            application_name: meta("application-name").or(meta("apple-mobile-web-app-title")),
+            title: doc.title.as_deref(),
+            text: &doc.text,
+            domain_label,
+            home_link_texts: &home_link_texts,
+        });
         PageExtraction {
             url: url.to_string(),
             emails,
