@@ -891,6 +891,18 @@ mod tests {
     }
 
     #[test]
+    fn self_closing_void_tags_in_skipped_elements_do_not_swallow_the_page() {
+        // Seen on opensesame.com: a reCAPTCHA `<noscript>` with `<br/>` hid the footer.
+        for html in [
+            "<div><noscript><iframe src=\"x\"></iframe><br/></noscript></div><p>after</p>",
+            "<div><noscript><input type=\"hidden\"/><hr/></noscript></div><p>after</p>",
+            "<div><noscript><input/></noscript></div><p>after</p>",
+        ] {
+            assert_eq!(parse(html).text, "after\n", "{html}");
+        }
+    }
+
+    #[test]
     fn cloudflare_payloads_and_image_alt_in_links() {
         let doc = parse(
             r#"<a href="/cdn-cgi/l/email-protection#0a63646c654a6f726b677a666f24696567"><span class="__cf_email__" data-cfemail="0a63">[email&#160;protected]</span></a>

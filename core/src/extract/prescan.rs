@@ -11,6 +11,9 @@
 //!   copied out;
 //! - an attribute without a value gets `=""`: `tl` 0.7 drops the first character of the
 //!   attribute after a valueless one (`itemscope itemtype=…` would read as `temtype`);
+//! - a `/` right after a tag name becomes a space: `tl` 0.7 reads `<br/>` as an element named
+//!   `br/` that never closes, so a `</noscript>` after it is ignored and the rest of the page
+//!   falls into the skipped `<noscript>`;
 //! - comments are left for `tl`, but skipped here so markup inside them is not touched.
 //!
 //! Only ASCII bytes are rewritten or inserted, so the result stays UTF-8.
@@ -46,6 +49,11 @@ pub fn prescan(input: &str) -> Prescanned {
             Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lowercase_name(&mut bytes, lt + 1);
+                // `tl` reads `<br/>` as an element named `br/`, which is never void and never
+                // closed; a space makes it `<br >`, as browsers read it.
+                if bytes.get(name_end) == Some(&b'/') {
+                    bytes[name_end] = b' ';
+                }
                 let (tag_end, is_json_ld) = scan_attributes(&mut bytes, name_end, &mut insertions);
                 let name = &bytes[lt + 1..name_end];
                 if RAW_TEXT_ELEMENTS.contains(&name) {
@@ -210,7 +218,15 @@ mod tests {
         let p = prescan(r#"<div itemscope itemtype="x"><input disabled><br/></div>"#);
         assert_eq!(
             p.html,
-            r#"<div itemscope="" itemtype="x"><input disabled=""><br/></div>"#
+            r#"<div itemscope="" itemtype="x"><input disabled=""><br ></div>"#
+        );
+    }
+
+    #[test]
+    fn a_slash_right_after_a_tag_name_becomes_a_space() {
+        assert_eq!(
+            prescan("<br/><HR/><img src=\"a\"/><p>x</p>").html,
+            "<br ><hr ><img src=\"a\"/><p>x</p>"
         );
     }
 
