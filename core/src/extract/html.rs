@@ -897,6 +897,13 @@ mod tests {
             "<div><noscript><iframe src=\"x\"></iframe><br/></noscript></div><p>after</p>",
             "<div><noscript><input type=\"hidden\"/><hr/></noscript></div><p>after</p>",
             "<div><noscript><input/></noscript></div><p>after</p>",
+            "<div><select><option>A<option>B</select></div><p>after</p>",
+            "<div><svg><path d=\"M0\"></svg></div><p>after</p>",
+            "<div><template><li>x</template></div><p>after</p>",
+            "<div><noscript><img src=\"x\"><p>js</noscript></div><p>after</p>",
+            "<div><iframe><p>x</iframe></div><p>after</p>",
+            "<div><datalist><option value=\"a\"></datalist></div><p>after</p>",
+            "<div><select><optgroup label=\"g\"><option>A</select></div><p>after</p>",
         ] {
             assert_eq!(parse(html).text, "after\n", "{html}");
         }

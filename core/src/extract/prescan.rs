@@ -11,6 +11,9 @@
 //!   copied out;
 //! - an attribute without a value gets `=""`: `tl` 0.7 drops the first character of the
 //!   attribute after a valueless one (`itemscope itemtype=…` would read as `temtype`);
+//! - the contents of elements the walker skips (`noscript`, `select`, `datalist`, `template`,
+//!   `iframe`, `object`, `svg`) are blanked as well, once their JSON-LD is copied out: an
+//!   unclosed child inside them would otherwise swallow the rest of the page;
 //! - a `/` right after a tag name becomes a space: `tl` 0.7 reads `<br/>` as an element named
 //!   `br/` that never closes, so a `</noscript>` after it is ignored and the rest of the page
 //!   falls into the skipped `<noscript>`;
@@ -35,6 +38,9 @@ pub fn prescan(input: &str) -> Prescanned {
     let mut bytes = input.as_bytes().to_vec();
     let mut json_ld = Vec::new();
     let mut insertions: Vec<usize> = Vec::new();
+    // Contents of skipped elements, blanked after the scan (which still looks inside them for
+    // JSON-LD).
+    let mut skipped: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0;
     while let Some(offset) = memchr::memchr(b'<', &bytes[pos..]) {
         let lt = pos + offset;
@@ -64,11 +70,22 @@ pub fn prescan(input: &str) -> Prescanned {
                     bytes[tag_end..close].fill(b' ');
                     close
                 } else {
+                    if SKIPPED_ELEMENTS.contains(&name) {
+                        if let Some(close) = find_closing(&bytes, tag_end, name) {
+                            skipped.push((tag_end, close));
+                        }
+                    }
                     tag_end
                 }
             }
             _ => lt + 1,
         };
+    }
+    for &(start, end) in &skipped {
+        bytes[start..end].fill(b' ');
+    }
+    if !skipped.is_empty() {
+        insertions.retain(|&at| !skipped.iter().any(|&(start, end)| at > start && at < end));
     }
     if !insertions.is_empty() {
         let mut spliced = Vec::with_capacity(bytes.len() + 3 * insertions.len());
@@ -99,6 +116,20 @@ const RAW_TEXT_ELEMENTS: &[&[u8]] = &[
     b"plaintext",
     b"noembed",
     b"noframes",
+];
+
+/// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: `tl`
+/// ignores a closing tag that does not match the innermost open element, so an unclosed child
+/// (`<select><option>A<option>B</select>`, `<noscript><p>…</noscript>`, `<svg><path></svg>`)
+/// kept the element open and the rest of the page fell into the skipped subtree.
+const SKIPPED_ELEMENTS: &[&[u8]] = &[
+    b"noscript",
+    b"select",
+    b"datalist",
+    b"template",
+    b"iframe",
+    b"object",
+    b"svg",
 ];
 
 fn is_name_byte(b: u8) -> bool {
@@ -220,6 +251,19 @@ mod tests {
             p.html,
             r#"<div itemscope="" itemtype="x"><input disabled=""><br ></div>"#
         );
+    }
+
+    #[test]
+    fn skipped_elements_are_blanked_but_their_json_ld_is_kept() {
+        let p = prescan(
+            r#"<select><option>A<option>B</select><noscript><script type="application/ld+json">{"a":1}</script></noscript><p>x</p>"#,
+        );
+        assert_eq!(p.json_ld, [r#"{"a":1}"#]);
+        assert!(p.html.starts_with("<select>"));
+        assert!(p.html.ends_with("</noscript><p>x</p>"));
+        assert!(!p.html.contains("option") && !p.html.contains("<script"));
+        // Without a closing tag nothing is blanked.
+        assert_eq!(prescan("<svg><path d=\"M0\">").html, "<svg><path d=\"M0\">");
     }
 
     #[test]
