@@ -25,7 +25,7 @@ fn replay(name: &str, target: fn(&[u8])) -> usize {
 
 #[test]
 fn extract_page_corpus_replays_without_panics() {
-    assert!(replay("extract_page", contact_core::testing::fuzz::extract_page) >= 8);
+    assert!(replay("extract_page", contact_core::testing::fuzz::extract_page) >= 9);
 }
 
 #[test]
