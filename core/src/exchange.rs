@@ -43,7 +43,7 @@ use crate::payment::replay::{AuthorizationKey, ReserveError};
 use crate::payment::requirements::PaymentTerms;
 use crate::payment::verify::{address_hex, verify_locally};
 use crate::payment::{PaymentPayload, SettleResponse};
-use crate::server::Server;
+use crate::server::{JobSlot, Server};
 
 /// Time a client has to send a complete request head (and, between requests, to start one).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -109,6 +109,8 @@ struct Job {
     contact_pages: Vec<String>,
     pages_fetched: u32,
     bytes_total: usize,
+    /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
+    _slot: JobSlot,
 }
 
 /// The payment context of a paid job.
@@ -221,7 +223,6 @@ impl Exchange {
             ApiError::new(code, message, request_id.clone())
         })?;
         let mut exchange = Exchange::new(IpAddr::from([127, 0, 0, 1]), now);
-        server.jobs_in_flight += 1;
         let mut job = Job {
             request_id,
             method: "EXTRACT".to_string(),
@@ -238,6 +239,7 @@ impl Exchange {
             contact_pages: Vec::new(),
             pages_fetched: 0,
             bytes_total: 0,
+            _slot: server.jobs.acquire(),
         };
         exchange.start_home(server, &mut job, now);
         exchange.state = State::Job(Box::new(job));
@@ -509,7 +511,7 @@ impl Exchange {
                 "payments are not configured; see /api/ready"
             );
         }
-        if server.jobs_in_flight >= server.config.max_concurrent_jobs {
+        if server.jobs.in_flight() >= server.config.max_concurrent_jobs {
             let retry = [("Retry-After", "1".to_string())];
             let message = "too many requests in flight; retry shortly";
             self.respond_error_with(
@@ -604,7 +606,6 @@ impl Exchange {
                 "too many payments in flight; retry shortly"
             ),
         }
-        server.jobs_in_flight += 1;
         let mut job = Job {
             request_id,
             method,
@@ -627,6 +628,7 @@ impl Exchange {
             contact_pages: Vec::new(),
             pages_fetched: 0,
             bytes_total: 0,
+            _slot: server.jobs.acquire(),
         };
         let Some(paid) = &job.paid else { return };
         let verify_url = endpoint(&paid.facilitator, "verify");
@@ -1175,7 +1177,6 @@ impl Exchange {
                 }
                 Phase::Settle => job.keep_payment_used(server),
             }
-            server.jobs_in_flight = server.jobs_in_flight.saturating_sub(1);
         }
         self.state = State::Closed;
         self.finished = true;
@@ -1231,7 +1232,6 @@ impl Exchange {
         transaction: Option<String>,
         now: Instant,
     ) {
-        server.jobs_in_flight = server.jobs_in_flight.saturating_sub(1);
         self.state = State::Idle {
             deadline: now + HEAD_TIMEOUT,
         };
@@ -1266,6 +1266,8 @@ impl Exchange {
             payer,
             transaction,
         );
+        // The job ends here: its slot is free before a pipelined request is read.
+        drop(job);
         if !self.finished {
             self.advance_inbound(server, now);
         }

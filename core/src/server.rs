@@ -3,6 +3,8 @@
 //! lock and pass it to every [`Exchange`] call.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, PaymentConfig};
@@ -27,7 +29,7 @@ pub struct Server {
     pub(crate) limiter: RateLimiter,
     pub(crate) ids: RequestIds,
     pub(crate) replay: ReplayStore,
-    pub(crate) jobs_in_flight: usize,
+    pub(crate) jobs: JobCounter,
     pub(crate) user_agent: String,
     /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
     pub(crate) unpaid_response: PreparedResponse,
@@ -62,7 +64,7 @@ impl Server {
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
             replay: ReplayStore::new(REPLAY_CAPACITY),
-            jobs_in_flight: 0,
+            jobs: JobCounter::default(),
             user_agent: user_agent(&base),
             config,
             started: now,
@@ -90,7 +92,7 @@ impl Server {
 
     /// Paid jobs currently in flight.
     pub fn jobs_in_flight(&self) -> usize {
-        self.jobs_in_flight
+        self.jobs.in_flight()
     }
 
     /// Unix time at `now`, from the baseline given to [`Server::new`].
@@ -102,5 +104,35 @@ impl Server {
     pub(crate) fn next_request_id(&mut self, now: Instant) -> String {
         let millis = u64::try_from(self.unix_time(now).as_millis()).unwrap_or(u64::MAX);
         self.ids.next(millis)
+    }
+}
+
+/// Counts jobs in flight (for `MAX_CONCURRENT_JOBS`). A job holds a [`JobSlot`]; the count
+/// goes down when the slot is dropped, however the job ends — a response, a client gone, or
+/// the runtime dropping the exchange (a cancelled task, a panic caught by the executor) — so
+/// the cap can never leak shut.
+#[derive(Debug, Default)]
+pub(crate) struct JobCounter(Arc<AtomicUsize>);
+
+impl JobCounter {
+    /// Jobs in flight now.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Counts one more job until the returned slot is dropped.
+    pub(crate) fn acquire(&self) -> JobSlot {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        JobSlot(Arc::clone(&self.0))
+    }
+}
+
+/// One job's place in the [`JobCounter`].
+#[derive(Debug)]
+pub(crate) struct JobSlot(Arc<AtomicUsize>);
+
+impl Drop for JobSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }

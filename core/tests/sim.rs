@@ -9,6 +9,7 @@ use std::io::Write;
 
 use contact_core::api::ErrorCode;
 use contact_core::config::{Config, PaymentConfig};
+use contact_core::exchange::Exchange;
 use contact_core::payment::{codec, PaymentRequired, PaymentRequirements, SettleResponse};
 use contact_core::testing::sim::{
     http_response, payment_header, request_path, Reply, Sim, SIM_UNIX_START,
@@ -885,4 +886,34 @@ fn an_extractor_panic_on_an_extra_page_skips_that_page() {
         "the contact page was skipped"
     );
     assert_eq!(calls(&sim, "/settle"), 1);
+}
+
+#[test]
+fn a_dropped_exchange_frees_its_job_slot() {
+    // However a job ends — even an exchange dropped mid-crawl by the runtime (a cancelled task,
+    // a panic caught by the executor) — the in-flight count comes back down.
+    let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1")]);
+    let exchange = Exchange::unpaid_crawl(&mut sim.server, "https://www.acme-shop.com/", sim.now)
+        .expect("a valid URL");
+    assert_eq!(sim.server.jobs_in_flight(), 1);
+    drop(exchange);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+    assert_eq!(one(&sim.request(&paid_post(&sim, 63))).status, 200);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}
+
+#[test]
+fn a_pipelined_paid_request_after_a_finished_job_is_not_refused_by_the_cap() {
+    let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1")]);
+    let keep_alive = |raw: Vec<u8>| {
+        String::from_utf8(raw)
+            .unwrap()
+            .replace("Connection: close\r\n", "")
+            .into_bytes()
+    };
+    let mut both = keep_alive(paid_post(&sim, 64));
+    both.extend(paid_post(&sim, 65));
+    let answers = responses(&sim.request(&both));
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 200]);
 }
