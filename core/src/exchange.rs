@@ -91,13 +91,28 @@ enum State {
     Closed,
 }
 
-#[derive(Debug)]
-struct Job {
-    request_id: String,
+/// What every response to one request needs: the request id, the method and path (for the
+/// access log), when its head arrived, and whether the connection closes after it.
+#[derive(Debug, Clone)]
+struct RequestInfo {
+    id: String,
     method: String,
     path: String,
-    keep_alive: bool,
     started: Instant,
+    close: bool,
+}
+
+/// The extra access-log fields of a job's response.
+#[derive(Debug, Default)]
+struct JobLog {
+    pages_fetched: u32,
+    payer: Option<String>,
+    transaction: Option<String>,
+}
+
+#[derive(Debug)]
+struct Job {
+    request: RequestInfo,
     deadline: Instant,
     input_url: String,
     target: PublicUrl,
@@ -224,11 +239,13 @@ impl Exchange {
         })?;
         let mut exchange = Exchange::new(IpAddr::from([127, 0, 0, 1]), now);
         let mut job = Job {
-            request_id,
-            method: "EXTRACT".to_string(),
-            path: url.to_string(),
-            keep_alive: false,
-            started: now,
+            request: RequestInfo {
+                id: request_id,
+                method: "EXTRACT".to_string(),
+                path: url.to_string(),
+                started: now,
+                close: true,
+            },
             deadline: now + JOB_TIMEOUT,
             input_url: url.to_string(),
             target,
@@ -352,17 +369,14 @@ impl Exchange {
                             413 => Failure::BodyTooLarge,
                             _ => Failure::MalformedRequest,
                         };
-                        let request_id = server.next_request_id(now);
-                        self.respond_error(
-                            &request_id,
-                            "",
-                            "",
-                            &failure,
-                            &error.to_string(),
-                            now,
-                            now,
-                            true,
-                        );
+                        let request = RequestInfo {
+                            id: server.next_request_id(now),
+                            method: String::new(),
+                            path: String::new(),
+                            started: now,
+                            close: true,
+                        };
+                        self.respond_error(&request, &failure, &error.to_string(), now);
                         return;
                     }
                 },
@@ -394,56 +408,31 @@ impl Exchange {
         started: Instant,
         now: Instant,
     ) {
-        let request_id = server.next_request_id(now);
-        let close = !head.keep_alive;
+        let request = RequestInfo {
+            id: server.next_request_id(now),
+            method: head.method.clone(),
+            path: head.path.clone(),
+            started,
+            close: !head.keep_alive,
+        };
         let route = match route(&head.method, &head.path) {
             Ok(route) => route,
             Err(RouteError::NotFound) => {
                 let message = format!("no route for {}", head.path);
-                self.respond_error(
-                    &request_id,
-                    &head.method,
-                    &head.path,
-                    &Failure::NotFound,
-                    &message,
-                    started,
-                    now,
-                    close,
-                );
+                self.respond_error(&request, &Failure::NotFound, &message, now);
                 return;
             }
             Err(RouteError::MethodNotAllowed(allow)) => {
                 let message = format!("{} is not allowed here; use {allow}", head.method);
                 let allow_header = [("Allow", allow.to_string())];
-                self.respond_error_with(
-                    &request_id,
-                    &head.method,
-                    &head.path,
-                    &Failure::MethodNotAllowed,
-                    &message,
-                    started,
-                    now,
-                    close,
-                    &allow_header,
-                );
+                let failure = Failure::MethodNotAllowed;
+                self.respond_error_with(&request, &failure, &message, now, &allow_header);
                 return;
             }
         };
-        let (method, path) = (head.method.clone(), head.path.clone());
-        let free = free_response(server, route);
-        match free {
-            Some(response) => {
-                self.send_plain(
-                    &response.prepare(),
-                    &request_id,
-                    &method,
-                    &path,
-                    started,
-                    now,
-                    close,
-                );
-            }
-            None => self.extract_contact(server, head, body, request_id, started, now),
+        match free_response(server, route) {
+            Some(response) => self.send_plain(&response.prepare(), &request, now),
+            None => self.extract_contact(server, &head, &body, request, now),
         }
     }
 
@@ -451,49 +440,27 @@ impl Exchange {
     fn extract_contact(
         &mut self,
         server: &mut Server,
-        head: RequestHead,
-        body: Vec<u8>,
-        request_id: String,
-        started: Instant,
+        head: &RequestHead,
+        body: &[u8],
+        request: RequestInfo,
         now: Instant,
     ) {
-        let close = !head.keep_alive;
-        let (method, path) = (head.method.clone(), head.path.clone());
         macro_rules! fail {
             ($failure:expr, $message:expr) => {{
-                self.respond_error(
-                    &request_id,
-                    &method,
-                    &path,
-                    &$failure,
-                    &$message.to_string(),
-                    started,
-                    now,
-                    close,
-                );
+                self.respond_error(&request, &$failure, &$message.to_string(), now);
                 return;
             }};
         }
         if let Err(retry_after) = server.limiter.check(self.peer, now) {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
             let retry = [("Retry-After", retry_after.to_string())];
-            self.respond_error_with(
-                &request_id,
-                &method,
-                &path,
-                &Failure::RateLimited,
-                &message,
-                started,
-                now,
-                close,
-                &retry,
-            );
+            self.respond_error_with(&request, &Failure::RateLimited, &message, now, &retry);
             return;
         }
         let input_url = match api::extract_request_url(
             head.header("content-type"),
             head.query.as_deref(),
-            &body,
+            body,
         ) {
             Ok(url) => url,
             Err((failure, message)) => fail!(failure, message),
@@ -514,30 +481,12 @@ impl Exchange {
         if server.jobs.in_flight() >= server.config.max_concurrent_jobs {
             let retry = [("Retry-After", "1".to_string())];
             let message = "too many requests in flight; retry shortly";
-            self.respond_error_with(
-                &request_id,
-                &method,
-                &path,
-                &Failure::Overloaded,
-                message,
-                started,
-                now,
-                close,
-                &retry,
-            );
+            self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
             return;
         }
         let Some(header) = head.header("payment-signature") else {
             // The commonest answer, built once per server.
-            self.send_plain(
-                &server.unpaid_response,
-                &request_id,
-                &method,
-                &path,
-                started,
-                now,
-                close,
-            );
+            self.send_plain(&server.unpaid_response, &request, now);
             return;
         };
         let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
@@ -547,16 +496,7 @@ impl Exchange {
         let payment: PaymentPayload = match codec::decode(header) {
             Ok(payment) => payment,
             Err(error) => {
-                self.payment_required(
-                    &request_id,
-                    &method,
-                    &path,
-                    &terms,
-                    &error.to_string(),
-                    started,
-                    now,
-                    close,
-                );
+                self.payment_required(&request, &terms, &error.to_string(), now);
                 return;
             }
         };
@@ -564,16 +504,7 @@ impl Exchange {
         let verified = match verify_locally(&payment, &terms.requirements, unix_now) {
             Ok(verified) => verified,
             Err(error) => {
-                self.payment_required(
-                    &request_id,
-                    &method,
-                    &path,
-                    &terms,
-                    &error.reason(),
-                    started,
-                    now,
-                    close,
-                );
+                self.payment_required(&request, &terms, &error.reason(), now);
                 return;
             }
         };
@@ -589,16 +520,8 @@ impl Exchange {
         {
             Ok(()) => {}
             Err(ReserveError::AlreadyUsed) => {
-                self.payment_required(
-                    &request_id,
-                    &method,
-                    &path,
-                    &terms,
-                    "payment authorization already used",
-                    started,
-                    now,
-                    close,
-                );
+                let reason = "payment authorization already used";
+                self.payment_required(&request, &terms, reason, now);
                 return;
             }
             Err(ReserveError::Full) => fail!(
@@ -607,12 +530,8 @@ impl Exchange {
             ),
         }
         let mut job = Job {
-            request_id,
-            method,
-            path,
-            keep_alive: head.keep_alive,
-            started,
-            deadline: started + JOB_TIMEOUT,
+            deadline: request.started + JOB_TIMEOUT,
+            request,
             input_url,
             target,
             paid: Some(Paid {
@@ -1110,8 +1029,8 @@ impl Exchange {
                 url: job.target.url(),
                 contact_pages: job.contact_pages.clone(),
                 pages_fetched: job.pages_fetched,
-                duration_ms: millis(now.saturating_duration_since(job.started)),
-                request_id: job.request_id.clone(),
+                duration_ms: millis(now.saturating_duration_since(job.request.started)),
+                request_id: job.request.id.clone(),
             },
             &pages,
         )
@@ -1194,7 +1113,7 @@ impl Exchange {
     ) {
         self.close_fetches(&mut job);
         let (status, code) = reply_for(failure);
-        let error = ApiError::new(code, message, job.request_id.clone());
+        let error = ApiError::new(code, message, job.request.id.clone());
         if job.paid.is_none() {
             self.unpaid_outcome = Some(Err(error.clone()));
         }
@@ -1235,37 +1154,19 @@ impl Exchange {
         self.state = State::Idle {
             deadline: now + HEAD_TIMEOUT,
         };
+        let log = JobLog {
+            pages_fetched: job.pages_fetched,
+            payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
+            transaction,
+        };
         if job.paid.is_none() {
             // An operator's crawl has no client: log it and end.
-            self.outputs.push_back(Output::Event(RequestEvent {
-                request_id: job.request_id.clone(),
-                method: job.method.clone(),
-                path: job.path.clone(),
-                status: response.status,
-                error_code: code,
-                duration_ms: millis(now.saturating_duration_since(job.started)),
-                pages_fetched: job.pages_fetched,
-                payer: None,
-                transaction: None,
-            }));
+            self.log(&job.request, response.status, code, log, now);
             self.state = State::Closed;
             self.finished = true;
             return;
         }
-        let payer = job.paid.as_ref().map(|paid| paid.payer.clone());
-        self.send(
-            &response.prepare(),
-            &job.request_id,
-            &job.method,
-            &job.path,
-            code,
-            job.started,
-            now,
-            !job.keep_alive,
-            job.pages_fetched,
-            payer,
-            transaction,
-        );
+        self.send(&response.prepare(), &job.request, now, code, log);
         // The job ends here: its slot is free before a pipelined request is read.
         drop(job);
         if !self.finished {
@@ -1273,143 +1174,102 @@ impl Exchange {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn payment_required(
         &mut self,
-        request_id: &str,
-        method: &str,
-        path: &str,
+        request: &RequestInfo,
         terms: &PaymentTerms,
         reason: &str,
-        started: Instant,
         now: Instant,
-        close: bool,
     ) {
         let response = payment_required_response(terms, reason);
-        self.send_plain(
-            &response.prepare(),
-            request_id,
-            method,
-            path,
-            started,
-            now,
-            close,
-        );
+        self.send_plain(&response.prepare(), request, now);
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn respond_error(
         &mut self,
-        request_id: &str,
-        method: &str,
-        path: &str,
+        request: &RequestInfo,
         failure: &Failure,
         message: &str,
-        started: Instant,
         now: Instant,
-        close: bool,
     ) {
-        self.respond_error_with(
-            request_id,
-            method,
-            path,
-            failure,
-            message,
-            started,
-            now,
-            close,
-            &[],
-        );
+        self.respond_error_with(request, failure, message, now, &[]);
     }
 
     /// An `ApiError` response for `failure`, with `extra` headers (`Retry-After`, `Allow`).
-    #[allow(clippy::too_many_arguments)]
     fn respond_error_with(
         &mut self,
-        request_id: &str,
-        method: &str,
-        path: &str,
+        request: &RequestInfo,
         failure: &Failure,
         message: &str,
-        started: Instant,
         now: Instant,
-        close: bool,
         extra: &[(&'static str, String)],
     ) {
         let (status, code) = reply_for(failure);
-        // After a framing error the stream cannot be trusted: close it.
-        let close = close
-            || matches!(
-                failure,
-                Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
-            );
-        let mut response = json_response(status, &ApiError::new(code, message, request_id));
+        let mut response = json_response(status, &ApiError::new(code, message, &request.id));
         for (name, value) in extra {
             response = response.with_header(name, value.clone());
         }
+        // After a framing error the stream cannot be trusted: close it.
+        let framing = matches!(
+            failure,
+            Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
+        );
+        let request = RequestInfo {
+            close: request.close || framing,
+            ..request.clone()
+        };
         self.send(
             &response.prepare(),
-            request_id,
-            method,
-            path,
-            Some(code),
-            started,
+            &request,
             now,
-            close,
-            0,
-            None,
-            None,
+            Some(code),
+            JobLog::default(),
         );
     }
 
     /// A response that is neither an error nor paid (free routes, 402s).
-    #[allow(clippy::too_many_arguments)]
-    fn send_plain(
-        &mut self,
-        response: &PreparedResponse,
-        request_id: &str,
-        method: &str,
-        path: &str,
-        started: Instant,
-        now: Instant,
-        close: bool,
-    ) {
-        self.send(
-            response, request_id, method, path, None, started, now, close, 0, None, None,
-        );
+    fn send_plain(&mut self, response: &PreparedResponse, request: &RequestInfo, now: Instant) {
+        self.send(response, request, now, None, JobLog::default());
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Queues `response` and its access-log line; closes after it when the request says so.
     fn send(
         &mut self,
         response: &PreparedResponse,
-        request_id: &str,
-        method: &str,
-        path: &str,
-        error_code: Option<ErrorCode>,
-        started: Instant,
+        request: &RequestInfo,
         now: Instant,
-        close: bool,
-        pages_fetched: u32,
-        payer: Option<String>,
-        transaction: Option<String>,
+        error_code: Option<ErrorCode>,
+        log: JobLog,
     ) {
-        self.outputs
-            .push_back(Output::SendToClient(response.to_bytes(request_id, close)));
-        self.outputs.push_back(Output::Event(RequestEvent {
-            request_id: request_id.to_string(),
-            method: method.to_string(),
-            path: path.to_string(),
-            status: response.status,
-            error_code,
-            duration_ms: millis(now.saturating_duration_since(started)),
-            pages_fetched,
-            payer,
-            transaction,
-        }));
-        if close {
+        self.outputs.push_back(Output::SendToClient(
+            response.to_bytes(&request.id, request.close),
+        ));
+        self.log(request, response.status, error_code, log, now);
+        if request.close {
             self.close();
         }
+    }
+
+    /// The access-log line of one request.
+    fn log(
+        &mut self,
+        request: &RequestInfo,
+        status: u16,
+        error_code: Option<ErrorCode>,
+        log: JobLog,
+        now: Instant,
+    ) {
+        self.outputs.push_back(Output::Event(RequestEvent {
+            request_id: request.id.clone(),
+            method: request.method.clone(),
+            path: request.path.clone(),
+            status,
+            error_code,
+            duration_ms: millis(now.saturating_duration_since(request.started)),
+            pages_fetched: log.pages_fetched,
+            payer: log.payer,
+            transaction: log.transaction,
+        }));
     }
 
     fn close(&mut self) {
