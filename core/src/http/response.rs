@@ -41,13 +41,13 @@ impl Response {
     /// The bytes to send: `HTTP/1.1 <status> <reason>`, `Content-Type` (for a body),
     /// `Content-Length`, CORS, the extra headers, `X-Request-Id`, `Connection: close` when
     /// `close`, then the body.
-    pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
+    pub fn to_bytes(self, request_id: &str, close: bool) -> Vec<u8> {
         self.prepare().to_bytes(request_id, close)
     }
 
     /// Serialises everything that does not depend on the request, once; for responses sent
     /// many times (the unpaid 402).
-    pub fn prepare(&self) -> PreparedResponse {
+    pub fn prepare(self) -> PreparedResponse {
         let extra: usize = self
             .headers
             .iter()
@@ -92,7 +92,7 @@ impl Response {
         PreparedResponse {
             status: self.status,
             head,
-            body: self.body.clone(),
+            body: self.body,
         }
     }
 }
