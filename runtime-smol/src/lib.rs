@@ -163,8 +163,11 @@ pub async fn extract_url(
     url: &str,
     tls: TlsConnector,
 ) -> Result<ContactExtractionResult, ApiError> {
-    let exchange = Exchange::unpaid_crawl(&mut lock(server), url, Instant::now())?;
-    let log_format = lock(server).config().log_format;
+    let (exchange, log_format) = {
+        let mut core = lock(server);
+        let exchange = Exchange::unpaid_crawl(&mut core, url, Instant::now())?;
+        (exchange, core.config().log_format)
+    };
     let mut exchange = drive(exchange, None, server, tls, log_format).await;
     exchange.take_unpaid_outcome().unwrap_or_else(|| {
         // The core always records an outcome before finishing an unpaid crawl.
