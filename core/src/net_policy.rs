@@ -15,6 +15,10 @@ use url::{Host, Url};
 
 /// Longest accepted URL, in characters (service-spec §8).
 pub const MAX_URL_CHARS: usize = 2048;
+/// Longest accepted URL once parsed and serialised (percent-encoded), in bytes
+/// (`../shared/design/security.md` §3 rule 7: percent-encoding can grow a 2048-character input
+/// up to twelvefold; many servers cap request lines near 8 KiB).
+pub const MAX_SERIALISED_URL_BYTES: usize = 8192;
 /// Ports a target URL may use unless configured otherwise (decisions.md step 4).
 pub const DEFAULT_ALLOWED_PORTS: [u16; 5] = [80, 443, 8000, 8080, 8443];
 
@@ -70,6 +74,8 @@ pub enum UrlRejection {
     Scheme(String),
     /// Longer than [`MAX_URL_CHARS`] characters.
     TooLong,
+    /// Longer than [`MAX_SERIALISED_URL_BYTES`] bytes once percent-encoded.
+    SerialisedTooLong,
     /// Not a URL (WHATWG parsing failed).
     Unparseable,
     /// User name or password in the URL.
@@ -107,6 +113,10 @@ impl std::fmt::Display for UrlRejection {
                 write!(f, "scheme {scheme:?} is not allowed; use http or https")
             }
             Self::TooLong => write!(f, "the url is longer than {MAX_URL_CHARS} characters"),
+            Self::SerialisedTooLong => write!(
+                f,
+                "the url is longer than {MAX_SERIALISED_URL_BYTES} bytes once percent-encoded"
+            ),
             Self::Unparseable => write!(f, "the url cannot be parsed"),
             Self::Userinfo => write!(f, "the url must not contain a user name or password"),
         }
@@ -147,6 +157,9 @@ impl PublicUrl {
         }
         if !url.username().is_empty() || url.password().is_some() {
             return Err(UrlRejection::Userinfo);
+        }
+        if url.as_str().len() > MAX_SERIALISED_URL_BYTES {
+            return Err(UrlRejection::SerialisedTooLong);
         }
         let port = url
             .port_or_known_default()
@@ -495,6 +508,16 @@ mod tests {
             check("https://user@example.com/"),
             Err(UrlRejection::Userinfo)
         );
+        // Within 2048 characters, but percent-encoded past 8192 bytes (security.md §3 rule 7):
+        // each `é` becomes `%C3%A9` (6 bytes).
+        let grows = format!("https://example.com/{}", "é".repeat(1400));
+        assert!(grows.chars().count() <= MAX_URL_CHARS);
+        assert_eq!(check(&grows), Err(UrlRejection::SerialisedTooLong));
+        let fits = format!("https://example.com/{}", "é".repeat(1300));
+        assert!(check(&fits).is_ok());
+        // Rule 7 comes before the port rule (rule 8).
+        let both = format!("https://example.com:22/{}", "é".repeat(1400));
+        assert_eq!(check(&both), Err(UrlRejection::SerialisedTooLong));
         assert_eq!(
             check("http://example.com:22/"),
             Err(UrlRejection::PortNotAllowed(22))

@@ -302,6 +302,14 @@ fn validation_order_before_payment() {
             "PRIVATE_ADDRESS",
         );
     }
+    // Within 2048 characters, but over 8192 bytes once percent-encoded (security.md §3 rule 7).
+    let grows = format!(r#"{{"url":"https://www.acme-shop.com/{}"}}"#, "é".repeat(1400));
+    let r = one(&sim.request(&post(&grows, None)));
+    assert_error(&r, 400, "INVALID_URL");
+    assert!(r.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("8192 bytes"));
     let form = b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\nConnection: close\r\n\r\nurl=x";
     assert_error(&one(&sim.request(form)), 400, "INVALID_URL");
     let query = b"POST /api/v1/extract-contact?url=x HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
