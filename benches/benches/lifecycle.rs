@@ -77,7 +77,7 @@ fn verify_payment(bencher: Bencher) {
     bencher.bench_local(|| {
         let payment: PaymentPayload =
             codec::decode(OFFICIAL_HEADER).unwrap_or_else(|e| panic!("{e}"));
-        verify::verify_locally(&payment, &requirements, 1_800_000_000)
+        verify::verify_locally(&payment, &requirements, 1_899_999_900)
             .unwrap_or_else(|e| panic!("{e}"))
     });
 }

@@ -232,6 +232,14 @@ pub enum Failure {
     Timeout,
     /// A bug.
     Internal,
+    /// The settlement outcome is unknown (pending, timeout, garbage); the result is kept for a
+    /// retry with the same `PAYMENT-SIGNATURE` (decisions.md "Money safety").
+    SettlementPending,
+    /// A request with the same payment is still being processed.
+    PaymentInProgress,
+    /// A `payment-identifier` id already used with another payment or request (x402
+    /// `payment-identifier` extension: 409).
+    PaymentIdConflict,
 }
 
 /// The HTTP status and `error.code` for a failure (decisions.md "Request handling and errors").
@@ -247,9 +255,13 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
             (400, ErrorCode::PrivateAddress)
         }
         Failure::InvalidUrl(_) => (400, ErrorCode::InvalidUrl),
-        Failure::PaymentsNotConfigured | Failure::Overloaded | Failure::FacilitatorUnavailable => {
-            (503, ErrorCode::InternalError)
-        }
+        Failure::PaymentsNotConfigured
+        | Failure::Overloaded
+        | Failure::FacilitatorUnavailable
+        | Failure::SettlementPending
+        | Failure::PaymentInProgress => (503, ErrorCode::InternalError),
+        // decisions.md "Money safety": the one status beyond the seed's list.
+        Failure::PaymentIdConflict => (409, ErrorCode::InvalidUrl),
         Failure::BlockedResolution => (400, ErrorCode::PrivateAddress),
         Failure::FetchFailed => (422, ErrorCode::FetchFailed),
         Failure::UnsupportedContentType => (422, ErrorCode::UnsupportedContentType),
@@ -295,6 +307,9 @@ mod tests {
                 ErrorCode::InternalError,
             ),
             (Failure::Overloaded, 503, ErrorCode::InternalError),
+            (Failure::SettlementPending, 503, ErrorCode::InternalError),
+            (Failure::PaymentInProgress, 503, ErrorCode::InternalError),
+            (Failure::PaymentIdConflict, 409, ErrorCode::InvalidUrl),
             (
                 Failure::FacilitatorUnavailable,
                 503,

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
 
 /// The interface description version (service-spec §9).
@@ -138,6 +139,15 @@ pub fn bazaar_extension() -> Value {
     })
 }
 
+/// The `extensions` of every 402 and of `/.well-known/x402.json`: `bazaar` (x402-notes §5.1)
+/// and `payment-identifier` with `required: false` (x402-notes §5.4; decisions.md "Money
+/// safety").
+pub fn payment_extensions() -> Value {
+    let mut extensions = bazaar_extension();
+    extensions[identifier::EXTENSION] = identifier::declaration();
+    extensions
+}
+
 /// `/.well-known/x402.json`: the paid resource, its `accepts` (empty while payments are not
 /// configured), description and input/output schemas.
 pub fn x402_document(terms: Option<&PaymentTerms>) -> Value {
@@ -150,7 +160,7 @@ pub fn x402_document(terms: Option<&PaymentTerms>) -> Value {
             "accepts": terms.map(|t| vec![t.requirements.clone()]).unwrap_or_default(),
             "input": {"method": "POST", "bodyType": "json", "schema": request_schema()},
             "output": {"mimeType": "application/json", "schema": result_schema()},
-            "extensions": bazaar_extension()
+            "extensions": payment_extensions()
         }]
     })
 }
@@ -215,7 +225,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExtractContactRequest"}}}},
                 "responses": {
                     "200": {
-                        "description": "Extracted contact data; the payment was settled",
+                        "description": "Extracted contact data; the payment was settled. The same PAYMENT-SIGNATURE sent again (until validBefore + 10 min) gets this same response again, without a new crawl or charge",
                         "headers": {
                             "PAYMENT-RESPONSE": {"description": "base64 of the x402 SettleResponse", "schema": {"type": "string"}},
                             "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}
@@ -234,6 +244,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                     },
                     "404": error("Unknown path (INVALID_URL)"),
                     "405": error("Wrong method (INVALID_URL); see the Allow header"),
+                    "409": error("The payment-identifier id was already used with a different payment or request (INVALID_URL)"),
                     "413": error("Request body over 16 KiB"),
                     "422": error("The site could not be fetched or read (FETCH_FAILED, UNSUPPORTED_CONTENT_TYPE, RESPONSE_TOO_LARGE, TIMEOUT); never charged"),
                     "429": {
@@ -243,7 +254,15 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                     },
                     "431": error("Request head over 32 KiB or 100 headers"),
                     "500": error("Internal error (INTERNAL_ERROR); never charged"),
-                    "503": error("Payments not configured, overloaded or facilitator unavailable (INTERNAL_ERROR); never charged")
+                    "503": {
+                        "description": "INTERNAL_ERROR: payments not configured, overloaded, facilitator unavailable, a request with the same payment still in progress (never charged); or the settlement is pending (message \"settlement pending: retry with the same PAYMENT-SIGNATURE\"): the result is kept, and a retry with the same PAYMENT-SIGNATURE gets the 200 once the facilitator confirms",
+                        "headers": {
+                            "Retry-After": {"description": "seconds", "schema": {"type": "integer"}},
+                            "PAYMENT-RESPONSE": {"description": "base64 of the facilitator's pending SettleResponse (with its transaction), when the settlement is pending", "schema": {"type": "string"}},
+                            "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}
+                        },
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
+                    }
                 }
             }},
             "/api/health": {"get": {"operationId": "health", "security": [], "responses": {"200": health}}},
@@ -308,7 +327,7 @@ mod tests {
             .keys()
             .collect();
         for status in [
-            "200", "400", "402", "404", "405", "413", "422", "429", "431", "500", "503",
+            "200", "400", "402", "404", "405", "409", "413", "422", "429", "431", "500", "503",
         ] {
             assert!(statuses.contains(&&status.to_string()), "{status}");
         }
@@ -363,6 +382,10 @@ mod tests {
             serde_json::to_value(&terms.requirements).unwrap()
         );
         assert!(x402["items"][0]["extensions"]["bazaar"]["schema"].is_object());
+        assert_eq!(
+            x402["items"][0]["extensions"]["payment-identifier"]["info"]["required"],
+            false
+        );
         let unconfigured = x402_document(None);
         assert_eq!(unconfigured["items"][0]["accepts"], json!([]));
         let mcp = mcp_document(Some(&terms));

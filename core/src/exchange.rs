@@ -7,18 +7,24 @@
 //! Idle ──head──▶ ReadingBody ──body──▶ route ──free──▶ respond ─┐
 //!   ▲                                    │                       │ keep-alive
 //!   │                                    ▼ POST extract          │
-//!   │          rate limit → body → URL → configured → 402 / local checks → reserve
-//!   │                                    ▼
-//!   │              Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ Settle ─▶ respond
+//!   │   kept result? ─▶ replay it │ rate limit → body → URL → configured → 402 / local checks
+//!   │                                    ▼ reserve
+//!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ Settle ─▶ respond
 //!   └────────────────────────────────────────────────────────────┘
 //! ```
 //!
 //! Every call takes the shared [`Server`] and `now`; outputs are queued and drained with
 //! [`Exchange::poll_output`]; [`Exchange::poll_timeout`] gives the next deadline. A failure
-//! before settlement is answered as itself and never settled (decisions.md).
+//! before settlement is answered as itself and never settled (decisions.md). Money safety
+//! (decisions.md "Money safety"): an authorization that passed `/verify` is consumed for good;
+//! a client that leaves after that does not cancel its job; the 200 is built before `/settle`;
+//! settlement has its own 15 s budget and one retry after an unknown outcome; a settled or
+//! unknown-outcome result is kept in the payment store, so the same `PAYMENT-SIGNATURE` gets it
+//! again.
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use url::Url;
@@ -35,13 +41,14 @@ use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{preflight, PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
-use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
 use crate::net_policy::{approve, approve_configured, PublicUrl, UrlRejection};
 use crate::payment::codec;
-use crate::payment::facilitator::{self, Reply};
-use crate::payment::replay::{AuthorizationKey, ReserveError};
+use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
+use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
-use crate::payment::verify::{address_hex, verify_locally};
+use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, ReserveError, Stage};
+use crate::payment::verify::{address_hex, claimed_authorization, verify_locally};
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::server::{JobSlot, Server};
 
@@ -49,7 +56,7 @@ use crate::server::{JobSlot, Server};
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time a client has to send the body after the head.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Whole paid job, from the request head (decisions.md: 30 s).
+/// Whole paid job up to the settlement, from the request head (decisions.md: 30 s).
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
 /// One page, all hops included (decisions.md: 15 s).
 pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
@@ -59,6 +66,21 @@ pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Response head, then each idle gap in the body (decisions.md: 10 s).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
+/// (decisions.md "Money safety": 15 s).
+pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
+/// Pause before the second `/settle` after an unknown outcome (decisions.md "Money safety").
+pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
+/// `Retry-After` of a 503 "settlement pending", in seconds (decisions.md "Money safety").
+pub const SETTLEMENT_PENDING_RETRY_AFTER: u64 = 5;
+/// `Retry-After` of a 503 for a request whose payment is still being processed, in seconds.
+pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
+/// The message of a 503 "settlement pending" (decisions.md "Money safety").
+pub const SETTLEMENT_PENDING_MESSAGE: &str =
+    "settlement pending: retry with the same PAYMENT-SIGNATURE";
+/// Status logged for a paid request whose client left before `/verify` said valid (nginx's
+/// "client closed request"); nothing is sent.
+pub const CLIENT_CLOSED_STATUS: u16 = 499;
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -71,6 +93,8 @@ pub struct Exchange {
     outputs: VecDeque<Output>,
     next_fetch: u32,
     finished: bool,
+    /// The client closed the connection; a paid job in flight runs on and keeps its result.
+    client_gone: bool,
     /// The outcome of an unpaid crawl, once it is over.
     unpaid_outcome: Option<Result<ContactExtractionResult, ApiError>>,
 }
@@ -113,6 +137,7 @@ struct JobLog {
 #[derive(Debug)]
 struct Job {
     request: RequestInfo,
+    /// The crawl's deadline; in [`Phase::Settle`], the end of the settlement budget.
     deadline: Instant,
     input_url: String,
     target: PublicUrl,
@@ -124,6 +149,8 @@ struct Job {
     contact_pages: Vec<String>,
     pages_fetched: u32,
     bytes_total: usize,
+    /// Set in [`Phase::Settle`].
+    settlement: Option<Settlement>,
     /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
     _slot: JobSlot,
 }
@@ -136,20 +163,40 @@ struct Paid {
     payment: PaymentPayload,
     key: AuthorizationKey,
     payer: String,
+    /// A retry that settles a kept result whose outcome was unknown (no crawl).
+    resettle: bool,
+}
+
+/// The settlement of a paid job: the 200 is built before the first `/settle`.
+#[derive(Debug)]
+struct Settlement {
+    /// The 200 to deliver (and keep); `settlement` is the facilitator's latest useful answer.
+    kept: KeptResponse,
+    /// `/settle` calls made by this job.
+    attempts: u8,
+    /// When the second `/settle` is due, after an unknown first outcome.
+    retry_at: Option<Instant>,
+    /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
+    /// a retry, in the original one): "already used" then means our transfer went through.
+    unknown_before: bool,
 }
 
 impl Job {
-    /// The authorization is free again (nothing was charged).
-    fn release_payment(&self, server: &mut Server) {
+    /// Sets the stage of this job's payment record (no-op for an unpaid crawl).
+    fn record(&self, server: &mut Server, stage: Stage) {
         if let Some(paid) = &self.paid {
-            server.replay.release(&paid.key);
+            server.payments.store(&paid.key, stage);
         }
     }
 
-    /// The authorization stays consumed (it may have been, or was, settled).
-    fn keep_payment_used(&self, server: &mut Server) {
-        if let Some(paid) = &self.paid {
-            server.replay.mark_used(&paid.key);
+    /// A failure after `/verify` said valid: the authorization is consumed, without a result.
+    /// A retry's failure keeps its result instead (the money may have moved).
+    fn spend(&self, server: &mut Server) {
+        match (&self.paid, &self.settlement) {
+            (Some(paid), Some(settlement)) if paid.resettle => server
+                .payments
+                .store(&paid.key, Stage::Unknown(settlement.kept.clone())),
+            _ => self.record(server, Stage::Spent),
         }
     }
 }
@@ -203,6 +250,14 @@ enum FetchOutcome {
     Failed(Failure),
 }
 
+/// What the payment store says about a paid request that is sent again.
+enum Recovery {
+    /// Not a retry of a known request: the normal order applies.
+    NotARetry,
+    /// Answered (kept 200, in progress, 409, already used) or a re-settlement started.
+    Handled,
+}
+
 impl Exchange {
     pub(crate) fn new(peer: IpAddr, now: Instant) -> Exchange {
         Exchange {
@@ -214,6 +269,7 @@ impl Exchange {
             outputs: VecDeque::new(),
             next_fetch: 0,
             finished: false,
+            client_gone: false,
             unpaid_outcome: None,
         }
     }
@@ -256,6 +312,7 @@ impl Exchange {
             contact_pages: Vec::new(),
             pages_fetched: 0,
             bytes_total: 0,
+            settlement: None,
             _slot: server.jobs.acquire(),
         };
         exchange.start_home(server, &mut job, now);
@@ -282,7 +339,7 @@ impl Exchange {
                 self.inbound.extend_from_slice(data);
                 self.advance_inbound(server, now);
             }
-            Input::ClientClosed => self.client_gone(server),
+            Input::ClientClosed => self.client_gone(server, now),
             Input::Resolved { fetch, result } => self.on_resolved(server, fetch, result, now),
             Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
             Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
@@ -306,6 +363,13 @@ impl Exchange {
                 if now >= job.deadline {
                     self.job_deadline(server, now);
                     return;
+                }
+                if let Some(settlement) = &mut job.settlement {
+                    if settlement.retry_at.is_some_and(|at| now >= at) {
+                        settlement.retry_at = None;
+                        self.retry_settle(server, now);
+                        return;
+                    }
                 }
                 let expired: Vec<FetchId> = job
                     .fetches
@@ -337,6 +401,7 @@ impl Exchange {
                 .iter()
                 .map(Fetch::deadline)
                 .chain([job.deadline])
+                .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .min(),
             State::Closed => None,
         }
@@ -436,7 +501,9 @@ impl Exchange {
         }
     }
 
-    /// The paid route, decisions.md steps 2–6; step 7 is the job.
+    /// The paid route, decisions.md steps 2–6; step 7 is the job. A request that repeats a
+    /// known paid request (same `PAYMENT-SIGNATURE` and URL) is answered from the payment store
+    /// first, without spending a rate-limit token (decisions.md "Money safety").
     fn extract_contact(
         &mut self,
         server: &mut Server,
@@ -450,6 +517,9 @@ impl Exchange {
                 self.respond_error(&request, &$failure, &$message.to_string(), now);
                 return;
             }};
+        }
+        if let Recovery::Handled = self.recover(server, head, body, &request, now) {
+            return;
         }
         if let Err(retry_after) = server.limiter.check(self.peer, now) {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
@@ -500,6 +570,13 @@ impl Exchange {
                 return;
             }
         };
+        let payment_id = match identifier::payment_id(&payment) {
+            Ok(id) => id.map(str::to_string),
+            Err(error) => {
+                self.payment_required(&request, &terms, &error.to_string(), now);
+                return;
+            }
+        };
         let unix_now = server.unix_time(now).as_secs();
         let verified = match verify_locally(&payment, &terms.requirements, unix_now) {
             Ok(verified) => verified,
@@ -508,28 +585,33 @@ impl Exchange {
                 return;
             }
         };
-        let key = AuthorizationKey {
-            network: terms.requirements.network.clone(),
-            asset: terms.requirements.asset.to_ascii_lowercase(),
-            from: verified.payer,
-            nonce: verified.nonce,
-        };
-        match server
-            .replay
-            .reserve(key.clone(), verified.valid_before, unix_now)
-        {
+        let key = authorization_key(&terms, verified.payer, verified.nonce);
+        let fingerprint = Fingerprint::of(&payment, &input_url);
+        match server.payments.reserve(
+            &key,
+            fingerprint,
+            payment_id.as_deref(),
+            verified.valid_before,
+            unix_now,
+        ) {
             Ok(()) => {}
             Err(ReserveError::AlreadyUsed) => {
                 let reason = "payment authorization already used";
                 self.payment_required(&request, &terms, reason, now);
                 return;
             }
-            Err(ReserveError::Full) => fail!(
-                Failure::Overloaded,
-                "too many payments in flight; retry shortly"
+            Err(ReserveError::IdInUse) => fail!(
+                Failure::PaymentIdConflict,
+                "payment identifier already used with a different payment"
             ),
+            Err(ReserveError::Full { retry_after }) => {
+                let retry = [("Retry-After", retry_after.to_string())];
+                let message = "too many payments held; retry later";
+                self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+                return;
+            }
         }
-        let mut job = Job {
+        let mut job = Box::new(Job {
             deadline: request.started + JOB_TIMEOUT,
             request,
             input_url,
@@ -540,6 +622,7 @@ impl Exchange {
                 payment,
                 key,
                 payer: address_hex(&verified.payer),
+                resettle: false,
             }),
             phase: Phase::Verify,
             fetches: Vec::new(),
@@ -547,8 +630,9 @@ impl Exchange {
             contact_pages: Vec::new(),
             pages_fetched: 0,
             bytes_total: 0,
+            settlement: None,
             _slot: server.jobs.acquire(),
-        };
+        });
         let Some(paid) = &job.paid else { return };
         let verify_url = endpoint(&paid.facilitator, "verify");
         let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
@@ -562,7 +646,129 @@ impl Exchange {
             0,
             now,
         );
-        self.state = State::Job(Box::new(job));
+        self.state = State::Job(job);
+        self.settle_failures(server, now);
+    }
+
+    /// Answers a request that repeats a known paid request (decisions.md "Money safety", x402
+    /// `payment-identifier`): the kept 200, a 503 while the original is in progress, a
+    /// re-settlement of a result whose settlement outcome was unknown, a 402 for a consumed
+    /// authorization without a result, a 409 for a payment id used with another payment.
+    /// Anything else — no payment, a body or payment that does not parse, an unknown payment —
+    /// is [`Recovery::NotARetry`] and takes the normal order (so its errors are the usual ones).
+    fn recover(
+        &mut self,
+        server: &mut Server,
+        head: &RequestHead,
+        body: &[u8],
+        request: &RequestInfo,
+        now: Instant,
+    ) -> Recovery {
+        let Some(header) = head.header("payment-signature") else {
+            return Recovery::NotARetry;
+        };
+        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+            return Recovery::NotARetry;
+        };
+        let Ok(input_url) =
+            api::extract_request_url(head.header("content-type"), head.query.as_deref(), body)
+        else {
+            return Recovery::NotARetry;
+        };
+        let Ok(payment) = codec::decode::<PaymentPayload>(header) else {
+            return Recovery::NotARetry;
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        let fingerprint = Fingerprint::of(&payment, &input_url);
+        let id_key = match identifier::payment_id(&payment) {
+            Ok(Some(id)) => server.payments.key_of_payment_id(id, unix_now),
+            Ok(None) | Err(_) => None,
+        };
+        let by_id = id_key.is_some();
+        let key = match (id_key, claimed_authorization(&payment)) {
+            (Some(key), _) => key,
+            (None, Some((from, nonce))) => authorization_key(terms, from, nonce),
+            (None, None) => return Recovery::NotARetry,
+        };
+        let Some(record) = server.payments.look_up(&key, unix_now) else {
+            return Recovery::NotARetry;
+        };
+        if record.fingerprint != fingerprint {
+            if !by_id {
+                // Another payload or URL with this authorization: the normal order ends in
+                // "payment authorization already used".
+                return Recovery::NotARetry;
+            }
+            let message = if record.fingerprint.payment == fingerprint.payment {
+                "payment identifier already used with a different request"
+            } else {
+                "payment identifier already used with a different payment"
+            };
+            self.respond_error(request, &Failure::PaymentIdConflict, message, now);
+            return Recovery::Handled;
+        }
+        match record.stage {
+            Stage::Settled(kept) => {
+                let mut log = JobLog {
+                    payer: Some(address_hex(&key.from)),
+                    ..JobLog::default()
+                };
+                log.transaction = kept.settlement.as_ref().map(|s| s.transaction.clone());
+                let request = RequestInfo {
+                    id: kept.request_id.clone(),
+                    ..request.clone()
+                };
+                self.send(&paid_response(&kept).prepare(), &request, now, None, log);
+            }
+            Stage::Reserved | Stage::Verified | Stage::Resettling(_) => {
+                let retry = [("Retry-After", IN_PROGRESS_RETRY_AFTER.to_string())];
+                let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
+                self.respond_error_with(request, &Failure::PaymentInProgress, message, now, &retry);
+            }
+            Stage::Spent => {
+                let reason = "payment authorization already used";
+                self.payment_required(request, terms, reason, now);
+            }
+            Stage::Unknown(_) => {
+                if let Err(retry_after) = server.limiter.check(self.peer, now) {
+                    let message = format!("rate limit exceeded; retry in {retry_after} s");
+                    let retry = [("Retry-After", retry_after.to_string())];
+                    self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
+                    return Recovery::Handled;
+                }
+                let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
+                    return Recovery::NotARetry;
+                };
+                let Some(kept) = server.payments.begin_resettle(&key) else {
+                    return Recovery::NotARetry;
+                };
+                let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+                let job = Box::new(Job {
+                    deadline: now + SETTLE_BUDGET,
+                    request: request.clone(),
+                    input_url,
+                    target,
+                    paid: Some(Paid {
+                        terms,
+                        facilitator,
+                        payment,
+                        payer: address_hex(&key.from),
+                        key,
+                        resettle: true,
+                    }),
+                    phase: Phase::Settle,
+                    fetches: Vec::new(),
+                    pages: Vec::new(),
+                    contact_pages: Vec::new(),
+                    pages_fetched: 0,
+                    bytes_total: 0,
+                    settlement: None,
+                    _slot: server.jobs.acquire(),
+                });
+                self.begin_settlement(server, job, kept, true, now);
+            }
+        }
+        Recovery::Handled
     }
 
     // ---- fetches -------------------------------------------------------------------------
@@ -596,7 +802,10 @@ impl Exchange {
         let id = self.new_fetch_id();
         let page_deadline = match purpose {
             Purpose::Page(_) => (now + PAGE_TIMEOUT).min(job.deadline),
-            Purpose::Verify | Purpose::Settle => now + PAGE_TIMEOUT,
+            Purpose::Verify => now + PAGE_TIMEOUT,
+            // The whole settlement budget: the reference facilitator answers only once the
+            // transfer is confirmed or its own wait is over.
+            Purpose::Settle => job.deadline,
         };
         let host = url
             .host_str()
@@ -709,9 +918,13 @@ impl Exchange {
                     Purpose::Page(_) => MAX_PAGE_BYTES,
                     Purpose::Verify | Purpose::Settle => MAX_FACILITATOR_REPLY,
                 };
+                let deadline = match fetch.purpose {
+                    Purpose::Settle => fetch.page_deadline,
+                    Purpose::Page(_) | Purpose::Verify => now + READ_TIMEOUT,
+                };
                 fetch.step = Step::Receiving {
                     reader: Box::new(ResponseReader::new(cap)),
-                    deadline: now + READ_TIMEOUT,
+                    deadline,
                 };
                 let data = std::mem::take(&mut fetch.request);
                 self.outputs
@@ -825,13 +1038,19 @@ impl Exchange {
         };
         match reply {
             Reply::Answer(answer) if answer.is_valid => {
+                // Consumed for good from here on, whatever happens next (Money safety).
+                if let Some(paid) = &job.paid {
+                    server.payments.mark_verified(&paid.key);
+                }
                 self.start_home(server, &mut job, now);
                 self.state = State::Job(job);
                 self.settle_failures(server, now);
             }
             Reply::Answer(answer) => {
-                // Refused before any money moved: the authorization is not consumed by us.
-                job.release_payment(server);
+                // Refused before any money moved: the authorization stays usable.
+                if let Some(paid) = &job.paid {
+                    server.payments.release(&paid.key);
+                }
                 let reason = answer
                     .invalid_reason
                     .unwrap_or_else(|| "payment verification failed".to_string());
@@ -839,7 +1058,7 @@ impl Exchange {
             }
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (decisions.md).
-                job.keep_payment_used(server);
+                job.spend(server);
                 self.end_job_with_error(
                     server,
                     job,
@@ -904,7 +1123,7 @@ impl Exchange {
         };
         match (page, result) {
             (0, Err(failure)) => {
-                job.release_payment(server);
+                job.spend(server);
                 let message = failure_message(&failure);
                 self.end_job_with_error(server, job, &failure, &message, now);
             }
@@ -945,7 +1164,8 @@ impl Exchange {
         }
     }
 
-    /// When the crawl is over (no page fetch left), merges and starts the settlement.
+    /// When the crawl is over (no page fetch left): builds the 200 body, then (paid) starts
+    /// the settlement, or (unpaid) records the outcome.
     fn maybe_settle(&mut self, server: &mut Server, now: Instant) {
         let State::Job(job) = &self.state else {
             return;
@@ -958,21 +1178,68 @@ impl Exchange {
         {
             return;
         }
+        let State::Job(job) = std::mem::replace(&mut self.state, State::Closed) else {
+            return;
+        };
+        // Nothing may fail after the money moves: the body is built and serialised first.
+        let Some((result, body)) = build_result(server, &job, now) else {
+            let failure = Failure::Internal;
+            let message =
+                "an internal error occurred while building the result; you were not charged";
+            job.spend(server);
+            self.end_job_with_error(server, job, &failure, message, now);
+            return;
+        };
+        if job.paid.is_none() {
+            // An operator's crawl: the result, without settlement.
+            self.unpaid_outcome = Some(Ok(result));
+            self.finish_job(server, job, Response::json(200, body), None, None, now);
+            return;
+        }
+        let kept = KeptResponse {
+            body: Arc::from(body),
+            request_id: job.request.id.clone(),
+            settlement: None,
+        };
+        self.begin_settlement(server, job, kept, false, now);
+    }
+
+    /// Starts the settlement of `kept` with its own budget (decisions.md "Money safety").
+    fn begin_settlement(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        kept: KeptResponse,
+        unknown_before: bool,
+        now: Instant,
+    ) {
+        job.phase = Phase::Settle;
+        job.deadline = now + SETTLE_BUDGET;
+        job.settlement = Some(Settlement {
+            kept,
+            attempts: 0,
+            retry_at: None,
+            unknown_before,
+        });
+        self.state = State::Job(job);
+        self.retry_settle(server, now);
+    }
+
+    /// Sends one `/settle` for the job in [`Phase::Settle`].
+    fn retry_settle(&mut self, server: &mut Server, now: Instant) {
+        let State::Job(job) = &mut self.state else {
+            return;
+        };
+        let (Some(paid), Some(settlement)) = (&job.paid, &mut job.settlement) else {
+            return;
+        };
+        settlement.attempts += 1;
+        let settle_url = endpoint(&paid.facilitator, "settle");
+        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
+        let request = http1::json_post(&settle_url, &body, &server.user_agent);
         let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
             return;
         };
-        let Some(paid) = &job.paid else {
-            // An operator's crawl: the result, without settlement.
-            let result = self.result_of(&job, now);
-            self.unpaid_outcome = Some(Ok(result.clone()));
-            let body = serde_json::to_vec(&result).unwrap_or_default();
-            self.finish_job(server, job, Response::json(200, body), None, None, now);
-            return;
-        };
-        let settle_url = endpoint(&paid.facilitator, "settle");
-        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
-        job.phase = Phase::Settle;
-        let request = http1::json_post(&settle_url, &body, &server.user_agent);
         self.start_fetch(
             server,
             &mut job,
@@ -993,51 +1260,129 @@ impl Exchange {
         outcome: FetchOutcome,
         now: Instant,
     ) {
-        job.keep_payment_used(server);
         let reply = match outcome {
-            FetchOutcome::Response(response, _) => facilitator::parse_settle(&response.body),
-            FetchOutcome::Failed(_) => Reply::Garbage,
+            FetchOutcome::Response(response, _) => Some(facilitator::parse_settle(&response.body)),
+            FetchOutcome::Failed(_) => None,
         };
-        match reply {
-            Reply::Answer(settled) if settled.success => {
-                let result = self.result_of(&job, now);
-                let body = serde_json::to_vec(&result).unwrap_or_default();
-                let transaction = settled.transaction.clone();
-                let response = Response::json(200, body)
-                    .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
-                    .with_header("Cache-Control", "private");
+        self.settlement_outcome(server, job, SettleOutcome::of(reply), now);
+    }
+
+    /// Acts on one `/settle` outcome: deliver and keep (settled), refuse (402), retry once
+    /// after 2 s inside the budget, or answer 503 "settlement pending" with the result kept.
+    fn settlement_outcome(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        outcome: SettleOutcome,
+        now: Instant,
+    ) {
+        let Some(mut settlement) = job.settlement.take() else {
+            return;
+        };
+        // After an unknown outcome, "already used" means our own transfer went through.
+        let outcome = match outcome {
+            SettleOutcome::Refused(answer)
+                if settlement.unknown_before && reports_already_used(&answer) =>
+            {
+                SettleOutcome::Settled(confirmed_by_use(&answer, &settlement.kept))
+            }
+            other => other,
+        };
+        self.audit(&job, &outcome, settlement.attempts);
+        let Some(paid) = &job.paid else { return };
+        let resettle = paid.resettle;
+        match outcome {
+            SettleOutcome::Settled(answer) => {
+                let transaction = answer.transaction.clone();
+                settlement.kept.settlement = Some(answer);
+                job.record(server, Stage::Settled(settlement.kept.clone()));
+                let response = paid_response(&settlement.kept);
+                job.request.id.clone_from(&settlement.kept.request_id);
                 self.finish_job(server, job, response, None, Some(transaction), now);
             }
-            Reply::Answer(refused) => {
-                self.end_job_with_402(server, job, "settlement failed", Some(refused), now)
+            SettleOutcome::Refused(answer) if !resettle => {
+                job.record(server, Stage::Spent);
+                self.end_job_with_402(server, job, "settlement failed", Some(answer), now);
             }
-            Reply::Garbage => self.end_job_with_error(
-                server,
-                job,
-                &Failure::FacilitatorUnavailable,
-                "the payment facilitator did not confirm the settlement; no result is returned",
-                now,
-            ),
+            SettleOutcome::Refused(answer) | SettleOutcome::Unknown(Some(answer)) => {
+                if !answer.transaction.is_empty() || settlement.kept.settlement.is_none() {
+                    settlement.kept.settlement = Some(answer);
+                }
+                self.settlement_unknown(server, job, settlement, now);
+            }
+            SettleOutcome::Unknown(None) => self.settlement_unknown(server, job, settlement, now),
         }
     }
 
-    fn result_of(&self, job: &Job, now: Instant) -> ContactExtractionResult {
-        let pages: Vec<PageExtraction> = job.pages.iter().flatten().cloned().collect();
-        extract::merge(
-            extract::SiteInfo {
-                input_url: &job.input_url,
-                url: job.target.url(),
-                contact_pages: job.contact_pages.clone(),
-                pages_fetched: job.pages_fetched,
-                duration_ms: millis(now.saturating_duration_since(job.request.started)),
-                request_id: job.request.id.clone(),
-            },
-            &pages,
-        )
+    /// An unknown settlement outcome: one more `/settle` after 2 s if the budget allows,
+    /// else 503 "settlement pending" with the result kept for a retry.
+    fn settlement_unknown(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        mut settlement: Settlement,
+        now: Instant,
+    ) {
+        settlement.unknown_before = true;
+        let retry_at = now + SETTLE_RETRY_DELAY;
+        if settlement.attempts < 2 && retry_at < job.deadline {
+            settlement.retry_at = Some(retry_at);
+            job.settlement = Some(settlement);
+            self.state = State::Job(job);
+            return;
+        }
+        self.close_fetches(&mut job);
+        job.record(server, Stage::Unknown(settlement.kept.clone()));
+        let error = ApiError::new(
+            ErrorCode::InternalError,
+            SETTLEMENT_PENDING_MESSAGE,
+            job.request.id.clone(),
+        );
+        let mut response = json_response(503, &error)
+            .with_header("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string());
+        if let Some(answer) = &settlement.kept.settlement {
+            response = response.with_header("PAYMENT-RESPONSE", codec::encode(answer));
+        }
+        let transaction = settlement
+            .kept
+            .settlement
+            .as_ref()
+            .map(|answer| answer.transaction.clone())
+            .filter(|tx| !tx.is_empty());
+        self.finish_job(
+            server,
+            job,
+            response,
+            Some(ErrorCode::InternalError),
+            transaction,
+            now,
+        );
+    }
+
+    /// The audit line of one `/settle` attempt.
+    fn audit(&mut self, job: &Job, outcome: &SettleOutcome, attempt: u8) {
+        let Some(paid) = &job.paid else { return };
+        let answer = match outcome {
+            SettleOutcome::Settled(answer) | SettleOutcome::Refused(answer) => Some(answer),
+            SettleOutcome::Unknown(answer) => answer.as_ref(),
+        };
+        self.outputs.push_back(Output::Settlement(SettlementEvent {
+            request_id: job.request.id.clone(),
+            payer: paid.payer.clone(),
+            nonce: format!("0x{}", hex(&paid.key.nonce)),
+            outcome: outcome.word(),
+            reason: answer.and_then(|a| a.error_reason.clone()),
+            transaction: answer
+                .map(|a| a.transaction.clone())
+                .filter(|tx| !tx.is_empty()),
+            attempt,
+            client_gone: self.client_gone,
+        }));
     }
 
     /// The job deadline passed: before the homepage → 422 TIMEOUT; during extra pages → settle
-    /// with what was read; during verify or settle → facilitator unavailable.
+    /// with what was read; during verify → facilitator unavailable; during the settlement (its
+    /// own budget) → the outcome is unknown.
     fn job_deadline(&mut self, server: &mut Server, now: Instant) {
         let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
             return;
@@ -1045,7 +1390,7 @@ impl Exchange {
         match job.phase {
             Phase::CrawlHome => {
                 self.close_fetches(&mut job);
-                job.release_payment(server);
+                job.spend(server);
                 self.end_job_with_error(
                     server,
                     job,
@@ -1055,26 +1400,24 @@ impl Exchange {
                 );
             }
             Phase::CrawlExtras => {
-                let pending: Vec<FetchId> = job.fetches.iter().map(|f| f.id).collect();
-                for id in pending {
-                    self.outputs.push_back(Output::CloseFetch { fetch: id });
-                }
-                job.fetches.clear();
-                // The settlement gets its own time budget.
-                job.deadline = now + PAGE_TIMEOUT;
+                self.close_fetches(&mut job);
                 self.state = State::Job(job);
                 self.maybe_settle(server, now);
             }
-            Phase::Verify | Phase::Settle => {
+            Phase::Verify => {
                 self.close_fetches(&mut job);
-                job.keep_payment_used(server);
+                job.spend(server);
                 self.end_job_with_error(
                     server,
                     job,
                     &Failure::FacilitatorUnavailable,
-                    "the payment facilitator did not answer in time; no result is returned",
+                    "the payment facilitator did not answer in time; you were not charged",
                     now,
                 );
+            }
+            Phase::Settle => {
+                self.close_fetches(&mut job);
+                self.settlement_outcome(server, job, SettleOutcome::Unknown(None), now);
             }
         }
     }
@@ -1086,16 +1429,25 @@ impl Exchange {
         }
     }
 
-    fn client_gone(&mut self, server: &mut Server) {
+    /// The client closed the connection. A paid job whose payment `/verify` accepted runs on:
+    /// it settles on success and keeps the result for a retry (decisions.md "Money safety").
+    /// Before that, the job is dropped and its authorization consumed (only a refused
+    /// `/verify` frees one).
+    fn client_gone(&mut self, server: &mut Server, now: Instant) {
+        self.client_gone = true;
+        if let State::Job(job) = &self.state {
+            if job.phase != Phase::Verify {
+                return;
+            }
+        }
         if let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) {
             self.close_fetches(&mut job);
-            match job.phase {
-                // No settlement was started: nothing was charged; the authorization may be reused.
-                Phase::Verify | Phase::CrawlHome | Phase::CrawlExtras => {
-                    job.release_payment(server)
-                }
-                Phase::Settle => job.keep_payment_used(server),
-            }
+            job.spend(server);
+            let log = JobLog {
+                payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
+                ..JobLog::default()
+            };
+            self.log(&job.request, CLIENT_CLOSED_STATUS, None, log, now);
         }
         self.state = State::Closed;
         self.finished = true;
@@ -1159,11 +1511,11 @@ impl Exchange {
             payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
             transaction,
         };
-        if job.paid.is_none() {
-            // An operator's crawl has no client: log it and end.
+        if job.paid.is_none() || self.client_gone {
+            // An operator's crawl has no client; a client that left gets nothing sent (a paid
+            // result is in the payment store for its retry). Log it and end.
             self.log(&job.request, response.status, code, log, now);
-            self.state = State::Closed;
-            self.finished = true;
+            self.close();
             return;
         }
         self.send(&response.prepare(), &job.request, now, code, log);
@@ -1269,6 +1621,7 @@ impl Exchange {
             pages_fetched: log.pages_fetched,
             payer: log.payer,
             transaction: log.transaction,
+            client_gone: self.client_gone,
         }));
     }
 
@@ -1380,10 +1733,89 @@ fn failure_message(failure: &Failure) -> String {
 
 /// A 402 carrying our requirements, with `reason` as the `error`.
 pub(crate) fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
-    let required = terms.payment_required(reason, Some(discovery::bazaar_extension()));
+    let required = terms.payment_required(reason, Some(discovery::payment_extensions()));
     Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
         .with_header("PAYMENT-REQUIRED", codec::encode(&required))
         .with_header("Cache-Control", "no-store")
+}
+
+/// The paid 200 of a kept response: the body as built before `/settle`, `PAYMENT-RESPONSE`
+/// and `Cache-Control: private` (decisions.md "Payment").
+fn paid_response(kept: &KeptResponse) -> Response {
+    let mut response =
+        Response::json(200, kept.body.to_vec()).with_header("Cache-Control", "private");
+    if let Some(answer) = &kept.settlement {
+        response = response.with_header("PAYMENT-RESPONSE", codec::encode(answer));
+    }
+    response
+}
+
+/// The `PAYMENT-RESPONSE` of a settlement the facilitator confirmed by reporting the
+/// authorization as used after an unknown outcome: success, with the transaction the
+/// facilitator gave for it earlier (the pending answer) when there was one.
+fn confirmed_by_use(answer: &SettleResponse, kept: &KeptResponse) -> SettleResponse {
+    let earlier = kept.settlement.as_ref();
+    SettleResponse {
+        success: true,
+        error_reason: None,
+        error_message: None,
+        payer: answer
+            .payer
+            .clone()
+            .or_else(|| earlier.and_then(|e| e.payer.clone())),
+        transaction: earlier
+            .map(|e| e.transaction.clone())
+            .filter(|tx| !tx.is_empty())
+            .unwrap_or_else(|| answer.transaction.clone()),
+        network: if answer.network.is_empty() {
+            earlier.map(|e| e.network.clone()).unwrap_or_default()
+        } else {
+            answer.network.clone()
+        },
+    }
+}
+
+/// Merges the job's pages and serialises the result, under `catch_unwind`: `None` on a panic
+/// (a bug) or a serialisation error, which the caller answers with 500, never settled
+/// (decisions.md "Money safety").
+fn build_result(
+    server: &Server,
+    job: &Job,
+    now: Instant,
+) -> Option<(ContactExtractionResult, Vec<u8>)> {
+    let merger = server.merger;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let pages: Vec<PageExtraction> = job.pages.iter().flatten().cloned().collect();
+        let result = merger(
+            extract::SiteInfo {
+                input_url: &job.input_url,
+                url: job.target.url(),
+                contact_pages: job.contact_pages.clone(),
+                pages_fetched: job.pages_fetched,
+                duration_ms: millis(now.saturating_duration_since(job.request.started)),
+                request_id: job.request.id.clone(),
+            },
+            &pages,
+        );
+        let body = serde_json::to_vec(&result).ok()?;
+        Some((result, body))
+    }))
+    .ok()
+    .flatten()
+}
+
+/// The payment store key of an authorization under our terms.
+fn authorization_key(terms: &PaymentTerms, from: [u8; 20], nonce: [u8; 32]) -> AuthorizationKey {
+    AuthorizationKey {
+        network: terms.requirements.network.clone(),
+        asset: terms.requirements.asset.to_ascii_lowercase(),
+        from,
+        nonce,
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn json_response<T: serde::Serialize>(status: u16, body: &T) -> Response {

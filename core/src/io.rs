@@ -7,7 +7,7 @@
 //! | `Resolve { fetch, host, port }` | `Resolved { fetch, result }` |
 //! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done) |
 //! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
-//! | `SendToClient`, `CloseClient`, `CloseFetch`, `Event` | nothing |
+//! | `SendToClient`, `CloseClient`, `CloseFetch`, `Event`, `Settlement` | nothing |
 
 use std::net::IpAddr;
 
@@ -105,6 +105,30 @@ pub enum Output {
     },
     /// A finished request, for the access log.
     Event(RequestEvent),
+    /// One `/settle` attempt, for the audit log (decisions.md "Money safety": every attempt is
+    /// logged). Runtimes write it at once and never drop it.
+    Settlement(SettlementEvent),
+}
+
+/// The audit line of one `/settle` attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettlementEvent {
+    /// The request that settled.
+    pub request_id: String,
+    /// Payer address (`0x` lower-case hex).
+    pub payer: String,
+    /// EIP-3009 nonce (`0x` + 64 hex digits).
+    pub nonce: String,
+    /// `settled`, `refused` or `unknown`.
+    pub outcome: &'static str,
+    /// The facilitator's `errorReason`, when it gave one.
+    pub reason: Option<String>,
+    /// Transaction hash, when the facilitator gave one.
+    pub transaction: Option<String>,
+    /// 1 for the first `/settle` of this request, 2 for the retry after an unknown outcome.
+    pub attempt: u8,
+    /// Whether the client had left before the outcome was known.
+    pub client_gone: bool,
 }
 
 /// One structured log line per request.
@@ -128,4 +152,6 @@ pub struct RequestEvent {
     pub payer: Option<String>,
     /// Settlement transaction, when paid.
     pub transaction: Option<String>,
+    /// Whether the client had left: the response was kept (a paid job) or dropped, not sent.
+    pub client_gone: bool,
 }

@@ -1,5 +1,5 @@
 //! [`Server`]: the long-lived state shared by all connections (configuration, rate limiter,
-//! request ids, replay store, job count, the unix clock baseline). Runtimes keep it behind a
+//! request ids, payment store, job count, the unix clock baseline). Runtimes keep it behind a
 //! lock and pass it to every [`Exchange`] call.
 
 use std::net::SocketAddr;
@@ -7,20 +7,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::api::ContactExtractionResult;
 use crate::config::{Config, PaymentConfig};
 use crate::exchange::{payment_required_response, Exchange};
-use crate::extract::{self, PageExtraction};
+use crate::extract::{self, PageExtraction, SiteInfo};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
-use crate::payment::replay::ReplayStore;
-
-/// Most authorizations remembered by the replay store.
-pub const REPLAY_CAPACITY: usize = 100_000;
+use crate::payment::store::{MemoryStore, PaymentStore};
 
 /// A page extractor: (page URL, `Content-Type`, decoded body bytes) → the page's contact data.
 pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
+/// Merges the pages of one crawl into the result ([`extract::merge`] unless replaced).
+pub type Merger = fn(SiteInfo<'_>, &[PageExtraction]) -> ContactExtractionResult;
 
 /// Shared state of the service.
 #[derive(Debug)]
@@ -28,13 +28,16 @@ pub struct Server {
     pub(crate) config: Config,
     pub(crate) limiter: RateLimiter,
     pub(crate) ids: RequestIds,
-    pub(crate) replay: ReplayStore,
+    /// Replay guard and kept results (decisions.md "Money safety").
+    pub(crate) payments: Box<dyn PaymentStore>,
     pub(crate) jobs: JobCounter,
     pub(crate) user_agent: String,
     /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
     pub(crate) unpaid_response: PreparedResponse,
     /// Turns one fetched page into contact data ([`extract::extract_page`] unless replaced).
     pub(crate) extractor: Extractor,
+    /// Builds the result from the pages ([`extract::merge`] unless replaced).
+    pub(crate) merger: Merger,
     started: Instant,
     unix_at_start: Duration,
 }
@@ -61,9 +64,10 @@ impl Server {
         Server {
             unpaid_response,
             extractor: extract::extract_page,
+            merger: extract::merge,
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
-            replay: ReplayStore::new(REPLAY_CAPACITY),
+            payments: Box::new(MemoryStore::default()),
             jobs: JobCounter::default(),
             user_agent: user_agent(&base),
             config,
@@ -83,6 +87,27 @@ impl Server {
     /// this to exercise that path.
     pub fn set_extractor(&mut self, extractor: Extractor) {
         self.extractor = extractor;
+    }
+
+    /// Replaces the merge of a crawl's pages into the result (default [`extract::merge`]). The
+    /// exchange calls it, and serialises the result, under `catch_unwind` *before* any
+    /// `/settle`: a panic there is 500 `INTERNAL_ERROR`, never charged (decisions.md "Money
+    /// safety"). Tests use this to exercise that path.
+    pub fn set_merger(&mut self, merger: Merger) {
+        self.merger = merger;
+    }
+
+    /// Replaces the payment store (default: an in-process [`MemoryStore`] of
+    /// [`crate::payment::store::MAX_ENTRIES`] records and
+    /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes). The seam for a store shared by several
+    /// instances, and for tests of a full store.
+    pub fn set_payment_store(&mut self, store: Box<dyn PaymentStore>) {
+        self.payments = store;
+    }
+
+    /// The payment store's records and kept response bytes.
+    pub fn payment_store_usage(&self) -> (usize, usize) {
+        self.payments.usage()
     }
 
     /// The configuration.

@@ -183,6 +183,17 @@ fn one(bytes: &[u8]) -> Parsed {
     all.remove(0)
 }
 
+/// A 402 whose `PAYMENT-REQUIRED` says the authorization was already used.
+fn assert_already_used(response: &Parsed) {
+    assert_eq!(response.status, 402, "{}", response.body);
+    let header: PaymentRequired =
+        codec::decode(response.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(
+        header.error.as_deref(),
+        Some("payment authorization already used")
+    );
+}
+
 fn assert_error(response: &Parsed, status: u16, code: &str) {
     assert_eq!(response.status, status, "{}", response.body);
     assert_eq!(response.body["success"], false);
@@ -303,7 +314,10 @@ fn validation_order_before_payment() {
         );
     }
     // Within 2048 characters, but over 8192 bytes once percent-encoded (security.md §3 rule 7).
-    let grows = format!(r#"{{"url":"https://www.acme-shop.com/{}"}}"#, "é".repeat(1400));
+    let grows = format!(
+        r#"{{"url":"https://www.acme-shop.com/{}"}}"#,
+        "é".repeat(1400)
+    );
     let r = one(&sim.request(&post(&grows, None)));
     assert_error(&r, 400, "INVALID_URL");
     assert!(r.body["error"]["message"]
@@ -379,15 +393,17 @@ fn paid_request_is_crawled_extracted_and_settled_once() {
         Some("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
     );
 
-    // A replay of the same PAYMENT-SIGNATURE: 402, no facilitator call, no crawl.
+    // The same PAYMENT-SIGNATURE again: the kept 200 (same body, same PAYMENT-RESPONSE), no
+    // facilitator call, no crawl (decisions.md "Money safety").
     let site_before = site_requests(&sim);
-    let r = one(&sim.request(&request));
-    assert_eq!(r.status, 402);
-    let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    let again = one(&sim.request(&request));
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body, r.body);
     assert_eq!(
-        header.error.as_deref(),
-        Some("payment authorization already used")
+        again.header("PAYMENT-RESPONSE"),
+        r.header("PAYMENT-RESPONSE")
     );
+    assert_eq!(again.header("X-Request-Id"), r.header("X-Request-Id"));
     assert_eq!(
         (
             calls(&sim, "/verify"),
@@ -409,7 +425,13 @@ fn twenty_concurrent_uses_of_one_authorization_crawl_and_settle_once() {
         1,
         "{statuses:?}"
     );
-    assert_eq!(statuses.iter().filter(|s| **s == 402).count(), 19);
+    // The others carry the same payment while it is in progress: 503 + Retry-After, never a
+    // 402 that would make a client pay again.
+    assert_eq!(statuses.iter().filter(|s| **s == 503).count(), 19);
+    for r in results.iter().map(|r| one(r)).filter(|r| r.status == 503) {
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        assert_eq!(r.header("Retry-After"), Some("2"));
+    }
     assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
     assert_eq!(
         sim.endpoints[&format!("{SITE_IP}:443").parse().unwrap()]
@@ -584,10 +606,8 @@ fn slow_site_times_out_inside_the_deadline_and_is_not_settled() {
         sim.elapsed()
     );
     assert_eq!(calls(&sim, "/settle"), 0);
-    // Not charged, and the authorization was released: the caller may retry with it.
-    let mut fresh = world(&[]);
-    let retry = paid_post(&fresh, 11);
-    assert_eq!(one(&fresh.request(&retry)).status, 200);
+    // Not charged; the authorization was consumed by /verify, so a retry signs a new one.
+    assert_already_used(&one(&sim.request(&paid_post(&sim, 11))));
 }
 
 #[test]
@@ -684,7 +704,7 @@ fn slow_client_is_closed_after_the_head_deadline() {
 }
 
 #[test]
-fn client_disconnect_mid_crawl_closes_fetches_and_settles_nothing() {
+fn client_disconnect_mid_crawl_runs_the_job_and_a_failure_is_not_settled() {
     let mut sim = world(&[]);
     sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
     // Connect 1 is the facilitator's /verify, connect 2 the homepage.
@@ -692,16 +712,17 @@ fn client_disconnect_mid_crawl_closes_fetches_and_settles_nothing() {
     let request = paid_post(&sim, 19);
     let bytes = sim.request(&request);
     assert!(bytes.is_empty(), "no response to a gone client");
+    // The job ran on to its end (a 422 TIMEOUT) and settled nothing.
     assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 0));
-    assert!(
-        sim.closed_fetches >= 2,
-        "the verify fetch and the homepage fetch are closed"
-    );
+    let event = sim.events.last().unwrap();
+    assert_eq!((event.status, event.client_gone), (422, true));
     assert_eq!(sim.server.jobs_in_flight(), 0);
-    // Nothing was charged, so the same authorization can be used again.
+    // Verified, so consumed: the same authorization is refused without a fetch.
     sim.disconnect_after_connects = None;
     world_site(&mut sim);
-    assert_eq!(one(&sim.request(&request)).status, 200);
+    let r = one(&sim.request(&request));
+    assert_already_used(&r);
+    assert_eq!(calls(&sim, "/verify"), 1);
 }
 
 fn world_site(sim: &mut Sim) {
@@ -875,10 +896,11 @@ fn an_extractor_panic_is_a_500_never_charged_and_never_lost() {
         .contains("not charged"));
     assert_eq!(calls(&sim, "/settle"), 0);
     assert_eq!(sim.server.jobs_in_flight(), 0);
-    // Not charged: the same authorization is accepted once the bug is gone.
+    // Not charged, but verified and so consumed: the retry needs a fresh authorization.
     sim.server
         .set_extractor(contact_core::extract::extract_page);
-    assert_eq!(one(&sim.request(&request)).status, 200);
+    assert_already_used(&one(&sim.request(&request)));
+    assert_eq!(one(&sim.request(&paid_post(&sim, 62))).status, 200);
     assert_eq!(calls(&sim, "/settle"), 1);
 }
 

@@ -15,7 +15,7 @@ use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use smol::{Async, Task, Timer};
 
 use crate::outbound::{connect, resolve};
-use crate::{lock, log_event, spawn, SharedServer};
+use crate::{lock, log_event, log_settlement, spawn, SharedServer};
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;
@@ -113,6 +113,7 @@ pub(crate) async fn drive(
                 }
                 Output::CloseFetch { fetch } => fetches.retain(|c| c.id != fetch),
                 Output::Event(event) => log_event(log_format, &event),
+                Output::Settlement(event) => log_settlement(log_format, &event),
             }
         }
         if exchange.is_finished() {

@@ -12,7 +12,7 @@ mod log;
 mod outbound;
 mod tls;
 
-pub use log::{flush_logs, log_event, log_line};
+pub use log::{flush_logs, log_event, log_line, log_settlement};
 pub use tls::{tls_connector, tls_connector_with};
 
 use std::net::TcpListener;

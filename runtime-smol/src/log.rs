@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use contact_core::api::ErrorCode;
 use contact_core::config::LogFormat;
-use contact_core::io::RequestEvent;
+use contact_core::io::{RequestEvent, SettlementEvent};
 use serde::Serialize;
 
 /// How often buffered request lines are written.
@@ -85,10 +85,13 @@ struct AccessLine<'a> {
     pages_fetched: u32,
     payer: Option<&'a str>,
     transaction: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    client_gone: bool,
 }
 
 /// One line per request (issue #4 "Operations"): request id, method, path, status, error
-/// code, duration in milliseconds, pages fetched, payer and transaction when paid.
+/// code, duration in milliseconds, pages fetched, payer and transaction when paid, and
+/// `clientGone: true` when the client had left (nothing was sent).
 pub fn log_event(format: LogFormat, event: &RequestEvent) {
     start_writer();
     let mut pending = pending();
@@ -110,12 +113,13 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
                 pages_fetched: event.pages_fetched,
                 payer: event.payer.as_deref(),
                 transaction: event.transaction.as_deref(),
+                client_gone: event.client_gone,
             },
         )
         .map_err(std::io::Error::other),
         LogFormat::Pretty => write!(
             bytes,
-            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}",
+            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}{}",
             event.request_id,
             event.method,
             event.path,
@@ -124,10 +128,66 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
             event.duration_ms,
             event.pages_fetched,
             event.payer,
-            event.transaction
+            event.transaction,
+            if event.client_gone {
+                " client gone"
+            } else {
+                ""
+            }
         ),
     };
     bytes.push(b'\n');
+}
+
+/// The audit line of one `/settle` attempt (decisions.md "Money safety").
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SettlementLine<'a> {
+    audit: &'static str,
+    request_id: &'a str,
+    payer: &'a str,
+    nonce: &'a str,
+    outcome: &'static str,
+    reason: Option<&'a str>,
+    transaction: Option<&'a str>,
+    attempt: u8,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    client_gone: bool,
+}
+
+/// Writes the audit line of one `/settle` attempt at once, like an operational line: money
+/// lines are never buffered behind a full buffer nor dropped.
+pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
+    let line = match format {
+        LogFormat::Json => serde_json::to_string(&SettlementLine {
+            audit: "settlement",
+            request_id: &event.request_id,
+            payer: &event.payer,
+            nonce: &event.nonce,
+            outcome: event.outcome,
+            reason: event.reason.as_deref(),
+            transaction: event.transaction.as_deref(),
+            attempt: event.attempt,
+            client_gone: event.client_gone,
+        })
+        .unwrap_or_default(),
+        LogFormat::Pretty => format!(
+            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={}{}",
+            event.request_id,
+            event.payer,
+            event.nonce,
+            event.outcome,
+            event.reason,
+            event.transaction,
+            event.attempt,
+            if event.client_gone {
+                " client gone"
+            } else {
+                ""
+            }
+        ),
+    };
+    log_line_raw(&line);
 }
 
 /// A free-form operational line (start-up, warnings, shutdown), written at once.
@@ -136,6 +196,11 @@ pub fn log_line(format: LogFormat, message: &str) {
         LogFormat::Json => serde_json::json!({ "message": message }).to_string(),
         LogFormat::Pretty => message.to_string(),
     };
+    log_line_raw(&line);
+}
+
+/// Appends `line` after whatever is buffered and writes everything now.
+fn log_line_raw(line: &str) {
     {
         let mut pending = pending();
         pending.bytes.extend_from_slice(line.as_bytes());

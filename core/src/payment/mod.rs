@@ -1,14 +1,16 @@
 //! x402 v2 payments, scheme `exact` on EVM (USDC, EIP-3009 `transferWithAuthorization`):
 //! the wire types, the deterministic `PaymentRequirements`, the header codec, local signature
-//! checks, the replay reservation store and the facilitator bodies.
+//! checks, the payment store (replay guard and kept results), the `payment-identifier`
+//! extension and the facilitator bodies and replies.
 //!
 //! Protocol facts and vectors: `../shared/x402-notes.md`; the service's choices:
 //! `../shared/spec/decisions.md` ("Payment").
 
 pub mod codec;
 pub mod facilitator;
-pub mod replay;
+pub mod identifier;
 pub mod requirements;
+pub mod store;
 pub mod verify;
 mod wire;
 

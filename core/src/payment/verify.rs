@@ -2,7 +2,8 @@
 //! "Payment"): the `PAYMENT-SIGNATURE` must match our requirements by parsed value, and its
 //! EIP-3009 `TransferWithAuthorization` must be signed by `authorization.from` (EIP-712 digest
 //! with Keccak-256, ECDSA public-key recovery on secp256k1), pay exactly `amount` to `payTo`,
-//! and be valid now (`validAfter <= now`, `validBefore >= now + 6 s`).
+//! and be valid now and long enough: `validAfter <= now` and `validBefore` within
+//! `[now + 45 s, now + maxTimeoutSeconds + 60 s]` (decisions.md "Money safety").
 
 use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
 use serde_json::Value;
@@ -10,8 +11,13 @@ use sha3::{Digest, Keccak256};
 
 use crate::payment::wire::{ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION};
 
-/// Seconds of validity an authorization must still have (x402-notes §3.2 check 7: block time).
-pub const VALID_BEFORE_MARGIN_SECONDS: u64 = 6;
+/// Seconds of validity an authorization must still have: the 30 s job deadline plus the 15 s
+/// settlement budget, so that a job we start can always be settled (decisions.md "Money
+/// safety"; the reference's 6 s block-time margin, x402-notes §3.2 check 7, is inside it).
+pub const MIN_VALIDITY_SECONDS: u64 = 45;
+/// Seconds beyond `maxTimeoutSeconds` that `validBefore` may lie ahead (client clock skew).
+/// Bounds how long an authorization — and so its payment record — can live.
+pub const VALIDITY_SLACK_SECONDS: u64 = 60;
 
 /// A 20-byte EVM address.
 pub type Address = [u8; 20];
@@ -40,8 +46,10 @@ pub enum PaymentError {
     ValueMismatch,
     /// `validAfter` is in the future.
     NotYetValid,
-    /// `validBefore` is less than 6 seconds away (or past).
+    /// `validBefore` is less than [`MIN_VALIDITY_SECONDS`] away (or past).
     Expired,
+    /// `validBefore` is more than `maxTimeoutSeconds` + [`VALIDITY_SLACK_SECONDS`] away.
+    ValidTooLong,
     /// `x402Version` is not 2.
     UnsupportedVersion(u32),
 }
@@ -58,7 +66,12 @@ impl PaymentError {
                 "invalid_exact_evm_payload_authorization_value_mismatch".to_string()
             }
             Self::NotYetValid => "invalid_exact_evm_payload_authorization_valid_after".to_string(),
-            Self::Expired => "invalid_exact_evm_payload_authorization_valid_before".to_string(),
+            Self::Expired => format!(
+                "invalid_exact_evm_payload_authorization_valid_before: validBefore must be at least {MIN_VALIDITY_SECONDS} s in the future (the crawl and its settlement take up to {MIN_VALIDITY_SECONDS} s)"
+            ),
+            Self::ValidTooLong => format!(
+                "invalid_exact_evm_payload_authorization_valid_before: validBefore must be at most maxTimeoutSeconds + {VALIDITY_SLACK_SECONDS} s in the future"
+            ),
             Self::UnsupportedVersion(v) => format!("Unsupported x402 version: {v}"),
         }
     }
@@ -145,8 +158,14 @@ pub fn verify_locally(
         return Err(PaymentError::NotYetValid);
     }
     let valid_before = saturating_u64(&valid_before);
-    if valid_before < unix_now.saturating_add(VALID_BEFORE_MARGIN_SECONDS) {
+    if valid_before < unix_now.saturating_add(MIN_VALIDITY_SECONDS) {
         return Err(PaymentError::Expired);
+    }
+    let longest = unix_now
+        .saturating_add(requirements.max_timeout_seconds)
+        .saturating_add(VALIDITY_SLACK_SECONDS);
+    if valid_before > longest {
+        return Err(PaymentError::ValidTooLong);
     }
     Ok(VerifiedPayment {
         payer: from,
@@ -154,6 +173,15 @@ pub fn verify_locally(
         valid_before,
         payload,
     })
+}
+
+/// The payer and nonce an `exact` EVM payment *claims* (not verified): enough to find its
+/// payment record before verification, where only an exact match of the whole payload counts.
+pub fn claimed_authorization(payment: &PaymentPayload) -> Option<(Address, [u8; 32])> {
+    let authorization = payment.payload.get("authorization")?;
+    let from = parse_address(authorization.get("from")?.as_str()?)?;
+    let nonce = parse_bytes32(authorization.get("nonce")?.as_str()?)?;
+    Some((from, nonce))
 }
 
 /// Whether `accepted` equals our requirements as parsed JSON values (key order and
@@ -444,7 +472,7 @@ mod tests {
     #[test]
     fn official_client_header_decodes_and_verifies() {
         let payment: PaymentPayload = codec::decode(SIGNATURE_HEADER).unwrap();
-        let verified = verify_locally(&payment, &terms().requirements, 1_800_000_000).unwrap();
+        let verified = verify_locally(&payment, &terms().requirements, 1_899_999_900).unwrap();
         assert_eq!(
             address_hex(&verified.payer),
             "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
@@ -461,7 +489,8 @@ mod tests {
     fn each_local_check_refuses() {
         let payment: PaymentPayload = codec::decode(SIGNATURE_HEADER).unwrap();
         let requirements = terms().requirements;
-        let now = 1_800_000_000;
+        // 100 s before the vector's validBefore (1 900 000 000; maxTimeoutSeconds 60).
+        let now = 1_900_000_000 - 100;
         let with_auth = |edit: &dyn Fn(&mut Authorization)| {
             let mut p = payment.clone();
             let mut payload: ExactEvmPayload = serde_json::from_value(p.payload.clone()).unwrap();
@@ -487,12 +516,23 @@ mod tests {
             verify_locally(&payment, &other, now),
             Err(PaymentError::NoMatchingRequirements)
         );
-        // Time window.
+        // Time window: validBefore within [now + 45 s, now + maxTimeoutSeconds (60) + 60 s].
         assert_eq!(
-            verify_locally(&payment, &requirements, 1_900_000_000 - 5),
+            verify_locally(&payment, &requirements, 1_900_000_000 - 44),
             Err(PaymentError::Expired)
         );
-        assert!(verify_locally(&payment, &requirements, 1_900_000_000 - 6).is_ok());
+        assert!(verify_locally(&payment, &requirements, 1_900_000_000 - 45).is_ok());
+        assert!(verify_locally(&payment, &requirements, 1_900_000_000 - 120).is_ok());
+        assert_eq!(
+            verify_locally(&payment, &requirements, 1_900_000_000 - 121),
+            Err(PaymentError::ValidTooLong)
+        );
+        assert_eq!(
+            verify_locally(&payment, &requirements, 1_800_000_000),
+            Err(PaymentError::ValidTooLong),
+            "three years ahead"
+        );
+        assert!(PaymentError::Expired.reason().contains("45 s"));
         // Version.
         let mut v1 = payment.clone();
         v1.x402_version = 1;
@@ -531,7 +571,7 @@ mod tests {
         let header = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, python);
         let payment: PaymentPayload = codec::decode(&header).unwrap();
         assert!(verify_locally(&payment, &terms().requirements, 1_795_314_652).is_ok());
-        // After validBefore − 6 s it is refused.
+        // Less than 45 s before validBefore it is refused.
         assert_eq!(
             verify_locally(&payment, &terms().requirements, 1_795_314_710),
             Err(PaymentError::Expired)

@@ -93,7 +93,7 @@ pub fn payment_header(data: &[u8]) {
         "10000".into(),
         60,
     );
-    let _ = verify::verify_locally(&payment, &terms.requirements, 1_800_000_000);
+    let _ = verify::verify_locally(&payment, &terms.requirements, 1_899_999_900);
     let again: PaymentPayload =
         codec::decode(&codec::encode(&payment)).unwrap_or_else(|e| panic!("round trip: {e}"));
     assert_eq!(again, payment);

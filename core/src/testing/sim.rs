@@ -1,7 +1,8 @@
 //! A deterministic simulation of the network around a [`Server`] (architecture.md §3.10): a
 //! virtual clock that jumps to the next `poll_timeout()`, a fake DNS table, scripted origin
-//! sites and a scripted facilitator (replies can be split at any byte boundary, or withheld to
-//! simulate a stall), and a bounded number of steps so a livelock fails instead of hanging.
+//! sites and a scripted facilitator (replies can be split at any byte boundary, delayed in
+//! virtual time, or withheld to simulate a stall), and a bounded number of steps so a
+//! livelock fails instead of hanging.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
@@ -12,7 +13,7 @@ use k256::ecdsa::SigningKey;
 use crate::api::{ApiError, ContactExtractionResult};
 use crate::config::Config;
 use crate::exchange::Exchange;
-use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent};
+use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
 use crate::payment::codec;
 use crate::payment::verify::{
     domain_separator, parse_address, parse_uint256, typed_data_digest, TransferWithAuthorization,
@@ -24,14 +25,18 @@ use crate::server::Server;
 
 /// Most steps of one [`Sim::run`].
 pub const MAX_STEPS: usize = 100_000;
-/// Unix time of the simulation's start (before the test vector's `validBefore`).
-pub const SIM_UNIX_START: u64 = 1_800_000_000;
+/// Unix time of the simulation's start: 100 s before the Base mainnet test vector's
+/// `validBefore` (1 900 000 000, x402-notes §6), so the vector is inside the accepted validity
+/// window with `maxTimeoutSeconds` 60.
+pub const SIM_UNIX_START: u64 = 1_899_999_900;
 
 /// What a scripted endpoint does with one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
     /// Send these bytes, then close.
     Bytes(Vec<u8>),
+    /// Send these bytes after this much virtual time, then close.
+    Delayed(Duration, Vec<u8>),
     /// Never answer.
     Stall,
 }
@@ -84,6 +89,8 @@ pub struct Sim {
     pub split: usize,
     /// Access-log events seen.
     pub events: Vec<RequestEvent>,
+    /// Settlement audit events seen.
+    pub settlements: Vec<SettlementEvent>,
     /// Every `Connect` the core asked for.
     pub connects: Vec<SocketAddr>,
     /// When set, every client disconnects once this many `Connect`s have happened.
@@ -107,6 +114,7 @@ impl Sim {
             endpoints: BTreeMap::new(),
             split: 1 << 20,
             events: Vec::new(),
+            settlements: Vec::new(),
             connects: Vec::new(),
             disconnect_after_connects: None,
             closed_fetches: 0,
@@ -178,11 +186,20 @@ impl Sim {
         let mut received: Vec<Vec<u8>> = vec![Vec::new(); exchanges.len()];
         let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
         let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
+        // Delayed replies: (due, exchange, input), in the order they were scheduled.
+        let mut timed: Vec<(Instant, usize, Owned)> = Vec::new();
         let mut disconnected = false;
         for _ in 0..MAX_STEPS {
             for (i, exchange) in exchanges.iter_mut().enumerate() {
                 while let Some(output) = exchange.poll_output() {
-                    self.carry_out(i, output, &mut received, &mut connections, &mut pending);
+                    self.carry_out(
+                        i,
+                        output,
+                        &mut received,
+                        &mut connections,
+                        &mut pending,
+                        &mut timed,
+                    );
                 }
             }
             if !disconnected
@@ -222,14 +239,20 @@ impl Sim {
                 }
                 continue;
             }
+            if let Some(due) = timed.iter().position(|(at, ..)| *at <= self.now) {
+                let (_, i, input) = timed.remove(due);
+                pending.push_back((i, input));
+                continue;
+            }
             if exchanges.iter().all(Exchange::is_finished) {
                 return received;
             }
-            // Idle: jump the clock to the earliest deadline.
+            // Idle: jump the clock to the earliest deadline or delayed reply.
             let Some(next) = exchanges
                 .iter()
                 .filter(|e| !e.is_finished())
                 .filter_map(Exchange::poll_timeout)
+                .chain(timed.iter().map(|(at, ..)| *at))
                 .min()
             else {
                 return received;
@@ -251,11 +274,13 @@ impl Sim {
         received: &mut [Vec<u8>],
         connections: &mut BTreeMap<(usize, FetchId), Connection>,
         pending: &mut VecDeque<(usize, Owned)>,
+        timed: &mut Vec<(Instant, usize, Owned)>,
     ) {
         match output {
             Output::SendToClient(bytes) => received[i].extend_from_slice(&bytes),
             Output::CloseClient => {}
             Output::Event(event) => self.events.push(event),
+            Output::Settlement(event) => self.settlements.push(event),
             Output::Resolve { fetch, host, .. } => {
                 let result = self
                     .dns
@@ -297,17 +322,27 @@ impl Sim {
                     return;
                 };
                 endpoint.requests.push(connection.sent.clone());
-                if let Reply::Bytes(bytes) = (endpoint.handler)(&connection.sent) {
-                    for piece in bytes.chunks(self.split.max(1)) {
-                        pending.push_back((i, Owned::Data(fetch, piece.to_vec())));
+                let (due, bytes) = match (endpoint.handler)(&connection.sent) {
+                    Reply::Bytes(bytes) => (None, bytes),
+                    Reply::Delayed(delay, bytes) => (Some(self.now + delay), bytes),
+                    Reply::Stall => return,
+                };
+                let pieces = bytes
+                    .chunks(self.split.max(1))
+                    .map(|piece| Owned::Data(fetch, piece.to_vec()))
+                    .chain([Owned::Closed(fetch)]);
+                for input in pieces {
+                    match due {
+                        None => pending.push_back((i, input)),
+                        Some(at) => timed.push((at, i, input)),
                     }
-                    pending.push_back((i, Owned::Closed(fetch)));
                 }
             }
             Output::CloseFetch { fetch } => {
                 self.closed_fetches += 1;
                 connections.remove(&(i, fetch));
                 pending.retain(|(j, input)| !(*j == i && owned_fetch(input) == fetch));
+                timed.retain(|(_, j, input)| !(*j == i && owned_fetch(input) == fetch));
             }
         }
     }
