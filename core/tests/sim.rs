@@ -947,3 +947,438 @@ fn a_pipelined_paid_request_after_a_finished_job_is_not_refused_by_the_cap() {
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     assert_eq!(statuses, [200, 200]);
 }
+
+// ---- money safety (decisions.md "Money safety") ---------------------------------------------
+
+const PAYER: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const SETTLED: &str = r#"{"success":true,"transaction":"0x5e77","network":"eip155:8453","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+/// The reference facilitator's answer when the block confirming the transfer comes late.
+const PENDING: &str = r#"{"success":false,"errorReason":"settlement_pending","transaction":"0x5e77","network":"eip155:8453","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+
+fn json_reply(body: &str) -> Reply {
+    Reply::Bytes(http_response(
+        200,
+        &[("Content-Type", "application/json")],
+        body.as_bytes(),
+    ))
+}
+
+/// A facilitator that accepts every `/verify` and answers the n-th `/settle` with
+/// `settles[n]` (the last one repeats).
+fn scripted_settlement(sim: &mut Sim, settles: Vec<Reply>) {
+    let mut n = 0;
+    sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
+        if request_path(raw) == "/verify" {
+            return json_reply(&format!(r#"{{"isValid":true,"payer":"{PAYER}"}}"#));
+        }
+        let reply = settles[n.min(settles.len() - 1)].clone();
+        n += 1;
+        reply
+    });
+}
+
+fn outcomes(sim: &Sim) -> Vec<&'static str> {
+    sim.settlements.iter().map(|s| s.outcome).collect()
+}
+
+#[test]
+fn settlement_pending_is_a_503_with_the_result_kept_then_the_same_signature_gets_it() {
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply(PENDING),
+            json_reply(SETTLED),
+        ],
+    );
+    let request = paid_post(&sim, 70);
+    let r = one(&sim.request(&request));
+    // Never a 402 (which tells a client to pay again): 503, Retry-After, the pending answer.
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(
+        r.body["error"]["message"],
+        "settlement pending: retry with the same PAYMENT-SIGNATURE"
+    );
+    assert_eq!(r.header("Retry-After"), Some("5"));
+    let pending: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(
+        (pending.success, pending.transaction.as_str()),
+        (false, "0x5e77")
+    );
+    // One more /settle, 2 s after the first, inside the budget.
+    assert_eq!(calls(&sim, "/settle"), 2);
+    assert!(sim.elapsed() >= std::time::Duration::from_secs(2));
+    assert_eq!(outcomes(&sim), ["unknown", "unknown"]);
+    assert_eq!(sim.settlements[1].attempt, 2);
+    assert_eq!(sim.settlements[0].transaction.as_deref(), Some("0x5e77"));
+    let crawled = site_requests(&sim);
+
+    // Later, the same signature: /settle again, now confirmed → the kept 200, no crawl.
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(paid.body["emails"][0]["value"], "info@acme-shop.com");
+    assert_eq!(paid.body["requestId"], r.body["requestId"]);
+    assert_eq!(paid.body["requestId"].as_str(), paid.header("X-Request-Id"));
+    let settled: SettleResponse = codec::decode(paid.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(settled.transaction, "0x5e77");
+    assert_eq!(
+        (
+            calls(&sim, "/verify"),
+            calls(&sim, "/settle"),
+            site_requests(&sim)
+        ),
+        (1, 3, crawled)
+    );
+    // And again: the same bytes, no facilitator call at all.
+    let again = one(&sim.request(&request));
+    assert_eq!(
+        (again.status, &again.body, again.header("PAYMENT-RESPONSE")),
+        (200, &paid.body, paid.header("PAYMENT-RESPONSE"))
+    );
+    assert_eq!(calls(&sim, "/settle"), 3);
+}
+
+#[test]
+fn a_pending_first_answer_and_a_confirmed_second_one_is_a_200() {
+    let mut sim = world(&[]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING), json_reply(SETTLED)]);
+    let r = one(&sim.request(&paid_post(&sim, 71)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(outcomes(&sim), ["unknown", "settled"]);
+    let event = sim.events.last().unwrap();
+    assert_eq!(event.transaction.as_deref(), Some("0x5e77"));
+}
+
+#[test]
+fn a_slow_homepage_and_a_hanging_extra_page_leave_the_settlement_its_own_budget() {
+    // The homepage takes 14.5 s (a redirect after 9 s, the page 5.5 s later); the contact
+    // page redirects after 9 s and its second hop hangs until the job deadline (30 s). The
+    // facilitator then needs 3 s to confirm the transfer: past the job deadline.
+    let mut sim = world(&[]);
+    let secs = std::time::Duration::from_secs_f64;
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), move |raw| {
+        let html =
+            |body: &str| http_response(200, &[("Content-Type", "text/html")], body.as_bytes());
+        let redirect = |to: &str| http_response(302, &[("Location", to)], b"");
+        match request_path(raw).as_str() {
+            "/" => Reply::Delayed(secs(9.0), redirect("/home")),
+            "/home" => Reply::Delayed(secs(5.5), html(HOME)),
+            "/contact" => Reply::Delayed(secs(9.0), redirect("/contact-us")),
+            "/contact-us" => Reply::Stall,
+            _ => Reply::Bytes(http_response(404, &[], b"")),
+        }
+    });
+    scripted_settlement(
+        &mut sim,
+        vec![Reply::Delayed(
+            secs(3.0),
+            http_response(200, &[], SETTLED.as_bytes()),
+        )],
+    );
+    let r = one(&sim.request(&paid_post(&sim, 72)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["emails"][0]["value"], "info@acme-shop.com");
+    assert!(
+        sim.elapsed() > std::time::Duration::from_secs(32),
+        "{:?}",
+        sim.elapsed()
+    );
+    assert_eq!(outcomes(&sim), ["settled"]);
+}
+
+#[test]
+fn a_settle_timeout_is_a_503_and_the_same_signature_settles_again_for_the_kept_result() {
+    let mut sim = world(&[]);
+    scripted_settlement(&mut sim, vec![Reply::Stall, json_reply(SETTLED)]);
+    let request = paid_post(&sim, 73);
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(
+        r.header("PAYMENT-RESPONSE"),
+        None,
+        "the facilitator said nothing"
+    );
+    assert_eq!(r.header("Retry-After"), Some("5"));
+    // The timeout used the whole 15 s budget: no second attempt fits.
+    assert_eq!(calls(&sim, "/settle"), 1);
+    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(15));
+    assert_eq!(outcomes(&sim), ["unknown"]);
+    let crawled = site_requests(&sim);
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(paid.body["phones"][0]["value"], "+442085516580");
+    assert_eq!((calls(&sim, "/settle"), site_requests(&sim)), (2, crawled));
+}
+
+#[test]
+fn after_an_unknown_outcome_already_used_means_our_transfer_went_through() {
+    let mut sim = world(&[]);
+    let used = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":"","network":"eip155:8453"}"#;
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply("<html>502</html>"),
+            json_reply(used),
+        ],
+    );
+    let request = paid_post(&sim, 74);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    let settled: SettleResponse = codec::decode(paid.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(
+        settled.transaction, "0x5e77",
+        "the transaction of the pending answer"
+    );
+    assert_eq!(outcomes(&sim), ["unknown", "unknown", "settled"]);
+}
+
+#[test]
+fn a_refused_retry_settlement_keeps_the_result_and_answers_503_again() {
+    let mut sim = world(&[]);
+    let refused = r#"{"success":false,"errorReason":"invalid_exact_evm_transaction_failed","network":"eip155:8453"}"#;
+    scripted_settlement(
+        &mut sim,
+        vec![
+            Reply::Stall,
+            json_reply(refused),
+            json_reply(refused),
+            json_reply(SETTLED),
+        ],
+    );
+    let request = paid_post(&sim, 75);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    // The retry's settlement is refused twice: still unknown for us (the first transfer may
+    // yet land), so 503 again with the result kept.
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 3);
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+}
+
+#[test]
+fn a_client_gone_during_settlement_does_not_cancel_it_and_the_retry_gets_the_result() {
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![Reply::Delayed(
+            std::time::Duration::from_secs(3),
+            http_response(200, &[], SETTLED.as_bytes()),
+        )],
+    );
+    // Connects: /verify, the homepage, /contact, /about, then /settle.
+    sim.disconnect_after_connects = Some(5);
+    let request = paid_post(&sim, 76);
+    assert!(
+        sim.request(&request).is_empty(),
+        "nothing sent to a gone client"
+    );
+    assert_eq!(calls(&sim, "/settle"), 1);
+    let audit = &sim.settlements[0];
+    assert_eq!((audit.outcome, audit.client_gone), ("settled", true));
+    assert_eq!(audit.nonce, format!("0x{}4c", "0".repeat(62)));
+    let event = sim.events.last().unwrap();
+    assert_eq!((event.status, event.client_gone), (200, true));
+    assert_eq!(event.transaction.as_deref(), Some("0x5e77"));
+    // The same signature later: the kept 200, without a crawl or a facilitator call.
+    sim.disconnect_after_connects = None;
+    let crawled = site_requests(&sim);
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(paid.body["emails"][1]["value"], "sales@acme-shop.com");
+    assert_eq!(
+        (
+            calls(&sim, "/verify"),
+            calls(&sim, "/settle"),
+            site_requests(&sim)
+        ),
+        (1, 1, crawled)
+    );
+}
+
+#[test]
+fn a_client_gone_before_verify_answered_cancels_the_job_and_consumes_nothing_more() {
+    let mut sim = world(&[]);
+    sim.endpoint(FACILITATOR.parse().unwrap(), |_| Reply::Stall);
+    sim.disconnect_after_connects = Some(1);
+    let request = paid_post(&sim, 77);
+    assert!(sim.request(&request).is_empty());
+    assert_eq!(site_requests(&sim), 0);
+    let event = sim.events.last().unwrap();
+    assert_eq!((event.status, event.client_gone), (499, true));
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}
+
+fn panicking_merger(
+    _: contact_core::extract::SiteInfo<'_>,
+    _: &[contact_core::extract::PageExtraction],
+) -> contact_core::api::ContactExtractionResult {
+    panic!("merge bug (deliberate, in a test)")
+}
+
+#[test]
+fn a_merge_panic_is_a_500_and_never_settled() {
+    let mut sim = world(&[]);
+    sim.server.set_merger(panicking_merger);
+    let r = one(&sim.request(&paid_post(&sim, 78)));
+    assert_error(&r, 500, "INTERNAL_ERROR");
+    assert!(r.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not charged"));
+    assert_eq!(calls(&sim, "/settle"), 0);
+    assert!(sim.settlements.is_empty());
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}
+
+#[test]
+fn a_failed_job_consumes_the_authorization_one_authorization_buys_one_crawl() {
+    let mut sim = world(&[]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(404, &[], b""))
+    });
+    let request = paid_post(&sim, 79);
+    assert_error(&one(&sim.request(&request)), 422, "FETCH_FAILED");
+    assert_eq!(site_requests(&sim), 1);
+    // The same signature again, and the same authorization pointed at another URL: refused
+    // without a fetch or a facilitator call.
+    assert_already_used(&one(&sim.request(&request)));
+    let header = payment_header(&requirements(&sim), 79, 0, SIM_UNIX_START + 60);
+    let elsewhere = post(r#"{"url":"https://www.acme-shop.com/x"}"#, Some(&header));
+    assert_already_used(&one(&sim.request(&elsewhere)));
+    assert_eq!((site_requests(&sim), calls(&sim, "/verify")), (1, 1));
+}
+
+#[test]
+fn valid_before_must_leave_room_for_the_job_and_not_lie_too_far_ahead() {
+    let mut sim = world(&[]);
+    let ten_years = 10 * 365 * 24 * 3600;
+    for (nonce, valid_before) in [
+        (80u8, SIM_UNIX_START + 20),
+        (81, SIM_UNIX_START + ten_years),
+        (82, SIM_UNIX_START + 60 + 61),
+    ] {
+        let header = payment_header(&requirements(&sim), nonce, 0, valid_before);
+        let r = one(&sim.request(&post(
+            r#"{"url":"https://www.acme-shop.com/"}"#,
+            Some(&header),
+        )));
+        assert_eq!(r.status, 402);
+        let required: PaymentRequired =
+            codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+        assert!(
+            required
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("validBefore must be"),
+            "{:?}",
+            required.error
+        );
+    }
+    assert_eq!(calls(&sim, "/verify"), 0);
+    // The edges are accepted.
+    for (nonce, valid_before) in [(83u8, SIM_UNIX_START + 45), (84, SIM_UNIX_START + 120)] {
+        let header = payment_header(&requirements(&sim), nonce, 0, valid_before);
+        let r = one(&sim.request(&post(
+            r#"{"url":"https://www.acme-shop.com/"}"#,
+            Some(&header),
+        )));
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+}
+
+/// `header` with a `payment-identifier` id added to its `extensions` (not signed: the id is
+/// outside the EIP-3009 authorization).
+fn with_payment_id(header: &str, id: &str) -> String {
+    let mut payment: contact_core::payment::PaymentPayload = codec::decode(header).unwrap();
+    payment.extensions = Some(serde_json::json!({
+        "payment-identifier": {"info": {"required": false, "id": id}}
+    }));
+    codec::encode(&payment)
+}
+
+#[test]
+fn payment_identifier_same_payload_gets_the_kept_response_another_payload_409() {
+    let mut sim = world(&[]);
+    let unpaid = one(&sim.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    let required: PaymentRequired =
+        codec::decode(unpaid.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(
+        required.extensions.as_ref().unwrap()["payment-identifier"]["info"]["required"],
+        false
+    );
+    let id = "pay_7d5d747be160e280504c099d984bcfe0";
+    let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+    let first = with_payment_id(
+        &payment_header(&requirements(&sim), 85, 0, SIM_UNIX_START + 60),
+        id,
+    );
+    let r = one(&sim.request(&post(body, Some(&first))));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let again = one(&sim.request(&post(body, Some(&first))));
+    assert_eq!((again.status, &again.body), (200, &r.body));
+    assert_eq!(
+        again.header("PAYMENT-RESPONSE"),
+        r.header("PAYMENT-RESPONSE")
+    );
+
+    // The same id with another payment: 409, nothing verified or fetched.
+    let crawled = site_requests(&sim);
+    let other = with_payment_id(
+        &payment_header(&requirements(&sim), 86, 0, SIM_UNIX_START + 60),
+        id,
+    );
+    let conflict = one(&sim.request(&post(body, Some(&other))));
+    assert_error(&conflict, 409, "INVALID_URL");
+    assert_eq!(
+        conflict.body["error"]["message"],
+        "payment identifier already used with a different payment"
+    );
+    // The same id and payment for another URL: 409 too.
+    let elsewhere = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/x"}"#,
+        Some(&first),
+    )));
+    assert_error(&elsewhere, 409, "INVALID_URL");
+    assert_eq!(
+        (
+            calls(&sim, "/verify"),
+            calls(&sim, "/settle"),
+            site_requests(&sim)
+        ),
+        (1, 1, crawled)
+    );
+    // A malformed id is a 402 saying so.
+    let bad = with_payment_id(
+        &payment_header(&requirements(&sim), 87, 0, SIM_UNIX_START + 60),
+        "short",
+    );
+    let r = one(&sim.request(&post(body, Some(&bad))));
+    assert_eq!(r.status, 402);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert!(required.error.unwrap().contains("payment identifier"));
+}
+
+#[test]
+fn a_full_payment_store_refuses_new_payments_with_retry_after_and_evicts_nothing() {
+    let mut sim = world(&[]);
+    sim.server
+        .set_payment_store(Box::new(contact_core::payment::store::MemoryStore::new(
+            1,
+            1 << 20,
+        )));
+    let request = paid_post(&sim, 88);
+    assert_eq!(one(&sim.request(&request)).status, 200);
+    let r = one(&sim.request(&paid_post(&sim, 89)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    let retry_after: u64 = r.header("Retry-After").unwrap().parse().unwrap();
+    assert!((1..=60 + 600).contains(&retry_after), "{retry_after}");
+    // The kept result is still there.
+    assert_eq!(one(&sim.request(&request)).status, 200);
+    assert_eq!(calls(&sim, "/verify"), 1);
+}
