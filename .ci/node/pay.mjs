@@ -1,13 +1,26 @@
 // Pays the paid endpoint with the official x402 v2 client (@x402/fetch + @x402/evm), then
 // replays the exact PAYMENT-SIGNATURE it sent, and prints one JSON line with both outcomes.
-// Usage: node pay.mjs SERVICE_ENDPOINT TARGET_URL   (loopback only; test key of x402-notes §7.1)
+// Usage: node pay.mjs SERVICE_ENDPOINT TARGET_URL [--payment-id]
+// (loopback only; test key of x402-notes §7.1). With --payment-id the client adds an x402
+// `payment-identifier` id (the official @x402/extensions helper) to its payment.
 import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { privateKeyToAccount } from "viem/accounts";
 
-const [endpoint, target] = process.argv.slice(2);
+const [endpoint, target, option] = process.argv.slice(2);
 const account = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const client = new x402Client().register("eip155:8453", new ExactEvmScheme(account));
+if (option === "--payment-id") {
+  client.registerExtension({
+    key: "payment-identifier",
+    enrichPaymentPayload: async (payload) => {
+      const extensions = structuredClone(payload.extensions ?? {});
+      appendPaymentIdentifierToExtensions(extensions);
+      return { ...payload, extensions };
+    },
+  });
+}
 
 let sentSignature = null;
 const recordingFetch = async (input, init) => {
@@ -23,17 +36,22 @@ const paid = await pay(endpoint, { method: "POST", headers: { "Content-Type": "a
 const paidText = await paid.text();
 const receipt = paid.headers.get("PAYMENT-RESPONSE");
 
+// A client that lost the response retries with the same PAYMENT-SIGNATURE.
 const replay = await fetch(endpoint, {
   method: "POST",
   headers: { "Content-Type": "application/json", "PAYMENT-SIGNATURE": sentSignature ?? "" },
   body,
 });
-await replay.text();
+const replayText = await replay.text();
 
 console.log(JSON.stringify({
   status: paid.status,
   body: JSON.parse(paidText),
+  bodyText: paidText,
   paymentResponse: receipt ? decodePaymentResponseHeader(receipt) : null,
-  signatureSent: sentSignature !== null,
+  paymentResponseHeader: receipt,
+  signature: sentSignature,
   replayStatus: replay.status,
+  replayBodyText: replayText,
+  replayPaymentResponseHeader: replay.headers.get("PAYMENT-RESPONSE"),
 }));

@@ -78,9 +78,6 @@ pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
 /// The message of a 503 "settlement pending" (decisions.md "Money safety").
 pub const SETTLEMENT_PENDING_MESSAGE: &str =
     "settlement pending: retry with the same PAYMENT-SIGNATURE";
-/// Status logged for a paid request whose client left before `/verify` said valid (nginx's
-/// "client closed request"); nothing is sent.
-pub const CLIENT_CLOSED_STATUS: u16 = 499;
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -1429,25 +1426,15 @@ impl Exchange {
         }
     }
 
-    /// The client closed the connection. A paid job whose payment `/verify` accepted runs on:
-    /// it settles on success and keeps the result for a retry (decisions.md "Money safety").
-    /// Before that, the job is dropped and its authorization consumed (only a refused
-    /// `/verify` frees one).
-    fn client_gone(&mut self, server: &mut Server, now: Instant) {
+    /// The client closed the connection. A paid job (its request read and its payment
+    /// checked locally) runs on: if `/verify` accepts, it crawls, settles on success and keeps
+    /// the result for a retry with the same `PAYMENT-SIGNATURE`; if `/verify` refuses, the
+    /// client is simply forgotten (decisions.md "Money safety"). Its access line says
+    /// `clientGone`. Without a job, the connection just closes.
+    fn client_gone(&mut self, _server: &mut Server, _now: Instant) {
         self.client_gone = true;
-        if let State::Job(job) = &self.state {
-            if job.phase != Phase::Verify {
-                return;
-            }
-        }
-        if let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) {
-            self.close_fetches(&mut job);
-            job.spend(server);
-            let log = JobLog {
-                payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
-                ..JobLog::default()
-            };
-            self.log(&job.request, CLIENT_CLOSED_STATUS, None, log, now);
+        if matches!(self.state, State::Job(_)) {
+            return;
         }
         self.state = State::Closed;
         self.finished = true;

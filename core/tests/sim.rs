@@ -1201,16 +1201,43 @@ fn a_client_gone_during_settlement_does_not_cancel_it_and_the_retry_gets_the_res
 }
 
 #[test]
-fn a_client_gone_before_verify_answered_cancels_the_job_and_consumes_nothing_more() {
+fn a_client_gone_before_verify_answered_does_not_cancel_the_paid_job() {
     let mut sim = world(&[]);
-    sim.endpoint(FACILITATOR.parse().unwrap(), |_| Reply::Stall);
+    // Gone as soon as the /verify connection is asked for.
     sim.disconnect_after_connects = Some(1);
     let request = paid_post(&sim, 77);
     assert!(sim.request(&request).is_empty());
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 1));
+    assert_eq!(outcomes(&sim), ["settled"]);
+    assert!(sim.settlements[0].client_gone);
+    let event = sim.events.last().unwrap();
+    assert_eq!((event.status, event.client_gone), (200, true));
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+    sim.disconnect_after_connects = None;
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200);
+    assert_eq!(calls(&sim, "/settle"), 1);
+}
+
+#[test]
+fn a_client_gone_whose_payment_verify_refuses_is_forgotten() {
+    let mut sim = world(&[]);
+    facilitator(
+        &mut sim,
+        r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#,
+        "{}",
+    );
+    sim.disconnect_after_connects = Some(1);
+    let request = paid_post(&sim, 90);
+    assert!(sim.request(&request).is_empty());
     assert_eq!(site_requests(&sim), 0);
     let event = sim.events.last().unwrap();
-    assert_eq!((event.status, event.client_gone), (499, true));
-    assert_eq!(sim.server.jobs_in_flight(), 0);
+    assert_eq!((event.status, event.client_gone), (402, true));
+    // Refused by /verify: the authorization stays usable.
+    sim.disconnect_after_connects = None;
+    world_site(&mut sim);
+    facilitator(&mut sim, r#"{"isValid":true}"#, SETTLED);
+    assert_eq!(one(&sim.request(&request)).status, 200);
 }
 
 fn panicking_merger(

@@ -307,43 +307,14 @@ fn sigterm(child: &std::process::Child) {
 
 #[test]
 fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
-    use contact_e2e::fixture::{request_path, response, Fixture};
+    use contact_e2e::fixture::Fixture;
     use std::io::{Read, Write};
     use std::time::Duration;
-    let site = Fixture::start(|raw| {
-        if request_path(raw) == "/" {
-            std::thread::sleep(Duration::from_millis(1500));
-        }
-        response(
-            200,
-            "text/html",
-            "<title>Fixture Shop</title><p>info@fixture-shop.com</p>",
-        )
-    });
+    let site = slow_home_site(Duration::from_millis(1500));
     let facilitator = Fixture::accepting_facilitator();
     let vars = contact_e2e::fixture::service_vars(&site, &facilitator);
-    let config = contact_core::config::Config::from_env_map(
-        &vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-    )
-    .expect("config");
-    let contact_core::config::PaymentConfig::Ready { terms, .. } = &config.payment else {
-        panic!("payments configured")
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs();
-    let signature =
-        contact_core::testing::sim::payment_header(&terms.requirements, 50, 0, now + 60);
+    let request = paid_request(&vars, &site, 50);
     let (mut child, address, lines) = start_serve(&vars);
-    let body = format!(
-        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
-        site.addr.port()
-    );
-    let request = format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
     let in_flight = {
         let address = address.clone();
         std::thread::spawn(move || {
@@ -394,4 +365,132 @@ fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
     assert!(rest.iter().any(|l| l.contains("-> 200")), "{rest:?}");
+}
+
+/// A paying client that closes its socket right after sending its request (decisions.md
+/// "Money safety"): the job runs on, the facilitator sees the settle, the audit and access
+/// lines say the client had gone, and the same `PAYMENT-SIGNATURE` later gets the result
+/// without a second crawl or charge.
+#[test]
+fn a_client_that_leaves_after_paying_still_gets_its_result_on_retry() {
+    use contact_e2e::fixture::Fixture;
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let site = slow_home_site(Duration::from_millis(500));
+    let facilitator = Fixture::accepting_facilitator();
+    let vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    let request = paid_request(&vars, &site, 51);
+    let (child, address, lines) = start_serve(&vars);
+    let mut child = Reap(child);
+    // Collect the service's stderr on a thread, so waiting for a line has a bound.
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+        stream.write_all(request.as_bytes()).expect("write");
+        // Gone at once: the socket is closed before any answer.
+    }
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !seen.iter().any(|l: &String| l.contains("-> 200")) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match line_rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("no access line for the paid request: {seen:?}"),
+        }
+    }
+    assert_eq!(facilitator.count("/settle"), 1);
+    let audit = seen
+        .iter()
+        .find(|l| l.starts_with("settlement "))
+        .expect("an audit line for the settle");
+    assert!(
+        audit.contains("outcome=settled") && audit.contains("client gone"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains(&format!("nonce=0x{}33", "0".repeat(62))),
+        "{audit}"
+    );
+    let access = seen
+        .iter()
+        .find(|l| l.contains("-> 200"))
+        .expect("access line");
+    assert!(access.contains("client gone"), "{access}");
+
+    // The same signature later: the kept 200.
+    let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("info@fixture-shop.com"));
+    assert!(answer.contains("PAYMENT-RESPONSE: "));
+    assert_eq!((site.count("/"), facilitator.count("/settle")), (1, 1));
+    sigterm(&child.0);
+    assert!(wait_exit(&mut child.0).success());
+}
+
+/// A site whose homepage (`info@fixture-shop.com`) answers after `delay`.
+fn slow_home_site(delay: std::time::Duration) -> contact_e2e::fixture::Fixture {
+    use contact_e2e::fixture::{request_path, response, Fixture};
+    Fixture::start(move |raw| {
+        if request_path(raw) == "/" {
+            std::thread::sleep(delay);
+        }
+        response(
+            200,
+            "text/html",
+            "<title>Fixture Shop</title><p>info@fixture-shop.com</p>",
+        )
+    })
+}
+
+/// A paid extraction request (`Connection: close`) of `site`'s homepage, signed by the test key
+/// for the terms of `vars` with `nonce`, valid for 60 s.
+fn paid_request(
+    vars: &[(&'static str, String)],
+    site: &contact_e2e::fixture::Fixture,
+    nonce: u8,
+) -> String {
+    let config = contact_core::config::Config::from_env_map(
+        &vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+    .expect("config");
+    let contact_core::config::PaymentConfig::Ready { terms, .. } = &config.payment else {
+        panic!("payments configured")
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let signature =
+        contact_core::testing::sim::payment_header(&terms.requirements, nonce, 0, now + 60);
+    let body = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+}
+
+/// Kills the service when a test fails before stopping it (its stdout is the test's).
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -164,10 +164,22 @@ fn paid_request_crawls_the_fixture_site_and_settles_once() {
         (1, 1)
     );
     assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
-    // A replay is refused without a second crawl or facilitator call.
-    let (status, _, _) = service.call(&post(&url, Some(&signature)));
-    assert_eq!(status, 402);
-    assert_eq!((facilitator.count("/verify"), site.count("/")), (1, 1));
+    // The same PAYMENT-SIGNATURE again gets the kept 200, without a second crawl or
+    // facilitator call (decisions.md "Money safety").
+    let (again, again_head, again_body) = service.call(&post(&url, Some(&signature)));
+    assert_eq!((again, again_body.as_str()), (200, body.as_str()));
+    assert_eq!(
+        header(&again_head, "PAYMENT-RESPONSE"),
+        header(&head, "PAYMENT-RESPONSE")
+    );
+    assert_eq!(
+        (
+            facilitator.count("/verify"),
+            facilitator.count("/settle"),
+            site.count("/")
+        ),
+        (1, 1, 1)
+    );
 }
 
 /// A world whose site answers with `site`; the facilitator accepts everything.
@@ -317,7 +329,10 @@ fn a_slowloris_client_is_closed_without_affecting_others() {
 /// when `node_modules` is missing; `.ci/run` installs it beforehand).
 fn official_client_dir() -> std::path::PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
-    if !dir.join("node_modules/@x402/fetch").is_dir() {
+    let installed = ["@x402/fetch", "@x402/evm", "@x402/extensions", "viem"]
+        .iter()
+        .all(|package| dir.join("node_modules").join(package).is_dir());
+    if !installed {
         let status = std::process::Command::new("npm")
             .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
@@ -328,19 +343,17 @@ fn official_client_dir() -> std::path::PathBuf {
     dir
 }
 
-/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of x402-notes §7.1)
-/// pays for a real extraction of the fixture site; a replay of its `PAYMENT-SIGNATURE` is
-/// refused without a second crawl. Needs Node.js; see [`official_client_dir`].
-#[test]
-fn the_official_client_pays_and_its_replay_is_refused() {
+/// Runs the official x402 v2 client (`.ci/node/pay.mjs`) against `service` for `site`, with
+/// `extra` arguments; returns its one-line JSON report.
+fn official_client(service: &Service, site: &Fixture, extra: &[&str]) -> serde_json::Value {
     let script = official_client_dir().join("pay.mjs");
-    let (site, facilitator, service) = world();
     let endpoint = format!("http://{}/api/v1/extract-contact", service.addr);
     let target = format!("http://www.fixture-shop.com:{}/", site.addr.port());
     let output = std::process::Command::new("node")
         .arg(&script)
         .arg(&endpoint)
         .arg(&target)
+        .args(extra)
         .output()
         .expect("run node");
     assert!(
@@ -348,7 +361,17 @@ fn the_official_client_pays_and_its_replay_is_refused() {
         "node failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    serde_json::from_slice(&output.stdout).expect("one JSON line")
+}
+
+/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of x402-notes §7.1)
+/// pays for a real extraction of the fixture site; its own retry with the same
+/// `PAYMENT-SIGNATURE`, and the same header replayed by curl, get the kept response byte for
+/// byte, without a second crawl, verify or settle. Needs Node.js; see [`official_client_dir`].
+#[test]
+fn the_official_client_pays_and_a_replay_of_its_signature_gets_the_same_response() {
+    let (site, facilitator, service) = world();
+    let report = official_client(&service, &site, &[]);
     assert_eq!(report["status"], 200, "{report}");
     assert_eq!(
         report["body"]["emails"][0]["value"],
@@ -357,14 +380,89 @@ fn the_official_client_pays_and_its_replay_is_refused() {
     assert_eq!(report["body"]["phones"][0]["value"], "+442085516580");
     assert_eq!(report["paymentResponse"]["success"], true);
     assert_eq!(report["paymentResponse"]["transaction"], "0xfeed");
-    assert_eq!(report["signatureSent"], true);
+    // The client's own retry: the same bytes.
+    assert_eq!(report["replayStatus"], 200);
+    assert_eq!(report["replayBodyText"], report["bodyText"]);
     assert_eq!(
-        (facilitator.count("/verify"), facilitator.count("/settle")),
-        (1, 1)
+        report["replayPaymentResponseHeader"],
+        report["paymentResponseHeader"]
     );
-    // The replay: 402, and no second crawl or facilitator call.
-    assert_eq!(report["replayStatus"], 402);
-    assert_eq!((site.count("/"), facilitator.count("/verify")), (1, 1));
+    // curl with the same PAYMENT-SIGNATURE: the same bytes again.
+    let signature = report["signature"].as_str().expect("a signature was sent");
+    let target = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let curl = std::process::Command::new("curl")
+        .args([
+            "--silent",
+            "--show-error",
+            "--max-time",
+            "20",
+            "--dump-header",
+            "-",
+        ])
+        .args(["-H", "Content-Type: application/json"])
+        .args(["-H", &format!("PAYMENT-SIGNATURE: {signature}")])
+        .args(["--data-binary", &target])
+        .arg(format!("http://{}/api/v1/extract-contact", service.addr))
+        .output()
+        .expect("the replay test needs curl (Debian: curl)");
+    assert!(curl.status.success(), "{curl:?}");
+    let text = String::from_utf8(curl.stdout).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(Some(body), report["bodyText"].as_str());
+    assert_eq!(
+        header(head, "PAYMENT-RESPONSE"),
+        report["paymentResponseHeader"].as_str()
+    );
+    assert_eq!(
+        (
+            facilitator.count("/verify"),
+            facilitator.count("/settle"),
+            site.count("/")
+        ),
+        (1, 1, 1)
+    );
+}
+
+/// The official client with the x402 `payment-identifier` extension (`@x402/extensions` 2.27
+/// adds the id): the 402 advertises it, the paid call carries an id, the client's retry with
+/// it gets the kept response, and another payment under the same id is a 409.
+#[test]
+fn the_official_client_with_a_payment_identifier_retries_safely() {
+    let (site, facilitator, service) = world();
+    let report = official_client(&service, &site, &["--payment-id"]);
+    assert_eq!(report["status"], 200, "{report}");
+    let sent: contact_core::payment::PaymentPayload =
+        codec::decode(report["signature"].as_str().unwrap()).unwrap();
+    let id = sent.extensions.as_ref().unwrap()["payment-identifier"]["info"]["id"]
+        .as_str()
+        .expect("the client added an id")
+        .to_string();
+    assert!(id.starts_with("pay_"), "{id}");
+    assert_eq!(report["replayStatus"], 200);
+    assert_eq!(report["replayBodyText"], report["bodyText"]);
+    // Another payment (a fresh authorization) under the same id: 409, nothing verified.
+    let mut other: contact_core::payment::PaymentPayload =
+        codec::decode(&fresh_signature(&service, 91)).unwrap();
+    other.extensions = sent.extensions.clone();
+    let url = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, _, body) = service.call(&post(&url, Some(&codec::encode(&other))));
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("payment identifier already used with a different payment"));
+    assert_eq!(
+        (
+            facilitator.count("/verify"),
+            facilitator.count("/settle"),
+            site.count("/")
+        ),
+        (1, 1, 1)
+    );
 }
 
 /// A test CA and a certificate for `www.fixture-shop.com` signed by it: (CA DER, server config).
@@ -709,21 +807,24 @@ fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
         "{body}"
     );
     assert_eq!(site.requests.lock().unwrap().len(), 0);
-    // Garbage from /settle: no result is returned.
+    // Garbage from /settle: an unknown outcome, tried once more after 2 s, then 503
+    // "settlement pending" (the result is kept for a retry, not returned now).
     let (site, facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         scripted_facilitator(r#"{"isValid":true}"#, "<html>oops</html>"),
         contact_runtime_smol::tls_connector(),
         &[],
     );
-    let (status, _, body) = paid_call(&service, &site, 23);
+    let (status, head, body) = paid_call(&service, &site, 23);
     assert_eq!(
         (status, error_code(&body).as_str()),
         (503, "INTERNAL_ERROR"),
         "{body}"
     );
+    assert!(body.contains("settlement pending"), "{body}");
+    assert_eq!(header(&head, "Retry-After"), Some("5"));
     assert!(!body.contains("fixture-shop.com"));
-    assert_eq!(facilitator.count("/settle"), 1);
+    assert_eq!(facilitator.count("/settle"), 2);
 }
 
 #[test]
