@@ -18,6 +18,10 @@ use crate::payment::verify::parse_address;
 
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
 const BASE_SEPOLIA: &str = "eip155:84532";
+/// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 45 s when it arrives
+/// ([`crate::payment::verify::MIN_VALIDITY_SECONDS`]), plus 15 s for the client's signing,
+/// the trip and clock skew.
+pub const MIN_MAX_TIMEOUT_SECONDS: u64 = 60;
 const BASE_SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 /// A variable with an unusable value.
@@ -220,12 +224,21 @@ fn payment_config(
     }
     let asset_name = get("X402_ASSET_NAME").unwrap_or(if sepolia { "USDC" } else { "USD Coin" });
     let asset_version = get("X402_ASSET_VERSION").unwrap_or("2");
-    let max_timeout = parse_or(
-        "X402_MAX_TIMEOUT_SECONDS",
-        get("X402_MAX_TIMEOUT_SECONDS"),
-        Some(120),
-        |v| v.parse::<u64>().ok().filter(|s| (10..=3600).contains(s)),
-    )?;
+    // At least 60 s: clients sign `validBefore = now + maxTimeoutSeconds`, and a payment must
+    // leave 45 s for the job and its settlement when it arrives (decisions.md "Money safety").
+    let max_timeout = match get("X402_MAX_TIMEOUT_SECONDS") {
+        None => 120,
+        Some(v) => v
+            .parse::<u64>()
+            .ok()
+            .filter(|s| (MIN_MAX_TIMEOUT_SECONDS..=3600).contains(s))
+            .ok_or_else(|| {
+                invalid(
+                    "X402_MAX_TIMEOUT_SECONDS",
+                    &format!("cannot use {v:?}: a number of seconds from {MIN_MAX_TIMEOUT_SECONDS} to 3600"),
+                )
+            })?,
+    };
 
     let mut problems = Vec::new();
     let base = match get("PUBLIC_BASE_URL") {
@@ -440,6 +453,7 @@ mod tests {
             ("X402_NETWORK", "base"),
             ("X402_ASSET", "0xnot"),
             ("X402_MAX_TIMEOUT_SECONDS", "5"),
+            ("X402_MAX_TIMEOUT_SECONDS", "59"),
         ] {
             let mut pairs = PAYMENT.to_vec();
             pairs.push((name, value));
