@@ -841,7 +841,9 @@ impl Exchange {
         result: Result<Vec<IpAddr>, IoFailure>,
         now: Instant,
     ) {
-        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+        // An answer after its fetch was closed (or the job ended) changes nothing: a keep-alive
+        // connection may already be waiting for its next request.
+        let Some(mut job) = self.take_job() else {
             return;
         };
         self.on_resolved_job(server, &mut job, id, result, now);
@@ -1001,7 +1003,7 @@ impl Exchange {
         outcome: FetchOutcome,
         now: Instant,
     ) {
-        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+        let Some(mut job) = self.take_job() else {
             return;
         };
         let Some(index) = job.fetches.iter().position(|f| f.id == id) else {
@@ -1175,7 +1177,7 @@ impl Exchange {
         {
             return;
         }
-        let State::Job(job) = std::mem::replace(&mut self.state, State::Closed) else {
+        let Some(job) = self.take_job() else {
             return;
         };
         // Nothing may fail after the money moves: the body is built and serialised first.
@@ -1234,7 +1236,7 @@ impl Exchange {
         let settle_url = endpoint(&paid.facilitator, "settle");
         let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
         let request = http1::json_post(&settle_url, &body, &server.user_agent);
-        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+        let Some(mut job) = self.take_job() else {
             return;
         };
         self.start_fetch(
@@ -1381,7 +1383,7 @@ impl Exchange {
     /// with what was read; during verify → facilitator unavailable; during the settlement (its
     /// own budget) → the outcome is unknown.
     fn job_deadline(&mut self, server: &mut Server, now: Instant) {
-        let State::Job(mut job) = std::mem::replace(&mut self.state, State::Closed) else {
+        let Some(mut job) = self.take_job() else {
             return;
         };
         match job.phase {
@@ -1415,6 +1417,22 @@ impl Exchange {
             Phase::Settle => {
                 self.close_fetches(&mut job);
                 self.settlement_outcome(server, job, SettleOutcome::Unknown(None), now);
+            }
+        }
+    }
+
+    /// Takes the job out of the state to work on it (the state is `Closed` until it is put
+    /// back or replaced); `None`, with the state untouched, when there is no job — so a late
+    /// answer can never disturb an idle keep-alive connection.
+    fn take_job(&mut self) -> Option<Box<Job>> {
+        if !matches!(self.state, State::Job(_)) {
+            return None;
+        }
+        match std::mem::replace(&mut self.state, State::Closed) {
+            State::Job(job) => Some(job),
+            other => {
+                self.state = other;
+                None
             }
         }
     }

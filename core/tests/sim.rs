@@ -1409,3 +1409,56 @@ fn a_full_payment_store_refuses_new_payments_with_retry_after_and_evicts_nothing
     assert_eq!(one(&sim.request(&request)).status, 200);
     assert_eq!(calls(&sim, "/verify"), 1);
 }
+
+// ---- bad timing (answers after cancellation, slow DNS and connects) --------------------------
+
+fn keep_alive(raw: Vec<u8>) -> Vec<u8> {
+    String::from_utf8(raw)
+        .unwrap()
+        .replace("Connection: close\r\n", "")
+        .into_bytes()
+}
+
+#[test]
+fn a_dns_answer_after_the_dns_deadline_does_not_lose_the_next_request() {
+    // The homepage's DNS answer comes after the 3 s DNS deadline, when the request was already
+    // answered (422) and the keep-alive connection waits for its next request.
+    let mut sim = world(&[]);
+    sim.dns_delay = std::time::Duration::from_secs(5);
+    let paid = keep_alive(paid_post(&sim, 100));
+    let script = [
+        (std::time::Duration::ZERO, paid),
+        (
+            std::time::Duration::from_secs(6),
+            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+        ),
+    ];
+    let answers = responses(&sim.request_over_time(&script));
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [422, 200], "the late answer is ignored");
+    assert_error(&answers[0], 422, "TIMEOUT");
+    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(6));
+}
+
+#[test]
+fn a_connect_answer_after_the_connect_deadline_is_ignored() {
+    let mut sim = world(&[]);
+    sim.connect_delay = std::time::Duration::from_secs(11);
+    let paid = keep_alive(paid_post(&sim, 101));
+    let script = [
+        (std::time::Duration::ZERO, paid),
+        (
+            std::time::Duration::from_secs(12),
+            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+        ),
+    ];
+    let answers = responses(&sim.request_over_time(&script));
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    // The facilitator's /verify connect times out (10 s): 503, then the health check.
+    assert_eq!(statuses, [503, 200]);
+    assert_eq!(
+        calls(&sim, "/verify"),
+        0,
+        "nothing sent on a connection given up on"
+    );
+}

@@ -65,6 +65,16 @@ enum Owned {
     Connected(FetchId, Result<(), IoFailure>),
     Data(FetchId, Vec<u8>),
     Closed(FetchId),
+    /// Bytes from the client, sent later in a scripted run.
+    Client(Vec<u8>),
+}
+
+impl Owned {
+    /// An answer to a `Resolve` or `Connect`: a runtime may deliver it after the fetch was
+    /// closed (the helper task had already finished), so the simulation does too.
+    fn is_answer(&self) -> bool {
+        matches!(self, Owned::Resolved(..) | Owned::Connected(..))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -99,6 +109,10 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
+    /// Virtual time a DNS answer takes.
+    pub dns_delay: Duration,
+    /// Virtual time a connect (with its TLS handshake) takes.
+    pub connect_delay: Duration,
     start: Instant,
 }
 
@@ -119,6 +133,8 @@ impl Sim {
             disconnect_after_connects: None,
             closed_fetches: 0,
             tls_failures: Vec::new(),
+            dns_delay: Duration::ZERO,
+            connect_delay: Duration::ZERO,
             start: now,
         }
     }
@@ -164,6 +180,20 @@ impl Sim {
         self.drive(&mut exchanges)
     }
 
+    /// One connection whose client sends each piece of `script` at its virtual time (from
+    /// now), driven until the exchange finishes; returns the bytes the client received.
+    pub fn request_over_time(&mut self, script: &[(Duration, Vec<u8>)]) -> Vec<u8> {
+        let peer: SocketAddr = "198.51.100.11:40000"
+            .parse()
+            .unwrap_or_else(|_| unreachable!());
+        let mut exchanges = vec![self.server.accept(peer, self.now)];
+        let timed = script
+            .iter()
+            .map(|(at, bytes)| (self.now + *at, 0, Owned::Client(bytes.clone())))
+            .collect();
+        self.drive_with(&mut exchanges, timed).remove(0)
+    }
+
     /// Runs an operator's unpaid crawl of `url` ([`Exchange::unpaid_crawl`]) to its outcome.
     ///
     /// # Errors
@@ -183,11 +213,19 @@ impl Sim {
 
     /// Drives `exchanges` concurrently until all have finished; returns each one's client bytes.
     fn drive(&mut self, exchanges: &mut [Exchange]) -> Vec<Vec<u8>> {
+        self.drive_with(exchanges, Vec::new())
+    }
+
+    /// As [`Sim::drive`], with inputs already scheduled at virtual times.
+    fn drive_with(
+        &mut self,
+        exchanges: &mut [Exchange],
+        // Delayed inputs: (due, exchange, input), in the order they were scheduled.
+        mut timed: Vec<(Instant, usize, Owned)>,
+    ) -> Vec<Vec<u8>> {
         let mut received: Vec<Vec<u8>> = vec![Vec::new(); exchanges.len()];
         let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
         let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
-        // Delayed replies: (due, exchange, input), in the order they were scheduled.
-        let mut timed: Vec<(Instant, usize, Owned)> = Vec::new();
         let mut disconnected = false;
         for _ in 0..MAX_STEPS {
             for (i, exchange) in exchanges.iter_mut().enumerate() {
@@ -236,6 +274,9 @@ impl Sim {
                         Input::FetchClosed { fetch },
                         self.now,
                     ),
+                    Owned::Client(bytes) => {
+                        exchange.handle_input(&mut self.server, Input::ClientData(&bytes), self.now)
+                    }
                 }
                 continue;
             }
@@ -247,7 +288,7 @@ impl Sim {
             if exchanges.iter().all(Exchange::is_finished) {
                 return received;
             }
-            // Idle: jump the clock to the earliest deadline or delayed reply.
+            // Idle: jump the clock to the earliest deadline or delayed input.
             let Some(next) = exchanges
                 .iter()
                 .filter(|e| !e.is_finished())
@@ -287,7 +328,12 @@ impl Sim {
                     .get(&host)
                     .cloned()
                     .ok_or_else(|| IoFailure::Dns(format!("{host}: no such name")));
-                pending.push_back((i, Owned::Resolved(fetch, result)));
+                let answer = Owned::Resolved(fetch, result);
+                if self.dns_delay.is_zero() {
+                    pending.push_back((i, answer));
+                } else {
+                    timed.push((self.now + self.dns_delay, i, answer));
+                }
             }
             Output::Connect { fetch, addr, tls } => {
                 let addr = addr.socket_addr();
@@ -306,7 +352,12 @@ impl Sim {
                         ..Connection::default()
                     },
                 );
-                pending.push_back((i, Owned::Connected(fetch, result)));
+                let answer = Owned::Connected(fetch, result);
+                if self.connect_delay.is_zero() {
+                    pending.push_back((i, answer));
+                } else {
+                    timed.push((self.now + self.connect_delay, i, answer));
+                }
             }
             Output::SendToFetch { fetch, data } => {
                 let Some(connection) = connections.get_mut(&(i, fetch)) else {
@@ -341,19 +392,25 @@ impl Sim {
             Output::CloseFetch { fetch } => {
                 self.closed_fetches += 1;
                 connections.remove(&(i, fetch));
-                pending.retain(|(j, input)| !(*j == i && owned_fetch(input) == fetch));
-                timed.retain(|(_, j, input)| !(*j == i && owned_fetch(input) == fetch));
+                // Bytes of a closed fetch are never fed; answers to its Resolve/Connect may
+                // still come (late), and the core must ignore them.
+                let stale = |j: usize, input: &Owned| {
+                    j == i && owned_fetch(input) == Some(fetch) && !input.is_answer()
+                };
+                pending.retain(|(j, input)| !stale(*j, input));
+                timed.retain(|(_, j, input)| !stale(*j, input));
             }
         }
     }
 }
 
-fn owned_fetch(input: &Owned) -> FetchId {
+fn owned_fetch(input: &Owned) -> Option<FetchId> {
     match input {
         Owned::Resolved(id, _)
         | Owned::Connected(id, _)
         | Owned::Data(id, _)
-        | Owned::Closed(id) => *id,
+        | Owned::Closed(id) => Some(*id),
+        Owned::Client(_) => None,
     }
 }
 
