@@ -57,7 +57,12 @@ pub(crate) async fn drive(
     let mut client_open = client.is_some();
     let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
     let mut fetches: Vec<FetchConn> = Vec::new();
-    let mut helpers: Vec<Task<()>> = Vec::new();
+    // DNS and connect tasks, by the fetch they work for: dropping one cancels it, so a fetch
+    // the core closes leaves nothing behind (a connect in progress is abandoned at once).
+    let mut helpers: Vec<(FetchId, Task<()>)> = Vec::new();
+    // Fetches whose DNS or connect answer the core still waits for: an answer for any other
+    // (closed meanwhile, the event already queued) is dropped here, with its connection.
+    let mut awaited: Vec<FetchId> = Vec::new();
     // One timer per connection, re-armed only when the exchange's deadline moves earlier: a
     // keep-alive connection pushes its deadline later with every request, and re-arming per
     // request would cost a reactor round trip each time. A timer that fires before the
@@ -85,10 +90,12 @@ pub(crate) async fn drive(
                 }
                 Output::Resolve { fetch, host, port } => {
                     let events = events.clone();
-                    helpers.push(spawn(async move {
+                    let task = spawn(async move {
                         let result = smol::unblock(move || resolve(&host, port)).await;
                         let _ = events.send(Event::Resolved(fetch, result)).await;
-                    }));
+                    });
+                    helpers.push((fetch, task));
+                    awaited.push(fetch);
                 }
                 Output::Connect {
                     fetch,
@@ -97,10 +104,12 @@ pub(crate) async fn drive(
                 } => {
                     let events = events.clone();
                     let tls = tls.clone();
-                    helpers.push(spawn(async move {
+                    let task = spawn(async move {
                         let event = connect(fetch, addr, sni, tls, events.clone()).await;
                         let _ = events.send(event).await;
-                    }));
+                    });
+                    helpers.push((fetch, task));
+                    awaited.push(fetch);
                 }
                 Output::SendToFetch { fetch, data } => {
                     if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
@@ -111,7 +120,11 @@ pub(crate) async fn drive(
                         }
                     }
                 }
-                Output::CloseFetch { fetch } => fetches.retain(|c| c.id != fetch),
+                Output::CloseFetch { fetch } => {
+                    fetches.retain(|c| c.id != fetch);
+                    helpers.retain(|(id, _)| *id != fetch);
+                    awaited.retain(|id| *id != fetch);
+                }
                 Output::Event(event) => log_event(log_format, &event),
                 Output::Settlement(event) => log_settlement(log_format, &event),
             }
@@ -119,7 +132,7 @@ pub(crate) async fn drive(
         if exchange.is_finished() {
             break;
         }
-        helpers.retain(|t| !t.is_finished());
+        helpers.retain(|(_, task)| !task.is_finished());
         let deadline = exchange.poll_timeout();
         if let Some(at) = deadline.filter(|at| armed.is_none_or(|armed| *at < armed)) {
             timer.set_at(at);
@@ -153,6 +166,14 @@ pub(crate) async fn drive(
         let event = next.await;
         if matches!(event, Some(Event::ClientClosed)) {
             client_open = false;
+        }
+        if let Some(Event::Resolved(fetch, ..) | Event::Connected(fetch, ..)) = &event {
+            let Some(position) = awaited.iter().position(|id| id == fetch) else {
+                // Closed by the core while the answer was queued: drop it (and, for a
+                // connect, its connection and reader) without telling the core.
+                continue;
+            };
+            awaited.swap_remove(position);
         }
         let now = Instant::now();
         if event.is_none() {

@@ -178,6 +178,11 @@ pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 /// The service settings of a world with `site` (as `www.fixture-shop.com`, loopback allowed)
 /// and `facilitator`: `(variable, value)` pairs for `Config::from_env_map` or a process.
 pub fn service_vars(site: &Fixture, facilitator: &Fixture) -> Vec<(&'static str, String)> {
+    service_vars_at(site.addr, facilitator)
+}
+
+/// As [`service_vars`], for a site listening at `site` (a test's own listener).
+pub fn service_vars_at(site: SocketAddr, facilitator: &Fixture) -> Vec<(&'static str, String)> {
     vec![
         (
             "PUBLIC_BASE_URL",
@@ -189,7 +194,7 @@ pub fn service_vars(site: &Fixture, facilitator: &Fixture) -> Vec<(&'static str,
         ),
         ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
         ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".to_string()),
-        ("ALLOWED_PORTS", site.addr.port().to_string()),
+        ("ALLOWED_PORTS", site.port().to_string()),
         ("RESOLVE", "www.fixture-shop.com=127.0.0.1".to_string()),
         ("X402_MAX_TIMEOUT_SECONDS", "60".to_string()),
     ]

@@ -1047,3 +1047,57 @@ fn a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on() {
     let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
 }
+
+/// A TLS handshake that outlasts the core's connect deadline (10 s): the core gives up on the
+/// fetch, and the runtime must drop that connection at once — not finish the handshake later
+/// and keep the socket for the life of the client's keep-alive connection.
+#[test]
+fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let site = listener.local_addr().unwrap();
+    let (verdict_tx, verdict) = std::sync::mpsc::channel::<&'static str>();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        // Never answer the ClientHello; look again just after the core's 10 s deadline.
+        std::thread::sleep(Duration::from_millis(10_800));
+        stream
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut hello = [0u8; 4096];
+        let _ = stream.read(&mut hello); // the ClientHello
+        let mut more = [0u8; 1];
+        let state = match stream.read(&mut more) {
+            Ok(0) => "closed",
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => "closed",
+            _ => "still open",
+        };
+        let _ = verdict_tx.send(state);
+    });
+    let facilitator = Fixture::accepting_facilitator();
+    let vars = contact_e2e::fixture::service_vars_at(site, &facilitator);
+    let service = Service::start_with_tls(&vars, contact_runtime_smol::tls_connector(), None);
+    let signature = fresh_signature(&service, 92);
+    let body = format!(
+        r#"{{"url":"https://www.fixture-shop.com:{}/"}}"#,
+        site.port()
+    );
+    // Keep-alive: the client connection (and its driver) outlives the answer.
+    let request = String::from_utf8(post(&body, Some(&signature)))
+        .unwrap()
+        .replace("Connection: close\r\n", "");
+    let mut client = TcpStream::connect(service.addr).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    client.write_all(request.as_bytes()).unwrap();
+    let mut answer = [0u8; 512];
+    let n = client.read(&mut answer).unwrap();
+    assert!(
+        String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 422"),
+        "{}",
+        String::from_utf8_lossy(&answer[..n])
+    );
+    let state = verdict.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(state, "closed", "the abandoned connection was kept");
+    drop(client);
+}
