@@ -33,10 +33,9 @@ use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, 
 use crate::config::PaymentConfig;
 use crate::crawl;
 use crate::discovery;
-use crate::extract::{self, PageExtraction};
-use crate::fetch::decode::decode_body;
+use crate::extract::PageExtraction;
 use crate::fetch::http1::{self, Progress, Response as FetchResponse, ResponseReader};
-use crate::fetch::policy::{is_html, is_redirect, redirect_target, RedirectError};
+use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{preflight, PreparedResponse, Response};
@@ -51,6 +50,7 @@ use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, Reserve
 use crate::payment::verify::{address_hex, claimed_authorization, verify_locally};
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::server::{JobSlot, Server};
+use crate::work::{BuiltResult, PageWork, ResultWork, Work, WorkDone, WorkId};
 
 /// Time a client has to send a complete request head (and, between requests, to start one).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -78,6 +78,9 @@ pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
 /// The message of a 503 "settlement pending" (decisions.md "Money safety").
 pub const SETTLEMENT_PENDING_MESSAGE: &str =
     "settlement pending: retry with the same PAYMENT-SIGNATURE";
+/// Time the result build (merge and serialisation, on a worker) may take before the job is
+/// answered 500 and not charged.
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -89,6 +92,7 @@ pub struct Exchange {
     state: State,
     outputs: VecDeque<Output>,
     next_fetch: u32,
+    next_work: u32,
     finished: bool,
     /// The client closed the connection; a paid job in flight runs on and keeps its result.
     client_gone: bool,
@@ -148,6 +152,8 @@ struct Job {
     bytes_total: usize,
     /// Set in [`Phase::Settle`].
     settlement: Option<Settlement>,
+    /// Work handed to the runtime and not answered yet.
+    work: Vec<(WorkId, WorkFor)>,
     /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
     _slot: JobSlot,
 }
@@ -203,7 +209,18 @@ enum Phase {
     Verify,
     CrawlHome,
     CrawlExtras,
+    /// The result is being built (merge and serialisation, by a worker).
+    Build,
     Settle,
+}
+
+/// What a piece of work is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorkFor {
+    /// Decoding and extracting page `n` (0 = the homepage).
+    Page(usize),
+    /// Building the result.
+    Result,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,6 +282,7 @@ impl Exchange {
             },
             outputs: VecDeque::new(),
             next_fetch: 0,
+            next_work: 0,
             finished: false,
             client_gone: false,
             unpaid_outcome: None,
@@ -310,6 +328,7 @@ impl Exchange {
             pages_fetched: 0,
             bytes_total: 0,
             settlement: None,
+            work: Vec::new(),
             _slot: server.jobs.acquire(),
         };
         exchange.start_home(server, &mut job, now);
@@ -341,6 +360,7 @@ impl Exchange {
             Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
             Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
             Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
+            Input::WorkDone { id, done } => self.on_work_done(server, id, done, now),
         }
     }
 
@@ -628,6 +648,7 @@ impl Exchange {
             pages_fetched: 0,
             bytes_total: 0,
             settlement: None,
+            work: Vec::new(),
             _slot: server.jobs.acquire(),
         });
         let Some(paid) = &job.paid else { return };
@@ -760,6 +781,7 @@ impl Exchange {
                     pages_fetched: 0,
                     bytes_total: 0,
                     settlement: None,
+                    work: Vec::new(),
                     _slot: server.jobs.acquire(),
                 });
                 self.begin_settlement(server, job, kept, true, now);
@@ -769,6 +791,50 @@ impl Exchange {
     }
 
     // ---- fetches -------------------------------------------------------------------------
+
+    /// Hands `work` to the runtime for `purpose`.
+    fn start_work(&mut self, job: &mut Job, purpose: WorkFor, work: Work) {
+        self.next_work += 1;
+        let id = WorkId(self.next_work);
+        job.work.push((id, purpose));
+        self.outputs.push_back(Output::Work { id, work });
+    }
+
+    /// The answer to a piece of work; ignored when the core no longer waits for it.
+    fn on_work_done(&mut self, server: &mut Server, id: WorkId, done: WorkDone, now: Instant) {
+        let State::Job(job) = &mut self.state else {
+            return;
+        };
+        let Some(index) = job.work.iter().position(|(w, _)| *w == id) else {
+            return;
+        };
+        let (_, purpose) = job.work.remove(index);
+        let Some(mut job) = self.take_job() else {
+            return;
+        };
+        match (purpose, done) {
+            (WorkFor::Page(page), WorkDone::Page(result)) => {
+                let result = result.and_then(|extracted| {
+                    job.bytes_total += extracted.decoded_bytes;
+                    if job.bytes_total > MAX_JOB_BYTES {
+                        return Err(Failure::ResponseTooLarge);
+                    }
+                    Ok(extracted.extraction)
+                });
+                self.page_done(server, job, page, result, now);
+            }
+            (WorkFor::Result, WorkDone::Result(built)) => {
+                self.result_built(server, job, built, now)
+            }
+            // An answer of the wrong kind (a runtime bug): treated as a failed page or build.
+            (WorkFor::Page(page), WorkDone::Result(_)) => {
+                self.page_done(server, job, page, Err(Failure::Internal), now)
+            }
+            (WorkFor::Result, WorkDone::Page(_)) => {
+                self.result_built(server, job, Err(Failure::Internal), now)
+            }
+        }
+    }
 
     /// Starts the homepage fetch (after `/verify`, or at once for an unpaid crawl).
     fn start_home(&mut self, server: &Server, job: &mut Job, now: Instant) {
@@ -1115,11 +1181,36 @@ impl Exchange {
                         }
                         Err(_) => Err(Failure::FetchFailed),
                     }
+                } else if !(200..300).contains(&response.status) {
+                    Err(Failure::FetchFailed)
                 } else {
-                    read_page(server, &mut job, response, &url)
+                    // Decoding and extraction are CPU work: a worker does them.
+                    let work = Work::Page(PageWork {
+                        content_type: response.header("content-type").map(str::to_string),
+                        content_encoding: response.header("content-encoding").map(str::to_string),
+                        body: response.body,
+                        url,
+                        extractor: server.extractor,
+                    });
+                    self.start_work(&mut job, WorkFor::Page(page), work);
+                    self.state = State::Job(job);
+                    return;
                 }
             }
         };
+        self.page_done(server, job, page, result, now);
+    }
+
+    /// A page is read (or failed): the homepage plans the extra pages or ends the job; an
+    /// extra page is kept, or skipped when it failed.
+    fn page_done(
+        &mut self,
+        server: &mut Server,
+        mut job: Box<Job>,
+        page: usize,
+        result: Result<PageExtraction, Failure>,
+        now: Instant,
+    ) {
         match (page, result) {
             (0, Err(failure)) => {
                 job.spend(server);
@@ -1132,16 +1223,18 @@ impl Exchange {
                 job.contact_pages = plan.contact_pages.iter().map(Url::to_string).collect();
                 job.pages[0] = Some(extraction);
                 job.phase = Phase::CrawlExtras;
-                for (slot, url) in plan.fetch.into_iter().enumerate() {
+                for url in plan.fetch {
                     let Ok(url) = PublicUrl::check(url, &server.config.net_policy) else {
                         continue;
                     };
+                    // The page's slot in `pages` (homepage first, then in plan order).
+                    let index = job.pages.len();
                     job.pages.push(None);
                     let request = http1::page_request(url.url(), &server.user_agent);
                     self.start_fetch(
                         server,
                         &mut job,
-                        Purpose::Page(slot + 1),
+                        Purpose::Page(index),
                         url.url().clone(),
                         request,
                         0,
@@ -1174,14 +1267,40 @@ impl Exchange {
                 .fetches
                 .iter()
                 .any(|f| matches!(f.purpose, Purpose::Page(_)))
+            || job.work.iter().any(|(_, f)| matches!(f, WorkFor::Page(_)))
         {
             return;
         }
-        let Some(job) = self.take_job() else {
+        let Some(mut job) = self.take_job() else {
             return;
         };
-        // Nothing may fail after the money moves: the body is built and serialised first.
-        let Some((result, body)) = build_result(server, &job, now) else {
+        // Nothing may fail after the money moves: the body is built and serialised (by a
+        // worker) before any /settle.
+        let work = Work::Result(ResultWork {
+            input_url: job.input_url.clone(),
+            url: job.target.url().clone(),
+            contact_pages: job.contact_pages.clone(),
+            pages_fetched: job.pages_fetched,
+            duration_ms: millis(now.saturating_duration_since(job.request.started)),
+            request_id: job.request.id.clone(),
+            pages: job.pages.iter_mut().filter_map(Option::take).collect(),
+            merger: server.merger,
+        });
+        job.phase = Phase::Build;
+        job.deadline = now + BUILD_TIMEOUT;
+        self.start_work(&mut job, WorkFor::Result, work);
+        self.state = State::Job(job);
+    }
+
+    /// The result is built (or the build failed): settle it, or record the unpaid outcome.
+    fn result_built(
+        &mut self,
+        server: &mut Server,
+        job: Box<Job>,
+        built: Result<Box<BuiltResult>, Failure>,
+        now: Instant,
+    ) {
+        let Ok(built) = built else {
             let failure = Failure::Internal;
             let message =
                 "an internal error occurred while building the result; you were not charged";
@@ -1189,6 +1308,7 @@ impl Exchange {
             self.end_job_with_error(server, job, &failure, message, now);
             return;
         };
+        let BuiltResult { result, body } = *built;
         if job.paid.is_none() {
             // An operator's crawl: the result, without settlement.
             self.unpaid_outcome = Some(Ok(result));
@@ -1403,6 +1523,17 @@ impl Exchange {
                 self.state = State::Job(job);
                 self.maybe_settle(server, now);
             }
+            Phase::Build => {
+                self.close_fetches(&mut job);
+                job.spend(server);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::Internal,
+                    "the result could not be built in time; you were not charged",
+                    now,
+                );
+            }
             Phase::Verify => {
                 self.close_fetches(&mut job);
                 job.spend(server);
@@ -1437,10 +1568,14 @@ impl Exchange {
         }
     }
 
+    /// Closes the job's fetches and cancels its work: nothing more is waited for.
     fn close_fetches(&mut self, job: &mut Job) {
         for fetch in job.fetches.drain(..) {
             self.outputs
                 .push_back(Output::CloseFetch { fetch: fetch.id });
+        }
+        for (id, _) in job.work.drain(..) {
+            self.outputs.push_back(Output::CancelWork { id });
         }
     }
 
@@ -1676,39 +1811,6 @@ fn free_response(server: &Server, route: Route) -> Option<Response> {
     })
 }
 
-/// Reads a fetched page: status, content type, size caps, decoding, extraction.
-/// Checks and decodes a page response, then extracts it. A panic in the extractor (a bug) is
-/// `Failure::Internal`, not a lost connection (decisions.md step 8).
-fn read_page(
-    server: &Server,
-    job: &mut Job,
-    response: FetchResponse,
-    url: &Url,
-) -> Result<PageExtraction, Failure> {
-    if response.status >= 400 || !(200..300).contains(&response.status) {
-        return Err(Failure::FetchFailed);
-    }
-    let content_type = response.header("content-type").map(str::to_string);
-    let encoding = response.header("content-encoding").map(str::to_string);
-    let body =
-        decode_body(encoding.as_deref(), response.body, MAX_PAGE_BYTES).map_err(|e| match e {
-            FetchError::TooLarge => Failure::ResponseTooLarge,
-            _ => Failure::FetchFailed,
-        })?;
-    if !is_html(content_type.as_deref(), &body) {
-        return Err(Failure::UnsupportedContentType);
-    }
-    job.bytes_total += body.len();
-    if job.bytes_total > MAX_JOB_BYTES {
-        return Err(Failure::ResponseTooLarge);
-    }
-    let extractor = server.extractor;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        extractor(url, content_type.as_deref(), &body)
-    }))
-    .map_err(|_| Failure::Internal)
-}
-
 fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
     match (purpose, error) {
         (Purpose::Page(_), FetchError::TooLarge) => Failure::ResponseTooLarge,
@@ -1778,35 +1880,6 @@ fn confirmed_by_use(answer: &SettleResponse, kept: &KeptResponse) -> SettleRespo
             answer.network.clone()
         },
     }
-}
-
-/// Merges the job's pages and serialises the result, under `catch_unwind`: `None` on a panic
-/// (a bug) or a serialisation error, which the caller answers with 500, never settled
-/// (decisions.md "Money safety").
-fn build_result(
-    server: &Server,
-    job: &Job,
-    now: Instant,
-) -> Option<(ContactExtractionResult, Vec<u8>)> {
-    let merger = server.merger;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let pages: Vec<PageExtraction> = job.pages.iter().flatten().cloned().collect();
-        let result = merger(
-            extract::SiteInfo {
-                input_url: &job.input_url,
-                url: job.target.url(),
-                contact_pages: job.contact_pages.clone(),
-                pages_fetched: job.pages_fetched,
-                duration_ms: millis(now.saturating_duration_since(job.request.started)),
-                request_id: job.request.id.clone(),
-            },
-            &pages,
-        );
-        let body = serde_json::to_vec(&result).ok()?;
-        Some((result, body))
-    }))
-    .ok()
-    .flatten()
 }
 
 /// The payment store key of an authorization under our terms.

@@ -7,12 +7,17 @@
 //! | `Resolve { fetch, host, port }` | `Resolved { fetch, result }` |
 //! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done) |
 //! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
-//! | `SendToClient`, `CloseClient`, `CloseFetch`, `Event`, `Settlement` | nothing |
+//! | `Work { id, work }` | `WorkDone { id, done }` (run `work.run()` off the IO threads), unless `CancelWork { id }` came first |
+//! | `SendToClient`, `CloseClient`, `CloseFetch`, `CancelWork`, `Event`, `Settlement` | nothing |
+//!
+//! An answer that comes after its fetch was closed (`CloseFetch`) or its work cancelled
+//! (`CancelWork`) is ignored by the core: it never changes the exchange's state.
 
 use std::net::IpAddr;
 
 use crate::api::ErrorCode;
 use crate::net_policy::ApprovedAddr;
+use crate::work::{Work, WorkDone, WorkId};
 
 /// Names one outbound connection of an exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,6 +69,13 @@ pub enum Input<'a> {
         /// Which fetch.
         fetch: FetchId,
     },
+    /// The answer to `Output::Work`.
+    WorkDone {
+        /// Which work.
+        id: WorkId,
+        /// What `Work::run` returned.
+        done: WorkDone,
+    },
 }
 
 /// Something the runtime must do.
@@ -102,6 +114,20 @@ pub enum Output {
     CloseFetch {
         /// Which fetch.
         fetch: FetchId,
+    },
+    /// Run `work.run()` on a worker (never on an IO thread, never under a lock) and answer
+    /// with `Input::WorkDone`.
+    Work {
+        /// Which work.
+        id: WorkId,
+        /// The work.
+        work: Work,
+    },
+    /// The core no longer waits for this work: skip it if it has not started, and do not
+    /// answer it.
+    CancelWork {
+        /// Which work.
+        id: WorkId,
     },
     /// A finished request, for the access log.
     Event(RequestEvent),

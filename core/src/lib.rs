@@ -82,3 +82,4 @@ pub mod server;
 pub mod site;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod work;

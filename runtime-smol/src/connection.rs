@@ -8,6 +8,7 @@ use std::time::Instant;
 use contact_core::config::LogFormat;
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output};
+use contact_core::work::{WorkDone, WorkId};
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -15,6 +16,7 @@ use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use smol::{Async, Task, Timer};
 
 use crate::outbound::{connect, resolve};
+use crate::workers::run_on_worker;
 use crate::{lock, log_event, log_settlement, spawn, SharedServer};
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
@@ -33,6 +35,7 @@ pub(crate) enum Event {
     ),
     FetchData(FetchId, Vec<u8>),
     FetchClosed(FetchId),
+    WorkDone(WorkId, WorkDone),
 }
 
 /// An open outbound connection: its write half and the task reading it.
@@ -63,6 +66,8 @@ pub(crate) async fn drive(
     // Fetches whose DNS or connect answer the core still waits for: an answer for any other
     // (closed meanwhile, the event already queued) is dropped here, with its connection.
     let mut awaited: Vec<FetchId> = Vec::new();
+    // Work queued on the worker pool and not cancelled: its answer is fed to the core.
+    let mut working: Vec<WorkId> = Vec::new();
     // One timer per connection, re-armed only when the exchange's deadline moves earlier: a
     // keep-alive connection pushes its deadline later with every request, and re-arming per
     // request would cost a reactor round trip each time. A timer that fires before the
@@ -125,6 +130,15 @@ pub(crate) async fn drive(
                     helpers.retain(|(id, _)| *id != fetch);
                     awaited.retain(|id| *id != fetch);
                 }
+                Output::Work { id, work } => {
+                    let events = events.clone();
+                    working.push(id);
+                    run_on_worker(move || {
+                        let done = work.run();
+                        let _ = events.send_blocking(Event::WorkDone(id, done));
+                    });
+                }
+                Output::CancelWork { id } => working.retain(|w| *w != id),
                 Output::Event(event) => log_event(log_format, &event),
                 Output::Settlement(event) => log_settlement(log_format, &event),
             }
@@ -140,7 +154,8 @@ pub(crate) async fn drive(
         }
         // Only helper tasks and fetch readers send to the inbox: with none alive and nothing
         // queued, waiting on it would only cost a listener registration per request.
-        let inbox_quiet = helpers.is_empty() && fetches.is_empty() && inbox.is_empty();
+        let inbox_quiet =
+            helpers.is_empty() && fetches.is_empty() && working.is_empty() && inbox.is_empty();
         let next = async {
             if inbox_quiet {
                 return std::future::pending::<Option<Event>>().await;
@@ -174,6 +189,12 @@ pub(crate) async fn drive(
                 continue;
             };
             awaited.swap_remove(position);
+        }
+        if let Some(Event::WorkDone(id, _)) = &event {
+            let Some(position) = working.iter().position(|w| w == id) else {
+                continue; // cancelled by the core meanwhile
+            };
+            working.swap_remove(position);
         }
         let now = Instant::now();
         if event.is_none() {
@@ -212,6 +233,9 @@ pub(crate) async fn drive(
                 if fetches.iter().any(|c| c.id == fetch) {
                     exchange.handle_input(&mut core, Input::FetchData { fetch, data: &data }, now);
                 }
+            }
+            Some(Event::WorkDone(id, done)) => {
+                exchange.handle_input(&mut core, Input::WorkDone { id, done }, now)
             }
             Some(Event::FetchClosed(fetch)) => {
                 if fetches.iter().any(|c| c.id == fetch) {

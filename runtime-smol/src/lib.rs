@@ -5,15 +5,18 @@
 //! log the core's events. No policy lives here (architecture.md §3.5).
 //!
 //! Modules: this file (executor, `serve`, `extract_url`), `connection` (one connection's
-//! driver), `outbound` (DNS, connect, fetch readers), `tls`, `log`.
+//! driver), `outbound` (DNS, connect, fetch readers), `workers` (the pool that runs the
+//! core's CPU work), `tls`, `log`.
 
 mod connection;
 mod log;
 mod outbound;
 mod tls;
+mod workers;
 
 pub use log::{flush_logs, log_event, log_line, log_settlement};
 pub use tls::{tls_connector, tls_connector_with};
+pub use workers::{default_worker_threads, start_workers};
 
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};

@@ -234,6 +234,19 @@ fn serve(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The pool that runs page extraction and result builds (never the IO threads).
+    let workers = match std::env::var("WORKER_THREADS") {
+        Err(_) => contact_runtime_smol::default_worker_threads(),
+        Ok(value) => match value.parse::<usize>() {
+            Ok(n) if (1..=1024).contains(&n) => n,
+            _ => {
+                eprintln!(
+                    "contact-extract: invalid configuration: WORKER_THREADS: cannot use {value:?}: a number of threads from 1 to 1024"
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
     let format = config.log_format;
     for warning in &config.warnings {
         contact_runtime_smol::log_line(format, &format!("warning: {warning}"));
@@ -283,6 +296,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
         let _ = stop_sender.send(()).await;
     });
     let grace = std::time::Duration::from_secs(SHUTDOWN_GRACE_SECONDS);
+    contact_runtime_smol::start_workers(workers);
     let threads = std::env::var("SMOL_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -1101,3 +1101,75 @@ fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
     assert_eq!(state, "closed", "the abandoned connection was kept");
     drop(client);
 }
+
+/// Set by [`held_extractor`] when it starts; it returns once [`RELEASE_EXTRACTOR`] is set
+/// (or after 15 s, so a failing test cannot hang).
+static EXTRACTOR_ENTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static RELEASE_EXTRACTOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static EXTRACTOR_LEFT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An extractor that stands for a page that takes seconds of CPU: it holds until released.
+fn held_extractor(
+    url: &url::Url,
+    content_type: Option<&str>,
+    body: &[u8],
+) -> contact_core::extract::PageExtraction {
+    use std::sync::atomic::Ordering;
+    EXTRACTOR_ENTERED.store(true, Ordering::SeqCst);
+    let started = Instant::now();
+    while !RELEASE_EXTRACTOR.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    EXTRACTOR_LEFT.store(true, Ordering::SeqCst);
+    contact_core::extract::extract_page(url, content_type, body)
+}
+
+/// One connection never waits on another: while a paid job's page extraction runs (held here
+/// for as long as the test wants), another connection on the same one-thread executor is
+/// answered — the extraction runs on the worker pool, outside the core's lock.
+#[test]
+fn a_slow_extraction_does_not_delay_other_connections() {
+    use std::sync::atomic::Ordering;
+    let (site, facilitator) = (
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+    );
+    let service = Arc::new(Service::start_with_tls(
+        &service_vars(&site, &facilitator),
+        contact_runtime_smol::tls_connector(),
+        Some(held_extractor),
+    ));
+    let paid = {
+        let (service, port) = (service.clone(), site.addr.port());
+        let signature = fresh_signature(&service, 93);
+        std::thread::spawn(move || {
+            let body = format!(r#"{{"url":"http://www.fixture-shop.com:{port}/"}}"#);
+            service.call(&post(&body, Some(&signature)))
+        })
+    };
+    let started = Instant::now();
+    while !EXTRACTOR_ENTERED.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        EXTRACTOR_ENTERED.load(Ordering::SeqCst),
+        "the extraction started"
+    );
+    // While it is held: the health route and the unpaid 402 are answered.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+    let unpaid = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let (status, _, _) = service.call(&post(&unpaid, None));
+    assert_eq!(status, 402);
+    assert!(
+        !EXTRACTOR_LEFT.load(Ordering::SeqCst),
+        "answered while the extraction was still running"
+    );
+    RELEASE_EXTRACTOR.store(true, Ordering::SeqCst);
+    let (status, _, body) = paid.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("info@fixture-shop.com"));
+}

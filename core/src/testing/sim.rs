@@ -22,6 +22,7 @@ use crate::payment::{
     Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
 };
 use crate::server::Server;
+use crate::work::{WorkDone, WorkId};
 
 /// Most steps of one [`Sim::run`].
 pub const MAX_STEPS: usize = 100_000;
@@ -67,6 +68,8 @@ enum Owned {
     Closed(FetchId),
     /// Bytes from the client, sent later in a scripted run.
     Client(Vec<u8>),
+    /// A worker's answer.
+    WorkDone(WorkId, WorkDone),
 }
 
 impl Owned {
@@ -113,6 +116,10 @@ pub struct Sim {
     pub dns_delay: Duration,
     /// Virtual time a connect (with its TLS handshake) takes.
     pub connect_delay: Duration,
+    /// Virtual time a worker takes for one piece of work (page extraction, result build).
+    pub work_delay: Duration,
+    /// Pieces of work run.
+    pub work_done: usize,
     start: Instant,
 }
 
@@ -135,6 +142,8 @@ impl Sim {
             tls_failures: Vec::new(),
             dns_delay: Duration::ZERO,
             connect_delay: Duration::ZERO,
+            work_delay: Duration::ZERO,
+            work_done: 0,
             start: now,
         }
     }
@@ -277,6 +286,11 @@ impl Sim {
                     Owned::Client(bytes) => {
                         exchange.handle_input(&mut self.server, Input::ClientData(&bytes), self.now)
                     }
+                    Owned::WorkDone(id, done) => exchange.handle_input(
+                        &mut self.server,
+                        Input::WorkDone { id, done },
+                        self.now,
+                    ),
                 }
                 continue;
             }
@@ -322,6 +336,23 @@ impl Sim {
             Output::CloseClient => {}
             Output::Event(event) => self.events.push(event),
             Output::Settlement(event) => self.settlements.push(event),
+            Output::Work { id, work } => {
+                // The worker pool: the work runs now; its answer comes after `work_delay`.
+                self.work_done += 1;
+                let answer = Owned::WorkDone(id, work.run());
+                if self.work_delay.is_zero() {
+                    pending.push_back((i, answer));
+                } else {
+                    timed.push((self.now + self.work_delay, i, answer));
+                }
+            }
+            Output::CancelWork { id } => {
+                let cancelled = |j: usize, input: &Owned| {
+                    j == i && matches!(input, Owned::WorkDone(w, _) if *w == id)
+                };
+                pending.retain(|(j, input)| !cancelled(*j, input));
+                timed.retain(|(_, j, input)| !cancelled(*j, input));
+            }
             Output::Resolve { fetch, host, .. } => {
                 let result = self
                     .dns
@@ -410,7 +441,7 @@ fn owned_fetch(input: &Owned) -> Option<FetchId> {
         | Owned::Connected(id, _)
         | Owned::Data(id, _)
         | Owned::Closed(id) => Some(*id),
-        Owned::Client(_) => None,
+        Owned::Client(_) | Owned::WorkDone(..) => None,
     }
 }
 

@@ -1,0 +1,68 @@
+//! The worker pool that carries out the core's CPU work (`Output::Work`: decoding and
+//! extracting a page, building a result): a fixed number of threads (`WORKER_THREADS`,
+//! default the number of cores) fed by one queue. The IO executor never runs this work and no
+//! lock is held while it runs, so a heavy page delays no other connection's IO.
+
+use std::sync::OnceLock;
+
+/// One queued piece of work.
+type Task = Box<dyn FnOnce() + Send>;
+
+/// The pool's queue; its threads live as long as the process.
+struct WorkerPool {
+    queue: smol::channel::Sender<Task>,
+}
+
+static POOL: OnceLock<WorkerPool> = OnceLock::new();
+
+/// Starts the pool with `threads` threads (at least 1). Returns `false`, changing nothing,
+/// when the pool is already running (it starts itself with the default on first use).
+pub fn start_workers(threads: usize) -> bool {
+    let mut started = false;
+    POOL.get_or_init(|| {
+        started = true;
+        WorkerPool::new(threads)
+    });
+    started
+}
+
+/// The default pool size: the number of cores.
+pub fn default_worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Queues `task` for a worker thread.
+pub(crate) fn run_on_worker(task: impl FnOnce() + Send + 'static) {
+    let pool = POOL.get_or_init(|| WorkerPool::new(default_worker_threads()));
+    if let Err(refused) = pool.queue.try_send(Box::new(task)) {
+        let task = refused.into_inner();
+        // No worker thread could be started (or all have gone): do the work here rather
+        // than never.
+        task();
+    }
+}
+
+impl WorkerPool {
+    fn new(threads: usize) -> WorkerPool {
+        let (queue, tasks) = smol::channel::unbounded::<Task>();
+        let mut running = 0;
+        for n in 0..threads.max(1) {
+            let tasks = tasks.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker-{n}"))
+                .spawn(move || {
+                    while let Ok(task) = tasks.recv_blocking() {
+                        // Work::run catches panics of extractors and merges; this keeps the
+                        // thread alive even if something else in a task panics.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
+                    }
+                });
+            running += usize::from(spawned.is_ok());
+        }
+        if running == 0 {
+            // Closed: `run_on_worker` then runs tasks inline.
+            tasks.close();
+        }
+        WorkerPool { queue }
+    }
+}
