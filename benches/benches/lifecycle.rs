@@ -46,14 +46,14 @@ const UNPAID: &[u8] = b"POST /api/v1/extract-contact HTTP/1.1\r\nHost: contacts.
 /// checks, requirements, base64 header, JSON body, access-log event).
 #[divan::bench(sample_count = 20, sample_size = 1000)]
 fn unpaid_402(bencher: Bencher) {
-    let mut server = server();
+    let server = server();
     let now = Instant::now();
     let peer = "203.0.113.9:5000"
         .parse()
         .unwrap_or_else(|_| unreachable!());
     let mut exchange = server.accept(peer, now);
     bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
-        exchange.handle_input(&mut server, Input::ClientData(UNPAID), now);
+        exchange.handle_input(Input::ClientData(UNPAID), now);
         let mut bytes = 0;
         while let Some(output) = exchange.poll_output() {
             if let Output::SendToClient(b) = output {

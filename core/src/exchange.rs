@@ -87,6 +87,8 @@ const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 /// One inbound connection.
 #[derive(Debug)]
 pub struct Exchange {
+    /// The service's shared state (a cheap clone, taken at accept).
+    server: Server,
     peer: IpAddr,
     inbound: Vec<u8>,
     state: State,
@@ -186,17 +188,18 @@ struct Settlement {
 
 impl Job {
     /// Sets the stage of this job's payment record (no-op for an unpaid crawl).
-    fn record(&self, server: &mut Server, stage: Stage) {
+    fn record(&self, server: &Server, stage: Stage) {
         if let Some(paid) = &self.paid {
-            server.payments.store(&paid.key, stage);
+            server.shared().payments.store(&paid.key, stage);
         }
     }
 
     /// A failure after `/verify` said valid: the authorization is consumed, without a result.
     /// A retry's failure keeps its result instead (the money may have moved).
-    fn spend(&self, server: &mut Server) {
+    fn spend(&self, server: &Server) {
         match (&self.paid, &self.settlement) {
             (Some(paid), Some(settlement)) if paid.resettle => server
+                .shared()
                 .payments
                 .store(&paid.key, Stage::Unknown(settlement.kept.clone())),
             _ => self.record(server, Stage::Spent),
@@ -273,8 +276,9 @@ enum Recovery {
 }
 
 impl Exchange {
-    pub(crate) fn new(peer: IpAddr, now: Instant) -> Exchange {
+    pub(crate) fn new(server: Server, peer: IpAddr, now: Instant) -> Exchange {
         Exchange {
+            server,
             peer,
             inbound: Vec::new(),
             state: State::Idle {
@@ -297,18 +301,14 @@ impl Exchange {
     /// # Errors
     /// The URL's `ApiError` (`INVALID_URL`, `PRIVATE_ADDRESS`, …), as the paid route would
     /// answer it (spec §4, decisions.md step 3).
-    pub fn unpaid_crawl(
-        server: &mut Server,
-        url: &str,
-        now: Instant,
-    ) -> Result<Exchange, ApiError> {
+    pub fn unpaid_crawl(server: &Server, url: &str, now: Instant) -> Result<Exchange, ApiError> {
         let request_id = server.next_request_id(now);
         let target = PublicUrl::parse(url, &server.config.net_policy).map_err(|rejection| {
             let message = rejection.to_string();
             let (_, code) = reply_for(&Failure::InvalidUrl(rejection));
             ApiError::new(code, message, request_id.clone())
         })?;
-        let mut exchange = Exchange::new(IpAddr::from([127, 0, 0, 1]), now);
+        let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
         let mut job = Job {
             request: RequestInfo {
                 id: request_id,
@@ -343,10 +343,11 @@ impl Exchange {
     }
 
     /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
-    pub fn handle_input(&mut self, server: &mut Server, input: Input<'_>, now: Instant) {
+    pub fn handle_input(&mut self, input: Input<'_>, now: Instant) {
         if self.finished {
             return;
         }
+        let server = &self.server.clone();
         match input {
             Input::ClientData(data) => {
                 if matches!(self.state, State::Closed) {
@@ -365,10 +366,11 @@ impl Exchange {
     }
 
     /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
-    pub fn handle_timeout(&mut self, server: &mut Server, now: Instant) {
+    pub fn handle_timeout(&mut self, now: Instant) {
         if self.finished {
             return;
         }
+        let server = &self.server.clone();
         match &mut self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => {
                 if now >= *deadline {
@@ -431,7 +433,7 @@ impl Exchange {
 
     // ---- inbound -------------------------------------------------------------------------
 
-    fn advance_inbound(&mut self, server: &mut Server, now: Instant) {
+    fn advance_inbound(&mut self, server: &Server, now: Instant) {
         // Bounded: each round consumes a complete request or stops.
         for _ in 0..64 {
             match &self.state {
@@ -484,7 +486,7 @@ impl Exchange {
 
     fn handle_request(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         head: RequestHead,
         body: Vec<u8>,
         started: Instant,
@@ -523,7 +525,7 @@ impl Exchange {
     /// first, without spending a rate-limit token (decisions.md "Money safety").
     fn extract_contact(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         head: &RequestHead,
         body: &[u8],
         request: RequestInfo,
@@ -538,7 +540,8 @@ impl Exchange {
         if let Recovery::Handled = self.recover(server, head, body, &request, now) {
             return;
         }
-        if let Err(retry_after) = server.limiter.check(self.peer, now) {
+        let limited = server.shared().limiter.check(self.peer, now);
+        if let Err(retry_after) = limited {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
             let retry = [("Retry-After", retry_after.to_string())];
             self.respond_error_with(&request, &Failure::RateLimited, &message, now, &retry);
@@ -604,13 +607,14 @@ impl Exchange {
         };
         let key = authorization_key(&terms, verified.payer, verified.nonce);
         let fingerprint = Fingerprint::of(&payment, &input_url);
-        match server.payments.reserve(
+        let reserved = server.shared().payments.reserve(
             &key,
             fingerprint,
             payment_id.as_deref(),
             verified.valid_before,
             unix_now,
-        ) {
+        );
+        match reserved {
             Ok(()) => {}
             Err(ReserveError::AlreadyUsed) => {
                 let reason = "payment authorization already used";
@@ -676,7 +680,7 @@ impl Exchange {
     /// is [`Recovery::NotARetry`] and takes the normal order (so its errors are the usual ones).
     fn recover(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         head: &RequestHead,
         body: &[u8],
         request: &RequestInfo,
@@ -699,7 +703,7 @@ impl Exchange {
         let unix_now = server.unix_time(now).as_secs();
         let fingerprint = Fingerprint::of(&payment, &input_url);
         let id_key = match identifier::payment_id(&payment) {
-            Ok(Some(id)) => server.payments.key_of_payment_id(id, unix_now),
+            Ok(Some(id)) => server.shared().payments.key_of_payment_id(id, unix_now),
             Ok(None) | Err(_) => None,
         };
         let by_id = id_key.is_some();
@@ -708,7 +712,7 @@ impl Exchange {
             (None, Some((from, nonce))) => authorization_key(terms, from, nonce),
             (None, None) => return Recovery::NotARetry,
         };
-        let Some(record) = server.payments.look_up(&key, unix_now) else {
+        let Some(record) = server.shared().payments.look_up(&key, unix_now) else {
             return Recovery::NotARetry;
         };
         if record.fingerprint != fingerprint {
@@ -748,7 +752,8 @@ impl Exchange {
                 self.payment_required(request, terms, reason, now);
             }
             Stage::Unknown(_) => {
-                if let Err(retry_after) = server.limiter.check(self.peer, now) {
+                let limited = server.shared().limiter.check(self.peer, now);
+                if let Err(retry_after) = limited {
                     let message = format!("rate limit exceeded; retry in {retry_after} s");
                     let retry = [("Retry-After", retry_after.to_string())];
                     self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
@@ -757,7 +762,7 @@ impl Exchange {
                 let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
                     return Recovery::NotARetry;
                 };
-                let Some(kept) = server.payments.begin_resettle(&key) else {
+                let Some(kept) = server.shared().payments.begin_resettle(&key) else {
                     return Recovery::NotARetry;
                 };
                 let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
@@ -801,7 +806,7 @@ impl Exchange {
     }
 
     /// The answer to a piece of work; ignored when the core no longer waits for it.
-    fn on_work_done(&mut self, server: &mut Server, id: WorkId, done: WorkDone, now: Instant) {
+    fn on_work_done(&mut self, server: &Server, id: WorkId, done: WorkDone, now: Instant) {
         let State::Job(job) = &mut self.state else {
             return;
         };
@@ -902,7 +907,7 @@ impl Exchange {
 
     fn on_resolved(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         id: FetchId,
         result: Result<Vec<IpAddr>, IoFailure>,
         now: Instant,
@@ -963,7 +968,7 @@ impl Exchange {
 
     fn on_connected(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         id: FetchId,
         result: Result<(), IoFailure>,
         now: Instant,
@@ -1000,7 +1005,7 @@ impl Exchange {
         self.settle_failures(server, now);
     }
 
-    fn on_fetch_data(&mut self, server: &mut Server, id: FetchId, data: &[u8], now: Instant) {
+    fn on_fetch_data(&mut self, server: &Server, id: FetchId, data: &[u8], now: Instant) {
         let State::Job(job) = &mut self.state else {
             return;
         };
@@ -1019,7 +1024,7 @@ impl Exchange {
         self.finish_fetch(server, id, outcome, now);
     }
 
-    fn on_fetch_closed(&mut self, server: &mut Server, id: FetchId, now: Instant) {
+    fn on_fetch_closed(&mut self, server: &Server, id: FetchId, now: Instant) {
         let State::Job(job) = &mut self.state else {
             return;
         };
@@ -1040,12 +1045,12 @@ impl Exchange {
     }
 
     /// A fetch that failed in a way its own step noticed (DNS, connect, timeout).
-    fn fetch_failed(&mut self, server: &mut Server, id: FetchId, failure: Failure, now: Instant) {
+    fn fetch_failed(&mut self, server: &Server, id: FetchId, failure: Failure, now: Instant) {
         self.finish_fetch(server, id, FetchOutcome::Failed(failure), now);
     }
 
     /// Fetches marked failed during resolve/connect handling are finished here.
-    fn settle_failures(&mut self, server: &mut Server, now: Instant) {
+    fn settle_failures(&mut self, server: &Server, now: Instant) {
         let State::Job(job) = &self.state else {
             return;
         };
@@ -1062,13 +1067,7 @@ impl Exchange {
         }
     }
 
-    fn finish_fetch(
-        &mut self,
-        server: &mut Server,
-        id: FetchId,
-        outcome: FetchOutcome,
-        now: Instant,
-    ) {
+    fn finish_fetch(&mut self, server: &Server, id: FetchId, outcome: FetchOutcome, now: Instant) {
         let Some(mut job) = self.take_job() else {
             return;
         };
@@ -1092,7 +1091,7 @@ impl Exchange {
 
     fn after_verify(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         outcome: FetchOutcome,
         now: Instant,
@@ -1105,7 +1104,7 @@ impl Exchange {
             Reply::Answer(answer) if answer.is_valid => {
                 // Consumed for good from here on, whatever happens next (Money safety).
                 if let Some(paid) = &job.paid {
-                    server.payments.mark_verified(&paid.key);
+                    server.shared().payments.mark_verified(&paid.key);
                 }
                 self.start_home(server, &mut job, now);
                 self.state = State::Job(job);
@@ -1114,7 +1113,7 @@ impl Exchange {
             Reply::Answer(answer) => {
                 // Refused before any money moved: the authorization stays usable.
                 if let Some(paid) = &job.paid {
-                    server.payments.release(&paid.key);
+                    server.shared().payments.release(&paid.key);
                 }
                 let reason = answer
                     .invalid_reason
@@ -1137,7 +1136,7 @@ impl Exchange {
 
     fn after_page(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         fetch: Fetch,
         page: usize,
@@ -1205,7 +1204,7 @@ impl Exchange {
     /// extra page is kept, or skipped when it failed.
     fn page_done(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         page: usize,
         result: Result<PageExtraction, Failure>,
@@ -1258,7 +1257,7 @@ impl Exchange {
 
     /// When the crawl is over (no page fetch left): builds the 200 body, then (paid) starts
     /// the settlement, or (unpaid) records the outcome.
-    fn maybe_settle(&mut self, server: &mut Server, now: Instant) {
+    fn maybe_settle(&mut self, server: &Server, now: Instant) {
         let State::Job(job) = &self.state else {
             return;
         };
@@ -1295,7 +1294,7 @@ impl Exchange {
     /// The result is built (or the build failed): settle it, or record the unpaid outcome.
     fn result_built(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         job: Box<Job>,
         built: Result<Box<BuiltResult>, Failure>,
         now: Instant,
@@ -1326,7 +1325,7 @@ impl Exchange {
     /// Starts the settlement of `kept` with its own budget (decisions.md "Money safety").
     fn begin_settlement(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         kept: KeptResponse,
         unknown_before: bool,
@@ -1345,7 +1344,7 @@ impl Exchange {
     }
 
     /// Sends one `/settle` for the job in [`Phase::Settle`].
-    fn retry_settle(&mut self, server: &mut Server, now: Instant) {
+    fn retry_settle(&mut self, server: &Server, now: Instant) {
         let State::Job(job) = &mut self.state else {
             return;
         };
@@ -1374,7 +1373,7 @@ impl Exchange {
 
     fn after_settle(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         job: Box<Job>,
         outcome: FetchOutcome,
         now: Instant,
@@ -1390,7 +1389,7 @@ impl Exchange {
     /// after 2 s inside the budget, or answer 503 "settlement pending" with the result kept.
     fn settlement_outcome(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         outcome: SettleOutcome,
         now: Instant,
@@ -1437,7 +1436,7 @@ impl Exchange {
     /// else 503 "settlement pending" with the result kept for a retry.
     fn settlement_unknown(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         mut settlement: Settlement,
         now: Instant,
@@ -1502,7 +1501,7 @@ impl Exchange {
     /// The job deadline passed: before the homepage → 422 TIMEOUT; during extra pages → settle
     /// with what was read; during verify → facilitator unavailable; during the settlement (its
     /// own budget) → the outcome is unknown.
-    fn job_deadline(&mut self, server: &mut Server, now: Instant) {
+    fn job_deadline(&mut self, server: &Server, now: Instant) {
         let Some(mut job) = self.take_job() else {
             return;
         };
@@ -1584,7 +1583,7 @@ impl Exchange {
     /// the result for a retry with the same `PAYMENT-SIGNATURE`; if `/verify` refuses, the
     /// client is simply forgotten (decisions.md "Money safety"). Its access line says
     /// `clientGone`. Without a job, the connection just closes.
-    fn client_gone(&mut self, _server: &mut Server, _now: Instant) {
+    fn client_gone(&mut self, _server: &Server, _now: Instant) {
         self.client_gone = true;
         if matches!(self.state, State::Job(_)) {
             return;
@@ -1597,7 +1596,7 @@ impl Exchange {
 
     fn end_job_with_error(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         failure: &Failure,
         message: &str,
@@ -1615,7 +1614,7 @@ impl Exchange {
 
     fn end_job_with_402(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut job: Box<Job>,
         reason: &str,
         settle: Option<SettleResponse>,
@@ -1636,7 +1635,7 @@ impl Exchange {
 
     fn finish_job(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         job: Box<Job>,
         response: Response,
         code: Option<ErrorCode>,

@@ -6,8 +6,10 @@
 //!
 //! # The runtime contract
 //!
-//! A [`server::Server`] holds the shared state; it hands out one [`exchange::Exchange`] per
-//! accepted connection. The runtime drives each exchange with one loop:
+//! A [`server::Server`] holds the shared state (cloned into every exchange; its small mutable
+//! part is locked by the core itself, for microseconds); it hands out one
+//! [`exchange::Exchange`] per accepted connection. The runtime holds no lock around core calls
+//! and drives each exchange with one loop:
 //!
 //! ```text
 //! loop {
@@ -19,21 +21,29 @@
 //!             Resolve { fetch, host, port }  => resolve off the executor → Input::Resolved,
 //!             Connect { fetch, addr, tls }   => dial exactly `addr` (+ TLS, SNI = tls) → Input::Connected,
 //!             SendToFetch { fetch, data }    => write to that connection,
-//!             CloseFetch { fetch }           => drop it,
-//!             Event(e)                       => log one line,
+//!             CloseFetch { fetch }           => drop it (and cancel its DNS/connect),
+//!             Work { id, work }              => run work.run() on a worker pool → Input::WorkDone,
+//!             CancelWork { id }              => forget it (do not feed its answer),
+//!             Event(e) / Settlement(e)       => log one line (settlement lines at once),
 //!         }
 //!     }
 //!     if ex.is_finished() { break }
-//!     // 2. Wait for one thing: client bytes, fetch bytes/EOF, a DNS/connect result, or
-//!     //    the deadline `ex.poll_timeout()`.
+//!     // 2. Wait for one thing: client bytes, fetch bytes/EOF, a DNS/connect result, a
+//!     //    worker's answer, or the deadline `ex.poll_timeout()`.
 //!     // 3. Feed it with the `Instant` read once for this turn:
-//!     //    ex.handle_input(&mut server, input, now) or ex.handle_timeout(&mut server, now).
+//!     //    ex.handle_input(input, now) or ex.handle_timeout(now).
 //! }
 //! ```
 //!
-//! Invariants: outputs are carried out in order; each `Resolve`/`Connect` is answered exactly
-//! once; bytes of a closed fetch are not fed; `handle_*` never returns an error — every
-//! failure becomes an HTTP response (an `ApiError`, a 402 or a 503) or a close. The
+//! Invariants: outputs are carried out in order; each `Resolve`/`Connect`/`Work` is answered
+//! exactly once, unless cancelled first by `CloseFetch`/`CancelWork` — and an answer that comes
+//! after its cancellation is ignored by the core (it never changes the state); bytes of a
+//! closed fetch are not fed; `poll_timeout` may change after any `handle_*` call, and a
+//! `handle_timeout` before the deadline (or an extra one) is harmless; `handle_*` never
+//! returns an error — every failure becomes an HTTP response (an `ApiError`, a 402 or a 503)
+//! or a close. CPU work (page decoding and extraction, the result build) only ever comes as
+//! `Work`: the runtime runs it off its IO threads, so one heavy page delays no other
+//! connection. The
 //! [`net_policy::ApprovedAddr`] in `Connect` can only be built by the SSRF policy, after the
 //! DNS answer was checked: there is no second lookup.
 //!

@@ -1,10 +1,10 @@
 //! [`Server`]: the long-lived state shared by all connections (configuration, rate limiter,
-//! request ids, payment store, job count, the unix clock baseline). Runtimes keep it behind a
-//! lock and pass it to every [`Exchange`] call.
+//! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`] holds a
+//! clone; only the small mutable part is behind a lock, taken briefly inside the core.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::api::ContactExtractionResult;
@@ -22,15 +22,28 @@ pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
 /// Merges the pages of one crawl into the result ([`extract::merge`] unless replaced).
 pub type Merger = fn(SiteInfo<'_>, &[PageExtraction]) -> ContactExtractionResult;
 
-/// Shared state of the service.
-#[derive(Debug)]
+/// The service's state, shared by all connections. Cloning it is cheap (reference counts);
+/// each [`Exchange`] holds a clone taken at accept:
+///
+/// - what never changes while serving (configuration, the prepared 402, the user agent, the
+///   extractor and merger, the clock baseline) is shared read-only ([`Fixed`], via `Deref`);
+/// - the genuinely shared mutable state — rate limiter, request-id source, payment store — sits
+///   behind one lock ([`Server::shared`]), taken for microseconds around each use, never while
+///   parsing, verifying a signature, extracting or merging;
+/// - the job counter is atomic.
+///
+/// So no connection's work runs while another waits for it.
+#[derive(Debug, Clone)]
 pub struct Server {
-    pub(crate) config: Config,
-    pub(crate) limiter: RateLimiter,
-    pub(crate) ids: RequestIds,
-    /// Replay guard and kept results (decisions.md "Money safety").
-    pub(crate) payments: Box<dyn PaymentStore>,
+    fixed: Arc<Fixed>,
+    shared: Arc<Mutex<Shared>>,
     pub(crate) jobs: JobCounter,
+}
+
+/// The read-only part of the [`Server`].
+#[derive(Debug, Clone)]
+pub struct Fixed {
+    pub(crate) config: Config,
     pub(crate) user_agent: String,
     /// The 402 for a request without `PAYMENT-SIGNATURE` (identical every time).
     pub(crate) unpaid_response: PreparedResponse,
@@ -40,6 +53,23 @@ pub struct Server {
     pub(crate) merger: Merger,
     started: Instant,
     unix_at_start: Duration,
+}
+
+/// The mutable part of the [`Server`], behind its lock.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) limiter: RateLimiter,
+    pub(crate) ids: RequestIds,
+    /// Replay guard and kept results (decisions.md "Money safety").
+    pub(crate) payments: Box<dyn PaymentStore>,
+}
+
+impl std::ops::Deref for Server {
+    type Target = Fixed;
+
+    fn deref(&self) -> &Fixed {
+        &self.fixed
+    }
 }
 
 impl Server {
@@ -61,58 +91,64 @@ impl Server {
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
-        Server {
-            unpaid_response,
-            extractor: extract::extract_page,
-            merger: extract::merge,
+        let shared = Shared {
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
             payments: Box::new(MemoryStore::default()),
+        };
+        Server {
+            fixed: Arc::new(Fixed {
+                unpaid_response,
+                extractor: extract::extract_page,
+                merger: extract::merge,
+                user_agent: user_agent(&base),
+                config,
+                started: now,
+                unix_at_start: unix_now,
+            }),
+            shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
-            user_agent: user_agent(&base),
-            config,
-            started: now,
-            unix_at_start: unix_now,
         }
     }
 
     /// Starts the lifecycle of a freshly accepted connection from `peer`.
-    pub fn accept(&mut self, peer: SocketAddr, now: Instant) -> Exchange {
-        Exchange::new(peer.ip(), now)
+    pub fn accept(&self, peer: SocketAddr, now: Instant) -> Exchange {
+        Exchange::new(self.clone(), peer.ip(), now)
     }
 
-    /// Replaces the page extractor (default [`extract::extract_page`]). The exchange calls it
-    /// under `catch_unwind`: a panic there (a bug) answers 500 `INTERNAL_ERROR` for a
-    /// homepage, skips an extra page, and is never charged (decisions.md step 8). Tests use
-    /// this to exercise that path.
+    /// Replaces the page extractor (default [`extract::extract_page`]) for connections
+    /// accepted from now on. The extractor runs inside [`crate::work::Work::run`], under
+    /// `catch_unwind`: a panic there (a bug) answers 500 `INTERNAL_ERROR` for a homepage, skips
+    /// an extra page, and is never charged (decisions.md step 8). Tests use this to exercise
+    /// that path.
     pub fn set_extractor(&mut self, extractor: Extractor) {
-        self.extractor = extractor;
+        Arc::make_mut(&mut self.fixed).extractor = extractor;
     }
 
-    /// Replaces the merge of a crawl's pages into the result (default [`extract::merge`]). The
-    /// exchange calls it, and serialises the result, under `catch_unwind` *before* any
-    /// `/settle`: a panic there is 500 `INTERNAL_ERROR`, never charged (decisions.md "Money
-    /// safety"). Tests use this to exercise that path.
+    /// Replaces the merge of a crawl's pages into the result (default [`extract::merge`]) for
+    /// connections accepted from now on. It runs, with the serialisation, inside
+    /// [`crate::work::Work::run`] *before* any `/settle`: a panic there is 500
+    /// `INTERNAL_ERROR`, never charged (decisions.md "Money safety"). Tests use this.
     pub fn set_merger(&mut self, merger: Merger) {
-        self.merger = merger;
+        Arc::make_mut(&mut self.fixed).merger = merger;
     }
 
     /// Replaces the payment store (default: an in-process [`MemoryStore`] of
     /// [`crate::payment::store::MAX_ENTRIES`] records and
-    /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes). The seam for a store shared by several
-    /// instances, and for tests of a full store.
-    pub fn set_payment_store(&mut self, store: Box<dyn PaymentStore>) {
-        self.payments = store;
+    /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes), for every connection. The seam for a
+    /// store shared by several instances, and for tests of a full store.
+    pub fn set_payment_store(&self, store: Box<dyn PaymentStore>) {
+        self.shared().payments = store;
     }
 
     /// The payment store's records and kept response bytes.
     pub fn payment_store_usage(&self) -> (usize, usize) {
-        self.payments.usage()
+        self.shared().payments.usage()
     }
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.fixed.config
     }
 
     /// Paid jobs currently in flight.
@@ -120,15 +156,25 @@ impl Server {
         self.jobs.in_flight()
     }
 
-    /// Unix time at `now`, from the baseline given to [`Server::new`].
-    pub(crate) fn unix_time(&self, now: Instant) -> Duration {
-        self.unix_at_start + now.saturating_duration_since(self.started)
+    /// The mutable shared state, locked. Hold the guard only around one use: never across a
+    /// call that could lock it again, and never around CPU work.
+    pub(crate) fn shared(&self) -> MutexGuard<'_, Shared> {
+        // A panic while holding the lock is a bug; the state is still consistent enough to
+        // keep answering other connections.
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A new request id at `now`.
-    pub(crate) fn next_request_id(&mut self, now: Instant) -> String {
+    pub(crate) fn next_request_id(&self, now: Instant) -> String {
         let millis = u64::try_from(self.unix_time(now).as_millis()).unwrap_or(u64::MAX);
-        self.ids.next(millis)
+        self.shared().ids.next(millis)
+    }
+}
+
+impl Fixed {
+    /// Unix time at `now`, from the baseline given to [`Server::new`].
+    pub(crate) fn unix_time(&self, now: Instant) -> Duration {
+        self.unix_at_start + now.saturating_duration_since(self.started)
     }
 }
 
@@ -136,7 +182,7 @@ impl Server {
 /// goes down when the slot is dropped, however the job ends — a response, a client gone, or
 /// the runtime dropping the exchange (a cancelled task, a panic caught by the executor) — so
 /// the cap can never leak shut.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct JobCounter(Arc<AtomicUsize>);
 
 impl JobCounter {

@@ -923,7 +923,7 @@ fn a_dropped_exchange_frees_its_job_slot() {
     // However a job ends — even an exchange dropped mid-crawl by the runtime (a cancelled task,
     // a panic caught by the executor) — the in-flight count comes back down.
     let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1")]);
-    let exchange = Exchange::unpaid_crawl(&mut sim.server, "https://www.acme-shop.com/", sim.now)
+    let exchange = Exchange::unpaid_crawl(&sim.server, "https://www.acme-shop.com/", sim.now)
         .expect("a valid URL");
     assert_eq!(sim.server.jobs_in_flight(), 1);
     drop(exchange);

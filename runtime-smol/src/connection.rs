@@ -17,7 +17,7 @@ use smol::{Async, Task, Timer};
 
 use crate::outbound::{connect, resolve};
 use crate::workers::run_on_worker;
-use crate::{lock, log_event, log_settlement, spawn, SharedServer};
+use crate::{log_event, log_settlement, spawn};
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;
@@ -50,7 +50,6 @@ struct FetchConn {
 pub(crate) async fn drive(
     mut exchange: Exchange,
     client: Option<Async<TcpStream>>,
-    server: &SharedServer,
     tls: TlsConnector,
     log_format: LogFormat,
 ) -> Exchange {
@@ -84,7 +83,7 @@ pub(crate) async fn drive(
                     };
                     if !written {
                         let now = Instant::now();
-                        exchange.handle_input(&mut lock(server), Input::ClientClosed, now);
+                        exchange.handle_input(Input::ClientClosed, now);
                     }
                 }
                 Output::CloseClient => {
@@ -204,15 +203,14 @@ pub(crate) async fn drive(
                 continue;
             }
         }
-        let mut core = lock(server);
         match event {
-            None => exchange.handle_timeout(&mut core, now),
+            None => exchange.handle_timeout(now),
             Some(Event::ClientRead(n)) => {
-                exchange.handle_input(&mut core, Input::ClientData(&client_buf[..n]), now)
+                exchange.handle_input(Input::ClientData(&client_buf[..n]), now)
             }
-            Some(Event::ClientClosed) => exchange.handle_input(&mut core, Input::ClientClosed, now),
+            Some(Event::ClientClosed) => exchange.handle_input(Input::ClientClosed, now),
             Some(Event::Resolved(fetch, result)) => {
-                exchange.handle_input(&mut core, Input::Resolved { fetch, result }, now)
+                exchange.handle_input(Input::Resolved { fetch, result }, now)
             }
             Some(Event::Connected(fetch, result, reader)) => {
                 let result = match (result, reader) {
@@ -227,23 +225,22 @@ pub(crate) async fn drive(
                     (Ok(_), None) => Err(IoFailure::Other("no reader".to_string())),
                     (Err(failure), _) => Err(failure),
                 };
-                exchange.handle_input(&mut core, Input::Connected { fetch, result }, now);
+                exchange.handle_input(Input::Connected { fetch, result }, now);
             }
             Some(Event::FetchData(fetch, data)) => {
                 if fetches.iter().any(|c| c.id == fetch) {
-                    exchange.handle_input(&mut core, Input::FetchData { fetch, data: &data }, now);
+                    exchange.handle_input(Input::FetchData { fetch, data: &data }, now);
                 }
             }
             Some(Event::WorkDone(id, done)) => {
-                exchange.handle_input(&mut core, Input::WorkDone { id, done }, now)
+                exchange.handle_input(Input::WorkDone { id, done }, now)
             }
             Some(Event::FetchClosed(fetch)) => {
                 if fetches.iter().any(|c| c.id == fetch) {
-                    exchange.handle_input(&mut core, Input::FetchClosed { fetch }, now);
+                    exchange.handle_input(Input::FetchClosed { fetch }, now);
                 }
             }
         }
-        drop(core);
     }
     exchange
 }

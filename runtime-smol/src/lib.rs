@@ -19,7 +19,7 @@ pub use tls::{tls_connector, tls_connector_with};
 pub use workers::{default_worker_threads, start_workers};
 
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
@@ -33,8 +33,9 @@ use smol::{Async, Task, Timer};
 
 use crate::connection::drive;
 
-/// The shared core state, locked for each call into the core.
-pub type SharedServer = Arc<Mutex<Server>>;
+/// The core's shared state: each connection's exchange holds a clone (the core locks its small
+/// mutable part itself, briefly; the runtime holds no lock around core calls).
+pub type SharedServer = Server;
 
 /// The executor every task of the service runs on. Threads that run it also drive the I/O
 /// reactor (`smol::block_on`), so a wake-up needs no hop to another thread.
@@ -83,12 +84,7 @@ pub fn new_server(config: Config) -> SharedServer {
     let unix_now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    Arc::new(Mutex::new(Server::new(
-        config,
-        seed,
-        Instant::now(),
-        unix_now,
-    )))
+    Server::new(config, seed, Instant::now(), unix_now)
 }
 
 fn nanos_seed() -> [u8; 32] {
@@ -120,7 +116,7 @@ pub async fn serve_with_tls(
     grace: Duration,
     tls: TlsConnector,
 ) {
-    let log_format = lock(&server).config().log_format;
+    let log_format = server.config().log_format;
     // Connections in flight, for the drain; tasks are detached (no per-accept bookkeeping).
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     loop {
@@ -133,8 +129,8 @@ pub async fn serve_with_tls(
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 spawn(async move {
-                    let exchange = lock(&server).accept(peer, Instant::now());
-                    drive(exchange, Some(stream), &server, tls, log_format).await;
+                    let exchange = server.accept(peer, Instant::now());
+                    drive(exchange, Some(stream), tls, log_format).await;
                     active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 })
                 .detach();
@@ -166,12 +162,9 @@ pub async fn extract_url(
     url: &str,
     tls: TlsConnector,
 ) -> Result<ContactExtractionResult, ApiError> {
-    let (exchange, log_format) = {
-        let mut core = lock(server);
-        let exchange = Exchange::unpaid_crawl(&mut core, url, Instant::now())?;
-        (exchange, core.config().log_format)
-    };
-    let mut exchange = drive(exchange, None, server, tls, log_format).await;
+    let exchange = Exchange::unpaid_crawl(server, url, Instant::now())?;
+    let log_format = server.config().log_format;
+    let mut exchange = drive(exchange, None, tls, log_format).await;
     exchange.take_unpaid_outcome().unwrap_or_else(|| {
         // The core always records an outcome before finishing an unpaid crawl.
         Err(ApiError::new(
@@ -180,12 +173,4 @@ pub async fn extract_url(
             "",
         ))
     })
-}
-
-fn lock(server: &SharedServer) -> std::sync::MutexGuard<'_, Server> {
-    // A panic while holding the lock is a bug in the core; the state is still consistent
-    // enough to keep answering other connections.
-    server
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -40,9 +40,9 @@ impl Service {
         let config = Config::from_env_map(&map).unwrap();
         let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
         let addr = listener.get_ref().local_addr().unwrap();
-        let server = contact_runtime_smol::new_server(config.clone());
+        let mut server = contact_runtime_smol::new_server(config.clone());
         if let Some(extractor) = extractor {
-            server.lock().unwrap().set_extractor(extractor);
+            server.set_extractor(extractor);
         }
         let (stop, stopped) = smol::channel::bounded(1);
         let thread = std::thread::spawn(move || {

@@ -184,7 +184,7 @@ impl Sim {
             .map(|_| self.server.accept(peer, self.now))
             .collect();
         for (i, request) in requests.iter().enumerate() {
-            exchanges[i].handle_input(&mut self.server, Input::ClientData(request), self.now);
+            exchanges[i].handle_input(Input::ClientData(request), self.now);
         }
         self.drive(&mut exchanges)
     }
@@ -211,7 +211,7 @@ impl Sim {
     /// # Panics
     /// When the crawl ends without an outcome (a bug) or exceeds [`MAX_STEPS`].
     pub fn unpaid_crawl(&mut self, url: &str) -> Result<ContactExtractionResult, ApiError> {
-        let exchange = Exchange::unpaid_crawl(&mut self.server, url, self.now)?;
+        let exchange = Exchange::unpaid_crawl(&self.server, url, self.now)?;
         let mut exchanges = vec![exchange];
         let received = self.drive(&mut exchanges);
         assert!(received[0].is_empty(), "an unpaid crawl has no client");
@@ -256,41 +256,31 @@ impl Sim {
             {
                 disconnected = true;
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle_input(&mut self.server, Input::ClientClosed, self.now);
+                    exchange.handle_input(Input::ClientClosed, self.now);
                 }
                 continue;
             }
             if let Some((i, input)) = pending.pop_front() {
                 let exchange = &mut exchanges[i];
                 match input {
-                    Owned::Resolved(fetch, result) => exchange.handle_input(
-                        &mut self.server,
-                        Input::Resolved { fetch, result },
-                        self.now,
-                    ),
-                    Owned::Connected(fetch, result) => exchange.handle_input(
-                        &mut self.server,
-                        Input::Connected { fetch, result },
-                        self.now,
-                    ),
-                    Owned::Data(fetch, data) => exchange.handle_input(
-                        &mut self.server,
-                        Input::FetchData { fetch, data: &data },
-                        self.now,
-                    ),
-                    Owned::Closed(fetch) => exchange.handle_input(
-                        &mut self.server,
-                        Input::FetchClosed { fetch },
-                        self.now,
-                    ),
-                    Owned::Client(bytes) => {
-                        exchange.handle_input(&mut self.server, Input::ClientData(&bytes), self.now)
+                    Owned::Resolved(fetch, result) => {
+                        exchange.handle_input(Input::Resolved { fetch, result }, self.now)
                     }
-                    Owned::WorkDone(id, done) => exchange.handle_input(
-                        &mut self.server,
-                        Input::WorkDone { id, done },
-                        self.now,
-                    ),
+                    Owned::Connected(fetch, result) => {
+                        exchange.handle_input(Input::Connected { fetch, result }, self.now)
+                    }
+                    Owned::Data(fetch, data) => {
+                        exchange.handle_input(Input::FetchData { fetch, data: &data }, self.now)
+                    }
+                    Owned::Closed(fetch) => {
+                        exchange.handle_input(Input::FetchClosed { fetch }, self.now)
+                    }
+                    Owned::Client(bytes) => {
+                        exchange.handle_input(Input::ClientData(&bytes), self.now)
+                    }
+                    Owned::WorkDone(id, done) => {
+                        exchange.handle_input(Input::WorkDone { id, done }, self.now)
+                    }
                 }
                 continue;
             }
@@ -315,7 +305,7 @@ impl Sim {
             self.now = self.now.max(next);
             for exchange in exchanges.iter_mut() {
                 if exchange.poll_timeout().is_some_and(|t| t <= self.now) {
-                    exchange.handle_timeout(&mut self.server, self.now);
+                    exchange.handle_timeout(self.now);
                 }
             }
         }
