@@ -78,9 +78,10 @@ pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
 /// The message of a 503 "settlement pending" (decisions.md "Money safety").
 pub const SETTLEMENT_PENDING_MESSAGE: &str =
     "settlement pending: retry with the same PAYMENT-SIGNATURE";
-/// Time the result build (merge and serialisation, on a worker) may take before the job is
-/// answered 500 and not charged.
-pub const BUILD_TIMEOUT: Duration = Duration::from_secs(10);
+/// The result build (merge and serialisation, on a worker) must end by the job deadline — so
+/// the settlement budget still fits in the authorization's validity — but gets at least this
+/// long after the crawl; later, the job is answered 500 and not charged.
+pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -1286,7 +1287,7 @@ impl Exchange {
             merger: server.merger,
         });
         job.phase = Phase::Build;
-        job.deadline = now + BUILD_TIMEOUT;
+        job.deadline = (job.request.started + JOB_TIMEOUT).max(now + MIN_BUILD_TIME);
         self.start_work(&mut job, WorkFor::Result, work);
         self.state = State::Job(job);
     }
