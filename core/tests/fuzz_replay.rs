@@ -47,3 +47,13 @@ fn payment_header_corpus_replays_without_panics() {
 fn exchange_corpus_replays_without_panics() {
     assert!(replay("exchange", contact_core::testing::fuzz::exchange) >= 5);
 }
+
+#[test]
+fn exchange_timing_corpus_replays_without_panics() {
+    assert!(
+        replay(
+            "exchange_timing",
+            contact_core::testing::fuzz::exchange_timing
+        ) >= 10
+    );
+}

@@ -166,3 +166,119 @@ pub fn exchange(data: &[u8]) {
     }
     assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
 }
+
+/// `exchange_timing`: a paid request in the simulation under fuzzed *timing*: the first bytes
+/// set the DNS, connect and worker latencies, how replies are split, what `/settle` answers
+/// (settled, pending, garbage, a stall, refused) and when the client leaves; the rest say when
+/// the client sends a second request on the same connection (the same payment again, or a
+/// health check). Answers after cancellation are delivered (the simulation does so), so this
+/// checks that late answers never break an exchange.
+///
+/// Invariants: the run ends within the step bound; every byte sent is HTTP; no job is left
+/// behind; every `/settle` the facilitator saw has an audit event; a paid 200 is only ever
+/// sent after a settlement the facilitator confirmed.
+///
+/// # Panics
+/// When the exchange panics, livelocks, or an invariant breaks.
+pub fn exchange_timing(data: &[u8]) {
+    use crate::testing::sim::{http_response, payment_header as sign, Reply, Sim, SIM_UNIX_START};
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+    let byte = |n: usize| data.get(n).copied().unwrap_or(0);
+    let vars: BTreeMap<String, String> = [
+        ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+        ("FACILITATOR_URL", "http://127.0.0.1:9000"),
+        ("RATE_LIMIT_BURST", "1000"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let Ok(config) = crate::config::Config::from_env_map(&vars) else {
+        return;
+    };
+    let mut sim = Sim::new(config);
+    let half_seconds = |b: u8, max: u8| Duration::from_millis(u64::from(b % max) * 500);
+    sim.dns_delay = half_seconds(byte(0), 10);
+    sim.connect_delay = half_seconds(byte(1), 26);
+    sim.work_delay = half_seconds(byte(2), 70);
+    sim.split = usize::from(byte(3)).max(1);
+    sim.disconnect_after_connects = match byte(5) % 7 {
+        0 => None,
+        n => Some(usize::from(n)),
+    };
+    let Ok(site) = "93.184.216.34:443".parse() else {
+        return;
+    };
+    let Ok(facilitator) = "127.0.0.1:9000".parse() else {
+        return;
+    };
+    sim.dns.insert(
+        "www.fuzz-site.com".into(),
+        vec![std::net::IpAddr::from([93, 184, 216, 34])],
+    );
+    sim.endpoint(site, |raw| {
+        let body: &[u8] = if raw.starts_with(b"GET / ") {
+            b"<title>Fuzz Ltd</title><a href=\"/contact\">Contact</a> info@fuzz-site.com"
+        } else {
+            b"<p>+44 20 8551 6580</p>"
+        };
+        Reply::Bytes(http_response(200, &[("Content-Type", "text/html")], body))
+    });
+    let settle_mode = byte(4) % 5;
+    let settle_delay = half_seconds(byte(6), 40);
+    sim.endpoint(facilitator, move |raw| {
+        if raw.starts_with(b"POST /verify") {
+            return Reply::Bytes(http_response(200, &[], br#"{"isValid":true}"#));
+        }
+        let body: &[u8] = match settle_mode {
+            0 => br#"{"success":true,"transaction":"0x1","network":"eip155:8453"}"#,
+            1 => br#"{"success":false,"errorReason":"settlement_pending","transaction":"0x1"}"#,
+            2 => b"<html>502</html>",
+            3 => return Reply::Stall,
+            _ => br#"{"success":false,"errorReason":"insufficient_funds"}"#,
+        };
+        Reply::Delayed(settle_delay, http_response(200, &[], body))
+    });
+    let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
+        return;
+    };
+    let header = sign(&terms.requirements, byte(7), 0, SIM_UNIX_START + 60);
+    let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
+    let paid = format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes();
+    let second = if byte(8) % 2 == 0 {
+        paid.clone()
+    } else {
+        b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec()
+    };
+    let script = [(Duration::ZERO, paid), (half_seconds(byte(9), 120), second)];
+    let received = sim.request_over_time(&script);
+    if !received.is_empty() {
+        assert!(received.starts_with(b"HTTP/1.1 "), "not an HTTP response");
+    }
+    assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
+    let settles = sim.endpoints[&facilitator]
+        .requests
+        .iter()
+        .filter(|r| r.starts_with(b"POST /settle"))
+        .count();
+    // Every /settle the facilitator saw was audited; an attempt whose connection never got
+    // there (the budget ran out first) is audited too, as unknown.
+    assert!(
+        settles <= sim.settlements.len(),
+        "a /settle without an audit event"
+    );
+    let settled = sim.settlements.iter().any(|s| s.outcome == "settled");
+    let paid_200 = sim
+        .events
+        .iter()
+        .any(|e| e.status == 200 && e.path == "/api/v1/extract-contact");
+    assert!(
+        !paid_200 || settled,
+        "a paid 200 without a confirmed settlement"
+    );
+}
