@@ -435,8 +435,11 @@ impl Exchange {
     // ---- inbound -------------------------------------------------------------------------
 
     fn advance_inbound(&mut self, server: &Server, now: Instant) {
-        // Bounded: each round consumes a complete request or stops.
-        for _ in 0..64 {
+        // Bounded: every request takes at most two rounds (head, then body) and at least one
+        // byte, so twice the buffered bytes is enough for every complete request in it —
+        // however many a client pipelined at once (a fixed bound left the rest unanswered).
+        let rounds = 2 * self.inbound.len() + 2;
+        for _ in 0..rounds {
             match &self.state {
                 State::Idle { .. } => match try_parse(&self.inbound) {
                     Ok(None) => return,

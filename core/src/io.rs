@@ -12,12 +12,23 @@
 //!
 //! An answer that comes after its fetch was closed (`CloseFetch`) or its work cancelled
 //! (`CancelWork`) is ignored by the core: it never changes the exchange's state.
+//!
+//! Writes and back-pressure: outputs are carried out in order, and a runtime finishes one
+//! `SendToClient`/`SendToFetch` before it carries out the next output (so a slow reader holds
+//! back only its own exchange, whose outputs wait in its queue). Each write gets at most
+//! [`WRITE_TIMEOUT`]: a client write that does not complete in time is reported as
+//! `ClientClosed`, a fetch write as `FetchClosed` (as a failed write is).
 
 use std::net::IpAddr;
+use std::time::Duration;
 
 use crate::api::ErrorCode;
 use crate::net_policy::ApprovedAddr;
 use crate::work::{Work, WorkDone, WorkId};
+
+/// Longest time a runtime may spend on one write to the client or to a fetch connection
+/// before it reports the peer gone (see the module docs).
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Names one outbound connection of an exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

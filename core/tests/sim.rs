@@ -1496,3 +1496,15 @@ fn page_work_runs_on_workers_and_a_slow_pool_only_delays_the_answer() {
     assert_eq!(sim.work_done, 3);
     assert_eq!(sim.elapsed(), std::time::Duration::from_secs(6));
 }
+
+#[test]
+fn every_pipelined_request_is_answered_however_many_arrive_at_once() {
+    let mut sim = world(&[]);
+    let mut many = b"GET /api/health HTTP/1.1\r\n\r\n".repeat(150);
+    many.extend_from_slice(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    let statuses: Vec<u16> = responses(&sim.request(&many))
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, vec![200; 151]);
+}

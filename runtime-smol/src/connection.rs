@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use contact_core::config::LogFormat;
 use contact_core::exchange::Exchange;
-use contact_core::io::{FetchId, Input, IoFailure, Output};
+use contact_core::io::{FetchId, Input, IoFailure, Output, WRITE_TIMEOUT};
 use contact_core::work::{WorkDone, WorkId};
 use futures_rustls::TlsConnector;
 use smol::channel;
@@ -57,6 +57,7 @@ pub(crate) async fn drive(
     // The client is read here, in the driver (no hop through another task); fetch
     // connections and DNS/connect results arrive through `inbox`.
     let mut client_open = client.is_some();
+    let mut client_writable = client.is_some();
     let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
     let mut fetches: Vec<FetchConn> = Vec::new();
     // DNS and connect tasks, by the fetch they work for: dropping one cancels it, so a fetch
@@ -77,11 +78,20 @@ pub(crate) async fn drive(
         while let Some(output) = exchange.poll_output() {
             match output {
                 Output::SendToClient(bytes) => {
-                    let written = match &client {
-                        Some(client) => (&*client).write_all(&bytes).await.is_ok(),
+                    // After a failed (or timed-out) write the client is gone: the answers
+                    // still queued are dropped, not written one deadline at a time.
+                    let writable = client.as_ref().filter(|_| client_writable);
+                    let written = match writable {
+                        Some(client) => within_write_timeout(async {
+                            let mut stream = client;
+                            stream.write_all(&bytes).await
+                        })
+                        .await
+                        .is_ok(),
                         None => false,
                     };
-                    if !written {
+                    if !written && client_writable {
+                        client_writable = false;
                         let now = Instant::now();
                         exchange.handle_input(Input::ClientClosed, now);
                     }
@@ -117,9 +127,12 @@ pub(crate) async fn drive(
                 }
                 Output::SendToFetch { fetch, data } => {
                     if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
-                        if conn.writer.write_all(&data).await.is_err()
-                            || conn.writer.flush().await.is_err()
-                        {
+                        let written = within_write_timeout(async {
+                            conn.writer.write_all(&data).await?;
+                            conn.writer.flush().await
+                        })
+                        .await;
+                        if written.is_err() {
                             let _ = events.send(Event::FetchClosed(fetch)).await;
                         }
                     }
@@ -243,4 +256,17 @@ pub(crate) async fn drive(
         }
     }
     exchange
+}
+
+/// Runs one write, failing it after the contract's [`WRITE_TIMEOUT`] (a peer that stopped
+/// reading is then reported gone).
+async fn within_write_timeout(
+    write: impl std::future::Future<Output = std::io::Result<()>>,
+) -> std::io::Result<()> {
+    write
+        .or(async {
+            Timer::after(WRITE_TIMEOUT).await;
+            Err(std::io::ErrorKind::TimedOut.into())
+        })
+        .await
 }
