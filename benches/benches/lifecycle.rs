@@ -51,7 +51,7 @@ fn unpaid_402(bencher: Bencher) {
     let peer = "203.0.113.9:5000"
         .parse()
         .unwrap_or_else(|_| unreachable!());
-    let mut exchange = server.accept(peer, now);
+    let mut exchange = contact_core::exchange::Exchange::accept(&server, peer, now);
     bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
         exchange.handle_input(Input::ClientData(UNPAID), now);
         let mut bytes = 0;

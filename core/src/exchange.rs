@@ -32,14 +32,13 @@ use url::Url;
 use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, Failure};
 use crate::config::PaymentConfig;
 use crate::crawl;
-use crate::discovery;
 use crate::extract::PageExtraction;
 use crate::fetch::http1::{self, Progress, Response as FetchResponse, ResponseReader};
 use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
-use crate::http::response::{preflight, PreparedResponse, Response};
-use crate::http::routes::{route, Route, RouteError};
+use crate::http::response::{PreparedResponse, Response};
+use crate::http::routes::{route, RouteError};
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
 use crate::net_policy::{approve, approve_configured, PublicUrl, UrlRejection};
 use crate::payment::codec;
@@ -49,6 +48,9 @@ use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, ReserveError, Stage};
 use crate::payment::verify::{address_hex, claimed_authorization, verify_locally};
 use crate::payment::{PaymentPayload, SettleResponse};
+use crate::responses::{
+    failure_message, free_response, json_response, paid_response, payment_required_response,
+};
 use crate::server::{JobSlot, Server};
 use crate::work::{BuiltResult, PageWork, ResultWork, Work, WorkDone, WorkId};
 
@@ -96,7 +98,6 @@ pub struct Exchange {
     outputs: VecDeque<Output>,
     next_fetch: u32,
     next_work: u32,
-    finished: bool,
     /// The client closed the connection; a paid job in flight runs on and keeps its result.
     client_gone: bool,
     /// The outcome of an unpaid crawl, once it is over.
@@ -115,7 +116,10 @@ enum State {
     },
     /// A paid job in progress.
     Job(Box<Job>),
-    /// The connection is being closed.
+    /// The job is taken out to be worked on, inside one `handle_*` call (never seen between
+    /// calls; see `take_job`).
+    Busy,
+    /// The connection is closed: the exchange is finished.
     Closed,
 }
 
@@ -277,7 +281,13 @@ enum Recovery {
 }
 
 impl Exchange {
-    pub(crate) fn new(server: Server, peer: IpAddr, now: Instant) -> Exchange {
+    /// Starts the lifecycle of a freshly accepted connection from `peer` (the exchange keeps
+    /// a clone of `server`).
+    pub fn accept(server: &Server, peer: std::net::SocketAddr, now: Instant) -> Exchange {
+        Exchange::new(server.clone(), peer.ip(), now)
+    }
+
+    fn new(server: Server, peer: IpAddr, now: Instant) -> Exchange {
         Exchange {
             server,
             peer,
@@ -288,7 +298,6 @@ impl Exchange {
             outputs: VecDeque::new(),
             next_fetch: 0,
             next_work: 0,
-            finished: false,
             client_gone: false,
             unpaid_outcome: None,
         }
@@ -345,7 +354,7 @@ impl Exchange {
 
     /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
     pub fn handle_input(&mut self, input: Input<'_>, now: Instant) {
-        if self.finished {
+        if self.is_finished() {
             return;
         }
         let server = &self.server.clone();
@@ -368,7 +377,7 @@ impl Exchange {
 
     /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
     pub fn handle_timeout(&mut self, now: Instant) {
-        if self.finished {
+        if self.is_finished() {
             return;
         }
         let server = &self.server.clone();
@@ -401,7 +410,7 @@ impl Exchange {
                     self.fetch_failed(server, id, Failure::Timeout, now);
                 }
             }
-            State::Closed => {}
+            State::Busy | State::Closed => {}
         }
     }
 
@@ -423,13 +432,13 @@ impl Exchange {
                 .chain([job.deadline])
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .min(),
-            State::Closed => None,
+            State::Busy | State::Closed => None,
         }
     }
 
     /// Whether the exchange is over (the runtime drops it after draining outputs).
     pub fn is_finished(&self) -> bool {
-        self.finished
+        matches!(self.state, State::Closed)
     }
 
     // ---- inbound -------------------------------------------------------------------------
@@ -483,7 +492,7 @@ impl Exchange {
                     let body: Vec<u8> = self.inbound.drain(..head.content_length).collect();
                     self.handle_request(server, head, body, started, now);
                 }
-                State::Job(_) | State::Closed => return,
+                State::Job(_) | State::Busy | State::Closed => return,
             }
         }
     }
@@ -518,7 +527,7 @@ impl Exchange {
                 return;
             }
         };
-        match free_response(server, route) {
+        match free_response(&server.config.payment, route) {
             Some(response) => self.send_plain(&response.prepare(), &request, now),
             None => self.extract_contact(server, &head, &body, request, now),
         }
@@ -1398,9 +1407,12 @@ impl Exchange {
         outcome: SettleOutcome,
         now: Instant,
     ) {
-        let Some(mut settlement) = job.settlement.take() else {
+        let (Some(mut settlement), Some(paid)) = (job.settlement.take(), &job.paid) else {
+            // Only a paid job settles (a bug otherwise): end it rather than hang.
+            self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
             return;
         };
+        let resettle = paid.resettle;
         // After an unknown outcome, "already used" means our own transfer went through.
         let outcome = match outcome {
             SettleOutcome::Refused(answer)
@@ -1411,8 +1423,6 @@ impl Exchange {
             other => other,
         };
         self.audit(&job, &outcome, settlement.attempts);
-        let Some(paid) = &job.paid else { return };
-        let resettle = paid.resettle;
         match outcome {
             SettleOutcome::Settled(answer) => {
                 let transaction = answer.transaction.clone();
@@ -1555,14 +1565,14 @@ impl Exchange {
         }
     }
 
-    /// Takes the job out of the state to work on it (the state is `Closed` until it is put
+    /// Takes the job out of the state to work on it (the state is `Busy` until it is put
     /// back or replaced); `None`, with the state untouched, when there is no job — so a late
     /// answer can never disturb an idle keep-alive connection.
     fn take_job(&mut self) -> Option<Box<Job>> {
         if !matches!(self.state, State::Job(_)) {
             return None;
         }
-        match std::mem::replace(&mut self.state, State::Closed) {
+        match std::mem::replace(&mut self.state, State::Busy) {
             State::Job(job) => Some(job),
             other => {
                 self.state = other;
@@ -1593,7 +1603,6 @@ impl Exchange {
             return;
         }
         self.state = State::Closed;
-        self.finished = true;
     }
 
     // ---- responses -----------------------------------------------------------------------
@@ -1664,7 +1673,7 @@ impl Exchange {
         self.send(&response.prepare(), &job.request, now, code, log);
         // The job ends here: its slot is free before a pipelined request is read.
         drop(job);
-        if !self.finished {
+        if !self.is_finished() {
             self.advance_inbound(server, now);
         }
     }
@@ -1769,49 +1778,11 @@ impl Exchange {
     }
 
     fn close(&mut self) {
-        if !self.finished {
+        if !self.is_finished() {
             self.outputs.push_back(Output::CloseClient);
         }
         self.state = State::Closed;
-        self.finished = true;
     }
-}
-
-/// The answer of a free route (`None` for the paid one).
-fn free_response(server: &Server, route: Route) -> Option<Response> {
-    let terms = match &server.config.payment {
-        PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
-        PaymentConfig::Incomplete(_) => None,
-    };
-    let json = |value: serde_json::Value| {
-        Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
-    };
-    Some(match route {
-        Route::Health => json(serde_json::json!({"status": "ok"})),
-        Route::Ready => match &server.config.payment {
-            PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
-            PaymentConfig::Incomplete(problems) => Response::json(
-                503,
-                serde_json::to_vec(
-                    &serde_json::json!({"status": "not ready", "problems": problems}),
-                )
-                .unwrap_or_default(),
-            ),
-        },
-        Route::OpenApi => {
-            let base = terms.map(|t| {
-                t.resource
-                    .url
-                    .trim_end_matches(discovery::EXTRACT_PATH)
-                    .to_string()
-            });
-            json(discovery::openapi_document(base.as_deref(), terms))
-        }
-        Route::X402Discovery => json(discovery::x402_document(terms)),
-        Route::McpDiscovery => json(discovery::mcp_document(terms)),
-        Route::Preflight => preflight(),
-        Route::ExtractContact => return None,
-    })
 }
 
 fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
@@ -1820,44 +1791,6 @@ fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
         (Purpose::Page(_), _) => Failure::FetchFailed,
         (Purpose::Verify | Purpose::Settle, _) => Failure::FacilitatorUnavailable,
     }
-}
-
-fn failure_message(failure: &Failure) -> String {
-    match failure {
-        Failure::BlockedResolution => {
-            "the site resolves to a private or reserved address".to_string()
-        }
-        Failure::FetchFailed => {
-            "the site could not be fetched (DNS, connection, TLS, HTTP status or redirects)"
-                .to_string()
-        }
-        Failure::UnsupportedContentType => "the homepage is not HTML".to_string(),
-        Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
-        Failure::Timeout => "the site did not answer before the deadline".to_string(),
-        Failure::Internal => {
-            "an internal error occurred while extracting the page; you were not charged".to_string()
-        }
-        _ => "the request failed".to_string(),
-    }
-}
-
-/// A 402 carrying our requirements, with `reason` as the `error`.
-pub(crate) fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
-    let required = terms.payment_required(reason, Some(discovery::payment_extensions()));
-    Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
-        .with_header("PAYMENT-REQUIRED", codec::encode(&required))
-        .with_header("Cache-Control", "no-store")
-}
-
-/// The paid 200 of a kept response: the body as built before `/settle`, `PAYMENT-RESPONSE`
-/// and `Cache-Control: private` (decisions.md "Payment").
-fn paid_response(kept: &KeptResponse) -> Response {
-    let mut response =
-        Response::json(200, kept.body.to_vec()).with_header("Cache-Control", "private");
-    if let Some(answer) = &kept.settlement {
-        response = response.with_header("PAYMENT-RESPONSE", codec::encode(answer));
-    }
-    response
 }
 
 /// The `PAYMENT-RESPONSE` of a settlement the facilitator confirmed by reporting the
@@ -1897,10 +1830,6 @@ fn authorization_key(terms: &PaymentTerms, from: [u8; 20], nonce: [u8; 32]) -> A
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn json_response<T: serde::Serialize>(status: u16, body: &T) -> Response {
-    Response::json(status, serde_json::to_vec(body).unwrap_or_default())
 }
 
 /// `{facilitator}/verify` or `/settle`, keeping a base path.

@@ -88,6 +88,7 @@ pub mod io;
 pub mod limiter;
 pub mod net_policy;
 pub mod payment;
+mod responses;
 pub mod server;
 pub mod site;
 #[cfg(feature = "testing")]

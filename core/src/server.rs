@@ -2,20 +2,19 @@
 //! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`] holds a
 //! clone; only the small mutable part is behind a lock, taken briefly inside the core.
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::api::ContactExtractionResult;
 use crate::config::{Config, PaymentConfig};
-use crate::exchange::{payment_required_response, Exchange};
 use crate::extract::{self, PageExtraction, SiteInfo};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
 use crate::payment::store::{MemoryStore, PaymentStore};
+use crate::responses::payment_required_response;
 
 /// A page extractor: (page URL, `Content-Type`, decoded body bytes) → the page's contact data.
 pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
@@ -109,11 +108,6 @@ impl Server {
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
         }
-    }
-
-    /// Starts the lifecycle of a freshly accepted connection from `peer`.
-    pub fn accept(&self, peer: SocketAddr, now: Instant) -> Exchange {
-        Exchange::new(self.clone(), peer.ip(), now)
     }
 
     /// Replaces the page extractor (default [`extract::extract_page`]) for connections

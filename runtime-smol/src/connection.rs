@@ -8,35 +8,21 @@ use std::time::Instant;
 use contact_core::config::LogFormat;
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output, WRITE_TIMEOUT};
-use contact_core::work::{WorkDone, WorkId};
+use contact_core::work::WorkId;
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
 use smol::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use smol::{Async, Task, Timer};
 
+use crate::event::Event;
+use crate::executor::spawn;
+use crate::log::{log_event, log_settlement};
 use crate::outbound::{connect, resolve};
 use crate::workers::run_on_worker;
-use crate::{log_event, log_settlement, spawn};
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;
-
-/// What the helper tasks of one connection report to its driver.
-pub(crate) enum Event {
-    /// This many bytes were read into the driver's client buffer.
-    ClientRead(usize),
-    ClientClosed,
-    Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
-    Connected(
-        FetchId,
-        Result<Box<dyn AsyncWrite + Send + Unpin>, IoFailure>,
-        Option<Task<()>>,
-    ),
-    FetchData(FetchId, Vec<u8>),
-    FetchClosed(FetchId),
-    WorkDone(WorkId, WorkDone),
-}
 
 /// An open outbound connection: its write half and the task reading it.
 struct FetchConn {

@@ -4,16 +4,21 @@
 //! (TLS with rustls and the webpki roots, SNI = host), run timers from `poll_timeout()`, and
 //! log the core's events. No policy lives here (architecture.md §3.5).
 //!
-//! Modules: this file (executor, `serve`, `extract_url`), `connection` (one connection's
-//! driver), `outbound` (DNS, connect, fetch readers), `workers` (the pool that runs the
-//! core's CPU work), `tls`, `log`.
+//! Modules: this file (`serve`, `extract_url`), `executor` (the smol executor and its
+//! threads), `connection` (one connection's driver), `event` (what helper tasks report to it),
+//! `outbound` (DNS, connect, fetch readers), `workers` (the pool that runs the core's CPU
+//! work), `tls`, `log`. Imports go one way: lib → connection → {event, executor, outbound,
+//! workers, log}; outbound → {event, executor, tls}.
 
 mod connection;
+mod event;
+mod executor;
 mod log;
 mod outbound;
 mod tls;
 mod workers;
 
+pub use executor::{run, spawn};
 pub use log::{flush_logs, log_event, log_line, log_settlement};
 pub use tls::{tls_connector, tls_connector_with};
 pub use workers::{default_worker_threads, start_workers};
@@ -27,48 +32,15 @@ use contact_core::config::Config;
 use contact_core::exchange::Exchange;
 use contact_core::server::Server;
 use futures_rustls::TlsConnector;
-use smol::channel::{self, Receiver};
+use smol::channel::Receiver;
 use smol::future::FutureExt as _;
-use smol::{Async, Task, Timer};
+use smol::{Async, Timer};
 
 use crate::connection::drive;
 
 /// The core's shared state: each connection's exchange holds a clone (the core locks its small
 /// mutable part itself, briefly; the runtime holds no lock around core calls).
 pub type SharedServer = Server;
-
-/// The executor every task of the service runs on. Threads that run it also drive the I/O
-/// reactor (`smol::block_on`), so a wake-up needs no hop to another thread.
-static EXECUTOR: smol::Executor<'static> = smol::Executor::new();
-
-/// Spawns `future` on the service's executor.
-pub fn spawn<T: Send + 'static>(
-    future: impl std::future::Future<Output = T> + Send + 'static,
-) -> Task<T> {
-    EXECUTOR.spawn(future)
-}
-
-/// Runs `future` to completion on the current thread while `threads - 1` helper threads also
-/// run the service's executor (`SMOL_THREADS`, default 1).
-pub fn run<T>(threads: usize, future: impl std::future::Future<Output = T>) -> T {
-    let (stop, stopped) = channel::unbounded::<()>();
-    let helpers: Vec<std::thread::JoinHandle<()>> = (1..threads.max(1))
-        .map(|_| {
-            let stopped = stopped.clone();
-            std::thread::spawn(move || {
-                smol::block_on(EXECUTOR.run(async {
-                    stopped.recv().await.ok();
-                }))
-            })
-        })
-        .collect();
-    let output = smol::block_on(EXECUTOR.run(future));
-    drop(stop);
-    for helper in helpers {
-        let _ = helper.join();
-    }
-    output
-}
 
 /// Builds the shared server for `config`, with OS entropy for the seed and the current time.
 pub fn new_server(config: Config) -> SharedServer {
@@ -129,7 +101,7 @@ pub async fn serve_with_tls(
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 spawn(async move {
-                    let exchange = server.accept(peer, Instant::now());
+                    let exchange = Exchange::accept(&server, peer, Instant::now());
                     drive(exchange, Some(stream), tls, log_format).await;
                     active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 })

@@ -12,8 +12,8 @@ use smol::channel::Sender;
 use smol::io::{AsyncReadExt, AsyncWrite};
 use smol::{Async, Task};
 
-use crate::connection::Event;
-use crate::spawn;
+use crate::event::Event;
+use crate::executor::spawn;
 
 /// Bytes read from an outbound connection at a time.
 const READ_CHUNK: usize = 16 * 1024;

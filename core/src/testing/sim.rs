@@ -184,7 +184,7 @@ impl Sim {
             .unwrap_or_else(|_| unreachable!());
         let mut exchanges: Vec<Exchange> = requests
             .iter()
-            .map(|_| self.server.accept(peer, self.now))
+            .map(|_| Exchange::accept(&self.server, peer, self.now))
             .collect();
         for (i, request) in requests.iter().enumerate() {
             exchanges[i].handle_input(Input::ClientData(request), self.now);
@@ -198,7 +198,7 @@ impl Sim {
         let peer: SocketAddr = "198.51.100.11:40000"
             .parse()
             .unwrap_or_else(|_| unreachable!());
-        let mut exchanges = vec![self.server.accept(peer, self.now)];
+        let mut exchanges = vec![Exchange::accept(&self.server, peer, self.now)];
         let timed = script
             .iter()
             .map(|(at, bytes)| (self.now + *at, 0, Owned::Client(bytes.clone())))

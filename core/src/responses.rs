@@ -1,0 +1,93 @@
+//! The responses the paid route and the free routes send, built from values only (no
+//! exchange state): the free routes' documents, the 402 with our requirements, the paid 200 of
+//! a kept result, JSON errors, and the messages of homepage failures.
+
+use crate::api::Failure;
+use crate::config::PaymentConfig;
+use crate::discovery;
+use crate::http::response::{preflight, Response};
+use crate::http::routes::Route;
+use crate::payment::codec;
+use crate::payment::requirements::PaymentTerms;
+use crate::payment::store::KeptResponse;
+
+/// The answer of a free route (`None` for the paid one).
+pub(crate) fn free_response(payment: &PaymentConfig, route: Route) -> Option<Response> {
+    let terms = match payment {
+        PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
+        PaymentConfig::Incomplete(_) => None,
+    };
+    let json = |value: serde_json::Value| {
+        Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
+    };
+    Some(match route {
+        Route::Health => json(serde_json::json!({"status": "ok"})),
+        Route::Ready => match payment {
+            PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
+            PaymentConfig::Incomplete(problems) => Response::json(
+                503,
+                serde_json::to_vec(
+                    &serde_json::json!({"status": "not ready", "problems": problems}),
+                )
+                .unwrap_or_default(),
+            ),
+        },
+        Route::OpenApi => {
+            let base = terms.map(|t| {
+                t.resource
+                    .url
+                    .trim_end_matches(discovery::EXTRACT_PATH)
+                    .to_string()
+            });
+            json(discovery::openapi_document(base.as_deref(), terms))
+        }
+        Route::X402Discovery => json(discovery::x402_document(terms)),
+        Route::McpDiscovery => json(discovery::mcp_document(terms)),
+        Route::Preflight => preflight(),
+        Route::ExtractContact => return None,
+    })
+}
+
+/// The `ApiError` message of a failed homepage.
+pub(crate) fn failure_message(failure: &Failure) -> String {
+    match failure {
+        Failure::BlockedResolution => {
+            "the site resolves to a private or reserved address".to_string()
+        }
+        Failure::FetchFailed => {
+            "the site could not be fetched (DNS, connection, TLS, HTTP status or redirects)"
+                .to_string()
+        }
+        Failure::UnsupportedContentType => "the homepage is not HTML".to_string(),
+        Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
+        Failure::Timeout => "the site did not answer before the deadline".to_string(),
+        Failure::Internal => {
+            "an internal error occurred while extracting the page; you were not charged".to_string()
+        }
+        _ => "the request failed".to_string(),
+    }
+}
+
+/// A 402 carrying our requirements, with `reason` as the `error`.
+pub fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
+    let required = terms.payment_required(reason, Some(discovery::payment_extensions()));
+    Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
+        .with_header("PAYMENT-REQUIRED", codec::encode(&required))
+        .with_header("Cache-Control", "no-store")
+}
+
+/// The paid 200 of a kept response: the body as built before `/settle`, `PAYMENT-RESPONSE`
+/// and `Cache-Control: private` (decisions.md "Payment").
+pub(crate) fn paid_response(kept: &KeptResponse) -> Response {
+    let mut response =
+        Response::json(200, kept.body.to_vec()).with_header("Cache-Control", "private");
+    if let Some(answer) = &kept.settlement {
+        response = response.with_header("PAYMENT-RESPONSE", codec::encode(answer));
+    }
+    response
+}
+
+/// A JSON response of `body`.
+pub(crate) fn json_response<T: serde::Serialize>(status: u16, body: &T) -> Response {
+    Response::json(status, serde_json::to_vec(body).unwrap_or_default())
+}

@@ -1,0 +1,23 @@
+//! What the helper tasks of a connection (DNS, connect, fetch readers, workers) report to its
+//! driver.
+
+use contact_core::io::{FetchId, IoFailure};
+use contact_core::work::{WorkDone, WorkId};
+use smol::io::AsyncWrite;
+use smol::Task;
+
+/// What the helper tasks of one connection report to its driver.
+pub(crate) enum Event {
+    /// This many bytes were read into the driver's client buffer.
+    ClientRead(usize),
+    ClientClosed,
+    Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
+    Connected(
+        FetchId,
+        Result<Box<dyn AsyncWrite + Send + Unpin>, IoFailure>,
+        Option<Task<()>>,
+    ),
+    FetchData(FetchId, Vec<u8>),
+    FetchClosed(FetchId),
+    WorkDone(WorkId, WorkDone),
+}
