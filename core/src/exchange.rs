@@ -33,14 +33,15 @@ use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, 
 use crate::config::PaymentConfig;
 use crate::crawl;
 use crate::extract::PageExtraction;
-use crate::fetch::http1::{self, Progress, Response as FetchResponse, ResponseReader};
+use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
+use crate::fetch::http1;
 use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
-use crate::fetch::{FetchError, MAX_JOB_BYTES, MAX_PAGE_BYTES};
+use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
 use crate::http::routes::{route, RouteError};
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
-use crate::net_policy::{approve, approve_configured, PublicUrl, UrlRejection};
+use crate::net_policy::PublicUrl;
 use crate::payment::codec;
 use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
 use crate::payment::identifier;
@@ -62,12 +63,7 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
 /// One page, all hops included (decisions.md: 15 s).
 pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
-/// DNS answer (decisions.md: 3 s).
-pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
-/// TCP connect plus TLS handshake (decisions.md: 5 s + 5 s).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Response head, then each idle gap in the body (decisions.md: 10 s).
-pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT};
 /// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
 /// (decisions.md "Money safety": 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
@@ -152,7 +148,7 @@ struct Job {
     /// `None` for an operator's unpaid crawl ([`Exchange::unpaid_crawl`]).
     paid: Option<Paid>,
     phase: Phase,
-    fetches: Vec<Fetch>,
+    fetches: Vec<Outbound>,
     pages: Vec<Option<PageExtraction>>,
     contact_pages: Vec<String>,
     pages_fetched: u32,
@@ -235,41 +231,23 @@ enum WorkFor {
 enum Purpose {
     Verify,
     Settle,
-    Page(usize),
+    Page(PageFetch),
 }
 
-#[derive(Debug)]
-struct Fetch {
-    id: FetchId,
-    purpose: Purpose,
-    url: Url,
+/// A page fetch: its slot in `Job::pages` (0 = the homepage), the redirects followed so far,
+/// and when the page (all hops) must be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PageFetch {
+    slot: usize,
     hops: usize,
-    page_deadline: Instant,
-    step: Step,
-    request: Vec<u8>,
+    deadline: Instant,
 }
 
+/// One of the job's outbound fetches ([`crate::fetch::conn`]) and what it is for.
 #[derive(Debug)]
-enum Step {
-    Resolving {
-        deadline: Instant,
-    },
-    Connecting {
-        deadline: Instant,
-    },
-    Receiving {
-        reader: Box<ResponseReader>,
-        deadline: Instant,
-    },
-    /// Failed while resolving or connecting; finished by `settle_failures`.
-    Failed(Failure),
-}
-
-/// How a fetch ended.
-#[derive(Debug)]
-enum FetchOutcome {
-    Response(FetchResponse, Url),
-    Failed(Failure),
+struct Outbound {
+    fetch: Fetch,
+    purpose: Purpose,
 }
 
 /// What the payment store says about a paid request that is sent again.
@@ -319,7 +297,7 @@ impl Exchange {
             ApiError::new(code, message, request_id.clone())
         })?;
         let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
-        let mut job = Job {
+        let job = Job {
             request: RequestInfo {
                 id: request_id,
                 method: "EXTRACT".to_string(),
@@ -341,9 +319,11 @@ impl Exchange {
             work: Vec::new(),
             _slot: server.jobs.acquire(),
         };
-        exchange.start_home(server, &mut job, now);
-        exchange.state = State::Job(Box::new(job));
-        exchange.settle_failures(server, now);
+        let mut job = Box::new(job);
+        match exchange.start_home(server, &mut job, now) {
+            Ok(()) => exchange.state = State::Job(job),
+            Err(failure) => exchange.page_done(server, job, 0, Err(failure), now),
+        }
         Ok(exchange)
     }
 
@@ -403,11 +383,11 @@ impl Exchange {
                 let expired: Vec<FetchId> = job
                     .fetches
                     .iter()
-                    .filter(|f| now >= f.deadline())
-                    .map(|f| f.id)
+                    .filter(|o| now >= o.fetch.deadline())
+                    .map(|o| o.fetch.id())
                     .collect();
                 for id in expired {
-                    self.fetch_failed(server, id, Failure::Timeout, now);
+                    self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
                 }
             }
             State::Busy | State::Closed => {}
@@ -428,7 +408,7 @@ impl Exchange {
             State::Job(job) => job
                 .fetches
                 .iter()
-                .map(Fetch::deadline)
+                .map(|o| o.fetch.deadline())
                 .chain([job.deadline])
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .min(),
@@ -670,19 +650,10 @@ impl Exchange {
         });
         let Some(paid) = &job.paid else { return };
         let verify_url = endpoint(&paid.facilitator, "verify");
-        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
-        let request = http1::json_post(&verify_url, &body, &server.user_agent);
-        self.start_fetch(
-            server,
-            &mut job,
-            Purpose::Verify,
-            verify_url,
-            request,
-            0,
-            now,
-        );
-        self.state = State::Job(job);
-        self.settle_failures(server, now);
+        match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
+            Ok(()) => self.state = State::Job(job),
+            Err(failure) => self.after_verify(server, job, FetchEnd::Failed(failure), now),
+        }
     }
 
     /// Answers a request that repeats a known paid request (decisions.md "Money safety", x402
@@ -855,68 +826,83 @@ impl Exchange {
     }
 
     /// Starts the homepage fetch (after `/verify`, or at once for an unpaid crawl).
-    fn start_home(&mut self, server: &Server, job: &mut Job, now: Instant) {
+    ///
+    /// # Errors
+    /// The failure when the fetch ends at once (a static DNS answer on the block list).
+    fn start_home(&mut self, server: &Server, job: &mut Job, now: Instant) -> Result<(), Failure> {
         job.phase = Phase::CrawlHome;
         job.pages.push(None);
+        let page = PageFetch {
+            slot: 0,
+            hops: 0,
+            deadline: (now + PAGE_TIMEOUT).min(job.deadline),
+        };
         let url = job.target.url().clone();
-        let request = http1::page_request(&url, &server.user_agent);
-        self.start_fetch(server, job, Purpose::Page(0), url, request, 0, now);
+        self.start_fetch(server, job, Purpose::Page(page), url, now)
     }
 
-    fn new_fetch_id(&mut self) -> FetchId {
-        self.next_fetch += 1;
-        FetchId(self.next_fetch)
-    }
-
-    /// Starts (or restarts, for a redirect hop) a fetch of `url` for `purpose`.
-    #[allow(clippy::too_many_arguments)]
+    /// Starts a fetch of `url` for `purpose`, building its request.
+    ///
+    /// # Errors
+    /// The failure when the fetch ends at once (a static DNS answer on the block list): the
+    /// caller handles it as the fetch's outcome.
     fn start_fetch(
         &mut self,
         server: &Server,
         job: &mut Job,
         purpose: Purpose,
         url: Url,
-        request: Vec<u8>,
-        hops: usize,
         now: Instant,
-    ) {
-        let id = self.new_fetch_id();
-        let page_deadline = match purpose {
-            Purpose::Page(_) => (now + PAGE_TIMEOUT).min(job.deadline),
-            Purpose::Verify => now + PAGE_TIMEOUT,
-            // The whole settlement budget: the reference facilitator answers only once the
-            // transfer is confirmed or its own wait is over.
-            Purpose::Settle => job.deadline,
+    ) -> Result<(), Failure> {
+        let (request, peer, cap, deadline) = match purpose {
+            Purpose::Page(page) => (
+                http1::page_request(&url, &server.user_agent),
+                Peer::Site,
+                MAX_PAGE_BYTES,
+                page.deadline,
+            ),
+            Purpose::Verify | Purpose::Settle => {
+                let Some(paid) = &job.paid else {
+                    return Err(Failure::Internal);
+                };
+                let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
+                // The settlement may use its whole budget: the reference facilitator answers
+                // only once the transfer is confirmed or its own wait is over.
+                let patient = purpose == Purpose::Settle;
+                let deadline = if patient {
+                    job.deadline
+                } else {
+                    now + PAGE_TIMEOUT
+                };
+                (
+                    http1::json_post(&url, &body, &server.user_agent),
+                    Peer::Facilitator { patient },
+                    MAX_FACILITATOR_REPLY,
+                    deadline,
+                )
+            }
         };
-        let host = url
+        let resolve = url
             .host_str()
-            .unwrap_or("")
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase();
-        let port = url.port_or_known_default().unwrap_or(443);
-        let literal: Option<IpAddr> = host.parse().ok();
-        let known = literal.or_else(|| server.config.resolve.get(&host).copied());
-        job.fetches.push(Fetch {
-            id,
-            purpose,
+            .and_then(|host| server.config.resolve.get(&host.to_ascii_lowercase()))
+            .copied();
+        self.next_fetch += 1;
+        let id = FetchId(self.next_fetch);
+        let plan = FetchPlan {
             url,
-            hops,
-            page_deadline,
-            step: Step::Resolving {
-                deadline: now + DNS_TIMEOUT,
-            },
             request,
-        });
-        match known {
-            Some(ip) => self.on_resolved_job(server, job, id, Ok(vec![ip]), now),
-            None => self.outputs.push_back(Output::Resolve {
-                fetch: id,
-                host,
-                port,
-            }),
-        }
+            peer,
+            cap,
+            deadline,
+        };
+        let policy = &server.config.net_policy;
+        let fetch = Fetch::start(id, plan, resolve, policy, now, &mut self.outputs)?;
+        job.fetches.push(Outbound { fetch, purpose });
+        Ok(())
     }
+
+    // An answer for a fetch the job no longer has (closed, or the job ended) changes nothing:
+    // a keep-alive connection may already be waiting for its next request.
 
     fn on_resolved(
         &mut self,
@@ -925,57 +911,11 @@ impl Exchange {
         result: Result<Vec<IpAddr>, IoFailure>,
         now: Instant,
     ) {
-        // An answer after its fetch was closed (or the job ended) changes nothing: a keep-alive
-        // connection may already be waiting for its next request.
-        let Some(mut job) = self.take_job() else {
-            return;
-        };
-        self.on_resolved_job(server, &mut job, id, result, now);
-        self.state = State::Job(job);
-        self.settle_failures(server, now);
-    }
-
-    fn on_resolved_job(
-        &mut self,
-        server: &Server,
-        job: &mut Job,
-        id: FetchId,
-        result: Result<Vec<IpAddr>, IoFailure>,
-        now: Instant,
-    ) {
-        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
-            return;
-        };
-        if !matches!(fetch.step, Step::Resolving { .. }) {
-            return;
-        }
-        let port = fetch.url.port_or_known_default().unwrap_or(443);
-        let approved = match (fetch.purpose, result) {
-            (_, Err(_)) => Err(Failure::FetchFailed),
-            (Purpose::Verify | Purpose::Settle, Ok(addrs)) => {
-                approve_configured(&addrs, port).ok_or(Failure::FacilitatorUnavailable)
-            }
-            (Purpose::Page(_), Ok(addrs)) => match approve(&addrs, port, &server.config.net_policy)
-            {
-                Ok(addr) => Ok(addr),
-                Err(UrlRejection::BlockedResolution) => Err(Failure::BlockedResolution),
-                Err(_) => Err(Failure::FetchFailed),
-            },
-        };
-        match approved {
-            Ok(addr) => {
-                let tls = (fetch.url.scheme() == "https")
-                    .then(|| fetch.url.host_str().unwrap_or("").to_string());
-                fetch.step = Step::Connecting {
-                    deadline: now + CONNECT_TIMEOUT,
-                };
-                self.outputs.push_back(Output::Connect {
-                    fetch: id,
-                    addr,
-                    tls,
-                });
-            }
-            Err(failure) => mark_failed(fetch, failure),
+        let policy = &server.config.net_policy;
+        let end = fetch_in(&mut self.state, id)
+            .and_then(|f| f.on_resolved(result, policy, now, &mut self.outputs));
+        if let Some(end) = end {
+            self.end_fetch(server, id, end, now);
         }
     }
 
@@ -986,132 +926,52 @@ impl Exchange {
         result: Result<(), IoFailure>,
         now: Instant,
     ) {
-        let State::Job(job) = &mut self.state else {
-            return;
-        };
-        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
-            return;
-        };
-        if !matches!(fetch.step, Step::Connecting { .. }) {
-            return;
+        let end = fetch_in(&mut self.state, id)
+            .and_then(|f| f.on_connected(result, now, &mut self.outputs));
+        if let Some(end) = end {
+            self.end_fetch(server, id, end, now);
         }
-        match result {
-            Ok(()) => {
-                let cap = match fetch.purpose {
-                    Purpose::Page(_) => MAX_PAGE_BYTES,
-                    Purpose::Verify | Purpose::Settle => MAX_FACILITATOR_REPLY,
-                };
-                let deadline = match fetch.purpose {
-                    Purpose::Settle => fetch.page_deadline,
-                    Purpose::Page(_) | Purpose::Verify => now + READ_TIMEOUT,
-                };
-                fetch.step = Step::Receiving {
-                    reader: Box::new(ResponseReader::new(cap)),
-                    deadline,
-                };
-                let data = std::mem::take(&mut fetch.request);
-                self.outputs
-                    .push_back(Output::SendToFetch { fetch: id, data });
-            }
-            Err(_) => mark_failed(fetch, Failure::FetchFailed),
-        }
-        self.settle_failures(server, now);
     }
 
     fn on_fetch_data(&mut self, server: &Server, id: FetchId, data: &[u8], now: Instant) {
-        let State::Job(job) = &mut self.state else {
-            return;
-        };
-        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
-            return;
-        };
-        let Step::Receiving { reader, deadline } = &mut fetch.step else {
-            return;
-        };
-        *deadline = now + READ_TIMEOUT;
-        let outcome = match reader.handle_data(data) {
-            Ok(Progress::NeedMore) => return,
-            Ok(Progress::Done(response)) => FetchOutcome::Response(response, fetch.url.clone()),
-            Err(error) => FetchOutcome::Failed(fetch_failure(&error, fetch.purpose)),
-        };
-        self.finish_fetch(server, id, outcome, now);
+        if let Some(end) = fetch_in(&mut self.state, id).and_then(|f| f.on_data(data, now)) {
+            self.end_fetch(server, id, end, now);
+        }
     }
 
     fn on_fetch_closed(&mut self, server: &Server, id: FetchId, now: Instant) {
-        let State::Job(job) = &mut self.state else {
-            return;
-        };
-        let Some(fetch) = job.fetches.iter_mut().find(|f| f.id == id) else {
-            return;
-        };
-        let outcome = match &mut fetch.step {
-            Step::Receiving { reader, .. } => match reader.handle_eof() {
-                Ok(response) => FetchOutcome::Response(response, fetch.url.clone()),
-                Err(error) => FetchOutcome::Failed(fetch_failure(&error, fetch.purpose)),
-            },
-            Step::Resolving { .. } | Step::Connecting { .. } => {
-                FetchOutcome::Failed(Failure::FetchFailed)
-            }
-            Step::Failed(failure) => FetchOutcome::Failed(failure.clone()),
-        };
-        self.finish_fetch(server, id, outcome, now);
-    }
-
-    /// A fetch that failed in a way its own step noticed (DNS, connect, timeout).
-    fn fetch_failed(&mut self, server: &Server, id: FetchId, failure: Failure, now: Instant) {
-        self.finish_fetch(server, id, FetchOutcome::Failed(failure), now);
-    }
-
-    /// Fetches marked failed during resolve/connect handling are finished here.
-    fn settle_failures(&mut self, server: &Server, now: Instant) {
-        let State::Job(job) = &self.state else {
-            return;
-        };
-        let failed: Vec<(FetchId, Failure)> = job
-            .fetches
-            .iter()
-            .filter_map(|f| match &f.step {
-                Step::Failed(failure) => Some((f.id, failure.clone())),
-                _ => None,
-            })
-            .collect();
-        for (id, failure) in failed {
-            self.finish_fetch(server, id, FetchOutcome::Failed(failure), now);
+        if let Some(end) = fetch_in(&mut self.state, id).map(Fetch::on_closed) {
+            self.end_fetch(server, id, end, now);
         }
     }
 
-    fn finish_fetch(&mut self, server: &Server, id: FetchId, outcome: FetchOutcome, now: Instant) {
+    /// A fetch ended: close it and go on with what it was for.
+    fn end_fetch(&mut self, server: &Server, id: FetchId, end: FetchEnd, now: Instant) {
         let Some(mut job) = self.take_job() else {
             return;
         };
-        let Some(index) = job.fetches.iter().position(|f| f.id == id) else {
+        let Some(index) = job.fetches.iter().position(|o| o.fetch.id() == id) else {
             self.state = State::Job(job);
             return;
         };
-        let fetch = job.fetches.remove(index);
+        let Outbound { purpose, .. } = job.fetches.remove(index);
         self.outputs.push_back(Output::CloseFetch { fetch: id });
-        if matches!(outcome, FetchOutcome::Response(..))
-            && matches!(fetch.purpose, Purpose::Page(_))
-        {
-            job.pages_fetched += 1;
-        }
-        match fetch.purpose {
-            Purpose::Verify => self.after_verify(server, job, outcome, now),
-            Purpose::Settle => self.after_settle(server, job, outcome, now),
-            Purpose::Page(page) => self.after_page(server, job, fetch, page, outcome, now),
+        match purpose {
+            Purpose::Verify => self.after_verify(server, job, end, now),
+            Purpose::Settle => self.after_settle(server, job, end, now),
+            Purpose::Page(page) => {
+                if matches!(end, FetchEnd::Response(..)) {
+                    job.pages_fetched += 1;
+                }
+                self.after_page(server, job, page, end, now);
+            }
         }
     }
 
-    fn after_verify(
-        &mut self,
-        server: &Server,
-        mut job: Box<Job>,
-        outcome: FetchOutcome,
-        now: Instant,
-    ) {
-        let reply = match outcome {
-            FetchOutcome::Response(response, _) => facilitator::parse_verify(&response.body),
-            FetchOutcome::Failed(_) => Reply::Garbage,
+    fn after_verify(&mut self, server: &Server, mut job: Box<Job>, end: FetchEnd, now: Instant) {
+        let reply = match end {
+            FetchEnd::Response(response, _) => facilitator::parse_verify(&response.body),
+            FetchEnd::Failed(_) => Reply::Garbage,
         };
         match reply {
             Reply::Answer(answer) if answer.is_valid => {
@@ -1119,9 +979,10 @@ impl Exchange {
                 if let Some(paid) = &job.paid {
                     server.shared().payments.mark_verified(&paid.key);
                 }
-                self.start_home(server, &mut job, now);
-                self.state = State::Job(job);
-                self.settle_failures(server, now);
+                match self.start_home(server, &mut job, now) {
+                    Ok(()) => self.state = State::Job(job),
+                    Err(failure) => self.page_done(server, job, 0, Err(failure), now),
+                }
             }
             Reply::Answer(answer) => {
                 // Refused before any money moved: the authorization stays usable.
@@ -1151,40 +1012,35 @@ impl Exchange {
         &mut self,
         server: &Server,
         mut job: Box<Job>,
-        fetch: Fetch,
-        page: usize,
-        outcome: FetchOutcome,
+        page: PageFetch,
+        end: FetchEnd,
         now: Instant,
     ) {
-        let result = match outcome {
-            FetchOutcome::Failed(failure) => Err(failure),
-            FetchOutcome::Response(response, url) => {
+        let result = match end {
+            FetchEnd::Failed(failure) => Err(failure),
+            FetchEnd::Response(response, url) => {
                 if is_redirect(response.status) {
                     match redirect_target(
                         &url,
                         response.header("location"),
-                        fetch.hops,
+                        page.hops,
                         &server.config.net_policy,
                     ) {
                         Ok(next) => {
+                            // The next hop, within the page's own deadline.
+                            let hop = PageFetch {
+                                hops: page.hops + 1,
+                                ..page
+                            };
                             let next = next.url().clone();
-                            let request = http1::page_request(&next, &server.user_agent);
-                            let hop_deadline = fetch.page_deadline;
-                            self.start_fetch(
-                                server,
-                                &mut job,
-                                Purpose::Page(page),
-                                next,
-                                request,
-                                fetch.hops + 1,
-                                now,
-                            );
-                            if let Some(f) = job.fetches.last_mut() {
-                                f.page_deadline = hop_deadline;
+                            match self.start_fetch(server, &mut job, Purpose::Page(hop), next, now)
+                            {
+                                Ok(()) => {
+                                    self.state = State::Job(job);
+                                    return;
+                                }
+                                Err(failure) => Err(failure),
                             }
-                            self.state = State::Job(job);
-                            self.settle_failures(server, now);
-                            return;
                         }
                         Err(RedirectError::Refused(rejection))
                             if rejection.is_private_address() =>
@@ -1204,13 +1060,13 @@ impl Exchange {
                         url,
                         extractor: server.extractor,
                     });
-                    self.start_work(&mut job, WorkFor::Page(page), work);
+                    self.start_work(&mut job, WorkFor::Page(page.slot), work);
                     self.state = State::Job(job);
                     return;
                 }
             }
         };
-        self.page_done(server, job, page, result, now);
+        self.page_done(server, job, page.slot, result, now);
     }
 
     /// A page is read (or failed): the homepage plans the extra pages or ends the job; an
@@ -1240,21 +1096,17 @@ impl Exchange {
                         continue;
                     };
                     // The page's slot in `pages` (homepage first, then in plan order).
-                    let index = job.pages.len();
+                    let page = PageFetch {
+                        slot: job.pages.len(),
+                        hops: 0,
+                        deadline: (now + PAGE_TIMEOUT).min(job.deadline),
+                    };
                     job.pages.push(None);
-                    let request = http1::page_request(url.url(), &server.user_agent);
-                    self.start_fetch(
-                        server,
-                        &mut job,
-                        Purpose::Page(index),
-                        url.url().clone(),
-                        request,
-                        0,
-                        now,
-                    );
+                    // An extra page that cannot even start is skipped, like a failed one.
+                    let url = url.url().clone();
+                    let _ = self.start_fetch(server, &mut job, Purpose::Page(page), url, now);
                 }
                 self.state = State::Job(job);
-                self.settle_failures(server, now);
                 self.maybe_settle(server, now);
             }
             (_, result) => {
@@ -1278,7 +1130,7 @@ impl Exchange {
             || job
                 .fetches
                 .iter()
-                .any(|f| matches!(f.purpose, Purpose::Page(_)))
+                .any(|o| matches!(o.purpose, Purpose::Page(_)))
             || job.work.iter().any(|(_, f)| matches!(f, WorkFor::Page(_)))
         {
             return;
@@ -1366,34 +1218,19 @@ impl Exchange {
         };
         settlement.attempts += 1;
         let settle_url = endpoint(&paid.facilitator, "settle");
-        let body = facilitator::request_body(&paid.payment, &paid.terms.requirements);
-        let request = http1::json_post(&settle_url, &body, &server.user_agent);
         let Some(mut job) = self.take_job() else {
             return;
         };
-        self.start_fetch(
-            server,
-            &mut job,
-            Purpose::Settle,
-            settle_url,
-            request,
-            0,
-            now,
-        );
-        self.state = State::Job(job);
-        self.settle_failures(server, now);
+        match self.start_fetch(server, &mut job, Purpose::Settle, settle_url, now) {
+            Ok(()) => self.state = State::Job(job),
+            Err(failure) => self.after_settle(server, job, FetchEnd::Failed(failure), now),
+        }
     }
 
-    fn after_settle(
-        &mut self,
-        server: &Server,
-        job: Box<Job>,
-        outcome: FetchOutcome,
-        now: Instant,
-    ) {
-        let reply = match outcome {
-            FetchOutcome::Response(response, _) => Some(facilitator::parse_settle(&response.body)),
-            FetchOutcome::Failed(_) => None,
+    fn after_settle(&mut self, server: &Server, job: Box<Job>, end: FetchEnd, now: Instant) {
+        let reply = match end {
+            FetchEnd::Response(response, _) => Some(facilitator::parse_settle(&response.body)),
+            FetchEnd::Failed(_) => None,
         };
         self.settlement_outcome(server, job, SettleOutcome::of(reply), now);
     }
@@ -1583,9 +1420,10 @@ impl Exchange {
 
     /// Closes the job's fetches and cancels its work: nothing more is waited for.
     fn close_fetches(&mut self, job: &mut Job) {
-        for fetch in job.fetches.drain(..) {
-            self.outputs
-                .push_back(Output::CloseFetch { fetch: fetch.id });
+        for outbound in job.fetches.drain(..) {
+            self.outputs.push_back(Output::CloseFetch {
+                fetch: outbound.fetch.id(),
+            });
         }
         for (id, _) in job.work.drain(..) {
             self.outputs.push_back(Output::CancelWork { id });
@@ -1785,14 +1623,6 @@ impl Exchange {
     }
 }
 
-fn fetch_failure(error: &FetchError, purpose: Purpose) -> Failure {
-    match (purpose, error) {
-        (Purpose::Page(_), FetchError::TooLarge) => Failure::ResponseTooLarge,
-        (Purpose::Page(_), _) => Failure::FetchFailed,
-        (Purpose::Verify | Purpose::Settle, _) => Failure::FacilitatorUnavailable,
-    }
-}
-
 /// The `PAYMENT-RESPONSE` of a settlement the facilitator confirmed by reporting the
 /// authorization as used after an unknown outcome: success, with the transaction the
 /// facilitator gave for it earlier (the pending answer) when there was one.
@@ -1832,6 +1662,17 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The job's fetch `id`, if the exchange has a job and the job still has that fetch.
+fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
+    let State::Job(job) = state else {
+        return None;
+    };
+    job.fetches
+        .iter_mut()
+        .find(|o| o.fetch.id() == id)
+        .map(|o| &mut o.fetch)
+}
+
 /// `{facilitator}/verify` or `/settle`, keeping a base path.
 fn endpoint(base: &Url, name: &str) -> Url {
     let mut url = base.clone();
@@ -1842,21 +1683,4 @@ fn endpoint(base: &Url, name: &str) -> Url {
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-fn mark_failed(fetch: &mut Fetch, failure: Failure) {
-    fetch.step = Step::Failed(failure);
-}
-
-impl Fetch {
-    /// The earliest of the step's deadline and the page's.
-    fn deadline(&self) -> Instant {
-        let step = match &self.step {
-            Step::Resolving { deadline }
-            | Step::Connecting { deadline }
-            | Step::Receiving { deadline, .. } => *deadline,
-            Step::Failed(_) => self.page_deadline,
-        };
-        step.min(self.page_deadline)
-    }
 }

@@ -1508,3 +1508,21 @@ fn every_pipelined_request_is_answered_however_many_arrive_at_once() {
         .collect();
     assert_eq!(statuses, vec![200; 151]);
 }
+
+#[test]
+fn a_static_dns_answer_on_the_block_list_ends_the_fetch_at_once() {
+    // RESOLVE answers without DNS; a blocked answer ends the homepage fetch before any
+    // connect, inside the same call that started it.
+    let mut sim = world(&[("RESOLVE", "www.acme-shop.com=10.0.0.5")]);
+    let r = one(&sim.request(&paid_post(&sim, 104)));
+    assert_error(&r, 400, "PRIVATE_ADDRESS");
+    assert!(sim
+        .connects
+        .iter()
+        .all(|a| a.ip().to_string() != "10.0.0.5"));
+    assert_eq!(calls(&sim, "/settle"), 0);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+    // In an unpaid crawl too.
+    let error = sim.unpaid_crawl("https://www.acme-shop.com/").unwrap_err();
+    assert_eq!(error.error.code, ErrorCode::PrivateAddress);
+}

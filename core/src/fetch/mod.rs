@@ -1,7 +1,9 @@
 //! Fetching target pages, the pieces that decide (decisions.md "Fetching the target site"):
+//! one fetch as a state machine (`conn`: resolve, connect, send, read, with its deadlines),
 //! the HTTP/1.1 client codec with size caps ([`http1`]), content decoding with the cap counted
 //! after decompression ([`decode`]), and the redirect and content-type rules ([`policy`]).
 
+pub(crate) mod conn;
 pub mod decode;
 pub mod http1;
 pub mod policy;

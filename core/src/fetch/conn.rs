@@ -1,0 +1,256 @@
+//! One outbound fetch as a state machine — a page of the target site, or a facilitator call:
+//! resolve → connect (and TLS) → send the request → read the response, with a deadline per
+//! step (DNS 3 s, connect + TLS 10 s, each read gap 10 s; decisions.md "Fetching the target
+//! site") and one for the whole fetch. It emits `Resolve`, `Connect` and `SendToFetch`
+//! outputs and ends in a [`FetchEnd`]: the response, or why there is none. Every answer is
+//! checked against the step it answers, so a late or repeated one changes nothing.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::api::Failure;
+use crate::fetch::http1::{Progress, Response, ResponseReader};
+use crate::fetch::FetchError;
+use crate::io::{FetchId, IoFailure, Output};
+use crate::net_policy::{approve, approve_configured, NetPolicy, UrlRejection};
+
+/// DNS answer (decisions.md: 3 s).
+pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
+/// TCP connect plus TLS handshake (decisions.md: 5 s + 5 s).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Response head, then each idle gap in the body (decisions.md: 10 s).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whom the fetch goes to, which decides the address rules and the failure codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Peer {
+    /// The target site: DNS answers pass the SSRF policy; failures are `FETCH_FAILED`,
+    /// `PRIVATE_ADDRESS`, `RESPONSE_TOO_LARGE`.
+    Site,
+    /// The configured facilitator: trusted configuration, no block list (architecture.md
+    /// §3.7); a failure is "facilitator unavailable". `patient`: the reply may take until the
+    /// fetch's deadline (settlement) rather than one read gap.
+    Facilitator { patient: bool },
+}
+
+/// What to fetch.
+#[derive(Debug)]
+pub(crate) struct FetchPlan {
+    /// The URL (the request is built for it).
+    pub url: Url,
+    /// The whole HTTP/1.1 request.
+    pub request: Vec<u8>,
+    /// Whom it goes to.
+    pub peer: Peer,
+    /// Largest body, in bytes.
+    pub cap: usize,
+    /// When the whole fetch must be over.
+    pub deadline: Instant,
+}
+
+/// How a fetch ended.
+#[derive(Debug)]
+pub(crate) enum FetchEnd {
+    /// A complete response, from this final URL.
+    Response(Response, Url),
+    /// No usable response.
+    Failed(Failure),
+}
+
+#[derive(Debug)]
+enum Step {
+    Resolving {
+        deadline: Instant,
+    },
+    Connecting {
+        deadline: Instant,
+    },
+    Receiving {
+        reader: Box<ResponseReader>,
+        deadline: Instant,
+    },
+}
+
+/// One fetch in progress.
+#[derive(Debug)]
+pub(crate) struct Fetch {
+    id: FetchId,
+    url: Url,
+    request: Vec<u8>,
+    peer: Peer,
+    cap: usize,
+    deadline: Instant,
+    step: Step,
+}
+
+impl Fetch {
+    /// Starts the fetch: asks for DNS, or (an IP literal, or a name in the static `resolve`
+    /// table) goes straight to the connect.
+    ///
+    /// # Errors
+    /// The failure when it ends at once (a static answer on the block list).
+    pub(crate) fn start(
+        id: FetchId,
+        plan: FetchPlan,
+        resolve: Option<IpAddr>,
+        policy: &NetPolicy,
+        now: Instant,
+        outputs: &mut VecDeque<Output>,
+    ) -> Result<Fetch, Failure> {
+        let host = plan
+            .url
+            .host_str()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        let port = plan.url.port_or_known_default().unwrap_or(443);
+        let known = host.parse::<IpAddr>().ok().or(resolve);
+        let mut fetch = Fetch {
+            id,
+            url: plan.url,
+            request: plan.request,
+            peer: plan.peer,
+            cap: plan.cap,
+            deadline: plan.deadline,
+            step: Step::Resolving {
+                deadline: now + DNS_TIMEOUT,
+            },
+        };
+        match known {
+            Some(ip) => match fetch.on_resolved(Ok(vec![ip]), policy, now, outputs) {
+                Some(FetchEnd::Failed(failure)) => Err(failure),
+                Some(FetchEnd::Response(..)) | None => Ok(fetch),
+            },
+            None => {
+                outputs.push_back(Output::Resolve {
+                    fetch: id,
+                    host,
+                    port,
+                });
+                Ok(fetch)
+            }
+        }
+    }
+
+    /// Its id.
+    pub(crate) fn id(&self) -> FetchId {
+        self.id
+    }
+
+    /// The earliest of the step's deadline and the whole fetch's.
+    pub(crate) fn deadline(&self) -> Instant {
+        let step = match &self.step {
+            Step::Resolving { deadline }
+            | Step::Connecting { deadline }
+            | Step::Receiving { deadline, .. } => *deadline,
+        };
+        step.min(self.deadline)
+    }
+
+    /// The DNS answer: connect to the approved address, or end.
+    pub(crate) fn on_resolved(
+        &mut self,
+        result: Result<Vec<IpAddr>, IoFailure>,
+        policy: &NetPolicy,
+        now: Instant,
+        outputs: &mut VecDeque<Output>,
+    ) -> Option<FetchEnd> {
+        if !matches!(self.step, Step::Resolving { .. }) {
+            return None;
+        }
+        let port = self.url.port_or_known_default().unwrap_or(443);
+        let approved = match (self.peer, result) {
+            (_, Err(_)) => Err(Failure::FetchFailed),
+            (Peer::Facilitator { .. }, Ok(addrs)) => {
+                approve_configured(&addrs, port).ok_or(Failure::FacilitatorUnavailable)
+            }
+            (Peer::Site, Ok(addrs)) => approve(&addrs, port, policy).map_err(|e| match e {
+                UrlRejection::BlockedResolution => Failure::BlockedResolution,
+                _ => Failure::FetchFailed,
+            }),
+        };
+        match approved {
+            Ok(addr) => {
+                let tls = (self.url.scheme() == "https")
+                    .then(|| self.url.host_str().unwrap_or("").into());
+                self.step = Step::Connecting {
+                    deadline: now + CONNECT_TIMEOUT,
+                };
+                outputs.push_back(Output::Connect {
+                    fetch: self.id,
+                    addr,
+                    tls,
+                });
+                None
+            }
+            Err(failure) => Some(FetchEnd::Failed(failure)),
+        }
+    }
+
+    /// The connect (and TLS handshake) result: send the request, or end.
+    pub(crate) fn on_connected(
+        &mut self,
+        result: Result<(), IoFailure>,
+        now: Instant,
+        outputs: &mut VecDeque<Output>,
+    ) -> Option<FetchEnd> {
+        if !matches!(self.step, Step::Connecting { .. }) {
+            return None;
+        }
+        if result.is_err() {
+            return Some(FetchEnd::Failed(Failure::FetchFailed));
+        }
+        let deadline = match self.peer {
+            Peer::Facilitator { patient: true } => self.deadline,
+            Peer::Site | Peer::Facilitator { patient: false } => now + READ_TIMEOUT,
+        };
+        self.step = Step::Receiving {
+            reader: Box::new(ResponseReader::new(self.cap)),
+            deadline,
+        };
+        let data = std::mem::take(&mut self.request);
+        outputs.push_back(Output::SendToFetch {
+            fetch: self.id,
+            data,
+        });
+        None
+    }
+
+    /// Response bytes: the response once complete, a failure, or nothing yet.
+    pub(crate) fn on_data(&mut self, data: &[u8], now: Instant) -> Option<FetchEnd> {
+        let Step::Receiving { reader, deadline } = &mut self.step else {
+            return None;
+        };
+        *deadline = now + READ_TIMEOUT;
+        match reader.handle_data(data) {
+            Ok(Progress::NeedMore) => None,
+            Ok(Progress::Done(response)) => Some(FetchEnd::Response(response, self.url.clone())),
+            Err(error) => Some(FetchEnd::Failed(self.failure(&error))),
+        }
+    }
+
+    /// The connection closed: the response if it was complete (read to end of stream).
+    pub(crate) fn on_closed(&mut self) -> FetchEnd {
+        match &mut self.step {
+            Step::Receiving { reader, .. } => match reader.handle_eof() {
+                Ok(response) => FetchEnd::Response(response, self.url.clone()),
+                Err(error) => FetchEnd::Failed(self.failure(&error)),
+            },
+            Step::Resolving { .. } | Step::Connecting { .. } => {
+                FetchEnd::Failed(Failure::FetchFailed)
+            }
+        }
+    }
+
+    fn failure(&self, error: &FetchError) -> Failure {
+        match (self.peer, error) {
+            (Peer::Site, FetchError::TooLarge) => Failure::ResponseTooLarge,
+            (Peer::Site, _) => Failure::FetchFailed,
+            (Peer::Facilitator { .. }, _) => Failure::FacilitatorUnavailable,
+        }
+    }
+}
