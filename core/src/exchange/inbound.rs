@@ -1,0 +1,96 @@
+//! Reading requests from the client: heads, bodies, pipelining, and routing each request
+//! to a free route or the paid one.
+
+use super::*;
+
+impl Exchange {
+    pub(super) fn advance_inbound(&mut self, server: &Server, now: Instant) {
+        // Bounded: every request takes at most two rounds (head, then body) and at least one
+        // byte, so twice the buffered bytes is enough for every complete request in it —
+        // however many a client pipelined at once (a fixed bound left the rest unanswered).
+        let rounds = 2 * self.inbound.len() + 2;
+        for _ in 0..rounds {
+            match &self.state {
+                State::Idle { .. } => match try_parse(&self.inbound) {
+                    Ok(None) => return,
+                    Ok(Some((used, head))) => {
+                        self.inbound.drain(..used);
+                        self.state = State::ReadingBody {
+                            head,
+                            started: now,
+                            deadline: now + BODY_TIMEOUT,
+                        };
+                    }
+                    Err(error) => {
+                        let failure = match error.status() {
+                            431 => Failure::HeadTooLarge,
+                            413 => Failure::BodyTooLarge,
+                            _ => Failure::MalformedRequest,
+                        };
+                        let request = RequestInfo {
+                            id: server.next_request_id(now),
+                            method: String::new(),
+                            path: String::new(),
+                            started: now,
+                            close: true,
+                        };
+                        self.respond_error(&request, &failure, &error.to_string(), now);
+                        return;
+                    }
+                },
+                State::ReadingBody { head, .. } => {
+                    if self.inbound.len() < head.content_length {
+                        return;
+                    }
+                    let State::ReadingBody { head, started, .. } = std::mem::replace(
+                        &mut self.state,
+                        State::Idle {
+                            deadline: now + HEAD_TIMEOUT,
+                        },
+                    ) else {
+                        return;
+                    };
+                    let body: Vec<u8> = self.inbound.drain(..head.content_length).collect();
+                    self.handle_request(server, head, body, started, now);
+                }
+                State::Job(_) | State::Busy | State::Closed => return,
+            }
+        }
+    }
+
+    pub(super) fn handle_request(
+        &mut self,
+        server: &Server,
+        head: RequestHead,
+        body: Vec<u8>,
+        started: Instant,
+        now: Instant,
+    ) {
+        let request = RequestInfo {
+            id: server.next_request_id(now),
+            method: head.method.clone(),
+            path: head.path.clone(),
+            started,
+            close: !head.keep_alive,
+        };
+        let route = match route(&head.method, &head.path) {
+            Ok(route) => route,
+            Err(RouteError::NotFound) => {
+                let message = format!("no route for {}", head.path);
+                self.respond_error(&request, &Failure::NotFound, &message, now);
+                return;
+            }
+            Err(RouteError::MethodNotAllowed(allow)) => {
+                let message = format!("{} is not allowed here; use {allow}", head.method);
+                let allow_header = [("Allow", allow.to_string())];
+                let failure = Failure::MethodNotAllowed;
+                self.respond_error_with(&request, &failure, &message, now, &allow_header);
+                return;
+            }
+        };
+        match free_response(&server.config.payment, route) {
+            Some(response) => self.send_plain(&response.prepare(), &request, now),
+            None => self.extract_contact(server, &head, &body, request, now),
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! [`Exchange`]: one inbound connection's lifecycle as a state machine — read a request,
+//! answer it (free routes at once; the paid route through payment checks, facilitator
+//! `/verify`, the crawl, extraction and `/settle`), then keep the connection for the next
+//! request or close it.
+//!
+//! ```text
+//! Idle ──head──▶ ReadingBody ──body──▶ route ──free──▶ respond ─┐
+//!   ▲                                    │                       │ keep-alive
+//!   │                                    ▼ POST extract          │
+//!   │   kept result? ─▶ replay it │ rate limit → body → URL → configured → 402 / local checks
+//!   │                                    ▼ reserve
+//!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ Settle ─▶ respond
+//!   └────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! Every call takes the shared [`Server`] and `now`; outputs are queued and drained with
+//! [`Exchange::poll_output`]; [`Exchange::poll_timeout`] gives the next deadline. A failure
+//! before settlement is answered as itself and never settled (decisions.md). Money safety
+//! (decisions.md "Money safety"): an authorization that passed `/verify` is consumed for good;
+//! a client that leaves after that does not cancel its job; the 200 is built before `/settle`;
+//! settlement has its own 15 s budget and one retry after an unknown outcome; a settled or
+//! unknown-outcome result is kept in the payment store, so the same `PAYMENT-SIGNATURE` gets it
+//! again.
+//!
+//! This file holds the lifecycle: the states, the runtime-facing calls, and the job's
+//! bookkeeping. The steps live beside it: `inbound` (heads, bodies, routing), `paid` (the
+//! paid route up to `/verify`, and recovery of repeated payments), `crawling` (pages,
+//! redirects, worker effects, the result build, deadlines), `settle` (the settlement and its
+//! audit), `respond` (responses, the access log, closing). One outbound fetch is
+//! [`crate::fetch::conn`]; response bodies are built in `responses`.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, Failure};
+use crate::config::PaymentConfig;
+use crate::crawl;
+use crate::extract::PageExtraction;
+use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
+use crate::fetch::http1;
+use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
+use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
+use crate::http::request::{try_parse, RequestHead};
+use crate::http::response::{PreparedResponse, Response};
+use crate::http::routes::{route, RouteError};
+use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
+use crate::net_policy::PublicUrl;
+use crate::payment::codec;
+use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
+use crate::payment::identifier;
+use crate::payment::requirements::PaymentTerms;
+use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, ReserveError, Stage};
+use crate::payment::verify::{address_hex, claimed_authorization, verify_locally};
+use crate::payment::{PaymentPayload, SettleResponse};
+use crate::responses::{
+    failure_message, free_response, json_response, paid_response, payment_required_response,
+};
+use crate::server::{JobSlot, Server};
+use crate::work::{BuiltResult, PageWork, ResultWork, Work, WorkDone, WorkId};
+
+/// Time a client has to send a complete request head (and, between requests, to start one).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time a client has to send the body after the head.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Whole paid job up to the settlement, from the request head (decisions.md: 30 s).
+pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
+/// One page, all hops included (decisions.md: 15 s).
+pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
+mod crawling;
+mod inbound;
+mod paid;
+mod respond;
+mod settle;
+
+pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT};
+/// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
+/// (decisions.md "Money safety": 15 s).
+pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
+/// Pause before the second `/settle` after an unknown outcome (decisions.md "Money safety").
+pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
+/// `Retry-After` of a 503 "settlement pending", in seconds (decisions.md "Money safety").
+pub const SETTLEMENT_PENDING_RETRY_AFTER: u64 = 5;
+/// `Retry-After` of a 503 for a request whose payment is still being processed, in seconds.
+pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
+/// The message of a 503 "settlement pending" (decisions.md "Money safety").
+pub const SETTLEMENT_PENDING_MESSAGE: &str =
+    "settlement pending: retry with the same PAYMENT-SIGNATURE";
+/// The result build (merge and serialisation, on a worker) must end by the job deadline — so
+/// the settlement budget still fits in the authorization's validity — but gets at least this
+/// long after the crawl; later, the job is answered 500 and not charged.
+pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
+/// Largest facilitator reply, in bytes.
+const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
+
+/// One inbound connection.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The service's shared state (a cheap clone, taken at accept).
+    server: Server,
+    peer: IpAddr,
+    inbound: Vec<u8>,
+    state: State,
+    outputs: VecDeque<Output>,
+    next_fetch: u32,
+    next_work: u32,
+    /// The client closed the connection; a paid job in flight runs on and keeps its result.
+    client_gone: bool,
+    /// The outcome of an unpaid crawl, once it is over.
+    unpaid_outcome: Option<Result<ContactExtractionResult, ApiError>>,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Waiting for (the rest of) a request head.
+    Idle { deadline: Instant },
+    /// Head read; waiting for `content_length` body bytes.
+    ReadingBody {
+        head: RequestHead,
+        started: Instant,
+        deadline: Instant,
+    },
+    /// A paid job in progress.
+    Job(Box<Job>),
+    /// The job is taken out to be worked on, inside one `handle_*` call (never seen between
+    /// calls; see `take_job`).
+    Busy,
+    /// The connection is closed: the exchange is finished.
+    Closed,
+}
+
+/// What every response to one request needs: the request id, the method and path (for the
+/// access log), when its head arrived, and whether the connection closes after it.
+#[derive(Debug, Clone)]
+struct RequestInfo {
+    id: String,
+    method: String,
+    path: String,
+    started: Instant,
+    close: bool,
+}
+
+/// The extra access-log fields of a job's response.
+#[derive(Debug, Default)]
+struct JobLog {
+    pages_fetched: u32,
+    payer: Option<String>,
+    transaction: Option<String>,
+}
+
+#[derive(Debug)]
+struct Job {
+    request: RequestInfo,
+    /// The crawl's deadline; in [`Phase::Settle`], the end of the settlement budget.
+    deadline: Instant,
+    input_url: String,
+    target: PublicUrl,
+    /// `None` for an operator's unpaid crawl ([`Exchange::unpaid_crawl`]).
+    paid: Option<Paid>,
+    phase: Phase,
+    fetches: Vec<Outbound>,
+    pages: Vec<Option<PageExtraction>>,
+    contact_pages: Vec<String>,
+    pages_fetched: u32,
+    bytes_total: usize,
+    /// Set in [`Phase::Settle`].
+    settlement: Option<Settlement>,
+    /// Work handed to the runtime and not answered yet.
+    work: Vec<(WorkId, WorkFor)>,
+    /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
+    _slot: JobSlot,
+}
+
+/// The payment context of a paid job.
+#[derive(Debug)]
+struct Paid {
+    terms: PaymentTerms,
+    facilitator: Url,
+    payment: PaymentPayload,
+    key: AuthorizationKey,
+    payer: String,
+    /// A retry that settles a kept result whose outcome was unknown (no crawl).
+    resettle: bool,
+}
+
+/// The settlement of a paid job: the 200 is built before the first `/settle`.
+#[derive(Debug)]
+struct Settlement {
+    /// The 200 to deliver (and keep); `settlement` is the facilitator's latest useful answer.
+    kept: KeptResponse,
+    /// `/settle` calls made by this job.
+    attempts: u8,
+    /// When the second `/settle` is due, after an unknown first outcome.
+    retry_at: Option<Instant>,
+    /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
+    /// a retry, in the original one): "already used" then means our transfer went through.
+    unknown_before: bool,
+}
+
+impl Job {
+    /// Sets the stage of this job's payment record (no-op for an unpaid crawl).
+    fn record(&self, server: &Server, stage: Stage) {
+        if let Some(paid) = &self.paid {
+            server.shared().payments.store(&paid.key, stage);
+        }
+    }
+
+    /// A failure after `/verify` said valid: the authorization is consumed, without a result.
+    /// A retry's failure keeps its result instead (the money may have moved).
+    fn spend(&self, server: &Server) {
+        match (&self.paid, &self.settlement) {
+            (Some(paid), Some(settlement)) if paid.resettle => server
+                .shared()
+                .payments
+                .store(&paid.key, Stage::Unknown(settlement.kept.clone())),
+            _ => self.record(server, Stage::Spent),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Verify,
+    CrawlHome,
+    CrawlExtras,
+    /// The result is being built (merge and serialisation, by a worker).
+    Build,
+    Settle,
+}
+
+/// What a piece of work is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorkFor {
+    /// Decoding and extracting page `n` (0 = the homepage).
+    Page(usize),
+    /// Building the result.
+    Result,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Verify,
+    Settle,
+    Page(PageFetch),
+}
+
+/// A page fetch: its slot in `Job::pages` (0 = the homepage), the redirects followed so far,
+/// and when the page (all hops) must be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PageFetch {
+    slot: usize,
+    hops: usize,
+    deadline: Instant,
+}
+
+/// One of the job's outbound fetches ([`crate::fetch::conn`]) and what it is for.
+#[derive(Debug)]
+struct Outbound {
+    fetch: Fetch,
+    purpose: Purpose,
+}
+
+/// What the payment store says about a paid request that is sent again.
+enum Recovery {
+    /// Not a retry of a known request: the normal order applies.
+    NotARetry,
+    /// Answered (kept 200, in progress, 409, already used) or a re-settlement started.
+    Handled,
+}
+
+impl Exchange {
+    /// Starts the lifecycle of a freshly accepted connection from `peer` (the exchange keeps
+    /// a clone of `server`).
+    pub fn accept(server: &Server, peer: std::net::SocketAddr, now: Instant) -> Exchange {
+        Exchange::new(server.clone(), peer.ip(), now)
+    }
+
+    fn new(server: Server, peer: IpAddr, now: Instant) -> Exchange {
+        Exchange {
+            server,
+            peer,
+            inbound: Vec::new(),
+            state: State::Idle {
+                deadline: now + HEAD_TIMEOUT,
+            },
+            outputs: VecDeque::new(),
+            next_fetch: 0,
+            next_work: 0,
+            client_gone: false,
+            unpaid_outcome: None,
+        }
+    }
+
+    /// An operator's crawl of `url` without payment (`contact-extract extract URL`): the same
+    /// URL checks, SSRF rules, caps, deadlines and extraction as a paid job, with no
+    /// facilitator call. Drive it like a connection (it never emits `SendToClient`), then take
+    /// the outcome with [`Exchange::take_unpaid_outcome`] once [`Exchange::is_finished`].
+    ///
+    /// # Errors
+    /// The URL's `ApiError` (`INVALID_URL`, `PRIVATE_ADDRESS`, …), as the paid route would
+    /// answer it (spec §4, decisions.md step 3).
+    pub fn unpaid_crawl(server: &Server, url: &str, now: Instant) -> Result<Exchange, ApiError> {
+        let request_id = server.next_request_id(now);
+        let target = PublicUrl::parse(url, &server.config.net_policy).map_err(|rejection| {
+            let message = rejection.to_string();
+            let (_, code) = reply_for(&Failure::InvalidUrl(rejection));
+            ApiError::new(code, message, request_id.clone())
+        })?;
+        let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
+        let job = Job {
+            request: RequestInfo {
+                id: request_id,
+                method: "EXTRACT".to_string(),
+                path: url.to_string(),
+                started: now,
+                close: true,
+            },
+            deadline: now + JOB_TIMEOUT,
+            input_url: url.to_string(),
+            target,
+            paid: None,
+            phase: Phase::CrawlHome,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+            settlement: None,
+            work: Vec::new(),
+            _slot: server.jobs.acquire(),
+        };
+        let mut job = Box::new(job);
+        match exchange.start_home(server, &mut job, now) {
+            Ok(()) => exchange.state = State::Job(job),
+            Err(failure) => exchange.page_done(server, job, 0, Err(failure), now),
+        }
+        Ok(exchange)
+    }
+
+    /// The result or error of an [`Exchange::unpaid_crawl`], once finished (taken once).
+    pub fn take_unpaid_outcome(&mut self) -> Option<Result<ContactExtractionResult, ApiError>> {
+        self.unpaid_outcome.take()
+    }
+
+    /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
+    pub fn handle_input(&mut self, input: Input<'_>, now: Instant) {
+        if self.is_finished() {
+            return;
+        }
+        let server = &self.server.clone();
+        match input {
+            Input::ClientData(data) => {
+                if matches!(self.state, State::Closed) {
+                    return;
+                }
+                self.inbound.extend_from_slice(data);
+                self.advance_inbound(server, now);
+            }
+            Input::ClientClosed => self.client_gone(server, now),
+            Input::Resolved { fetch, result } => self.on_resolved(server, fetch, result, now),
+            Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
+            Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
+            Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
+            Input::WorkDone { id, done } => self.on_work_done(server, id, done, now),
+        }
+    }
+
+    /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.is_finished() {
+            return;
+        }
+        let server = &self.server.clone();
+        match &mut self.state {
+            State::Idle { deadline } | State::ReadingBody { deadline, .. } => {
+                if now >= *deadline {
+                    // A slow or idle client: close without disturbing others.
+                    self.close();
+                }
+            }
+            State::Job(job) => {
+                if now >= job.deadline {
+                    self.job_deadline(server, now);
+                    return;
+                }
+                if let Some(settlement) = &mut job.settlement {
+                    if settlement.retry_at.is_some_and(|at| now >= at) {
+                        settlement.retry_at = None;
+                        self.retry_settle(server, now);
+                        return;
+                    }
+                }
+                let expired: Vec<FetchId> = job
+                    .fetches
+                    .iter()
+                    .filter(|o| now >= o.fetch.deadline())
+                    .map(|o| o.fetch.id())
+                    .collect();
+                for id in expired {
+                    self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
+                }
+            }
+            State::Busy | State::Closed => {}
+        }
+    }
+
+    /// The next output to carry out, in order.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// The earliest deadline, if any; call [`Exchange::handle_timeout`] when it passes.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.state {
+            State::Idle { deadline } | State::ReadingBody { deadline, .. } => Some(*deadline),
+            State::Job(job) => job
+                .fetches
+                .iter()
+                .map(|o| o.fetch.deadline())
+                .chain([job.deadline])
+                .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
+                .min(),
+            State::Busy | State::Closed => None,
+        }
+    }
+
+    /// Whether the exchange is over (the runtime drops it after draining outputs).
+    pub fn is_finished(&self) -> bool {
+        matches!(self.state, State::Closed)
+    }
+
+    /// Takes the job out of the state to work on it (the state is `Busy` until it is put
+    /// back or replaced); `None`, with the state untouched, when there is no job — so a late
+    /// answer can never disturb an idle keep-alive connection.
+    fn take_job(&mut self) -> Option<Box<Job>> {
+        if !matches!(self.state, State::Job(_)) {
+            return None;
+        }
+        match std::mem::replace(&mut self.state, State::Busy) {
+            State::Job(job) => Some(job),
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
+    /// Closes the job's fetches and cancels its work: nothing more is waited for.
+    fn close_fetches(&mut self, job: &mut Job) {
+        for outbound in job.fetches.drain(..) {
+            self.outputs.push_back(Output::CloseFetch {
+                fetch: outbound.fetch.id(),
+            });
+        }
+        for (id, _) in job.work.drain(..) {
+            self.outputs.push_back(Output::CancelWork { id });
+        }
+    }
+
+    /// The client closed the connection. A paid job (its request read and its payment
+    /// checked locally) runs on: if `/verify` accepts, it crawls, settles on success and keeps
+    /// the result for a retry with the same `PAYMENT-SIGNATURE`; if `/verify` refuses, the
+    /// client is simply forgotten (decisions.md "Money safety"). Its access line says
+    /// `clientGone`. Without a job, the connection just closes.
+    fn client_gone(&mut self, _server: &Server, _now: Instant) {
+        self.client_gone = true;
+        if matches!(self.state, State::Job(_)) {
+            return;
+        }
+        self.state = State::Closed;
+    }
+}
+
+/// The job's fetch `id`, if the exchange has a job and the job still has that fetch.
+fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
+    let State::Job(job) = state else {
+        return None;
+    };
+    job.fetches
+        .iter_mut()
+        .find(|o| o.fetch.id() == id)
+        .map(|o| &mut o.fetch)
+}
+
+/// `{facilitator}/verify` or `/settle`, keeping a base path.
+fn endpoint(base: &Url, name: &str) -> Url {
+    let mut url = base.clone();
+    let path = format!("{}/{name}", base.path().trim_end_matches('/'));
+    url.set_path(&path);
+    url
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,320 @@
+//! The paid route up to the crawl (decisions.md steps 2–6): recovery of a repeated paid
+//! request from the payment store, the validation order, local payment checks, the
+//! reservation, and `/verify`.
+
+use super::settle::authorization_key;
+use super::*;
+
+impl Exchange {
+    /// The paid route, decisions.md steps 2–6; step 7 is the job. A request that repeats a
+    /// known paid request (same `PAYMENT-SIGNATURE` and URL) is answered from the payment store
+    /// first, without spending a rate-limit token (decisions.md "Money safety").
+    pub(super) fn extract_contact(
+        &mut self,
+        server: &Server,
+        head: &RequestHead,
+        body: &[u8],
+        request: RequestInfo,
+        now: Instant,
+    ) {
+        macro_rules! fail {
+            ($failure:expr, $message:expr) => {{
+                self.respond_error(&request, &$failure, &$message.to_string(), now);
+                return;
+            }};
+        }
+        if let Recovery::Handled = self.recover(server, head, body, &request, now) {
+            return;
+        }
+        let limited = server.shared().limiter.check(self.peer, now);
+        if let Err(retry_after) = limited {
+            let message = format!("rate limit exceeded; retry in {retry_after} s");
+            let retry = [("Retry-After", retry_after.to_string())];
+            self.respond_error_with(&request, &Failure::RateLimited, &message, now, &retry);
+            return;
+        }
+        let input_url = match api::extract_request_url(
+            head.header("content-type"),
+            head.query.as_deref(),
+            body,
+        ) {
+            Ok(url) => url,
+            Err((failure, message)) => fail!(failure, message),
+        };
+        let target = match PublicUrl::parse(&input_url, &server.config.net_policy) {
+            Ok(target) => target,
+            Err(rejection) => {
+                let message = rejection.to_string();
+                fail!(Failure::InvalidUrl(rejection), message)
+            }
+        };
+        if matches!(server.config.payment, PaymentConfig::Incomplete(_)) {
+            fail!(
+                Failure::PaymentsNotConfigured,
+                "payments are not configured; see /api/ready"
+            );
+        }
+        if server.jobs.in_flight() >= server.config.max_concurrent_jobs {
+            let retry = [("Retry-After", "1".to_string())];
+            let message = "too many requests in flight; retry shortly";
+            self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+            return;
+        }
+        let Some(header) = head.header("payment-signature") else {
+            // The commonest answer, built once per server.
+            self.send_plain(&server.unpaid_response, &request, now);
+            return;
+        };
+        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+            return;
+        };
+        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let payment: PaymentPayload = match codec::decode(header) {
+            Ok(payment) => payment,
+            Err(error) => {
+                self.payment_required(&request, &terms, &error.to_string(), now);
+                return;
+            }
+        };
+        let payment_id = match identifier::payment_id(&payment) {
+            Ok(id) => id.map(str::to_string),
+            Err(error) => {
+                self.payment_required(&request, &terms, &error.to_string(), now);
+                return;
+            }
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        let verified = match verify_locally(&payment, &terms.requirements, unix_now) {
+            Ok(verified) => verified,
+            Err(error) => {
+                self.payment_required(&request, &terms, &error.reason(), now);
+                return;
+            }
+        };
+        let key = authorization_key(&terms, verified.payer, verified.nonce);
+        let fingerprint = Fingerprint::of(&payment, &input_url);
+        let reserved = server.shared().payments.reserve(
+            &key,
+            fingerprint,
+            payment_id.as_deref(),
+            verified.valid_before,
+            unix_now,
+        );
+        match reserved {
+            Ok(()) => {}
+            Err(ReserveError::AlreadyUsed) => {
+                let reason = "payment authorization already used";
+                self.payment_required(&request, &terms, reason, now);
+                return;
+            }
+            Err(ReserveError::IdInUse) => fail!(
+                Failure::PaymentIdConflict,
+                "payment identifier already used with a different payment"
+            ),
+            Err(ReserveError::Full { retry_after }) => {
+                let retry = [("Retry-After", retry_after.to_string())];
+                let message = "too many payments held; retry later";
+                self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+                return;
+            }
+        }
+        let mut job = Box::new(Job {
+            deadline: request.started + JOB_TIMEOUT,
+            request,
+            input_url,
+            target,
+            paid: Some(Paid {
+                terms,
+                facilitator,
+                payment,
+                key,
+                payer: address_hex(&verified.payer),
+                resettle: false,
+            }),
+            phase: Phase::Verify,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+            settlement: None,
+            work: Vec::new(),
+            _slot: server.jobs.acquire(),
+        });
+        let Some(paid) = &job.paid else { return };
+        let verify_url = endpoint(&paid.facilitator, "verify");
+        match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
+            Ok(()) => self.state = State::Job(job),
+            Err(failure) => self.after_verify(server, job, FetchEnd::Failed(failure), now),
+        }
+    }
+
+    /// Answers a request that repeats a known paid request (decisions.md "Money safety", x402
+    /// `payment-identifier`): the kept 200, a 503 while the original is in progress, a
+    /// re-settlement of a result whose settlement outcome was unknown, a 402 for a consumed
+    /// authorization without a result, a 409 for a payment id used with another payment.
+    /// Anything else — no payment, a body or payment that does not parse, an unknown payment —
+    /// is [`Recovery::NotARetry`] and takes the normal order (so its errors are the usual ones).
+    pub(super) fn recover(
+        &mut self,
+        server: &Server,
+        head: &RequestHead,
+        body: &[u8],
+        request: &RequestInfo,
+        now: Instant,
+    ) -> Recovery {
+        let Some(header) = head.header("payment-signature") else {
+            return Recovery::NotARetry;
+        };
+        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+            return Recovery::NotARetry;
+        };
+        let Ok(input_url) =
+            api::extract_request_url(head.header("content-type"), head.query.as_deref(), body)
+        else {
+            return Recovery::NotARetry;
+        };
+        let Ok(payment) = codec::decode::<PaymentPayload>(header) else {
+            return Recovery::NotARetry;
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        let fingerprint = Fingerprint::of(&payment, &input_url);
+        let id_key = match identifier::payment_id(&payment) {
+            Ok(Some(id)) => server.shared().payments.key_of_payment_id(id, unix_now),
+            Ok(None) | Err(_) => None,
+        };
+        let by_id = id_key.is_some();
+        let key = match (id_key, claimed_authorization(&payment)) {
+            (Some(key), _) => key,
+            (None, Some((from, nonce))) => authorization_key(terms, from, nonce),
+            (None, None) => return Recovery::NotARetry,
+        };
+        let Some(record) = server.shared().payments.look_up(&key, unix_now) else {
+            return Recovery::NotARetry;
+        };
+        if record.fingerprint != fingerprint {
+            if !by_id {
+                // Another payload or URL with this authorization: the normal order ends in
+                // "payment authorization already used".
+                return Recovery::NotARetry;
+            }
+            let message = if record.fingerprint.payment == fingerprint.payment {
+                "payment identifier already used with a different request"
+            } else {
+                "payment identifier already used with a different payment"
+            };
+            self.respond_error(request, &Failure::PaymentIdConflict, message, now);
+            return Recovery::Handled;
+        }
+        match record.stage {
+            Stage::Settled(kept) => {
+                let mut log = JobLog {
+                    payer: Some(address_hex(&key.from)),
+                    ..JobLog::default()
+                };
+                log.transaction = kept.settlement.as_ref().map(|s| s.transaction.clone());
+                let request = RequestInfo {
+                    id: kept.request_id.clone(),
+                    ..request.clone()
+                };
+                self.send(&paid_response(&kept).prepare(), &request, now, None, log);
+            }
+            Stage::Reserved | Stage::Verified | Stage::Resettling(_) => {
+                let retry = [("Retry-After", IN_PROGRESS_RETRY_AFTER.to_string())];
+                let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
+                self.respond_error_with(request, &Failure::PaymentInProgress, message, now, &retry);
+            }
+            Stage::Spent => {
+                let reason = "payment authorization already used";
+                self.payment_required(request, terms, reason, now);
+            }
+            Stage::Unknown(_) => {
+                let limited = server.shared().limiter.check(self.peer, now);
+                if let Err(retry_after) = limited {
+                    let message = format!("rate limit exceeded; retry in {retry_after} s");
+                    let retry = [("Retry-After", retry_after.to_string())];
+                    self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
+                    return Recovery::Handled;
+                }
+                let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
+                    return Recovery::NotARetry;
+                };
+                let Some(kept) = server.shared().payments.begin_resettle(&key) else {
+                    return Recovery::NotARetry;
+                };
+                let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+                let job = Box::new(Job {
+                    deadline: now + SETTLE_BUDGET,
+                    request: request.clone(),
+                    input_url,
+                    target,
+                    paid: Some(Paid {
+                        terms,
+                        facilitator,
+                        payment,
+                        payer: address_hex(&key.from),
+                        key,
+                        resettle: true,
+                    }),
+                    phase: Phase::Settle,
+                    fetches: Vec::new(),
+                    pages: Vec::new(),
+                    contact_pages: Vec::new(),
+                    pages_fetched: 0,
+                    bytes_total: 0,
+                    settlement: None,
+                    work: Vec::new(),
+                    _slot: server.jobs.acquire(),
+                });
+                self.begin_settlement(server, job, kept, true, now);
+            }
+        }
+        Recovery::Handled
+    }
+
+    pub(super) fn after_verify(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        end: FetchEnd,
+        now: Instant,
+    ) {
+        let reply = match end {
+            FetchEnd::Response(response, _) => facilitator::parse_verify(&response.body),
+            FetchEnd::Failed(_) => Reply::Garbage,
+        };
+        match reply {
+            Reply::Answer(answer) if answer.is_valid => {
+                // Consumed for good from here on, whatever happens next (Money safety).
+                if let Some(paid) = &job.paid {
+                    server.shared().payments.mark_verified(&paid.key);
+                }
+                match self.start_home(server, &mut job, now) {
+                    Ok(()) => self.state = State::Job(job),
+                    Err(failure) => self.page_done(server, job, 0, Err(failure), now),
+                }
+            }
+            Reply::Answer(answer) => {
+                // Refused before any money moved: the authorization stays usable.
+                if let Some(paid) = &job.paid {
+                    server.shared().payments.release(&paid.key);
+                }
+                let reason = answer
+                    .invalid_reason
+                    .unwrap_or_else(|| "payment verification failed".to_string());
+                self.end_job_with_402(server, job, &reason, None, now);
+            }
+            Reply::Garbage => {
+                // Outcome unknown: keep the authorization consumed (decisions.md).
+                job.spend(server);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::FacilitatorUnavailable,
+                    "the payment facilitator is unavailable; you were not charged",
+                    now,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Answering: queuing a response and its access-log line, ending a job, closing.
+
+use super::*;
+
+impl Exchange {
+    pub(super) fn end_job_with_error(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        failure: &Failure,
+        message: &str,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut job);
+        let (status, code) = reply_for(failure);
+        let error = ApiError::new(code, message, job.request.id.clone());
+        if job.paid.is_none() {
+            self.unpaid_outcome = Some(Err(error.clone()));
+        }
+        let response = json_response(status, &error);
+        self.finish_job(server, job, response, Some(code), None, now);
+    }
+
+    pub(super) fn end_job_with_402(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        reason: &str,
+        settle: Option<SettleResponse>,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut job);
+        let response = match (settle, &job.paid) {
+            // A refused settlement: the result is withheld; PAYMENT-RESPONSE says why.
+            (Some(settled), _) => Response::json(402, b"{}".to_vec())
+                .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
+                .with_header("Cache-Control", "no-store"),
+            (None, Some(paid)) => payment_required_response(&paid.terms, reason),
+            // Only paid jobs reach the facilitator; an unpaid one cannot get here.
+            (None, None) => Response::json(402, b"{}".to_vec()),
+        };
+        self.finish_job(server, job, response, None, None, now);
+    }
+
+    pub(super) fn finish_job(
+        &mut self,
+        server: &Server,
+        job: Box<Job>,
+        response: Response,
+        code: Option<ErrorCode>,
+        transaction: Option<String>,
+        now: Instant,
+    ) {
+        self.state = State::Idle {
+            deadline: now + HEAD_TIMEOUT,
+        };
+        let log = JobLog {
+            pages_fetched: job.pages_fetched,
+            payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
+            transaction,
+        };
+        if job.paid.is_none() || self.client_gone {
+            // An operator's crawl has no client; a client that left gets nothing sent (a paid
+            // result is in the payment store for its retry). Log it and end.
+            self.log(&job.request, response.status, code, log, now);
+            self.close();
+            return;
+        }
+        self.send(&response.prepare(), &job.request, now, code, log);
+        // The job ends here: its slot is free before a pipelined request is read.
+        drop(job);
+        if !self.is_finished() {
+            self.advance_inbound(server, now);
+        }
+    }
+
+    pub(super) fn payment_required(
+        &mut self,
+        request: &RequestInfo,
+        terms: &PaymentTerms,
+        reason: &str,
+        now: Instant,
+    ) {
+        let response = payment_required_response(terms, reason);
+        self.send_plain(&response.prepare(), request, now);
+    }
+
+    pub(super) fn respond_error(
+        &mut self,
+        request: &RequestInfo,
+        failure: &Failure,
+        message: &str,
+        now: Instant,
+    ) {
+        self.respond_error_with(request, failure, message, now, &[]);
+    }
+
+    /// An `ApiError` response for `failure`, with `extra` headers (`Retry-After`, `Allow`).
+    pub(super) fn respond_error_with(
+        &mut self,
+        request: &RequestInfo,
+        failure: &Failure,
+        message: &str,
+        now: Instant,
+        extra: &[(&'static str, String)],
+    ) {
+        let (status, code) = reply_for(failure);
+        let mut response = json_response(status, &ApiError::new(code, message, &request.id));
+        for (name, value) in extra {
+            response = response.with_header(name, value.clone());
+        }
+        // After a framing error the stream cannot be trusted: close it.
+        let framing = matches!(
+            failure,
+            Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
+        );
+        let request = RequestInfo {
+            close: request.close || framing,
+            ..request.clone()
+        };
+        self.send(
+            &response.prepare(),
+            &request,
+            now,
+            Some(code),
+            JobLog::default(),
+        );
+    }
+
+    /// A response that is neither an error nor paid (free routes, 402s).
+    pub(super) fn send_plain(
+        &mut self,
+        response: &PreparedResponse,
+        request: &RequestInfo,
+        now: Instant,
+    ) {
+        self.send(response, request, now, None, JobLog::default());
+    }
+
+    /// Queues `response` and its access-log line; closes after it when the request says so.
+    pub(super) fn send(
+        &mut self,
+        response: &PreparedResponse,
+        request: &RequestInfo,
+        now: Instant,
+        error_code: Option<ErrorCode>,
+        log: JobLog,
+    ) {
+        self.outputs.push_back(Output::SendToClient(
+            response.to_bytes(&request.id, request.close),
+        ));
+        self.log(request, response.status, error_code, log, now);
+        if request.close {
+            self.close();
+        }
+    }
+
+    /// The access-log line of one request.
+    pub(super) fn log(
+        &mut self,
+        request: &RequestInfo,
+        status: u16,
+        error_code: Option<ErrorCode>,
+        log: JobLog,
+        now: Instant,
+    ) {
+        self.outputs.push_back(Output::Event(RequestEvent {
+            request_id: request.id.clone(),
+            method: request.method.clone(),
+            path: request.path.clone(),
+            status,
+            error_code,
+            duration_ms: millis(now.saturating_duration_since(request.started)),
+            pages_fetched: log.pages_fetched,
+            payer: log.payer,
+            transaction: log.transaction,
+            client_gone: self.client_gone,
+        }));
+    }
+
+    pub(super) fn close(&mut self) {
+        if !self.is_finished() {
+            self.outputs.push_back(Output::CloseClient);
+        }
+        self.state = State::Closed;
+    }
+}
