@@ -1,5 +1,5 @@
 //! [`Server`]: the long-lived state shared by all connections (configuration, rate limiter,
-//! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`] holds a
+//! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`](crate::exchange::Exchange) holds a
 //! clone; only the small mutable part is behind a lock, taken briefly inside the core.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,12 +22,12 @@ pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
 pub type Merger = fn(SiteInfo<'_>, &[PageExtraction]) -> ContactExtractionResult;
 
 /// The service's state, shared by all connections. Cloning it is cheap (reference counts);
-/// each [`Exchange`] holds a clone taken at accept:
+/// each [`Exchange`](crate::exchange::Exchange) holds a clone taken at accept:
 ///
 /// - what never changes while serving (configuration, the prepared 402, the user agent, the
 ///   extractor and merger, the clock baseline) is shared read-only ([`Fixed`], via `Deref`);
 /// - the genuinely shared mutable state — rate limiter, request-id source, payment store — sits
-///   behind one lock ([`Server::shared`]), taken for microseconds around each use, never while
+///   behind one lock (`Server::shared`), taken for microseconds around each use, never while
 ///   parsing, verifying a signature, extracting or merging;
 /// - the job counter is atomic.
 ///

@@ -27,7 +27,7 @@
 //! paid route up to `/verify`, and recovery of repeated payments), `crawling` (pages,
 //! redirects, worker effects, the result build, deadlines), `settle` (the settlement and its
 //! audit), `respond` (responses, the access log, closing). One outbound fetch is
-//! [`crate::fetch::conn`]; response bodies are built in `responses`.
+//! `fetch::conn`; response bodies are built in `responses`.
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
