@@ -1526,3 +1526,20 @@ fn a_static_dns_answer_on_the_block_list_ends_the_fetch_at_once() {
     let error = sim.unpaid_crawl("https://www.acme-shop.com/").unwrap_err();
     assert_eq!(error.error.code, ErrorCode::PrivateAddress);
 }
+
+#[test]
+fn slow_writes_to_fetch_connections_time_out_or_only_delay_and_never_charge() {
+    // Every request written to a fetch connection takes 16 s to arrive: /verify (to the
+    // facilitator, 15 s page deadline) times out first → 503, nothing crawled or settled.
+    let mut sim = world(&[]);
+    sim.write_delay = std::time::Duration::from_secs(16);
+    let r = one(&sim.request(&paid_post(&sim, 105)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!((site_requests(&sim), calls(&sim, "/settle")), (0, 0));
+    // 4 s each: verify, homepage, extras and the settle all still fit.
+    let mut sim = world(&[]);
+    sim.write_delay = std::time::Duration::from_secs(4);
+    let r = one(&sim.request(&paid_post(&sim, 106)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(16));
+}

@@ -203,6 +203,7 @@ pub fn exchange_timing(data: &[u8]) {
     sim.connect_delay = half_seconds(byte(1), 26);
     sim.work_delay = half_seconds(byte(2), 70);
     sim.split = usize::from(byte(3)).max(1);
+    sim.write_delay = half_seconds(byte(10), 24);
     sim.disconnect_after_connects = match byte(5) % 7 {
         0 => None,
         n => Some(usize::from(n)),

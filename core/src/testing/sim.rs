@@ -118,6 +118,9 @@ pub struct Sim {
     pub connect_delay: Duration,
     /// Virtual time a worker takes for one piece of work (page extraction, result build).
     pub work_delay: Duration,
+    /// Virtual time a request written to a fetch connection takes to reach its endpoint (a
+    /// slow write), added before the endpoint's own reply delay.
+    pub write_delay: Duration,
     /// Pieces of work run.
     pub work_done: usize,
     /// `CancelWork` outputs seen.
@@ -145,6 +148,7 @@ impl Sim {
             dns_delay: Duration::ZERO,
             connect_delay: Duration::ZERO,
             work_delay: Duration::ZERO,
+            write_delay: Duration::ZERO,
             work_done: 0,
             cancelled_work: 0,
             start: now,
@@ -393,11 +397,13 @@ impl Sim {
                     return;
                 };
                 endpoint.requests.push(connection.sent.clone());
-                let (due, bytes) = match (endpoint.handler)(&connection.sent) {
-                    Reply::Bytes(bytes) => (None, bytes),
-                    Reply::Delayed(delay, bytes) => (Some(self.now + delay), bytes),
+                let (delay, bytes) = match (endpoint.handler)(&connection.sent) {
+                    Reply::Bytes(bytes) => (Duration::ZERO, bytes),
+                    Reply::Delayed(delay, bytes) => (delay, bytes),
                     Reply::Stall => return,
                 };
+                let delay = delay + self.write_delay;
+                let due = (!delay.is_zero()).then(|| self.now + delay);
                 let pieces = bytes
                     .chunks(self.split.max(1))
                     .map(|piece| Owned::Data(fetch, piece.to_vec()))
