@@ -366,6 +366,7 @@ impl Exchange {
             Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
             Input::WorkDone { id, done } => self.on_work_done(server, id, done, now),
         }
+        debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }
 
     /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
@@ -374,6 +375,13 @@ impl Exchange {
             return;
         }
         let server = &self.server.clone();
+        self.on_timeout(server, now);
+        debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
+    }
+
+    /// Whatever deadline has passed at `now`: the client's, the job's, a settle retry's, a
+    /// fetch's.
+    fn on_timeout(&mut self, server: &Server, now: Instant) {
         match &mut self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => {
                 if now >= *deadline {
