@@ -79,6 +79,7 @@ pub mod api;
 pub mod config;
 pub mod crawl;
 pub mod discovery;
+pub mod driver;
 pub mod exchange;
 pub mod extract;
 pub mod fetch;

@@ -6,9 +6,9 @@ use std::net::TcpStream;
 use std::time::Instant;
 
 use contact_core::config::LogFormat;
+use contact_core::driver::{Owed, TimerRule};
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output, WRITE_TIMEOUT};
-use contact_core::work::WorkId;
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -49,19 +49,15 @@ pub(crate) async fn drive(
     // DNS and connect tasks, by the fetch they work for: dropping one cancels it, so a fetch
     // the core closes leaves nothing behind (a connect in progress is abandoned at once).
     let mut helpers: Vec<(FetchId, Task<()>)> = Vec::new();
-    // Fetches whose DNS or connect answer the core still waits for: an answer for any other
-    // (closed meanwhile, the event already queued) is dropped here, with its connection.
-    let mut awaited: Vec<FetchId> = Vec::new();
-    // Work queued on the worker pool and not cancelled: its answer is fed to the core.
-    let mut working: Vec<WorkId> = Vec::new();
-    // One timer per connection, re-armed only when the exchange's deadline moves earlier: a
-    // keep-alive connection pushes its deadline later with every request, and re-arming per
-    // request would cost a reactor round trip each time. A timer that fires before the
-    // current deadline is re-armed instead of being reported.
+    // The answers the core still waits for: an answer for anything it cancelled meanwhile
+    // (the event already queued) is dropped here — a connect's with its connection.
+    let mut owed = Owed::default();
+    // One timer per connection, moved only as `TimerRule` says.
     let mut timer = Timer::never();
-    let mut armed: Option<Instant> = None;
+    let mut timer_rule = TimerRule::default();
     loop {
         while let Some(output) = exchange.poll_output() {
+            owed.note(&output);
             match output {
                 Output::SendToClient(bytes) => {
                     // After a failed (or timed-out) write the client is gone: the answers
@@ -95,7 +91,6 @@ pub(crate) async fn drive(
                         let _ = events.send(Event::Resolved(fetch, result)).await;
                     });
                     helpers.push((fetch, task));
-                    awaited.push(fetch);
                 }
                 Output::Connect {
                     fetch,
@@ -109,7 +104,6 @@ pub(crate) async fn drive(
                         let _ = events.send(event).await;
                     });
                     helpers.push((fetch, task));
-                    awaited.push(fetch);
                 }
                 Output::SendToFetch { fetch, data } => {
                     if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
@@ -126,17 +120,15 @@ pub(crate) async fn drive(
                 Output::CloseFetch { fetch } => {
                     fetches.retain(|c| c.id != fetch);
                     helpers.retain(|(id, _)| *id != fetch);
-                    awaited.retain(|id| *id != fetch);
                 }
                 Output::Work { id, work } => {
                     let events = events.clone();
-                    working.push(id);
                     run_on_worker(move || {
                         let done = work.run();
                         let _ = events.send_blocking(Event::WorkDone(id, done));
                     });
                 }
-                Output::CancelWork { id } => working.retain(|w| *w != id),
+                Output::CancelWork { .. } => {} // its answer, if it comes, is dropped (owed)
                 Output::Event(event) => log_event(log_format, &event),
                 Output::Settlement(event) => log_settlement(log_format, &event),
             }
@@ -146,14 +138,13 @@ pub(crate) async fn drive(
         }
         helpers.retain(|(_, task)| !task.is_finished());
         let deadline = exchange.poll_timeout();
-        if let Some(at) = deadline.filter(|at| armed.is_none_or(|armed| *at < armed)) {
+        if let Some(at) = timer_rule.arm(deadline) {
             timer.set_at(at);
-            armed = Some(at);
         }
         // Only helper tasks and fetch readers send to the inbox: with none alive and nothing
         // queued, waiting on it would only cost a listener registration per request.
         let inbox_quiet =
-            helpers.is_empty() && fetches.is_empty() && working.is_empty() && inbox.is_empty();
+            helpers.is_empty() && fetches.is_empty() && !owed.awaits_work() && inbox.is_empty();
         let next = async {
             if inbox_quiet {
                 return std::future::pending::<Option<Event>>().await;
@@ -170,7 +161,7 @@ pub(crate) async fn drive(
             }
         })
         .or(async {
-            if armed.is_none() {
+            if !timer_rule.is_armed() {
                 return std::future::pending::<Option<Event>>().await;
             }
             (&mut timer).await;
@@ -180,27 +171,22 @@ pub(crate) async fn drive(
         if matches!(event, Some(Event::ClientClosed)) {
             client_open = false;
         }
-        if let Some(Event::Resolved(fetch, ..) | Event::Connected(fetch, ..)) = &event {
-            let Some(position) = awaited.iter().position(|id| id == fetch) else {
-                // Closed by the core while the answer was queued: drop it (and, for a
-                // connect, its connection and reader) without telling the core.
-                continue;
-            };
-            awaited.swap_remove(position);
-        }
-        if let Some(Event::WorkDone(id, _)) = &event {
-            let Some(position) = working.iter().position(|w| w == id) else {
-                continue; // cancelled by the core meanwhile
-            };
-            working.swap_remove(position);
+        let owed_answer = match &event {
+            Some(Event::Resolved(fetch, ..) | Event::Connected(fetch, ..)) => {
+                owed.answer_fetch(*fetch)
+            }
+            Some(Event::WorkDone(id, _)) => owed.answer_work(*id),
+            _ => true,
+        };
+        if !owed_answer {
+            // Cancelled by the core while the answer was queued: drop it (and, for a
+            // connect, its connection and reader) without telling the core.
+            continue;
         }
         let now = Instant::now();
-        if event.is_none() {
-            // The armed timer fired (one-shot): re-armed above at the current deadline.
-            armed = None;
-            if deadline.is_none_or(|at| now < at) {
-                continue;
-            }
+        if event.is_none() && !timer_rule.fired(now, deadline) {
+            // Fired before the current deadline (it moved later): re-armed next turn.
+            continue;
         }
         match event {
             None => exchange.handle_timeout(now),
