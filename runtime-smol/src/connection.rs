@@ -17,9 +17,9 @@ use smol::{Async, Task, Timer};
 
 use crate::event::Event;
 use crate::executor::spawn;
-use crate::log::{log_event, log_settlement};
 use crate::outbound::{connect, resolve};
 use crate::workers::run_on_worker;
+use contact_runtime_common::log::{log_event, log_settlement};
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;

@@ -7,19 +7,20 @@
 //! Modules: this file (`serve`, `extract_url`), `executor` (the smol executor and its
 //! threads), `connection` (one connection's driver), `event` (what helper tasks report to it),
 //! `outbound` (DNS, connect, fetch readers), `workers` (the pool that runs the core's CPU
-//! work), `tls`, `log`. Imports go one way: lib → connection → {event, executor, outbound,
+//! work), `tls` (the shared client configuration in a futures-rustls connector). The log
+//! writer, TLS configuration, settings and offline commands are runtime-neutral:
+//! `contact-runtime-common`. Imports go one way: lib → connection → {event, executor, outbound,
 //! workers, log}; outbound → {event, executor, tls}.
 
 mod connection;
 mod event;
 mod executor;
-mod log;
 mod outbound;
 mod tls;
 mod workers;
 
+pub use contact_runtime_common::log::{flush_logs, log_event, log_line, log_settlement};
 pub use executor::{run, spawn};
-pub use log::{flush_logs, log_event, log_line, log_settlement};
 pub use tls::{tls_connector, tls_connector_with};
 pub use workers::{default_worker_threads, start_workers};
 

@@ -1,0 +1,110 @@
+//! The command-line settings every runtime's binary takes: `serve`'s and the outbound fetch
+//! and log settings (each an environment variable or the `--flag` of the same name), turned
+//! into the map `contact_core::config::Config::from_env_map` reads.
+
+/// `serve` settings (README "Configuration").
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Listen address.
+    #[arg(long, env = "BIND_ADDR")]
+    pub bind_addr: Option<String>,
+    /// Public https base URL of this service (resource URL of the 402 and the discovery documents).
+    #[arg(long, env = "PUBLIC_BASE_URL")]
+    pub public_base_url: Option<String>,
+    /// Address that receives payments.
+    #[arg(long, env = "PAY_TO")]
+    pub pay_to: Option<String>,
+    /// x402 facilitator base URL (https; http only for loopback).
+    #[arg(long, env = "FACILITATOR_URL")]
+    pub facilitator_url: Option<String>,
+    /// Price per request in USD (default 0.01).
+    #[arg(long, env = "PRICE_USD")]
+    pub price_usd: Option<String>,
+    /// CAIP-2 network (default eip155:8453).
+    #[arg(long, env = "X402_NETWORK")]
+    pub x402_network: Option<String>,
+    /// Token contract (default Base mainnet USDC).
+    #[arg(long, env = "X402_ASSET")]
+    pub x402_asset: Option<String>,
+    /// EIP-712 domain name of the token (default "USD Coin").
+    #[arg(long, env = "X402_ASSET_NAME")]
+    pub x402_asset_name: Option<String>,
+    /// EIP-712 domain version of the token (default "2").
+    #[arg(long, env = "X402_ASSET_VERSION")]
+    pub x402_asset_version: Option<String>,
+    /// Seconds an authorization may stay valid (default 120).
+    #[arg(long, env = "X402_MAX_TIMEOUT_SECONDS")]
+    pub x402_max_timeout_seconds: Option<String>,
+    /// Requests a minute per client (default 60).
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE")]
+    pub rate_limit_per_minute: Option<String>,
+    /// Burst per client (default 20).
+    #[arg(long, env = "RATE_LIMIT_BURST")]
+    pub rate_limit_burst: Option<String>,
+    /// Paid jobs in flight at once (default 256).
+    #[arg(long, env = "MAX_CONCURRENT_JOBS")]
+    pub max_concurrent_jobs: Option<String>,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+}
+
+/// Settings of outbound fetches and logging, shared by `serve` and `extract`.
+#[derive(clap::Args, Debug)]
+pub struct FetchArgs {
+    /// Ports a target URL may use (default 80,443,8000,8080,8443).
+    #[arg(long, env = "ALLOWED_PORTS")]
+    pub allowed_ports: Option<String>,
+    /// Ranges exempted from the SSRF block list (tests only; logged as a warning).
+    #[arg(long, env = "ALLOW_PRIVATE_CIDRS")]
+    pub allow_private_cidrs: Option<String>,
+    /// Static DNS answers, host=ip,… (like curl's --resolve).
+    #[arg(long, env = "RESOLVE")]
+    pub resolve: Option<String>,
+    /// json (default) or pretty.
+    #[arg(long, env = "LOG_FORMAT")]
+    pub log_format: Option<String>,
+}
+
+impl FetchArgs {
+    /// The settings as `(variable, value)` pairs.
+    pub fn pairs(&self) -> [(&'static str, &Option<String>); 4] {
+        [
+            ("ALLOWED_PORTS", &self.allowed_ports),
+            ("ALLOW_PRIVATE_CIDRS", &self.allow_private_cidrs),
+            ("RESOLVE", &self.resolve),
+            ("LOG_FORMAT", &self.log_format),
+        ]
+    }
+}
+
+/// Settings given as `(variable, value)`: the ones set, for `Config::from_env_map`.
+pub fn to_map<'a>(
+    pairs: impl IntoIterator<Item = (&'static str, &'a Option<String>)>,
+) -> std::collections::BTreeMap<String, String> {
+    pairs
+        .into_iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone())))
+        .collect()
+}
+
+impl ServeArgs {
+    /// The settings given, for `Config::from_env_map`.
+    pub fn to_map(&self) -> std::collections::BTreeMap<String, String> {
+        let pairs = [
+            ("BIND_ADDR", &self.bind_addr),
+            ("PUBLIC_BASE_URL", &self.public_base_url),
+            ("PAY_TO", &self.pay_to),
+            ("FACILITATOR_URL", &self.facilitator_url),
+            ("PRICE_USD", &self.price_usd),
+            ("X402_NETWORK", &self.x402_network),
+            ("X402_ASSET", &self.x402_asset),
+            ("X402_ASSET_NAME", &self.x402_asset_name),
+            ("X402_ASSET_VERSION", &self.x402_asset_version),
+            ("X402_MAX_TIMEOUT_SECONDS", &self.x402_max_timeout_seconds),
+            ("RATE_LIMIT_PER_MINUTE", &self.rate_limit_per_minute),
+            ("RATE_LIMIT_BURST", &self.rate_limit_burst),
+            ("MAX_CONCURRENT_JOBS", &self.max_concurrent_jobs),
+        ];
+        to_map(pairs.into_iter().chain(self.fetch.pairs()))
+    }
+}

@@ -1,0 +1,19 @@
+//! `contact-runtime-common`: the runtime-neutral half of contact-extract's runtimes — what a
+//! smol or a tokio runtime needs alike and that is not IO-free enough for the core:
+//!
+//! - [`log`]: the access, audit and operational lines on stderr (batched, never blocking a
+//!   request; audit lines written at once);
+//! - [`tls`]: the rustls client configuration (webpki roots) and its failure mapping;
+//! - [`cli`]: the command-line settings (`serve`, and the fetch/log settings shared with
+//!   `extract`);
+//! - [`offline`]: the offline commands `extract-html` and `extract-dir`.
+//!
+//! The IO-free driver bookkeeping (answers owed, the timer rule) is in
+//! `contact_core::driver`.
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod log;
+pub mod offline;
+pub mod tls;

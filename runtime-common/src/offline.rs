@@ -1,0 +1,208 @@
+//! The offline commands (no network): `extract-html` (one site from saved pages) and
+//! `extract-dir` (every saved page under a directory as a one-page site), and the argument
+//! parsers they use.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use contact_core::api::ContactExtractionResult;
+use contact_core::{crawl, extract};
+use url::Url;
+
+pub fn parse_http_url(s: &str) -> Result<Url, String> {
+    let url = Url::parse(s).map_err(|e| format!("not a URL ({e})"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("must be an http or https URL with a host".to_string());
+    }
+    Ok(url)
+}
+
+pub fn parse_page_arg(s: &str) -> Result<(Url, PathBuf), String> {
+    let (url, file) = s.split_once('=').ok_or("expected URL=FILE")?;
+    Ok((parse_http_url(url)?, PathBuf::from(file)))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("contact-extract: cannot read {}: {e}", path.display()))
+}
+
+pub fn extract_html(url: &Url, file: &Path, pages: &[(Url, PathBuf)]) -> ExitCode {
+    let started = Instant::now();
+    let mut bodies = vec![(url.clone(), file.to_path_buf())];
+    bodies.extend(pages.iter().cloned());
+    let mut extracted = Vec::new();
+    for (page_url, path) in &bodies {
+        let bytes = match read(path) {
+            Ok(bytes) => bytes,
+            Err(message) => {
+                eprintln!("{message}");
+                return ExitCode::FAILURE;
+            }
+        };
+        extracted.push(extract::extract_page(page_url, Some("text/html"), &bytes));
+    }
+    let plan = crawl::plan(url, &extracted[0].links);
+    let result = extract::merge(
+        extract::SiteInfo {
+            input_url: url.as_str(),
+            url,
+            contact_pages: plan.contact_pages.iter().map(Url::to_string).collect(),
+            pages_fetched: u32::try_from(extracted.len()).unwrap_or(u32::MAX),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            request_id: String::new(),
+        },
+        &extracted,
+    );
+    print_json(&result);
+    ExitCode::SUCCESS
+}
+
+pub fn print_json(result: &ContactExtractionResult) {
+    match serde_json::to_string_pretty(result) {
+        Ok(json) => println!("{json}"),
+        Err(e) => eprintln!("contact-extract: cannot serialise the result: {e}"),
+    }
+}
+
+pub fn extract_dir(dir: &Path) -> ExitCode {
+    let mut files = Vec::new();
+    if let Err(message) = collect_html(dir, &mut files, 0) {
+        eprintln!("{message}");
+        return ExitCode::FAILURE;
+    }
+    files.sort();
+    let started = Instant::now();
+    let mut bytes_total = 0usize;
+    let mut failures = 0usize;
+    let mut pages = 0usize;
+    for path in &files {
+        let bytes = match read(path) {
+            Ok(bytes) => bytes,
+            Err(message) => {
+                eprintln!("{message}");
+                failures += 1;
+                continue;
+            }
+        };
+        bytes_total += bytes.len();
+        pages += 1;
+        let result = one_page_site(path, &bytes);
+        let line = serde_json::json!({ "file": path.display().to_string(), "result": result });
+        println!("{line}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let megabytes = bytes_total as f64 / 1e6;
+    eprintln!(
+        "pages: {pages}, MB: {megabytes:.2}, seconds: {seconds:.3}, MB/s: {:.1}",
+        if seconds > 0.0 {
+            megabytes / seconds
+        } else {
+            0.0
+        }
+    );
+    if failures > 0 {
+        eprintln!("contact-extract: {failures} file(s) could not be read");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// One file as a one-page site. The URL comes from the page (`canonical`, `og:url`, `<base>`)
+/// or the file stem. A panic in extraction (a bug) yields an empty result for this page only.
+fn one_page_site(path: &Path, bytes: &[u8]) -> ContactExtractionResult {
+    let stem_url = || {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let host: String = stem
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        Url::parse(&format!("https://{host}/")).or_else(|_| Url::parse("https://invalid.invalid/"))
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        let parsed = extract::parse_page(None, bytes);
+        let url = parsed.declared_url().or_else(|| stem_url().ok());
+        url.map(|url| {
+            let page = parsed.extract(&url);
+            (url, page)
+        })
+    });
+    let (url, pages) = match outcome {
+        Ok(Some((url, page))) => (url, vec![page]),
+        _ => {
+            eprintln!(
+                "contact-extract: extraction failed for {}; empty result",
+                path.display()
+            );
+            match stem_url() {
+                Ok(url) => (url, Vec::new()),
+                Err(_) => return empty_result(path),
+            }
+        }
+    };
+    let plan = pages
+        .first()
+        .map(|p| crawl::plan(&url, &p.links))
+        .unwrap_or_default();
+    extract::merge(
+        extract::SiteInfo {
+            input_url: url.as_str(),
+            url: &url,
+            contact_pages: plan.contact_pages.iter().map(Url::to_string).collect(),
+            pages_fetched: u32::try_from(pages.len()).unwrap_or(0),
+            duration_ms: 0,
+            request_id: String::new(),
+        },
+        &pages,
+    )
+}
+
+fn empty_result(path: &Path) -> ContactExtractionResult {
+    ContactExtractionResult {
+        success: true,
+        input_url: path.display().to_string(),
+        domain: String::new(),
+        company_name: None,
+        emails: Vec::new(),
+        phones: Vec::new(),
+        socials: Default::default(),
+        addresses: Vec::new(),
+        contact_pages: Vec::new(),
+        pages_scanned: Vec::new(),
+        meta: Default::default(),
+        request_id: String::new(),
+    }
+}
+
+/// Most directory levels walked.
+const MAX_DEPTH: usize = 16;
+
+fn collect_html(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        format!(
+            "contact-extract: cannot read directory {}: {e}",
+            dir.display()
+        )
+    })?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() && depth < MAX_DEPTH {
+            collect_html(&path, out, depth + 1)?;
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
