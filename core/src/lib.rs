@@ -43,9 +43,9 @@
 //! returns an error — every failure becomes an HTTP response (an `ApiError`, a 402 or a 503)
 //! or a close. CPU work (page decoding and extraction, the result build) only ever comes as
 //! `Work`: the runtime runs it off its IO threads, so one heavy page delays no other
-//! connection. The
-//! [`net_policy::ApprovedAddr`] in `Connect` can only be built by the SSRF policy, after the
-//! DNS answer was checked: there is no second lookup.
+//! connection. The [`net_policy::ApprovedAddr`] in `Connect` can only be built inside the
+//! core: by the SSRF policy after the DNS answer was checked (there is no second lookup), or
+//! for the operator's configured facilitator URL.
 //!
 //! # Modules
 //!
@@ -57,6 +57,7 @@
 //! - [`net_policy`], [`fetch`]: SSRF policy, the outbound HTTP/1.1 codec, decoding, redirects;
 //! - [`extract`], [`crawl`], [`site`]: contact extraction, page choice, registrable domains;
 //! - [`config`], [`limiter`], [`ids`]: configuration, rate limiting, request ids;
+//! - [`work`], [`driver`]: CPU work as effects; the IO-free bookkeeping of runtime drivers;
 //! - `testing` (feature): fuzz entry points and the deterministic network simulation.
 //!
 //! Offline extraction, as the CLI does it:

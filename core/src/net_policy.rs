@@ -238,8 +238,9 @@ pub fn approve(
 
 /// Approves an address of an endpoint the operator configured (the facilitator): its host is
 /// trusted configuration, so the block list does not apply (architecture.md §3.7). `None` for
-/// an empty answer.
-pub fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<ApprovedAddr> {
+/// an empty answer. Crate-private: only the core's fetch of the configured facilitator URL
+/// may skip the policy, so an [`ApprovedAddr`] outside the core always passed it.
+pub(crate) fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<ApprovedAddr> {
     addrs
         .first()
         .map(|ip| ApprovedAddr(SocketAddr::new(canonical(*ip), port)))
