@@ -1173,3 +1173,58 @@ fn a_slow_extraction_does_not_delay_other_connections() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("info@fixture-shop.com"));
 }
+
+/// A client that sends requests but stops reading its answers: once its (small, fixed) receive
+/// buffer and the server's send buffer are full, a write that cannot finish within the
+/// contract's write deadline (`io::WRITE_TIMEOUT`, 10 s) closes that connection instead of
+/// holding its driver until the client reads again. The client is a python3 socket with
+/// `SO_RCVBUF` set before connecting (no autotuning), so the buffers really fill; it reads
+/// only after 25 s — well past the first blocked write plus the deadline.
+#[test]
+fn a_client_that_stops_reading_is_closed_after_the_write_deadline() {
+    let (_site, _facilitator, service) = world();
+    let (_, _, one_answer) =
+        service.call(b"GET /openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n");
+    // About 24 MiB of answers: far more than a small receive buffer and a few MiB of send
+    // buffer hold.
+    let count = (24 * 1024 * 1024 / one_answer.len().max(1)).max(500);
+    let script = r#"
+import socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", port))
+s.sendall(b"GET /openapi.json HTTP/1.1\r\n\r\n" * count)
+time.sleep(25)
+s.settimeout(10)
+got = bytearray()
+try:
+    while True:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        got += chunk
+except OSError:
+    pass
+print(got.count(b"HTTP/1.1 200"))
+"#;
+    let output = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(service.addr.port().to_string())
+        .arg(count.to_string())
+        .output()
+        .expect("this test needs python3");
+    assert!(output.status.success(), "{output:?}");
+    let answers: usize = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(answers > 0, "answers were written until the buffers filled");
+    assert!(
+        answers < count,
+        "{answers} of {count}: the connection was kept until the client read again"
+    );
+    // The service goes on.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+}
