@@ -1,5 +1,6 @@
-//! CPU-heavy work as an effect of the runtime contract: decoding and extracting a fetched
-//! page, and building a crawl's result. The exchange never does this work itself: it emits
+//! CPU-heavy work as an effect of the runtime contract: checking a payment locally (EIP-712
+//! digest and ECDSA recovery), decoding and extracting a fetched page, and building a crawl's
+//! result. The exchange never does this work itself: it emits
 //! [`crate::io::Output::Work`] and gets the answer back as [`crate::io::Input::WorkDone`], so a
 //! runtime runs it on a bounded worker pool, off its IO threads and outside any lock, and one
 //! heavy page never delays another connection.
@@ -15,6 +16,8 @@ use crate::extract::{PageExtraction, SiteInfo};
 use crate::fetch::decode::decode_body;
 use crate::fetch::policy::is_html;
 use crate::fetch::{FetchError, MAX_PAGE_BYTES};
+use crate::payment::verify::{verify_locally, PaymentError, VerifiedPayment};
+use crate::payment::{PaymentPayload, PaymentRequirements};
 use crate::server::{Extractor, Merger};
 
 /// Names one piece of work of an exchange.
@@ -24,6 +27,8 @@ pub struct WorkId(pub u32);
 /// One piece of CPU work.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Work {
+    /// Check a payment locally (decisions.md "Payment": local checks).
+    Payment(Box<PaymentWork>),
     /// Decode a fetched page and extract its contact data.
     Page(PageWork),
     /// Merge a crawl's pages into the result and serialise it.
@@ -33,6 +38,8 @@ pub enum Work {
 /// What a piece of work produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkDone {
+    /// The payment passed the local checks, or why not.
+    Payment(Result<Box<VerifiedPayment>, PaymentError>),
     /// A page: its extraction and its size once decoded (bytes), or why it is unusable.
     Page(Result<Box<ExtractedPage>, Failure>),
     /// The result and its JSON serialisation, or [`Failure::Internal`] (a bug).
@@ -55,6 +62,17 @@ pub struct BuiltResult {
     pub result: ContactExtractionResult,
     /// Its JSON serialisation.
     pub body: Vec<u8>,
+}
+
+/// A payment to check against our requirements at `unix_now` (seconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentWork {
+    /// The decoded `PAYMENT-SIGNATURE`.
+    pub payment: PaymentPayload,
+    /// Our requirements.
+    pub requirements: PaymentRequirements,
+    /// Unix time of the request, in seconds.
+    pub unix_now: u64,
 }
 
 /// A fetched page to decode and extract. Equality compares the data, not the extractor
@@ -160,6 +178,9 @@ impl Work {
     /// Does the work. Never panics: a panic inside is [`Failure::Internal`].
     pub fn run(self) -> WorkDone {
         match self {
+            Work::Payment(check) => WorkDone::Payment(
+                verify_locally(&check.payment, &check.requirements, check.unix_now).map(Box::new),
+            ),
             Work::Page(page) => WorkDone::Page(page.run()),
             Work::Result(result) => WorkDone::Result(result.run()),
         }

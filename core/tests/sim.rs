@@ -1465,9 +1465,10 @@ fn a_connect_answer_after_the_connect_deadline_is_ignored() {
 
 #[test]
 fn a_slow_worker_past_the_deadline_is_a_timeout_and_its_late_answer_is_ignored() {
-    // Extraction of the homepage takes 31 s on a (slow, busy) worker pool: the job deadline
-    // (30 s) answers 422 TIMEOUT, the work is cancelled, and its answer, which still comes,
-    // changes nothing: the keep-alive connection answers its next request.
+    // The worker pool answers after 31 s. The payment's local check is the first work: the
+    // job deadline (30 s) answers 503 (nothing reserved, nothing charged), the work is
+    // cancelled, and its answer, which still comes, changes nothing: the keep-alive
+    // connection answers its next request.
     let mut sim = world(&[]);
     sim.work_delay = std::time::Duration::from_secs(31);
     let script = [
@@ -1479,11 +1480,12 @@ fn a_slow_worker_past_the_deadline_is_a_timeout_and_its_late_answer_is_ignored()
     ];
     let answers = responses(&sim.request_over_time(&script));
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
-    assert_eq!(statuses, [422, 200]);
-    assert_error(&answers[0], 422, "TIMEOUT");
+    assert_eq!(statuses, [503, 200]);
+    assert_error(&answers[0], 503, "INTERNAL_ERROR");
     assert_eq!((sim.work_done, sim.cancelled_work), (1, 1));
-    assert_eq!(calls(&sim, "/settle"), 0);
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (0, 0));
     assert_eq!(sim.server.jobs_in_flight(), 0);
+    assert_eq!(sim.server.payment_store_usage().0, 0, "nothing reserved");
 }
 
 #[test]
@@ -1492,9 +1494,10 @@ fn page_work_runs_on_workers_and_a_slow_pool_only_delays_the_answer() {
     sim.work_delay = std::time::Duration::from_secs(2);
     let r = one(&sim.request(&paid_post(&sim, 103)));
     assert_eq!(r.status, 200, "{}", r.body);
-    // Homepage, then /contact and /about concurrently (the 404 needs no work), then the build.
-    assert_eq!(sim.work_done, 3);
-    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(6));
+    // The payment check, the homepage, then /contact and /about concurrently (the 404 needs
+    // no work), then the build.
+    assert_eq!(sim.work_done, 4);
+    assert_eq!(sim.elapsed(), std::time::Duration::from_secs(8));
 }
 
 #[test]

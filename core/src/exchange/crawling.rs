@@ -31,6 +31,9 @@ impl Exchange {
             return;
         };
         match (purpose, done) {
+            (WorkFor::Payment, WorkDone::Payment(checked)) => {
+                self.payment_checked(server, job, checked, now)
+            }
             (WorkFor::Page(page), WorkDone::Page(result)) => {
                 let result = result.and_then(|extracted| {
                     job.bytes_total += extracted.decoded_bytes;
@@ -44,13 +47,16 @@ impl Exchange {
             (WorkFor::Result, WorkDone::Result(built)) => {
                 self.result_built(server, job, built, now)
             }
-            // An answer of the wrong kind (a runtime bug): treated as a failed page or build.
-            (WorkFor::Page(page), WorkDone::Result(_)) => {
+            // An answer of the wrong kind (a runtime bug): treated as a failed check, page or
+            // build.
+            (WorkFor::Payment, _) => {
+                let failure = Failure::Internal;
+                self.end_job_with_error(server, job, &failure, "internal error", now)
+            }
+            (WorkFor::Page(page), _) => {
                 self.page_done(server, job, page, Err(Failure::Internal), now)
             }
-            (WorkFor::Result, WorkDone::Page(_)) => {
-                self.result_built(server, job, Err(Failure::Internal), now)
-            }
+            (WorkFor::Result, _) => self.result_built(server, job, Err(Failure::Internal), now),
         }
     }
 
@@ -370,7 +376,7 @@ impl Exchange {
             return;
         };
         let BuiltResult { result, body } = *built;
-        if job.paid.is_none() {
+        if job.operator {
             // An operator's crawl: the result, without settlement.
             self.unpaid_outcome = Some(Ok(result));
             self.finish_job(server, job, Response::json(200, body), None, None, now);
@@ -416,6 +422,17 @@ impl Exchange {
                     job,
                     &Failure::Internal,
                     "the result could not be built in time; you were not charged",
+                    now,
+                );
+            }
+            Phase::Check => {
+                // Nothing was reserved: a busy worker pool only costs a retry.
+                self.close_fetches(&mut job);
+                self.end_job_with_error(
+                    server,
+                    job,
+                    &Failure::Overloaded,
+                    "the payment could not be checked in time; retry shortly, nothing was charged",
                     now,
                 );
             }

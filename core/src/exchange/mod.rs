@@ -54,13 +54,13 @@ use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutco
 use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, ReserveError, Stage};
-use crate::payment::verify::{address_hex, claimed_authorization, verify_locally};
+use crate::payment::verify::{address_hex, claimed_authorization, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,
 };
 use crate::server::{JobSlot, Server};
-use crate::work::{BuiltResult, PageWork, ResultWork, Work, WorkDone, WorkId};
+use crate::work::{BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId};
 
 /// Time a client has to send a complete request head (and, between requests, to start one).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -158,8 +158,13 @@ struct Job {
     deadline: Instant,
     input_url: String,
     target: PublicUrl,
-    /// `None` for an operator's unpaid crawl ([`Exchange::unpaid_crawl`]).
+    /// The payment, once checked locally and reserved (`None` while in [`Phase::Check`], and
+    /// for an operator's crawl).
     paid: Option<Paid>,
+    /// The payment being checked locally ([`Phase::Check`]).
+    check: Option<Box<Check>>,
+    /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
+    operator: bool,
     phase: Phase,
     fetches: Vec<Outbound>,
     pages: Vec<Option<PageExtraction>>,
@@ -184,6 +189,16 @@ struct Paid {
     payer: String,
     /// A retry that settles a kept result whose outcome was unknown (no crawl).
     resettle: bool,
+}
+
+/// A paid request whose payment a worker is checking (decisions.md step 6, local checks).
+#[derive(Debug)]
+struct Check {
+    terms: PaymentTerms,
+    facilitator: Url,
+    payment: PaymentPayload,
+    payment_id: Option<String>,
+    fingerprint: Fingerprint,
 }
 
 /// The settlement of a paid job: the 200 is built before the first `/settle`.
@@ -223,6 +238,8 @@ impl Job {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// The payment's local checks (signature recovery) run on a worker.
+    Check,
     Verify,
     CrawlHome,
     CrawlExtras,
@@ -234,6 +251,8 @@ enum Phase {
 /// What a piece of work is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WorkFor {
+    /// The payment's local checks.
+    Payment,
     /// Decoding and extracting page `n` (0 = the homepage).
     Page(usize),
     /// Building the result.
@@ -322,6 +341,8 @@ impl Exchange {
             input_url: url.to_string(),
             target,
             paid: None,
+            check: None,
+            operator: true,
             phase: Phase::CrawlHome,
             fetches: Vec::new(),
             pages: Vec::new(),

@@ -83,16 +83,83 @@ impl Exchange {
                 return;
             }
         };
+        // The local checks (EIP-712 digest and ECDSA recovery, ~0.2 ms) are CPU work: a
+        // worker does them; the job waits in `Phase::Check` and nothing is reserved yet.
         let unix_now = server.unix_time(now).as_secs();
-        let verified = match verify_locally(&payment, &terms.requirements, unix_now) {
+        let work = Work::Payment(Box::new(PaymentWork {
+            payment: payment.clone(),
+            requirements: terms.requirements.clone(),
+            unix_now,
+        }));
+        let fingerprint = Fingerprint::of(&payment, &input_url);
+        let mut job = Box::new(Job {
+            deadline: request.started + JOB_TIMEOUT,
+            request,
+            input_url,
+            target,
+            paid: None,
+            check: Some(Box::new(Check {
+                terms,
+                facilitator,
+                payment,
+                payment_id,
+                fingerprint,
+            })),
+            operator: false,
+            phase: Phase::Check,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+            settlement: None,
+            work: Vec::new(),
+            _slot: server.jobs.acquire(),
+        });
+        self.start_work(&mut job, WorkFor::Payment, work);
+        self.state = State::Job(job);
+    }
+
+    /// The local payment checks are done (decisions.md step 6): refuse (402), or reserve the
+    /// authorization and call `/verify`. The checking job ends here; a paid job takes its place.
+    pub(super) fn payment_checked(
+        &mut self,
+        server: &Server,
+        job: Box<Job>,
+        checked: Result<Box<VerifiedPayment>, PaymentError>,
+        now: Instant,
+    ) {
+        let Job {
+            request,
+            input_url,
+            target,
+            check,
+            ..
+        } = *job;
+        // The checking job is over (its slot is free); the connection answers or goes on.
+        self.state = State::Idle {
+            deadline: now + HEAD_TIMEOUT,
+        };
+        let Some(check) = check else {
+            self.respond_error(&request, &Failure::Internal, "internal error", now);
+            return self.after_early_answer(server, now);
+        };
+        let Check {
+            terms,
+            facilitator,
+            payment,
+            payment_id,
+            fingerprint,
+        } = *check;
+        let verified = match checked {
             Ok(verified) => verified,
             Err(error) => {
                 self.payment_required(&request, &terms, &error.reason(), now);
-                return;
+                return self.after_early_answer(server, now);
             }
         };
+        let unix_now = server.unix_time(now).as_secs();
         let key = authorization_key(&terms, verified.payer, verified.nonce);
-        let fingerprint = Fingerprint::of(&payment, &input_url);
         let reserved = server.shared().payments.reserve(
             &key,
             fingerprint,
@@ -103,19 +170,29 @@ impl Exchange {
         match reserved {
             Ok(()) => {}
             Err(ReserveError::AlreadyUsed) => {
-                let reason = "payment authorization already used";
-                self.payment_required(&request, &terms, reason, now);
-                return;
+                // Possibly the same payment sent twice at once: the other one reserved first.
+                let record = server.shared().payments.look_up(&key, unix_now);
+                match record.filter(|r| r.fingerprint == fingerprint) {
+                    Some(record) => {
+                        self.answer_same_payment(&request, &terms, &key, record.stage, now)
+                    }
+                    None => {
+                        let reason = "payment authorization already used";
+                        self.payment_required(&request, &terms, reason, now);
+                    }
+                }
+                return self.after_early_answer(server, now);
             }
-            Err(ReserveError::IdInUse) => fail!(
-                Failure::PaymentIdConflict,
-                "payment identifier already used with a different payment"
-            ),
+            Err(ReserveError::IdInUse) => {
+                let message = "payment identifier already used with a different payment";
+                self.respond_error(&request, &Failure::PaymentIdConflict, message, now);
+                return self.after_early_answer(server, now);
+            }
             Err(ReserveError::Full { retry_after }) => {
                 let retry = [("Retry-After", retry_after.to_string())];
                 let message = "too many payments held; retry later";
                 self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
-                return;
+                return self.after_early_answer(server, now);
             }
         }
         let mut job = Box::new(Job {
@@ -131,6 +208,8 @@ impl Exchange {
                 payer: address_hex(&verified.payer),
                 resettle: false,
             }),
+            check: None,
+            operator: false,
             phase: Phase::Verify,
             fetches: Vec::new(),
             pages: Vec::new(),
@@ -146,6 +225,52 @@ impl Exchange {
         match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
             Ok(()) => self.state = State::Job(job),
             Err(failure) => self.after_verify(server, job, FetchEnd::Failed(failure), now),
+        }
+    }
+
+    /// After a paid request was answered without a job (a refusal after the local checks): a
+    /// client that left is closed; otherwise a pipelined request is read.
+    fn after_early_answer(&mut self, server: &Server, now: Instant) {
+        if self.client_gone {
+            self.close();
+        } else if !self.is_finished() {
+            self.advance_inbound(server, now);
+        }
+    }
+
+    /// Answers a request that carries a payment the store already has, with the same
+    /// fingerprint: the kept 200, a 503 while it is in progress (or its settlement outcome is
+    /// unknown), or a 402 when it was consumed without a result.
+    fn answer_same_payment(
+        &mut self,
+        request: &RequestInfo,
+        terms: &PaymentTerms,
+        key: &AuthorizationKey,
+        stage: Stage,
+        now: Instant,
+    ) {
+        match stage {
+            Stage::Settled(kept) => {
+                let log = JobLog {
+                    payer: Some(address_hex(&key.from)),
+                    transaction: kept.settlement.as_ref().map(|s| s.transaction.clone()),
+                    ..JobLog::default()
+                };
+                let request = RequestInfo {
+                    id: kept.request_id.clone(),
+                    ..request.clone()
+                };
+                self.send(&paid_response(&kept).prepare(), &request, now, None, log);
+            }
+            Stage::Reserved | Stage::Verified | Stage::Resettling(_) | Stage::Unknown(_) => {
+                let retry = [("Retry-After", IN_PROGRESS_RETRY_AFTER.to_string())];
+                let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
+                self.respond_error_with(request, &Failure::PaymentInProgress, message, now, &retry);
+            }
+            Stage::Spent => {
+                let reason = "payment authorization already used";
+                self.payment_required(request, terms, reason, now);
+            }
         }
     }
 
@@ -206,69 +331,51 @@ impl Exchange {
             self.respond_error(request, &Failure::PaymentIdConflict, message, now);
             return Recovery::Handled;
         }
-        match record.stage {
-            Stage::Settled(kept) => {
-                let mut log = JobLog {
-                    payer: Some(address_hex(&key.from)),
-                    ..JobLog::default()
-                };
-                log.transaction = kept.settlement.as_ref().map(|s| s.transaction.clone());
-                let request = RequestInfo {
-                    id: kept.request_id.clone(),
-                    ..request.clone()
-                };
-                self.send(&paid_response(&kept).prepare(), &request, now, None, log);
-            }
-            Stage::Reserved | Stage::Verified | Stage::Resettling(_) => {
-                let retry = [("Retry-After", IN_PROGRESS_RETRY_AFTER.to_string())];
-                let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
-                self.respond_error_with(request, &Failure::PaymentInProgress, message, now, &retry);
-            }
-            Stage::Spent => {
-                let reason = "payment authorization already used";
-                self.payment_required(request, terms, reason, now);
-            }
-            Stage::Unknown(_) => {
-                let limited = server.shared().limiter.check(self.peer, now);
-                if let Err(retry_after) = limited {
-                    let message = format!("rate limit exceeded; retry in {retry_after} s");
-                    let retry = [("Retry-After", retry_after.to_string())];
-                    self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
-                    return Recovery::Handled;
-                }
-                let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
-                    return Recovery::NotARetry;
-                };
-                let Some(kept) = server.shared().payments.begin_resettle(&key) else {
-                    return Recovery::NotARetry;
-                };
-                let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
-                let job = Box::new(Job {
-                    deadline: now + SETTLE_BUDGET,
-                    request: request.clone(),
-                    input_url,
-                    target,
-                    paid: Some(Paid {
-                        terms,
-                        facilitator,
-                        payment,
-                        payer: address_hex(&key.from),
-                        key,
-                        resettle: true,
-                    }),
-                    phase: Phase::Settle,
-                    fetches: Vec::new(),
-                    pages: Vec::new(),
-                    contact_pages: Vec::new(),
-                    pages_fetched: 0,
-                    bytes_total: 0,
-                    settlement: None,
-                    work: Vec::new(),
-                    _slot: server.jobs.acquire(),
-                });
-                self.begin_settlement(server, job, kept, true, now);
-            }
+        if !matches!(record.stage, Stage::Unknown(_)) {
+            self.answer_same_payment(request, terms, &key, record.stage, now);
+            return Recovery::Handled;
         }
+        // The settlement outcome was unknown: settle again (one retry at a time, rate-limited).
+        let limited = server.shared().limiter.check(self.peer, now);
+        if let Err(retry_after) = limited {
+            let message = format!("rate limit exceeded; retry in {retry_after} s");
+            let retry = [("Retry-After", retry_after.to_string())];
+            self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
+            return Recovery::Handled;
+        }
+        let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
+            return Recovery::NotARetry;
+        };
+        let Some(kept) = server.shared().payments.begin_resettle(&key) else {
+            return Recovery::NotARetry;
+        };
+        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let job = Box::new(Job {
+            deadline: now + SETTLE_BUDGET,
+            request: request.clone(),
+            input_url,
+            target,
+            paid: Some(Paid {
+                terms,
+                facilitator,
+                payment,
+                payer: address_hex(&key.from),
+                key,
+                resettle: true,
+            }),
+            check: None,
+            operator: false,
+            phase: Phase::Settle,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+            settlement: None,
+            work: Vec::new(),
+            _slot: server.jobs.acquire(),
+        });
+        self.begin_settlement(server, job, kept, true, now);
         Recovery::Handled
     }
 

@@ -14,7 +14,7 @@ impl Exchange {
         self.close_fetches(&mut job);
         let (status, code) = reply_for(failure);
         let error = ApiError::new(code, message, job.request.id.clone());
-        if job.paid.is_none() {
+        if job.operator {
             self.unpaid_outcome = Some(Err(error.clone()));
         }
         let response = json_response(status, &error);
@@ -59,7 +59,7 @@ impl Exchange {
             payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
             transaction,
         };
-        if job.paid.is_none() || self.client_gone {
+        if job.operator || self.client_gone {
             // An operator's crawl has no client; a client that left gets nothing sent (a paid
             // result is in the payment store for its retry). Log it and end.
             self.log(&job.request, response.status, code, log, now);
