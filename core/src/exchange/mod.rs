@@ -216,6 +216,36 @@ struct Settlement {
 }
 
 impl Job {
+    /// A job for `request` in `phase`, with nothing fetched yet; it counts in
+    /// `MAX_CONCURRENT_JOBS` until dropped.
+    fn new(
+        server: &Server,
+        request: RequestInfo,
+        target: (String, PublicUrl),
+        phase: Phase,
+        deadline: Instant,
+    ) -> Job {
+        let (input_url, target) = target;
+        Job {
+            request,
+            deadline,
+            input_url,
+            target,
+            paid: None,
+            check: None,
+            operator: false,
+            phase,
+            fetches: Vec::new(),
+            pages: Vec::new(),
+            contact_pages: Vec::new(),
+            pages_fetched: 0,
+            bytes_total: 0,
+            settlement: None,
+            work: Vec::new(),
+            _slot: server.jobs.acquire(),
+        }
+    }
+
     /// Sets the stage of this job's payment record (no-op for an unpaid crawl).
     fn record(&self, server: &Server, stage: Stage) {
         if let Some(paid) = &self.paid {
@@ -329,29 +359,22 @@ impl Exchange {
             ApiError::new(code, message, request_id.clone())
         })?;
         let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
+        let request = RequestInfo {
+            id: request_id,
+            method: "EXTRACT".to_string(),
+            path: url.to_string(),
+            started: now,
+            close: true,
+        };
         let job = Job {
-            request: RequestInfo {
-                id: request_id,
-                method: "EXTRACT".to_string(),
-                path: url.to_string(),
-                started: now,
-                close: true,
-            },
-            deadline: now + JOB_TIMEOUT,
-            input_url: url.to_string(),
-            target,
-            paid: None,
-            check: None,
             operator: true,
-            phase: Phase::CrawlHome,
-            fetches: Vec::new(),
-            pages: Vec::new(),
-            contact_pages: Vec::new(),
-            pages_fetched: 0,
-            bytes_total: 0,
-            settlement: None,
-            work: Vec::new(),
-            _slot: server.jobs.acquire(),
+            ..Job::new(
+                server,
+                request,
+                (url.to_string(), target),
+                Phase::CrawlHome,
+                now + JOB_TIMEOUT,
+            )
         };
         let mut job = Box::new(job);
         match exchange.start_home(server, &mut job, now) {

@@ -92,29 +92,17 @@ impl Exchange {
             unix_now,
         }));
         let fingerprint = Fingerprint::of(&payment, &input_url);
+        let deadline = request.started + JOB_TIMEOUT;
+        let check = Check {
+            terms,
+            facilitator,
+            payment,
+            payment_id,
+            fingerprint,
+        };
         let mut job = Box::new(Job {
-            deadline: request.started + JOB_TIMEOUT,
-            request,
-            input_url,
-            target,
-            paid: None,
-            check: Some(Box::new(Check {
-                terms,
-                facilitator,
-                payment,
-                payment_id,
-                fingerprint,
-            })),
-            operator: false,
-            phase: Phase::Check,
-            fetches: Vec::new(),
-            pages: Vec::new(),
-            contact_pages: Vec::new(),
-            pages_fetched: 0,
-            bytes_total: 0,
-            settlement: None,
-            work: Vec::new(),
-            _slot: server.jobs.acquire(),
+            check: Some(Box::new(check)),
+            ..Job::new(server, request, (input_url, target), Phase::Check, deadline)
         });
         self.start_work(&mut job, WorkFor::Payment, work);
         self.state = State::Job(job);
@@ -195,30 +183,24 @@ impl Exchange {
                 return self.after_early_answer(server, now);
             }
         }
+        let deadline = request.started + JOB_TIMEOUT;
+        let paid = Paid {
+            terms,
+            facilitator,
+            payment,
+            key,
+            payer: address_hex(&verified.payer),
+            resettle: false,
+        };
         let mut job = Box::new(Job {
-            deadline: request.started + JOB_TIMEOUT,
-            request,
-            input_url,
-            target,
-            paid: Some(Paid {
-                terms,
-                facilitator,
-                payment,
-                key,
-                payer: address_hex(&verified.payer),
-                resettle: false,
-            }),
-            check: None,
-            operator: false,
-            phase: Phase::Verify,
-            fetches: Vec::new(),
-            pages: Vec::new(),
-            contact_pages: Vec::new(),
-            pages_fetched: 0,
-            bytes_total: 0,
-            settlement: None,
-            work: Vec::new(),
-            _slot: server.jobs.acquire(),
+            paid: Some(paid),
+            ..Job::new(
+                server,
+                request,
+                (input_url, target),
+                Phase::Verify,
+                deadline,
+            )
         });
         let Some(paid) = &job.paid else { return };
         let verify_url = endpoint(&paid.facilitator, "verify");
@@ -350,30 +332,18 @@ impl Exchange {
             return Recovery::NotARetry;
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let paid = Paid {
+            terms,
+            facilitator,
+            payment,
+            payer: address_hex(&key.from),
+            key,
+            resettle: true,
+        };
+        let (target, deadline) = ((input_url, target), now + SETTLE_BUDGET);
         let job = Box::new(Job {
-            deadline: now + SETTLE_BUDGET,
-            request: request.clone(),
-            input_url,
-            target,
-            paid: Some(Paid {
-                terms,
-                facilitator,
-                payment,
-                payer: address_hex(&key.from),
-                key,
-                resettle: true,
-            }),
-            check: None,
-            operator: false,
-            phase: Phase::Settle,
-            fetches: Vec::new(),
-            pages: Vec::new(),
-            contact_pages: Vec::new(),
-            pages_fetched: 0,
-            bytes_total: 0,
-            settlement: None,
-            work: Vec::new(),
-            _slot: server.jobs.acquire(),
+            paid: Some(paid),
+            ..Job::new(server, request.clone(), target, Phase::Settle, deadline)
         });
         self.begin_settlement(server, job, kept, true, now);
         Recovery::Handled
