@@ -25,6 +25,11 @@ fn stdout_json(output: &Output) -> serde_json::Value {
 
 #[test]
 fn extract_html_merges_a_site_in_page_order() {
+    if contact_benches::shared_or_skip("corpus/pages", "extract_html_merges_a_site_in_page_order")
+        .is_none()
+    {
+        return;
+    }
     let output = bin()
         .args(["extract-html", "--url", "http://www.caltronind.com/"])
         .arg(corpus_page("caltronind.com__home.html"))

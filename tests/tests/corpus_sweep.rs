@@ -91,20 +91,24 @@ fn check_page(path: &Path) {
     }
 }
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
-}
-
 #[test]
 fn labelled_corpus_pages_keep_the_invariants() {
-    let files = html_files(&shared().join("corpus/pages"));
+    let test = "labelled_corpus_pages_keep_the_invariants";
+    let Some(pages) = contact_benches::shared_or_skip("corpus/pages", test) else {
+        return;
+    };
+    let files = html_files(&pages);
     assert!(files.len() >= 70);
     files.iter().for_each(|f| check_page(f));
 }
 
 #[test]
 fn performance_corpus_pages_keep_the_invariants() {
-    let files = html_files(&shared().join("corpus-perf"));
+    let test = "performance_corpus_pages_keep_the_invariants";
+    let Some(pages) = contact_benches::shared_or_skip("corpus-perf", test) else {
+        return;
+    };
+    let files = html_files(&pages);
     assert!(files.len() >= 300);
     files.iter().for_each(|f| check_page(f));
 }
