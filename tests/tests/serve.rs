@@ -328,6 +328,12 @@ fn a_slowloris_client_is_closed_without_affecting_others() {
 /// `.ci/node` with the pinned official client installed (`npm install` from the npm registry
 /// when `node_modules` is missing; `.ci/run` installs it beforehand).
 fn official_client_dir() -> std::path::PathBuf {
+    // Tests run in parallel: one installs while the others wait (two `npm install`s into the
+    // same folder, or a run during an install, break each other).
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _installing = INSTALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
     let installed = ["@x402/fetch", "@x402/evm", "@x402/extensions", "viem"]
         .iter()
