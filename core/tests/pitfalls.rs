@@ -216,3 +216,20 @@ fn name_split_by_markup_and_superscript_mark() {
     );
     assert_eq!(p.company_name.as_deref(), Some("Tropical Web Works"));
 }
+
+#[test]
+fn a_comment_ending_in_three_dashes_hides_nothing_after_it() {
+    // Seen on a modern site: `<!--- START - Footer -->` and `<!-- Footer Logo --->` made
+    // everything after them vanish (tl 0.7 misread the comment end).
+    let url = url::Url::parse("https://www.acme-example.com/").expect("static URL");
+    let html = r#"<html><body><!--- START - Footer --><footer><!-- Footer Logo --->
+        <p>Mail <a href="mailto:info@acme-example.com">info@acme-example.com</a></p>
+        <a href="https://www.linkedin.com/company/acme-example">LinkedIn</a></footer>
+        <!-- x --!><p>sales@acme-example.com</p></body></html>"#;
+    let page = contact_core::extract::extract_page(&url, Some("text/html"), html.as_bytes());
+    assert_eq!(
+        page.emails,
+        ["info@acme-example.com", "sales@acme-example.com"]
+    );
+    assert_eq!(page.socials.len(), 1);
+}

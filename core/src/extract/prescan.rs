@@ -17,7 +17,9 @@
 //! - a `/` right after a tag name becomes a space: `tl` 0.7 reads `<br/>` as an element named
 //!   `br/` that never closes, so a `</noscript>` after it is ignored and the rest of the page
 //!   falls into the skipped `<noscript>`;
-//! - comments are left for `tl`, but skipped here so markup inside them is not touched.
+//! - a comment's body is blanked and its end written `-->`, as HTML5 tokenizes comments (the
+//!   first `-->` or `--!>` ends one; `<!-->` and `<!--->` are empty): `tl` 0.7 misreads
+//!   `<!-- Footer Logo --->` and everything after it vanished.
 //!
 //! Only ASCII bytes are rewritten or inserted, so the result stays UTF-8.
 
@@ -28,6 +30,33 @@ pub struct Prescanned {
     pub html: String,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
+}
+
+/// Blanks the body of the comment whose body starts at `body` (just after `<!--`) and returns
+/// where scanning goes on. HTML5 (§13.2.5.43–52): `<!-->` and `<!--->` are empty comments; else
+/// the first `-->` or `--!>` ends it (the latter is rewritten ` -->`, which `tl` knows); an
+/// unclosed comment runs to the end. Comments show nothing, so nothing visible is lost.
+fn blank_comment(bytes: &mut [u8], body: usize) -> usize {
+    let rest = &bytes[body..];
+    if rest.starts_with(b">") {
+        return body + 1;
+    }
+    if rest.starts_with(b"->") {
+        return body + 2;
+    }
+    let plain = memchr::memmem::find(rest, b"-->");
+    let bang = memchr::memmem::find(rest, b"--!>");
+    let (end, len) = match (plain, bang) {
+        (Some(p), Some(b)) if b < p => (b, 4),
+        (Some(p), _) => (p, 3),
+        (None, Some(b)) => (b, 4),
+        (None, None) => return bytes.len(),
+    };
+    bytes[body..body + end].fill(b' ');
+    if len == 4 {
+        bytes[body + end..body + end + 4].copy_from_slice(b" -->");
+    }
+    body + end + len
 }
 
 /// Largest number of JSON-LD blocks kept per page; more is not a real page.
@@ -46,12 +75,7 @@ pub fn prescan(input: &str) -> Prescanned {
         let lt = pos + offset;
         let next = bytes.get(lt + 1).copied();
         pos = match next {
-            Some(b'!') if bytes[lt..].starts_with(b"<!--") => {
-                match memchr::memmem::find(&bytes[lt + 4..], b"-->") {
-                    Some(end) => lt + 4 + end + 3,
-                    None => bytes.len(),
-                }
-            }
+            Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt + 4),
             Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lowercase_name(&mut bytes, lt + 1);
@@ -236,9 +260,22 @@ mod tests {
     }
 
     #[test]
+    fn comments_end_as_html5_says_and_their_bodies_are_blanked() {
+        let p = prescan("<!-- Footer Logo ---><P>a</P><!--- START --><B>b</B><!-- x --!><I>c</I>");
+        assert_eq!(
+            p.html,
+            "<!--              --><p>a</p><!--        --><b>b</b><!--    --><i>c</i>"
+        );
+        let p = prescan("<!--><A>d</A><!---><A>e</A>");
+        assert_eq!(p.html, "<!--><a>d</a><!---><a>e</a>");
+        let p = prescan("<p>f</p><!-- never closed <b>");
+        assert_eq!(p.html, "<p>f</p><!-- never closed <b>");
+    }
+
+    #[test]
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
-        assert!(p.html.starts_with("<!-- <SCRIPT> --><b>x</b><script>"));
+        assert!(p.html.starts_with("<!--          --><b>x</b><script>"));
         assert!(p.html.ends_with("            "));
         let p = prescan("<a href='x");
         assert_eq!(p.html, "<a href='x");
