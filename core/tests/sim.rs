@@ -935,12 +935,6 @@ fn a_dropped_exchange_frees_its_job_slot() {
 #[test]
 fn a_pipelined_paid_request_after_a_finished_job_is_not_refused_by_the_cap() {
     let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1")]);
-    let keep_alive = |raw: Vec<u8>| {
-        String::from_utf8(raw)
-            .unwrap()
-            .replace("Connection: close\r\n", "")
-            .into_bytes()
-    };
     let mut both = keep_alive(paid_post(&sim, 64));
     both.extend(paid_post(&sim, 65));
     let answers = responses(&sim.request(&both));
@@ -1419,21 +1413,26 @@ fn keep_alive(raw: Vec<u8>) -> Vec<u8> {
         .into_bytes()
 }
 
+/// On one keep-alive connection: a paid request (`nonce`) at once, then a health check after
+/// `seconds`; returns every answer.
+fn paid_then_health(sim: &mut Sim, nonce: u8, seconds: u64) -> Vec<Parsed> {
+    let script = [
+        (std::time::Duration::ZERO, keep_alive(paid_post(sim, nonce))),
+        (
+            std::time::Duration::from_secs(seconds),
+            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+        ),
+    ];
+    responses(&sim.request_over_time(&script))
+}
+
 #[test]
 fn a_dns_answer_after_the_dns_deadline_does_not_lose_the_next_request() {
     // The homepage's DNS answer comes after the 3 s DNS deadline, when the request was already
     // answered (422) and the keep-alive connection waits for its next request.
     let mut sim = world(&[]);
     sim.dns_delay = std::time::Duration::from_secs(5);
-    let paid = keep_alive(paid_post(&sim, 100));
-    let script = [
-        (std::time::Duration::ZERO, paid),
-        (
-            std::time::Duration::from_secs(6),
-            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
-        ),
-    ];
-    let answers = responses(&sim.request_over_time(&script));
+    let answers = paid_then_health(&mut sim, 100, 6);
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     assert_eq!(statuses, [422, 200], "the late answer is ignored");
     assert_error(&answers[0], 422, "TIMEOUT");
@@ -1444,15 +1443,7 @@ fn a_dns_answer_after_the_dns_deadline_does_not_lose_the_next_request() {
 fn a_connect_answer_after_the_connect_deadline_is_ignored() {
     let mut sim = world(&[]);
     sim.connect_delay = std::time::Duration::from_secs(11);
-    let paid = keep_alive(paid_post(&sim, 101));
-    let script = [
-        (std::time::Duration::ZERO, paid),
-        (
-            std::time::Duration::from_secs(12),
-            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
-        ),
-    ];
-    let answers = responses(&sim.request_over_time(&script));
+    let answers = paid_then_health(&mut sim, 101, 12);
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     // The facilitator's /verify connect times out (10 s): 503, then the health check.
     assert_eq!(statuses, [503, 200]);
@@ -1471,14 +1462,7 @@ fn a_slow_worker_past_the_deadline_is_a_timeout_and_its_late_answer_is_ignored()
     // connection answers its next request.
     let mut sim = world(&[]);
     sim.work_delay = std::time::Duration::from_secs(31);
-    let script = [
-        (std::time::Duration::ZERO, keep_alive(paid_post(&sim, 102))),
-        (
-            std::time::Duration::from_secs(32),
-            b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
-        ),
-    ];
-    let answers = responses(&sim.request_over_time(&script));
+    let answers = paid_then_health(&mut sim, 102, 32);
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     assert_eq!(statuses, [503, 200]);
     assert_error(&answers[0], 503, "INTERNAL_ERROR");

@@ -99,20 +99,20 @@ pub fn payment_header(data: &[u8]) {
     assert_eq!(again, payment);
 }
 
-/// `exchange`: a whole exchange in the simulation. The first byte picks the mode: arbitrary
-/// client bytes, or a valid paid request whose homepage answer is the remaining bytes (split
-/// at a fuzzed size). Every run must end within the step bound, with a parseable response or
-/// none.
-///
-/// # Panics
-/// When the exchange panics, livelocks, or answers with something that is not HTTP.
-pub fn exchange(data: &[u8]) {
-    use crate::testing::sim::{payment_header as sign, Reply, Sim, SIM_UNIX_START};
-    use std::collections::BTreeMap;
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
-    };
-    let vars: BTreeMap<String, String> = [
+/// The fuzzed site (`www.fuzz-site.com`, in the simulation's DNS) and facilitator addresses.
+const FUZZ_SITE: std::net::SocketAddr = std::net::SocketAddr::new(
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(93, 184, 216, 34)),
+    443,
+);
+const FUZZ_FACILITATOR: std::net::SocketAddr = std::net::SocketAddr::new(
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 1)),
+    9000,
+);
+
+/// The simulation the exchange targets share: payments configured against the facilitator
+/// at [`FUZZ_FACILITATOR`], a generous rate limit, and `www.fuzz-site.com` → [`FUZZ_SITE`].
+fn fuzz_sim() -> Option<crate::testing::sim::Sim> {
+    let vars: std::collections::BTreeMap<String, String> = [
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "http://127.0.0.1:9000"),
@@ -121,21 +121,30 @@ pub fn exchange(data: &[u8]) {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let Ok(config) = crate::config::Config::from_env_map(&vars) else {
+    let config = crate::config::Config::from_env_map(&vars).ok()?;
+    let mut sim = crate::testing::sim::Sim::new(config);
+    sim.dns
+        .insert("www.fuzz-site.com".into(), vec![FUZZ_SITE.ip()]);
+    Some(sim)
+}
+
+/// `exchange`: a whole exchange in the simulation. The first byte picks the mode: arbitrary
+/// client bytes, or a valid paid request whose homepage answer is the remaining bytes (split
+/// at a fuzzed size). Every run must end within the step bound, with a parseable response or
+/// none.
+///
+/// # Panics
+/// When the exchange panics, livelocks, or answers with something that is not HTTP.
+pub fn exchange(data: &[u8]) {
+    use crate::testing::sim::{payment_header as sign, Reply, SIM_UNIX_START};
+    let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let mut sim = Sim::new(config);
+    let Some(mut sim) = fuzz_sim() else {
+        return;
+    };
     sim.split = usize::from(mode >> 1).max(1);
-    let Ok(site) = "93.184.216.34:443".parse() else {
-        return;
-    };
-    let Ok(facilitator) = "127.0.0.1:9000".parse() else {
-        return;
-    };
-    sim.dns.insert(
-        "www.fuzz-site.com".into(),
-        vec![std::net::IpAddr::from([93, 184, 216, 34])],
-    );
+    let (site, facilitator) = (FUZZ_SITE, FUZZ_FACILITATOR);
     let origin = rest.to_vec();
     sim.endpoint(site, move |_| Reply::Bytes(origin.clone()));
     sim.endpoint(facilitator, |raw| {
@@ -181,23 +190,12 @@ pub fn exchange(data: &[u8]) {
 /// # Panics
 /// When the exchange panics, livelocks, or an invariant breaks.
 pub fn exchange_timing(data: &[u8]) {
-    use crate::testing::sim::{http_response, payment_header as sign, Reply, Sim, SIM_UNIX_START};
-    use std::collections::BTreeMap;
+    use crate::testing::sim::{http_response, payment_header as sign, Reply, SIM_UNIX_START};
     use std::time::Duration;
     let byte = |n: usize| data.get(n).copied().unwrap_or(0);
-    let vars: BTreeMap<String, String> = [
-        ("PUBLIC_BASE_URL", "https://contacts.example.com"),
-        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
-        ("FACILITATOR_URL", "http://127.0.0.1:9000"),
-        ("RATE_LIMIT_BURST", "1000"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let Ok(config) = crate::config::Config::from_env_map(&vars) else {
+    let Some(mut sim) = fuzz_sim() else {
         return;
     };
-    let mut sim = Sim::new(config);
     let half_seconds = |b: u8, max: u8| Duration::from_millis(u64::from(b % max) * 500);
     sim.dns_delay = half_seconds(byte(0), 10);
     sim.connect_delay = half_seconds(byte(1), 26);
@@ -208,16 +206,7 @@ pub fn exchange_timing(data: &[u8]) {
         0 => None,
         n => Some(usize::from(n)),
     };
-    let Ok(site) = "93.184.216.34:443".parse() else {
-        return;
-    };
-    let Ok(facilitator) = "127.0.0.1:9000".parse() else {
-        return;
-    };
-    sim.dns.insert(
-        "www.fuzz-site.com".into(),
-        vec![std::net::IpAddr::from([93, 184, 216, 34])],
-    );
+    let (site, facilitator) = (FUZZ_SITE, FUZZ_FACILITATOR);
     sim.endpoint(site, |raw| {
         let body: &[u8] = if raw.starts_with(b"GET / ") {
             b"<title>Fuzz Ltd</title><a href=\"/contact\">Contact</a> info@fuzz-site.com"
