@@ -314,8 +314,10 @@ struct Outbound {
 
 /// What the payment store says about a paid request that is sent again.
 enum Recovery {
-    /// Not a retry of a known request: the normal order applies.
-    NotARetry,
+    /// Not a retry of a known request: the normal order applies. Carries the payment and its
+    /// fingerprint when they were already decoded and computed, so the paid route does not
+    /// do it twice.
+    NotARetry(Option<Box<(PaymentPayload, Fingerprint)>>),
     /// Answered (kept 200, in progress, 409, already used) or a re-settlement started.
     Handled,
 }

@@ -23,9 +23,10 @@ impl Exchange {
                 return;
             }};
         }
-        if let Recovery::Handled = self.recover(server, head, body, &request, now) {
-            return;
-        }
+        let decoded = match self.recover(server, head, body, &request, now) {
+            Recovery::Handled => return,
+            Recovery::NotARetry(decoded) => decoded,
+        };
         let limited = server.shared().limiter.check(self.peer, now);
         if let Err(retry_after) = limited {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
@@ -69,12 +70,18 @@ impl Exchange {
             return;
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
-        let payment: PaymentPayload = match codec::decode(header) {
-            Ok(payment) => payment,
-            Err(error) => {
-                self.payment_required(&request, &terms, &error.to_string(), now);
-                return;
-            }
+        let (payment, fingerprint) = match decoded.map(|decoded| *decoded) {
+            Some(decoded) => decoded,
+            None => match codec::decode::<PaymentPayload>(header) {
+                Ok(payment) => {
+                    let fingerprint = Fingerprint::of(&payment, &input_url);
+                    (payment, fingerprint)
+                }
+                Err(error) => {
+                    self.payment_required(&request, &terms, &error.to_string(), now);
+                    return;
+                }
+            },
         };
         let payment_id = match identifier::payment_id(&payment) {
             Ok(id) => id.map(str::to_string),
@@ -91,7 +98,6 @@ impl Exchange {
             requirements: terms.requirements.clone(),
             unix_now,
         }));
-        let fingerprint = Fingerprint::of(&payment, &input_url);
         let deadline = request.started + JOB_TIMEOUT;
         let check = Check {
             terms,
@@ -271,18 +277,18 @@ impl Exchange {
         now: Instant,
     ) -> Recovery {
         let Some(header) = head.header("payment-signature") else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let Ok(input_url) =
             api::extract_request_url(head.header("content-type"), head.query.as_deref(), body)
         else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let Ok(payment) = codec::decode::<PaymentPayload>(header) else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let unix_now = server.unix_time(now).as_secs();
         let fingerprint = Fingerprint::of(&payment, &input_url);
@@ -294,16 +300,16 @@ impl Exchange {
         let key = match (id_key, claimed_authorization(&payment)) {
             (Some(key), _) => key,
             (None, Some((from, nonce))) => authorization_key(terms, from, nonce),
-            (None, None) => return Recovery::NotARetry,
+            (None, None) => return Recovery::NotARetry(Some(Box::new((payment, fingerprint)))),
         };
         let Some(record) = server.shared().payments.look_up(&key, unix_now) else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
         };
         if record.fingerprint != fingerprint {
             if !by_id {
                 // Another payload or URL with this authorization: the normal order ends in
                 // "payment authorization already used".
-                return Recovery::NotARetry;
+                return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
             }
             let message = if record.fingerprint.payment == fingerprint.payment {
                 "payment identifier already used with a different request"
@@ -326,10 +332,10 @@ impl Exchange {
             return Recovery::Handled;
         }
         let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let Some(kept) = server.shared().payments.begin_resettle(&key) else {
-            return Recovery::NotARetry;
+            return Recovery::NotARetry(None);
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
         let paid = Paid {
