@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod eval;
+pub mod pathological;
 
 /// Every `*.html` file directly in `dir`, sorted by name, with its bytes.
 ///

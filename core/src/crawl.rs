@@ -7,11 +7,13 @@
 //! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use url::Url;
 
+use crate::extract::limits::MAX_CRAWL_CANDIDATES;
 use crate::site::{region_from_host, registrable_domain};
 
 /// Extra pages fetched besides the homepage (service-spec §8).
@@ -125,6 +127,8 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
         return out;
     };
     let home_site = registrable_domain(home_host);
+    // One entry per page (`page_key`), found in an ordered map: a page has up to 5 000 links.
+    let mut seen: BTreeMap<PageKey, usize> = BTreeMap::new();
     for link in links {
         let url = &link.url;
         let same_site = url
@@ -139,18 +143,24 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
         if link.in_footer {
             score += 1;
         }
-        match out.iter_mut().find(|c| same_page(&c.url, url)) {
-            Some(existing) => {
+        match seen.entry(page_key(url)) {
+            Entry::Occupied(at) => {
+                let existing = &mut out[*at.get()];
                 if score > existing.score {
                     existing.score = score;
                     existing.intent = intent;
                 }
             }
-            None => out.push(Candidate {
-                url: url.clone(),
-                intent,
-                score,
-            }),
+            Entry::Vacant(slot) => {
+                if out.len() < MAX_CRAWL_CANDIDATES {
+                    slot.insert(out.len());
+                    out.push(Candidate {
+                        url: url.clone(),
+                        intent,
+                        score,
+                    });
+                }
+            }
         }
     }
     out.sort_by_key(|c| std::cmp::Reverse(c.score));
@@ -463,12 +473,19 @@ fn is_same_page(home: &Url, url: &Url) -> bool {
 /// Same page: host (without `www.`), path (without trailing slash) and query equal; scheme
 /// and fragment ignored.
 pub fn same_page(a: &Url, b: &Url) -> bool {
-    let host = |u: &Url| {
-        u.host_str()
-            .map(|h| h.trim_start_matches("www.").to_ascii_lowercase())
-    };
-    let path = |u: &Url| u.path().trim_end_matches('/').to_string();
-    host(a) == host(b) && path(a) == path(b) && a.query() == b.query()
+    page_key(a) == page_key(b)
+}
+
+/// What [`same_page`] compares: the host without `www.` (lower-case), the path without a
+/// trailing slash, the query.
+type PageKey = (Option<String>, String, Option<String>);
+
+fn page_key(u: &Url) -> PageKey {
+    let host = u
+        .host_str()
+        .map(|h| h.trim_start_matches("www.").to_ascii_lowercase());
+    let path = u.path().trim_end_matches('/').to_string();
+    (host, path, u.query().map(str::to_string))
 }
 
 #[cfg(test)]

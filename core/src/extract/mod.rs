@@ -12,21 +12,27 @@
 //! ```
 
 pub mod address;
+mod address_list;
 pub mod company;
 pub mod decode;
 pub mod emails;
 pub mod entities;
 pub mod html;
 pub mod jsonld;
+pub mod limits;
 pub mod phones;
 mod prescan;
 pub mod socials;
+
+use std::collections::BTreeSet;
 
 use url::Url;
 
 use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks, SourcedValue};
 use crate::crawl::PageLink;
+use crate::extract::address_list::{AddressList, Pushed};
 use crate::extract::html::{Document, MarkedAddress};
+use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
 use crate::site::{region_from_host, registrable_domain, result_domain};
@@ -116,23 +122,16 @@ impl ParsedPage {
 
         let emails = collect_emails(doc, &json_ld, &lines, &line_starts);
         let phones = collect_phones(doc, &json_ld, &lines, &line_starts, hint);
-        let mut socials: Vec<(Network, String)> = Vec::new();
-        for href in doc
-            .links
-            .iter()
-            .map(|l| l.href.as_str())
-            .chain(json_ld.same_as.iter().map(String::as_str))
-        {
-            if let Some(found) = socials::classify(href) {
-                if !socials
-                    .iter()
-                    .any(|(_, u)| u.eq_ignore_ascii_case(&found.1))
-                {
-                    socials.push(found);
-                }
-            }
-        }
-        let mut addresses: Vec<MarkedAddress> = Vec::new();
+        let socials = first_distinct(
+            doc.links
+                .iter()
+                .map(|l| l.href.as_str())
+                .chain(json_ld.same_as.iter().map(String::as_str))
+                .filter_map(socials::classify),
+            MAX_SOCIALS,
+            |(_, url)| url.to_ascii_lowercase(),
+        );
+        let mut addresses = AddressList::new(MAX_ADDRESSES);
         let structured = json_ld
             .addresses
             .iter()
@@ -147,10 +146,7 @@ impl ParsedPage {
             .chain(from_strings)
             .chain(text_addresses.into_iter().map(|a| a.parts))
         {
-            push_address(
-                &mut addresses,
-                split_run_on(trim_address(candidate), tld_region),
-            );
+            addresses.push(split_run_on(trim_address(candidate), tld_region));
         }
         let structured_names: Vec<String> = json_ld
             .org_names
@@ -222,7 +218,7 @@ impl ParsedPage {
             emails,
             phones,
             socials,
-            addresses,
+            addresses: addresses.into_entries(),
             company_name,
             links,
         }
@@ -310,14 +306,11 @@ fn collect_emails(
             found.push((structured_pos, email));
         }
     }
+    // Stable: values at one position keep the order they were found in.
     found.sort_by_key(|(pos, _)| *pos);
-    let mut out: Vec<String> = Vec::new();
-    for (_, email) in found {
-        if !out.contains(&email) {
-            out.push(email);
-        }
-    }
-    out
+    first_distinct(found.into_iter().map(|(_, email)| email), MAX_EMAILS, |e| {
+        e.clone()
+    })
 }
 
 fn collect_phones(
@@ -346,14 +339,24 @@ fn collect_phones(
         }
     }
     found.sort_by_key(|(pos, _)| *pos);
-    let mut out: Vec<String> = Vec::new();
-    for (_, phone) in &found {
-        let also_voice = found.iter().any(|(_, p)| p.e164 == phone.e164 && !p.fax);
-        if also_voice && !out.contains(&phone.e164) {
-            out.push(phone.e164.clone());
-        }
-    }
-    out
+    // A number printed only as a fax is left out; one also given as a voice line is kept at
+    // its first position.
+    let voice: BTreeSet<&str> = found
+        .iter()
+        .filter(|(_, p)| !p.fax)
+        .map(|(_, p)| p.e164.as_str())
+        .collect();
+    first_distinct(
+        found
+            .iter()
+            .map(|(_, p)| p.e164.as_str())
+            .filter(|e164| voice.contains(e164)),
+        MAX_PHONES,
+        |e164| *e164,
+    )
+    .into_iter()
+    .map(str::to_string)
+    .collect()
 }
 
 /// Region for phone parsing, in order: JSON-LD/microdata address country, the country of
@@ -468,60 +471,6 @@ fn trim_address(a: MarkedAddress) -> MarkedAddress {
     }
 }
 
-/// Identity of an address for deduplication: postcode (upper-case, no spaces) and the first
-/// number of the street; the lower-cased street when there is no postcode.
-fn address_key(a: &MarkedAddress) -> String {
-    let postcode: String = a
-        .postal_code
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_uppercase)
-        .collect();
-    let street = a.street.as_deref().unwrap_or("");
-    // The house number: the first word that starts with a digit (not `V1` in a name).
-    let number: String = street
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-        .unwrap_or("")
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    if postcode.is_empty() {
-        street.to_lowercase()
-    } else {
-        format!("{postcode}|{number}")
-    }
-}
-
-fn push_address(list: &mut Vec<MarkedAddress>, candidate: MarkedAddress) {
-    if candidate.street.is_none() && candidate.postal_code.is_none() {
-        return;
-    }
-    let key = address_key(&candidate);
-    match list.iter_mut().find(|a| {
-        address_key(a) == key
-            || (a.postal_code.is_some()
-                && a.postal_code == candidate.postal_code
-                && (a.street.is_none() || candidate.street.is_none()))
-    }) {
-        Some(existing) => {
-            // Fill gaps from later sightings of the same address.
-            let fill = |slot: &mut Option<String>, value: &Option<String>| {
-                if slot.is_none() {
-                    slot.clone_from(value);
-                }
-            };
-            fill(&mut existing.street, &candidate.street);
-            fill(&mut existing.locality, &candidate.locality);
-            fill(&mut existing.region, &candidate.region);
-            fill(&mut existing.country, &candidate.country);
-        }
-        None => list.push(candidate),
-    }
-}
-
 /// Site-level facts the merge needs besides the pages.
 pub struct SiteInfo<'a> {
     /// The submitted URL string, as given (`inputUrl`).
@@ -542,49 +491,47 @@ pub struct SiteInfo<'a> {
 /// form, each keeping the `sourceUrl` of the first page it was found on; the company name from
 /// the first page that gives one.
 pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionResult {
-    let mut emails: Vec<SourcedValue> = Vec::new();
-    let mut phones: Vec<SourcedValue> = Vec::new();
+    let sourced = |values: &mut dyn Iterator<Item = (&String, &String)>| -> Vec<SourcedValue> {
+        first_distinct(values, usize::MAX, |(value, _)| value.as_str())
+            .into_iter()
+            .map(|(value, page)| SourcedValue {
+                value: value.clone(),
+                source_url: page.clone(),
+            })
+            .collect()
+    };
+    let emails = sourced(
+        &mut pages
+            .iter()
+            .flat_map(|p| p.emails.iter().map(|e| (e, &p.url))),
+    );
+    let phones = sourced(
+        &mut pages
+            .iter()
+            .flat_map(|p| p.phones.iter().map(|n| (n, &p.url))),
+    );
     let mut socials = SocialLinks::default();
-    let mut addresses: Vec<(MarkedAddress, String)> = Vec::new();
+    let profiles = first_distinct(
+        pages.iter().flat_map(|p| &p.socials),
+        usize::MAX,
+        |(_, url)| url.to_ascii_lowercase(),
+    );
+    for (network, url) in profiles {
+        let list = match network {
+            Network::Facebook => &mut socials.facebook,
+            Network::Instagram => &mut socials.instagram,
+            Network::LinkedIn => &mut socials.linkedin,
+            Network::X => &mut socials.x,
+            Network::YouTube => &mut socials.youtube,
+        };
+        list.push(url.clone());
+    }
+    let mut addresses = AddressList::new(usize::MAX);
+    let mut sources: Vec<String> = Vec::new();
     for page in pages {
-        for email in &page.emails {
-            if !emails.iter().any(|e| &e.value == email) {
-                emails.push(SourcedValue {
-                    value: email.clone(),
-                    source_url: page.url.clone(),
-                });
-            }
-        }
-        for phone in &page.phones {
-            if !phones.iter().any(|p| &p.value == phone) {
-                phones.push(SourcedValue {
-                    value: phone.clone(),
-                    source_url: page.url.clone(),
-                });
-            }
-        }
-        for (network, url) in &page.socials {
-            let list = match network {
-                Network::Facebook => &mut socials.facebook,
-                Network::Instagram => &mut socials.instagram,
-                Network::LinkedIn => &mut socials.linkedin,
-                Network::X => &mut socials.x,
-                Network::YouTube => &mut socials.youtube,
-            };
-            if !list.iter().any(|u| u.eq_ignore_ascii_case(url)) {
-                list.push(url.clone());
-            }
-        }
         for address in &page.addresses {
-            let mut merged: Vec<MarkedAddress> = addresses.iter().map(|(a, _)| a.clone()).collect();
-            let before = merged.len();
-            push_address(&mut merged, address.clone());
-            if merged.len() > before {
-                addresses.push((address.clone(), page.url.clone()));
-            } else {
-                for ((slot, _), updated) in addresses.iter_mut().zip(merged) {
-                    *slot = updated;
-                }
+            if let Pushed::Added(_) = addresses.push(address.clone()) {
+                sources.push(page.url.clone());
             }
         }
     }
@@ -598,7 +545,9 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
         phones,
         socials,
         addresses: addresses
+            .into_entries()
             .into_iter()
+            .zip(sources)
             .map(|(a, source_url)| PostalAddress {
                 street_address: a.street,
                 address_locality: a.locality,
@@ -676,6 +625,44 @@ mod tests {
             ["https://www.acme.com/", "https://www.acme.com/contact"]
         );
         assert_eq!((result.meta.pages_fetched, result.meta.duration_ms), (2, 7));
+    }
+
+    #[test]
+    fn every_per_page_list_stops_at_its_cap_and_keeps_document_order() {
+        use crate::extract::limits::*;
+        let url = Url::parse("https://www.acme.com/").unwrap();
+        let mut page = String::from("<title>Acme</title>");
+        for i in 0..3 * MAX_EMAILS {
+            page.push_str(&format!("<p>user{i}@acme.com user0@acme.com</p>"));
+        }
+        for i in 0..3 * MAX_PHONES {
+            page.push_str(&format!("<p>Call +1 303 555 {:04}</p>", i));
+        }
+        for i in 0..3 * MAX_SOCIALS {
+            page.push_str(&format!("<a href='https://facebook.com/acme{i}'>f</a>"));
+        }
+        for i in 0..3 * MAX_ADDRESSES {
+            page.push_str(&format!(
+                "<p>{} Main St<br>Denver, CO {}</p>",
+                i + 1,
+                80_000 + i
+            ));
+        }
+        for i in 0..3 * MAX_CRAWL_CANDIDATES {
+            page.push_str(&format!("<a href='/contact-{i}'>Contact</a>"));
+        }
+        let found = extract_page(&url, None, page.as_bytes());
+        assert_eq!(found.emails.len(), MAX_EMAILS);
+        assert_eq!(found.emails[..2], ["user0@acme.com", "user1@acme.com"]);
+        assert_eq!(found.phones.len(), MAX_PHONES);
+        assert_eq!(found.phones[0], "+13035550000");
+        assert_eq!(found.socials.len(), MAX_SOCIALS);
+        assert_eq!(found.socials[0].1, "https://facebook.com/acme0");
+        assert_eq!(found.addresses.len(), MAX_ADDRESSES);
+        assert_eq!(found.addresses[0].postal_code.as_deref(), Some("80000"));
+        let candidates = crate::crawl::candidates(&url, &found.links);
+        assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
+        assert_eq!(candidates[0].url.path(), "/contact-0");
     }
 
     #[test]

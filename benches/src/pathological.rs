@@ -1,0 +1,100 @@
+//! Crafted pages that cost the most per byte, each just under the 2 MiB page cap
+//! (decisions.md "Fetching the target site"): what a hostile or broken site can make the
+//! extractor do. Used by the `pathological` benchmark, the load scripts' fixture site (through
+//! the `pathological-page` binary) and the tests that check the per-page caps.
+
+/// The page cap the service applies after decompression: 2 MiB.
+pub const PAGE_CAP: usize = 2 * 1024 * 1024;
+
+/// Builds one crafted page.
+pub type Builder = fn() -> Vec<u8>;
+
+/// A pathological page: its name (as the load scripts ask for it) and how to build it.
+pub const PAGES: &[(&str, Builder)] = &[
+    ("emails", emails),
+    ("phones", phones),
+    ("links", links),
+    ("nested", nested),
+    ("addresses", addresses),
+    ("socials", socials),
+];
+
+/// The page named `name`, or `None`.
+pub fn page(name: &str) -> Option<Vec<u8>> {
+    PAGES.iter().find(|(n, _)| *n == name).map(|(_, f)| f())
+}
+
+/// Repeats `item(i)` for i = 0, 1, … while the page stays under the cap.
+fn fill(head: &str, item: impl Fn(usize) -> String, tail: &str) -> Vec<u8> {
+    let mut page = String::from(head);
+    for i in 0.. {
+        let next = item(i);
+        if page.len() + next.len() + tail.len() >= PAGE_CAP {
+            break;
+        }
+        page.push_str(&next);
+    }
+    page.push_str(tail);
+    page.into_bytes()
+}
+
+const HEAD: &str = "<!doctype html><html><head><title>Pathological</title></head><body>";
+const TAIL: &str = "</body></html>";
+
+/// ~100 000 distinct emails on one line.
+pub fn emails() -> Vec<u8> {
+    fill(HEAD, |i| format!("user{i}@host{}.com ", i % 97), TAIL)
+}
+
+/// ~80 000 distinct phone numbers, one per line.
+pub fn phones() -> Vec<u8> {
+    fill(
+        HEAD,
+        |i| {
+            format!(
+                "<p>Call +1 303 5{:02} {:04}</p>\n",
+                i / 10_000 % 100,
+                i % 10_000
+            )
+        },
+        TAIL,
+    )
+}
+
+/// ~40 000 distinct same-site links that all look like contact pages.
+pub fn links() -> Vec<u8> {
+    fill(
+        HEAD,
+        |i| format!("<a href=\"/contact-{i}\">Contact {i}</a>\n"),
+        TAIL,
+    )
+}
+
+/// ~200 000 nested elements that are never closed.
+pub fn nested() -> Vec<u8> {
+    fill(HEAD, |i| format!("<div><span>{}", i % 10), TAIL)
+}
+
+/// ~40 000 distinct US postal addresses.
+pub fn addresses() -> Vec<u8> {
+    fill(
+        HEAD,
+        |i| {
+            format!(
+                "<p>{} Main St<br>Denver, CO {:05}</p>\n",
+                i + 1,
+                80_000 + i % 20_000
+            )
+        },
+        TAIL,
+    )
+}
+
+/// ~30 000 distinct social profile links.
+pub fn socials() -> Vec<u8> {
+    fill(
+        HEAD,
+        |i| format!("<a href=\"https://www.facebook.com/brand{i}\">f</a>\n"),
+        TAIL,
+    )
+}

@@ -1,0 +1,211 @@
+//! De-duplicated postal addresses, in order of first sighting: a later sighting of the same
+//! address fills the parts the first one lacked. Look-ups go through ordered maps, so a page
+//! with n address candidates costs O(n log n), not O(n²) (issue 10).
+
+use std::collections::BTreeMap;
+
+use crate::extract::html::MarkedAddress;
+
+/// Addresses in order of first sighting, at most `cap` of them.
+#[derive(Debug)]
+pub(crate) struct AddressList {
+    entries: Vec<MarkedAddress>,
+    /// [`address_key`] → first entry with that key.
+    by_key: BTreeMap<String, usize>,
+    /// Postcode as written → entries with it, in order.
+    by_postcode: BTreeMap<String, Vec<usize>>,
+    cap: usize,
+}
+
+/// What [`AddressList::push`] did with a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// A new entry, at this index.
+    Added(usize),
+    /// Merged into the entry at this index (its missing parts filled).
+    Merged(usize),
+    /// Left out: no street and no postcode, or the list is full.
+    Ignored,
+}
+
+impl AddressList {
+    /// An empty list that keeps at most `cap` addresses.
+    pub(crate) fn new(cap: usize) -> Self {
+        AddressList {
+            entries: Vec::new(),
+            by_key: BTreeMap::new(),
+            by_postcode: BTreeMap::new(),
+            cap,
+        }
+    }
+
+    /// Adds `candidate`, or merges it into the first entry it repeats: the same
+    /// [`address_key`], or the same postcode where one of the two has no street.
+    pub(crate) fn push(&mut self, candidate: MarkedAddress) -> Pushed {
+        if candidate.street.is_none() && candidate.postal_code.is_none() {
+            return Pushed::Ignored;
+        }
+        let key = address_key(&candidate);
+        let by_key = self.by_key.get(&key).copied();
+        let by_postcode = candidate.postal_code.as_ref().and_then(|postcode| {
+            self.by_postcode
+                .get(postcode)?
+                .iter()
+                .copied()
+                .find(|i| candidate.street.is_none() || self.entries[*i].street.is_none())
+        });
+        let Some(index) = by_key.into_iter().chain(by_postcode).min() else {
+            if self.entries.len() >= self.cap {
+                return Pushed::Ignored;
+            }
+            let index = self.entries.len();
+            self.by_key.insert(key, index);
+            if let Some(postcode) = &candidate.postal_code {
+                self.by_postcode
+                    .entry(postcode.clone())
+                    .or_default()
+                    .push(index);
+            }
+            self.entries.push(candidate);
+            return Pushed::Added(index);
+        };
+        let existing = &mut self.entries[index];
+        let had_street = existing.street.is_some();
+        let fill = |slot: &mut Option<String>, value: &Option<String>| {
+            if slot.is_none() {
+                slot.clone_from(value);
+            }
+        };
+        fill(&mut existing.street, &candidate.street);
+        fill(&mut existing.locality, &candidate.locality);
+        fill(&mut existing.region, &candidate.region);
+        fill(&mut existing.country, &candidate.country);
+        if !had_street && existing.street.is_some() {
+            // A filled-in street changes the entry's key: later sightings match the new one.
+            let old = address_key(&MarkedAddress {
+                street: None,
+                ..existing.clone()
+            });
+            let new = address_key(existing);
+            if self.by_key.get(&old) == Some(&index) {
+                self.by_key.remove(&old);
+            }
+            let slot = self.by_key.entry(new).or_insert(index);
+            *slot = (*slot).min(index);
+        }
+        Pushed::Merged(index)
+    }
+
+    /// The entries, in order of first sighting.
+    pub(crate) fn into_entries(self) -> Vec<MarkedAddress> {
+        self.entries
+    }
+}
+
+/// Identity of an address for de-duplication: postcode (upper-case, no spaces) and the first
+/// number of the street; the lower-cased street when there is no postcode.
+fn address_key(a: &MarkedAddress) -> String {
+    let postcode: String = a
+        .postal_code
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_uppercase)
+        .collect();
+    let street = a.street.as_deref().unwrap_or("");
+    // The house number: the first word that starts with a digit (not `V1` in a name).
+    let number: String = street
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        .unwrap_or("")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    if postcode.is_empty() {
+        street.to_lowercase()
+    } else {
+        format!("{postcode}|{number}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn address(
+        street: Option<&str>,
+        locality: Option<&str>,
+        postcode: Option<&str>,
+    ) -> MarkedAddress {
+        MarkedAddress {
+            street: street.map(str::to_string),
+            locality: locality.map(str::to_string),
+            postal_code: postcode.map(str::to_string),
+            ..MarkedAddress::default()
+        }
+    }
+
+    #[test]
+    fn repeats_fill_the_first_sighting() {
+        let mut list = AddressList::new(10);
+        assert_eq!(
+            list.push(address(None, Some("Denver"), Some("80202"))),
+            Pushed::Added(0)
+        );
+        assert_eq!(
+            list.push(address(Some("1 Main St"), None, Some("80202"))),
+            Pushed::Merged(0)
+        );
+        // The street filled in changed the key: another house number is another address…
+        assert_eq!(
+            list.push(address(Some("9 Oak St"), None, Some("80202"))),
+            Pushed::Added(1)
+        );
+        // …and the same house number written differently is the first one again.
+        assert_eq!(
+            list.push(address(
+                Some("1 Main Street"),
+                Some("Denver"),
+                Some("80 202")
+            )),
+            Pushed::Merged(0)
+        );
+        assert_eq!(
+            list.push(address(Some("Main St"), None, None)),
+            Pushed::Added(2)
+        );
+        assert_eq!(
+            list.push(address(Some("main st"), Some("X"), None)),
+            Pushed::Merged(2)
+        );
+        assert_eq!(
+            list.push(address(None, Some("Denver"), None)),
+            Pushed::Ignored
+        );
+        let entries = list.into_entries();
+        assert_eq!(
+            entries[0],
+            address(Some("1 Main St"), Some("Denver"), Some("80202"))
+        );
+        assert_eq!(entries[2], address(Some("Main St"), Some("X"), None));
+    }
+
+    #[test]
+    fn a_full_list_still_merges_but_adds_nothing() {
+        let mut list = AddressList::new(1);
+        assert_eq!(
+            list.push(address(Some("1 Main St"), None, Some("80202"))),
+            Pushed::Added(0)
+        );
+        assert_eq!(
+            list.push(address(Some("2 Main St"), None, Some("80203"))),
+            Pushed::Ignored
+        );
+        assert_eq!(
+            list.push(address(Some("1 Main St"), Some("Denver"), Some("80202"))),
+            Pushed::Merged(0)
+        );
+        assert_eq!(list.into_entries().len(), 1);
+    }
+}
