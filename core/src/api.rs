@@ -228,6 +228,8 @@ pub enum Failure {
     UnsupportedContentType,
     /// Homepage over the size cap.
     ResponseTooLarge,
+    /// Homepage whose extraction ran over [`crate::work::PAGE_WORK_BUDGET`].
+    TooCostly,
     /// Job deadline passed before the homepage was read.
     Timeout,
     /// A bug.
@@ -265,7 +267,7 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
         Failure::BlockedResolution => (400, ErrorCode::PrivateAddress),
         Failure::FetchFailed => (422, ErrorCode::FetchFailed),
         Failure::UnsupportedContentType => (422, ErrorCode::UnsupportedContentType),
-        Failure::ResponseTooLarge => (422, ErrorCode::ResponseTooLarge),
+        Failure::ResponseTooLarge | Failure::TooCostly => (422, ErrorCode::ResponseTooLarge),
         Failure::Timeout => (422, ErrorCode::Timeout),
         Failure::Internal => (500, ErrorCode::InternalError),
     }

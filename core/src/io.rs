@@ -7,7 +7,7 @@
 //! | `Resolve { fetch, host, port }` | `Resolved { fetch, result }` |
 //! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done) |
 //! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
-//! | `Work { id, work }` | `WorkDone { id, done }` (run `work.run()` off the IO threads), unless `CancelWork { id }` came first |
+//! | `Work { id, work }` | `WorkDone { id, done, took }` (run `work.run()` off the IO threads and say how long it ran), unless `CancelWork { id }` came first |
 //! | `SendToClient`, `CloseClient`, `CloseFetch`, `CancelWork`, `Event`, `Settlement` | nothing |
 //!
 //! An answer that comes after its fetch was closed (`CloseFetch`) or its work cancelled
@@ -86,6 +86,10 @@ pub enum Input<'a> {
         id: WorkId,
         /// What `Work::run` returned.
         done: WorkDone,
+        /// How long `Work::run` ran on its worker (wall clock, measured by the runtime: the
+        /// core reads no clock). A page that took longer than
+        /// [`crate::work::PAGE_WORK_BUDGET`] is treated as too costly to process.
+        took: Duration,
     },
 }
 
@@ -191,4 +195,7 @@ pub struct RequestEvent {
     pub transaction: Option<String>,
     /// Whether the client had left: the response was kept (a paid job) or dropped, not sent.
     pub client_gone: bool,
+    /// Pages left out because their extraction took longer than
+    /// [`crate::work::PAGE_WORK_BUDGET`].
+    pub pages_too_costly: u32,
 }

@@ -60,6 +60,11 @@ pub(crate) fn failure_message(failure: &Failure) -> String {
         }
         Failure::UnsupportedContentType => "the homepage is not HTML".to_string(),
         Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
+        Failure::TooCostly => format!(
+            "the homepage was too costly to process (over the {} s work budget per page); \
+             you were not charged",
+            crate::work::PAGE_WORK_BUDGET.as_secs()
+        ),
         Failure::Timeout => "the site did not answer before the deadline".to_string(),
         Failure::Internal => {
             "an internal error occurred while extracting the page; you were not charged".to_string()

@@ -9,6 +9,8 @@
 //! inside it (a bug in an extractor or the merge) is caught here and becomes
 //! [`Failure::Internal`] (decisions.md step 8), so a worker thread never dies of it.
 
+use std::time::Duration;
+
 use url::Url;
 
 use crate::api::{ContactExtractionResult, Failure};
@@ -19,6 +21,14 @@ use crate::fetch::{FetchError, MAX_PAGE_BYTES};
 use crate::payment::verify::{verify_locally, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, PaymentRequirements};
 use crate::server::{Extractor, Merger};
+
+/// Longest a page's decoding and extraction may run on a worker (issue 10: a CPU budget per
+/// page). The runtime reports how long each piece of work ran (`Input::WorkDone::took`); an
+/// extra page over the budget is left out of the result, a homepage over it ends the job with
+/// 422 `RESPONSE_TOO_LARGE` ([`Failure::TooCostly`]), never settled. The costliest crafted
+/// 2 MiB pages (`benches/pathological`) take under 0.3 s in a release build, so only a bug
+/// or a class of page nobody has measured reaches it.
+pub const PAGE_WORK_BUDGET: Duration = Duration::from_secs(3);
 
 /// Names one piece of work of an exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

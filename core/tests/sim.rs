@@ -919,6 +919,46 @@ fn an_extractor_panic_on_an_extra_page_skips_that_page() {
 }
 
 #[test]
+fn a_homepage_over_the_work_budget_is_a_422_never_charged() {
+    let mut sim = world(&[]);
+    let over = contact_core::work::PAGE_WORK_BUDGET + std::time::Duration::from_millis(1);
+    sim.page_work_delays
+        .insert("https://www.acme-shop.com/".into(), over);
+    let r = one(&sim.request(&paid_post(&sim, 63)));
+    assert_error(&r, 422, "RESPONSE_TOO_LARGE");
+    let message = r.body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("too costly") && message.contains("not charged"),
+        "{message}"
+    );
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 0));
+    assert_eq!(sim.events.last().unwrap().pages_too_costly, 1);
+    assert_eq!(sim.server.jobs_in_flight(), 0);
+}
+
+#[test]
+fn an_extra_page_over_the_work_budget_is_left_out_and_logged() {
+    let mut sim = world(&[]);
+    let budget = contact_core::work::PAGE_WORK_BUDGET;
+    // Exactly the budget is still within it; over it is not.
+    sim.page_work_delays
+        .insert("https://www.acme-shop.com/".into(), budget);
+    sim.page_work_delays.insert(
+        "https://www.acme-shop.com/contact".into(),
+        budget + std::time::Duration::from_millis(1),
+    );
+    let r = one(&sim.request(&paid_post(&sim, 64)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["emails"][0]["value"], "info@acme-shop.com");
+    assert!(
+        r.body["phones"].as_array().unwrap().is_empty(),
+        "the contact page was left out"
+    );
+    assert_eq!(calls(&sim, "/settle"), 1);
+    assert_eq!(sim.events.last().unwrap().pages_too_costly, 1);
+}
+
+#[test]
 fn a_dropped_exchange_frees_its_job_slot() {
     // However a job ends — even an exchange dropped mid-crawl by the runtime (a cancelled task,
     // a panic caught by the executor) — the in-flight count comes back down.

@@ -87,6 +87,12 @@ struct AccessLine<'a> {
     transaction: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     client_gone: bool,
+    #[serde(skip_serializing_if = "is_zero")]
+    pages_too_costly: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One line per request (issue #4 "Operations"): request id, method, path, status, error
@@ -114,12 +120,13 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
                 payer: event.payer.as_deref(),
                 transaction: event.transaction.as_deref(),
                 client_gone: event.client_gone,
+                pages_too_costly: event.pages_too_costly,
             },
         )
         .map_err(std::io::Error::other),
         LogFormat::Pretty => write!(
             bytes,
-            "{} {} {} -> {} {:?} {} ms pages={} payer={:?} tx={:?}{}",
+            "{} {} {} -> {} {:?} {} ms pages={} too-costly={} payer={:?} tx={:?}{}",
             event.request_id,
             event.method,
             event.path,
@@ -127,6 +134,7 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
             event.error_code,
             event.duration_ms,
             event.pages_fetched,
+            event.pages_too_costly,
             event.payer,
             event.transaction,
             if event.client_gone {

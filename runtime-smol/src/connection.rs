@@ -124,8 +124,10 @@ pub(crate) async fn drive(
                 Output::Work { id, work } => {
                     let events = events.clone();
                     run_on_worker(move || {
+                        let started = Instant::now();
                         let done = work.run();
-                        let _ = events.send_blocking(Event::WorkDone(id, done));
+                        let took = started.elapsed();
+                        let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });
                 }
                 Output::CancelWork { .. } => {} // its answer, if it comes, is dropped (owed)
@@ -175,7 +177,7 @@ pub(crate) async fn drive(
             Some(Event::Resolved(fetch, ..) | Event::Connected(fetch, ..)) => {
                 owed.answer_fetch(*fetch)
             }
-            Some(Event::WorkDone(id, _)) => owed.answer_work(*id),
+            Some(Event::WorkDone(id, ..)) => owed.answer_work(*id),
             _ => true,
         };
         if !owed_answer {
@@ -217,8 +219,8 @@ pub(crate) async fn drive(
                     exchange.handle_input(Input::FetchData { fetch, data: &data }, now);
                 }
             }
-            Some(Event::WorkDone(id, done)) => {
-                exchange.handle_input(Input::WorkDone { id, done }, now)
+            Some(Event::WorkDone(id, done, took)) => {
+                exchange.handle_input(Input::WorkDone { id, done, took }, now)
             }
             Some(Event::FetchClosed(fetch)) => {
                 if fetches.iter().any(|c| c.id == fetch) {

@@ -1,6 +1,8 @@
 //! What the helper tasks of a connection (DNS, connect, fetch readers, workers) report to its
 //! driver.
 
+use std::time::Duration;
+
 use contact_core::io::{FetchId, IoFailure};
 use contact_core::work::{WorkDone, WorkId};
 use smol::io::AsyncWrite;
@@ -19,5 +21,6 @@ pub(crate) enum Event {
     ),
     FetchData(FetchId, Vec<u8>),
     FetchClosed(FetchId),
-    WorkDone(WorkId, WorkDone),
+    /// The work's answer and how long it ran on its worker.
+    WorkDone(WorkId, WorkDone, Duration),
 }

@@ -18,6 +18,7 @@ impl Exchange {
         server: &Server,
         id: WorkId,
         done: WorkDone,
+        took: Duration,
         now: Instant,
     ) {
         let State::Job(job) = &mut self.state else {
@@ -33,6 +34,12 @@ impl Exchange {
         match (purpose, done) {
             (WorkFor::Payment, WorkDone::Payment(checked)) => {
                 self.payment_checked(server, job, checked, now)
+            }
+            (WorkFor::Page(page), WorkDone::Page(_)) if took > PAGE_WORK_BUDGET => {
+                // Over the CPU budget: left out (an extra page) or fatal (the homepage); the
+                // access line counts it.
+                job.pages_too_costly += 1;
+                self.page_done(server, job, page, Err(Failure::TooCostly), now);
             }
             (WorkFor::Page(page), WorkDone::Page(result)) => {
                 let result = result.and_then(|extracted| {

@@ -60,7 +60,9 @@ use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,
 };
 use crate::server::{JobSlot, Server};
-use crate::work::{BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId};
+use crate::work::{
+    BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId, PAGE_WORK_BUDGET,
+};
 
 /// Time a client has to send a complete request head (and, between requests, to start one).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -147,6 +149,7 @@ struct RequestInfo {
 #[derive(Debug, Default)]
 struct JobLog {
     pages_fetched: u32,
+    pages_too_costly: u32,
     payer: Option<String>,
     transaction: Option<String>,
 }
@@ -170,6 +173,8 @@ struct Job {
     pages: Vec<Option<PageExtraction>>,
     contact_pages: Vec<String>,
     pages_fetched: u32,
+    /// Pages left out (or, the homepage, failed) for running over the work budget.
+    pages_too_costly: u32,
     bytes_total: usize,
     /// Set in [`Phase::Settle`].
     settlement: Option<Settlement>,
@@ -239,6 +244,7 @@ impl Job {
             pages: Vec::new(),
             contact_pages: Vec::new(),
             pages_fetched: 0,
+            pages_too_costly: 0,
             bytes_total: 0,
             settlement: None,
             work: Vec::new(),
@@ -410,7 +416,7 @@ impl Exchange {
             Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
             Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
             Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
-            Input::WorkDone { id, done } => self.on_work_done(server, id, done, now),
+            Input::WorkDone { id, done, took } => self.on_work_done(server, id, done, took, now),
         }
         debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }

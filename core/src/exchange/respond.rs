@@ -56,6 +56,7 @@ impl Exchange {
         };
         let log = JobLog {
             pages_fetched: job.pages_fetched,
+            pages_too_costly: job.pages_too_costly,
             payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
             transaction,
         };
@@ -175,6 +176,7 @@ impl Exchange {
             payer: log.payer,
             transaction: log.transaction,
             client_gone: self.client_gone,
+            pages_too_costly: log.pages_too_costly,
         }));
     }
 

@@ -22,7 +22,7 @@ use crate::payment::{
     Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
 };
 use crate::server::Server;
-use crate::work::{WorkDone, WorkId};
+use crate::work::{Work, WorkDone, WorkId};
 
 /// Most steps of one [`Sim::run`].
 pub const MAX_STEPS: usize = 100_000;
@@ -69,7 +69,7 @@ enum Owned {
     /// Bytes from the client, sent later in a scripted run.
     Client(Vec<u8>),
     /// A worker's answer.
-    WorkDone(WorkId, WorkDone),
+    WorkDone(WorkId, WorkDone, Duration),
 }
 
 impl Owned {
@@ -118,6 +118,8 @@ pub struct Sim {
     pub connect_delay: Duration,
     /// Virtual time a worker takes for one piece of work (page extraction, result build).
     pub work_delay: Duration,
+    /// Virtual time the extraction of the page at this URL takes, instead of `work_delay`.
+    pub page_work_delays: BTreeMap<String, Duration>,
     /// Virtual time a request written to a fetch connection takes to reach its endpoint (a
     /// slow write), added before the endpoint's own reply delay.
     pub write_delay: Duration,
@@ -148,6 +150,7 @@ impl Sim {
             dns_delay: Duration::ZERO,
             connect_delay: Duration::ZERO,
             work_delay: Duration::ZERO,
+            page_work_delays: BTreeMap::new(),
             write_delay: Duration::ZERO,
             work_done: 0,
             cancelled_work: 0,
@@ -285,8 +288,8 @@ impl Sim {
                     Owned::Client(bytes) => {
                         exchange.handle_input(Input::ClientData(&bytes), self.now)
                     }
-                    Owned::WorkDone(id, done) => {
-                        exchange.handle_input(Input::WorkDone { id, done }, self.now)
+                    Owned::WorkDone(id, done, took) => {
+                        exchange.handle_input(Input::WorkDone { id, done, took }, self.now)
                     }
                 }
                 continue;
@@ -336,11 +339,16 @@ impl Sim {
             Output::Work { id, work } => {
                 // The worker pool: the work runs now; its answer comes after `work_delay`.
                 self.work_done += 1;
-                let answer = Owned::WorkDone(id, work.run());
-                if self.work_delay.is_zero() {
+                let took = match &work {
+                    Work::Page(page) => self.page_work_delays.get(page.url.as_str()).copied(),
+                    _ => None,
+                }
+                .unwrap_or(self.work_delay);
+                let answer = Owned::WorkDone(id, work.run(), took);
+                if took.is_zero() {
                     pending.push_back((i, answer));
                 } else {
-                    timed.push((self.now + self.work_delay, i, answer));
+                    timed.push((self.now + took, i, answer));
                 }
             }
             // Work already running cannot be stopped: its answer still comes, and the core
