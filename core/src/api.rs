@@ -325,6 +325,7 @@ mod tests {
                 ErrorCode::UnsupportedContentType,
             ),
             (Failure::ResponseTooLarge, 422, ErrorCode::ResponseTooLarge),
+            (Failure::TooCostly, 422, ErrorCode::ResponseTooLarge),
             (Failure::Timeout, 422, ErrorCode::Timeout),
             (Failure::Internal, 500, ErrorCode::InternalError),
         ];

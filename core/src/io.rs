@@ -13,6 +13,9 @@
 //! An answer that comes after its fetch was closed (`CloseFetch`) or its work cancelled
 //! (`CancelWork`) is ignored by the core: it never changes the exchange's state.
 //!
+//! Reads: the runtime reads at most `Exchange::client_read_limit()` bytes of the client's
+//! input before the next `ClientData`; at 0 it only watches for end of stream.
+//!
 //! Writes and back-pressure: outputs are carried out in order, and a runtime finishes one
 //! `SendToClient`/`SendToFetch` before it carries out the next output (so a slow reader holds
 //! back only its own exchange, whose outputs wait in its queue). Each write gets at most

@@ -45,6 +45,9 @@ pub(crate) async fn drive(
     let mut client_open = client.is_some();
     let mut client_writable = client.is_some();
     let mut client_buf = vec![0u8; if client_open { CLIENT_READ_CHUNK } else { 0 }];
+    // Set when the client has bytes waiting that the exchange does not take yet: the socket
+    // stays readable, so watching it again before the read limit grows would spin.
+    let mut client_waiting = false;
     let mut fetches: Vec<FetchConn> = Vec::new();
     // DNS and connect tasks, by the fetch they work for: dropping one cancels it, so a fetch
     // the core closes leaves nothing behind (a connect in progress is abandoned at once).
@@ -145,6 +148,10 @@ pub(crate) async fn drive(
         }
         // Only helper tasks and fetch readers send to the inbox: with none alive and nothing
         // queued, waiting on it would only cost a listener registration per request.
+        let read_limit = exchange.client_read_limit().min(client_buf.len());
+        if read_limit > 0 {
+            client_waiting = false;
+        }
         let inbox_quiet =
             helpers.is_empty() && fetches.is_empty() && !owed.awaits_work() && inbox.is_empty();
         let next = async {
@@ -154,10 +161,19 @@ pub(crate) async fn drive(
             inbox.recv().await.ok()
         }
         .or(async {
-            let Some(client) = client.as_ref().filter(|_| client_open) else {
+            let Some(client) = client.as_ref().filter(|_| client_open && !client_waiting) else {
                 return std::future::pending::<Option<Event>>().await;
             };
-            match (&*client).read(&mut client_buf).await {
+            if read_limit == 0 {
+                // Bounded input (issue 10): read nothing, only learn whether the client is
+                // still there — a peek of 0 bytes is its end of stream.
+                let mut probe = [0u8; 1];
+                return match client.read_with(|stream| stream.peek(&mut probe)).await {
+                    Ok(0) | Err(_) => Some(Event::ClientClosed),
+                    Ok(_) => Some(Event::ClientWaiting),
+                };
+            }
+            match (&*client).read(&mut client_buf[..read_limit]).await {
                 Ok(0) | Err(_) => Some(Event::ClientClosed),
                 Ok(n) => Some(Event::ClientRead(n)),
             }
@@ -196,6 +212,7 @@ pub(crate) async fn drive(
                 exchange.handle_input(Input::ClientData(&client_buf[..n]), now)
             }
             Some(Event::ClientClosed) => exchange.handle_input(Input::ClientClosed, now),
+            Some(Event::ClientWaiting) => client_waiting = true,
             Some(Event::Resolved(fetch, result)) => {
                 exchange.handle_input(Input::Resolved { fetch, result }, now)
             }

@@ -13,6 +13,9 @@ pub(crate) enum Event {
     /// This many bytes were read into the driver's client buffer.
     ClientRead(usize),
     ClientClosed,
+    /// The client sent bytes the exchange does not take yet (its read limit is 0): nothing
+    /// is read; the driver stops watching the client until the limit grows.
+    ClientWaiting,
     Resolved(FetchId, Result<Vec<std::net::IpAddr>, IoFailure>),
     Connected(
         FetchId,

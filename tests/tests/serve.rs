@@ -1234,3 +1234,50 @@ print(got.count(b"HTTP/1.1 200"))
     let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
 }
+
+/// Bounded input (issue 10): while a paid job waits (here on a facilitator that hangs), a
+/// client that streams behind its request gets at most `INBOUND_LIMIT` bytes read; the rest
+/// waits in the kernel's socket buffers, so the service's memory does not grow with what the
+/// client sends. Before the bound, all 64 MiB were read into the connection's buffer.
+#[test]
+fn a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs() {
+    use std::io::Write as _;
+    let hanging = Fixture::start(|_| {
+        std::thread::sleep(Duration::from_secs(25));
+        Vec::new()
+    });
+    let (site, _facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        hanging,
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let signature = fresh_signature(&service, 95);
+    let request = post(
+        &format!(r#"{{"url":"{}"}}"#, site_url(&site)),
+        Some(&signature),
+    );
+    let mut client = std::net::TcpStream::connect(service.addr).unwrap();
+    client.write_all(&request).unwrap();
+    client
+        .set_write_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    const STREAM: usize = 64 * 1024 * 1024;
+    let chunk = vec![b'x'; 64 * 1024];
+    let mut written = 0usize;
+    while written < STREAM {
+        match client.write(&chunk) {
+            Ok(n) => written += n,
+            Err(_) => break, // blocked for 2 s: nobody reads
+        }
+    }
+    // What the kernel buffers on loopback (send and receive side, autotuned) is a few MiB;
+    // the service itself holds at most INBOUND_LIMIT (48 KiB) of it.
+    assert!(
+        written < 32 * 1024 * 1024,
+        "{written} bytes accepted while the job ran"
+    );
+    // The service goes on.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+}

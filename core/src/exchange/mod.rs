@@ -95,6 +95,12 @@ pub const SETTLEMENT_PENDING_MESSAGE: &str =
 /// the settlement budget still fits in the authorization's validity — but gets at least this
 /// long after the crawl; later, the job is answered 500 and not charged.
 pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
+/// Most bytes of a client's input held at once: one request head and body at their limits
+/// (32 KiB + 16 KiB). While a job runs, what a client sends behind its request (a pipelined
+/// request, or a stream) waits in this buffer; past it, the runtime stops reading the client
+/// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory (issue 10).
+pub const INBOUND_LIMIT: usize =
+    crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -464,6 +470,18 @@ impl Exchange {
                 }
             }
             State::Busy | State::Closed => {}
+        }
+    }
+
+    /// How many more bytes of the client's input the exchange takes now: what is left of
+    /// [`INBOUND_LIMIT`] (0 once closed). The runtime reads at most this many bytes; at 0 it
+    /// reads nothing and only watches for the client's end of stream (which it reports as
+    /// `ClientClosed`), until the job ends and the limit grows again.
+    #[must_use]
+    pub fn client_read_limit(&self) -> usize {
+        match self.state {
+            State::Closed => 0,
+            _ => INBOUND_LIMIT.saturating_sub(self.inbound.len()),
         }
     }
 
