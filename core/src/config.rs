@@ -77,6 +77,16 @@ pub struct Config {
     pub rate_limit_burst: u32,
     /// Paid jobs in flight at once (`MAX_CONCURRENT_JOBS`, default 256).
     pub max_concurrent_jobs: usize,
+    /// Open client connections at once (`MAX_CONNECTIONS`, default 10 000); more are closed
+    /// at accept.
+    pub max_connections: usize,
+    /// Open client connections from one peer address (`MAX_CONNECTIONS_PER_IP`, default
+    /// 256; trusted proxies are exempt).
+    pub max_connections_per_ip: usize,
+    /// Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`, CIDR list, default
+    /// none): for a request from one of them, the client address (rate limiter, log) is the
+    /// right-most forwarded address that is not itself trusted.
+    pub trusted_proxies: Vec<IpNet>,
     /// Target ports and exempted ranges (`ALLOWED_PORTS`, `ALLOW_PRIVATE_CIDRS`).
     pub net_policy: NetPolicy,
     /// Static DNS answers (`RESOLVE=host=ip,…`, like curl's `--resolve`).
@@ -119,6 +129,20 @@ impl Config {
             Some(256),
             |v| v.parse::<usize>().ok().filter(|n| *n > 0),
         )?;
+        let max_connections = parse_or(
+            "MAX_CONNECTIONS",
+            get("MAX_CONNECTIONS"),
+            Some(10_000),
+            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+        )?;
+        let max_connections_per_ip = parse_or(
+            "MAX_CONNECTIONS_PER_IP",
+            get("MAX_CONNECTIONS_PER_IP"),
+            Some(256),
+            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+        )?;
+        let trusted_proxies = cidr_list(get("TRUSTED_PROXIES"))
+            .ok_or_else(|| invalid("TRUSTED_PROXIES", CIDR_LIST_EXPECTED))?;
         let allowed_ports = match get("ALLOWED_PORTS") {
             None => DEFAULT_ALLOWED_PORTS.to_vec(),
             Some(list) => list
@@ -133,19 +157,8 @@ impl Config {
                     )
                 })?,
         };
-        let allowed_private = match get("ALLOW_PRIVATE_CIDRS") {
-            None => Vec::new(),
-            Some(list) => list
-                .split(',')
-                .map(|c| c.trim().parse::<IpNet>().ok())
-                .collect::<Option<Vec<IpNet>>>()
-                .ok_or_else(|| {
-                    invalid(
-                        "ALLOW_PRIVATE_CIDRS",
-                        "expected a comma-separated list of CIDR ranges such as 127.0.0.0/8",
-                    )
-                })?,
-        };
+        let allowed_private = cidr_list(get("ALLOW_PRIVATE_CIDRS"))
+            .ok_or_else(|| invalid("ALLOW_PRIVATE_CIDRS", CIDR_LIST_EXPECTED))?;
         if !allowed_private.is_empty() {
             let ranges: Vec<String> = allowed_private.iter().map(ToString::to_string).collect();
             warnings.push(format!("ALLOW_PRIVATE_CIDRS exempts {} from the SSRF block list; never set it in production", ranges.join(", ")));
@@ -180,6 +193,9 @@ impl Config {
             rate_limit_per_minute,
             rate_limit_burst,
             max_concurrent_jobs,
+            max_connections,
+            max_connections_per_ip,
+            trusted_proxies,
             net_policy: NetPolicy {
                 allowed_ports,
                 allowed_private,
@@ -189,6 +205,25 @@ impl Config {
             warnings,
         })
     }
+}
+
+const CIDR_LIST_EXPECTED: &str =
+    "expected a comma-separated list of CIDR ranges such as 127.0.0.0/8";
+
+/// A comma-separated CIDR list (a bare address is its own /32 or /128); `None` if an entry
+/// does not parse. Unset is the empty list.
+fn cidr_list(value: Option<&str>) -> Option<Vec<IpNet>> {
+    let Some(list) = value else {
+        return Some(Vec::new());
+    };
+    list.split(',')
+        .map(str::trim)
+        .map(|c| {
+            c.parse::<IpNet>()
+                .ok()
+                .or_else(|| c.parse::<IpAddr>().ok().map(IpNet::from))
+        })
+        .collect()
 }
 
 /// A set, non-blank variable, trimmed.

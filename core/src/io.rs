@@ -198,6 +198,8 @@ pub struct RequestEvent {
     pub transaction: Option<String>,
     /// Whether the client had left: the response was kept (a paid job) or dropped, not sent.
     pub client_gone: bool,
+    /// The client's address: the TCP peer, or the address a trusted proxy forwarded.
+    pub client: IpAddr,
     /// Pages left out because their extraction took longer than
     /// [`crate::work::PAGE_WORK_BUDGET`].
     pub pages_too_costly: u32,

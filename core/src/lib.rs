@@ -77,7 +77,9 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod api;
+pub mod client_ip;
 pub mod config;
+pub mod connections;
 pub mod crawl;
 pub mod discovery;
 pub mod driver;

@@ -6,8 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use std::net::IpAddr;
+
 use crate::api::ContactExtractionResult;
+use crate::client_ip::is_trusted_proxy;
 use crate::config::{Config, PaymentConfig};
+use crate::connections::{ConnectionGate, ConnectionRefused, ConnectionSlot};
 use crate::extract::{self, PageExtraction, SiteInfo};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
@@ -37,6 +41,7 @@ pub struct Server {
     fixed: Arc<Fixed>,
     shared: Arc<Mutex<Shared>>,
     pub(crate) jobs: JobCounter,
+    connections: ConnectionGate,
 }
 
 /// The read-only part of the [`Server`].
@@ -90,6 +95,7 @@ impl Server {
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
+        let fixed_config_caps = (config.max_connections, config.max_connections_per_ip);
         let shared = Shared {
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
@@ -105,6 +111,7 @@ impl Server {
                 started: now,
                 unix_at_start: unix_now,
             }),
+            connections: ConnectionGate::new(fixed_config_caps.0, fixed_config_caps.1),
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
         }
@@ -148,6 +155,42 @@ impl Server {
     /// Paid jobs currently in flight.
     pub fn jobs_in_flight(&self) -> usize {
         self.jobs.in_flight()
+    }
+
+    /// Admits a client connection from `peer` under `MAX_CONNECTIONS` and
+    /// `MAX_CONNECTIONS_PER_IP` (a trusted proxy is exempt from the latter). The runtime calls
+    /// it right after `accept`, keeps the slot for the connection's life, and closes a refused
+    /// connection at once.
+    ///
+    /// # Errors
+    /// [`ConnectionRefused`] when a cap is reached.
+    pub fn admit_connection(&self, peer: IpAddr) -> Result<ConnectionSlot, ConnectionRefused> {
+        let trusted = is_trusted_proxy(&self.config.trusted_proxies, peer);
+        self.connections.admit(peer, trusted)
+    }
+
+    /// Open client connections (admitted and not yet dropped).
+    pub fn connections_open(&self) -> usize {
+        self.connections.open()
+    }
+
+    /// Why the service is shedding load now, if it is: paid jobs or connections at their cap.
+    /// `/api/ready` answers 503 with these, so a load balancer sends new work elsewhere.
+    pub fn shedding(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if self.jobs.in_flight() >= self.config.max_concurrent_jobs {
+            reasons.push(format!(
+                "paid jobs at their cap (MAX_CONCURRENT_JOBS={})",
+                self.config.max_concurrent_jobs
+            ));
+        }
+        if self.connections.at_cap() {
+            reasons.push(format!(
+                "connections at their cap (MAX_CONNECTIONS={})",
+                self.config.max_connections
+            ));
+        }
+        reasons
     }
 
     /// The mutable shared state, locked. Hold the guard only around one use: never across a

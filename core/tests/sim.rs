@@ -796,6 +796,87 @@ fn over_the_in_flight_cap_is_a_503_with_retry_after() {
 }
 
 #[test]
+fn readiness_is_503_while_paid_jobs_are_at_their_cap() {
+    let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1"), ("RATE_LIMIT_BURST", "10")]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    let ready = b"GET /api/ready HTTP/1.1\r\n\r\n".to_vec();
+    assert_eq!(one(&sim.request(&ready)).status, 200);
+    // One connection holds the only job slot (its site stalls); the other asks for readiness
+    // meanwhile, then again after the job has ended.
+    let results = sim.run(&[paid_post(&sim, 24), ready.clone()]);
+    assert_error(&one(&results[0]), 422, "TIMEOUT");
+    let shedding = one(&results[1]);
+    assert_eq!(shedding.status, 503);
+    assert_eq!(shedding.body["status"], "shedding");
+    assert!(shedding.body["problems"][0]
+        .as_str()
+        .unwrap()
+        .contains("MAX_CONCURRENT_JOBS=1"));
+    assert_eq!(one(&sim.request(&ready)).status, 200);
+}
+
+#[test]
+fn a_trusted_proxy_forwards_the_client_address_to_the_rate_limiter_and_the_log() {
+    // The simulation's clients connect from 198.51.100.10.
+    let mut sim = world(&[
+        ("RATE_LIMIT_PER_MINUTE", "1"),
+        ("RATE_LIMIT_BURST", "1"),
+        ("TRUSTED_PROXIES", "198.51.100.0/24"),
+    ]);
+    let from = |client: &str| {
+        let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+        format!(
+            "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             X-Forwarded-For: 192.0.2.99, {client}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    };
+    assert_eq!(one(&sim.request(&from("203.0.113.1"))).status, 402);
+    assert_eq!(sim.events.last().unwrap().client.to_string(), "203.0.113.1");
+    assert_error(
+        &one(&sim.request(&from("203.0.113.1"))),
+        429,
+        "RATE_LIMITED",
+    );
+    // Another client behind the same proxy has its own bucket.
+    assert_eq!(one(&sim.request(&from("203.0.113.2"))).status, 402);
+    // Without the proxy trusted, the header is ignored: every request is the peer's.
+    let mut sim = world(&[("RATE_LIMIT_PER_MINUTE", "1"), ("RATE_LIMIT_BURST", "1")]);
+    assert_eq!(one(&sim.request(&from("203.0.113.1"))).status, 402);
+    assert_eq!(
+        sim.events.last().unwrap().client.to_string(),
+        "198.51.100.10"
+    );
+    assert_error(
+        &one(&sim.request(&from("203.0.113.2"))),
+        429,
+        "RATE_LIMITED",
+    );
+}
+
+#[test]
+fn connection_caps_refuse_at_admission_and_free_on_drop() {
+    let sim = world(&[
+        ("MAX_CONNECTIONS", "3"),
+        ("MAX_CONNECTIONS_PER_IP", "2"),
+        ("TRUSTED_PROXIES", "10.0.0.1"),
+    ]);
+    let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+    let a = sim.server.admit_connection(ip("203.0.113.1")).unwrap();
+    let _b = sim.server.admit_connection(ip("203.0.113.1")).unwrap();
+    assert!(sim.server.admit_connection(ip("203.0.113.1")).is_err());
+    // A trusted proxy is held only to the total.
+    let _c = sim.server.admit_connection(ip("10.0.0.1")).unwrap();
+    assert_eq!(sim.server.connections_open(), 3);
+    assert!(sim.server.admit_connection(ip("10.0.0.1")).is_err());
+    assert!(!sim.server.shedding().is_empty(), "at the total cap");
+    drop(a);
+    assert_eq!(sim.server.connections_open(), 2);
+    assert!(sim.server.admit_connection(ip("203.0.113.1")).is_ok());
+}
+
+#[test]
 fn replies_split_at_any_byte_boundary_give_the_same_result() {
     let mut bodies = Vec::new();
     for (nonce, split) in [(30u8, 1usize), (31, 2), (32, 13), (33, 64), (34, 1 << 20)] {

@@ -77,6 +77,7 @@ pub fn flush_logs() {
 #[serde(rename_all = "camelCase")]
 struct AccessLine<'a> {
     request_id: &'a str,
+    client: std::net::IpAddr,
     method: &'a str,
     path: &'a str,
     status: u16,
@@ -111,6 +112,7 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
             &mut *bytes,
             &AccessLine {
                 request_id: &event.request_id,
+                client: event.client,
                 method: &event.method,
                 path: &event.path,
                 status: event.status,
@@ -126,8 +128,9 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
         .map_err(std::io::Error::other),
         LogFormat::Pretty => write!(
             bytes,
-            "{} {} {} -> {} {:?} {} ms pages={} too-costly={} payer={:?} tx={:?}{}",
+            "{} {} {} {} -> {} {:?} {} ms pages={} too-costly={} payer={:?} tx={:?}{}",
             event.request_id,
+            event.client,
             event.method,
             event.path,
             event.status,

@@ -99,11 +99,18 @@ pub async fn serve_with_tls(
         });
         match accepted.await {
             Some(Ok((stream, peer))) => {
+                // The core's connection caps: a refused connection is closed at once, before
+                // anything is read or allocated for it.
+                let Ok(slot) = server.admit_connection(peer.ip()) else {
+                    let _ = stream.get_ref().shutdown(std::net::Shutdown::Both);
+                    continue;
+                };
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 spawn(async move {
                     let exchange = Exchange::accept(&server, peer, Instant::now());
                     drive(exchange, Some(stream), tls, log_format).await;
+                    drop(slot);
                     active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 })
                 .detach();

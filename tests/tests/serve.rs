@@ -1281,3 +1281,46 @@ fn a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs() {
     let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
 }
+
+/// `MAX_CONNECTIONS_PER_IP` over real sockets: past the cap a connection is closed at accept
+/// (the client reads end of stream at once, nothing is answered); a closed connection frees
+/// its place.
+#[test]
+fn connections_over_the_per_ip_cap_are_closed_at_accept() {
+    use std::io::{Read as _, Write as _};
+    let (_site, _facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        Fixture::accepting_facilitator(),
+        contact_runtime_smol::tls_connector(),
+        &[("MAX_CONNECTIONS_PER_IP", "2".to_string())],
+    );
+    let first = std::net::TcpStream::connect(service.addr).unwrap();
+    let _second = std::net::TcpStream::connect(service.addr).unwrap();
+    let mut third = std::net::TcpStream::connect(service.addr).unwrap();
+    third
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let _ = third.write_all(b"GET /api/health HTTP/1.1\r\n\r\n");
+    let mut got = Vec::new();
+    // End of stream or a reset, but never an answer.
+    let _ = third.read_to_end(&mut got);
+    assert!(
+        got.is_empty(),
+        "the third connection was answered: {:?}",
+        String::from_utf8_lossy(&got)
+    );
+    drop(first);
+    // The place is given back once the service sees the close.
+    let started = Instant::now();
+    loop {
+        let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+        if status == 200 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the closed connection's place was never freed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -66,6 +66,7 @@ impl Exchange {
         started: Instant,
         now: Instant,
     ) {
+        self.client = client_ip(self.peer, &head, &server.config.trusted_proxies);
         let request = RequestInfo {
             id: server.next_request_id(now),
             method: head.method.clone(),
@@ -88,6 +89,21 @@ impl Exchange {
                 return;
             }
         };
+        let shedding = match route {
+            Route::Ready if matches!(server.config.payment, PaymentConfig::Ready { .. }) => {
+                server.shedding()
+            }
+            _ => Vec::new(),
+        };
+        if !shedding.is_empty() {
+            // Ready in configuration, but at a cap: a load balancer should send new work
+            // elsewhere until this clears (issue 10).
+            let body = serde_json::json!({"status": "shedding", "problems": shedding});
+            let response = Response::json(503, serde_json::to_vec(&body).unwrap_or_default())
+                .with_header("Retry-After", "1");
+            self.send_plain(&response.prepare(), &request, now);
+            return;
+        }
         match free_response(&server.config.payment, route) {
             Some(response) => self.send_plain(&response.prepare(), &request, now),
             None => self.extract_contact(server, &head, &body, request, now),

@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, Failure};
+use crate::client_ip::client_ip;
 use crate::config::PaymentConfig;
 use crate::crawl;
 use crate::extract::PageExtraction;
@@ -46,7 +47,7 @@ use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
-use crate::http::routes::{route, RouteError};
+use crate::http::routes::{route, Route, RouteError};
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
 use crate::net_policy::PublicUrl;
 use crate::payment::codec;
@@ -110,6 +111,9 @@ pub struct Exchange {
     /// The service's shared state (a cheap clone, taken at accept).
     server: Server,
     peer: IpAddr,
+    /// The current request's client address: the peer, or what a trusted proxy forwarded
+    /// (`client_ip`). The rate limiter and the access log use it.
+    client: IpAddr,
     inbound: Vec<u8>,
     state: State,
     outputs: VecDeque<Output>,
@@ -345,6 +349,7 @@ impl Exchange {
         Exchange {
             server,
             peer,
+            client: peer,
             inbound: Vec::new(),
             state: State::Idle {
                 deadline: now + HEAD_TIMEOUT,

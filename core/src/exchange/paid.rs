@@ -27,7 +27,7 @@ impl Exchange {
             Recovery::Handled => return,
             Recovery::NotARetry(decoded) => decoded,
         };
-        let limited = server.shared().limiter.check(self.peer, now);
+        let limited = server.shared().limiter.check(self.client, now);
         if let Err(retry_after) = limited {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
             let retry = [("Retry-After", retry_after.to_string())];
@@ -324,7 +324,7 @@ impl Exchange {
             return Recovery::Handled;
         }
         // The settlement outcome was unknown: settle again (one retry at a time, rate-limited).
-        let limited = server.shared().limiter.check(self.peer, now);
+        let limited = server.shared().limiter.check(self.client, now);
         if let Err(retry_after) = limited {
             let message = format!("rate limit exceeded; retry in {retry_after} s");
             let retry = [("Retry-After", retry_after.to_string())];

@@ -167,6 +167,7 @@ impl Exchange {
     ) {
         self.outputs.push_back(Output::Event(RequestEvent {
             request_id: request.id.clone(),
+            client: self.client,
             method: request.method.clone(),
             path: request.path.clone(),
             status,
