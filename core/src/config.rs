@@ -199,6 +199,10 @@ impl Config {
             net_policy: NetPolicy {
                 allowed_ports,
                 allowed_private,
+                own_addrs: Some(bind_addr.ip())
+                    .filter(|ip| !ip.is_unspecified())
+                    .into_iter()
+                    .collect(),
             },
             resolve,
             log_format,
@@ -437,6 +441,11 @@ mod tests {
             ),
             (60, 20, 256)
         );
+        assert_eq!(
+            (config.max_connections, config.max_connections_per_ip),
+            (10_000, 256)
+        );
+        assert!(config.trusted_proxies.is_empty());
         assert_eq!(config.net_policy, NetPolicy::default());
         assert_eq!(config.log_format, LogFormat::Json);
         let PaymentConfig::Ready { terms, facilitator } = config.payment else {
@@ -481,6 +490,9 @@ mod tests {
             ("RATE_LIMIT_PER_MINUTE", "0"),
             ("RATE_LIMIT_BURST", "-1"),
             ("MAX_CONCURRENT_JOBS", "x"),
+            ("MAX_CONNECTIONS", "0"),
+            ("MAX_CONNECTIONS_PER_IP", "many"),
+            ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.local"),
             ("ALLOWED_PORTS", "80,http"),
             ("ALLOW_PRIVATE_CIDRS", "127.0.0.1/33"),
             ("RESOLVE", "example.com"),
@@ -496,6 +508,27 @@ mod tests {
             assert_eq!(error.variable, name);
             assert!(error.to_string().starts_with(name));
         }
+    }
+
+    #[test]
+    fn a_specific_listening_address_is_on_the_block_list_and_proxies_parse() {
+        let mut pairs = PAYMENT.to_vec();
+        pairs.extend([
+            ("BIND_ADDR", "93.184.216.34:8080"),
+            ("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7"),
+        ]);
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        assert_eq!(
+            config.net_policy.own_addrs,
+            ["93.184.216.34".parse::<IpAddr>().unwrap()]
+        );
+        assert!(!config.net_policy.permits("93.184.216.34".parse().unwrap()));
+        let proxies: Vec<String> = config
+            .trusted_proxies
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(proxies, ["10.0.0.0/8", "192.0.2.7/32"]);
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub struct NetPolicy {
     /// Ranges exempted from the block list (`ALLOW_PRIVATE_CIDRS`; empty in production, a
     /// loopback range in tests).
     pub allowed_private: Vec<IpNet>,
+    /// The service's own addresses (the listening address when it is specific, and the
+    /// host's outward addresses the runtime finds at start-up): refused whatever the port
+    /// (security.md: Smokescreen and Advocate refuse their own addresses), unless an
+    /// exempted range covers them (tests).
+    pub own_addrs: Vec<IpAddr>,
 }
 
 impl Default for NetPolicy {
@@ -37,6 +42,7 @@ impl Default for NetPolicy {
         NetPolicy {
             allowed_ports: DEFAULT_ALLOWED_PORTS.to_vec(),
             allowed_private: Vec::new(),
+            own_addrs: Vec::new(),
         }
     }
 }
@@ -45,7 +51,8 @@ impl NetPolicy {
     /// Whether `ip` may be connected to: public, or inside an exempted range.
     pub fn permits(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
-        !is_blocked(ip) || self.allowed_private.iter().any(|net| net.contains(&ip))
+        let own = self.own_addrs.iter().any(|own| canonical(*own) == ip);
+        !(is_blocked(ip) || own) || self.allowed_private.iter().any(|net| net.contains(&ip))
     }
 }
 
@@ -246,7 +253,12 @@ pub(crate) fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<Approved
         .map(|ip| ApprovedAddr(SocketAddr::new(canonical(*ip), port)))
 }
 
-/// Whether `ip` is in the block list of decisions.md ("Fetching the target site"):
+/// Azure's WireServer (168.63.129.16/32): a platform endpoint reachable from every Azure VM
+/// although the address is public (issue 10; security.md).
+const AZURE_WIRESERVER: Ipv4Addr = Ipv4Addr::new(168, 63, 129, 16);
+
+/// Whether `ip` is in the block list of decisions.md ("Fetching the target site"), plus
+/// Azure's WireServer (168.63.129.16):
 /// IPv4-mapped IPv6 is judged as IPv4; IPv6 outside 2000::/3 is blocked, and so are 2001::/23,
 /// 2001:db8::/32, 2002::/16 and 3fff::/20 inside it.
 pub fn is_blocked(ip: IpAddr) -> bool {
@@ -285,9 +297,10 @@ fn is_blocked_v4(ip: Ipv4Addr) -> bool {
         (0xF000_0000, 4),  // 240.0.0.0/4 (includes 255.255.255.255)
     ];
     let bits = u32::from(ip);
-    BLOCKED
-        .iter()
-        .any(|(network, prefix)| bits >> (32 - prefix) == network >> (32 - prefix))
+    ip == AZURE_WIRESERVER
+        || BLOCKED
+            .iter()
+            .any(|(network, prefix)| bits >> (32 - prefix) == network >> (32 - prefix))
 }
 
 fn is_blocked_v6(ip: Ipv6Addr) -> bool {
@@ -546,6 +559,40 @@ mod tests {
             Err(UrlRejection::BlockedAddress)
         );
         assert!(approve(&["127.0.0.1".parse().unwrap()], 8080, &policy).is_ok());
+    }
+
+    #[test]
+    fn azure_wireserver_and_the_services_own_addresses_are_refused() {
+        let policy = NetPolicy {
+            own_addrs: vec!["93.184.216.34".parse().unwrap()],
+            ..NetPolicy::default()
+        };
+        for url in ["http://168.63.129.16/", "http://[::ffff:168.63.129.16]/"] {
+            assert_eq!(
+                PublicUrl::parse(url, &policy),
+                Err(UrlRejection::BlockedAddress),
+                "{url}"
+            );
+        }
+        assert!(PublicUrl::parse("http://168.63.129.17/", &policy).is_ok());
+        // Our own address, whatever the port, as a literal or as a DNS answer.
+        for url in ["http://93.184.216.34/", "http://93.184.216.34:8080/"] {
+            assert_eq!(
+                PublicUrl::parse(url, &policy),
+                Err(UrlRejection::BlockedAddress),
+                "{url}"
+            );
+        }
+        let own: IpAddr = "93.184.216.34".parse().unwrap();
+        assert_eq!(
+            approve(&[own], 443, &policy),
+            Err(UrlRejection::BlockedResolution)
+        );
+        let wireserver: IpAddr = "168.63.129.16".parse().unwrap();
+        assert_eq!(
+            approve(&[wireserver], 80, &NetPolicy::default()),
+            Err(UrlRejection::BlockedResolution)
+        );
     }
 
     #[test]

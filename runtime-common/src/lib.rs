@@ -6,7 +6,8 @@
 //! - [`tls`]: the rustls client configuration (webpki roots) and its failure mapping;
 //! - [`cli`]: the command-line settings (`serve`, and the fetch/log settings shared with
 //!   `extract`);
-//! - [`offline`]: the offline commands `extract-html` and `extract-dir`.
+//! - [`offline`]: the offline commands `extract-html` and `extract-dir`;
+//! - [`own_addrs`]: the host's outward addresses, for the SSRF block list.
 //!
 //! The IO-free driver bookkeeping (answers owed, the timer rule) is in
 //! `contact_core::driver`.
@@ -16,4 +17,5 @@
 pub mod cli;
 pub mod log;
 pub mod offline;
+pub mod own_addrs;
 pub mod tls;

@@ -123,7 +123,7 @@ fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
 const SHUTDOWN_GRACE_SECONDS: u64 = 45;
 
 fn serve(args: &ServeArgs) -> ExitCode {
-    let config = match contact_core::config::Config::from_env_map(&args.to_map()) {
+    let mut config = match contact_core::config::Config::from_env_map(&args.to_map()) {
         Ok(config) => config,
         Err(error) => {
             eprintln!("contact-extract: invalid configuration: {error}");
@@ -172,6 +172,11 @@ fn serve(args: &ServeArgs) -> ExitCode {
         .map(|a| a.to_string())
         .unwrap_or_default();
     contact_runtime_smol::log_line(format, &format!("listening on {address}"));
+    if config.bind_addr.ip().is_unspecified() {
+        // Listening everywhere: every outward address of the host is the service itself.
+        let own = contact_runtime_common::own_addrs::outward_addresses();
+        config.net_policy.own_addrs.extend(own);
+    }
     let server = contact_runtime_smol::new_server(config);
     let (stop_sender, stop) = smol::channel::bounded::<()>(1);
     // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (grace period), exit 0.
