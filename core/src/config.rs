@@ -83,6 +83,9 @@ pub struct Config {
     /// Open client connections from one peer address (`MAX_CONNECTIONS_PER_IP`, default
     /// 256; trusted proxies are exempt).
     pub max_connections_per_ip: usize,
+    /// Where to serve `GET /metrics` in the Prometheus text format (`METRICS_ADDR`, default
+    /// off): a separate listener, so metrics are never public by accident.
+    pub metrics_addr: Option<SocketAddr>,
     /// Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`, CIDR list, default
     /// none): for a request from one of them, the client address (rate limiter, log) is the
     /// right-most forwarded address that is not itself trusted.
@@ -141,6 +144,12 @@ impl Config {
             Some(256),
             |v| v.parse::<usize>().ok().filter(|n| *n > 0),
         )?;
+        let metrics_addr = match get("METRICS_ADDR") {
+            None => None,
+            Some(v) => Some(v.parse::<SocketAddr>().map_err(|_| {
+                invalid("METRICS_ADDR", "expected an address such as 127.0.0.1:9090")
+            })?),
+        };
         let trusted_proxies = cidr_list(get("TRUSTED_PROXIES"))
             .ok_or_else(|| invalid("TRUSTED_PROXIES", CIDR_LIST_EXPECTED))?;
         let allowed_ports = match get("ALLOWED_PORTS") {
@@ -196,6 +205,7 @@ impl Config {
             max_connections,
             max_connections_per_ip,
             trusted_proxies,
+            metrics_addr,
             net_policy: NetPolicy {
                 allowed_ports,
                 allowed_private,
@@ -493,6 +503,7 @@ mod tests {
             ("MAX_CONNECTIONS", "0"),
             ("MAX_CONNECTIONS_PER_IP", "many"),
             ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.local"),
+            ("METRICS_ADDR", "localhost"),
             ("ALLOWED_PORTS", "80,http"),
             ("ALLOW_PRIVATE_CIDRS", "127.0.0.1/33"),
             ("RESOLVE", "example.com"),

@@ -29,6 +29,28 @@ use crate::api::ErrorCode;
 use crate::net_policy::ApprovedAddr;
 use crate::work::{Work, WorkDone, WorkId};
 
+/// The outcome of a request's payment check (for metrics and logs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentVerdict {
+    /// Passed the local checks and the facilitator's `/verify`.
+    Verified,
+    /// Refused by the local checks or by `/verify` (402; nothing consumed for a refusal).
+    Refused,
+    /// `/verify` failed or answered garbage (503; the authorization stays consumed).
+    FacilitatorUnavailable,
+}
+
+impl PaymentVerdict {
+    /// Lower-case name, for logs and metric labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentVerdict::Verified => "verified",
+            PaymentVerdict::Refused => "refused",
+            PaymentVerdict::FacilitatorUnavailable => "facilitator_unavailable",
+        }
+    }
+}
+
 /// Longest time a runtime may spend on one write to the client or to a fetch connection
 /// before it reports the peer gone (see the module docs).
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -200,6 +222,12 @@ pub struct RequestEvent {
     pub client_gone: bool,
     /// The client's address: the TCP peer, or the address a trusted proxy forwarded.
     pub client: IpAddr,
+    /// What this request's payment check concluded, when it had one (local check and
+    /// `/verify`; a replayed kept response has none).
+    pub payment: Option<PaymentVerdict>,
+    /// Whether the request was shed: answered 503 with `Retry-After` at a capacity limit (paid
+    /// jobs at `MAX_CONCURRENT_JOBS`, the payment store full).
+    pub shed: bool,
     /// Pages left out because their extraction took longer than
     /// [`crate::work::PAGE_WORK_BUDGET`].
     pub pages_too_costly: u32,

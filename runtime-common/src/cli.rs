@@ -44,6 +44,18 @@ pub struct ServeArgs {
     /// Paid jobs in flight at once (default 256).
     #[arg(long, env = "MAX_CONCURRENT_JOBS")]
     pub max_concurrent_jobs: Option<String>,
+    /// Open client connections at once; more are closed at accept (default 10000).
+    #[arg(long, env = "MAX_CONNECTIONS")]
+    pub max_connections: Option<String>,
+    /// Open client connections from one address (default 256; trusted proxies exempt).
+    #[arg(long, env = "MAX_CONNECTIONS_PER_IP")]
+    pub max_connections_per_ip: Option<String>,
+    /// Proxies whose X-Forwarded-For gives the client address (CIDR list; default none).
+    #[arg(long, env = "TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<String>,
+    /// Address of the Prometheus `GET /metrics` listener (default off).
+    #[arg(long, env = "METRICS_ADDR")]
+    pub metrics_addr: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -104,6 +116,10 @@ impl ServeArgs {
             ("RATE_LIMIT_PER_MINUTE", &self.rate_limit_per_minute),
             ("RATE_LIMIT_BURST", &self.rate_limit_burst),
             ("MAX_CONCURRENT_JOBS", &self.max_concurrent_jobs),
+            ("MAX_CONNECTIONS", &self.max_connections),
+            ("MAX_CONNECTIONS_PER_IP", &self.max_connections_per_ip),
+            ("TRUSTED_PROXIES", &self.trusted_proxies),
+            ("METRICS_ADDR", &self.metrics_addr),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }

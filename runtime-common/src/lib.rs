@@ -3,6 +3,7 @@
 //!
 //! - [`log`]: the access, audit and operational lines on stderr (batched, never blocking a
 //!   request; audit lines written at once);
+//! - [`metrics`]: the Prometheus metrics served on `METRICS_ADDR`;
 //! - [`tls`]: the rustls client configuration (webpki roots) and its failure mapping;
 //! - [`cli`]: the command-line settings (`serve`, and the fetch/log settings shared with
 //!   `extract`);
@@ -16,6 +17,7 @@
 
 pub mod cli;
 pub mod log;
+pub mod metrics;
 pub mod offline;
 pub mod own_addrs;
 pub mod tls;

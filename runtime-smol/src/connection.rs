@@ -20,6 +20,7 @@ use crate::executor::spawn;
 use crate::outbound::{connect, resolve};
 use crate::workers::run_on_worker;
 use contact_runtime_common::log::{log_event, log_settlement};
+use contact_runtime_common::metrics;
 
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;
@@ -127,15 +128,23 @@ pub(crate) async fn drive(
                 Output::Work { id, work } => {
                     let events = events.clone();
                     run_on_worker(move || {
+                        let kind = metrics::work_kind(&work);
                         let started = Instant::now();
                         let done = work.run();
                         let took = started.elapsed();
+                        metrics::observe_work(kind, took);
                         let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });
                 }
                 Output::CancelWork { .. } => {} // its answer, if it comes, is dropped (owed)
-                Output::Event(event) => log_event(log_format, &event),
-                Output::Settlement(event) => log_settlement(log_format, &event),
+                Output::Event(event) => {
+                    metrics::observe_request(&event);
+                    log_event(log_format, &event);
+                }
+                Output::Settlement(event) => {
+                    metrics::observe_settlement(&event);
+                    log_settlement(log_format, &event);
+                }
             }
         }
         if exchange.is_finished() {

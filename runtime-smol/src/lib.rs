@@ -101,9 +101,13 @@ pub async fn serve_with_tls(
             Some(Ok((stream, peer))) => {
                 // The core's connection caps: a refused connection is closed at once, before
                 // anything is read or allocated for it.
-                let Ok(slot) = server.admit_connection(peer.ip()) else {
-                    let _ = stream.get_ref().shutdown(std::net::Shutdown::Both);
-                    continue;
+                let slot = match server.admit_connection(peer.ip()) {
+                    Ok(slot) => slot,
+                    Err(refused) => {
+                        contact_runtime_common::metrics::observe_refused_connection(refused);
+                        let _ = stream.get_ref().shutdown(std::net::Shutdown::Both);
+                        continue;
+                    }
                 };
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -130,6 +134,85 @@ pub async fn serve_with_tls(
     while active.load(std::sync::atomic::Ordering::SeqCst) > 0 && Instant::now() < deadline {
         Timer::after(Duration::from_millis(20)).await;
     }
+}
+
+/// Longest a metrics scrape may take to send its request head.
+const METRICS_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// Largest metrics request head, in bytes.
+const METRICS_MAX_HEAD: usize = 8 * 1024;
+
+/// Serves `GET /metrics` (Prometheus text format, `contact_runtime_common::metrics`) on
+/// `listener` — the operator's `METRICS_ADDR`, apart from the public listener — until `stop`
+/// receives a message. One request per connection; anything else is 404; a client that does
+/// not send its head within 5 s is dropped. Turns metric recording on.
+pub async fn serve_metrics(listener: Async<TcpListener>, server: SharedServer, stop: Receiver<()>) {
+    contact_runtime_common::metrics::enable();
+    loop {
+        let accepted = async { Some(listener.accept().await) }.or(async {
+            let _ = stop.recv().await;
+            None
+        });
+        match accepted.await {
+            Some(Ok((stream, _))) => {
+                let server = server.clone();
+                spawn(async move {
+                    let answer = async {
+                        let head = read_head(&stream).await;
+                        Some(metrics_answer(&server, &head))
+                    }
+                    .or(async {
+                        Timer::after(METRICS_REQUEST_TIMEOUT).await;
+                        None
+                    })
+                    .await;
+                    if let Some(answer) = answer {
+                        use smol::io::AsyncWriteExt as _;
+                        let _ = (&stream).write_all(&answer).await;
+                    }
+                })
+                .detach();
+            }
+            Some(Err(_)) => {
+                Timer::after(Duration::from_millis(50)).await;
+            }
+            None => break,
+        }
+    }
+}
+
+async fn read_head(stream: &Async<std::net::TcpStream>) -> Vec<u8> {
+    use smol::io::AsyncReadExt as _;
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while head.len() < METRICS_MAX_HEAD && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match (&*stream).read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    head
+}
+
+fn metrics_answer(server: &SharedServer, head: &[u8]) -> Vec<u8> {
+    let (status, content_type, body) =
+        if head.starts_with(b"GET /metrics ") || head.starts_with(b"GET /metrics?") {
+            (
+                "200 OK",
+                "text/plain; version=0.0.4; charset=utf-8",
+                contact_runtime_common::metrics::render(server),
+            )
+        } else {
+            (
+                "404 Not Found",
+                "text/plain",
+                "only GET /metrics here\n".to_string(),
+            )
+        };
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 /// Runs an operator's crawl of `url` without payment (`contact-extract extract URL`): the

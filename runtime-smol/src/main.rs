@@ -177,6 +177,20 @@ fn serve(args: &ServeArgs) -> ExitCode {
         let own = contact_runtime_common::own_addrs::outward_addresses();
         config.net_policy.own_addrs.extend(own);
     }
+    let metrics_listener = match config.metrics_addr {
+        None => None,
+        Some(addr) => match smol::Async::<std::net::TcpListener>::bind(addr) {
+            Ok(listener) => {
+                let bound = listener.get_ref().local_addr().map_or(addr, |a| a);
+                contact_runtime_smol::log_line(format, &format!("metrics on {bound}"));
+                Some(listener)
+            }
+            Err(error) => {
+                eprintln!("contact-extract: cannot listen on METRICS_ADDR {addr}: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let server = contact_runtime_smol::new_server(config);
     let (stop_sender, stop) = smol::channel::bounded::<()>(1);
     // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (grace period), exit 0.
@@ -203,7 +217,17 @@ fn serve(args: &ServeArgs) -> ExitCode {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     contact_runtime_smol::run(threads, async move {
+        // The metrics listener lives as long as the service (dropped with its task).
+        let (_metrics_stop_sender, metrics_stop) = smol::channel::bounded::<()>(1);
+        let metrics = metrics_listener.map(|listener| {
+            contact_runtime_smol::spawn(contact_runtime_smol::serve_metrics(
+                listener,
+                server.clone(),
+                metrics_stop,
+            ))
+        });
         contact_runtime_smol::serve(listener, server, stop, grace).await;
+        drop(metrics);
         drop(watcher);
     });
     contact_runtime_smol::log_line(format, "stopped");

@@ -499,3 +499,67 @@ impl Drop for Reap {
         let _ = self.0.wait();
     }
 }
+
+/// `METRICS_ADDR`: the Prometheus text on its own listener, counting what the public listener
+/// answered; the public listener has no `/metrics`.
+#[test]
+fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work() {
+    use contact_e2e::fixture::Fixture;
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let site = slow_home_site(Duration::from_millis(0));
+    let facilitator = Fixture::accepting_facilitator();
+    let mut vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
+    let request = paid_request(&vars, &site, 52);
+    let (child, address, mut lines) = start_serve(&vars);
+    let mut child = Reap(child);
+    let metrics_address = (0..5)
+        .find_map(|_| {
+            let line = lines.next()?.ok()?;
+            line.strip_prefix("metrics on ")
+                .map(|a| a.trim().to_string())
+        })
+        .expect("the service logs its metrics address");
+    let call = |address: &str, raw: &[u8]| {
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        stream.write_all(raw).expect("write");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    assert!(call(&address, request.as_bytes()).starts_with("HTTP/1.1 200"));
+    let unpaid = request
+        .lines()
+        .filter(|l| !l.starts_with("PAYMENT-SIGNATURE"))
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    assert!(call(&address, unpaid.as_bytes()).starts_with("HTTP/1.1 402"));
+    let public = call(
+        &address,
+        b"GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n",
+    );
+    assert!(public.starts_with("HTTP/1.1 404"), "{public}");
+    let text = call(&metrics_address, b"GET /metrics HTTP/1.1\r\n\r\n");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    for expected in [
+        "contact_requests_total{route=\"extract_contact\",status=\"200\",code=\"\"} 1",
+        "contact_requests_total{route=\"extract_contact\",status=\"402\",code=\"\"} 1",
+        "contact_requests_total{route=\"other\",status=\"404\",code=\"INVALID_URL\"} 1",
+        "contact_payments_total{outcome=\"verified\"} 1",
+        "contact_payments_total{outcome=\"settled\"} 1",
+        "contact_crawl_pages_fetched_count 1",
+        "contact_paid_jobs_in_flight 0",
+        "contact_work_seconds_count{kind=\"page\"}",
+        "contact_open_connections 0",
+    ] {
+        assert!(text.contains(expected), "{expected} missing in:\n{text}");
+    }
+    let other = call(&metrics_address, b"GET / HTTP/1.1\r\n\r\n");
+    assert!(other.starts_with("HTTP/1.1 404"), "{other}");
+    sigterm(&child.0);
+    assert!(wait_exit(&mut child.0).success());
+}

@@ -48,7 +48,7 @@ use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
-use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
+use crate::io::{FetchId, Input, IoFailure, Output, PaymentVerdict, RequestEvent, SettlementEvent};
 use crate::net_policy::PublicUrl;
 use crate::payment::codec;
 use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
@@ -114,6 +114,10 @@ pub struct Exchange {
     /// The current request's client address: the peer, or what a trusted proxy forwarded
     /// (`client_ip`). The rate limiter and the access log use it.
     client: IpAddr,
+    /// The current request's payment verdict and whether it was shed, for its access event
+    /// (taken when the event is written).
+    verdict: Option<PaymentVerdict>,
+    shed: bool,
     inbound: Vec<u8>,
     state: State,
     outputs: VecDeque<Output>,
@@ -350,6 +354,8 @@ impl Exchange {
             server,
             peer,
             client: peer,
+            verdict: None,
+            shed: false,
             inbound: Vec::new(),
             state: State::Idle {
                 deadline: now + HEAD_TIMEOUT,

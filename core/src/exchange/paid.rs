@@ -148,6 +148,7 @@ impl Exchange {
         let verified = match checked {
             Ok(verified) => verified,
             Err(error) => {
+                self.verdict = Some(PaymentVerdict::Refused);
                 self.payment_required(&request, &terms, &error.reason(), now);
                 return self.after_early_answer(server, now);
             }
@@ -369,6 +370,7 @@ impl Exchange {
         match reply {
             Reply::Answer(answer) if answer.is_valid => {
                 // Consumed for good from here on, whatever happens next (Money safety).
+                self.verdict = Some(PaymentVerdict::Verified);
                 if let Some(paid) = &job.paid {
                     server.shared().payments.mark_verified(&paid.key);
                 }
@@ -379,6 +381,7 @@ impl Exchange {
             }
             Reply::Answer(answer) => {
                 // Refused before any money moved: the authorization stays usable.
+                self.verdict = Some(PaymentVerdict::Refused);
                 if let Some(paid) = &job.paid {
                     server.shared().payments.release(&paid.key);
                 }
@@ -389,6 +392,7 @@ impl Exchange {
             }
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (decisions.md).
+                self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
                 job.spend(server);
                 self.end_job_with_error(
                     server,

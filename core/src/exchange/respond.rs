@@ -106,6 +106,9 @@ impl Exchange {
         extra: &[(&'static str, String)],
     ) {
         let (status, code) = reply_for(failure);
+        if matches!(failure, Failure::Overloaded) {
+            self.shed = true;
+        }
         let mut response = json_response(status, &ApiError::new(code, message, &request.id));
         for (name, value) in extra {
             response = response.with_header(name, value.clone());
@@ -178,6 +181,8 @@ impl Exchange {
             transaction: log.transaction,
             client_gone: self.client_gone,
             pages_too_costly: log.pages_too_costly,
+            payment: self.verdict.take(),
+            shed: std::mem::take(&mut self.shed),
         }));
     }
 

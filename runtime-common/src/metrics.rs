@@ -1,0 +1,297 @@
+//! The service's Prometheus metrics (issue 10), in the text exposition format, with the
+//! Prometheus project's Rust client (`prometheus-client`). A runtime feeds them from the
+//! core's events (access and settlement events), from its worker pool (how long each piece of
+//! work ran) and from its accept loop (connections refused at the caps); the gauges (jobs in
+//! flight, open connections) are read from the [`Server`] when scraped.
+//!
+//! Served only on `METRICS_ADDR` (off by default), never on the public listener. Recording is
+//! off until [`enable`] is called, so a service without `METRICS_ADDR` pays nothing for it.
+//!
+//! | metric | type | labels |
+//! |---|---|---|
+//! | `contact_requests` (`_total`) | counter | `route`, `status`, `code` (the ApiError code, or empty) |
+//! | `contact_rate_limited` (`_total`) | counter | |
+//! | `contact_shed` (`_total`) | counter | `reason` (`jobs_or_store` for a 503 at a cap, `connections` / `connections_per_ip` at accept) |
+//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable (the check); settled, settle_refused, settle_unknown (each `/settle` attempt) |
+//! | `contact_crawl_duration_seconds` | histogram | paid extractions answered 200 |
+//! | `contact_crawl_pages_fetched` | histogram | paid extractions answered 200 |
+//! | `contact_work_seconds` | histogram | `kind`: payment, page, result (worker time; `page` is the extraction CPU time) |
+//! | `contact_paid_jobs_in_flight` | gauge | |
+//! | `contact_open_connections` | gauge | |
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use contact_core::api::ErrorCode;
+use contact_core::connections::ConnectionRefused;
+use contact_core::io::{RequestEvent, SettlementEvent};
+use contact_core::server::Server;
+use contact_core::work::Work;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// `contact_requests_total` labels.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    route: &'static str,
+    status: u16,
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: &'static str,
+}
+
+fn work_histogram() -> Histogram {
+    // 100 µs … ~13 s.
+    Histogram::new(exponential_buckets(0.0001, 2.0, 18))
+}
+
+struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    rate_limited: Counter,
+    shed: Family<ReasonLabels, Counter>,
+    payments: Family<OutcomeLabels, Counter>,
+    crawl_duration: Histogram,
+    crawl_pages: Histogram,
+    work: Family<KindLabels, Histogram, fn() -> Histogram>,
+    jobs_in_flight: Gauge,
+    open_connections: Gauge,
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("contact");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "requests",
+            "Requests answered, by route, HTTP status and ApiError code",
+            requests.clone(),
+        );
+        let rate_limited = Counter::default();
+        registry.register(
+            "rate_limited",
+            "Requests answered 429 by the per-client rate limiter",
+            rate_limited.clone(),
+        );
+        let shed = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "shed",
+            "Requests or connections refused at a capacity limit",
+            shed.clone(),
+        );
+        let payments = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "payments",
+            "Payment checks (verified, refused, facilitator_unavailable) and /settle attempts (settled, settle_refused, settle_unknown)",
+            payments.clone(),
+        );
+        let crawl_duration = Histogram::new(exponential_buckets(0.05, 2.0, 12));
+        registry.register(
+            "crawl_duration_seconds",
+            "Time from request head to response of paid extractions answered 200",
+            crawl_duration.clone(),
+        );
+        let crawl_pages = Histogram::new([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0]);
+        registry.register(
+            "crawl_pages_fetched",
+            "HTTP responses received per paid extraction answered 200",
+            crawl_pages.clone(),
+        );
+        let work = Family::<KindLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            work_histogram,
+        );
+        registry.register(
+            "work_seconds",
+            "Worker time per piece of CPU work (payment check, page extraction, result build)",
+            work.clone(),
+        );
+        let jobs_in_flight = Gauge::default();
+        registry.register(
+            "paid_jobs_in_flight",
+            "Paid jobs in flight",
+            jobs_in_flight.clone(),
+        );
+        let open_connections = Gauge::default();
+        registry.register(
+            "open_connections",
+            "Open client connections",
+            open_connections.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            rate_limited,
+            shed,
+            payments,
+            crawl_duration,
+            crawl_pages,
+            work,
+            jobs_in_flight,
+            open_connections,
+        }
+    }
+}
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static METRICS: OnceLock<Metrics> = OnceLock::new();
+
+/// Turns recording on (a runtime calls it when `METRICS_ADDR` is set).
+pub fn enable() {
+    METRICS.get_or_init(Metrics::new);
+    ENABLED.store(true, Ordering::Release);
+}
+
+fn metrics() -> Option<&'static Metrics> {
+    if ENABLED.load(Ordering::Acquire) {
+        METRICS.get()
+    } else {
+        None
+    }
+}
+
+/// The route label of a request path: the known routes by name, anything else `other` (a
+/// label per arbitrary path would let clients create unbounded series).
+fn route_label(path: &str) -> &'static str {
+    match path {
+        "/api/v1/extract-contact" => "extract_contact",
+        "/api/health" | "/api/healthz" => "health",
+        "/api/ready" => "ready",
+        "/openapi.json" => "openapi",
+        "/.well-known/x402.json" => "x402_discovery",
+        "/.well-known/mcp.json" => "mcp_discovery",
+        _ => "other",
+    }
+}
+
+fn code_label(code: Option<ErrorCode>) -> String {
+    code.and_then(|c| serde_json::to_value(c).ok())
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Records one answered request.
+pub fn observe_request(event: &RequestEvent) {
+    let Some(m) = metrics() else {
+        return;
+    };
+    let route = route_label(&event.path);
+    m.requests
+        .get_or_create(&RequestLabels {
+            route,
+            status: event.status,
+            code: code_label(event.error_code),
+        })
+        .inc();
+    if event.status == 429 {
+        m.rate_limited.inc();
+    }
+    if event.shed {
+        m.shed
+            .get_or_create(&ReasonLabels {
+                reason: "jobs_or_store",
+            })
+            .inc();
+    }
+    if let Some(verdict) = event.payment {
+        m.payments
+            .get_or_create(&OutcomeLabels {
+                outcome: verdict.as_str(),
+            })
+            .inc();
+    }
+    if route == "extract_contact" && event.status == 200 && event.pages_fetched > 0 {
+        m.crawl_duration
+            .observe(Duration::from_millis(event.duration_ms).as_secs_f64());
+        m.crawl_pages.observe(f64::from(event.pages_fetched));
+    }
+}
+
+/// Records one `/settle` attempt.
+pub fn observe_settlement(event: &SettlementEvent) {
+    let Some(m) = metrics() else {
+        return;
+    };
+    let outcome = match event.outcome {
+        "settled" => "settled",
+        "refused" => "settle_refused",
+        _ => "settle_unknown",
+    };
+    m.payments.get_or_create(&OutcomeLabels { outcome }).inc();
+}
+
+/// The kind label of a piece of work.
+pub fn work_kind(work: &Work) -> &'static str {
+    match work {
+        Work::Payment(_) => "payment",
+        Work::Page(_) => "page",
+        Work::Result(_) => "result",
+    }
+}
+
+/// Records how long a piece of work of `kind` ([`work_kind`]) ran on its worker.
+pub fn observe_work(kind: &'static str, took: Duration) {
+    if let Some(m) = metrics() {
+        m.work
+            .get_or_create(&KindLabels { kind })
+            .observe(took.as_secs_f64());
+    }
+}
+
+/// Records a connection closed at accept.
+pub fn observe_refused_connection(refusal: ConnectionRefused) {
+    if let Some(m) = metrics() {
+        let reason = match refusal {
+            ConnectionRefused::TooManyConnections => "connections",
+            ConnectionRefused::TooManyFromThisAddress => "connections_per_ip",
+        };
+        m.shed.get_or_create(&ReasonLabels { reason }).inc();
+    }
+}
+
+/// The metrics in the Prometheus text format (version 0.0.4 compatible OpenMetrics text),
+/// with the gauges read from `server` now. Empty when recording is off.
+pub fn render(server: &Server) -> String {
+    let Some(m) = metrics() else {
+        return String::new();
+    };
+    m.jobs_in_flight
+        .set(i64::try_from(server.jobs_in_flight()).unwrap_or(i64::MAX));
+    m.open_connections
+        .set(i64::try_from(server.connections_open()).unwrap_or(i64::MAX));
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &m.registry);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_outside_the_known_ones_share_one_label() {
+        assert_eq!(route_label("/api/v1/extract-contact"), "extract_contact");
+        assert_eq!(route_label("/api/healthz"), "health");
+        assert_eq!(route_label("/wp-admin/../../etc/passwd"), "other");
+        assert_eq!(code_label(Some(ErrorCode::RateLimited)), "RATE_LIMITED");
+        assert_eq!(code_label(None), "");
+    }
+}
