@@ -83,6 +83,10 @@ pub struct Config {
     /// Open client connections from one peer address (`MAX_CONNECTIONS_PER_IP`, default
     /// 256; trusted proxies are exempt).
     pub max_connections_per_ip: usize,
+    /// Bytes of fetched and decompressed pages held at once across all jobs
+    /// (`MAX_PAGE_MEMORY`, default 512 MiB; a number of bytes, or with a `KiB`/`MiB`/`GiB`
+    /// suffix; at least one page's reservation, 4 MiB). See [`crate::page_memory`].
+    pub max_page_memory: usize,
     /// Where to serve `GET /metrics` in the Prometheus text format (`METRICS_ADDR`, default
     /// off): a separate listener, so metrics are never public by accident.
     pub metrics_addr: Option<SocketAddr>,
@@ -143,6 +147,12 @@ impl Config {
             get("MAX_CONNECTIONS_PER_IP"),
             Some(256),
             |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+        )?;
+        let max_page_memory = parse_or(
+            "MAX_PAGE_MEMORY",
+            get("MAX_PAGE_MEMORY"),
+            Some(512 * 1024 * 1024),
+            |v| byte_size(v).filter(|n| *n >= crate::page_memory::PAGE_RESERVATION),
         )?;
         let metrics_addr = match get("METRICS_ADDR") {
             None => None,
@@ -206,6 +216,7 @@ impl Config {
             max_connections_per_ip,
             trusted_proxies,
             metrics_addr,
+            max_page_memory,
             net_policy: NetPolicy {
                 allowed_ports,
                 allowed_private,
@@ -219,6 +230,22 @@ impl Config {
             warnings,
         })
     }
+}
+
+/// A byte count: digits, optionally followed by `KiB`, `MiB` or `GiB` (or `K`, `M`, `G`,
+/// binary multiples either way).
+fn byte_size(value: &str) -> Option<usize> {
+    let value = value.trim();
+    let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = value[digits.len()..].to_ascii_lowercase();
+    let multiple: usize = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kib" | "kb" => 1 << 10,
+        "m" | "mib" | "mb" => 1 << 20,
+        "g" | "gib" | "gb" => 1 << 30,
+        _ => return None,
+    };
+    digits.trim().parse::<usize>().ok()?.checked_mul(multiple)
 }
 
 const CIDR_LIST_EXPECTED: &str =
@@ -456,6 +483,10 @@ mod tests {
             (10_000, 256)
         );
         assert!(config.trusted_proxies.is_empty());
+        assert_eq!(config.max_page_memory, 512 << 20);
+        assert_eq!(byte_size("64MiB"), Some(64 << 20));
+        assert_eq!(byte_size("1g"), Some(1 << 30));
+        assert_eq!(byte_size("4194304"), Some(4 << 20));
         assert_eq!(config.net_policy, NetPolicy::default());
         assert_eq!(config.log_format, LogFormat::Json);
         let PaymentConfig::Ready { terms, facilitator } = config.payment else {
@@ -504,6 +535,8 @@ mod tests {
             ("MAX_CONNECTIONS_PER_IP", "many"),
             ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.local"),
             ("METRICS_ADDR", "localhost"),
+            ("MAX_PAGE_MEMORY", "1MiB"),
+            ("MAX_PAGE_MEMORY", "lots"),
             ("ALLOWED_PORTS", "80,http"),
             ("ALLOW_PRIVATE_CIDRS", "127.0.0.1/33"),
             ("RESOLVE", "example.com"),

@@ -91,6 +91,7 @@ pub mod ids;
 pub mod io;
 pub mod limiter;
 pub mod net_policy;
+pub mod page_memory;
 pub mod payment;
 mod responses;
 pub mod server;

@@ -17,6 +17,7 @@ use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
+use crate::page_memory::PageMemory;
 use crate::payment::store::{MemoryStore, PaymentStore};
 use crate::responses::payment_required_response;
 
@@ -42,6 +43,7 @@ pub struct Server {
     shared: Arc<Mutex<Shared>>,
     pub(crate) jobs: JobCounter,
     connections: ConnectionGate,
+    pub(crate) page_memory: PageMemory,
 }
 
 /// The read-only part of the [`Server`].
@@ -95,7 +97,11 @@ impl Server {
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
-        let fixed_config_caps = (config.max_connections, config.max_connections_per_ip);
+        let fixed_config_caps = (
+            config.max_connections,
+            config.max_connections_per_ip,
+            config.max_page_memory,
+        );
         let shared = Shared {
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
@@ -112,6 +118,7 @@ impl Server {
                 unix_at_start: unix_now,
             }),
             connections: ConnectionGate::new(fixed_config_caps.0, fixed_config_caps.1),
+            page_memory: PageMemory::new(fixed_config_caps.2),
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
         }
@@ -169,6 +176,11 @@ impl Server {
         self.connections.admit(peer, trusted)
     }
 
+    /// Bytes of the page memory budget reserved now (`MAX_PAGE_MEMORY`).
+    pub fn page_memory_used(&self) -> usize {
+        self.page_memory.used()
+    }
+
     /// Open client connections (admitted and not yet dropped).
     pub fn connections_open(&self) -> usize {
         self.connections.open()
@@ -182,6 +194,12 @@ impl Server {
             reasons.push(format!(
                 "paid jobs at their cap (MAX_CONCURRENT_JOBS={})",
                 self.config.max_concurrent_jobs
+            ));
+        }
+        if self.page_memory.exhausted() {
+            reasons.push(format!(
+                "page memory at its cap (MAX_PAGE_MEMORY={} bytes)",
+                self.config.max_page_memory
             ));
         }
         if self.connections.at_cap() {

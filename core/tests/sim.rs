@@ -877,6 +877,53 @@ fn connection_caps_refuse_at_admission_and_free_on_drop() {
 }
 
 #[test]
+fn with_page_memory_for_one_page_the_pages_take_turns_and_the_result_is_whole() {
+    // 4 MiB: one page's reservation. The homepage holds it, gives it back when extracted;
+    // the extra pages then take turns.
+    let mut sim = world(&[("MAX_PAGE_MEMORY", "4MiB")]);
+    sim.page_work_delays.insert(
+        "https://www.acme-shop.com/contact".into(),
+        std::time::Duration::from_secs(2),
+    );
+    let r = one(&sim.request(&paid_post(&sim, 65)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["emails"][0]["value"], "info@acme-shop.com");
+    assert!(
+        !r.body["phones"].as_array().unwrap().is_empty(),
+        "the contact page waited for memory and was read"
+    );
+    assert_eq!(sim.server.page_memory_used(), 0, "every share given back");
+    assert_eq!(calls(&sim, "/settle"), 1);
+}
+
+#[test]
+fn without_page_memory_a_paid_request_is_shed_before_verify_and_nothing_is_consumed() {
+    let mut sim = world(&[("MAX_PAGE_MEMORY", "4MiB"), ("RATE_LIMIT_BURST", "10")]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
+    let shed_payment = paid_post(&sim, 67);
+    let results = sim.run(&[paid_post(&sim, 66), shed_payment.clone()]);
+    assert_error(&one(&results[0]), 422, "TIMEOUT");
+    let shed = one(&results[1]);
+    assert_error(&shed, 503, "INTERNAL_ERROR");
+    assert_eq!(shed.header("Retry-After"), Some("1"));
+    assert!(shed.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("nothing was charged"));
+    assert_eq!(
+        calls(&sim, "/verify"),
+        1,
+        "only the first payment was verified"
+    );
+    assert_eq!(sim.server.page_memory_used(), 0);
+    assert!(sim.events.iter().any(|e| e.shed));
+    // The shed authorization was never consumed: sent again once memory is free, it pays.
+    world_site(&mut sim);
+    let again = one(&sim.request(&shed_payment));
+    assert_eq!(again.status, 200, "{}", again.body);
+}
+
+#[test]
 fn replies_split_at_any_byte_boundary_give_the_same_result() {
     let mut bodies = Vec::new();
     for (nonce, split) in [(30u8, 1usize), (31, 2), (32, 13), (33, 64), (34, 1 << 20)] {

@@ -53,6 +53,9 @@ pub struct ServeArgs {
     /// Proxies whose X-Forwarded-For gives the client address (CIDR list; default none).
     #[arg(long, env = "TRUSTED_PROXIES")]
     pub trusted_proxies: Option<String>,
+    /// Bytes of page data held at once across all jobs (default 512MiB).
+    #[arg(long, env = "MAX_PAGE_MEMORY")]
+    pub max_page_memory: Option<String>,
     /// Address of the Prometheus `GET /metrics` listener (default off).
     #[arg(long, env = "METRICS_ADDR")]
     pub metrics_addr: Option<String>,
@@ -120,6 +123,7 @@ impl ServeArgs {
             ("MAX_CONNECTIONS_PER_IP", &self.max_connections_per_ip),
             ("TRUSTED_PROXIES", &self.trusted_proxies),
             ("METRICS_ADDR", &self.metrics_addr),
+            ("MAX_PAGE_MEMORY", &self.max_page_memory),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }

@@ -18,6 +18,7 @@
 //! | `contact_work_seconds` | histogram | `kind`: payment, page, result (worker time; `page` is the extraction CPU time) |
 //! | `contact_paid_jobs_in_flight` | gauge | |
 //! | `contact_open_connections` | gauge | |
+//! | `contact_page_memory_bytes` | gauge | bytes of the `MAX_PAGE_MEMORY` budget reserved |
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -74,6 +75,7 @@ struct Metrics {
     work: Family<KindLabels, Histogram, fn() -> Histogram>,
     jobs_in_flight: Gauge,
     open_connections: Gauge,
+    page_memory: Gauge,
 }
 
 impl Metrics {
@@ -135,7 +137,14 @@ impl Metrics {
             "Open client connections",
             open_connections.clone(),
         );
+        let page_memory = Gauge::default();
+        registry.register(
+            "page_memory_bytes",
+            "Bytes of the MAX_PAGE_MEMORY budget reserved by pages in flight",
+            page_memory.clone(),
+        );
         Metrics {
+            page_memory,
             registry,
             requests,
             rate_limited,
@@ -276,6 +285,8 @@ pub fn render(server: &Server) -> String {
         .set(i64::try_from(server.jobs_in_flight()).unwrap_or(i64::MAX));
     m.open_connections
         .set(i64::try_from(server.connections_open()).unwrap_or(i64::MAX));
+    m.page_memory
+        .set(i64::try_from(server.page_memory_used()).unwrap_or(i64::MAX));
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = prometheus_client::encoding::text::encode(&mut out, &m.registry);

@@ -301,6 +301,8 @@ impl Exchange {
                 job.contact_pages = plan.contact_pages.iter().map(Url::to_string).collect();
                 job.pages[0] = Some(extraction);
                 job.phase = Phase::CrawlExtras;
+                // The homepage's bytes are gone: its page memory serves the extra pages.
+                job.memory.retain(|(slot, _)| *slot != 0);
                 for url in plan.fetch {
                     let Ok(url) = PublicUrl::check(url, &server.config.net_policy) else {
                         continue;
@@ -312,14 +314,18 @@ impl Exchange {
                         deadline: (now + PAGE_TIMEOUT).min(job.deadline),
                     };
                     job.pages.push(None);
-                    // An extra page that cannot even start is skipped, like a failed one.
-                    let url = url.url().clone();
-                    let _ = self.start_fetch(server, &mut job, Purpose::Page(page), url, now);
+                    job.waiting.push(WaitingPage {
+                        page,
+                        url: url.url().clone(),
+                    });
                 }
+                self.start_waiting_pages_of(server, &mut job, now);
                 self.state = State::Job(job);
                 self.maybe_settle(server, now);
             }
             (_, result) => {
+                // Its page memory is free for the pages that wait.
+                job.memory.retain(|(slot, _)| *slot != page);
                 // An extra page that failed is skipped, not fatal.
                 if let (Ok(extraction), Some(slot)) = (result, job.pages.get_mut(page)) {
                     *slot = Some(extraction);
@@ -330,6 +336,48 @@ impl Exchange {
         }
     }
 
+    /// Starts the extra pages that wait for page memory, as far as the budget allows (the
+    /// retry timer's turn).
+    pub(super) fn start_waiting_pages(&mut self, server: &Server, now: Instant) {
+        let Some(mut job) = self.take_job() else {
+            return;
+        };
+        self.start_waiting_pages_of(server, &mut job, now);
+        self.state = State::Job(job);
+        self.maybe_settle(server, now);
+    }
+
+    /// Starts waiting extra pages in plan order while page memory is available; a page whose
+    /// deadline has passed is left out; the rest try again after `MEMORY_RETRY`.
+    fn start_waiting_pages_of(&mut self, server: &Server, job: &mut Job, now: Instant) {
+        let waiting = std::mem::take(&mut job.waiting);
+        for WaitingPage { page, url } in waiting {
+            if now >= page.deadline {
+                continue; // left out, like a page that timed out
+            }
+            if !job.waiting.is_empty() {
+                // Keep the plan order: once one waits, the rest wait behind it.
+                job.waiting.push(WaitingPage { page, url });
+                continue;
+            }
+            match server.page_memory.try_acquire() {
+                Some(memory) => {
+                    job.memory.push((page.slot, memory));
+                    // An extra page that cannot even start is skipped, like a failed one.
+                    let slot = page.slot;
+                    if self
+                        .start_fetch(server, job, Purpose::Page(page), url, now)
+                        .is_err()
+                    {
+                        job.memory.retain(|(s, _)| *s != slot);
+                    }
+                }
+                None => job.waiting.push(WaitingPage { page, url }),
+            }
+        }
+        job.memory_retry_at = (!job.waiting.is_empty()).then(|| now + MEMORY_RETRY);
+    }
+
     /// When the crawl is over (no page fetch left): builds the 200 body, then (paid) starts
     /// the settlement, or (unpaid) records the outcome.
     pub(super) fn maybe_settle(&mut self, server: &Server, now: Instant) {
@@ -337,6 +385,7 @@ impl Exchange {
             return;
         };
         if job.phase != Phase::CrawlExtras
+            || !job.waiting.is_empty()
             || job
                 .fetches
                 .iter()
@@ -418,6 +467,8 @@ impl Exchange {
             }
             Phase::CrawlExtras => {
                 self.close_fetches(&mut job);
+                job.waiting.clear();
+                job.memory_retry_at = None;
                 self.state = State::Job(job);
                 self.maybe_settle(server, now);
             }

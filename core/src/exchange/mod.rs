@@ -50,6 +50,7 @@ use crate::http::response::{PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
 use crate::io::{FetchId, Input, IoFailure, Output, PaymentVerdict, RequestEvent, SettlementEvent};
 use crate::net_policy::PublicUrl;
+use crate::page_memory::PageMemorySlot;
 use crate::payment::codec;
 use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
 use crate::payment::identifier;
@@ -102,6 +103,8 @@ pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
 /// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory (issue 10).
 pub const INBOUND_LIMIT: usize =
     crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
+/// How often an extra page waiting for page memory tries again.
+const MEMORY_RETRY: Duration = Duration::from_millis(50);
 /// Largest facilitator reply, in bytes.
 const MAX_FACILITATOR_REPLY: usize = 64 * 1024;
 
@@ -194,6 +197,11 @@ struct Job {
     settlement: Option<Settlement>,
     /// Work handed to the runtime and not answered yet.
     work: Vec<(WorkId, WorkFor)>,
+    /// Page memory shares (`MAX_PAGE_MEMORY`), by page slot, held until the page is done.
+    memory: Vec<(usize, PageMemorySlot)>,
+    /// Extra pages waiting for a page memory share, retried at `memory_retry_at`.
+    waiting: Vec<WaitingPage>,
+    memory_retry_at: Option<Instant>,
     /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
     _slot: JobSlot,
 }
@@ -262,6 +270,9 @@ impl Job {
             bytes_total: 0,
             settlement: None,
             work: Vec::new(),
+            memory: Vec::new(),
+            waiting: Vec::new(),
+            memory_retry_at: None,
             _slot: server.jobs.acquire(),
         }
     }
@@ -323,6 +334,14 @@ struct PageFetch {
     slot: usize,
     hops: usize,
     deadline: Instant,
+}
+
+/// An extra page planned but not started: the page memory budget is spent (it waits within
+/// its own deadline).
+#[derive(Debug)]
+struct WaitingPage {
+    page: PageFetch,
+    url: Url,
 }
 
 /// One of the job's outbound fetches ([`crate::fetch::conn`]) and what it is for.
@@ -402,6 +421,12 @@ impl Exchange {
             )
         };
         let mut job = Box::new(job);
+        let Some(memory) = server.page_memory.try_acquire() else {
+            let (_, code) = reply_for(&Failure::Overloaded);
+            let message = "the page memory budget (MAX_PAGE_MEMORY) is spent; retry shortly";
+            return Err(ApiError::new(code, message, job.request.id.clone()));
+        };
+        job.memory.push((0, memory));
         match exchange.start_home(server, &mut job, now) {
             Ok(()) => exchange.state = State::Job(job),
             Err(failure) => exchange.page_done(server, job, 0, Err(failure), now),
@@ -470,6 +495,11 @@ impl Exchange {
                         return;
                     }
                 }
+                if job.memory_retry_at.is_some_and(|at| now >= at) {
+                    job.memory_retry_at = None;
+                    self.start_waiting_pages(server, now);
+                    return;
+                }
                 let expired: Vec<FetchId> = job
                     .fetches
                     .iter()
@@ -513,6 +543,7 @@ impl Exchange {
                 .map(|o| o.fetch.deadline())
                 .chain([job.deadline])
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
+                .chain(job.memory_retry_at)
                 .min(),
             State::Busy | State::Closed => None,
         }

@@ -153,6 +153,14 @@ impl Exchange {
                 return self.after_early_answer(server, now);
             }
         };
+        // The homepage's share of the page memory budget, before anything is reserved or
+        // verified: without one the request is shed, nothing consumed (issue 10).
+        let Some(home_memory) = server.page_memory.try_acquire() else {
+            let retry = [("Retry-After", "1".to_string())];
+            let message = "too many pages in memory; retry shortly, nothing was charged";
+            self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+            return self.after_early_answer(server, now);
+        };
         let unix_now = server.unix_time(now).as_secs();
         let key = authorization_key(&terms, verified.payer, verified.nonce);
         let reserved = server.shared().payments.reserve(
@@ -201,6 +209,7 @@ impl Exchange {
         };
         let mut job = Box::new(Job {
             paid: Some(paid),
+            memory: vec![(0, home_memory)],
             ..Job::new(
                 server,
                 request,
