@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# One heavy paid crawl must not freeze other connections (issue: "one connection never waits
-# on another"). A loopback site serves a 2 MiB homepage with 100 000 distinct emails; while
-# one paid request crawls it (a stub facilitator accepts and settles), wrk loads the unpaid
-# 402 path with 64 keep-alive connections for 10 s. Prints the 402 path's requests/s, p50 and
-# p99 alone, then during the heavy crawl, and how long the paid request took.
-# Needs wrk, curl and python3. Loopback only; bounded (each phase 10 s, the paid request at
-# most 120 s).
+# No request can hurt the others (issue 10, suite item 1): a loopback site serves the crafted
+# ~2 MiB pages of `contact_benches::pathological` (100 000 distinct emails; 40 000 contact-like
+# links; 200 000 unclosed nested elements; 80 000 phones; 40 000 addresses), one per host.
+# While paid crawls of them run back to back (a stub facilitator accepts and settles), wrk
+# loads the unpaid 402 path with 64 keep-alive connections for 10 s. Prints the 402 path's
+# requests/s, p50 and p99 alone, then during the crawls, and the crawls' statuses and times.
+# Needs wrk, curl and python3. Loopback only; bounded (each phase 10 s, each paid request at
+# most 60 s).
 # Usage: bash benches/load/heavy.sh           (BIN=path/to/contact-extract to measure another
 #        build, e.g. an older commit's; SMOL_THREADS and WORKER_THREADS pass through)
 set -euo pipefail
@@ -13,15 +14,19 @@ cd "$(dirname "$0")/../.."
 for tool in wrk curl python3; do
   command -v "$tool" >/dev/null || { echo "heavy: install $tool" >&2; exit 1; }
 done
-cargo build -q --release -p contact-runtime-smol -p contact-benches --bin contact-extract --bin sign-payment
+cargo build -q --release -p contact-runtime-smol -p contact-benches \
+  --bin contact-extract --bin sign-payment --bin pathological-page
 BIN=${BIN:-./target/release/contact-extract}
 PORT=${PORT:-18190}
 SITE_PORT=${SITE_PORT:-18191}
 FACILITATOR_PORT=${FACILITATOR_PORT:-18192}
+PAGES=(emails links nested phones addresses)
+RESOLVE_LIST=""
+for page in "${PAGES[@]}"; do RESOLVE_LIST+="$page.heavy-site.com=127.0.0.1,"; done
 export BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
   PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 \
   FACILITATOR_URL=http://127.0.0.1:$FACILITATOR_PORT \
-  ALLOW_PRIVATE_CIDRS=127.0.0.0/8 ALLOWED_PORTS=$SITE_PORT RESOLVE=www.heavy-site.com=127.0.0.1 \
+  ALLOW_PRIVATE_CIDRS=127.0.0.0/8 ALLOWED_PORTS=$SITE_PORT RESOLVE=${RESOLVE_LIST%,} \
   RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1}
 WORK=$(mktemp -d)
 PIDS=()
@@ -31,17 +36,21 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+for page in "${PAGES[@]}"; do
+  ./target/release/pathological-page "$page" > "$WORK/$page.html"
+done
 
-# The site and the facilitator, one python process, two loopback listeners.
+# The site (the page named by the Host's first label) and the facilitator: one python
+# process, two loopback listeners.
 cat > "$WORK/world.py" <<'PY'
-import http.server, json, sys, threading
-site_port, facilitator_port = int(sys.argv[1]), int(sys.argv[2])
-emails = " ".join(f"user{i}@host{i % 97}.com" for i in range(100_000))
-page = f"<html><head><title>Heavy</title></head><body><p>{emails}</p></body></html>".encode()
-assert len(page) < 2 * 1024 * 1024, len(page)
+import http.server, json, os, sys, threading
+site_port, facilitator_port, pages_dir = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+pages = {name[:-5]: open(os.path.join(pages_dir, name), "rb").read()
+         for name in os.listdir(pages_dir) if name.endswith(".html")}
 class Site(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body, status = (page, 200) if self.path == "/" else (b"", 404)
+        name = self.headers.get("Host", "").split(".")[0]
+        body, status = (pages[name], 200) if self.path == "/" and name in pages else (b"", 404)
         self.send_response(status)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
@@ -66,10 +75,12 @@ servers = [http.server.ThreadingHTTPServer(("127.0.0.1", site_port), Site),
            http.server.ThreadingHTTPServer(("127.0.0.1", facilitator_port), Facilitator)]
 for server in servers:
     threading.Thread(target=server.serve_forever, daemon=True).start()
-print(f"page: {len(page)} bytes, 100000 distinct emails", flush=True)
+print("pages:", ", ".join(f"{n} {len(b)} bytes" for n, b in sorted(pages.items())), flush=True)
 threading.Event().wait(600)
 PY
-python3 "$WORK/world.py" "$SITE_PORT" "$FACILITATOR_PORT" &
+# The harness (site, facilitator, paid-request loop) runs at nice 10: on a small machine it
+# would otherwise compete with the service it measures (in production the site is remote).
+nice -n 10 python3 "$WORK/world.py" "$SITE_PORT" "$FACILITATOR_PORT" "$WORK" &
 PIDS+=($!)
 "$BIN" serve 2>/dev/null &
 PIDS+=($!)
@@ -80,7 +91,7 @@ wrk.body   = '{"url":"https://www.example.com/"}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 # The 402 path needs an allowed port: the site's.
-sed -i "s#https://www.example.com/#http://www.heavy-site.com:$SITE_PORT/#" "$WORK/unpaid.lua"
+sed -i "s#https://www.example.com/#http://emails.heavy-site.com:$SITE_PORT/#" "$WORK/unpaid.lua"
 load() {
   wrk -t1 -c64 -d10s --timeout 10s -s "$WORK/unpaid.lua" --latency \
     "http://127.0.0.1:$PORT/api/v1/extract-contact" \
@@ -89,19 +100,23 @@ load() {
 }
 echo "== the 402 path alone (64 keep-alive connections, 10 s)"
 load
-echo "== the 402 path during one paid crawl of the heavy page"
-SIGNATURE=$(./target/release/sign-payment 1)
+echo "== the 402 path during paid crawls of the pathological pages, back to back"
 (
-  start=$(date +%s.%N)
-  status=$(curl -s -o "$WORK/paid.json" -w '%{http_code}' --max-time 120 \
-    -H 'Content-Type: application/json' -H "PAYMENT-SIGNATURE: $SIGNATURE" \
-    --data "{\"url\":\"http://www.heavy-site.com:$SITE_PORT/\"}" \
-    "http://127.0.0.1:$PORT/api/v1/extract-contact" || true)
-  end=$(date +%s.%N)
-  echo "paid request: HTTP $status in $(python3 -c "print(round($end - $start, 1))") s" > "$WORK/paid.txt"
+  nonce=1
+  end=$(( $(date +%s) + 11 ))
+  while [ "$(date +%s)" -lt "$end" ] && [ "$nonce" -lt 250 ]; do
+    page=${PAGES[$(( nonce % ${#PAGES[@]} ))]}
+    signature=$(nice -n 10 ./target/release/sign-payment "$nonce")
+    nice -n 10 curl -s -o /dev/null -w "$page %{http_code} %{time_total}s\n" --max-time 60 \
+      -H 'Content-Type: application/json' -H "PAYMENT-SIGNATURE: $signature" \
+      --data "{\"url\":\"http://$page.heavy-site.com:$SITE_PORT/\"}" \
+      "http://127.0.0.1:$PORT/api/v1/extract-contact" >> "$WORK/paid.txt" || true
+    nonce=$(( nonce + 1 ))
+  done
 ) &
 PAID=$!
 sleep 0.3
 load
 wait "$PAID" || true
-cat "$WORK/paid.txt"
+echo "paid crawls: $(wc -l < "$WORK/paid.txt") (page, status, time):"
+sort "$WORK/paid.txt" | awk '{ k = $1 " " $2; n[k]++; t[k] += $3 } END { for (k in n) printf "  %s: %d, mean %.2f s\n", k, n[k], t[k] / n[k] }' | sort

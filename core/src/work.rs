@@ -14,6 +14,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::api::{ContactExtractionResult, Failure};
+use crate::crawl::{self, CrawlPlan};
 use crate::extract::{PageExtraction, SiteInfo};
 use crate::fetch::decode::decode_body;
 use crate::fetch::policy::is_html;
@@ -63,6 +64,8 @@ pub struct ExtractedPage {
     pub extraction: PageExtraction,
     /// Body size after decompression, in bytes (counted against the per-job cap).
     pub decoded_bytes: usize,
+    /// The crawl plan, for a homepage ([`PageWork::plan_for`]).
+    pub plan: Option<CrawlPlan>,
 }
 
 /// A built result: the value and the exact bytes of the 200 body.
@@ -99,6 +102,9 @@ pub struct PageWork {
     pub body: Vec<u8>,
     /// The extractor to run.
     pub extractor: Extractor,
+    /// For the homepage: the site's URL, to plan the extra pages from its links here on the
+    /// worker (5 000 links are milliseconds of scoring: not for the IO threads).
+    pub plan_for: Option<Url>,
 }
 
 impl std::fmt::Debug for PageWork {
@@ -213,9 +219,17 @@ impl PageWork {
             extractor(url, content_type.as_deref(), &body)
         }))
         .map_err(|_| Failure::Internal)?;
+        let mut extraction = extraction;
+        let plan = self
+            .plan_for
+            .as_ref()
+            .map(|home| crawl::plan(home, &extraction.links));
+        // The links only feed the plan: the job does not carry them further.
+        extraction.links = Vec::new();
         Ok(Box::new(ExtractedPage {
             extraction,
             decoded_bytes: body.len(),
+            plan,
         }))
     }
 }
@@ -256,6 +270,7 @@ mod tests {
             content_encoding: None,
             body: body.to_vec(),
             extractor,
+            plan_for: None,
         }
     }
 

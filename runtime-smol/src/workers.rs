@@ -42,6 +42,19 @@ pub(crate) fn run_on_worker(task: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Runs this worker thread at a lower OS priority (nice 10 on Linux: about a tenth of the
+/// CPU share of a nice-0 thread when they compete), so that when the cores are busy the IO
+/// threads — which answer every other connection — run first and page extraction waits
+/// (issue 10: the 402 path's p99 during crawls of crafted pages). A worker still gets all of
+/// an otherwise idle core. Best effort: where the OS refuses, the thread keeps its priority.
+fn lower_priority() {
+    use thread_priority::{set_current_thread_priority, ThreadPriority, ThreadPriorityValue};
+    // The crate maps 0..=99 onto nice 19..=-20; 22 is nice 10.
+    if let Ok(value) = ThreadPriorityValue::try_from(22u8) {
+        let _ = set_current_thread_priority(ThreadPriority::Crossplatform(value));
+    }
+}
+
 impl WorkerPool {
     fn new(threads: usize) -> WorkerPool {
         let (queue, tasks) = smol::channel::unbounded::<Task>();
@@ -51,6 +64,7 @@ impl WorkerPool {
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{n}"))
                 .spawn(move || {
+                    lower_priority();
                     while let Ok(task) = tasks.recv_blocking() {
                         // Work::run catches panics of extractors and merges; this keeps the
                         // thread alive even if something else in a task panics.

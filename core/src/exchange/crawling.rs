@@ -44,6 +44,9 @@ impl Exchange {
             (WorkFor::Page(page), WorkDone::Page(result)) => {
                 let result = result.and_then(|extracted| {
                     job.bytes_total += extracted.decoded_bytes;
+                    if extracted.plan.is_some() {
+                        job.plan = extracted.plan;
+                    }
                     if job.bytes_total > MAX_JOB_BYTES {
                         return Err(Failure::ResponseTooLarge);
                     }
@@ -269,6 +272,7 @@ impl Exchange {
                         body: response.body,
                         url,
                         extractor: server.extractor,
+                        plan_for: (page.slot == 0).then(|| job.target.url().clone()),
                     });
                     self.start_work(&mut job, WorkFor::Page(page.slot), work);
                     self.state = State::Job(job);
@@ -296,8 +300,10 @@ impl Exchange {
                 self.end_job_with_error(server, job, &failure, &message, now);
             }
             (0, Ok(extraction)) => {
-                let home = job.target.url().clone();
-                let plan = crawl::plan(&home, &extraction.links);
+                let plan = match job.plan.take() {
+                    Some(plan) => plan,
+                    None => crawl::plan(job.target.url(), &extraction.links),
+                };
                 job.contact_pages = plan.contact_pages.iter().map(Url::to_string).collect();
                 job.pages[0] = Some(extraction);
                 job.phase = Phase::CrawlExtras;

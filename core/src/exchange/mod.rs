@@ -197,6 +197,8 @@ struct Job {
     settlement: Option<Settlement>,
     /// Work handed to the runtime and not answered yet.
     work: Vec<(WorkId, WorkFor)>,
+    /// The homepage's crawl plan, made by the worker that extracted it.
+    plan: Option<crawl::CrawlPlan>,
     /// Page memory shares (`MAX_PAGE_MEMORY`), by page slot, held until the page is done.
     memory: Vec<(usize, PageMemorySlot)>,
     /// Extra pages waiting for a page memory share, retried at `memory_retry_at`.
@@ -270,6 +272,7 @@ impl Job {
             bytes_total: 0,
             settlement: None,
             work: Vec::new(),
+            plan: None,
             memory: Vec::new(),
             waiting: Vec::new(),
             memory_retry_at: None,
