@@ -2,7 +2,9 @@
 # Load benchmark of the real server on loopback (not a test): the unpaid 402 path with
 # keep-alive, 64 connections for 10 s (wrk, one thread), three runs; then the same against the
 # reference @x402/express 2.27 middleware guarding the same route (benches/load/express,
-# installed from npm on first use); then the RSS of our server with 10 000 idle connections.
+# installed from npm on first use); then the RSS of our server with 10 000 idle connections;
+# then the issue-10 suite: heavy.sh (crafted pages crawled while the 402 path is loaded) and
+# storm.sh (bursts, 10 000 idle connections and a slowloris storm).
 # Needs wrk (Debian package `wrk`), python3, and Node.js with npm for the reference.
 # Usage: bash benches/load/run.sh            (SMOL_THREADS=2 to give the executor two threads)
 set -euo pipefail
@@ -14,6 +16,7 @@ EXPRESS_PORT=${EXPRESS_PORT:-18181}
 BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
 PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
 RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1} \
+MAX_CONNECTIONS=20000 MAX_CONNECTIONS_PER_IP=20000 \
   ./target/release/contact-extract serve 2>/dev/null &
 SERVER=$!
 EXPRESS=
@@ -63,3 +66,7 @@ print("with 10000 idle connections:", rss())
 for s in socks:
     s.close()
 PY
+cleanup
+trap - EXIT
+bash benches/load/heavy.sh
+bash benches/load/storm.sh
