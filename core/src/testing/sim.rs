@@ -40,6 +40,8 @@ pub enum Reply {
     Delayed(Duration, Vec<u8>),
     /// Never answer.
     Stall,
+    /// Send these bytes, then nothing more, never closing (a stall mid-response).
+    Partial(Vec<u8>),
 }
 
 /// What a scripted endpoint runs for each complete request.
@@ -112,6 +114,8 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
+    /// Addresses whose connect (or TLS handshake) never completes.
+    pub stalled_connects: Vec<SocketAddr>,
     /// Virtual time a DNS answer takes.
     pub dns_delay: Duration,
     /// Virtual time a connect (with its TLS handshake) takes.
@@ -147,6 +151,7 @@ impl Sim {
             disconnect_after_connects: None,
             closed_fetches: 0,
             tls_failures: Vec::new(),
+            stalled_connects: Vec::new(),
             dns_delay: Duration::ZERO,
             connect_delay: Duration::ZERO,
             work_delay: Duration::ZERO,
@@ -167,6 +172,11 @@ impl Sim {
                 requests: Vec::new(),
             },
         );
+    }
+
+    /// Moves virtual time on by `by` with nothing happening (between requests).
+    pub fn advance(&mut self, by: Duration) {
+        self.now += by;
     }
 
     /// Virtual time elapsed since the start.
@@ -385,6 +395,9 @@ impl Sim {
                     },
                 );
                 let answer = Owned::Connected(fetch, result);
+                if self.stalled_connects.contains(&addr) {
+                    return;
+                }
                 if self.connect_delay.is_zero() {
                     pending.push_back((i, answer));
                 } else {
@@ -409,6 +422,12 @@ impl Sim {
                     Reply::Bytes(bytes) => (Duration::ZERO, bytes),
                     Reply::Delayed(delay, bytes) => (delay, bytes),
                     Reply::Stall => return,
+                    Reply::Partial(bytes) => {
+                        for piece in bytes.chunks(self.split.max(1)) {
+                            pending.push_back((i, Owned::Data(fetch, piece.to_vec())));
+                        }
+                        return;
+                    }
                 };
                 let delay = delay + self.write_delay;
                 let due = (!delay.is_zero()).then(|| self.now + delay);
@@ -507,13 +526,24 @@ pub fn payment_header(
     valid_after: u64,
     valid_before: u64,
 ) -> String {
+    payment_header_wide(requirements, u64::from(nonce), valid_after, valid_before)
+}
+
+/// As [`payment_header`], with a nonce of up to 64 bits (the last 8 bytes of the EIP-3009
+/// nonce), for tests that need more than 256 distinct payments.
+pub fn payment_header_wide(
+    requirements: &PaymentRequirements,
+    nonce: u64,
+    valid_after: u64,
+    valid_before: u64,
+) -> String {
     let key_bytes: Vec<u8> = (0..32)
         .map(|i| u8::from_str_radix(&TEST_PAYER_KEY[2 * i..2 * i + 2], 16).unwrap_or(0))
         .collect();
     let key = SigningKey::from_slice(&key_bytes).unwrap_or_else(|e| panic!("test key: {e}"));
     let from = crate::payment::verify::address_of(key.verifying_key());
     let mut nonce_bytes = [0u8; 32];
-    nonce_bytes[31] = nonce;
+    nonce_bytes[24..].copy_from_slice(&nonce.to_be_bytes());
     let message = TransferWithAuthorization {
         from,
         to: parse_address(&requirements.pay_to).unwrap_or_else(|| panic!("payTo")),
