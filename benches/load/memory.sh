@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Peak memory under paid crawls (issue 10: a memory budget for page bytes): 256 concurrent
+# paid requests, each crawling a loopback site whose homepage and three extra pages are
+# ~2 MiB each (a stub facilitator accepts and settles). Prints the service's peak RSS, the
+# statuses, and the wall time, for MAX_PAGE_MEMORY at its default (512 MiB) and at 64 MiB.
+# Needs python3. Loopback only; bounded (each request at most 60 s).
+# Usage: bash benches/load/memory.sh   (BIN= to measure another build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build -q --release -p contact-runtime-smol -p contact-benches --bin contact-extract --bin sign-payment
+BIN=${BIN:-./target/release/contact-extract}
+PORT=${PORT:-18210}
+SITE_PORT=${SITE_PORT:-18211}
+FACILITATOR_PORT=${FACILITATOR_PORT:-18212}
+export PUBLIC_BASE_URL=https://contacts.example.com \
+  PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 \
+  FACILITATOR_URL=http://127.0.0.1:$FACILITATOR_PORT \
+  ALLOW_PRIVATE_CIDRS=127.0.0.0/8 ALLOWED_PORTS=$SITE_PORT RESOLVE=www.big-site.com=127.0.0.1 \
+  RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+for nonce in $(seq 0 255); do ./target/release/sign-payment "$nonce"; done > "$WORK/signatures"
+cat > "$WORK/world.py" <<'PY'
+import http.server, json, sys, threading
+site_port, facilitator_port = int(sys.argv[1]), int(sys.argv[2])
+links = '<a href="/contact">Contact</a><a href="/about">About us</a><a href="/impressum">Impressum</a>'
+filler = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 30 + "</p>\n"
+page = (f"<html><head><title>Big Site</title></head><body>{links}<p>info@big-site.com</p>"
+        + filler * (2_000_000 // len(filler)) + "</body></html>").encode()
+class Site(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+    def log_message(self, *args):
+        pass
+class Facilitator(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        answer = {"isValid": True} if self.path.endswith("/verify") else \
+            {"success": True, "transaction": "0xfeed", "network": "eip155:8453"}
+        body = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024
+servers = [Server(("127.0.0.1", site_port), Site), Server(("127.0.0.1", facilitator_port), Facilitator)]
+for server in servers:
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+print(f"site: 4 pages of {len(page)} bytes", flush=True)
+threading.Event().wait(900)
+PY
+nice -n 10 python3 "$WORK/world.py" "$SITE_PORT" "$FACILITATOR_PORT" &
+PIDS+=($!)
+sleep 1
+run() { # MAX_PAGE_MEMORY
+  BIND_ADDR=127.0.0.1:$PORT MAX_PAGE_MEMORY=$1 "$BIN" serve 2>/dev/null &
+  local server=$!
+  sleep 1
+  python3 - "$PORT" "$SITE_PORT" "$server" "$WORK/signatures" "$1" <<'PY'
+import collections, socket, sys, threading, time
+port, site_port, pid, signatures, budget = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rss = lambda: int(open(f"/proc/{pid}/status").read().split("VmRSS:")[1].split()[0])
+body = f'{{"url":"http://www.big-site.com:{site_port}/"}}'.encode()
+statuses = collections.Counter()
+def paid(signature):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(60)
+    s.sendall(b"POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              + f"PAYMENT-SIGNATURE: {signature}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    statuses[data[9:12].decode() or "none"] += 1
+idle = rss()
+threads = [threading.Thread(target=paid, args=(line.strip(),)) for line in open(signatures)]
+peak, start = idle, time.time()
+for t in threads:
+    t.start()
+while any(t.is_alive() for t in threads) and time.time() - start < 90:
+    peak = max(peak, rss())
+    time.sleep(0.02)
+print(f"MAX_PAGE_MEMORY={budget}: 256 concurrent paid crawls of 4 x 2 MiB pages: "
+      f"idle RSS {idle // 1024} MiB, peak {peak // 1024} MiB, {time.time() - start:.1f} s, "
+      f"statuses {dict(sorted(statuses.items()))}", flush=True)
+PY
+  kill -INT "$server"; wait "$server" 2>/dev/null || true
+}
+run 512MiB
+run 64MiB
