@@ -94,6 +94,10 @@ pub struct Config {
     /// none): for a request from one of them, the client address (rate limiter, log) is the
     /// right-most forwarded address that is not itself trusted.
     pub trusted_proxies: Vec<IpNet>,
+    /// Whether a trusted proxy sends the PROXY protocol header (v1 or v2) first on each
+    /// connection (`PROXY_PROTOCOL`, default false): then the client address is the
+    /// header's source address, and a trusted peer without a valid header is refused.
+    pub proxy_protocol: bool,
     /// Target ports and exempted ranges (`ALLOWED_PORTS`, `ALLOW_PRIVATE_CIDRS`).
     pub net_policy: NetPolicy,
     /// Static DNS answers (`RESOLVE=host=ip,…`, like curl's `--resolve`).
@@ -154,6 +158,14 @@ impl Config {
             Some(512 * 1024 * 1024),
             |v| byte_size(v).filter(|n| *n >= crate::page_memory::PAGE_RESERVATION),
         )?;
+        let proxy_protocol = match get("PROXY_PROTOCOL")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("false" | "0" | "no") => false,
+            Some("true" | "1" | "yes") => true,
+            Some(_) => return Err(invalid("PROXY_PROTOCOL", "expected true or false")),
+        };
         let metrics_addr = match get("METRICS_ADDR") {
             None => None,
             Some(v) => Some(v.parse::<SocketAddr>().map_err(|_| {
@@ -215,6 +227,7 @@ impl Config {
             max_connections,
             max_connections_per_ip,
             trusted_proxies,
+            proxy_protocol,
             metrics_addr,
             max_page_memory,
             net_policy: NetPolicy {
@@ -537,6 +550,7 @@ mod tests {
             ("METRICS_ADDR", "localhost"),
             ("MAX_PAGE_MEMORY", "1MiB"),
             ("MAX_PAGE_MEMORY", "lots"),
+            ("PROXY_PROTOCOL", "maybe"),
             ("ALLOWED_PORTS", "80,http"),
             ("ALLOW_PRIVATE_CIDRS", "127.0.0.1/33"),
             ("RESOLVE", "example.com"),

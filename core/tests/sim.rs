@@ -856,6 +856,29 @@ fn a_trusted_proxy_forwards_the_client_address_to_the_rate_limiter_and_the_log()
 }
 
 #[test]
+fn with_proxy_protocol_a_trusted_proxy_names_the_client_in_its_header() {
+    let mut sim = world(&[
+        ("TRUSTED_PROXIES", "198.51.100.0/24"),
+        ("PROXY_PROTOCOL", "true"),
+    ]);
+    let health = b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let mut proxied = b"PROXY TCP4 203.0.113.5 192.0.2.1 40000 443\r\n".to_vec();
+    proxied.extend_from_slice(health);
+    assert_eq!(one(&sim.request(&proxied)).status, 200);
+    assert_eq!(sim.events.last().unwrap().client.to_string(), "203.0.113.5");
+    // From a trusted proxy the header is required.
+    assert_error(&one(&sim.request(health)), 400, "INVALID_URL");
+    // From anyone else it is never believed: it is just a malformed request.
+    let mut sim = world(&[("PROXY_PROTOCOL", "true")]);
+    assert_error(&one(&sim.request(&proxied)), 400, "INVALID_URL");
+    assert_eq!(one(&sim.request(health)).status, 200);
+    assert_eq!(
+        sim.events.last().unwrap().client.to_string(),
+        "198.51.100.10"
+    );
+}
+
+#[test]
 fn connection_caps_refuse_at_admission_and_free_on_drop() {
     let sim = world(&[
         ("MAX_CONNECTIONS", "3"),

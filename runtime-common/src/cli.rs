@@ -56,6 +56,9 @@ pub struct ServeArgs {
     /// Bytes of page data held at once across all jobs (default 512MiB).
     #[arg(long, env = "MAX_PAGE_MEMORY")]
     pub max_page_memory: Option<String>,
+    /// Trusted proxies send the PROXY protocol header (v1/v2) first (default false).
+    #[arg(long, env = "PROXY_PROTOCOL")]
+    pub proxy_protocol: Option<String>,
     /// Address of the Prometheus `GET /metrics` listener (default off).
     #[arg(long, env = "METRICS_ADDR")]
     pub metrics_addr: Option<String>,
@@ -124,6 +127,7 @@ impl ServeArgs {
             ("TRUSTED_PROXIES", &self.trusted_proxies),
             ("METRICS_ADDR", &self.metrics_addr),
             ("MAX_PAGE_MEMORY", &self.max_page_memory),
+            ("PROXY_PROTOCOL", &self.proxy_protocol),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }

@@ -8,6 +8,9 @@ impl Exchange {
         // Bounded: every request takes at most two rounds (head, then body) and at least one
         // byte, so twice the buffered bytes is enough for every complete request in it —
         // however many a client pipelined at once (a fixed bound left the rest unanswered).
+        if self.proxy_header_due && !self.read_proxy_header(server, now) {
+            return;
+        }
         let rounds = 2 * self.inbound.len() + 2;
         for _ in 0..rounds {
             match &self.state {
@@ -58,6 +61,32 @@ impl Exchange {
         }
     }
 
+    /// Reads the PROXY protocol header a trusted proxy sends first (`PROXY_PROTOCOL=true`).
+    /// `false` while it is incomplete, or when it is invalid (answered 400 and closed).
+    fn read_proxy_header(&mut self, server: &Server, now: Instant) -> bool {
+        match proxy_protocol::parse(&self.inbound) {
+            ProxyHeader::Incomplete => false,
+            ProxyHeader::Complete(length, client) => {
+                self.inbound.drain(..length);
+                self.proxied_client = client;
+                self.proxy_header_due = false;
+                true
+            }
+            ProxyHeader::Invalid => {
+                let request = RequestInfo {
+                    id: server.next_request_id(now),
+                    method: String::new(),
+                    path: String::new(),
+                    started: now,
+                    close: true,
+                };
+                let message = "expected a PROXY protocol header from this proxy";
+                self.respond_error(&request, &Failure::MalformedRequest, message, now);
+                false
+            }
+        }
+    }
+
     pub(super) fn handle_request(
         &mut self,
         server: &Server,
@@ -66,7 +95,10 @@ impl Exchange {
         started: Instant,
         now: Instant,
     ) {
-        self.client = client_ip(self.peer, &head, &server.config.trusted_proxies);
+        self.client = match self.proxied_client {
+            Some(client) => client,
+            None => client_ip(self.peer, &head, &server.config.trusted_proxies),
+        };
         let request = RequestInfo {
             id: server.next_request_id(now),
             method: head.method.clone(),

@@ -45,6 +45,7 @@ use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
 use crate::fetch::http1;
 use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
+use crate::http::proxy_protocol::{self, ProxyHeader};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
@@ -117,6 +118,10 @@ pub struct Exchange {
     /// The current request's client address: the peer, or what a trusted proxy forwarded
     /// (`client_ip`). The rate limiter and the access log use it.
     client: IpAddr,
+    /// `PROXY_PROTOCOL` from a trusted proxy: the header is still to come.
+    proxy_header_due: bool,
+    /// The client address the PROXY header named (for every request of the connection).
+    proxied_client: Option<IpAddr>,
     /// The current request's payment verdict and whether it was shed, for its access event
     /// (taken when the event is written).
     verdict: Option<PaymentVerdict>,
@@ -372,10 +377,14 @@ impl Exchange {
     }
 
     fn new(server: Server, peer: IpAddr, now: Instant) -> Exchange {
+        let proxy_header_due = server.config.proxy_protocol
+            && crate::client_ip::is_trusted_proxy(&server.config.trusted_proxies, peer);
         Exchange {
             server,
             peer,
             client: peer,
+            proxy_header_due,
+            proxied_client: None,
             verdict: None,
             shed: false,
             inbound: Vec::new(),
