@@ -48,6 +48,8 @@ impl Owed {
                 self.answer_fetch(*fetch)
             }
             Input::WorkDone { id, .. } => self.answer_work(*id),
+            // Progress, not the answer: fed while the connect is owed, which it stays.
+            Input::TcpConnected { fetch } => self.awaits_fetch(*fetch),
             Input::ClientData(_)
             | Input::ClientClosed
             | Input::FetchData { .. }

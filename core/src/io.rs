@@ -5,7 +5,7 @@
 //! | output | answered by |
 //! |---|---|
 //! | `Resolve { fetch, host, port }` | `Resolved { fetch, result }` |
-//! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done) |
+//! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done); with `tls`, first `TcpConnected { fetch }` when TCP is up and the handshake starts |
 //! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
 //! | `Work { id, work }` | `WorkDone { id, done, took }` (run `work.run()` off the IO threads and say how long it ran), unless `CancelWork { id }` came first |
 //! | `SendToClient`, `CloseClient`, `CloseFetch`, `CancelWork`, `Event`, `Settlement` | nothing |
@@ -92,6 +92,14 @@ pub enum Input<'a> {
         fetch: FetchId,
         /// Whether the (TLS) connection is up.
         result: Result<(), IoFailure>,
+    },
+    /// Progress of a `Connect` with TLS: TCP is up and the handshake starts (the core gives
+    /// the handshake its own deadline, decisions.md: connect 5 s, TLS 5 s). Not an answer:
+    /// `Connected` still follows. A runtime that never sends it gets one 5 s deadline for
+    /// both steps.
+    TcpConnected {
+        /// Which fetch.
+        fetch: FetchId,
     },
     /// Plaintext bytes from an outbound connection.
     FetchData {

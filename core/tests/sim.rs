@@ -1808,12 +1808,21 @@ const FAULTS: &[Fault] = &[
         break_world: |sim| sim.dns_delay = std::time::Duration::from_secs(4),
     },
     Fault {
-        name: "TLS handshake stall",
+        name: "TCP connect stall",
         expect: (422, &["FETCH_FAILED", "TIMEOUT"]),
         settles: false,
         break_world: |sim| {
             let site = format!("{SITE_IP}:443").parse().unwrap();
             sim.stalled_connects.push(site);
+        },
+    },
+    Fault {
+        name: "TLS handshake stall",
+        expect: (422, &["FETCH_FAILED", "TIMEOUT"]),
+        settles: false,
+        break_world: |sim| {
+            let site = format!("{SITE_IP}:443").parse().unwrap();
+            sim.stalled_handshakes.push(site);
         },
     },
     Fault {
@@ -1948,4 +1957,26 @@ fn a_client_leaving_at_each_stage_leaves_nothing_behind() {
             "the retry gets the kept result"
         );
     }
+}
+
+/// decisions.md "Fetching the target site": connect 5 s and TLS 5 s, each on its own clock.
+#[test]
+fn the_tcp_connect_and_the_tls_handshake_each_get_five_seconds() {
+    // 4 s + 4 s: each within its own limit (8 s in all) → the site is read.
+    let mut sim = world(&[]);
+    sim.connect_delay = std::time::Duration::from_secs(4);
+    sim.tls_delay = std::time::Duration::from_secs(4);
+    assert_eq!(one(&sim.request(&paid_post(&sim, 70))).status, 200);
+    // A 6 s handshake after an instant connect: over the TLS limit, although the two
+    // together take less than the 10 s the old combined deadline allowed.
+    let mut sim = world(&[]);
+    sim.tls_delay = std::time::Duration::from_secs(6);
+    let answer = one(&sim.request(&paid_post(&sim, 71)));
+    assert_eq!(answer.status, 422, "{}", answer.body);
+    assert_eq!(calls(&sim, "/settle"), 0);
+    assert!(
+        sim.elapsed() < std::time::Duration::from_secs(6),
+        "{:?}",
+        sim.elapsed()
+    );
 }

@@ -203,6 +203,8 @@ pub(crate) async fn drive(
                 owed.answer_fetch(*fetch)
             }
             Some(Event::WorkDone(id, ..)) => owed.answer_work(*id),
+            // Progress of a connect still owed (not its answer).
+            Some(Event::TcpConnected(fetch)) => owed.awaits_fetch(*fetch),
             _ => true,
         };
         if !owed_answer {
@@ -222,6 +224,9 @@ pub(crate) async fn drive(
             }
             Some(Event::ClientClosed) => exchange.handle_input(Input::ClientClosed, now),
             Some(Event::ClientWaiting) => client_waiting = true,
+            Some(Event::TcpConnected(fetch)) => {
+                exchange.handle_input(Input::TcpConnected { fetch }, now)
+            }
             Some(Event::Resolved(fetch, result)) => {
                 exchange.handle_input(Input::Resolved { fetch, result }, now)
             }

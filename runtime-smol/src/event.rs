@@ -22,6 +22,8 @@ pub(crate) enum Event {
         Result<Box<dyn AsyncWrite + Send + Unpin>, IoFailure>,
         Option<Task<()>>,
     ),
+    /// TCP is up; the TLS handshake starts.
+    TcpConnected(FetchId),
     FetchData(FetchId, Vec<u8>),
     FetchClosed(FetchId),
     /// The work's answer and how long it ran on its worker.

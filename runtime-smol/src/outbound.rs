@@ -48,8 +48,8 @@ pub(crate) fn resolve(host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, Io
         .map_err(|e| IoFailure::Dns(e.to_string()))
 }
 
-/// Dials exactly `addr`; with `sni`, runs the TLS handshake. Returns the connected event with
-/// the write half and the task reading the other half.
+/// Dials exactly `addr`; with `sni`, reports `TcpConnected` and runs the TLS handshake.
+/// Returns the connected event with the write half and the task reading the other half.
 pub(crate) async fn connect(
     fetch: FetchId,
     addr: ApprovedAddr,
@@ -67,14 +67,18 @@ pub(crate) async fn connect(
             let reader = spawn_reader(ArcStream(tcp.clone()), events, fetch);
             Event::Connected(fetch, Ok(Box::new(ArcStream(tcp))), Some(reader))
         }
-        Some(name) => match crate::tls::handshake(&tls, name, tcp).await {
-            Ok(stream) => {
-                let (read_half, write_half) = smol::io::split(stream);
-                let reader = spawn_reader(read_half, events, fetch);
-                Event::Connected(fetch, Ok(Box::new(write_half)), Some(reader))
+        Some(name) => {
+            // The handshake has its own deadline in the core, from now.
+            let _ = events.send(Event::TcpConnected(fetch)).await;
+            match crate::tls::handshake(&tls, name, tcp).await {
+                Ok(stream) => {
+                    let (read_half, write_half) = smol::io::split(stream);
+                    let reader = spawn_reader(read_half, events, fetch);
+                    Event::Connected(fetch, Ok(Box::new(write_half)), Some(reader))
+                }
+                Err(failure) => Event::Connected(fetch, Err(failure), None),
             }
-            Err(failure) => Event::Connected(fetch, Err(failure), None),
-        },
+        }
     }
 }
 

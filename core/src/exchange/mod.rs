@@ -81,7 +81,7 @@ mod paid;
 mod respond;
 mod settle;
 
-pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT};
+pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
 /// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
 /// (decisions.md "Money safety": 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
@@ -468,6 +468,11 @@ impl Exchange {
             Input::ClientClosed => self.client_gone(server, now),
             Input::Resolved { fetch, result } => self.on_resolved(server, fetch, result, now),
             Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
+            Input::TcpConnected { fetch } => {
+                if let Some(f) = fetch_in(&mut self.state, fetch) {
+                    f.on_tcp_connected(now);
+                }
+            }
             Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
             Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
             Input::WorkDone { id, done, took } => self.on_work_done(server, id, done, took, now),

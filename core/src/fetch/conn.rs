@@ -1,7 +1,7 @@
 //! One outbound fetch as a state machine — a page of the target site, or a facilitator call:
 //! resolve → connect (and TLS) → send the request → read the response, with a deadline per
-//! step (DNS 3 s, connect + TLS 10 s, each read gap 10 s; decisions.md "Fetching the target
-//! site") and one for the whole fetch. It emits `Resolve`, `Connect` and `SendToFetch`
+//! step (DNS 3 s, TCP connect 5 s, TLS handshake 5 s, each read gap 10 s; decisions.md
+//! "Fetching the target site") and one for the whole fetch. It emits `Resolve`, `Connect` and `SendToFetch`
 //! outputs and ends in a [`FetchEnd`]: the response, or why there is none. Every answer is
 //! checked against the step it answers, so a late or repeated one changes nothing.
 
@@ -19,8 +19,10 @@ use crate::net_policy::{approve, approve_configured, NetPolicy, UrlRejection};
 
 /// DNS answer (decisions.md: 3 s).
 pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
-/// TCP connect plus TLS handshake (decisions.md: 5 s + 5 s).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// TCP connect (decisions.md: 5 s).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// TLS handshake, from `Input::TcpConnected` (decisions.md: 5 s).
+pub const TLS_TIMEOUT: Duration = Duration::from_secs(5);
 /// Response head, then each idle gap in the body (decisions.md: 10 s).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -67,6 +69,8 @@ enum Step {
     },
     Connecting {
         deadline: Instant,
+        /// TCP is up and the TLS handshake runs (its own deadline).
+        handshaking: bool,
     },
     Receiving {
         reader: Box<ResponseReader>,
@@ -145,7 +149,7 @@ impl Fetch {
     pub(crate) fn deadline(&self) -> Instant {
         let step = match &self.step {
             Step::Resolving { deadline }
-            | Step::Connecting { deadline }
+            | Step::Connecting { deadline, .. }
             | Step::Receiving { deadline, .. } => *deadline,
         };
         step.min(self.deadline)
@@ -179,6 +183,7 @@ impl Fetch {
                     .then(|| self.url.host_str().unwrap_or("").into());
                 self.step = Step::Connecting {
                     deadline: now + CONNECT_TIMEOUT,
+                    handshaking: false,
                 };
                 outputs.push_back(Output::Connect {
                     fetch: self.id,
@@ -188,6 +193,18 @@ impl Fetch {
                 None
             }
             Err(failure) => Some(FetchEnd::Failed(failure)),
+        }
+    }
+
+    /// TCP is up; the TLS handshake gets [`TLS_TIMEOUT`] from now. Once per connect.
+    pub(crate) fn on_tcp_connected(&mut self, now: Instant) {
+        if let Step::Connecting {
+            deadline,
+            handshaking: handshaking @ false,
+        } = &mut self.step
+        {
+            *deadline = now + TLS_TIMEOUT;
+            *handshaking = true;
         }
     }
 

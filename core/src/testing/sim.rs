@@ -66,6 +66,7 @@ impl std::fmt::Debug for Endpoint {
 enum Owned {
     Resolved(FetchId, Result<Vec<IpAddr>, IoFailure>),
     Connected(FetchId, Result<(), IoFailure>),
+    TcpConnected(FetchId),
     Data(FetchId, Vec<u8>),
     Closed(FetchId),
     /// Bytes from the client, sent later in a scripted run.
@@ -78,7 +79,10 @@ impl Owned {
     /// An answer to a `Resolve` or `Connect`: a runtime may deliver it after the fetch was
     /// closed (the helper task had already finished), so the simulation does too.
     fn is_answer(&self) -> bool {
-        matches!(self, Owned::Resolved(..) | Owned::Connected(..))
+        matches!(
+            self,
+            Owned::Resolved(..) | Owned::Connected(..) | Owned::TcpConnected(..)
+        )
     }
 }
 
@@ -114,8 +118,12 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
-    /// Addresses whose connect (or TLS handshake) never completes.
+    /// Addresses whose TCP connect never completes.
     pub stalled_connects: Vec<SocketAddr>,
+    /// Addresses whose TCP connect completes but whose TLS handshake never does.
+    pub stalled_handshakes: Vec<SocketAddr>,
+    /// Virtual time a TLS handshake takes after the TCP connect.
+    pub tls_delay: Duration,
     /// Virtual time a DNS answer takes.
     pub dns_delay: Duration,
     /// Virtual time a connect (with its TLS handshake) takes.
@@ -152,6 +160,8 @@ impl Sim {
             closed_fetches: 0,
             tls_failures: Vec::new(),
             stalled_connects: Vec::new(),
+            stalled_handshakes: Vec::new(),
+            tls_delay: Duration::ZERO,
             dns_delay: Duration::ZERO,
             connect_delay: Duration::ZERO,
             work_delay: Duration::ZERO,
@@ -289,6 +299,9 @@ impl Sim {
                     Owned::Connected(fetch, result) => {
                         exchange.handle_input(Input::Connected { fetch, result }, self.now)
                     }
+                    Owned::TcpConnected(fetch) => {
+                        exchange.handle_input(Input::TcpConnected { fetch }, self.now)
+                    }
                     Owned::Data(fetch, data) => {
                         exchange.handle_input(Input::FetchData { fetch, data: &data }, self.now)
                     }
@@ -394,14 +407,27 @@ impl Sim {
                         ..Connection::default()
                     },
                 );
-                let answer = Owned::Connected(fetch, result);
                 if self.stalled_connects.contains(&addr) {
                     return;
                 }
-                if self.connect_delay.is_zero() {
-                    pending.push_back((i, answer));
-                } else {
-                    timed.push((self.now + self.connect_delay, i, answer));
+                let tcp_up = self.now + self.connect_delay;
+                let mut answers = Vec::new();
+                let mut done_at = Some(tcp_up);
+                if tls.is_some() {
+                    // TCP first, then the handshake (the runtime reports both).
+                    answers.push((tcp_up, Owned::TcpConnected(fetch)));
+                    done_at =
+                        (!self.stalled_handshakes.contains(&addr)).then(|| tcp_up + self.tls_delay);
+                }
+                if let Some(at) = done_at {
+                    answers.push((at, Owned::Connected(fetch, result)));
+                }
+                for (at, answer) in answers {
+                    if at == self.now {
+                        pending.push_back((i, answer));
+                    } else {
+                        timed.push((at, i, answer));
+                    }
                 }
             }
             Output::SendToFetch { fetch, data } => {
@@ -461,6 +487,7 @@ fn owned_fetch(input: &Owned) -> Option<FetchId> {
     match input {
         Owned::Resolved(id, _)
         | Owned::Connected(id, _)
+        | Owned::TcpConnected(id)
         | Owned::Data(id, _)
         | Owned::Closed(id) => Some(*id),
         Owned::Client(_) | Owned::WorkDone(..) => None,
