@@ -1064,8 +1064,9 @@ fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
     let (verdict_tx, verdict) = std::sync::mpsc::channel::<&'static str>();
     std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
-        // Never answer the ClientHello; look again just after the core's 10 s deadline.
-        std::thread::sleep(Duration::from_millis(10_800));
+        // Never answer the ClientHello; look again just after the core's 5 s handshake
+        // deadline (`TLS_TIMEOUT`, from the TCP connect).
+        std::thread::sleep(Duration::from_millis(5_800));
         stream
             .set_read_timeout(Some(Duration::from_millis(300)))
             .unwrap();
