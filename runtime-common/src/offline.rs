@@ -58,9 +58,30 @@ pub fn extract_html(url: &Url, file: &Path, pages: &[(Url, PathBuf)]) -> ExitCod
     ExitCode::SUCCESS
 }
 
+/// Writes `text` and a newline to stdout. A closed stdout (`extract-dir … | head`) ends the
+/// process quietly with status 0, as a reader that has seen enough is not an error; another
+/// write error ends it with status 1 and a message (never a panic).
+pub fn print_line(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(error) => {
+            eprintln!("contact-extract: cannot write to stdout: {error}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Prints a result as pretty JSON (see [`print_line`] for a closed stdout).
 pub fn print_json(result: &ContactExtractionResult) {
     match serde_json::to_string_pretty(result) {
-        Ok(json) => println!("{json}"),
+        Ok(json) => print_line(&json),
         Err(e) => eprintln!("contact-extract: cannot serialise the result: {e}"),
     }
 }
@@ -89,7 +110,7 @@ pub fn extract_dir(dir: &Path) -> ExitCode {
         pages += 1;
         let result = one_page_site(path, &bytes);
         let line = serde_json::json!({ "file": path.display().to_string(), "result": result });
-        println!("{line}");
+        print_line(&line.to_string());
     }
     let seconds = started.elapsed().as_secs_f64();
     let megabytes = bytes_total as f64 / 1e6;

@@ -109,7 +109,7 @@ fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
         }
         Err(error) => {
             match serde_json::to_string_pretty(&error) {
-                Ok(json) => println!("{json}"),
+                Ok(json) => contact_runtime_common::offline::print_line(&json),
                 Err(e) => eprintln!("contact-extract: cannot serialise the error: {e}"),
             }
             eprintln!("contact-extract: {url}: {}", error.error.message);

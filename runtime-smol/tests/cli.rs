@@ -563,3 +563,35 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     sigterm(&child.0);
     assert!(wait_exit(&mut child.0).success());
 }
+
+/// `extract-dir … | head -1`: a reader that closes stdout early ends the command quietly with
+/// status 0 (issue 12 "CLI manners"), not a panic and a backtrace.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = std::env::temp_dir().join(format!("contact-extract-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for i in 0..400 {
+        let page = format!("<title>Shop {i}</title><p>info{i}@shop{i}.example.com</p>");
+        std::fs::write(dir.join(format!("{i:04}.html")), page).expect("write page");
+    }
+    let mut child = bin()
+        .arg("extract-dir")
+        .arg(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("one line");
+    // The reader leaves: stdout is closed with most of the output unwritten.
+    let output = child.wait_with_output().expect("wait");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(first.contains("\"file\""), "{first}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+}
