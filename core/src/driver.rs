@@ -52,6 +52,7 @@ impl Owed {
             Input::TcpConnected { fetch } => self.awaits_fetch(*fetch),
             Input::ClientData(_)
             | Input::ClientClosed
+            | Input::ClientWritten
             | Input::FetchData { .. }
             | Input::FetchClosed { .. } => true,
         }

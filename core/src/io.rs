@@ -18,9 +18,14 @@
 //!
 //! Writes and back-pressure: outputs are carried out in order, and a runtime finishes one
 //! `SendToClient`/`SendToFetch` before it carries out the next output (so a slow reader holds
-//! back only its own exchange, whose outputs wait in its queue). Each write gets at most
-//! [`WRITE_TIMEOUT`]: a client write that does not complete in time is reported as
-//! `ClientClosed`, a fetch write as `FetchClosed` (as a failed write is).
+//! back only its own exchange, whose outputs wait in its queue). Write deadlines are the
+//! core's, like every other: the runtime reports `ClientWritten` when a `SendToClient` write
+//! has completed, and keeps serving `poll_timeout()` while a write is in progress. Each client
+//! write gets [`WRITE_TIMEOUT`] from when it was handed out; past it the core gives the client
+//! up (`Exchange::client_writable()` turns false) and the runtime abandons the write. A fetch
+//! write is abandoned when the fetch is no longer the exchange's (`Exchange::has_fetch`: the
+//! core closed it at one of its deadlines). A write that fails is reported as `ClientClosed`
+//! or `FetchClosed`.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -51,8 +56,8 @@ impl PaymentVerdict {
     }
 }
 
-/// Longest time a runtime may spend on one write to the client or to a fetch connection
-/// before it reports the peer gone (see the module docs).
+/// Longest a write to the client may take (from when the core hands it out) before the core
+/// gives the client up (see the module docs).
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Names one outbound connection of an exchange.
@@ -79,6 +84,8 @@ pub enum Input<'a> {
     ClientData(&'a [u8]),
     /// The client closed or reset the connection.
     ClientClosed,
+    /// A `SendToClient` write has completed (the core times writes: see the module docs).
+    ClientWritten,
     /// The answer to `Output::Resolve`.
     Resolved {
         /// Which fetch.

@@ -1980,3 +1980,57 @@ fn the_tcp_connect_and_the_tls_handshake_each_get_five_seconds() {
         sim.elapsed()
     );
 }
+
+/// Write deadlines are the core's (issue 10): a client that stops reading has its write given
+/// up after `WRITE_TIMEOUT`, through `poll_timeout` like every other deadline. Here it asked
+/// for its health and, pipelined behind it, a paid extraction of a site whose every page takes
+/// 9 s (about 18 s in all): at
+/// 10 s the unread health answer gives the client up; the paid job goes on, settles once and
+/// keeps its result (the client is gone: nothing more is written).
+#[test]
+fn a_client_that_stops_reading_is_given_up_at_the_cores_write_deadline() {
+    let pipelined = |sim: &Sim| {
+        let mut bytes = b"GET /api/health HTTP/1.1\r\n\r\n".to_vec();
+        bytes.extend_from_slice(&paid_post(sim, 72));
+        bytes
+    };
+    let slow_site = |sim: &mut Sim| {
+        sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
+            let body = if request_path(raw) == "/" {
+                HOME
+            } else {
+                CONTACT
+            };
+            let response = http_response(200, &[("Content-Type", "text/html")], body.as_bytes());
+            Reply::Delayed(std::time::Duration::from_secs(9), response)
+        });
+    };
+    // A reading client gets both answers.
+    let mut sim = world(&[]);
+    slow_site(&mut sim);
+    let statuses: Vec<u16> = responses(&sim.request(&pipelined(&sim)))
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, [200, 200]);
+    // One that stops reading is given up at 10 s; the job still settles and keeps its result.
+    let mut sim = world(&[]);
+    slow_site(&mut sim);
+    sim.client_stops_reading = true;
+    let received = sim.request(&pipelined(&sim));
+    assert_eq!(
+        responses(&received).len(),
+        1,
+        "only the health answer was handed out"
+    );
+    assert_eq!(calls(&sim, "/settle"), 1);
+    let paid = sim.events.last().unwrap();
+    assert_eq!(paid.status, 200);
+    assert!(paid.client_gone, "the paid answer was kept, not written");
+    sim.client_stops_reading = false;
+    assert_eq!(
+        one(&sim.request(&paid_post(&sim, 72))).status,
+        200,
+        "the retry gets it"
+    );
+}

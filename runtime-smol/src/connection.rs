@@ -8,7 +8,7 @@ use std::time::Instant;
 use contact_core::config::LogFormat;
 use contact_core::driver::{Owed, TimerRule};
 use contact_core::exchange::Exchange;
-use contact_core::io::{FetchId, Input, IoFailure, Output, WRITE_TIMEOUT};
+use contact_core::io::{FetchId, Input, IoFailure, Output};
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -64,22 +64,30 @@ pub(crate) async fn drive(
             owed.note(&output);
             match output {
                 Output::SendToClient(bytes) => {
-                    // After a failed (or timed-out) write the client is gone: the answers
-                    // still queued are dropped, not written one deadline at a time.
+                    // After a failed write, or one the core gave up on at its write deadline,
+                    // the client is gone: the answers still queued are dropped.
                     let writable = client.as_ref().filter(|_| client_writable);
                     let written = match writable {
-                        Some(client) => within_write_timeout(async {
-                            let mut stream = client;
-                            stream.write_all(&bytes).await
-                        })
-                        .await
-                        .is_ok(),
-                        None => false,
+                        Some(client) => {
+                            let write = async {
+                                let mut stream = client;
+                                stream.write_all(&bytes).await
+                            };
+                            write_serving_deadlines(&mut exchange, write, Exchange::client_writable)
+                                .await
+                        }
+                        None => Written::Failed,
                     };
-                    if !written && client_writable {
-                        client_writable = false;
-                        let now = Instant::now();
-                        exchange.handle_input(Input::ClientClosed, now);
+                    match written {
+                        Written::Done => {
+                            exchange.handle_input(Input::ClientWritten, Instant::now())
+                        }
+                        Written::Abandoned => client_writable = false,
+                        Written::Failed if client_writable => {
+                            client_writable = false;
+                            exchange.handle_input(Input::ClientClosed, Instant::now());
+                        }
+                        Written::Failed => {}
                     }
                 }
                 Output::CloseClient => {
@@ -111,12 +119,15 @@ pub(crate) async fn drive(
                 }
                 Output::SendToFetch { fetch, data } => {
                     if let Some(conn) = fetches.iter_mut().find(|c| c.id == fetch) {
-                        let written = within_write_timeout(async {
+                        let write = async {
                             conn.writer.write_all(&data).await?;
                             conn.writer.flush().await
-                        })
-                        .await;
-                        if written.is_err() {
+                        };
+                        let still_wanted = |e: &Exchange| e.has_fetch(fetch);
+                        let written =
+                            write_serving_deadlines(&mut exchange, write, still_wanted).await;
+                        // Abandoned: the core closed the fetch (its CloseFetch follows).
+                        if written == Written::Failed {
                             let _ = events.send(Event::FetchClosed(fetch)).await;
                         }
                     }
@@ -263,15 +274,51 @@ pub(crate) async fn drive(
     exchange
 }
 
-/// Runs one write, failing it after the contract's [`WRITE_TIMEOUT`] (a peer that stopped
-/// reading is then reported gone).
-async fn within_write_timeout(
-    write: impl std::future::Future<Output = std::io::Result<()>>,
-) -> std::io::Result<()> {
-    write
-        .or(async {
-            Timer::after(WRITE_TIMEOUT).await;
-            Err(std::io::ErrorKind::TimedOut.into())
-        })
-        .await
+/// How a write ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    Done,
+    /// The peer failed it (reset, closed).
+    Failed,
+    /// The exchange no longer wants it (a deadline of the core passed meanwhile).
+    Abandoned,
 }
+
+/// Runs one write while serving the exchange's deadlines (the contract in `contact_core::io`,
+/// "Writes"): when `poll_timeout` passes before the write completes, the exchange is told
+/// (`handle_timeout`, as the driver's own timer would); the write goes on while
+/// `still_wanted` says so and is abandoned otherwise — the core, not the runtime, decides
+/// how long a write may take.
+async fn write_serving_deadlines(
+    exchange: &mut Exchange,
+    write: impl std::future::Future<Output = std::io::Result<()>>,
+    still_wanted: impl Fn(&Exchange) -> bool,
+) -> Written {
+    let mut write = std::pin::pin!(write);
+    loop {
+        let deadline = exchange.poll_timeout();
+        let finished = async { Some(write.as_mut().await) }
+            .or(async {
+                match deadline {
+                    // A floor, so a deadline the exchange does not move cannot spin.
+                    Some(at) => Timer::at(at.max(Instant::now() + MIN_TIMER_STEP)).await,
+                    None => std::future::pending().await,
+                };
+                None
+            })
+            .await;
+        match finished {
+            Some(Ok(())) => return Written::Done,
+            Some(Err(_)) => return Written::Failed,
+            None => {
+                exchange.handle_timeout(Instant::now());
+                if !still_wanted(exchange) {
+                    return Written::Abandoned;
+                }
+            }
+        }
+    }
+}
+
+/// Shortest wait on a deadline during a write.
+const MIN_TIMER_STEP: std::time::Duration = std::time::Duration::from_millis(5);

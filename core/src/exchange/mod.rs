@@ -49,7 +49,9 @@ use crate::http::proxy_protocol::{self, ProxyHeader};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
 use crate::http::routes::{route, Route, RouteError};
-use crate::io::{FetchId, Input, IoFailure, Output, PaymentVerdict, RequestEvent, SettlementEvent};
+use crate::io::{
+    FetchId, Input, IoFailure, Output, PaymentVerdict, RequestEvent, SettlementEvent, WRITE_TIMEOUT,
+};
 use crate::net_policy::PublicUrl;
 use crate::page_memory::PageMemorySlot;
 use crate::payment::codec;
@@ -118,6 +120,15 @@ pub struct Exchange {
     /// The current request's client address: the peer, or what a trusted proxy forwarded
     /// (`client_ip`). The rate limiter and the access log use it.
     client: IpAddr,
+    /// Client writes handed out and not yet reported done (`Input::ClientWritten`), and when
+    /// the oldest must be done by ([`WRITE_TIMEOUT`]).
+    writes_pending: usize,
+    write_deadline: Option<Instant>,
+    /// Set when a write outlived its deadline: nothing more is written to this client.
+    client_unwritable: bool,
+    /// The `now` of the latest input or timeout (a write handed out by `poll_output` starts
+    /// then).
+    last_now: Instant,
     /// `PROXY_PROTOCOL` from a trusted proxy: the header is still to come.
     proxy_header_due: bool,
     /// The client address the PROXY header named (for every request of the connection).
@@ -384,6 +395,10 @@ impl Exchange {
             peer,
             client: peer,
             proxy_header_due,
+            writes_pending: 0,
+            write_deadline: None,
+            client_unwritable: false,
+            last_now: now,
             proxied_client: None,
             verdict: None,
             shed: false,
@@ -453,6 +468,12 @@ impl Exchange {
 
     /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
     pub fn handle_input(&mut self, input: Input<'_>, now: Instant) {
+        self.last_now = now;
+        if let Input::ClientWritten = input {
+            self.writes_pending = self.writes_pending.saturating_sub(1);
+            self.write_deadline = (self.writes_pending > 0).then(|| now + WRITE_TIMEOUT);
+            return;
+        }
         if self.is_finished() {
             return;
         }
@@ -466,6 +487,7 @@ impl Exchange {
                 self.advance_inbound(server, now);
             }
             Input::ClientClosed => self.client_gone(server, now),
+            Input::ClientWritten => {}
             Input::Resolved { fetch, result } => self.on_resolved(server, fetch, result, now),
             Input::Connected { fetch, result } => self.on_connected(server, fetch, result, now),
             Input::TcpConnected { fetch } => {
@@ -482,6 +504,18 @@ impl Exchange {
 
     /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = now;
+        if self.write_deadline.is_some_and(|at| now >= at) {
+            // A client that does not take its answer within the write deadline is gone: a
+            // paid job goes on (its result is kept for a retry); nothing more is written.
+            self.write_deadline = None;
+            self.writes_pending = 0;
+            self.client_unwritable = true;
+            if !self.is_finished() {
+                let server = &self.server.clone();
+                self.client_gone(server, now);
+            }
+        }
         if self.is_finished() {
             return;
         }
@@ -546,13 +580,40 @@ impl Exchange {
     /// The next output to carry out, in order.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        loop {
+            let output = self.outputs.pop_front()?;
+            if let Output::SendToClient(_) = output {
+                if self.client_unwritable {
+                    continue; // given up on: the bytes are dropped here
+                }
+                self.writes_pending += 1;
+                if self.write_deadline.is_none() {
+                    self.write_deadline = Some(self.last_now + WRITE_TIMEOUT);
+                }
+            }
+            return Some(output);
+        }
+    }
+
+    /// Whether the client may still be written to: `false` once a write outlived its
+    /// deadline (the runtime abandons the write in progress and writes nothing more).
+    pub fn client_writable(&self) -> bool {
+        !self.client_unwritable
+    }
+
+    /// Whether `fetch` is still one of the exchange's fetches (a write to a fetch the core has
+    /// closed, at one of its deadlines, is abandoned).
+    pub fn has_fetch(&self, fetch: FetchId) -> bool {
+        match &self.state {
+            State::Job(job) => job.fetches.iter().any(|o| o.fetch.id() == fetch),
+            _ => false,
+        }
     }
 
     /// The earliest deadline, if any; call [`Exchange::handle_timeout`] when it passes.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match &self.state {
+        let state = match &self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => Some(*deadline),
             State::Job(job) => job
                 .fetches
@@ -563,6 +624,10 @@ impl Exchange {
                 .chain(job.memory_retry_at)
                 .min(),
             State::Busy | State::Closed => None,
+        };
+        match (state, self.write_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 

@@ -71,6 +71,8 @@ enum Owned {
     Closed(FetchId),
     /// Bytes from the client, sent later in a scripted run.
     Client(Vec<u8>),
+    /// A client write completed.
+    ClientWritten,
     /// A worker's answer.
     WorkDone(WorkId, WorkDone, Duration),
 }
@@ -118,6 +120,9 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
+    /// When set, no client write ever completes (a client that stopped reading): the core's
+    /// write deadline must give it up.
+    pub client_stops_reading: bool,
     /// Addresses whose TCP connect never completes.
     pub stalled_connects: Vec<SocketAddr>,
     /// Addresses whose TCP connect completes but whose TLS handshake never does.
@@ -160,6 +165,7 @@ impl Sim {
             closed_fetches: 0,
             tls_failures: Vec::new(),
             stalled_connects: Vec::new(),
+            client_stops_reading: false,
             stalled_handshakes: Vec::new(),
             tls_delay: Duration::ZERO,
             dns_delay: Duration::ZERO,
@@ -311,6 +317,7 @@ impl Sim {
                     Owned::Client(bytes) => {
                         exchange.handle_input(Input::ClientData(&bytes), self.now)
                     }
+                    Owned::ClientWritten => exchange.handle_input(Input::ClientWritten, self.now),
                     Owned::WorkDone(id, done, took) => {
                         exchange.handle_input(Input::WorkDone { id, done, took }, self.now)
                     }
@@ -355,7 +362,12 @@ impl Sim {
         timed: &mut Vec<(Instant, usize, Owned)>,
     ) {
         match output {
-            Output::SendToClient(bytes) => received[i].extend_from_slice(&bytes),
+            Output::SendToClient(bytes) => {
+                received[i].extend_from_slice(&bytes);
+                if !self.client_stops_reading {
+                    pending.push_back((i, Owned::ClientWritten));
+                }
+            }
             Output::CloseClient => {}
             Output::Event(event) => self.events.push(event),
             Output::Settlement(event) => self.settlements.push(event),
@@ -490,7 +502,7 @@ fn owned_fetch(input: &Owned) -> Option<FetchId> {
         | Owned::TcpConnected(id)
         | Owned::Data(id, _)
         | Owned::Closed(id) => Some(*id),
-        Owned::Client(_) | Owned::WorkDone(..) => None,
+        Owned::Client(_) | Owned::ClientWritten | Owned::WorkDone(..) => None,
     }
 }
 
