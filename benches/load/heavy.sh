@@ -40,47 +40,10 @@ for page in "${PAGES[@]}"; do
   ./target/release/pathological-page "$page" > "$WORK/$page.html"
 done
 
-# The site (the page named by the Host's first label) and the facilitator: one python
-# process, two loopback listeners.
-cat > "$WORK/world.py" <<'PY'
-import http.server, json, os, sys, threading
-site_port, facilitator_port, pages_dir = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-pages = {name[:-5]: open(os.path.join(pages_dir, name), "rb").read()
-         for name in os.listdir(pages_dir) if name.endswith(".html")}
-class Site(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        name = self.headers.get("Host", "").split(".")[0]
-        body, status = (pages[name], 200) if self.path == "/" and name in pages else (b"", 404)
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-class Facilitator(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        answer = {"isValid": True} if self.path.endswith("/verify") else \
-            {"success": True, "transaction": "0xfeed", "network": "eip155:8453"}
-        body = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-servers = [http.server.ThreadingHTTPServer(("127.0.0.1", site_port), Site),
-           http.server.ThreadingHTTPServer(("127.0.0.1", facilitator_port), Facilitator)]
-for server in servers:
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-print("pages:", ", ".join(f"{n} {len(b)} bytes" for n, b in sorted(pages.items())), flush=True)
-threading.Event().wait(600)
-PY
+# The site (the page named by the Host's first label) and the facilitator (world.py).
 # The harness (site, facilitator, paid-request loop) runs at nice 10: on a small machine it
 # would otherwise compete with the service it measures (in production the site is remote).
-nice -n 10 python3 "$WORK/world.py" "$SITE_PORT" "$FACILITATOR_PORT" "$WORK" &
+nice -n 10 python3 benches/load/world.py "$SITE_PORT" "$FACILITATOR_PORT" pages "$WORK" &
 PIDS+=($!)
 "$BIN" serve 2>/dev/null &
 PIDS+=($!)

@@ -26,45 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 for nonce in $(seq 0 255); do ./target/release/sign-payment "$nonce"; done > "$WORK/signatures"
-cat > "$WORK/world.py" <<'PY'
-import http.server, json, sys, threading
-site_port, facilitator_port = int(sys.argv[1]), int(sys.argv[2])
-links = '<a href="/contact">Contact</a><a href="/about">About us</a><a href="/impressum">Impressum</a>'
-filler = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 30 + "</p>\n"
-page = (f"<html><head><title>Big Site</title></head><body>{links}<p>info@big-site.com</p>"
-        + filler * (2_000_000 // len(filler)) + "</body></html>").encode()
-class Site(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(page)))
-        self.end_headers()
-        self.wfile.write(page)
-    def log_message(self, *args):
-        pass
-class Facilitator(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        answer = {"isValid": True} if self.path.endswith("/verify") else \
-            {"success": True, "transaction": "0xfeed", "network": "eip155:8453"}
-        body = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-class Server(http.server.ThreadingHTTPServer):
-    request_queue_size = 1024
-servers = [Server(("127.0.0.1", site_port), Site), Server(("127.0.0.1", facilitator_port), Facilitator)]
-for server in servers:
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-print(f"site: 4 pages of {len(page)} bytes", flush=True)
-threading.Event().wait(900)
-PY
-nice -n 10 python3 "$WORK/world.py" "$SITE_PORT" "$FACILITATOR_PORT" &
+nice -n 10 python3 benches/load/world.py "$SITE_PORT" "$FACILITATOR_PORT" big &
 PIDS+=($!)
 sleep 1
 run() { # MAX_PAGE_MEMORY

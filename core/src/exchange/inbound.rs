@@ -30,14 +30,7 @@ impl Exchange {
                             413 => Failure::BodyTooLarge,
                             _ => Failure::MalformedRequest,
                         };
-                        let request = RequestInfo {
-                            id: server.next_request_id(now),
-                            method: String::new(),
-                            path: String::new(),
-                            started: now,
-                            close: true,
-                        };
-                        self.respond_error(&request, &failure, &error.to_string(), now);
+                        self.refuse_stream(server, &failure, &error.to_string(), now);
                         return;
                     }
                 },
@@ -73,18 +66,24 @@ impl Exchange {
                 true
             }
             ProxyHeader::Invalid => {
-                let request = RequestInfo {
-                    id: server.next_request_id(now),
-                    method: String::new(),
-                    path: String::new(),
-                    started: now,
-                    close: true,
-                };
                 let message = "expected a PROXY protocol header from this proxy";
-                self.respond_error(&request, &Failure::MalformedRequest, message, now);
+                self.refuse_stream(server, &Failure::MalformedRequest, message, now);
                 false
             }
         }
+    }
+
+    /// Answers bytes that are not a request it can read (no method or path to log) and
+    /// closes the connection: the stream cannot be trusted after them.
+    fn refuse_stream(&mut self, server: &Server, failure: &Failure, message: &str, now: Instant) {
+        let request = RequestInfo {
+            id: server.next_request_id(now),
+            method: String::new(),
+            path: String::new(),
+            started: now,
+            close: true,
+        };
+        self.respond_error(&request, failure, message, now);
     }
 
     pub(super) fn handle_request(
