@@ -138,19 +138,19 @@ impl Config {
             "MAX_CONCURRENT_JOBS",
             get("MAX_CONCURRENT_JOBS"),
             Some(256),
-            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+            positive::<usize>,
         )?;
         let max_connections = parse_or(
             "MAX_CONNECTIONS",
             get("MAX_CONNECTIONS"),
             Some(10_000),
-            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+            positive::<usize>,
         )?;
         let max_connections_per_ip = parse_or(
             "MAX_CONNECTIONS_PER_IP",
             get("MAX_CONNECTIONS_PER_IP"),
             Some(256),
-            |v| v.parse::<usize>().ok().filter(|n| *n > 0),
+            positive::<usize>,
         )?;
         let max_page_memory = parse_or(
             "MAX_PAGE_MEMORY",
@@ -439,8 +439,9 @@ fn facilitator_url(raw: &str) -> Result<(Url, Option<String>), String> {
     }
 }
 
-fn positive(v: &str) -> Option<u32> {
-    v.parse::<u32>().ok().filter(|n| *n > 0)
+/// A count above zero.
+fn positive<T: std::str::FromStr + PartialOrd + Default>(v: &str) -> Option<T> {
+    v.parse::<T>().ok().filter(|n| *n > T::default())
 }
 
 fn parse_or<T>(

@@ -97,11 +97,9 @@ impl Server {
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
-        let fixed_config_caps = (
-            config.max_connections,
-            config.max_connections_per_ip,
-            config.max_page_memory,
-        );
+        let connections =
+            ConnectionGate::new(config.max_connections, config.max_connections_per_ip);
+        let page_memory = PageMemory::new(config.max_page_memory);
         let shared = Shared {
             limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
@@ -117,8 +115,8 @@ impl Server {
                 started: now,
                 unix_at_start: unix_now,
             }),
-            connections: ConnectionGate::new(fixed_config_caps.0, fixed_config_caps.1),
-            page_memory: PageMemory::new(fixed_config_caps.2),
+            connections,
+            page_memory,
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
         }

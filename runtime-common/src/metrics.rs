@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use contact_core::api::ErrorCode;
 use contact_core::connections::ConnectionRefused;
+use contact_core::http::routes::{path_route, Route};
 use contact_core::io::{RequestEvent, SettlementEvent};
 use contact_core::server::Server;
 use contact_core::work::Work;
@@ -179,14 +180,15 @@ fn metrics() -> Option<&'static Metrics> {
 /// The route label of a request path: the known routes by name, anything else `other` (a
 /// label per arbitrary path would let clients create unbounded series).
 fn route_label(path: &str) -> &'static str {
-    match path {
-        "/api/v1/extract-contact" => "extract_contact",
-        "/api/health" | "/api/healthz" => "health",
-        "/api/ready" => "ready",
-        "/openapi.json" => "openapi",
-        "/.well-known/x402.json" => "x402_discovery",
-        "/.well-known/mcp.json" => "mcp_discovery",
-        _ => "other",
+    match path_route(path) {
+        Some(Route::ExtractContact) => "extract_contact",
+        Some(Route::Health) => "health",
+        Some(Route::Ready) => "ready",
+        Some(Route::OpenApi) => "openapi",
+        Some(Route::X402Discovery) => "x402_discovery",
+        Some(Route::McpDiscovery) => "mcp_discovery",
+        // `path_route` never names a preflight (that is the method's doing).
+        Some(Route::Preflight) | None => "other",
     }
 }
 

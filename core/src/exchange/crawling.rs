@@ -300,10 +300,9 @@ impl Exchange {
                 self.end_job_with_error(server, job, &failure, &message, now);
             }
             (0, Ok(extraction)) => {
-                let plan = match job.plan.take() {
-                    Some(plan) => plan,
-                    None => crawl::plan(job.target.url(), &extraction.links),
-                };
+                // Planned by the worker that extracted the homepage (`PageWork::plan_for`),
+                // which also dropped the links.
+                let plan = job.plan.take().unwrap_or_default();
                 job.contact_pages = plan.contact_pages.iter().map(Url::to_string).collect();
                 job.pages[0] = Some(extraction);
                 job.phase = Phase::CrawlExtras;

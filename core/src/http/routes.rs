@@ -32,25 +32,30 @@ pub enum RouteError {
 /// Routes a request. Methods are case-sensitive (RFC 9110 §9.1) and only the listed ones are
 /// answered (`HEAD` gets 405).
 pub fn route(method: &str, path: &str) -> Result<Route, RouteError> {
-    let (route, allow) = match path {
-        "/api/v1/extract-contact" => (Route::ExtractContact, "POST, OPTIONS"),
-        "/api/health" | "/api/healthz" => (Route::Health, "GET, OPTIONS"),
-        "/api/ready" => (Route::Ready, "GET, OPTIONS"),
-        "/openapi.json" => (Route::OpenApi, "GET, OPTIONS"),
-        "/.well-known/x402.json" => (Route::X402Discovery, "GET, OPTIONS"),
-        "/.well-known/mcp.json" => (Route::McpDiscovery, "GET, OPTIONS"),
-        _ => return Err(RouteError::NotFound),
-    };
-    let wanted = if route == Route::ExtractContact {
-        "POST"
+    let route = path_route(path).ok_or(RouteError::NotFound)?;
+    let (wanted, allow) = if route == Route::ExtractContact {
+        ("POST", "POST, OPTIONS")
     } else {
-        "GET"
+        ("GET", "GET, OPTIONS")
     };
     match method {
         "OPTIONS" => Ok(Route::Preflight),
         m if m == wanted => Ok(route),
         _ => Err(RouteError::MethodNotAllowed(allow)),
     }
+}
+
+/// The route a path names, whatever the method (`None`: not one of ours).
+pub fn path_route(path: &str) -> Option<Route> {
+    Some(match path {
+        "/api/v1/extract-contact" => Route::ExtractContact,
+        "/api/health" | "/api/healthz" => Route::Health,
+        "/api/ready" => Route::Ready,
+        "/openapi.json" => Route::OpenApi,
+        "/.well-known/x402.json" => Route::X402Discovery,
+        "/.well-known/mcp.json" => Route::McpDiscovery,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
