@@ -17,6 +17,7 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("nested", nested),
     ("addresses", addresses),
     ("socials", socials),
+    ("comments", comments),
 ];
 
 /// The page named `name`, or `None`.
@@ -40,6 +41,12 @@ fn fill(head: &str, item: impl Fn(usize) -> String, tail: &str) -> Vec<u8> {
 
 const HEAD: &str = "<!doctype html><html><head><title>Pathological</title></head><body>";
 const TAIL: &str = "</body></html>";
+
+/// ~150 000 short comments between words: each comment's end was searched for to the end of
+/// the page (`--!>` is rare), so the prescan was quadratic in the number of comments.
+pub fn comments() -> Vec<u8> {
+    fill(HEAD, |i| format!("w{i}<!-- c -->"), TAIL)
+}
 
 /// ~100 000 distinct emails on one line.
 pub fn emails() -> Vec<u8> {
