@@ -8,6 +8,7 @@
 //! - [`cli`]: the command-line settings (`serve`, and the fetch/log settings shared with
 //!   `extract`);
 //! - [`offline`]: the offline commands `extract-html` and `extract-dir`;
+//! - [`ordered`]: a parallel map that keeps input order (`extract-dir --jobs`);
 //! - [`own_addrs`]: the host's outward addresses, for the SSRF block list.
 //!
 //! The IO-free driver bookkeeping (answers owed, the timer rule) is in
@@ -19,5 +20,6 @@ pub mod cli;
 pub mod log;
 pub mod metrics;
 pub mod offline;
+pub mod ordered;
 pub mod own_addrs;
 pub mod tls;

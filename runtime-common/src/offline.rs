@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use contact_core::api::ContactExtractionResult;
+
+use crate::ordered;
 use contact_core::{crawl, extract};
 use url::Url;
 
@@ -62,20 +64,9 @@ pub fn extract_html(url: &Url, file: &Path, pages: &[(Url, PathBuf)]) -> ExitCod
 /// process quietly with status 0, as a reader that has seen enough is not an error; another
 /// write error ends it with status 1 and a message (never a panic).
 pub fn print_line(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let written = out
-        .write_all(text.as_bytes())
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
-    match written {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        Err(error) => {
-            eprintln!("contact-extract: cannot write to stdout: {error}");
-            std::process::exit(1);
-        }
-    }
+    let mut out = Output::stdout();
+    out.line(text);
+    out.finish();
 }
 
 /// Prints a result as pretty JSON (see [`print_line`] for a closed stdout).
@@ -86,7 +77,12 @@ pub fn print_json(result: &ContactExtractionResult) {
     }
 }
 
-pub fn extract_dir(dir: &Path) -> ExitCode {
+/// `extract-dir DIR --jobs N`: every `*.html`/`*.htm` file under `dir` (recursively, sorted by
+/// path) as a one-page site, extracted by `jobs` worker threads (at least 1) and printed as one
+/// JSON line `{"file": …, "result": ContactExtractionResult}` per file, in path order whatever
+/// `jobs` is. A throughput summary goes to stderr. Exit status 1 when a file could not be read
+/// (the others are still printed).
+pub fn extract_dir(dir: &Path, jobs: usize) -> ExitCode {
     let mut files = Vec::new();
     if let Err(message) = collect_html(dir, &mut files, 0) {
         eprintln!("{message}");
@@ -94,24 +90,27 @@ pub fn extract_dir(dir: &Path) -> ExitCode {
     }
     files.sort();
     let started = Instant::now();
+    let mut out = Output::stdout();
     let mut bytes_total = 0usize;
     let mut failures = 0usize;
     let mut pages = 0usize;
-    for path in &files {
-        let bytes = match read(path) {
-            Ok(bytes) => bytes,
-            Err(message) => {
+    ordered::map(
+        &files,
+        jobs.max(1),
+        read_and_extract,
+        |outcome| match outcome {
+            DirOutcome::Line { line, bytes } => {
+                bytes_total += bytes;
+                pages += 1;
+                out.line(&line);
+            }
+            DirOutcome::Unreadable(message) => {
                 eprintln!("{message}");
                 failures += 1;
-                continue;
             }
-        };
-        bytes_total += bytes.len();
-        pages += 1;
-        let result = one_page_site(path, &bytes);
-        let line = serde_json::json!({ "file": path.display().to_string(), "result": result });
-        print_line(&line.to_string());
-    }
+        },
+    );
+    out.finish();
     let seconds = started.elapsed().as_secs_f64();
     let megabytes = bytes_total as f64 / 1e6;
     eprintln!(
@@ -127,6 +126,91 @@ pub fn extract_dir(dir: &Path) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// What one file of `extract-dir` gave.
+enum DirOutcome {
+    /// The JSON line and the page's size in bytes.
+    Line { line: String, bytes: usize },
+    /// The file could not be read: the message for stderr.
+    Unreadable(String),
+}
+
+/// One line of `extract-dir`'s output.
+#[derive(serde::Serialize)]
+struct DirLine<'a> {
+    file: &'a str,
+    result: &'a ContactExtractionResult,
+}
+
+/// Reads `path` into the worker's reused buffer `scratch` and extracts it as a one-page site.
+fn read_and_extract(path: &PathBuf, scratch: &mut Vec<u8>) -> DirOutcome {
+    use std::io::Read as _;
+    scratch.clear();
+    let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(scratch));
+    if let Err(e) = read {
+        return DirOutcome::Unreadable(format!(
+            "contact-extract: cannot read {}: {e}",
+            path.display()
+        ));
+    }
+    let result = one_page_site(path, scratch);
+    let file = path.display().to_string();
+    let line = serde_json::to_string(&DirLine {
+        file: &file,
+        result: &result,
+    })
+    .unwrap_or_else(|e| {
+        eprintln!("contact-extract: cannot serialise the result for {file}: {e}");
+        String::new()
+    });
+    DirOutcome::Line {
+        line,
+        bytes: scratch.len(),
+    }
+}
+
+/// Buffered standard output for line-oriented commands: a closed stdout (`… | head`) ends the
+/// process quietly with status 0 (as `cat` does), another write error with status 1 and a
+/// message, never a panic.
+pub struct Output {
+    out: std::io::BufWriter<std::io::Stdout>,
+}
+
+impl Output {
+    /// Standard output, buffered (64 KiB).
+    pub fn stdout() -> Self {
+        Output {
+            out: std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout()),
+        }
+    }
+
+    /// Writes `text` and a newline.
+    pub fn line(&mut self, text: &str) {
+        use std::io::Write as _;
+        let written = self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"));
+        exit_on_write_error(written);
+    }
+
+    /// Flushes what is buffered (also done on drop, where errors cannot be reported).
+    pub fn finish(&mut self) {
+        use std::io::Write as _;
+        exit_on_write_error(self.out.flush());
+    }
+}
+
+fn exit_on_write_error(written: std::io::Result<()>) {
+    match written {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(error) => {
+            eprintln!("contact-extract: cannot write to stdout: {error}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// One file as a one-page site. The URL comes from the page (`canonical`, `og:url`, `<base>`)

@@ -4,8 +4,9 @@
 //! the flags of the same name). Offline subcommands (no network):
 //! - `extract-html --url URL FILE [--page URL=FILE]...`: one site from saved pages → one
 //!   `ContactExtractionResult` JSON on stdout.
-//! - `extract-dir DIR`: every `*.html` under DIR as a one-page site → one JSON line per page,
-//!   and a throughput summary on stderr.
+//! - `extract-dir DIR [--jobs N]`: every `*.html` under DIR as a one-page site → one JSON line
+//!   per page (in path order, on N threads; default all cores), and a throughput summary on
+//!   stderr.
 //!
 //! - `extract URL` (operator's tool, live network): one crawl of URL without payment, with the
 //!   service's rules → `ContactExtractionResult` JSON, or the `ApiError` JSON and status 1.
@@ -59,6 +60,9 @@ enum Command {
     ExtractDir {
         /// Directory to walk (recursively, in sorted order).
         dir: PathBuf,
+        /// Worker threads (default: all cores). The output order is the same for any value.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
     },
     /// Run the paid HTTP service. Every setting is an environment variable or the flag of the
     /// same name; invalid values stop start-up, missing payment settings do not (the service
@@ -79,7 +83,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::ExtractHtml { url, file, pages } => extract_html(&url, &file, &pages),
-        Command::ExtractDir { dir } => extract_dir(&dir),
+        Command::ExtractDir { dir, jobs } => extract_dir(
+            &dir,
+            jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, usize::from),
+                usize::from,
+            ),
+        ),
         Command::Serve(args) => serve(&args),
         Command::Extract { url, fetch } => extract_live(&url, &fetch),
     }

@@ -564,6 +564,51 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     assert!(wait_exit(&mut child.0).success());
 }
 
+/// `extract-dir --jobs N` prints the same bytes for any N, one line per page in path order.
+#[test]
+fn extract_dir_output_is_in_path_order_for_any_job_count() {
+    let dir = std::env::temp_dir().join(format!("contact-extract-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("b")).expect("temp dir");
+    for i in 0..60 {
+        // Every seventh page is large, so pages finish out of order on several threads.
+        let filler = if i % 7 == 0 {
+            "<p>filler</p>".repeat(20_000)
+        } else {
+            String::new()
+        };
+        let page = format!("<title>Shop {i}</title>{filler}<p>info{i}@shop{i}.example.com</p>");
+        let sub = if i % 2 == 0 { "b/" } else { "" };
+        std::fs::write(dir.join(format!("{sub}{i:03}.html")), page).expect("write page");
+    }
+    let run = |jobs: &str| {
+        let output = bin()
+            .args(["extract-dir", "--jobs", jobs])
+            .arg(&dir)
+            .output()
+            .expect("run contact-extract");
+        assert!(output.status.success(), "--jobs {jobs}");
+        output.stdout
+    };
+    let one = run("1");
+    let four = run("4");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(one, four);
+    let files: Vec<String> = String::from_utf8_lossy(&one)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
+            v["file"].as_str().expect("file").to_string()
+        })
+        .collect();
+    assert_eq!(files.len(), 60);
+    let mut sorted: Vec<std::path::PathBuf> = files.iter().map(Into::into).collect();
+    sorted.sort();
+    let sorted: Vec<String> = sorted.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(files, sorted);
+    // Files of the directory come before its subdirectory `b/` ("001.html" < "b").
+    assert!(files[0].ends_with("/001.html"), "{files:?}");
+}
+
 /// `extract-dir … | head -1`: a reader that closes stdout early ends the command quietly with
 /// status 0 (issue 12 "CLI manners"), not a panic and a backtrace.
 #[test]
