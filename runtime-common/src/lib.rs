@@ -5,6 +5,7 @@
 //!   request; audit lines written at once);
 //! - [`metrics`]: the Prometheus metrics served on `METRICS_ADDR`;
 //! - [`tls`]: the rustls client configuration (webpki roots) and its failure mapping;
+//! - [`batch`]: `extract-batch` (list, politeness, records, resume, progress, summary);
 //! - [`cli`]: the command-line settings (`serve`, and the fetch/log settings shared with
 //!   `extract`);
 //! - [`offline`]: the offline commands `extract-html` and `extract-dir`;
@@ -16,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod cli;
 pub mod log;
 pub mod metrics;

@@ -96,10 +96,23 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// Whether [`log_event`] writes access lines (on unless a command turns them off).
+static ACCESS_LINES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns the per-request access lines off for the rest of the process: `extract-batch`, whose
+/// records already say how each crawl ended and whose stderr carries the progress bar.
+/// Warnings, audit and operational lines are still written.
+pub fn disable_access_lines() {
+    ACCESS_LINES.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// One line per request (issue #4 "Operations"): request id, method, path, status, error
 /// code, duration in milliseconds, pages fetched, payer and transaction when paid, and
 /// `clientGone: true` when the client had left (nothing was sent).
 pub fn log_event(format: LogFormat, event: &RequestEvent) {
+    if !ACCESS_LINES.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     start_writer();
     let mut pending = pending();
     if pending.bytes.len() >= MAX_BUFFERED_BYTES {

@@ -237,3 +237,47 @@ pub async fn extract_url(
         ))
     })
 }
+
+/// Runs `extract-batch`'s crawls ([`extract_url`] each) on this thread's executor: starts the
+/// inputs `scheduler` gives while fewer than `concurrency` run, and reports each as it ends
+/// (`scheduler.finished`, then `on_done(index, outcome)`), until none is left. The policy
+/// (order, politeness, records) is `contact_runtime_common::batch`'s.
+pub fn crawl_batch(
+    server: &SharedServer,
+    tls: &TlsConnector,
+    inputs: &[String],
+    concurrency: usize,
+    mut scheduler: contact_runtime_common::batch::Scheduler,
+    on_done: &mut dyn FnMut(usize, Result<ContactExtractionResult, ApiError>),
+) {
+    type Done = (usize, Result<ContactExtractionResult, ApiError>);
+    run(1, async {
+        let (finished, endings) = smol::channel::unbounded::<Done>();
+        let mut running = 0usize;
+        loop {
+            while running < concurrency {
+                let Some(index) = scheduler.next_input() else {
+                    break;
+                };
+                let (server, tls, finished) = (server.clone(), tls.clone(), finished.clone());
+                let url = inputs[index].clone();
+                spawn(async move {
+                    let outcome = extract_url(&server, &url, tls).await;
+                    let _ = finished.send((index, outcome)).await;
+                })
+                .detach();
+                running += 1;
+            }
+            if running == 0 {
+                break;
+            }
+            // `finished` is held here, so the channel stays open while crawls run.
+            let Ok((index, outcome)) = endings.recv().await else {
+                break;
+            };
+            running -= 1;
+            scheduler.finished(index);
+            on_done(index, outcome);
+        }
+    });
+}

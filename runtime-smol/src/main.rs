@@ -10,6 +10,8 @@
 //!
 //! - `extract URL` (operator's tool, live network): one crawl of URL without payment, with the
 //!   service's rules → `ContactExtractionResult` JSON, or the `ApiError` JSON and status 1.
+//! - `extract-batch FILE` (live network): the same for a list of URLs, many at once with a
+//!   limit per registrable domain → one record per input (JSON lines or CSV), resumable.
 //!
 //! Exit status: 0 on success, 1 when a file could not be read (the batch goes on) or a live
 //! crawl failed, 2 for bad arguments or settings (clap's convention).
@@ -24,6 +26,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use contact_runtime_common::batch::{extract_batch, BatchArgs};
 use contact_runtime_common::cli::{to_map, FetchArgs, ServeArgs};
 use contact_runtime_common::offline::{
     extract_dir, extract_html, parse_http_url, parse_page_arg, print_json,
@@ -64,6 +67,16 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         jobs: Option<u16>,
     },
+    /// Crawl a list of live sites (one URL per line, or a CSV with a `url` column) with the
+    /// service's rules and no payment; writes one record per input (JSON lines: the
+    /// ContactExtractionResult, or the ApiError with `inputUrl`; or CSV), then a summary on
+    /// stderr. Interrupted runs continue with --resume.
+    ExtractBatch {
+        #[command(flatten)]
+        batch: BatchArgs,
+        #[command(flatten)]
+        fetch: FetchArgs,
+    },
     /// Run the paid HTTP service. Every setting is an environment variable or the flag of the
     /// same name; invalid values stop start-up, missing payment settings do not (the service
     /// fails closed and /api/ready lists the problems).
@@ -92,20 +105,55 @@ fn main() -> ExitCode {
         ),
         Command::Serve(args) => serve(&args),
         Command::Extract { url, fetch } => extract_live(&url, &fetch),
+        Command::ExtractBatch { batch, fetch } => extract_batch_live(&batch, &fetch),
     }
 }
 
-fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
-    let config = match contact_core::config::Config::from_env_map(&to_map(fetch.pairs())) {
-        Ok(config) => config,
-        Err(error) => {
+/// The settings of the live-crawl commands (`extract`, `extract-batch`), with their warnings
+/// logged; an invalid setting is exit status 2.
+fn live_config(fetch: &FetchArgs) -> Result<contact_core::config::Config, ExitCode> {
+    let config = contact_core::config::Config::from_env_map(&to_map(fetch.pairs()))
+        .map_err(|error| {
             eprintln!("contact-extract: invalid configuration: {error}");
-            return ExitCode::from(2);
-        }
-    };
+            ExitCode::from(2)
+        })?;
     for warning in &config.warnings {
         contact_runtime_smol::log_line(config.log_format, &format!("warning: {warning}"));
     }
+    Ok(config)
+}
+
+fn extract_batch_live(batch: &BatchArgs, fetch: &FetchArgs) -> ExitCode {
+    let config = match live_config(fetch) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let max_page_memory = config.max_page_memory;
+    let server = contact_runtime_smol::new_server(config);
+    let tls = contact_runtime_smol::tls_connector();
+    let status = extract_batch(
+        batch,
+        max_page_memory,
+        |inputs, concurrency, scheduler, on_done| {
+            contact_runtime_smol::crawl_batch(
+                &server,
+                &tls,
+                inputs,
+                concurrency,
+                scheduler,
+                on_done,
+            );
+        },
+    );
+    contact_runtime_smol::flush_logs();
+    status
+}
+
+fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
+    let config = match live_config(fetch) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
     let server = contact_runtime_smol::new_server(config);
     let outcome = contact_runtime_smol::run(
         1,

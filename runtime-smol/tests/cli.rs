@@ -640,3 +640,250 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(output.status.success(), "{:?}: {stderr}", output.status);
 }
+
+/// The Host header's name (without the port) of a raw request.
+fn request_host(raw: &[u8]) -> String {
+    let head = String::from_utf8_lossy(raw);
+    contact_e2e::fixture::header(&head, "host")
+        .map(|h| h.split(':').next().unwrap_or("").to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// What the batch fixture saw: requests in flight and the most at once, per host.
+#[derive(Default)]
+struct HostLoad {
+    now: std::collections::BTreeMap<String, usize>,
+    most: std::collections::BTreeMap<String, usize>,
+}
+
+/// `extract-batch` over 1 010 inputs: 1 000 URLs on 20 loopback hosts (two answer 500, one a
+/// PDF) and 10 invalid lines. The first run is killed mid-way (the site stops answering after
+/// 300 homepages); `--resume` then finishes the list: every input has exactly one record, the
+/// failures carry their codes, and no host ever had more than `--per-domain` crawls at once.
+#[test]
+fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    let load = Arc::new(Mutex::new(HostLoad::default()));
+    let homepages = Arc::new(AtomicUsize::new(0));
+    let hold = Arc::new(AtomicBool::new(true));
+    let (fixture_load, fixture_homepages, fixture_hold) =
+        (load.clone(), homepages.clone(), hold.clone());
+    let site = contact_e2e::fixture::Fixture::start(move |raw| {
+        use contact_e2e::fixture::{request_path, response};
+        let host = request_host(raw);
+        let path = request_path(raw);
+        let shop: usize = host
+            .strip_prefix("shop")
+            .and_then(|h| h.split('-').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(99);
+        if !path.starts_with("/contact") {
+            let seen = fixture_homepages.fetch_add(1, Ordering::SeqCst);
+            let started = Instant::now();
+            while seen >= 300
+                && fixture_hold.load(Ordering::SeqCst)
+                && started.elapsed() < Duration::from_secs(20)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        {
+            let mut load = fixture_load.lock().expect("lock");
+            let now = load.now.entry(host.clone()).or_default();
+            *now += 1;
+            let now = *now;
+            let most = load.most.entry(host.clone()).or_default();
+            *most = (*most).max(now);
+        }
+        // Long enough for crawls of one host to overlap if the limit let them.
+        std::thread::sleep(Duration::from_millis(3));
+        let answer = match (shop, path.starts_with("/contact")) {
+            (16 | 17, _) => response(500, "text/html", "down"),
+            (18, _) => response(200, "application/pdf", "%PDF-1.4"),
+            (_, false) => response(
+                200,
+                "text/html",
+                &format!(
+                    "<title>Shop {shop} | Home</title><a href=\"/contact\">Contact</a>\
+                     <p>Mail: info@shop{shop}-fixture.com</p>"
+                ),
+            ),
+            (_, true) => response(200, "text/html", "<p>Phone: +44 20 8551 6580</p>"),
+        };
+        *fixture_load
+            .lock()
+            .expect("lock")
+            .now
+            .entry(host)
+            .or_default() -= 1;
+        answer
+    });
+    let port = site.addr.port();
+    let dir = std::env::temp_dir().join(format!("contact-extract-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut list = String::from("# a list with a comment\n");
+    let mut inputs = Vec::new();
+    for i in 0..1000 {
+        inputs.push(format!("http://shop{}-fixture.com:{port}/?n={i}", i % 20));
+        if i % 100 == 0 {
+            inputs.push(format!("not a url {i}"));
+        }
+    }
+    for input in &inputs {
+        list.push_str(input);
+        list.push('\n');
+    }
+    let list_path = dir.join("list.txt");
+    std::fs::write(&list_path, list).expect("write list");
+    let out = dir.join("out.jsonl");
+    let resolve: Vec<String> = (0..20)
+        .map(|h| format!("shop{h}-fixture.com=127.0.0.1"))
+        .collect();
+    let batch = |resume: bool| {
+        let mut command = bin();
+        command
+            .arg("extract-batch")
+            .arg(&list_path)
+            .arg("--output")
+            .arg(&out)
+            .args(["--per-domain", "2"])
+            .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
+            .env("ALLOWED_PORTS", port.to_string())
+            .env("RESOLVE", resolve.join(","))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if resume {
+            command.arg("--resume");
+        }
+        command
+    };
+    let lines_in = |path: &std::path::Path| {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    // First run: killed once the site has stopped answering.
+    let mut first = batch(false).spawn().expect("start");
+    let started = Instant::now();
+    while lines_in(&out) < 250 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    first.kill().expect("kill");
+    let _ = first.wait();
+    let written_first = lines_in(&out);
+    assert!(
+        (250..1000).contains(&written_first),
+        "{written_first} records before the kill"
+    );
+    hold.store(false, Ordering::SeqCst);
+    // Second run: resumes.
+    let second = batch(true).output().expect("resume");
+    let stderr = String::from_utf8_lossy(&second.stderr).to_string();
+    assert!(second.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(&out).expect("output");
+    let _ = std::fs::remove_dir_all(&dir);
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON record"))
+        .collect();
+    let mut by_input: std::collections::BTreeMap<String, &serde_json::Value> =
+        std::collections::BTreeMap::new();
+    for record in &records {
+        let input = record["inputUrl"].as_str().expect("inputUrl").to_string();
+        assert!(
+            by_input.insert(input, record).is_none(),
+            "a duplicate record"
+        );
+    }
+    assert_eq!(records.len(), inputs.len());
+    assert!(inputs.iter().all(|i| by_input.contains_key(i)));
+    let code = |i: &str| {
+        by_input[i]["error"]["code"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    for (n, input) in inputs.iter().enumerate() {
+        if input.starts_with("not a url") {
+            assert_eq!(code(input), "INVALID_URL", "{n}");
+            continue;
+        }
+        let shop: usize = input["http://shop".len()..]
+            .split('-')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .expect("shop number");
+        match shop {
+            16 | 17 => assert_eq!(code(input), "FETCH_FAILED", "{input}"),
+            18 => assert_eq!(code(input), "UNSUPPORTED_CONTENT_TYPE", "{input}"),
+            _ => {
+                let record = by_input[input.as_str()];
+                assert_eq!(record["success"], true, "{record}");
+                assert_eq!(
+                    record["emails"][0]["value"],
+                    format!("info@shop{shop}-fixture.com")
+                );
+                assert_eq!(record["phones"][0]["value"], "+442085516580");
+            }
+        }
+    }
+    let skipped = format!("skipped: {written_first}");
+    assert!(stderr.contains(&skipped), "{skipped} in {stderr}");
+    let sites = format!("sites: {} (", inputs.len() - written_first);
+    assert!(stderr.contains(&sites), "{sites} in {stderr}");
+    let most = load.lock().expect("lock").most.clone();
+    assert_eq!(most.len(), 20, "{most:?}");
+    assert!(most.values().all(|&m| m <= 2), "{most:?}");
+    assert!(
+        most.values().any(|&m| m == 2),
+        "crawls of a host never overlapped: {most:?}"
+    );
+}
+
+/// `extract-batch` reads a CSV list by its `url` column and writes CSV: a header, then one
+/// row per site with lists joined by "; ".
+#[test]
+fn extract_batch_reads_and_writes_csv() {
+    let site = live_site();
+    let port = site.addr.port();
+    let dir = std::env::temp_dir().join(format!("contact-extract-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let list = dir.join("list.csv");
+    std::fs::write(
+        &list,
+        format!("name,url\n\"Fixture, Ltd\",http://www.fixture-shop.com:{port}/\nBroken,ftp://x\n"),
+    )
+    .expect("write");
+    let output = bin()
+        .args(["extract-batch", "--format", "csv"])
+        .arg(&list)
+        .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
+        .env("ALLOWED_PORTS", port.to_string())
+        .env("RESOLVE", "www.fixture-shop.com=127.0.0.1")
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(
+        rows[0].starts_with("input_url,success,error_code,"),
+        "{text}"
+    );
+    let good = rows
+        .iter()
+        .find(|r| r.contains("fixture-shop"))
+        .expect("row");
+    assert!(
+        good.contains(",true,,,fixture-shop.com,Fixture Shop,info@fixture-shop.com,+442085516580,"),
+        "{good}"
+    );
+    let bad = rows.iter().find(|r| r.starts_with("ftp://x")).expect("row");
+    assert!(bad.starts_with("ftp://x,false,INVALID_URL,"), "{bad}");
+}
