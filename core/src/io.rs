@@ -126,8 +126,9 @@ pub enum Input<'a> {
         id: WorkId,
         /// What `Work::run` returned.
         done: WorkDone,
-        /// How long `Work::run` ran on its worker (wall clock, measured by the runtime: the
-        /// core reads no clock). A page that took longer than
+        /// How long `Work::run` ran on its worker: the worker thread's CPU time (measured by
+        /// the runtime: the core reads no clock; time spent waiting for a core does not
+        /// count). A page that took longer than
         /// [`crate::work::PAGE_WORK_BUDGET`] is treated as too costly to process.
         took: Duration,
     },

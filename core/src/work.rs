@@ -23,8 +23,9 @@ use crate::payment::verify::{verify_locally, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, PaymentRequirements};
 use crate::server::{Extractor, Merger};
 
-/// Longest a page's decoding and extraction may run on a worker (issue 10: a CPU budget per
-/// page). The runtime reports how long each piece of work ran (`Input::WorkDone::took`); an
+/// Longest a page's decoding and extraction may run on a worker, in CPU time of the worker
+/// thread (issue 10: a CPU budget per page; a worker kept waiting by a busy machine does not
+/// use it up). The runtime reports how long each piece of work ran (`Input::WorkDone::took`); an
 /// extra page over the budget is left out of the result, a homepage over it ends the job with
 /// 422 `RESPONSE_TOO_LARGE` ([`Failure::TooCostly`]), never settled. The costliest crafted
 /// 2 MiB pages (`benches/pathological`) take under 0.3 s in a release build, so only a bug

@@ -18,7 +18,7 @@ use smol::{Async, Task, Timer};
 use crate::event::Event;
 use crate::executor::spawn;
 use crate::outbound::{connect, resolve};
-use crate::workers::run_on_worker;
+use crate::workers::{cpu_timed, run_on_worker};
 use contact_runtime_common::log::{log_event, log_settlement};
 use contact_runtime_common::metrics;
 
@@ -140,9 +140,7 @@ pub(crate) async fn drive(
                     let events = events.clone();
                     run_on_worker(move || {
                         let kind = metrics::work_kind(&work);
-                        let started = Instant::now();
-                        let done = work.run();
-                        let took = started.elapsed();
+                        let (done, took) = cpu_timed(|| work.run());
                         metrics::observe_work(kind, took);
                         let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });

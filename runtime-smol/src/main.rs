@@ -112,8 +112,8 @@ fn main() -> ExitCode {
 /// The settings of the live-crawl commands (`extract`, `extract-batch`), with their warnings
 /// logged; an invalid setting is exit status 2.
 fn live_config(fetch: &FetchArgs) -> Result<contact_core::config::Config, ExitCode> {
-    let config = contact_core::config::Config::from_env_map(&to_map(fetch.pairs()))
-        .map_err(|error| {
+    let config =
+        contact_core::config::Config::from_env_map(&to_map(fetch.pairs())).map_err(|error| {
             eprintln!("contact-extract: invalid configuration: {error}");
             ExitCode::from(2)
         })?;
