@@ -486,11 +486,17 @@ impl Attrs {
             let text = || String::from_utf8_lossy(raw);
             match key.as_bytes() {
                 b"href" if wants_href => {
-                    attrs.href = Some(entities::decode(&text()).trim().to_string())
+                    attrs.href = Some(entities::decode_attribute(&text()).trim().to_string())
                 }
-                b"alt" if name == b"img" => attrs.alt = Some(collapse(&entities::decode(&text()))),
-                b"title" if is_link => attrs.title = Some(collapse(&entities::decode(&text()))),
-                b"content" => attrs.content = Some(entities::decode(&text()).trim().to_string()),
+                b"alt" if name == b"img" => {
+                    attrs.alt = Some(collapse(&entities::decode_attribute(&text())))
+                }
+                b"title" if is_link => {
+                    attrs.title = Some(collapse(&entities::decode_attribute(&text())))
+                }
+                b"content" => {
+                    attrs.content = Some(entities::decode_attribute(&text()).trim().to_string())
+                }
                 b"lang" if name == b"html" => attrs.lang = Some(text().trim().to_string()),
                 b"name" if name == b"meta" && attrs.meta_key.is_none() => {
                     attrs.meta_key = Some(text().trim().to_ascii_lowercase());

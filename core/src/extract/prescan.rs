@@ -54,6 +54,17 @@ fn blank_comment(bytes: &mut [u8], body: usize) -> usize {
     body + end + len
 }
 
+/// Blanks the declaration starting at `lt` (`<!DOCTYPE …>`, `<![CDATA[…]>`, `<!x>`, `<?xml …?>`)
+/// through its `>` and returns where scanning goes on. HTML5 (§13.2.5.6, .41, .42) reads
+/// `<!DOCTYPE` to the next `>` and any other `<!…`/`<?…` as a bogus comment to the next `>`
+/// (or the end); `tl` 0.7 stopped at the first space, so `PUBLIC "-//W3C//DTD …"` of an XHTML
+/// doctype became visible text. Nothing in one is visible, so blanking loses nothing.
+fn blank_declaration(bytes: &mut [u8], lt: usize) -> usize {
+    let end = memchr::memchr(b'>', &bytes[lt..]).map_or(bytes.len(), |gt| lt + gt + 1);
+    bytes[lt..end].fill(b' ');
+    end
+}
+
 /// The offset and length of the first `-->` or `--!>` in `rest`. One forward pass over the
 /// `--` pairs: searching for each ending to the end of the page cost a page of 150 000 comments
 /// seconds (`benches/src/pathological.rs`, "comments").
@@ -78,7 +89,7 @@ const MAX_JSON_LD_BLOCKS: usize = 64;
 pub fn prescan(input: &str) -> Prescanned {
     let mut bytes = input.as_bytes().to_vec();
     let mut json_ld = Vec::new();
-    let mut insertions: Vec<usize> = Vec::new();
+    let mut insertions: Vec<(usize, &'static [u8])> = Vec::new();
     // Contents of skipped elements, blanked after the scan (which still looks inside them for
     // JSON-LD).
     let mut skipped: Vec<(usize, usize)> = Vec::new();
@@ -88,6 +99,7 @@ pub fn prescan(input: &str) -> Prescanned {
         let next = bytes.get(lt + 1).copied();
         pos = match next {
             Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt + 4),
+            Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
             Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lowercase_name(&mut bytes, lt + 1);
@@ -121,14 +133,15 @@ pub fn prescan(input: &str) -> Prescanned {
         bytes[start..end].fill(b' ');
     }
     if !skipped.is_empty() {
-        insertions.retain(|&at| !skipped.iter().any(|&(start, end)| at > start && at < end));
+        insertions.retain(|&(at, _)| !skipped.iter().any(|&(start, end)| at > start && at < end));
     }
     if !insertions.is_empty() {
-        let mut spliced = Vec::with_capacity(bytes.len() + 3 * insertions.len());
+        let added: usize = insertions.iter().map(|(_, text)| text.len()).sum();
+        let mut spliced = Vec::with_capacity(bytes.len() + added);
         let mut last = 0;
-        for at in insertions {
+        for (at, text) in insertions {
             spliced.extend_from_slice(&bytes[last..at]);
-            spliced.extend_from_slice(b"=\"\"");
+            spliced.extend_from_slice(text);
             last = at;
         }
         spliced.extend_from_slice(&bytes[last..]);
@@ -182,52 +195,89 @@ fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
     i
 }
 
-/// Walks the attributes of a start tag from `start`, lower-casing attribute names and skipping
-/// quoted values. Returns the index just past the closing `>` (or the end of input) and
-/// whether the tag declares `type="application/ld+json"`.
-fn scan_attributes(bytes: &mut [u8], start: usize, insertions: &mut Vec<usize>) -> (usize, bool) {
+/// Walks the attributes of a start tag from `start` as HTML5 tokenizes them (§13.2.5.32–40):
+/// names run to white space, `/`, `>` or `=` and are lower-cased; a value is quoted, or
+/// unquoted up to white space or `>`. Returns the index just past the closing `>` (or the end
+/// of input) and whether the tag declares `type="application/ld+json"`. Queues insertions
+/// that make the tag readable for `tl` 0.7: `=""` after a valueless attribute, quotes around
+/// an unquoted value (`tl` cut `href=//example.com/a` at the `/` and the rest of the tag
+/// became visible text).
+fn scan_attributes(
+    bytes: &mut [u8],
+    start: usize,
+    insertions: &mut Vec<(usize, &'static [u8])>,
+) -> (usize, bool) {
+    let at = |bytes: &[u8], i: usize| bytes.get(i).copied();
+    let skip_space = |bytes: &[u8], mut i: usize| {
+        while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
     let mut i = start;
     let mut is_json_ld = false;
-    let mut last_name: (usize, usize) = (0, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'>' => return (i + 1, is_json_ld),
-            b'"' | b'\'' => {
-                let quote = bytes[i];
+    loop {
+        while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
+            i += 1;
+        }
+        match at(bytes, i) {
+            None => return (bytes.len(), is_json_ld),
+            Some(b'>') => return (i + 1, is_json_ld),
+            Some(_) => {}
+        }
+        // The name; a leading `=` belongs to it (§13.2.5.32).
+        let name_start = i;
+        i += 1;
+        while at(bytes, i)
+            .is_some_and(|b| !b.is_ascii_whitespace() && !matches!(b, b'/' | b'>' | b'='))
+        {
+            i += 1;
+        }
+        bytes[name_start..i].make_ascii_lowercase();
+        let is_type = &bytes[name_start..i] == b"type";
+        let name_end = i;
+        i = skip_space(bytes, i);
+        if at(bytes, i) != Some(b'=') {
+            insertions.push((name_end, b"=\"\""));
+            continue;
+        }
+        i = skip_space(bytes, i + 1);
+        let (value_start, value_end) = match at(bytes, i) {
+            Some(quote @ (b'"' | b'\'')) => {
                 let value_start = i + 1;
                 let value_end = memchr::memchr(quote, &bytes[value_start..])
                     .map_or(bytes.len(), |end| value_start + end);
-                if &bytes[last_name.0..last_name.1] == b"type"
-                    && bytes[value_start..value_end]
-                        .trim_ascii()
-                        .eq_ignore_ascii_case(b"application/ld+json")
-                {
-                    is_json_ld = true;
-                }
                 i = value_end + 1;
+                (value_start, value_end)
             }
-            b if is_name_byte(b) => {
-                let name_start = i;
-                i = lowercase_name(bytes, i);
-                // A value without quotes ends at white space or `>`.
-                if name_start > 0 && bytes[name_start - 1] == b'=' {
-                    if &bytes[last_name.0..last_name.1] == b"type"
-                        && bytes[name_start..i].eq_ignore_ascii_case(b"application/ld+json")
-                    {
-                        is_json_ld = true;
-                    }
-                } else {
-                    last_name = (name_start, i);
-                    let next = bytes[i..].iter().find(|b| !b.is_ascii_whitespace());
-                    if next != Some(&b'=') && next.is_some() {
-                        insertions.push(i);
-                    }
+            _ => {
+                let value_start = i;
+                while at(bytes, i).is_some_and(|b| !b.is_ascii_whitespace() && b != b'>') {
+                    i += 1;
                 }
+                let value = &bytes[value_start..i];
+                let quote: Option<&'static [u8]> = if !value.contains(&b'"') {
+                    Some(b"\"")
+                } else if !value.contains(&b'\'') {
+                    Some(b"'")
+                } else {
+                    None
+                };
+                if let (Some(quote), false) = (quote, value.is_empty()) {
+                    insertions.push((value_start, quote));
+                    insertions.push((i, quote));
+                }
+                (value_start, i)
             }
-            _ => i += 1,
+        };
+        if is_type
+            && bytes[value_start..value_end.min(bytes.len())]
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"application/ld+json")
+        {
+            is_json_ld = true;
         }
     }
-    (bytes.len(), is_json_ld)
 }
 
 /// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
@@ -289,6 +339,22 @@ mod tests {
     }
 
     #[test]
+    fn doctypes_and_bogus_comments_are_blanked_to_their_end() {
+        let p = prescan(
+            "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0//EN\"><?xml version=\"1.0\"?><P>a</P><![CDATA[x]]><!x y><B>b</B>",
+        );
+        // `<![CDATA[x]]>` and `<!x y>`: 19 bytes of blanks between the paragraphs.
+        assert_eq!(
+            p.html.trim_start(),
+            format!("<p>a</p>{}<b>b</b>", " ".repeat(19))
+        );
+        assert_eq!(
+            prescan("<p>c</p><!DOCTYPE never closed").html.trim_end(),
+            "<p>c</p>"
+        );
+    }
+
+    #[test]
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
         assert!(p.html.starts_with("<!--          --><b>x</b><script>"));
@@ -304,6 +370,18 @@ mod tests {
             p.html,
             r#"<div itemscope="" itemtype="x"><input disabled=""><br ></div>"#
         );
+    }
+
+    #[test]
+    fn unquoted_values_are_quoted_as_html5_reads_them() {
+        let p = prescan("<A HREF=//x.com/a/b?c=1&d=2 class = big DATA-X=it's>t</A><script type=application/ld+json>{}</script>");
+        assert_eq!(
+            p.html,
+            "<a href=\"//x.com/a/b?c=1&d=2\" class = \"big\" data-x=\"it's\">t</a><script type=\"application/ld+json\">  </script>"
+        );
+        assert_eq!(p.json_ld, ["{}"]);
+        // An unquoted value running into the end of the input is quoted too.
+        assert_eq!(prescan("<a href=x").html, "<a href=\"x\"");
     }
 
     #[test]
