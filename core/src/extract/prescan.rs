@@ -17,9 +17,10 @@
 //! - a `/` right after a tag name becomes a space: `tl` 0.7 reads `<br/>` as an element named
 //!   `br/` that never closes, so a `</noscript>` after it is ignored and the rest of the page
 //!   falls into the skipped `<noscript>`;
-//! - a comment's body is blanked and its end written `-->`, as HTML5 tokenizes comments (the
-//!   first `-->` or `--!>` ends one; `<!-->` and `<!--->` are empty): `tl` 0.7 misreads
-//!   `<!-- Footer Logo --->` and everything after it vanished.
+//! - comments are blanked whole, delimiters included, where HTML5 ends them (the first `-->`
+//!   or `--!>`; `<!-->` and `<!--->` are empty; an unclosed one runs to the end): `tl` 0.7
+//!   misread `<!-- Footer Logo --->` and `<!---->`, and everything after them vanished;
+//! - doctypes and bogus comments (`<!…>`, `<?…>`) are blanked to their `>`.
 //!
 //! Only ASCII bytes are rewritten or inserted, so the result stays UTF-8.
 
@@ -32,26 +33,24 @@ pub struct Prescanned {
     pub json_ld: Vec<String>,
 }
 
-/// Blanks the body of the comment whose body starts at `body` (just after `<!--`) and returns
-/// where scanning goes on. HTML5 (§13.2.5.43–52): `<!-->` and `<!--->` are empty comments; else
-/// the first `-->` or `--!>` ends it (the latter is rewritten ` -->`, which `tl` knows); an
-/// unclosed comment runs to the end. Comments show nothing, so nothing visible is lost.
-fn blank_comment(bytes: &mut [u8], body: usize) -> usize {
+/// Blanks the comment starting at `lt` (its `<!--`), delimiters included, and returns where
+/// scanning goes on. HTML5 (§13.2.5.43–52): `<!-->` and `<!--->` are empty comments; else the
+/// first `-->` or `--!>` ends one; an unclosed comment runs to the end of the page (a browser
+/// shows nothing after it). Comments show nothing, so nothing visible is lost; `tl` 0.7 never
+/// sees one, as it misread several (`<!-- Footer Logo --->`, `<!---->`: everything after
+/// them vanished).
+fn blank_comment(bytes: &mut [u8], lt: usize) -> usize {
+    let body = lt + 4;
     let rest = &bytes[body..];
-    if rest.starts_with(b">") {
-        return body + 1;
-    }
-    if rest.starts_with(b"->") {
-        return body + 2;
-    }
-    let Some((end, len)) = comment_end(rest) else {
-        return bytes.len();
+    let end = if rest.starts_with(b">") {
+        body + 1
+    } else if rest.starts_with(b"->") {
+        body + 2
+    } else {
+        comment_end(rest).map_or(bytes.len(), |(end, len)| body + end + len)
     };
-    bytes[body..body + end].fill(b' ');
-    if len == 4 {
-        bytes[body + end..body + end + 4].copy_from_slice(b" -->");
-    }
-    body + end + len
+    bytes[lt..end].fill(b' ');
+    end
 }
 
 /// Blanks the declaration starting at `lt` (`<!DOCTYPE …>`, `<![CDATA[…]>`, `<!x>`, `<?xml …?>`)
@@ -98,7 +97,7 @@ pub fn prescan(input: &str) -> Prescanned {
         let lt = pos + offset;
         let next = bytes.get(lt + 1).copied();
         pos = match next {
-            Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt + 4),
+            Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt),
             Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
             Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
             Some(c) if c.is_ascii_alphabetic() => {
@@ -322,20 +321,34 @@ mod tests {
     }
 
     #[test]
-    fn comments_end_as_html5_says_and_their_bodies_are_blanked() {
+    fn comments_end_as_html5_says_and_are_blanked_whole() {
+        let blank = |n: usize| " ".repeat(n);
         let p = prescan("<!-- Footer Logo ---><P>a</P><!--- START --><B>b</B><!-- x --!><I>c</I>");
         assert_eq!(
             p.html,
-            "<!--              --><p>a</p><!--        --><b>b</b><!--    --><i>c</i>"
+            format!(
+                "{}<p>a</p>{}<b>b</b>{}<i>c</i>",
+                blank(21),
+                blank(15),
+                blank(11)
+            )
         );
-        let p = prescan("<!--><A>d</A><!---><A>e</A>");
-        assert_eq!(p.html, "<!--><a>d</a><!---><a>e</a>");
+        let p = prescan("<!--><A>d</A><!---><A>e</A><!----><A>f</A>");
+        assert_eq!(
+            p.html,
+            format!(
+                "{}<a>d</a>{}<a>e</a>{}<a>f</a>",
+                blank(5),
+                blank(6),
+                blank(7)
+            )
+        );
         let p = prescan("<!-- a - b -- c ---- d --!--><I>g</I>");
-        assert_eq!(p.html, format!("<!--{}--><i>g</i>", " ".repeat(22)));
+        assert_eq!(p.html, format!("{}<i>g</i>", blank(29)));
         let p = prescan("<!-- x --!--!><I>h</I>");
-        assert_eq!(p.html, "<!--       --><i>h</i>");
+        assert_eq!(p.html, format!("{}<i>h</i>", blank(14)));
         let p = prescan("<p>f</p><!-- never closed <b>");
-        assert_eq!(p.html, "<p>f</p><!-- never closed <b>");
+        assert_eq!(p.html, format!("<p>f</p>{}", blank(21)));
     }
 
     #[test]
@@ -357,7 +370,7 @@ mod tests {
     #[test]
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
-        assert!(p.html.starts_with("<!--          --><b>x</b><script>"));
+        assert!(p.html.starts_with("                 <b>x</b><script>"));
         assert!(p.html.ends_with("            "));
         let p = prescan("<a href='x");
         assert_eq!(p.html, "<a href='x");
