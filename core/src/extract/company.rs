@@ -50,11 +50,26 @@ pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
                         .find(spells_domain)
                         .unwrap_or(title),
                 ),
-                Some(title) => Some(title),
+                // The page's own writing of the brand with its legal form (`© 2014 FinCar
+                // Pty Ltd` for the title's `FinCar`) is the name as the business writes it.
+                Some(title) => Some(with_legal_form(&title, sources.text).unwrap_or(title)),
                 None => copyright_holder(sources.text),
             }
         })
         .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
+}
+
+/// A copyright holder on the page that is `name` followed only by legal forms (`FinCar Pty
+/// Ltd` for `FinCar`), or `None`.
+fn with_legal_form(name: &str, text: &str) -> Option<String> {
+    let words = name.split_whitespace().count();
+    let squashed = squash(name);
+    copyright_holders(text).find(|holder| {
+        let rest: Vec<String> = holder.split_whitespace().skip(words).map(squash).collect();
+        squash(holder).starts_with(&squashed)
+            && !rest.is_empty()
+            && rest.iter().all(|w| LEGAL_FORMS.contains(&w.as_str()))
+    })
 }
 
 /// The name in a logo's text: its first segment (`Zynk Design - Interior Architects` →
@@ -269,6 +284,10 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
         let mut run = squash(words[i].1);
         let (mut last, mut score, mut j) = (i, run.len(), i + 1);
         while j < words.len() {
+            // A comma or semicolon ends the name (`FinCar, Car Loans Provider`).
+            if words[j - 1].1.ends_with([',', ';']) {
+                break;
+            }
             let w = words[j].1;
             if matches(w) && !is_connector(w) {
                 last = j;
@@ -464,6 +483,26 @@ mod tests {
             domain_label: domain,
             home_link_texts: &[],
         }
+    }
+
+    #[test]
+    fn a_brand_run_stops_at_a_comma_and_takes_the_legal_form_the_page_writes() {
+        let title = Some("Car Finance Quick Quote – FinCar, Car Loans Provider in Australia");
+        assert_eq!(
+            company_name(&sources(title, "Welcome", "fincar")).as_deref(),
+            Some("FinCar")
+        );
+        let text = "Loans\n© Copyright 2003-2014 FinCar Pty Ltd.";
+        assert_eq!(
+            company_name(&sources(title, text, "fincar")).as_deref(),
+            Some("FinCar Pty Ltd")
+        );
+        // A holder that is another business does not replace the brand.
+        let text = "© 2014 Web Builders Ltd";
+        assert_eq!(
+            company_name(&sources(title, text, "fincar")).as_deref(),
+            Some("FinCar")
+        );
     }
 
     #[test]
