@@ -43,20 +43,73 @@ pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
             // thamesplumbers.com) gives way to a copyright holder that spells all of it
             // (`© Thames Plumbers 2012`).
             let domain = squash(sources.domain_label);
-            let spells_domain = |name: &String| domain.len() >= 3 && squash(name).contains(&domain);
+            // `&` may stand for "and" (`Flint & Son` on flintandson.co.uk).
+            let spells_domain = |name: &String| {
+                domain.len() >= 3
+                    && (squash(name).contains(&domain)
+                        || squash(&name.replace('&', "and")).contains(&domain))
+            };
+            // The brand as the page writes it, when a line spells the domain name exactly
+            // (`CBG Aanhangwagens`, `H&S Solicitors`).
+            let spelled = || spelled_in_text(sources.text, &domain);
+            let holder_spelling_domain = || copyright_holders(sources.text).find(spells_domain);
             match from_title {
-                Some(title) if !spells_domain(&title) => Some(
-                    copyright_holders(sources.text)
-                        .find(spells_domain)
-                        .unwrap_or(title),
-                ),
+                Some(title) if !spells_domain(&title) => {
+                    Some(holder_spelling_domain().or_else(spelled).unwrap_or(title))
+                }
                 // The page's own writing of the brand with its legal form (`© 2014 FinCar
                 // Pty Ltd` for the title's `FinCar`) is the name as the business writes it.
                 Some(title) => Some(with_legal_form(&title, sources.text).unwrap_or(title)),
-                None => copyright_holder(sources.text),
+                None => holder_spelling_domain()
+                    .or_else(spelled)
+                    .or_else(|| copyright_holder(sources.text)),
             }
         })
         .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
+}
+
+/// Most words in a brand written out in the text.
+const MAX_BRAND_WORDS: usize = 8;
+
+/// The first run of words in a line of `text` that spells the domain name exactly and starts
+/// with a capital or a digit (`CBG Aanhangwagens` on cbgaanhangwagens.nl; `&` may stand for
+/// "and": `H&S Solicitors` on handssolicitors.co.uk), with the legal forms that follow it
+/// (`Occupa Ltd.`). Lower-case mentions (host names, emails) are not names.
+fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
+    if domain.len() < 4 {
+        return None;
+    }
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for i in 0..words.len() {
+            if !words[i].starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
+                continue;
+            }
+            let (mut plain, mut with_and) = (String::new(), String::new());
+            for j in i..words.len().min(i + MAX_BRAND_WORDS) {
+                plain.push_str(&squash(words[j]));
+                with_and.push_str(&squash(&words[j].replace('&', "and")));
+                if plain == domain || with_and == domain {
+                    let mut last = j;
+                    while words
+                        .get(last + 1)
+                        .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()))
+                    {
+                        last += 1;
+                    }
+                    let name = words[i..=last].join(" ");
+                    return Some(
+                        name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
+                            .to_string(),
+                    );
+                }
+                if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
+                    break;
+                }
+            }
+        }
+    }
+    None
 }
 
 /// A copyright holder on the page that is `name` followed only by legal forms (`FinCar Pty
@@ -483,6 +536,34 @@ mod tests {
             domain_label: domain,
             home_link_texts: &[],
         }
+    }
+
+    #[test]
+    fn the_brand_spelled_out_in_the_text_beats_a_generic_title_or_nothing() {
+        let cases = [
+            ("Contact", "Caravans\nCBG Aanhangwagens - Caravans", "cbgaanhangwagens", "CBG Aanhangwagens"),
+            ("Contact Us", "Occupa Ltd. | International House | Mayfair", "occupa", "Occupa Ltd."),
+            ("Immigration Solicitors in Hampstead, London", "Welcome to H&S Solicitors,", "handssolicitors", "H&S Solicitors"),
+            (
+                "Peters & Van der Weele advocaten, advocaten in Helmond, Helmond l Familie- & Personenrecht l Arbeidsrecht l Huurrecht l Civielrecht l Strafrecht",
+                "mr. T.Peters\nPeters & Van der Weele Advocaten",
+                "petersvanderweele",
+                // The title spells the brand; the corpus accepts it without the profession.
+                "Peters & Van der Weele",
+            ),
+        ];
+        for (title, text, domain, want) in cases {
+            assert_eq!(
+                company_name(&sources(Some(title), text, domain)).as_deref(),
+                Some(want),
+                "{title}"
+            );
+        }
+        // A lower-case mention (a URL, an email) is not the name.
+        assert_eq!(
+            company_name(&sources(None, "mail occupa@example.com", "occupa")),
+            None
+        );
     }
 
     #[test]
