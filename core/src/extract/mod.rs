@@ -326,12 +326,19 @@ fn collect_phones(
             found.push((link.text_pos, phone));
         }
     }
+    let mut previous = "";
     for (line, start) in lines.iter().zip(line_starts) {
         if line.bytes().filter(u8::is_ascii_digit).count() >= 7 {
+            let identifier_above = phones::ends_in_identifier_label(previous);
             for (offset, phone) in phones::from_text(line, hint) {
-                found.push((start + offset, phone));
+                // `Steuernummer:` on the line above, the number first on this one.
+                let opens_line = !line[..offset].chars().any(char::is_alphabetic);
+                if !(identifier_above && opens_line) {
+                    found.push((start + offset, phone));
+                }
             }
         }
+        previous = line;
     }
     for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
         if let Some(e164) = phones::from_structured(value, hint) {
@@ -663,6 +670,22 @@ mod tests {
         let candidates = crate::crawl::candidates(&url, &found.links);
         assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
+    }
+
+    #[test]
+    fn german_austrian_and_swiss_registration_numbers_are_not_phones() {
+        let url = Url::parse("https://www.beispiel.de/impressum").unwrap();
+        let page = extract_page(
+            &url,
+            Some("text/html"),
+            "<h2>Impressum</h2><p>Umsatzsteuer-Identifikationsnummer gemäß § 27 a Umsatzsteuergesetz:<br>12/345/67890</p>\
+             <p>Steuernummer: 21/815/08150</p><p>Steuer-Nr.<br>030 815 08150</p>\
+             <p>Handelsregister: HRB 123456 B</p><p>Registergericht: Amtsgericht Berlin 0301234567</p>\
+             <p>UID: ATU 1234 5678</p><p>CHE-123.456.789</p><p>Telefon: 030 12345678</p>"
+                .as_bytes(),
+        );
+        let phones: Vec<&str> = page.phones.iter().map(String::as_str).collect();
+        assert_eq!(phones, ["+493012345678"]);
     }
 
     #[test]

@@ -462,6 +462,13 @@ enum Label {
 }
 
 /// The label closest before a candidate (within the last 48 bytes of the line).
+/// Whether `line` ends with a tax or registration label (`Steuernummer:`, `USt-IdNr.`,
+/// `Umsatzsteuer-Identifikationsnummer gemäß § 27 a UStG:`): a number that opens the next line
+/// is that identifier, not a phone.
+pub fn ends_in_identifier_label(line: &str) -> bool {
+    nearest_label(line.trim_end()) == Some(Label::Identifier)
+}
+
 fn nearest_label(before: &str) -> Option<Label> {
     type LabelMatcher = (AhoCorasick, Vec<(&'static str, Label)>);
     static MATCHER: OnceLock<Option<LabelMatcher>> = OnceLock::new();
@@ -614,6 +621,29 @@ const ID_LABELS: &[&str] = &[
     "ref",
     "handelsregister",
     "hrb",
+    "hra",
+    // German, Austrian and Swiss tax and register labels (an Impressum lists them next to
+    // the phone): Steuernummer, Steuer-Nr., St.-Nr., USt-IdNr., Umsatzsteuer-
+    // Identifikationsnummer, Wirtschafts-Identifikationsnummer, Registergericht,
+    // Registernummer, Firmenbuch(nummer), UID (Austria), CHE-… (Swiss UID).
+    "steuernummer",
+    "steuer-nr",
+    "steuer nr",
+    "steuer-id",
+    "steuerid",
+    "st.-nr",
+    "stnr",
+    "ust-id",
+    "ust.-id",
+    "ustid",
+    "umsatzsteuer",
+    "identifikationsnummer",
+    "registergericht",
+    "registernummer",
+    "amtsgericht",
+    "firmenbuch",
+    "uid",
+    "che-",
     "kamer van koophandel",
     "rsin",
     "chamber of commerce",
