@@ -245,6 +245,10 @@ fn match_line(
                 continue;
             };
             let before = &line[..zip.start()];
+            // `© 2025 Studio Noord` is a year and a name.
+            if is_copyright_mark(before) {
+                continue;
+            }
             // Needs a street with a house number: bare "1234 Words" is too common.
             let Some(street) = street_for(
                 lines,
@@ -275,6 +279,13 @@ fn match_line(
         }
     }
     found
+}
+
+/// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
+/// it is a year.
+fn is_copyright_mark(before: &str) -> bool {
+    let end = before.trim_end().to_lowercase();
+    end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
 }
 
 const EU_NUMERIC: &[&str] = &[
@@ -831,6 +842,46 @@ mod tests {
         let found = from_lines(lines, region);
         assert_eq!(found.len(), 1, "{found:?}");
         found[0].parts.clone()
+    }
+
+    #[test]
+    fn german_impressum_block() {
+        let a = one(
+            &[
+                "Impressum",
+                "Beispiel GmbH",
+                "Musterstraße 12",
+                "10115 Berlin",
+            ],
+            Some("DE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Musterstraße 12"));
+        assert_eq!(a.postal_code.as_deref(), Some("10115"));
+        assert_eq!(a.locality.as_deref(), Some("Berlin"));
+    }
+
+    #[test]
+    fn swedish_street_and_postcode_on_one_line() {
+        for region in [Some("SE"), None] {
+            let a = one(&["Kontakt", "Storgatan 50, 114 55 Stockholm"], region);
+            assert_eq!(a.street.as_deref(), Some("Storgatan 50"), "{region:?}");
+            assert_eq!(a.postal_code.as_deref(), Some("114 55"));
+            assert_eq!(a.locality.as_deref(), Some("Stockholm"));
+        }
+    }
+
+    #[test]
+    fn a_copyright_year_is_not_a_postcode() {
+        for line in [
+            "© 2025 Studio Noord",
+            "Copyright 2024 Studio Noord",
+            "(c) 2023 Studio Noord",
+        ] {
+            let found = from_lines(&["Keizerstraat 12", line], Some("BE"));
+            assert!(found.is_empty(), "{line}: {found:?}");
+        }
+        let a = one(&["Keizerstraat 12", "2000 Antwerpen"], Some("BE"));
+        assert_eq!(a.postal_code.as_deref(), Some("2000"));
     }
 
     #[test]

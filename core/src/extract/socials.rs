@@ -226,6 +226,17 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
     ];
     let first = *segments.first()?;
     let lower = first.to_ascii_lowercase();
+    // A profile or page shared from the app (`/share/<id>/`) redirects to the profile; shared
+    // posts, videos and reels (`/share/p/…`, `/share/v/…`, `/share/r/…`) are not profiles.
+    if lower == "share" {
+        let id = segments.get(1).filter(|_| segments.len() == 2)?;
+        return (id.len() >= 6 && id.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| {
+            (
+                Network::Facebook,
+                format!("https://facebook.com/share/{id}"),
+            )
+        });
+    }
     if lower == "profile.php" {
         let id = url
             .query_pairs()
@@ -526,6 +537,23 @@ mod tests {
             c("www.facebook.com/acme"),
             Some("https://facebook.com/acme".into())
         );
+    }
+
+    #[test]
+    fn a_facebook_profile_shared_from_the_app_is_a_profile() {
+        assert_eq!(
+            c("https://www.facebook.com/share/1AbCdEfGhI/?mibextid=wwXIfr").as_deref(),
+            Some("https://facebook.com/share/1AbCdEfGhI")
+        );
+        // Shared posts, videos and reels are not.
+        for href in [
+            "https://www.facebook.com/share/p/1AbCdEfGhI/",
+            "https://www.facebook.com/share/v/1AbCdEfGhI/",
+            "https://www.facebook.com/share/r/1AbCdEfGhI/",
+            "https://www.facebook.com/share/",
+        ] {
+            assert_eq!(c(href), None, "{href}");
+        }
     }
 
     #[test]
