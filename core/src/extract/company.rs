@@ -27,6 +27,11 @@ pub struct NameSources<'a> {
 
 /// Chooses the name, or `None` when no source gives a usable one.
 pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
+    chosen_name(sources).map(|name| tidy(&name, &squash(sources.domain_label)))
+}
+
+/// The name as chosen, before [`tidy`].
+fn chosen_name(sources: &NameSources<'_>) -> Option<String> {
     sources
         .structured
         .iter()
@@ -66,6 +71,30 @@ pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
             }
         })
         .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
+}
+
+/// Undoes two ways a name is written twice or bent: a doubled name (`Brand Ltd Brand Ltd`, a
+/// title that repeats the logo text) keeps one copy; a possessive (`Brightloop's`) loses its
+/// `'s` when that makes it spell the domain name (`McDonald's` on mcdonalds.com keeps it).
+fn tidy(name: &str, domain: &str) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let half = words.len() / 2;
+    // `Boing Boing` on boingboing.net is the name, twice on purpose.
+    if words.len() >= 2
+        && words.len() % 2 == 0
+        && words[..half] == words[half..]
+        && squash(name) != domain
+    {
+        return words[..half].join(" ");
+    }
+    for suffix in ["'s", "’s"] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            if squash(stem) == domain && squash(name) != domain {
+                return stem.to_string();
+            }
+        }
+    }
+    name.to_string()
 }
 
 /// Most words in a brand written out in the text.
@@ -217,6 +246,35 @@ const GENERIC_SEGMENTS: &[&str] = &[
     "accueil",
     "inicio",
     "support",
+    // Page types of legal and inner pages, in the languages of the corpora.
+    "legal notice",
+    "legal",
+    "imprint",
+    "mentions légales",
+    "mentions legales",
+    "aviso legal",
+    "note legali",
+    "colofon",
+    "disclaimer",
+    "privacy",
+    "privacy policy",
+    "datenschutz",
+    "datenschutzerklärung",
+    "terms",
+    "terms and conditions",
+    "agb",
+    "contacto",
+    "contatti",
+    "nous contacter",
+    "contactez-nous",
+    "get in touch",
+    "über uns",
+    "a propos",
+    "à propos",
+    "qui sommes-nous",
+    "sitemap",
+    "page not found",
+    "404",
 ];
 
 /// The brand part of a title: split on separators and drop generic segments; a segment that
@@ -536,6 +594,71 @@ mod tests {
             domain_label: domain,
             home_link_texts: &[],
         }
+    }
+
+    /// The failure classes issue 11 saw on sites the project had never seen, one case each.
+    #[test]
+    fn failure_classes_seen_on_unseen_sites() {
+        let cases: [(&str, &str, &str, Option<&str>); 8] = [
+            // A tagline segment is not the brand.
+            (
+                "Digital growth studio | Brightloop",
+                "",
+                "brightloop",
+                Some("Brightloop"),
+            ),
+            // A page-type word on an inner page is not a name.
+            (
+                "Legal notice",
+                "© 2024 Brightloop",
+                "brightloop",
+                Some("Brightloop"),
+            ),
+            ("Mentions légales", "", "brightloop", None),
+            (
+                "Impressum",
+                "Brightloop GmbH\nMusterstraße 1",
+                "brightloop",
+                Some("Brightloop GmbH"),
+            ),
+            ("Contact us", "", "brightloop", None),
+            // A possessive or doubled form is cleaned.
+            ("Brightloop's", "", "brightloop", Some("Brightloop")),
+            // The domain spells a longer brand than a generic word of the title.
+            (
+                "Dental | Book online",
+                "Northbrook Dental\nCall us",
+                "northbrookdental",
+                Some("Northbrook Dental"),
+            ),
+            // A product or category phrase is not the business name.
+            (
+                "Handmade Candles Berlin",
+                "Lumen & Wick\nShop",
+                "lumenandwick",
+                Some("Lumen & Wick"),
+            ),
+        ];
+        for (title, text, domain, want) in cases {
+            assert_eq!(
+                company_name(&sources(Some(title), text, domain)).as_deref(),
+                want,
+                "title {title:?}"
+            );
+        }
+        assert_eq!(
+            company_name(&sources(
+                Some("Brightloop Ltd Brightloop Ltd"),
+                "",
+                "brightloop"
+            ))
+            .as_deref(),
+            Some("Brightloop Ltd")
+        );
+        assert_eq!(
+            company_name(&sources(Some("Boing Boing"), "", "boingboing")).as_deref(),
+            Some("Boing Boing")
+        );
     }
 
     #[test]
