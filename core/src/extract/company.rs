@@ -81,7 +81,7 @@ fn tidy(name: &str, domain: &str) -> String {
     let half = words.len() / 2;
     // `Boing Boing` on boingboing.net is the name, twice on purpose.
     if words.len() >= 2
-        && words.len() % 2 == 0
+        && words.len().is_multiple_of(2)
         && words[..half] == words[half..]
         && squash(name) != domain
     {
