@@ -144,14 +144,20 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
 /// A copyright holder on the page that is `name` followed only by legal forms (`FinCar Pty
 /// Ltd` for `FinCar`), or `None`.
 fn with_legal_form(name: &str, text: &str) -> Option<String> {
-    let words = name.split_whitespace().count();
-    let squashed = squash(name);
-    copyright_holders(text).find(|holder| {
-        let rest: Vec<String> = holder.split_whitespace().skip(words).map(squash).collect();
-        squash(holder).starts_with(&squashed)
-            && !rest.is_empty()
-            && rest.iter().all(|w| LEGAL_FORMS.contains(&w.as_str()))
-    })
+    copyright_holders(text).find(|holder| adds_legal_form(name, holder))
+}
+
+/// Whether `candidate` is `brand` followed only by legal forms (`Brightloop GmbH` for
+/// `Brightloop`): the same business, written as its legal name.
+pub fn adds_legal_form(brand: &str, candidate: &str) -> bool {
+    let rest: Vec<String> = candidate
+        .split_whitespace()
+        .skip(brand.split_whitespace().count())
+        .map(squash)
+        .collect();
+    squash(candidate).starts_with(&squash(brand))
+        && !rest.is_empty()
+        && rest.iter().all(|w| LEGAL_FORMS.contains(&w.as_str()))
 }
 
 /// The name in a logo's text: its first segment (`Zynk Design - Interior Architects` →

@@ -542,7 +542,15 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
             }
         }
     }
-    let company_name = pages.iter().find_map(|p| p.company_name.clone());
+    // The first page's name (the homepage's brand), or the legal name an inner page writes
+    // it with (`Brightloop GmbH` on the imprint).
+    let mut names = pages.iter().filter_map(|p| p.company_name.as_deref());
+    let company_name = names.next().map(|brand| {
+        names
+            .find(|name| company::adds_legal_form(brand, name))
+            .unwrap_or(brand)
+            .to_string()
+    });
     ContactExtractionResult {
         success: true,
         input_url: site.input_url.to_string(),
@@ -670,6 +678,37 @@ mod tests {
         let candidates = crate::crawl::candidates(&url, &found.links);
         assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
+    }
+
+    #[test]
+    fn the_site_name_is_the_homepage_brand_with_the_legal_form_an_inner_page_confirms() {
+        let home = Url::parse("https://www.brightloop.de/").unwrap();
+        let imprint = Url::parse("https://www.brightloop.de/impressum").unwrap();
+        let site = |pages: &[PageExtraction]| {
+            merge(
+                SiteInfo {
+                    input_url: "https://www.brightloop.de/",
+                    url: &home,
+                    contact_pages: Vec::new(),
+                    pages_fetched: 2,
+                    duration_ms: 1,
+                    request_id: String::new(),
+                },
+                pages,
+            )
+            .company_name
+        };
+        let homepage = extract_page(&home, None, b"<title>Brightloop | Digital studio</title>");
+        let legal = extract_page(
+            &imprint,
+            None,
+            b"<title>Impressum</title><p>Brightloop GmbH</p><p>Musterweg 1</p>",
+        );
+        assert_eq!(site(&[homepage, legal]).as_deref(), Some("Brightloop GmbH"));
+        // Another business named on an inner page (the web designer) does not replace it.
+        let homepage = extract_page(&home, None, b"<title>Brightloop | Digital studio</title>");
+        let credits = extract_page(&imprint, None, b"<title>Web Works AG</title>");
+        assert_eq!(site(&[homepage, credits]).as_deref(), Some("Brightloop"));
     }
 
     #[test]
