@@ -59,7 +59,9 @@ fn patterns() -> Option<&'static Patterns> {
                 us: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")).ok()?,
                 ca: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b")).ok()?,
                 au: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")).ok()?,
-                gb: Regex::new(r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKPS-UW\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b").ok()?,
+                // Outward codes A9, A99, AA9, AA99, A9A (ABCDEFGHJKPSTUW) and AA9A
+                // (ABEHMNPRVWXY: `EC4Y 1AA`, which the A9A letters alone missed).
+                gb: Regex::new(r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b").ok()?,
                 nl: Regex::new(&format!(r"\b(?P<zip>[1-9]\d{{3}} ?[A-Z]{{2}})\b,?\s+(?P<city>{CITY})")).ok()?,
                 pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY})")).ok()?,
                 se: Regex::new(&format!(r"\b(?:SE-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY})")).ok()?,
@@ -249,6 +251,22 @@ fn match_line(
             if is_copyright_mark(before) {
                 continue;
             }
+            // Text before the postcode on its line must be a street (`Musterstraße 12,`,
+            // `12 rue Victor Hugo`, `Amsterdamer Str.192`, `Avenida Salvador Joan, 17 bajos.`),
+            // not a sentence with a number in it (`Über 1200 Kunden vertrauen uns seit 2004
+            // Jahren`, `28. Juni 2016 um 20:41 Uhr`).
+            let same_line = before
+                .trim_end_matches([',', ' ', '-', '–'])
+                .trim_end_matches(char::is_alphabetic)
+                .trim_end_matches(['-', ' ', ',']);
+            let same_line = last_segment(same_line).trim();
+            if !same_line.is_empty()
+                && !ends_with_house_number(same_line)
+                && !same_line.starts_with(|c: char| c.is_ascii_digit())
+                && !has_street_word(&same_line.to_lowercase())
+            {
+                continue;
+            }
             // Needs a street with a house number: bare "1234 Words" is too common.
             let Some(street) = street_for(
                 lines,
@@ -279,6 +297,24 @@ fn match_line(
         }
     }
     found
+}
+
+/// Whether `text` ends with a house number: digits with an optional letter or range
+/// (`12`, `12a`, `12-14`, `12 b`).
+fn ends_with_house_number(text: &str) -> bool {
+    let mut tokens = text.split_whitespace().rev();
+    let last = tokens.next().unwrap_or("");
+    let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
+        tokens.next().unwrap_or("")
+    } else {
+        last
+    };
+    let last = last.trim_end_matches([',', '.']);
+    last.starts_with(|c: char| c.is_ascii_digit())
+        && last.len() <= 9
+        && last
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
 }
 
 /// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
@@ -671,15 +707,20 @@ fn is_streetish(s: &str) -> bool {
     }
     let has_number = s.bytes().any(|b| b.is_ascii_digit());
     let words = s.split_whitespace().count();
-    let has_street_word = lower
+    (has_number && words <= 12) || (has_street_word(&lower) && words <= 8)
+}
+
+/// Whether lower-case `lower` holds a street word (`road`, `str`, `avenida`…) or a word with a
+/// street suffix (`Musterstraße`, `Keizersgracht`).
+fn has_street_word(lower: &str) -> bool {
+    lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| STREET_WORDS.contains(&w))
         || STREET_SUFFIXES.iter().any(|suf| {
             lower
                 .split_whitespace()
                 .any(|w| w.ends_with(suf) && w.len() > suf.len() + 2)
-        });
-    (has_number && words <= 12) || (has_street_word && words <= 8)
+        })
 }
 
 const STREET_WORDS: &[&str] = &[
@@ -738,6 +779,25 @@ const STREET_WORDS: &[&str] = &[
     "rue",
     "via",
     "calle",
+    // Abbreviations and street words of the corpora's other languages.
+    "str",
+    "avenida",
+    "avda",
+    "paseo",
+    "carrer",
+    "camino",
+    "rua",
+    "viale",
+    "piazza",
+    "corso",
+    "boulevard",
+    "bd",
+    "chemin",
+    "place",
+    "quai",
+    "allee",
+    "platz",
+    "gasse",
     "strasse",
     "straße",
     "markt",
@@ -748,6 +808,7 @@ const STREET_WORDS: &[&str] = &[
 ];
 const STREET_SUFFIXES: &[&str] = &[
     "straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof",
+    "gasse", "platz", "allee", "damm", "ufer", "gatan", "vägen", "veien", "vej", "gade",
 ];
 
 fn clean_city(city: &str) -> String {
@@ -842,6 +903,79 @@ mod tests {
         let found = from_lines(lines, region);
         assert_eq!(found.len(), 1, "{found:?}");
         found[0].parts.clone()
+    }
+
+    /// The address patterns issue 11 saw missed or invented on unseen sites.
+    #[test]
+    fn canadian_postcode_after_a_province() {
+        let a = one(
+            &["1200 Bay Street, Suite 400", "Toronto, Ontario M5R 2A5"],
+            None,
+        );
+        assert_eq!(a.street.as_deref(), Some("1200 Bay Street, Suite 400"));
+        assert_eq!(a.locality.as_deref(), Some("Toronto"));
+        assert_eq!(a.postal_code.as_deref(), Some("M5R 2A5"));
+        let a = one(&["88 Main St", "Halifax NS B3H1A1"], None);
+        assert_eq!(a.postal_code.as_deref(), Some("B3H1A1"));
+    }
+
+    #[test]
+    fn us_street_and_city_lines_from_separate_elements() {
+        // `<span>742 Evergreen Terrace</span><span>Springfield, IL 62704</span>` inside a
+        // block: the walker gives one line; inside separate blocks, two.
+        let a = one(&["742 Evergreen Terrace Springfield, IL 62704"], None);
+        assert_eq!(a.postal_code.as_deref(), Some("62704"));
+        let a = one(
+            &["Visit us", "742 Evergreen Terrace", "Springfield, IL 62704"],
+            None,
+        );
+        assert_eq!(a.street.as_deref(), Some("742 Evergreen Terrace"));
+        assert_eq!(a.locality.as_deref(), Some("Springfield"));
+    }
+
+    #[test]
+    fn two_offices_on_one_page() {
+        let found = from_lines(
+            &[
+                "London office",
+                "10 Fleet Street",
+                "London EC4Y 1AA",
+                "Manchester office",
+                "5 Deansgate",
+                "Manchester M3 2BW",
+            ],
+            Some("GB"),
+        );
+        let codes: Vec<Option<&str>> = found
+            .iter()
+            .map(|a| a.parts.postal_code.as_deref())
+            .collect();
+        assert_eq!(codes, [Some("EC4Y 1AA"), Some("M3 2BW")]);
+    }
+
+    #[test]
+    fn a_street_before_a_postcode_on_its_line_in_other_languages() {
+        let a = one(
+            &["Avenida Salvador Joan, 17 bajos. 07500 Manacor."],
+            Some("ES"),
+        );
+        assert_eq!(a.postal_code.as_deref(), Some("07500"));
+        let a = one(
+            &["Neven DuMont-Haus, Amsterdamer Str.192, 50735 Köln"],
+            Some("DE"),
+        );
+        assert_eq!(a.locality.as_deref(), Some("Köln"));
+    }
+
+    #[test]
+    fn a_postcode_like_number_in_a_sentence_is_not_an_address() {
+        for line in [
+            "Over 1200 Kunden vertrauen uns seit 2004 Jahren",
+            "Order 30 units at 12345 Express shipping",
+        ] {
+            let found = from_lines(&["Willkommen", line], Some("DE"));
+            assert!(found.is_empty(), "{line}: {found:?}");
+        }
     }
 
     #[test]
