@@ -216,7 +216,12 @@ fn scan_attributes(
     let mut i = start;
     let mut is_json_ld = false;
     loop {
-        while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
+        while let Some(b) = at(bytes, i).filter(|b| b.is_ascii_whitespace() || *b == b'/') {
+            // A `/` not right before `>` is ignored by HTML5 (§13.2.5.40); `tl` 0.7 ended the
+            // tag there (`<img src="a" / data-x="g">` showed `data-x="g">` as text).
+            if b == b'/' && at(bytes, i + 1) != Some(b'>') {
+                bytes[i] = b' ';
+            }
             i += 1;
         }
         match at(bytes, i) {
@@ -395,6 +400,14 @@ mod tests {
         assert_eq!(p.json_ld, ["{}"]);
         // An unquoted value running into the end of the input is quoted too.
         assert_eq!(prescan("<a href=x").html, "<a href=\"x\"");
+    }
+
+    #[test]
+    fn a_slash_between_attributes_is_ignored_as_html5_does() {
+        assert_eq!(
+            prescan("<img src=\"a\" / data-x=\"g\"><img src=\"b\"/ ><br />").html,
+            "<img src=\"a\"   data-x=\"g\"><img src=\"b\"  ><br />"
+        );
     }
 
     #[test]
