@@ -238,6 +238,13 @@ fn scan_attributes(
             i += 1;
         }
         bytes[name_start..i].make_ascii_lowercase();
+        // Quotes and `<` belong to the name in HTML5 (`href""` is not `href`); `tl` would
+        // read a value out of them, so they become `_`.
+        for b in &mut bytes[name_start..i] {
+            if matches!(*b, b'"' | b'\'' | b'<') {
+                *b = b'_';
+            }
+        }
         let is_type = &bytes[name_start..i] == b"type";
         let name_end = i;
         i = skip_space(bytes, i);
@@ -400,6 +407,14 @@ mod tests {
         assert_eq!(p.json_ld, ["{}"]);
         // An unquoted value running into the end of the input is quoted too.
         assert_eq!(prescan("<a href=x").html, "<a href=\"x\"");
+    }
+
+    #[test]
+    fn quotes_in_an_attribute_name_stay_in_the_name() {
+        assert_eq!(
+            prescan("<a href\"\" class=x>f</a>").html,
+            "<a href__=\"\" class=\"x\">f</a>"
+        );
     }
 
     #[test]
