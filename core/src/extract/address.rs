@@ -42,10 +42,12 @@ struct Patterns {
     pt: Regex,
     se: Regex,
     ie: Regex,
+    ie_county: Regex,
     eu: Regex,
 }
 
 const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming";
+const IE_COUNTIES: &str = "Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|Down|Dublin|Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|Offaly|Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow";
 const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|British Columbia|Manitoba|New Brunswick|Newfoundland(?: and Labrador)?|Nova Scotia|Northwest Territories|Nunavut|Ontario|Prince Edward Island|Quebec|Québec|Saskatchewan|Yukon";
 const AU_STATES: &str = "NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT|New South Wales|Victoria|Queensland|South Australia|Western Australia|Tasmania|Northern Territory|Australian Capital Territory";
 /// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five.
@@ -66,6 +68,9 @@ fn patterns() -> Option<&'static Patterns> {
                 pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY})")).ok()?,
                 se: Regex::new(&format!(r"\b(?:SE-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY})")).ok()?,
                 ie: Regex::new(r"\b(?P<zip>[AC-FHKNPRTV-Y]\d{2}|D6W) ?[AC-FHKNPRTV-Y0-9]{4}\b").ok()?,
+                // An Irish county (`Co. Mayo`, `County Cork`) or a Dublin postal district
+                // (`Dublin 2`, `Dublin 6W`): Irish addresses often carry no Eircode.
+                ie_county: Regex::new(&format!(r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b")).ok()?,
                 eu: Regex::new(&format!(r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY})")).ok()?,
             })
         })
@@ -81,7 +86,8 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
     };
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        if line.len() > MAX_LINE || !Shapes::of(line.as_bytes()).any() {
+        let irish_county = page_region == Some("IE") && p.ie_county.is_match(line);
+        if line.len() > MAX_LINE || !(irish_county || Shapes::of(line.as_bytes()).any()) {
             continue;
         }
         let mut found = match_line(p, lines, index, line, index, page_region);
@@ -181,6 +187,31 @@ fn match_line(
                 region: None,
                 postal_code: Some(m.as_str().to_string()),
                 country: country_after(&line[m.end()..]),
+            };
+            found.push(TextAddress {
+                parts,
+                region: "IE",
+                line: index,
+            });
+        }
+    }
+    if found.is_empty() && page_region == Some("IE") {
+        for caps in p.ie_county.captures_iter(line) {
+            let Some(county) = caps.name("county") else {
+                continue;
+            };
+            let (street_prefix, locality) = split_locality(&line[..county.start()]);
+            // Without a postcode the street is what makes it an address: "Co. Mayo" alone is
+            // common in prose.
+            let Some(street) = street_for(lines, street_index, street_prefix) else {
+                continue;
+            };
+            let parts = MarkedAddress {
+                street: Some(street),
+                locality,
+                region: Some(county.as_str().to_string()),
+                postal_code: None,
+                country: country_after(&line[county.end()..]),
             };
             found.push(TextAddress {
                 parts,
@@ -976,6 +1007,26 @@ mod tests {
             let found = from_lines(&["Willkommen", line], Some("DE"));
             assert!(found.is_empty(), "{line}: {found:?}");
         }
+    }
+
+    #[test]
+    fn irish_addresses_without_an_eircode() {
+        let a = one(
+            &["O'Connor Hardware", "12 Main Street, Ballina, Co. Mayo"],
+            Some("IE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Main Street"));
+        assert_eq!(a.locality.as_deref(), Some("Ballina"));
+        assert_eq!(a.region.as_deref(), Some("Co. Mayo"));
+        assert_eq!(a.postal_code, None);
+        let a = one(
+            &["Unit 4, Sandyford Business Park", "Dublin 18"],
+            Some("IE"),
+        );
+        assert_eq!(a.region.as_deref(), Some("Dublin 18"));
+        assert!(a.street.is_some());
+        // A county in prose is not an address.
+        assert!(from_lines(&["We deliver all over Co. Mayo and beyond"], Some("IE")).is_empty());
     }
 
     #[test]

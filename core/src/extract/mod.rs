@@ -712,6 +712,18 @@ mod tests {
     }
 
     #[test]
+    fn an_irish_address_without_an_eircode_reaches_the_page_result() {
+        let url = Url::parse("https://www.oconnorhardware.ie/contact").unwrap();
+        let page = extract_page(
+            &url,
+            Some("text/html"),
+            b"<h1>Contact</h1><p>O'Connor Hardware</p><p>12 Main Street, Ballina, Co. Mayo</p>",
+        );
+        assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
+        assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
     fn german_austrian_and_swiss_registration_numbers_are_not_phones() {
         let url = Url::parse("https://www.beispiel.de/impressum").unwrap();
         let page = extract_page(
