@@ -12,150 +12,8 @@
 //! skipped ones.
 
 use contact_core::extract;
-use ego_tree::iter::Edge;
+use contact_core::testing::html5_oracle::divergence;
 use proptest::prelude::*;
-use scraper::node::Node;
-
-/// Elements whose subtree the walker skips (`core/src/extract/html.rs`, `Walker::enter`).
-const SKIPPED: &[&str] = &[
-    "script", "style", "template", "textarea", "select", "svg", "iframe", "noscript", "object",
-    "datalist", "title",
-];
-
-/// Most links the walker keeps per page (`MAX_LINKS`).
-const MAX_LINKS: usize = 5_000;
-
-/// What a page shows: its visible text without white space, and its links.
-#[derive(Debug, PartialEq, Eq)]
-struct Seen {
-    text: String,
-    hrefs: Vec<String>,
-}
-
-/// `text` without white space and without the invisible format characters (soft hyphen,
-/// zero-width space/joiners, word joiner, byte order mark), which the walker drops: they show
-/// nothing and would split an email or a phone number.
-fn without_space(text: &str) -> impl Iterator<Item = char> + '_ {
-    text.chars().filter(|c| {
-        !c.is_whitespace()
-            && !matches!(c, '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
-    })
-}
-
-fn style_hides(style: &str) -> bool {
-    let compact: String = without_space(style)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    compact.contains("display:none") || compact.contains("visibility:hidden")
-}
-
-/// The oracle: html5ever's tree, read with the walker's rules.
-fn oracle(html: &str) -> Seen {
-    let document = scraper::Html::parse_document(html);
-    let mut seen = Seen {
-        text: String::new(),
-        hrefs: Vec::new(),
-    };
-    // Depths of the open skipped and hidden (or head) elements.
-    let (mut skipped, mut hidden) = (0usize, 0usize);
-    for edge in document.tree.root().traverse() {
-        match edge {
-            Edge::Open(node) => match node.value() {
-                Node::Text(text) if skipped == 0 && hidden == 0 => {
-                    seen.text.extend(without_space(text));
-                }
-                Node::Element(element) => {
-                    let name = element.name();
-                    if skipped > 0 || SKIPPED.contains(&name) {
-                        skipped += 1;
-                        continue;
-                    }
-                    if matches!(name, "a" | "area") && seen.hrefs.len() < MAX_LINKS {
-                        if let Some(href) = element.attr("href") {
-                            seen.hrefs.push(without_space(href).collect());
-                        }
-                    }
-                    if name == "head"
-                        || element.attr("hidden").is_some()
-                        || element.attr("style").is_some_and(style_hides)
-                    {
-                        hidden += 1;
-                    }
-                }
-                _ => {}
-            },
-            Edge::Close(node) => {
-                if let Node::Element(element) = node.value() {
-                    let name = element.name();
-                    if skipped > 0 {
-                        skipped -= 1;
-                    } else if name == "head"
-                        || element.attr("hidden").is_some()
-                        || element.attr("style").is_some_and(style_hides)
-                    {
-                        hidden -= 1;
-                    }
-                }
-            }
-        }
-    }
-    seen
-}
-
-/// What our walker yields for the same text.
-fn ours(html: &str) -> Seen {
-    let document = extract::html::parse(html);
-    Seen {
-        text: without_space(&document.text).collect(),
-        hrefs: document
-            .links
-            .iter()
-            .map(|l| without_space(&l.href).collect())
-            .collect(),
-    }
-}
-
-/// `None` when both agree; else where they part, with context.
-fn divergence(html: &str) -> Option<String> {
-    let (expected, actual) = (oracle(html), ours(html));
-    if expected == actual {
-        return None;
-    }
-    if expected.text != actual.text {
-        let at = expected
-            .text
-            .chars()
-            .zip(actual.text.chars())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let around = |s: &str| {
-            s.chars()
-                .skip(at.saturating_sub(30))
-                .take(70)
-                .collect::<String>()
-        };
-        return Some(format!(
-            "text parts at char {at} (oracle {} chars, ours {}):\n  oracle: {}\n  ours:   {}",
-            expected.text.chars().count(),
-            actual.text.chars().count(),
-            around(&expected.text),
-            around(&actual.text)
-        ));
-    }
-    let at = expected
-        .hrefs
-        .iter()
-        .zip(&actual.hrefs)
-        .take_while(|(a, b)| a == b)
-        .count();
-    Some(format!(
-        "links part at #{at} (oracle {}, ours {}): oracle {:?}, ours {:?}",
-        expected.hrefs.len(),
-        actual.hrefs.len(),
-        expected.hrefs.get(at),
-        actual.hrefs.get(at)
-    ))
-}
 
 /// Pages of a shared corpus folder that diverge, with the reason, after decoding each page
 /// as the service does.
@@ -313,4 +171,18 @@ proptest! {
         let page = format!("<html><head><title>T</title></head><body>{}</body></html>", pieces.join("\n"));
         prop_assert_eq!(divergence(&page), None, "{}", page);
     }
+}
+
+/// The `html5_oracle` fuzz target's committed seeds, replayed on stable.
+#[test]
+#[allow(clippy::disallowed_methods)]
+fn the_html5_oracle_fuzz_seeds_replay() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/html5_oracle");
+    let mut replayed = 0;
+    for entry in std::fs::read_dir(&dir).expect("seed directory") {
+        let data = std::fs::read(entry.expect("seed").path()).expect("seed file");
+        contact_core::testing::html5_oracle::fuzz_page(&data);
+        replayed += 1;
+    }
+    assert!(replayed >= 3, "{replayed} seeds");
 }
