@@ -32,7 +32,7 @@ pub enum Format {
 #[derive(Debug, clap::Args)]
 pub struct BatchArgs {
     /// The list: one URL per line (blank lines and lines starting with # are skipped), or a
-    /// CSV file whose header row has a `url` column.
+    /// CSV file whose header row has a `url` column; `-` reads it from standard input.
     pub file: PathBuf,
     /// Where the records go (default: standard output). Required by --resume.
     #[arg(long, short)]
@@ -62,15 +62,22 @@ pub fn effective_concurrency(requested: usize, max_page_memory: usize) -> usize 
     requested.min(fits).max(1)
 }
 
-/// Reads the list of inputs, in file order. A file whose first non-blank line is a CSV header
+/// Reads the list of inputs, in file order (`-`: standard input). A file whose first non-blank line is a CSV header
 /// with a `url` column (any case) is read as CSV (that column; rows without a URL skipped);
 /// otherwise each non-blank line not starting with `#` is one input, trimmed.
 ///
 /// # Errors
 /// The file cannot be read or is not UTF-8, or the CSV is malformed: a message for stderr.
 pub fn read_inputs(path: &Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("contact-extract: cannot read {}: {e}", path.display()))?;
+    let cannot =
+        |e: std::io::Error| format!("contact-extract: cannot read {}: {e}", path.display());
+    let text = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(cannot)?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(cannot)?
+    };
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let url_column = first
         .split(',')

@@ -887,3 +887,27 @@ fn extract_batch_reads_and_writes_csv() {
     let bad = rows.iter().find(|r| r.starts_with("ftp://x")).expect("row");
     assert!(bad.starts_with("ftp://x,false,INVALID_URL,"), "{bad}");
 }
+
+/// `extract-batch -` reads the list from standard input.
+#[test]
+fn extract_batch_reads_its_list_from_stdin() {
+    use std::io::Write as _;
+    let mut child = bin()
+        .args(["extract-batch", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"not a url\nftp://x\n")
+        .expect("write list");
+    let output = child.wait_with_output().expect("wait");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("\"inputUrl\":\"ftp://x\""), "{text}");
+}
