@@ -18,6 +18,7 @@ pub mod decode;
 pub mod emails;
 pub mod entities;
 pub mod html;
+mod implied_ends;
 pub mod jsonld;
 pub mod limits;
 pub mod phones;

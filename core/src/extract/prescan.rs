@@ -22,7 +22,14 @@
 //!   misread `<!-- Footer Logo --->` and `<!---->`, and everything after them vanished;
 //! - doctypes and bogus comments (`<!…>`, `<?…>`) are blanked to their `>`.
 //!
+//! - the end tags HTML5 implies are written out (`implied_ends.rs`): `tl` ignored an end tag
+//!   that did not match the innermost element, so `<div><p>a</div>` kept the `<div>` open.
+//!
 //! Only ASCII bytes are rewritten or inserted, so the result stays UTF-8.
+
+use std::borrow::Cow;
+
+use crate::extract::implied_ends::OpenElements;
 
 /// The normalised markup and the JSON-LD blocks found in it.
 pub struct Prescanned {
@@ -88,7 +95,10 @@ const MAX_JSON_LD_BLOCKS: usize = 64;
 pub fn prescan(input: &str) -> Prescanned {
     let mut bytes = input.as_bytes().to_vec();
     let mut json_ld = Vec::new();
-    let mut insertions: Vec<(usize, &'static [u8])> = Vec::new();
+    let mut insertions: Vec<(usize, Cow<'static, [u8]>)> = Vec::new();
+    let mut open = OpenElements::default();
+    // Tags inside a skipped element (blanked afterwards) leave the open elements alone.
+    let mut skip_until = 0;
     // Contents of skipped elements, blanked after the scan (which still looks inside them for
     // JSON-LD).
     let mut skipped: Vec<(usize, usize)> = Vec::new();
@@ -99,13 +109,30 @@ pub fn prescan(input: &str) -> Prescanned {
         pos = match next {
             Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt),
             Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
-            Some(b'/') => lowercase_name(&mut bytes, lt + 2).max(lt + 2),
+            Some(b'/') => {
+                let name_end = lowercase_name(&mut bytes, lt + 2);
+                if lt >= skip_until && name_end > lt + 2 {
+                    let mut ends = Vec::new();
+                    open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
+                    if !ends.is_empty() {
+                        insertions.push((lt, Cow::Owned(ends)));
+                    }
+                }
+                name_end.max(lt + 2)
+            }
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lowercase_name(&mut bytes, lt + 1);
                 // `tl` reads `<br/>` as an element named `br/`, which is never void and never
                 // closed; a space makes it `<br >`, as browsers read it.
                 if bytes.get(name_end) == Some(&b'/') {
                     bytes[name_end] = b' ';
+                }
+                if lt >= skip_until {
+                    let mut ends = Vec::new();
+                    open.start(&bytes, (lt + 1, name_end), &mut ends);
+                    if !ends.is_empty() {
+                        insertions.push((lt, Cow::Owned(ends)));
+                    }
                 }
                 let (tag_end, is_json_ld) = scan_attributes(&mut bytes, name_end, &mut insertions);
                 let name = &bytes[lt + 1..name_end];
@@ -120,6 +147,7 @@ pub fn prescan(input: &str) -> Prescanned {
                     if SKIPPED_ELEMENTS.contains(&name) {
                         if let Some(close) = find_closing(&bytes, tag_end, name) {
                             skipped.push((tag_end, close));
+                            skip_until = skip_until.max(close);
                         }
                     }
                     tag_end
@@ -132,7 +160,7 @@ pub fn prescan(input: &str) -> Prescanned {
         bytes[start..end].fill(b' ');
     }
     if !skipped.is_empty() {
-        insertions.retain(|&(at, _)| !skipped.iter().any(|&(start, end)| at > start && at < end));
+        insertions.retain(|(at, _)| !skipped.iter().any(|&(start, end)| *at > start && *at < end));
     }
     if !insertions.is_empty() {
         let added: usize = insertions.iter().map(|(_, text)| text.len()).sum();
@@ -140,7 +168,7 @@ pub fn prescan(input: &str) -> Prescanned {
         let mut last = 0;
         for (at, text) in insertions {
             spliced.extend_from_slice(&bytes[last..at]);
-            spliced.extend_from_slice(text);
+            spliced.extend_from_slice(&text);
             last = at;
         }
         spliced.extend_from_slice(&bytes[last..]);
@@ -204,7 +232,7 @@ fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
 fn scan_attributes(
     bytes: &mut [u8],
     start: usize,
-    insertions: &mut Vec<(usize, &'static [u8])>,
+    insertions: &mut Vec<(usize, Cow<'static, [u8]>)>,
 ) -> (usize, bool) {
     let at = |bytes: &[u8], i: usize| bytes.get(i).copied();
     let skip_space = |bytes: &[u8], mut i: usize| {
@@ -249,7 +277,7 @@ fn scan_attributes(
         let name_end = i;
         i = skip_space(bytes, i);
         if at(bytes, i) != Some(b'=') {
-            insertions.push((name_end, b"=\"\""));
+            insertions.push((name_end, Cow::Borrowed(b"=\"\"")));
             continue;
         }
         i = skip_space(bytes, i + 1);
@@ -275,8 +303,8 @@ fn scan_attributes(
                     None
                 };
                 if let (Some(quote), false) = (quote, value.is_empty()) {
-                    insertions.push((value_start, quote));
-                    insertions.push((i, quote));
+                    insertions.push((value_start, Cow::Borrowed(quote)));
+                    insertions.push((i, Cow::Borrowed(quote)));
                 }
                 (value_start, i)
             }

@@ -1,0 +1,343 @@
+//! The end tags HTML5 implies, written out for `tl` (part of the prescan).
+//!
+//! `tl` 0.7 nests elements as they are written and ignores an end tag that does not match the
+//! innermost open element, so `<div><p>text</div><p>more` kept the `<div>` open around
+//! everything after it, and a hidden or skipped element's extent, a link's text or a footer
+//! range grew to the end of the page. HTML5's tree builder (§13.2.6.4.7, "in body") closes
+//! elements instead: a block start tag closes an open `<p>`, `<li>` closes the previous
+//! `<li>`, `<td>`/`<tr>` close the previous cell or row, and an end tag closes the elements
+//! opened inside it. [`OpenElements`] keeps the stack of open elements the way HTML5 does for
+//! these rules and says which end tags to insert so that `tl` builds the same nesting. Left
+//! out: the adoption agency for misnested formatting elements, foster parenting in tables,
+//! and the head/body insertion modes.
+
+/// Elements that never have children (§13.1.2).
+const VOID: &[&[u8]] = &[
+    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"param",
+    b"source", b"track", b"wbr", b"keygen",
+];
+
+/// Start tags that close an open `<p>` (§13.2.6.4.7).
+const CLOSES_P: &[&[u8]] = &[
+    b"address",
+    b"article",
+    b"aside",
+    b"blockquote",
+    b"center",
+    b"details",
+    b"dialog",
+    b"dir",
+    b"div",
+    b"dl",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"header",
+    b"hgroup",
+    b"main",
+    b"menu",
+    b"nav",
+    b"ol",
+    b"p",
+    b"search",
+    b"section",
+    b"summary",
+    b"ul",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"pre",
+    b"listing",
+    b"form",
+    b"table",
+    b"hr",
+    b"xmp",
+    b"li",
+    b"dd",
+    b"dt",
+    b"plaintext",
+];
+
+/// The "special" category (§13.2.4.2), shortened to what pages use: an end tag of another
+/// element does not close through one of these.
+const SPECIAL: &[&[u8]] = &[
+    b"address",
+    b"applet",
+    b"area",
+    b"article",
+    b"aside",
+    b"base",
+    b"blockquote",
+    b"body",
+    b"br",
+    b"button",
+    b"caption",
+    b"center",
+    b"col",
+    b"colgroup",
+    b"dd",
+    b"details",
+    b"dir",
+    b"div",
+    b"dl",
+    b"dt",
+    b"embed",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"form",
+    b"frameset",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"header",
+    b"hgroup",
+    b"hr",
+    b"html",
+    b"iframe",
+    b"img",
+    b"input",
+    b"li",
+    b"link",
+    b"listing",
+    b"main",
+    b"marquee",
+    b"menu",
+    b"meta",
+    b"nav",
+    b"noembed",
+    b"noframes",
+    b"noscript",
+    b"object",
+    b"ol",
+    b"p",
+    b"plaintext",
+    b"pre",
+    b"script",
+    b"search",
+    b"section",
+    b"select",
+    b"style",
+    b"summary",
+    b"table",
+    b"tbody",
+    b"td",
+    b"template",
+    b"textarea",
+    b"tfoot",
+    b"th",
+    b"thead",
+    b"title",
+    b"tr",
+    b"ul",
+    b"wbr",
+    b"xmp",
+    b"svg",
+];
+
+/// Boundaries of "button scope" (§13.2.4.2): a `<p>` outside them is not closed from inside.
+const BUTTON_SCOPE: &[&[u8]] = &[
+    b"applet",
+    b"caption",
+    b"html",
+    b"table",
+    b"td",
+    b"th",
+    b"marquee",
+    b"object",
+    b"template",
+    b"button",
+    b"svg",
+];
+
+/// Boundaries of "table scope".
+const TABLE_SCOPE: &[&[u8]] = &[b"html", b"table", b"template"];
+
+/// Most elements tracked; deeper markup is left to `tl` as written.
+const MAX_DEPTH: usize = 4_096;
+
+/// The stack of open elements, as byte ranges of their (lower-case) names in the page.
+#[derive(Default)]
+pub struct OpenElements {
+    stack: Vec<(usize, usize)>,
+}
+
+impl OpenElements {
+    fn name<'a>(&self, bytes: &'a [u8], index: usize) -> &'a [u8] {
+        let (start, end) = self.stack[index];
+        &bytes[start..end]
+    }
+
+    /// The index of the innermost open `target` before any of `boundaries`, if any.
+    fn in_scope(&self, bytes: &[u8], target: &[&[u8]], boundaries: &[&[u8]]) -> Option<usize> {
+        for index in (0..self.stack.len()).rev() {
+            let name = self.name(bytes, index);
+            if target.contains(&name) {
+                return Some(index);
+            }
+            if boundaries.contains(&name) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Pops the elements from `index` up and appends their end tags, innermost first.
+    fn close_from(&mut self, bytes: &[u8], index: usize, out: &mut Vec<u8>) {
+        for i in (index..self.stack.len()).rev() {
+            out.extend_from_slice(b"</");
+            out.extend_from_slice(self.name(bytes, i));
+            out.push(b'>');
+        }
+        self.stack.truncate(index);
+    }
+
+    /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the end tags to
+    /// insert before it, and opens it (unless void).
+    pub fn start(&mut self, bytes: &[u8], name: (usize, usize), out: &mut Vec<u8>) {
+        let tag = &bytes[name.0..name.1];
+        match tag {
+            b"li" => {
+                if let Some(i) = self.item_to_close(bytes, &[b"li"]) {
+                    self.close_from(bytes, i, out);
+                }
+            }
+            b"dd" | b"dt" => {
+                if let Some(i) = self.item_to_close(bytes, &[b"dd", b"dt"]) {
+                    self.close_from(bytes, i, out);
+                }
+            }
+            b"td" | b"th" => {
+                if let Some(i) = self.in_scope(bytes, &[b"td", b"th"], TABLE_SCOPE) {
+                    self.close_from(bytes, i, out);
+                }
+            }
+            b"tr" => {
+                if let Some(i) = self.in_scope(bytes, &[b"td", b"th", b"tr"], TABLE_SCOPE) {
+                    // The row too, when a cell of it is open.
+                    let row = self.in_scope(bytes, &[b"tr"], TABLE_SCOPE).unwrap_or(i);
+                    self.close_from(bytes, row.min(i), out);
+                }
+            }
+            _ => {}
+        }
+        if CLOSES_P.contains(&tag) {
+            if let Some(i) = self.in_scope(bytes, &[b"p"], BUTTON_SCOPE) {
+                self.close_from(bytes, i, out);
+            }
+        }
+        if matches!(tag, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6") {
+            let top = self.stack.len().checked_sub(1);
+            if let Some(top) = top.filter(|&t| {
+                matches!(
+                    self.name(bytes, t),
+                    b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6"
+                )
+            }) {
+                self.close_from(bytes, top, out);
+            }
+        }
+        if !VOID.contains(&tag) && self.stack.len() < MAX_DEPTH {
+            self.stack.push(name);
+        }
+    }
+
+    /// `li` (or `dd`/`dt`) closes the previous item (§13.2.6.4.7): walking down the stack,
+    /// an item is closed; a special element other than `address`, `div` and `p` stops.
+    fn item_to_close(&self, bytes: &[u8], items: &[&[u8]]) -> Option<usize> {
+        for index in (0..self.stack.len()).rev() {
+            let name = self.name(bytes, index);
+            if items.contains(&name) {
+                return Some(index);
+            }
+            if SPECIAL.contains(&name) && !matches!(name, b"address" | b"div" | b"p") {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// An end tag named `name`: appends to `out` the end tags of the elements it closes
+    /// implicitly (those opened inside it), to insert before it. An end tag with no open
+    /// element of its name, or one that would close through a special element (for an
+    /// element that is not special itself), changes nothing, as in HTML5.
+    pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<u8>) {
+        let special = SPECIAL.contains(&name);
+        for index in (0..self.stack.len()).rev() {
+            let open = self.name(bytes, index);
+            if open == name {
+                self.close_from(bytes, index + 1, out);
+                self.stack.truncate(index);
+                return;
+            }
+            if !special && SPECIAL.contains(&open) {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OpenElements;
+
+    /// Runs `tags` (`"div"` opens, `"/div"` closes) and returns the insertions per tag.
+    fn run(tags: &[&str]) -> Vec<String> {
+        let text: String = tags.join(" ");
+        let bytes = text.as_bytes();
+        let mut open = OpenElements::default();
+        let mut at = 0;
+        let mut out = Vec::new();
+        for tag in tags {
+            let mut inserted = Vec::new();
+            match tag.strip_prefix('/') {
+                Some(name) => open.end(bytes, name.as_bytes(), &mut inserted),
+                None => open.start(bytes, (at, at + tag.len()), &mut inserted),
+            }
+            out.push(String::from_utf8(inserted).unwrap_or_default());
+            at += tag.len() + 1;
+        }
+        out
+    }
+
+    #[test]
+    fn a_block_closes_an_open_paragraph_and_an_end_tag_what_was_opened_inside() {
+        assert_eq!(
+            run(&["div", "p", "span", "div", "/div", "/div"]),
+            ["", "", "", "</span></p>", "", ""]
+        );
+        assert_eq!(run(&["div", "p", "b", "/div"]), ["", "", "", "</b></p>"]);
+    }
+
+    #[test]
+    fn items_rows_and_cells_close_their_predecessors() {
+        assert_eq!(run(&["ul", "li", "li", "/ul"]), ["", "", "</li>", "</li>"]);
+        assert_eq!(
+            run(&["table", "tr", "td", "td", "tr", "td", "/table"]),
+            ["", "", "", "</td>", "</td></tr>", "", "</td></tr>"]
+        );
+        // A list inside an item does not close the outer item.
+        assert_eq!(
+            run(&["ul", "li", "ul", "li", "/ul", "li"]),
+            ["", "", "", "", "</li>", "</li>"]
+        );
+    }
+
+    #[test]
+    fn stray_end_tags_change_nothing() {
+        assert_eq!(run(&["div", "/span", "/div"]), ["", "", ""]);
+        // An inline end tag does not close through a block.
+        assert_eq!(run(&["span", "div", "/span", "/div"]), ["", "", "", ""]);
+        // Void elements are never open.
+        assert_eq!(run(&["p", "br", "img", "/p"]), ["", "", "", ""]);
+    }
+}
