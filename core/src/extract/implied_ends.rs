@@ -44,12 +44,6 @@ const CLOSES_P: &[&[u8]] = &[
     b"section",
     b"summary",
     b"ul",
-    b"h1",
-    b"h2",
-    b"h3",
-    b"h4",
-    b"h5",
-    b"h6",
     b"pre",
     b"listing",
     b"form",
@@ -92,12 +86,6 @@ const SPECIAL: &[&[u8]] = &[
     b"footer",
     b"form",
     b"frameset",
-    b"h1",
-    b"h2",
-    b"h3",
-    b"h4",
-    b"h5",
-    b"h6",
     b"head",
     b"header",
     b"hgroup",
@@ -143,6 +131,15 @@ const SPECIAL: &[&[u8]] = &[
     b"xmp",
     b"svg",
 ];
+
+/// `h1`…`h6`: they close an open `<p>` and are special, like the elements of the lists above.
+fn is_heading(name: &[u8]) -> bool {
+    matches!(name, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6")
+}
+
+fn is_special(name: &[u8]) -> bool {
+    SPECIAL.contains(&name) || is_heading(name)
+}
 
 /// Boundaries of "button scope" (§13.2.4.2): a `<p>` outside them is not closed from inside.
 const BUTTON_SCOPE: &[&[u8]] = &[
@@ -230,19 +227,14 @@ impl OpenElements {
             }
             _ => {}
         }
-        if CLOSES_P.contains(&tag) {
+        if CLOSES_P.contains(&tag) || is_heading(tag) {
             if let Some(i) = self.in_scope(bytes, &[b"p"], BUTTON_SCOPE) {
                 self.close_from(bytes, i, out);
             }
         }
-        if matches!(tag, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6") {
+        if is_heading(tag) {
             let top = self.stack.len().checked_sub(1);
-            if let Some(top) = top.filter(|&t| {
-                matches!(
-                    self.name(bytes, t),
-                    b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6"
-                )
-            }) {
+            if let Some(top) = top.filter(|&t| is_heading(self.name(bytes, t))) {
                 self.close_from(bytes, top, out);
             }
         }
@@ -259,7 +251,7 @@ impl OpenElements {
             if items.contains(&name) {
                 return Some(index);
             }
-            if SPECIAL.contains(&name) && !matches!(name, b"address" | b"div" | b"p") {
+            if is_special(name) && !matches!(name, b"address" | b"div" | b"p") {
                 return None;
             }
         }
@@ -271,7 +263,7 @@ impl OpenElements {
     /// element of its name, or one that would close through a special element (for an
     /// element that is not special itself), changes nothing, as in HTML5.
     pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<u8>) {
-        let special = SPECIAL.contains(&name);
+        let special = is_special(name);
         for index in (0..self.stack.len()).rev() {
             let open = self.name(bytes, index);
             if open == name {
@@ -279,7 +271,7 @@ impl OpenElements {
                 self.stack.truncate(index);
                 return;
             }
-            if !special && SPECIAL.contains(&open) {
+            if !special && is_special(open) {
                 return;
             }
         }
