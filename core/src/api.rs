@@ -154,6 +154,22 @@ pub enum ErrorCode {
     UnsupportedContentType,
 }
 
+impl ErrorCode {
+    /// The code as the API writes it (`FETCH_FAILED`), the same string serde produces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::FetchFailed => "FETCH_FAILED",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::InvalidUrl => "INVALID_URL",
+            ErrorCode::PrivateAddress => "PRIVATE_ADDRESS",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::ResponseTooLarge => "RESPONSE_TOO_LARGE",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::UnsupportedContentType => "UNSUPPORTED_CONTENT_TYPE",
+        }
+    }
+}
+
 /// The `error` object of an `ApiError`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorDetail {
@@ -275,6 +291,26 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn error_codes_read_as_serde_writes_them() {
+        use super::ErrorCode::*;
+        for code in [
+            FetchFailed,
+            InternalError,
+            InvalidUrl,
+            PrivateAddress,
+            RateLimited,
+            ResponseTooLarge,
+            Timeout,
+            UnsupportedContentType,
+        ] {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                serde_json::Value::from(code.as_str())
+            );
+        }
+    }
+
     use super::*;
     use crate::net_policy::UrlRejection;
 

@@ -339,7 +339,7 @@ fn csv_row(input: &str, outcome: &Outcome) -> Vec<String> {
             let mut row = vec![
                 input.to_string(),
                 "false".to_string(),
-                error_code(e),
+                e.error.code.as_str().to_string(),
                 e.error.message.clone(),
             ];
             row.resize(CSV_HEADER.len(), String::new());
@@ -362,14 +362,6 @@ fn address_line(a: &PostalAddress) -> String {
     .map(String::as_str)
     .collect::<Vec<_>>()
     .join(", ")
-}
-
-/// The error's code as the API spells it (`FETCH_FAILED`).
-fn error_code(error: &ApiError) -> String {
-    serde_json::to_value(error.error.code)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// The inputs an earlier run already wrote a record for (`--resume`), read from `path` in
@@ -443,7 +435,12 @@ impl Summary {
                 self.ok += 1;
                 self.pages_fetched += u64::from(result.meta.pages_fetched);
             }
-            Err(error) => *self.failed.entry(error_code(error)).or_default() += 1,
+            Err(error) => {
+                *self
+                    .failed
+                    .entry(error.error.code.as_str().to_string())
+                    .or_default() += 1
+            }
         }
     }
 

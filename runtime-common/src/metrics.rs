@@ -193,9 +193,7 @@ fn route_label(path: &str) -> &'static str {
 }
 
 fn code_label(code: Option<ErrorCode>) -> String {
-    code.and_then(|c| serde_json::to_value(c).ok())
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    code.map(ErrorCode::as_str).unwrap_or_default().to_string()
 }
 
 /// Records one answered request.
