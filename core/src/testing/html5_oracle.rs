@@ -158,18 +158,19 @@ pub fn divergence(html: &str) -> Option<String> {
     ))
 }
 
-/// The vocabulary of the `html5_oracle` fuzz target: the markup classes of issue 11 as pieces
+/// The vocabulary of the `html5_oracle` fuzz target and of the generated-page test: the markup classes of issue 11 as pieces
 /// the fuzzer strings together in any order (so elements open and close anywhere). Left out,
 /// as in the generated-page test: formatting elements (`b`, `i`, `a` other than whole links)
 /// whose misnesting runs HTML5's adoption agency (the oracle's tree drops nodes there), and
 /// hidden elements other than whole, simple ones (the walker hides only elements `tl` saw
 /// closed, on purpose).
-const PIECES: &[&str] = &[
+pub const PIECES: &[&str] = &[
     "alpha",
     "Beta",
     "x@y.com",
     "+44 20 8551 6580",
     "Straße",
+    "naïve",
     "1234",
     "a&b",
     "<!-- c -->",
@@ -179,6 +180,7 @@ const PIECES: &[&str] = &[
     "<!-- Footer Logo --->",
     "<!--- START - Footer -->",
     "<!-- a --!>",
+    "<!-- <p>in comment</p> -->",
     "<!--",
     "-->",
     "<![CDATA[cdata]]>",
@@ -196,6 +198,7 @@ const PIECES: &[&str] = &[
     "&amp;",
     "&rsaquo;",
     "&#x40;",
+    "&#64;",
     "&notit;",
     "&amp",
     "&nbsp;",
@@ -214,6 +217,7 @@ const PIECES: &[&str] = &[
     "<a href\"\" class=x>odd</a>",
     "<a href=\"/?u=&quote=x\">share</a>",
     "<span hidden>secret</span>",
+    "<p style=\"VISIBILITY:hidden\">gone</p>",
     "<div style=\"display: none\"><a href=\"/menu\">menu</a> hidden</div>",
 ];
 
