@@ -28,14 +28,7 @@ export BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
   FACILITATOR_URL=http://127.0.0.1:$FACILITATOR_PORT \
   ALLOW_PRIVATE_CIDRS=127.0.0.0/8 ALLOWED_PORTS=$SITE_PORT RESOLVE=${RESOLVE_LIST%,} \
   RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+source benches/load/scratch.sh
 for page in "${PAGES[@]}"; do
   ./target/release/pathological-page "$page" > "$WORK/$page.html"
 done

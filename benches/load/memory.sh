@@ -17,14 +17,7 @@ export PUBLIC_BASE_URL=https://contacts.example.com \
   FACILITATOR_URL=http://127.0.0.1:$FACILITATOR_PORT \
   ALLOW_PRIVATE_CIDRS=127.0.0.0/8 ALLOWED_PORTS=$SITE_PORT RESOLVE=www.big-site.com=127.0.0.1 \
   RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+source benches/load/scratch.sh
 for nonce in $(seq 0 255); do ./target/release/sign-payment "$nonce"; done > "$WORK/signatures"
 nice -n 10 python3 benches/load/world.py "$SITE_PORT" "$FACILITATOR_PORT" big &
 PIDS+=($!)
