@@ -123,6 +123,11 @@ pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
         }
         let mut g = 0;
         while g < run.groups.len() {
+            if date_at(&run, g, line) {
+                // A date's groups start no number and join none (a time may follow it).
+                g += 3;
+                continue;
+            }
             let mut accepted = None;
             for end in (g + 1..=run.groups.len()).rev() {
                 let start_byte = run.group_start(g, line);
@@ -424,6 +429,36 @@ fn is_placeholder(national: &str) -> bool {
         || national.ends_with("1234567")
         || national.contains("123456789")
         || national.contains("9876543")
+}
+
+/// Whether groups `g..g + 3` of `run` spell a calendar date with a four-digit year
+/// (`12.04.2020`, `12/04/2020`, `2020-04-12`): one separator character, the same twice, and
+/// plausible day, month and year values.
+fn date_at(run: &Run, g: usize, line: &str) -> bool {
+    let Some(groups) = run.groups.get(g..g + 3) else {
+        return false;
+    };
+    let value = |group: &Group| line[group.start..group.end].parse::<u32>().ok();
+    let separator = |a: &Group, b: &Group| &line[a.end..b.start];
+    let (first, second) = (
+        separator(&groups[0], &groups[1]),
+        separator(&groups[1], &groups[2]),
+    );
+    if first != second || !matches!(first, "." | "/" | "-") {
+        return false;
+    }
+    let lens = [groups[0].digits, groups[1].digits, groups[2].digits];
+    let (day, month, year) = match lens {
+        [1..=2, 1..=2, 4] => (value(&groups[0]), value(&groups[1]), value(&groups[2])),
+        [4, 1..=2, 1..=2] => (value(&groups[2]), value(&groups[1]), value(&groups[0])),
+        _ => return false,
+    };
+    // Day and month in either order (`12/25/2020` in the US).
+    matches!(
+        (day, month, year),
+        (Some(1..=31), Some(1..=12), Some(1900..=2099))
+            | (Some(1..=12), Some(1..=31), Some(1900..=2099))
+    )
 }
 
 /// `12.03.2014`, `2014-03-12`, `12/03/14`, `08.00-17.00`, `8.30 - 17.30`.
@@ -760,6 +795,14 @@ mod tests {
         let nl = hint("NL");
         assert!(texts("Ma-Vr 08.00-17.00", nl).is_empty());
         assert!(texts("12.03.2014", nl).is_empty());
+        // A date with a time after it (comment stamps on chefkoch.de): no number is read
+        // from the month, year and hour (`04.2020 17` is a valid German number).
+        let de = hint("DE");
+        assert!(texts("lecker. 12.04.2020 17:02 Antworten", de).is_empty());
+        assert!(texts("Schade 11.04.2020 22:26", de).is_empty());
+        assert!(texts("2020-04-07 21:50", de).is_empty());
+        assert!(texts("posted 12/25/2020 10:15", hint("US")).is_empty());
+        assert_eq!(texts("Stand 12.04.2020 Tel. 0421 2020 17", de).len(), 1);
         assert!(texts("KvK 17123456 BTW NL8123.45.678.B01", nl).is_empty());
         assert!(texts("IBAN NL91ABNA0417164300", nl).is_empty());
         assert!(texts("ABN 67 107 751 931", hint("AU")).is_empty());
