@@ -1,15 +1,15 @@
 //! Differential test of the page walker against a spec-compliant HTML5 parser (issue 11):
-//! `html5ever` (through `scraper`, a dev-dependency only; production keeps `tl`) is the
+//! `html5ever` (with its reference DOM `markup5ever_rcdom`; a test-only feature, production keeps `tl`) is the
 //! oracle. For every page of `../shared/corpus` and `../shared/corpus-perf` and for generated
 //! pages, the visible text our walker yields (`extract::html::parse`) must equal the oracle's
 //! modulo white space (and invisible format characters), and so must the `href`s of
 //! `<a>`/`<area>`, in document order (modulo white space, which URL parsing drops).
 //!
 //! "Visible" means the walker's rules, applied to the oracle's tree: no text from `<head>`,
-//! `<title>`, the skipped elements (`script`, `style`, `template`, `textarea`, `select`, `svg`,
-//! `iframe`, `noscript`, `object`, `datalist`) or hidden elements (`hidden` attribute, inline
-//! `display:none` / `visibility:hidden`); links are kept from hidden elements but not from
-//! skipped ones.
+//! `<title>`, the skipped elements (`script`, `style`, `textarea`, `select`, `svg`, `iframe`,
+//! `noscript`, `object`, `datalist`), `<template>` content or hidden elements (`hidden`
+//! attribute, inline `display:none` / `visibility:hidden`); links are kept from hidden
+//! elements and templates but not from skipped elements.
 
 use contact_core::extract;
 use contact_core::testing::html5_oracle::{divergence, PIECES};
@@ -30,10 +30,6 @@ fn divergent_pages(dir: &std::path::Path) -> (usize, Vec<String>) {
     (total, divergent)
 }
 
-/// Pages of the two shared corpora on which the walker and the oracle still disagree. Each
-/// is a known divergence class listed in the issue note; the number may only go down.
-const MAX_DIVERGENT_CORPUS_PAGES: usize = 13;
-
 #[test]
 fn the_walker_agrees_with_html5_on_the_shared_corpora() {
     let mut all = Vec::new();
@@ -53,8 +49,11 @@ fn the_walker_agrees_with_html5_on_the_shared_corpora() {
         eprintln!("{why}\n");
     }
     eprintln!("divergent pages: {} of {pages}", all.len());
+    // 177 pages diverged when this test was written, 13 after the first round of fixes
+    // (all adoption-agency link clones, the walker's reading of `</li >`, `[hidden]`, `<3`
+    // and nested templates, and the oracle's own tree losing nodes); none since.
     assert!(
-        all.len() <= MAX_DIVERGENT_CORPUS_PAGES,
+        all.is_empty(),
         "{} of {pages} pages diverge from the HTML5 oracle",
         all.len()
     );
@@ -74,10 +73,12 @@ fn piece() -> impl Strategy<Value = String> {
         "1234",
         "a&b",
     ]);
-    // No formatting elements (`b`, `i`, `em`…) around blocks: a misnested one runs HTML5's
-    // adoption agency algorithm, and the oracle's tree (scraper 0.24) drops nodes in some of
-    // those cases (`<b><li><div><a>alpha</a></b>` loses `alpha`, which a browser shows).
-    let element = prop::sample::select(vec!["div", "p", "span", "li", "section", "article"]);
+    // Formatting elements (`b`, `i`, `em`, `font`, `a`) among blocks, closed or not: a
+    // misnested one runs HTML5's adoption agency algorithm.
+    let element = prop::sample::select(vec![
+        "div", "p", "span", "li", "section", "article", "b", "i", "em", "font", "a", "ul", "h2",
+        "button", "nobr", "center", "form",
+    ]);
     let attribute = prop::sample::select(vec![
         "",
         " class=x",
@@ -119,7 +120,7 @@ fn piece() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
 
     /// Generated pages: the walker sees what an HTML5 parser sees.
     #[test]

@@ -6,7 +6,8 @@
 //! end a line, inline elements are joined, so `<span>623-889-60</span><span>00</span>` stays one
 //! number and `<div>000 000</div><a>eva@x.com</a>` does not become `000eva@x.com`. Hidden
 //! elements (`display:none`, `visibility:hidden`, the `hidden` attribute) add no text, but their
-//! links are kept for the crawl planner (drop-down menus are hidden until hovered).
+//! links are kept for the crawl planner (drop-down menus are hidden until hovered); so are the
+//! links of `<template>` content (a footer a script clones in), and nothing else of it.
 
 use std::ops::Range;
 
@@ -106,6 +107,11 @@ pub fn parse(html: &str) -> Document {
 struct Walker {
     doc: Document,
     hidden_depth: usize,
+    /// Open `<template>`s. Their content is inert until a script clones it into the page,
+    /// which is how some sites build their footer (sheego.de: socials, contact and imprint
+    /// links): its links are kept, as a hidden element's are, but not its text, microdata,
+    /// metas or placeholders (`{{name}}`).
+    template_depth: usize,
     head_depth: usize,
     footer_depth: usize,
     footer_start: usize,
@@ -141,6 +147,7 @@ enum Scope {
 struct Exit {
     block: bool,
     hidden: bool,
+    template: bool,
     head: bool,
     footer: bool,
     link: bool,
@@ -199,9 +206,22 @@ impl Walker {
         let name = tag.name().as_bytes();
         let attrs = Attrs::read(tag, name);
         let mut exit = Exit::default();
+        if self.template_depth > 0 && !matches!(name, b"a" | b"area") {
+            // Inside a `<template>` only links count (see `template_depth`).
+            if name == b"template" {
+                exit.template = true;
+                self.template_depth += 1;
+            }
+            return Some(exit);
+        }
         match name {
-            b"script" | b"style" | b"template" | b"textarea" | b"select" | b"svg" | b"iframe"
-            | b"noscript" | b"object" | b"datalist" => {
+            b"template" => {
+                exit.template = true;
+                self.template_depth += 1;
+                return Some(exit);
+            }
+            b"script" | b"style" | b"textarea" | b"select" | b"svg" | b"iframe" | b"noscript"
+            | b"object" | b"datalist" => {
                 if let Some(hex) = attrs.cfemail {
                     self.doc.cf_emails.push((self.doc.text.len(), hex));
                 }
@@ -409,6 +429,9 @@ impl Walker {
         if exit.hidden {
             self.hidden_depth = self.hidden_depth.saturating_sub(1);
         }
+        if exit.template {
+            self.template_depth = self.template_depth.saturating_sub(1);
+        }
         if exit.head {
             self.head_depth = self.head_depth.saturating_sub(1);
         }
@@ -422,7 +445,7 @@ impl Walker {
     }
 
     fn push_text(&mut self, raw: &str) {
-        if self.hidden_depth > 0 || self.head_depth > 0 {
+        if self.hidden_depth > 0 || self.head_depth > 0 || self.template_depth > 0 {
             return;
         }
         let decoded = entities::decode(raw);
@@ -913,6 +936,64 @@ mod tests {
         ] {
             assert_eq!(parse(html).text, "after\n", "{html}");
         }
+    }
+
+    #[test]
+    fn templates_keep_their_links_and_nothing_else() {
+        // Seen on sheego.de: a footer kept in a `<template>` holding tooltip `<template>`s; the
+        // first inner `</template>` ended the skip and the rest of the template showed.
+        let doc = parse(
+            "<div><template><template>t<a href=\"/a\">a</a></template>u<a href=\"/b\">b</a><span itemprop=\"telephone\">{{phone}}</span></template>v</div>",
+        );
+        assert_eq!(doc.text, "v\n");
+        // Their links count (a footer a script clones in), with no text; nothing else does.
+        let hrefs: Vec<_> = doc
+            .links
+            .iter()
+            .map(|l| (l.href.as_str(), l.text.as_str()))
+            .collect();
+        assert_eq!(hrefs, [("/a", ""), ("/b", "")]);
+        assert!(doc.marked_phones.is_empty());
+        assert_eq!(
+            parse("<svg><svg><path/></svg><text>t</text></svg><p>v</p>").text,
+            "v\n"
+        );
+    }
+
+    #[test]
+    fn end_tags_with_spaces_or_attributes_close_their_element() {
+        // Seen on crazy-julia.de: `</li >` was ignored, so the next items fell into a hidden
+        // `<li style="display:none">` and the hidden archive months showed.
+        let html = "<ul><li>a<ul><li style=\"display:none\">b</li ></ul></li\n><li>c</li x=\"1>\"></ul><p>d</p >";
+        assert_eq!(parse(html).text, "a\nc\nd\n");
+    }
+
+    #[test]
+    fn a_less_than_sign_that_starts_no_tag_is_text() {
+        // Seen on crazy-julia.de: "My super sweet 18 <3</a>" opened an element `3` in `tl`,
+        // the `</a>` closed nothing and a hidden list swallowed the rest of the archive.
+        let html = "<ul><li hidden><a>18 <3</a></li><li>x < 5 <= 6 <- <</li></ul><p>after</p>";
+        assert_eq!(parse(html).text, "x < 5 <= 6 <- <\nafter\n");
+    }
+
+    #[test]
+    fn only_an_attribute_named_hidden_hides() {
+        // Seen on chefkoch.de: AMP's `[hidden]="expr"` (and Vue's `@x`, Angular's `(x)`,
+        // `*x`, `#x`) read as `hidden` by `tl`, which splits names at punctuation.
+        for html in [
+            "<p><i [hidden]=\"a\">x</i></p>",
+            "<p><i @hidden=\"a\">x</i></p>",
+            "<p><i (hidden)=\"a\">x</i></p>",
+            "<p><i *hidden>x</i></p>",
+            "<p><i #hidden>x</i></p>",
+            "<p><i x.hidden>x</i></p>",
+            "<p><i data|hidden>x</i></p>",
+            "<p><i hidden]>x</i></p>",
+            "<p><i \u{e9}hidden>x</i></p>",
+        ] {
+            assert_eq!(parse(html).text, "x\n", "{html}");
+        }
+        assert_eq!(parse("<p><i hidden>x</i>y</p>").text, "y\n");
     }
 
     #[test]

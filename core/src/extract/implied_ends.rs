@@ -261,7 +261,8 @@ impl OpenElements {
     /// An end tag named `name`: appends to `out` the end tags of the elements it closes
     /// implicitly (those opened inside it), to insert before it. An end tag with no open
     /// element of its name, or one that would close through a special element (for an
-    /// element that is not special itself), changes nothing, as in HTML5.
+    /// element that is not special itself) or through a `<template>`, changes nothing, as
+    /// in HTML5.
     pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<u8>) {
         let special = is_special(name);
         for index in (0..self.stack.len()).rev() {
@@ -271,7 +272,9 @@ impl OpenElements {
                 self.stack.truncate(index);
                 return;
             }
-            if !special && is_special(open) {
+            // A `<template>` bounds every scope (§13.2.4.2): an end tag inside one never
+            // closes what was opened outside it.
+            if (!special && is_special(open)) || open == b"template" {
                 return;
             }
         }
@@ -331,5 +334,14 @@ mod tests {
         assert_eq!(run(&["span", "div", "/span", "/div"]), ["", "", "", ""]);
         // Void elements are never open.
         assert_eq!(run(&["p", "br", "img", "/p"]), ["", "", "", ""]);
+        // An end tag inside a template does not close what was opened outside it.
+        assert_eq!(
+            run(&["ul", "template", "/ul", "/template", "/ul"]),
+            ["", "", "", "", ""]
+        );
+        assert_eq!(
+            run(&["div", "template", "li", "/template"]),
+            ["", "", "", "</li>"]
+        );
     }
 }

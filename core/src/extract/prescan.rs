@@ -11,8 +11,8 @@
 //!   copied out;
 //! - an attribute without a value gets `=""`: `tl` 0.7 drops the first character of the
 //!   attribute after a valueless one (`itemscope itemtype=…` would read as `temtype`);
-//! - the contents of elements the walker skips (`noscript`, `select`, `datalist`, `template`,
-//!   `iframe`, `object`, `svg`) are blanked as well, once their JSON-LD is copied out: an
+//! - the contents of elements the walker skips (`noscript`, `select`, `datalist`, `iframe`,
+//!   `object`, `svg`) are blanked as well, once their JSON-LD is copied out: an
 //!   unclosed child inside them would otherwise swallow the rest of the page;
 //! - a `/` right after a tag name becomes a space: `tl` 0.7 reads `<br/>` as an element named
 //!   `br/` that never closes, so a `</noscript>` after it is ignored and the rest of the page
@@ -20,8 +20,14 @@
 //! - comments are blanked whole, delimiters included, where HTML5 ends them (the first `-->`
 //!   or `--!>`; `<!-->` and `<!--->` are empty; an unclosed one runs to the end): `tl` 0.7
 //!   misread `<!-- Footer Logo --->` and `<!---->`, and everything after them vanished;
-//! - doctypes and bogus comments (`<!…>`, `<?…>`) are blanked to their `>`.
-//!
+//! - doctypes and bogus comments (`<!…>`, `<?…>`) are blanked to their `>`;
+//! - an end tag with anything after its name (`</li >`, `</p class=x>`) becomes `</name>`
+//!   and spaces: `tl` 0.7 took `li ` as the name and closed nothing;
+//! - bytes of attribute names outside `[a-z0-9_:-]` become `_` (`[hidden]`, `@click`):
+//!   `tl` 0.7 split names there and read `[hidden]="expr"` as `hidden`;
+//! - a `<` that starts no tag (`18 <3`) becomes `&lt;`: `tl` 0.7 opened an element there;
+//! - skipped elements that nest (`<svg>` in `<svg>`) are skipped to their own end tag, not
+//!   the first of their name;
 //! - the end tags HTML5 implies are written out (`implied_ends.rs`): `tl` ignored an end tag
 //!   that did not match the innermost element, so `<div><p>a</div>` kept the `<div>` open.
 //!
@@ -111,6 +117,9 @@ pub fn prescan(input: &str) -> Prescanned {
             Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
             Some(b'/') => {
                 let name_end = lowercase_name(&mut bytes, lt + 2);
+                if name_end > lt + 2 && bytes.get(name_end) != Some(&b'>') {
+                    tidy_end_tag(&mut bytes, name_end);
+                }
                 if lt >= skip_until && name_end > lt + 2 {
                     let mut ends = Vec::new();
                     open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
@@ -145,7 +154,7 @@ pub fn prescan(input: &str) -> Prescanned {
                     close
                 } else {
                     if SKIPPED_ELEMENTS.contains(&name) {
-                        if let Some(close) = find_closing(&bytes, tag_end, name) {
+                        if let Some(close) = find_matching_closing(&bytes, tag_end, name) {
                             skipped.push((tag_end, close));
                             skip_until = skip_until.max(close);
                         }
@@ -153,7 +162,14 @@ pub fn prescan(input: &str) -> Prescanned {
                     tag_end
                 }
             }
-            _ => lt + 1,
+            // HTML5 (§13.2.5.6): a `<` before anything but a letter, `/`, `!` or `?` is text;
+            // `tl` 0.7 opened an element there (`18 <3</a>`: an element `3`, the `</a>` closed
+            // nothing). Written as `&lt;`, which the walker decodes back.
+            _ => {
+                bytes[lt] = b'&';
+                insertions.push((lt + 1, Cow::Borrowed(b"lt;")));
+                lt + 1
+            }
         };
     }
     for &(start, end) in &skipped {
@@ -202,7 +218,6 @@ const SKIPPED_ELEMENTS: &[&[u8]] = &[
     b"noscript",
     b"select",
     b"datalist",
-    b"template",
     b"iframe",
     b"object",
     b"svg",
@@ -266,10 +281,14 @@ fn scan_attributes(
             i += 1;
         }
         bytes[name_start..i].make_ascii_lowercase();
-        // Quotes and `<` belong to the name in HTML5 (`href""` is not `href`); `tl` would
-        // read a value out of them, so they become `_`.
+        // Every character but white space, `/`, `>` and `=` belongs to the name in HTML5
+        // (`href""`, `[hidden]`, `@click`, `x.hidden` are names of their own), but `tl` ends a
+        // name at any byte outside `[A-Za-z0-9_:+/-]` and starts a new attribute after it, so
+        // AMP's `[hidden]="expr"` read as `hidden` and hid its element. Such bytes become `_`
+        // (all bytes of a multi-byte character alike, so the text stays UTF-8); no attribute
+        // the walker reads has one.
         for b in &mut bytes[name_start..i] {
-            if matches!(*b, b'"' | b'\'' | b'<') {
+            if !(b.is_ascii_alphanumeric() || matches!(*b, b'-' | b'_' | b':')) {
                 *b = b'_';
             }
         }
@@ -317,6 +336,66 @@ fn scan_attributes(
             is_json_ld = true;
         }
     }
+}
+
+/// Rewrites the end tag whose name ends at `name_end` (not at a `>`) as `</name>` followed by
+/// spaces. HTML5 (§13.2.5.8) reads an end tag's name to white space, `/` or `>` and ignores
+/// what follows up to its `>` (attributes included, quoted values may hold a `>`); `tl` 0.7
+/// takes everything up to the first `>` as the name, so `</li >` closed nothing and the
+/// items after it fell into a hidden `<li style="display:none">` (crazy-julia.de). An end
+/// tag the page ends inside is left alone (HTML5 drops it; so does `tl`).
+fn tidy_end_tag(bytes: &mut [u8], name_end: usize) {
+    let mut ignored = Vec::new();
+    let (tag_end, _) = scan_attributes(bytes, name_end, &mut ignored);
+    if tag_end <= bytes.len()
+        && bytes.get(tag_end.wrapping_sub(1)) == Some(&b'>')
+        && tag_end > name_end
+    {
+        bytes[name_end] = b'>';
+        bytes[name_end + 1..tag_end].fill(b' ');
+    }
+}
+
+/// Elements of [`SKIPPED_ELEMENTS`] that may contain themselves (`<svg>` in an `<svg>`,
+/// `<object>` in an `<object>`); the others are raw text in HTML5 (`iframe`, `noscript` with
+/// scripting on) or close an open one (`select`).
+const NESTING_SKIPPED_ELEMENTS: &[&[u8]] = &[b"svg", b"object"];
+
+/// Finds the end tag that closes the skipped element whose start tag ends at `from`: for the
+/// elements that nest, the one at the same depth (start tags of the same name count one
+/// deeper, unless self-closed as `<svg/>`); else the first. Returns the index of its `<`.
+/// (Seen with `<template>`s, skipped then, on sheego.de: a footer in a `<template>` holding
+/// tooltip `<template>`s showed from the first inner `</template>` on.)
+fn find_matching_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    if !NESTING_SKIPPED_ELEMENTS.contains(&name) {
+        return find_closing(bytes, from, name);
+    }
+    let mut depth = 0usize;
+    let mut at = from;
+    while let Some(offset) = memchr::memchr(b'<', &bytes[at..]) {
+        let lt = at + offset;
+        let (closing, name_start) = match bytes.get(lt + 1) {
+            Some(b'/') => (true, lt + 2),
+            _ => (false, lt + 1),
+        };
+        let candidate = &bytes[name_start..];
+        let named = candidate.len() >= name.len()
+            && candidate[..name.len()].eq_ignore_ascii_case(name)
+            && !candidate.get(name.len()).copied().is_some_and(is_name_byte);
+        if named && closing {
+            if depth == 0 {
+                return Some(lt);
+            }
+            depth -= 1;
+        } else if named {
+            let gt = memchr::memchr(b'>', candidate).map(|gt| name_start + gt);
+            if gt.is_none_or(|gt| bytes[gt - 1] != b'/') {
+                depth += 1;
+            }
+        }
+        at = lt + 1;
+    }
+    None
 }
 
 /// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
