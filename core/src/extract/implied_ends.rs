@@ -159,13 +159,37 @@ const BUTTON_SCOPE: &[&[u8]] = &[
 /// Boundaries of "table scope".
 const TABLE_SCOPE: &[&[u8]] = &[b"html", b"table", b"template"];
 
-/// Most elements tracked; deeper markup is left to `tl` as written.
-const MAX_DEPTH: usize = 4_096;
+/// Most elements tracked; deeper markup is left to `tl` as written. It bounds each walk down
+/// the stack (real pages nest a few dozen deep; 4 096 let a crafted page of 200 000 unclosed
+/// `<div><span>` cost 2 s of CPU in these walks).
+const MAX_DEPTH: usize = 512;
+
+/// Buckets of [`OpenElements::open_in_bucket`].
+const BUCKETS: usize = 64;
+
+/// The bucket of a tag name (any cheap mix: a shared bucket only costs a walk).
+fn bucket(name: &[u8]) -> usize {
+    let first = name.first().copied().unwrap_or(0) as usize;
+    let last = name.last().copied().unwrap_or(0) as usize;
+    (first * 31 + last * 7 + name.len()) % BUCKETS
+}
 
 /// The stack of open elements, as byte ranges of their (lower-case) names in the page.
-#[derive(Default)]
 pub struct OpenElements {
     stack: Vec<(usize, usize)>,
+    /// How many open elements have a name in each [`bucket`]: a query for names none of
+    /// which is open (the common case: no `<p>` open when a `<div>` starts, no `</li>` to
+    /// match) answers without walking the stack.
+    open_in_bucket: [u32; BUCKETS],
+}
+
+impl Default for OpenElements {
+    fn default() -> OpenElements {
+        OpenElements {
+            stack: Vec::new(),
+            open_in_bucket: [0; BUCKETS],
+        }
+    }
 }
 
 impl OpenElements {
@@ -174,8 +198,30 @@ impl OpenElements {
         &bytes[start..end]
     }
 
+    /// Whether no open element is named like any of `names` (false means: maybe).
+    fn none_open(&self, names: &[&[u8]]) -> bool {
+        names.iter().all(|n| self.open_in_bucket[bucket(n)] == 0)
+    }
+
+    fn push(&mut self, bytes: &[u8], name: (usize, usize)) {
+        self.open_in_bucket[bucket(&bytes[name.0..name.1])] += 1;
+        self.stack.push(name);
+    }
+
+    /// Pops the elements from `index` up.
+    fn truncate(&mut self, bytes: &[u8], index: usize) {
+        for &(start, end) in &self.stack[index.min(self.stack.len())..] {
+            let b = bucket(&bytes[start..end]);
+            self.open_in_bucket[b] = self.open_in_bucket[b].saturating_sub(1);
+        }
+        self.stack.truncate(index);
+    }
+
     /// The index of the innermost open `target` before any of `boundaries`, if any.
     fn in_scope(&self, bytes: &[u8], target: &[&[u8]], boundaries: &[&[u8]]) -> Option<usize> {
+        if self.none_open(target) {
+            return None;
+        }
         for index in (0..self.stack.len()).rev() {
             let name = self.name(bytes, index);
             if target.contains(&name) {
@@ -195,7 +241,7 @@ impl OpenElements {
             out.extend_from_slice(self.name(bytes, i));
             out.push(b'>');
         }
-        self.stack.truncate(index);
+        self.truncate(bytes, index);
     }
 
     /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the end tags to
@@ -239,13 +285,16 @@ impl OpenElements {
             }
         }
         if !VOID.contains(&tag) && self.stack.len() < MAX_DEPTH {
-            self.stack.push(name);
+            self.push(bytes, name);
         }
     }
 
     /// `li` (or `dd`/`dt`) closes the previous item (§13.2.6.4.7): walking down the stack,
     /// an item is closed; a special element other than `address`, `div` and `p` stops.
     fn item_to_close(&self, bytes: &[u8], items: &[&[u8]]) -> Option<usize> {
+        if self.none_open(items) {
+            return None;
+        }
         for index in (0..self.stack.len()).rev() {
             let name = self.name(bytes, index);
             if items.contains(&name) {
@@ -264,12 +313,15 @@ impl OpenElements {
     /// element that is not special itself) or through a `<template>`, changes nothing, as
     /// in HTML5.
     pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<u8>) {
+        if self.none_open(&[name]) {
+            return;
+        }
         let special = is_special(name);
         for index in (0..self.stack.len()).rev() {
             let open = self.name(bytes, index);
             if open == name {
                 self.close_from(bytes, index + 1, out);
-                self.stack.truncate(index);
+                self.truncate(bytes, index);
                 return;
             }
             // A `<template>` bounds every scope (§13.2.4.2): an end tag inside one never
