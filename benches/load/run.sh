@@ -4,8 +4,9 @@
 # reference @x402/express 2.27 middleware guarding the same route (benches/load/express,
 # installed from npm on first use); then the RSS of our server with 10 000 idle connections;
 # then the issue-10 suite: heavy.sh (crafted pages crawled while the 402 path is loaded) and
-# storm.sh (bursts, 10 000 idle connections and a slowloris storm) and memory.sh (peak RSS of
-# 256 concurrent paid crawls of 2 MiB pages).
+# storm.sh (bursts, 10 000 idle connections and a slowloris storm), memory.sh (peak RSS of
+# 256 concurrent paid crawls of 2 MiB pages) and faults.sh (1 000 paid requests through a site
+# and a facilitator that misbehave: statuses, settlements, RSS, gauges).
 # Needs wrk (Debian package `wrk`), python3, and Node.js with npm for the reference.
 # Usage: bash benches/load/run.sh            (SMOL_THREADS=2 to give the executor two threads)
 set -euo pipefail
@@ -72,3 +73,4 @@ trap - EXIT
 bash benches/load/heavy.sh
 bash benches/load/storm.sh
 bash benches/load/memory.sh
+bash benches/load/faults.sh
