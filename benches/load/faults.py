@@ -45,6 +45,9 @@ for _ in range(300):
     compressor.write(zeros)
 compressor.close()
 BOMB = bomb_buffer.getvalue()
+# A head announcing 100 000 bytes and the first 5 003 of them.
+HALF_A_BODY = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
+               + b"<p>" + b"x" * 5000)
 
 
 def serve_site(conn):
@@ -65,8 +68,7 @@ def serve_site(conn):
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n"
                          b"Connection: close\r\n\r\n" % len(PAGE) + PAGE)
         elif fault == "reset":
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
-                         + b"<p>" + b"x" * 5000)
+            conn.sendall(HALF_A_BODY)
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
         elif fault == "endless":
             conn.sendall(b"HTTP/1.1 200 OK\r\n")
@@ -79,8 +81,7 @@ def serve_site(conn):
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n"
                          b"Content-Length: %d\r\n\r\n" % len(BOMB) + BOMB)
         elif fault == "stall":
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
-                         + b"<p>" + b"x" * 5000)
+            conn.sendall(HALF_A_BODY)
             time.sleep(12)
     except OSError:
         pass
