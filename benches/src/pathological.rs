@@ -18,6 +18,9 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("addresses", addresses),
     ("socials", socials),
     ("comments", comments),
+    ("unclosed", unclosed),
+    ("svgs", svgs),
+    ("end-tags", end_tags),
 ];
 
 /// The page named `name`, or `None`.
@@ -104,4 +107,23 @@ pub fn socials() -> Vec<u8> {
         |i| format!("<a href=\"https://www.facebook.com/brand{i}\">f</a>\n"),
         TAIL,
     )
+}
+
+/// ~150 000 skipped elements never closed (`<noscript>`): the prescan searched each one's end
+/// tag to the end of the page (80 s of CPU).
+pub fn unclosed() -> Vec<u8> {
+    fill(HEAD, |i| format!("<noscript><p>{}</p>", i % 10), TAIL)
+}
+
+/// ~100 000 nested `<svg>`, then their end tags: each one's matching end tag was searched for
+/// from its start tag (118 s of CPU).
+pub fn svgs() -> Vec<u8> {
+    let n = (PAGE_CAP - HEAD.len() - TAIL.len()) / 11 - 1;
+    format!("{HEAD}{}{}{TAIL}", "<svg>".repeat(n), "</svg>".repeat(n)).into_bytes()
+}
+
+/// ~150 000 end tags with an attribute value that never ends: each was read to the end of
+/// the page.
+pub fn end_tags() -> Vec<u8> {
+    fill(HEAD, |i| format!("w{}</b z=\"", i % 10), TAIL)
 }

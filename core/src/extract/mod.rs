@@ -23,6 +23,7 @@ pub mod jsonld;
 pub mod limits;
 pub mod phones;
 mod prescan;
+mod skipped_ends;
 pub mod socials;
 
 use std::collections::BTreeSet;

@@ -27,7 +27,7 @@
 //!   `tl` 0.7 split names there and read `[hidden]="expr"` as `hidden`;
 //! - a `<` that starts no tag (`18 <3`) becomes `&lt;`: `tl` 0.7 opened an element there;
 //! - skipped elements that nest (`<svg>` in `<svg>`) are skipped to their own end tag, not
-//!   the first of their name;
+//!   the first of their name (`skipped_ends.rs`, which finds every end in O(log n));
 //! - the end tags HTML5 implies are written out (`implied_ends.rs`): `tl` ignored an end tag
 //!   that did not match the innermost element, so `<div><p>a</div>` kept the `<div>` open.
 //!
@@ -36,6 +36,7 @@
 use std::borrow::Cow;
 
 use crate::extract::implied_ends::OpenElements;
+use crate::extract::skipped_ends::SkippedEnds;
 
 /// The normalised markup and the JSON-LD blocks found in it.
 pub struct Prescanned {
@@ -103,6 +104,7 @@ pub fn prescan(input: &str) -> Prescanned {
     let mut json_ld = Vec::new();
     let mut insertions: Vec<(usize, Cow<'static, [u8]>)> = Vec::new();
     let mut open = OpenElements::default();
+    let mut skipped_ends = SkippedEnds::default();
     // Tags inside a skipped element (blanked afterwards) leave the open elements alone.
     let mut skip_until = 0;
     // Contents of skipped elements, blanked after the scan (which still looks inside them for
@@ -117,8 +119,9 @@ pub fn prescan(input: &str) -> Prescanned {
             Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
             Some(b'/') => {
                 let name_end = lowercase_name(&mut bytes, lt + 2);
+                let mut next = name_end.max(lt + 2);
                 if name_end > lt + 2 && bytes.get(name_end) != Some(&b'>') {
-                    tidy_end_tag(&mut bytes, name_end);
+                    next = tidy_end_tag(&mut bytes, name_end);
                 }
                 if lt >= skip_until && name_end > lt + 2 {
                     let mut ends = Vec::new();
@@ -127,7 +130,7 @@ pub fn prescan(input: &str) -> Prescanned {
                         insertions.push((lt, Cow::Owned(ends)));
                     }
                 }
-                name_end.max(lt + 2)
+                next
             }
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lowercase_name(&mut bytes, lt + 1);
@@ -153,8 +156,8 @@ pub fn prescan(input: &str) -> Prescanned {
                     bytes[tag_end..close].fill(b' ');
                     close
                 } else {
-                    if SKIPPED_ELEMENTS.contains(&name) {
-                        if let Some(close) = find_matching_closing(&bytes, tag_end, name) {
+                    if lt >= skip_until && SKIPPED_ELEMENTS.contains(&name) {
+                        if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag_end) {
                             skipped.push((tag_end, close));
                             skip_until = skip_until.max(close);
                         }
@@ -343,59 +346,17 @@ fn scan_attributes(
 /// what follows up to its `>` (attributes included, quoted values may hold a `>`); `tl` 0.7
 /// takes everything up to the first `>` as the name, so `</li >` closed nothing and the
 /// items after it fell into a hidden `<li style="display:none">` (crazy-julia.de). An end
-/// tag the page ends inside is left alone (HTML5 drops it; so does `tl`).
-fn tidy_end_tag(bytes: &mut [u8], name_end: usize) {
+/// tag the page ends inside is left alone (HTML5 drops it, and shows nothing after it; so
+/// does `tl`). Returns where scanning goes on: after the tag, or the end of the page (so a
+/// page of unterminated `</a x="` is not read to its end once per tag).
+fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
     let mut ignored = Vec::new();
     let (tag_end, _) = scan_attributes(bytes, name_end, &mut ignored);
-    if tag_end <= bytes.len()
-        && bytes.get(tag_end.wrapping_sub(1)) == Some(&b'>')
-        && tag_end > name_end
-    {
+    if tag_end > name_end && bytes.get(tag_end - 1) == Some(&b'>') {
         bytes[name_end] = b'>';
         bytes[name_end + 1..tag_end].fill(b' ');
     }
-}
-
-/// Elements of [`SKIPPED_ELEMENTS`] that may contain themselves (`<svg>` in an `<svg>`,
-/// `<object>` in an `<object>`); the others are raw text in HTML5 (`iframe`, `noscript` with
-/// scripting on) or close an open one (`select`).
-const NESTING_SKIPPED_ELEMENTS: &[&[u8]] = &[b"svg", b"object"];
-
-/// Finds the end tag that closes the skipped element whose start tag ends at `from`: for the
-/// elements that nest, the one at the same depth (start tags of the same name count one
-/// deeper, unless self-closed as `<svg/>`); else the first. Returns the index of its `<`.
-/// (Seen with `<template>`s, skipped then, on sheego.de: a footer in a `<template>` holding
-/// tooltip `<template>`s showed from the first inner `</template>` on.)
-fn find_matching_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
-    if !NESTING_SKIPPED_ELEMENTS.contains(&name) {
-        return find_closing(bytes, from, name);
-    }
-    let mut depth = 0usize;
-    let mut at = from;
-    while let Some(offset) = memchr::memchr(b'<', &bytes[at..]) {
-        let lt = at + offset;
-        let (closing, name_start) = match bytes.get(lt + 1) {
-            Some(b'/') => (true, lt + 2),
-            _ => (false, lt + 1),
-        };
-        let candidate = &bytes[name_start..];
-        let named = candidate.len() >= name.len()
-            && candidate[..name.len()].eq_ignore_ascii_case(name)
-            && !candidate.get(name.len()).copied().is_some_and(is_name_byte);
-        if named && closing {
-            if depth == 0 {
-                return Some(lt);
-            }
-            depth -= 1;
-        } else if named {
-            let gt = memchr::memchr(b'>', candidate).map(|gt| name_start + gt);
-            if gt.is_none_or(|gt| bytes[gt - 1] != b'/') {
-                depth += 1;
-            }
-        }
-        at = lt + 1;
-    }
-    None
+    tag_end
 }
 
 /// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
@@ -551,6 +512,17 @@ mod tests {
             prescan("<br/><HR/><img src=\"a\"/><p>x</p>").html,
             "<br ><hr ><img src=\"a\"/><p>x</p>"
         );
+    }
+
+    #[test]
+    fn an_end_tag_the_page_ends_inside_ends_the_scan() {
+        // HTML5 shows nothing after it; the scan stops there instead of reading the rest of
+        // the page once per such tag (`benches/src/pathological.rs`, "end-tags").
+        assert_eq!(
+            prescan("<P>a</P></B Z=\"w<P>b").html,
+            "<p>a</p></b z=\"w<P>b"
+        );
+        assert_eq!(prescan("</LI Z=\">\"><P>b").html, "</li>      <p>b");
     }
 
     #[test]
