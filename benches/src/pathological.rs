@@ -21,6 +21,8 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("unclosed", unclosed),
     ("svgs", svgs),
     ("end-tags", end_tags),
+    ("nested-links", nested_links),
+    ("nested-props", nested_props),
 ];
 
 /// The page named `name`, or `None`.
@@ -126,4 +128,23 @@ pub fn svgs() -> Vec<u8> {
 /// the page.
 pub fn end_tags() -> Vec<u8> {
     fill(HEAD, |i| format!("w{}</b z=\"", i % 10), TAIL)
+}
+
+/// ~60 000 nested links, then their end tags: each link captured all the text after it (3 s).
+pub fn nested_links() -> Vec<u8> {
+    let n = (PAGE_CAP - HEAD.len() - TAIL.len()) / 20 - 1;
+    format!("{HEAD}{}{}{TAIL}", "<a href=\"/c\">w ".repeat(n), "</a>".repeat(n)).into_bytes()
+}
+
+/// ~50 000 nested microdata `telephone` properties in one organisation: each captured all the
+/// text after it (over 110 s).
+pub fn nested_props() -> Vec<u8> {
+    let head = format!("{HEAD}<div itemscope itemtype=\"http://schema.org/Organization\">");
+    let n = (PAGE_CAP - head.len() - TAIL.len() - 6) / 39 - 1;
+    format!(
+        "{head}{}{}</div>{TAIL}",
+        "<span itemprop=\"telephone\">1 ".repeat(n),
+        "</span>".repeat(n)
+    )
+    .into_bytes()
 }

@@ -80,6 +80,13 @@ pub struct MarkedAddress {
 
 /// Longest captured anchor or property text, in characters.
 pub const MAX_CAPTURE_CHARS: usize = 300;
+/// Most text bytes a link or property capture reads (the longest [`MAX_CAPTURE_CHARS`]
+/// characters can be): a capture of all the text after a nested element made crafted pages
+/// quadratic (60 000 nested `itemprop`s: over 110 s of CPU).
+const MAX_CAPTURE_BYTES: usize = MAX_CAPTURE_CHARS * 4;
+/// Most values kept per kind of marked-up field (microdata / microformat emails, phones,
+/// organisation names, addresses) per page: far above real pages, which mark up a handful.
+pub const MAX_MARKED_VALUES: usize = 200;
 /// Most links kept per page.
 const MAX_LINKS: usize = 5_000;
 /// Most elements visited; deeper or larger documents are cut (real pages have < 100 000).
@@ -369,25 +376,32 @@ impl Walker {
     }
 
     fn store_prop(&mut self, prop: Prop, raw: &str) {
-        let value = collapse(raw);
+        let mut value = collapse(raw);
         if value.is_empty() {
             return;
         }
+        truncate_chars(&mut value, MAX_CAPTURE_CHARS);
         let address = match self.scopes.last_mut() {
             Some(Scope::Address(address)) => Some(address),
             _ => None,
         };
+        let capped_push = |values: &mut Vec<String>, value: String| {
+            if values.len() < MAX_MARKED_VALUES {
+                values.push(value);
+            }
+        };
         match prop {
-            Prop::OrgName => self.doc.marked_org_names.push(value),
-            Prop::Telephone => self.doc.marked_phones.push(value),
-            Prop::Email => self.doc.marked_emails.push(value),
+            Prop::OrgName => capped_push(&mut self.doc.marked_org_names, value),
+            Prop::Telephone => capped_push(&mut self.doc.marked_phones, value),
+            Prop::Email => capped_push(&mut self.doc.marked_emails, value),
             Prop::Street => {
                 if let Some(a) = address {
                     match &mut a.street {
-                        Some(street) => {
+                        Some(street) if street.chars().count() < MAX_CAPTURE_CHARS => {
                             street.push_str(", ");
-                            street.push_str(&value);
+                            append_chars(street, &value, MAX_CAPTURE_CHARS);
                         }
+                        Some(_) => {}
                         None => a.street = Some(value),
                     }
                 }
@@ -399,16 +413,28 @@ impl Walker {
         }
     }
 
+    /// The text captured since byte `start` of the document text, at most
+    /// [`MAX_CAPTURE_BYTES`] of it (cut at a character boundary).
+    fn captured(&self, start: usize) -> &str {
+        let text = self.doc.text.get(start..).unwrap_or("");
+        let mut end = text.len().min(MAX_CAPTURE_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..end]
+    }
+
     fn leave(&mut self, exit: Exit) {
         if exit.prop {
             if let Some((prop, start)) = self.prop_captures.pop() {
-                let text = self.doc.text.get(start..).unwrap_or("").replace('\n', ", ");
+                let text = self.captured(start).replace('\n', ", ");
                 self.store_prop(prop, &text);
             }
         }
         if exit.link {
             if let Some((index, start)) = self.link_captures.pop() {
-                let text = collapse(self.doc.text.get(start..).unwrap_or(""));
+                let mut text = collapse(self.captured(start));
+                truncate_chars(&mut text, MAX_CAPTURE_CHARS);
                 if let Some(link) = self.doc.links.get_mut(index) {
                     let alt = std::mem::take(&mut link.text);
                     link.text = text;
@@ -418,7 +444,9 @@ impl Walker {
         }
         if exit.scope {
             if let Some(Scope::Address(address)) = self.scopes.pop() {
-                if address.street.is_some() || address.postal_code.is_some() {
+                if (address.street.is_some() || address.postal_code.is_some())
+                    && self.doc.marked_addresses.len() < MAX_MARKED_VALUES
+                {
                     self.doc.marked_addresses.push(address);
                 }
             }
@@ -466,7 +494,9 @@ impl Walker {
         // Scopes left open by unclosed markup still hold data.
         while let Some(scope) = self.scopes.pop() {
             if let Scope::Address(address) = scope {
-                if address.street.is_some() || address.postal_code.is_some() {
+                if (address.street.is_some() || address.postal_code.is_some())
+                    && self.doc.marked_addresses.len() < MAX_MARKED_VALUES
+                {
                     self.doc.marked_addresses.push(address);
                 }
             }
@@ -828,6 +858,19 @@ fn push_collapsed(out: &mut String, s: &str) {
     out.push_str(&s[start..]);
 }
 
+/// Cuts `text` to its first `max` characters.
+fn truncate_chars(text: &mut String, max: usize) {
+    if let Some((cut, _)) = text.char_indices().nth(max) {
+        text.truncate(cut);
+    }
+}
+
+/// Appends characters of `extra` to `target` until it holds `cap` characters.
+fn append_chars(target: &mut String, extra: &str, cap: usize) {
+    let room = cap.saturating_sub(target.chars().count());
+    target.extend(extra.chars().take(room));
+}
+
 fn append_capped(target: &mut String, extra: &str) {
     let extra = extra.trim();
     if extra.is_empty() || target.chars().count() >= MAX_CAPTURE_CHARS {
@@ -994,6 +1037,43 @@ mod tests {
             assert_eq!(parse(html).text, "x\n", "{html}");
         }
         assert_eq!(parse("<p><i hidden>x</i>y</p>").text, "y\n");
+    }
+
+    #[test]
+    fn nested_captures_stay_capped() {
+        // Crafted pages: every open link or property captured all the text after it, so 60 000
+        // nested `<a>` cost 3 s and 60 000 nested `itemprop` over 110 s, and nested
+        // `street-address` built a street of quadratic length.
+        let n = 3_000;
+        let links = format!("{}{}", "<a href=\"/c\">w ".repeat(n), "</a>".repeat(n));
+        let doc = parse(&links);
+        assert_eq!(doc.links.len(), n);
+        assert!(doc
+            .links
+            .iter()
+            .all(|l| l.text.chars().count() <= MAX_CAPTURE_CHARS));
+        let props = format!(
+            "<div itemscope itemtype=\"http://schema.org/Organization\">{}{}</div>",
+            "<span itemprop=\"telephone\">1 ".repeat(n),
+            "</span>".repeat(n)
+        );
+        let doc = parse(&props);
+        assert_eq!(doc.marked_phones.len(), MAX_MARKED_VALUES);
+        assert!(doc
+            .marked_phones
+            .iter()
+            .all(|p| p.chars().count() <= MAX_CAPTURE_CHARS));
+        let streets = format!(
+            "{}{}",
+            "<div class=\"adr\"><span class=\"street-address\">1 Main St ".repeat(n),
+            "</span></div>".repeat(n)
+        );
+        let doc = parse(&streets);
+        assert!(doc.marked_addresses.len() <= MAX_MARKED_VALUES);
+        assert!(doc.marked_addresses.iter().all(|a| a
+            .street
+            .as_ref()
+            .is_some_and(|s| s.chars().count() <= MAX_CAPTURE_CHARS)));
     }
 
     #[test]
