@@ -23,6 +23,8 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("end-tags", end_tags),
     ("nested-links", nested_links),
     ("nested-props", nested_props),
+    ("tags", tags),
+    ("skips", skips),
 ];
 
 /// The page named `name`, or `None`.
@@ -133,7 +135,12 @@ pub fn end_tags() -> Vec<u8> {
 /// ~60 000 nested links, then their end tags: each link captured all the text after it (3 s).
 pub fn nested_links() -> Vec<u8> {
     let n = (PAGE_CAP - HEAD.len() - TAIL.len()) / 20 - 1;
-    format!("{HEAD}{}{}{TAIL}", "<a href=\"/c\">w ".repeat(n), "</a>".repeat(n)).into_bytes()
+    format!(
+        "{HEAD}{}{}{TAIL}",
+        "<a href=\"/c\">w ".repeat(n),
+        "</a>".repeat(n)
+    )
+    .into_bytes()
 }
 
 /// ~50 000 nested microdata `telephone` properties in one organisation: each captured all the
@@ -147,4 +154,16 @@ pub fn nested_props() -> Vec<u8> {
         "</span>".repeat(n)
     )
     .into_bytes()
+}
+
+/// ~300 000 `<br>` between words: `tl` holds a few hundred bytes per node, so the tree took
+/// 317 MB before the prescan's cap on start tags (`MAX_START_TAGS`).
+pub fn tags() -> Vec<u8> {
+    fill(HEAD, |_| "Tel<br>".to_string(), TAIL)
+}
+
+/// ~70 000 skipped elements, each followed by a tag the prescan rewrites: the rewrites inside
+/// skipped elements were dropped with a scan of every range per rewrite (3 s).
+pub fn skips() -> Vec<u8> {
+    fill(HEAD, |_| "<noscript>a</noscript><i x>".to_string(), TAIL)
 }
