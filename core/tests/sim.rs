@@ -289,6 +289,39 @@ fn unpaid_request_gets_a_402_with_the_requirements() {
 }
 
 #[test]
+fn requests_sent_a_byte_at_a_time_are_answered() {
+    // A waiting head is parsed again only once a line has ended (`head_may_be_complete`): a
+    // client that sends two pipelined requests a byte per read still gets both answers.
+    let mut sim = world(&[]);
+    let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+    let request = |extra: &str| {
+        format!(
+            "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}\r\n{body}",
+            body.len()
+        )
+    };
+    let raw = request("") + &request("Connection: close\r\n");
+    let script: Vec<(std::time::Duration, Vec<u8>)> = raw
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| (std::time::Duration::from_millis(i as u64), vec![b]))
+        .collect();
+    let answers = responses(&sim.request_over_time(&script));
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [402, 402]);
+    // A head over the limit is still refused while it arrives without a line end.
+    let mut sim = world(&[]);
+    let long = format!("GET /{} HTTP/1.1", "a".repeat(40 * 1024));
+    let script: Vec<(std::time::Duration, Vec<u8>)> = long
+        .as_bytes()
+        .chunks(1024)
+        .enumerate()
+        .map(|(i, piece)| (std::time::Duration::from_millis(i as u64), piece.to_vec()))
+        .collect();
+    assert_eq!(one(&sim.request_over_time(&script)).status, 431);
+}
+
+#[test]
 fn validation_order_before_payment() {
     let mut sim = world(&[]);
     for body in [

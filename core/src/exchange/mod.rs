@@ -138,6 +138,9 @@ pub struct Exchange {
     verdict: Option<PaymentVerdict>,
     shed: bool,
     inbound: Vec<u8>,
+    /// Bytes of `inbound` already looked at for a line end while waiting for a request head
+    /// (`inbound.rs`, `head_may_be_complete`).
+    head_scanned: usize,
     state: State,
     outputs: VecDeque<Output>,
     next_fetch: u32,
@@ -403,6 +406,7 @@ impl Exchange {
             verdict: None,
             shed: false,
             inbound: Vec::new(),
+            head_scanned: 0,
             state: State::Idle {
                 deadline: now + HEAD_TIMEOUT,
             },
