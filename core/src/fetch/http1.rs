@@ -118,6 +118,8 @@ enum State {
 #[derive(Debug)]
 pub struct ResponseReader {
     buffer: Vec<u8>,
+    /// Bytes of `buffer` already looked at for a line end while the head is incomplete.
+    head_scanned: usize,
     state: State,
     status: u16,
     headers: Vec<(String, String)>,
@@ -130,6 +132,7 @@ impl ResponseReader {
     pub fn new(max_body: usize) -> ResponseReader {
         ResponseReader {
             buffer: Vec::new(),
+            head_scanned: 0,
             state: State::Head,
             status: 0,
             headers: Vec::new(),
@@ -182,6 +185,7 @@ impl ResponseReader {
                         return Ok(Progress::NeedMore);
                     };
                     self.buffer.drain(..used);
+                    self.head_scanned = 0;
                     // Informational responses (100 Continue, 103 Early Hints) precede the real one.
                     if (100..200).contains(&self.status) {
                         self.headers.clear();
@@ -233,6 +237,14 @@ impl ResponseReader {
     }
 
     fn parse_head(&mut self) -> Result<Option<usize>, FetchError> {
+        // A head can only end when a line does: parse again only once a new `\n` is in (a
+        // site dripping its head a byte per read made each read re-parse all of it).
+        let from = self.head_scanned.min(self.buffer.len());
+        let new_line = memchr::memchr(b'\n', &self.buffer[from..]).is_some();
+        self.head_scanned = self.buffer.len();
+        if !new_line && self.buffer.len() <= MAX_RESPONSE_HEAD_BYTES {
+            return Ok(None);
+        }
         let mut storage = [httparse::EMPTY_HEADER; 128];
         let mut response = httparse::Response::new(&mut storage);
         match response.parse(&self.buffer) {
@@ -440,6 +452,17 @@ mod tests {
         .unwrap();
         assert!(post.starts_with("POST /verify HTTP/1.1\r\nHost: f.example.com\r\n"));
         assert!(post.ends_with("Content-Length: 2\r\nConnection: close\r\n\r\n{}"));
+    }
+
+    #[test]
+    fn a_response_read_a_byte_at_a_time_is_the_same() {
+        // The head is parsed again only once a line ends; the chunks are consumed per read.
+        let bytes: Vec<&[u8]> = CHUNKED.chunks(1).collect();
+        let response = read_all(&bytes, 1 << 20).unwrap();
+        let whole = read_all(&[CHUNKED], 1 << 20).unwrap();
+        assert_eq!(response.body, whole.body);
+        assert_eq!(response.body, b"hello world");
+        assert_eq!(response.headers, whole.headers);
     }
 
     #[test]
