@@ -213,20 +213,16 @@ impl Walker {
         let name = tag.name().as_bytes();
         let attrs = Attrs::read(tag, name);
         let mut exit = Exit::default();
+        if name == b"template" {
+            exit.template = true;
+            self.template_depth += 1;
+            return Some(exit);
+        }
         if self.template_depth > 0 && !matches!(name, b"a" | b"area") {
             // Inside a `<template>` only links count (see `template_depth`).
-            if name == b"template" {
-                exit.template = true;
-                self.template_depth += 1;
-            }
             return Some(exit);
         }
         match name {
-            b"template" => {
-                exit.template = true;
-                self.template_depth += 1;
-                return Some(exit);
-            }
             b"script" | b"style" | b"textarea" | b"select" | b"svg" | b"iframe" | b"noscript"
             | b"object" | b"datalist" => {
                 if let Some(hex) = attrs.cfemail {
