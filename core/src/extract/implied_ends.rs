@@ -217,21 +217,32 @@ impl OpenElements {
         self.stack.truncate(index);
     }
 
-    /// The index of the innermost open `target` before any of `boundaries`, if any.
-    fn in_scope(&self, bytes: &[u8], target: &[&[u8]], boundaries: &[&[u8]]) -> Option<usize> {
-        if self.none_open(target) {
+    /// The index of the innermost open element named like one of `targets`, walking down the
+    /// stack until an element for which `stops` holds, if any.
+    fn innermost(
+        &self,
+        bytes: &[u8],
+        targets: &[&[u8]],
+        stops: impl Fn(&[u8]) -> bool,
+    ) -> Option<usize> {
+        if self.none_open(targets) {
             return None;
         }
         for index in (0..self.stack.len()).rev() {
             let name = self.name(bytes, index);
-            if target.contains(&name) {
+            if targets.contains(&name) {
                 return Some(index);
             }
-            if boundaries.contains(&name) {
+            if stops(name) {
                 return None;
             }
         }
         None
+    }
+
+    /// The index of the innermost open `target` before any of `boundaries`, if any.
+    fn in_scope(&self, bytes: &[u8], target: &[&[u8]], boundaries: &[&[u8]]) -> Option<usize> {
+        self.innermost(bytes, target, |name| boundaries.contains(&name))
     }
 
     /// Pops the elements from `index` up and appends their end tags, innermost first.
@@ -292,19 +303,9 @@ impl OpenElements {
     /// `li` (or `dd`/`dt`) closes the previous item (§13.2.6.4.7): walking down the stack,
     /// an item is closed; a special element other than `address`, `div` and `p` stops.
     fn item_to_close(&self, bytes: &[u8], items: &[&[u8]]) -> Option<usize> {
-        if self.none_open(items) {
-            return None;
-        }
-        for index in (0..self.stack.len()).rev() {
-            let name = self.name(bytes, index);
-            if items.contains(&name) {
-                return Some(index);
-            }
-            if is_special(name) && !matches!(name, b"address" | b"div" | b"p") {
-                return None;
-            }
-        }
-        None
+        self.innermost(bytes, items, |name| {
+            is_special(name) && !matches!(name, b"address" | b"div" | b"p")
+        })
     }
 
     /// An end tag named `name`: appends to `out` the end tags of the elements it closes

@@ -258,6 +258,13 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
 }
 
+/// Whether `rest` starts with the tag name `name` (ASCII case-insensitive) as a whole name.
+pub(super) fn starts_with_name(rest: &[u8], name: &[u8]) -> bool {
+    rest.len() >= name.len()
+        && rest[..name.len()].eq_ignore_ascii_case(name)
+        && !rest.get(name.len()).copied().is_some_and(is_name_byte)
+}
+
 /// Lower-cases the name starting at `start`; returns the index just past it.
 fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
     let mut i = start;
@@ -393,12 +400,8 @@ fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
     let mut at = from;
     while let Some(offset) = finder.find(&bytes[at..]) {
         let lt = at + offset;
-        let candidate = &bytes[lt + 2..];
-        if candidate.len() >= name.len() && candidate[..name.len()].eq_ignore_ascii_case(name) {
-            let after = candidate.get(name.len()).copied();
-            if !after.is_some_and(is_name_byte) {
-                return Some(lt);
-            }
+        if starts_with_name(&bytes[lt + 2..], name) {
+            return Some(lt);
         }
         at = lt + 2;
     }

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::extract::prescan::starts_with_name;
+
 /// Elements that may contain themselves (`<svg>` in an `<svg>`, `<object>` in an `<object>`):
 /// their end is the end tag at the same depth. The other skipped elements are raw text in
 /// HTML5 (`iframe`, `noscript` with scripting on) or close an open one (`select`): their end
@@ -27,17 +29,6 @@ enum Ends {
 #[derive(Default)]
 pub struct SkippedEnds {
     by_name: Vec<(Vec<u8>, Ends)>,
-}
-
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
-}
-
-/// Whether `rest` starts with `name` (ASCII case-insensitive) as a whole tag name.
-fn names(rest: &[u8], name: &[u8]) -> bool {
-    rest.len() >= name.len()
-        && rest[..name.len()].eq_ignore_ascii_case(name)
-        && !rest.get(name.len()).copied().is_some_and(is_name_byte)
 }
 
 impl SkippedEnds {
@@ -76,7 +67,7 @@ impl SkippedEnds {
 /// The `<` of every `</name` in `bytes`, in order.
 fn end_tags(bytes: &[u8], name: &[u8]) -> Vec<usize> {
     memchr::memmem::find_iter(bytes, b"</")
-        .filter(|&lt| names(&bytes[lt + 2..], name))
+        .filter(|&lt| starts_with_name(&bytes[lt + 2..], name))
         .collect()
 }
 
@@ -88,12 +79,12 @@ fn match_tags(bytes: &[u8], name: &[u8]) -> BTreeMap<usize, usize> {
     for lt in memchr::memchr_iter(b'<', bytes) {
         let rest = &bytes[lt + 1..];
         if rest.first() == Some(&b'/') {
-            if names(&rest[1..], name) {
+            if starts_with_name(&rest[1..], name) {
                 if let Some(start) = open.pop() {
                     pairs.insert(start, lt);
                 }
             }
-        } else if names(rest, name) {
+        } else if starts_with_name(rest, name) {
             let self_closed =
                 memchr::memchr(b'>', rest).is_some_and(|gt| gt > 0 && rest[gt - 1] == b'/');
             if !self_closed {
