@@ -190,14 +190,9 @@ pub fn divergence(html: &str) -> Option<String> {
     ))
 }
 
-/// The vocabulary of the `html5_oracle` fuzz target and of the generated-page test: the
-/// markup classes of issue 11 as pieces the fuzzer strings together in any order (so elements
-/// open and close anywhere, formatting elements misnest and run HTML5's adoption agency).
-/// Left out: hidden elements other than whole, simple ones (the walker hides only elements
-/// `tl` saw closed, on purpose), and text directly in a `<table>` outside its cells (HTML5
-/// moves it before the table, "foster parenting"; the walker keeps it in place: the same
-/// text in another order, not seen on the 460 corpus pages).
-pub const PIECES: &[&str] = &[
+/// The words of the fuzz target's and the generated-page test's pages (text, an email, a
+/// phone number, non-ASCII letters, a bare `&`), between the markup of [`PIECES`].
+pub const WORDS: &[&str] = &[
     "alpha",
     "Beta",
     "x@y.com",
@@ -206,6 +201,16 @@ pub const PIECES: &[&str] = &[
     "naïve",
     "1234",
     "a&b",
+];
+
+/// The vocabulary of the `html5_oracle` fuzz target and of the generated-page test: the
+/// markup classes of issue 11 as pieces the fuzzer strings together in any order (so elements
+/// open and close anywhere, formatting elements misnest and run HTML5's adoption agency).
+/// Left out: hidden elements other than whole, simple ones (the walker hides only elements
+/// `tl` saw closed, on purpose), and text directly in a `<table>` outside its cells (HTML5
+/// moves it before the table, "foster parenting"; the walker keeps it in place: the same
+/// text in another order, not seen on the 460 corpus pages).
+pub const PIECES: &[&str] = &[
     "<!-- c -->",
     "<!---->",
     "<!--->",
@@ -269,16 +274,20 @@ pub const PIECES: &[&str] = &[
     "</template>",
 ];
 
-/// Fuzz entry point: each input byte picks a piece (at most 96 pieces); the page they make
+/// Fuzz entry point: each input byte picks a word or a piece (at most 96); the page they make
 /// must look the same to the walker and to the oracle.
 ///
 /// # Panics
 /// When they differ, with the page and where they part.
 pub fn fuzz_page(data: &[u8]) {
+    let vocabulary = WORDS.len() + PIECES.len();
     let body: Vec<&str> = data
         .iter()
         .take(96)
-        .map(|b| PIECES[usize::from(*b) % PIECES.len()])
+        .map(|b| match usize::from(*b) % vocabulary {
+            i if i < WORDS.len() => WORDS[i],
+            i => PIECES[i - WORDS.len()],
+        })
         .collect();
     let page = format!(
         "<html><head><title>T</title></head><body>{}</body></html>",
