@@ -130,6 +130,10 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     // One entry per page (`page_key`), found in an ordered map: a page has up to 5 000 links.
     let mut seen: BTreeMap<PageKey, usize> = BTreeMap::new();
     for link in links {
+        // Pacing (`crate::pace`): scoring a link is about a microsecond.
+        if !crate::pace::work(link.url.as_str().len() + 256) {
+            break;
+        }
         let url = &link.url;
         let same_site = url
             .host_str()

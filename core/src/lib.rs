@@ -58,6 +58,7 @@
 //! - [`extract`], [`crawl`], [`site`]: contact extraction, page choice, registrable domains;
 //! - [`config`], [`limiter`], [`ids`]: configuration, rate limiting, request ids;
 //! - [`work`], [`driver`]: CPU work as effects; the IO-free bookkeeping of runtime drivers;
+//! - [`pace`]: checkpoints in long CPU work, where a runtime's pacer yields or stops it;
 //! - `testing` (feature): fuzz entry points and the deterministic network simulation.
 //!
 //! Offline extraction, as the CLI does it:
@@ -91,6 +92,7 @@ pub mod ids;
 pub mod io;
 pub mod limiter;
 pub mod net_policy;
+pub mod pace;
 pub mod page_memory;
 pub mod payment;
 mod responses;

@@ -3,12 +3,15 @@
 //! exchange is finished (architecture.md §3.5: drain, wait, feed).
 
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use contact_core::config::LogFormat;
 use contact_core::driver::{Owed, TimerRule};
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output};
+use contact_core::work::{WorkId, PAGE_WORK_BUDGET};
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -18,7 +21,7 @@ use smol::{Async, Task, Timer};
 use crate::event::Event;
 use crate::executor::spawn;
 use crate::outbound::{connect, resolve};
-use crate::workers::{cpu_timed, run_on_worker};
+use crate::workers::{run_on_worker, run_paced};
 use contact_runtime_common::log::{log_event, log_settlement};
 use contact_runtime_common::metrics;
 
@@ -56,6 +59,8 @@ pub(crate) async fn drive(
     // The answers the core still waits for: an answer for anything it cancelled meanwhile
     // (the event already queued) is dropped here — a connect's with its connection.
     let mut owed = Owed::default();
+    // Work on the worker pool, with the flag that stops it when the core cancels it.
+    let mut working: Vec<(WorkId, Arc<AtomicBool>)> = Vec::new();
     // One timer per connection, moved only as `TimerRule` says.
     let mut timer = Timer::never();
     let mut timer_rule = TimerRule::default();
@@ -138,14 +143,23 @@ pub(crate) async fn drive(
                 }
                 Output::Work { id, work } => {
                     let events = events.clone();
+                    let cancelled = Arc::new(AtomicBool::new(false));
+                    working.push((id, Arc::clone(&cancelled)));
                     run_on_worker(move || {
                         let kind = metrics::work_kind(&work);
-                        let (done, took) = cpu_timed(|| work.run());
+                        let (done, took) = run_paced(PAGE_WORK_BUDGET, cancelled, || work.run());
                         metrics::observe_work(kind, took);
                         let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });
                 }
-                Output::CancelWork { .. } => {} // its answer, if it comes, is dropped (owed)
+                Output::CancelWork { id } => {
+                    // Its answer, if it comes, is dropped (owed); the worker stops it at its
+                    // next checkpoint.
+                    if let Some((_, cancelled)) = working.iter().find(|(w, _)| *w == id) {
+                        cancelled.store(true, Ordering::Relaxed);
+                    }
+                    working.retain(|(w, _)| *w != id);
+                }
                 Output::Event(event) => {
                     metrics::observe_request(&event);
                     log_event(log_format, &event);
@@ -260,6 +274,7 @@ pub(crate) async fn drive(
                 }
             }
             Some(Event::WorkDone(id, done, took)) => {
+                working.retain(|(w, _)| *w != id);
                 exchange.handle_input(Input::WorkDone { id, done, took }, now)
             }
             Some(Event::FetchClosed(fetch)) => {
@@ -268,6 +283,10 @@ pub(crate) async fn drive(
                 }
             }
         }
+    }
+    // The exchange is over: work still running for it has no one to answer.
+    for (_, cancelled) in &working {
+        cancelled.store(true, Ordering::Relaxed);
     }
     exchange
 }

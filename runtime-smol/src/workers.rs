@@ -3,7 +3,12 @@
 //! default the number of cores) fed by one queue. The IO executor never runs this work and no
 //! lock is held while it runs, so a heavy page delays no other connection's IO.
 
-use std::sync::OnceLock;
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use contact_core::pace::{self, Pace, Pacer};
 
 /// One queued piece of work.
 type Task = Box<dyn FnOnce() + Send>;
@@ -81,12 +86,72 @@ impl WorkerPool {
     }
 }
 
+/// How often a worker offers its core back while it works (wall time). Where workers share
+/// cores with the IO threads, Linux takes a core from a running low-priority thread only at
+/// its next tick (4 ms at `CONFIG_HZ=250`): each stretch of extraction held the 402 path up
+/// for a tick (issue 10). Yielding every quarter millisecond keeps the worker's CPU share
+/// (`sched_yield` returns at once when nothing else waits) and costs one system call per
+/// 250 µs of work.
+const OFFER_EVERY: Duration = Duration::from_micros(250);
+
+/// The worker threads' pacer (`contact_core::pace`): at the core's checkpoints it yields the
+/// core every [`OFFER_EVERY`], and stops the work once it has used more than `budget` of this
+/// thread's CPU time (the core's page budget: the page is then over budget however its
+/// answer is read, so stopping early changes no result) or once the exchange cancelled it
+/// (`Output::CancelWork`: the client left, the job ended).
+struct WorkerPacer {
+    cpu_start: Option<cpu_time::ThreadTime>,
+    budget: Duration,
+    cancelled: Arc<AtomicBool>,
+    last_offer: Instant,
+}
+
+impl Pacer for WorkerPacer {
+    fn checkpoint(&mut self, _at: &'static Location<'static>) -> Pace {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Pace::Stop;
+        }
+        if self.last_offer.elapsed() < OFFER_EVERY {
+            return Pace::Continue;
+        }
+        std::thread::yield_now();
+        self.last_offer = Instant::now();
+        let used = self.cpu_start.and_then(|start| start.try_elapsed().ok());
+        if used.is_some_and(|used| used > self.budget) {
+            Pace::Stop
+        } else {
+            Pace::Continue
+        }
+    }
+}
+
+/// Runs `work` under the worker pacer (see [`WorkerPacer`]) and returns what it returned and
+/// the CPU time this thread spent on it, as [`cpu_timed`]. Work that was stopped returns
+/// early with a partial answer, which the core never uses: it was over `budget` (so `took`
+/// is too) or its exchange had cancelled it.
+pub(crate) fn run_paced<T>(
+    budget: Duration,
+    cancelled: Arc<AtomicBool>,
+    work: impl FnOnce() -> T,
+) -> (T, Duration) {
+    let (paced, took) = cpu_timed(|| {
+        let pacer = WorkerPacer {
+            cpu_start: cpu_time::ThreadTime::try_now().ok(),
+            budget,
+            cancelled,
+            last_offer: Instant::now(),
+        };
+        pace::with_pacer(Box::new(pacer), work)
+    });
+    (paced.output, took)
+}
+
 /// Runs `work` and returns what it returned and the CPU time this thread spent on it
 /// (`CLOCK_THREAD_CPUTIME_ID`): the page work budget is CPU time, so a worker that waits for a
 /// core on a busy machine does not make a page "too costly" (issue 10). Where the clock is
 /// missing, wall time stands in.
-pub(crate) fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, std::time::Duration) {
-    let wall = std::time::Instant::now();
+pub(crate) fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
+    let wall = Instant::now();
     let cpu = cpu_time::ThreadTime::try_now().ok();
     let output = work();
     let took = cpu
@@ -97,8 +162,49 @@ pub(crate) fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, std::time::Duration)
 
 #[cfg(test)]
 mod tests {
-    use super::cpu_timed;
+    use super::{cpu_timed, run_paced};
+    use contact_core::pace::{self, QUANTUM};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
     use std::time::{Duration, Instant};
+
+    /// Calls `pace::work(64)` until it says stop (at most 10 s of wall time); returns the calls.
+    fn paced_spin() -> u64 {
+        let started = Instant::now();
+        let mut calls = 0u64;
+        while pace::work(64) {
+            calls += 1;
+            assert!(started.elapsed() < Duration::from_secs(10), "never stopped");
+        }
+        calls
+    }
+
+    #[test]
+    fn cancelled_work_stops_at_its_first_checkpoint() {
+        let cancelled = Arc::new(AtomicBool::new(true));
+        let (calls, _) = run_paced(Duration::from_secs(3), cancelled, paced_spin);
+        assert_eq!(calls, (QUANTUM / 64 - 1) as u64);
+    }
+
+    #[test]
+    fn work_over_its_cpu_budget_stops_soon_after_it() {
+        let budget = Duration::from_millis(30);
+        let (calls, took) = run_paced(budget, Arc::new(AtomicBool::new(false)), paced_spin);
+        assert!(calls > 0);
+        // Stopped only once over budget, and at one of the next checkpoints (each 250 µs).
+        assert!(took > budget, "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+    }
+
+    #[test]
+    fn paced_work_within_its_budget_runs_to_its_end() {
+        let (sum, _) = run_paced(
+            Duration::from_secs(3),
+            Arc::new(AtomicBool::new(false)),
+            || (0..100 * QUANTUM).filter(|_| pace::work(1)).count(),
+        );
+        assert_eq!(sum, 100 * QUANTUM);
+    }
 
     #[test]
     fn waiting_is_not_work_and_computing_is() {

@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::extract::html::MarkedAddress;
+use crate::pace;
 
 /// Longest line examined, in bytes; longer lines are prose.
 const MAX_LINE: usize = 400;
@@ -77,6 +78,11 @@ fn patterns() -> Option<&'static Patterns> {
         .as_ref()
 }
 
+/// Pacing units (`crate::pace`) for a line the postcode patterns run on: tens of
+/// microseconds of regular expressions and street look-ups, against a few nanoseconds a byte
+/// for lines without a postcode's shape.
+const MATCHED_LINE_UNITS: usize = 2048;
+
 /// Finds addresses in the visible `lines` of a page. `page_region` is the ISO code implied by
 /// the page (ccTLD or `lang`), which enables the ambiguous European patterns and the
 /// GB/NL/PT/SE/IE patterns on pages of other regions.
@@ -86,10 +92,15 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
     };
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
+        // Pacing (`crate::pace`): a line costs its length; one the patterns run on, more.
+        if !pace::work(line.len() + 16) {
+            break;
+        }
         let irish_county = page_region == Some("IE") && p.ie_county.is_match(line);
         if line.len() > MAX_LINE || !(irish_county || Shapes::of(line.as_bytes()).any()) {
             continue;
         }
+        pace::work(MATCHED_LINE_UNITS);
         let mut found = match_line(p, lines, index, line, index, page_region);
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6B 3E9`); only a postcode inside this line counts.

@@ -5,6 +5,12 @@
 //! match that spells only part of the domain gives way to a copyright holder that spells all
 //! of it, and the header logo's `alt` (a link to the homepage) is the last resort.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+use crate::pace;
+
 /// The inputs, in precedence order of the caller's choosing.
 pub struct NameSources<'a> {
     /// JSON-LD organisation names, then microdata/hCard names.
@@ -108,7 +114,8 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
     if domain.len() < 4 {
         return None;
     }
-    for line in text.lines() {
+    // Pacing (`crate::pace`): a line costs its length; a stopped page ends here.
+    for line in text.lines().take_while(|line| pace::work(line.len() + 1)) {
         let words: Vec<&str> = line.split_whitespace().collect();
         for i in 0..words.len() {
             if !words[i].starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
@@ -473,11 +480,33 @@ fn copyright_holder(text: &str) -> Option<String> {
 
 /// Every usable copyright holder of `text`, from its last line to its first.
 fn copyright_holders(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.lines().rev().filter_map(line_holder)
+    text.lines()
+        .rev()
+        .take_while(|line| pace::work(line.len() + 1))
+        .filter_map(line_holder)
+}
+
+/// Whether `line` has a copyright mark (`©`, `copyright` or `(c)` in any ASCII case): one
+/// automaton pass instead of lower-casing every line of the page (the test is exact: no
+/// other character lower-cases to these ASCII letters).
+fn has_copyright_mark(line: &str) -> bool {
+    static MARKS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    MARKS
+        .get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(["©", "copyright", "(c)"])
+                .ok()
+        })
+        .as_ref()
+        .is_none_or(|marks| marks.is_match(line))
 }
 
 /// The holder named in one line, if it has a copyright mark.
 fn line_holder(line: &str) -> Option<String> {
+    if !has_copyright_mark(line) {
+        return None;
+    }
     let lower = line.to_lowercase();
     let (mark, mark_len) = lower
         .find('©')

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use crate::extract::entities;
 use crate::extract::prescan::prescan;
+use crate::pace;
 
 /// What one page's markup holds, ready for the field extractors.
 #[derive(Debug, Default)]
@@ -106,6 +107,8 @@ pub fn parse(html: &str) -> Document {
     let Ok(dom) = tl::parse(&pre.html, tl::ParserOptions::default()) else {
         return walker.doc;
     };
+    // Pacing (`crate::pace`): `tl` parsed the whole page in one call.
+    pace::work(pre.html.len());
     walker.walk(&dom, &pre.html);
     walker.finish()
 }
@@ -184,14 +187,19 @@ impl Walker {
                 Step::Exit(exit) => self.leave(exit),
                 Step::Enter(handle) => {
                     visited += 1;
-                    if visited > MAX_NODES {
+                    // Pacing (`crate::pace`): an element counts as 32 bytes of work, text as
+                    // its length; a stopped page ends here.
+                    if visited > MAX_NODES || !pace::work(32) {
                         break;
                     }
                     match handle.get(parser) {
-                        Some(tl::Node::Raw(bytes)) => match slice_of(source, bytes.as_bytes()) {
-                            Some(text) => self.push_text(text),
-                            None => self.push_text(&bytes.as_utf8_str()),
-                        },
+                        Some(tl::Node::Raw(bytes)) => {
+                            pace::work(bytes.as_bytes().len());
+                            match slice_of(source, bytes.as_bytes()) {
+                                Some(text) => self.push_text(text),
+                                None => self.push_text(&bytes.as_utf8_str()),
+                            }
+                        }
                         Some(tl::Node::Tag(tag)) => {
                             if let Some(exit) = self.enter(tag, parser) {
                                 stack.push(Step::Exit(exit));

@@ -37,6 +37,7 @@ use crate::extract::html::{Document, MarkedAddress};
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
+use crate::pace;
 use crate::site::{region_from_host, registrable_domain, result_domain};
 
 /// A decoded and parsed page, before its URL is settled.
@@ -68,6 +69,7 @@ pub struct PageExtraction {
 /// an empty page.
 pub fn parse_page(content_type: Option<&str>, body: &[u8]) -> ParsedPage {
     let text = decode::decode_page(content_type, body);
+    pace::work(body.len());
     ParsedPage {
         doc: html::parse(&text),
     }
@@ -114,6 +116,7 @@ impl ParsedPage {
                 Some(start)
             })
             .collect();
+        pace::work(doc.text.len());
         let json_ld = jsonld::read(&doc.json_ld);
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
@@ -168,7 +171,8 @@ impl ParsedPage {
             .links
             .iter()
             .filter_map(|link| {
-                if is_not_a_page(&link.href) {
+                // Pacing (`crate::pace`): resolving a link is about a microsecond.
+                if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
                     return None;
                 }
                 // Links to other sites are common (shares, ads, partners): compare their host
@@ -330,6 +334,9 @@ fn collect_phones(
     }
     let mut previous = "";
     for (line, start) in lines.iter().zip(line_starts) {
+        if !pace::work(line.len() + 1) {
+            break;
+        }
         if line.bytes().filter(u8::is_ascii_digit).count() >= 7 {
             let identifier_above = phones::ends_in_identifier_label(previous);
             for (offset, phone) in phones::from_text(line, hint) {

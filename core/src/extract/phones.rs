@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
 
+use crate::pace;
+
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
 const MAX_RUN_DIGITS: usize = 40;
 /// Most digit groups tried per run.
@@ -117,6 +119,11 @@ pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
         let Some(run) = next_run(line, i) else {
             break;
         };
+        // Pacing (`crate::pace`): the bytes read for this run; each candidate judged below
+        // (libphonenumber parsing and validation: microseconds) counts more.
+        if !pace::work(run.end.saturating_sub(i) + 1) {
+            break;
+        }
         i = run.end.max(i + 1);
         if run.digits < 7 {
             continue;
@@ -137,6 +144,7 @@ pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
                     continue;
                 }
                 let text = &line[start_byte..end_byte];
+                pace::work(1024);
                 if let Some(phone) = judge(line, start_byte, end_byte, text, end - g, hint) {
                     accepted = Some((end, start_byte, phone));
                     break;

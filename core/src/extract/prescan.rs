@@ -37,6 +37,7 @@ use std::borrow::Cow;
 
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::skipped_ends::SkippedEnds;
+use crate::pace;
 
 /// The normalised markup and the JSON-LD blocks found in it.
 pub struct Prescanned {
@@ -120,8 +121,15 @@ pub fn prescan(input: &str) -> Prescanned {
     // JSON-LD).
     let mut skipped: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0;
+    let mut last_lt = 0;
     while let Some(offset) = memchr::memchr(b'<', &bytes[pos..]) {
         let lt = pos + offset;
+        // Pacing (`crate::pace`): the bytes since the last tag; a stopped page ends here (its
+        // result is thrown away).
+        if !pace::work(lt - last_lt + 1) {
+            break;
+        }
+        last_lt = lt;
         let next = bytes.get(lt + 1).copied();
         pos = match next {
             Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt),

@@ -1,0 +1,128 @@
+//! `pace-gaps FILE|DIR…`: for each page, how long extraction ran at most without reaching a
+//! pacing checkpoint (`contact_core::pace`), and where that stretch ended. A stretch is the
+//! time a worker holds its core without offering it back, so this is the bound on how long
+//! one page's extraction can hold up the IO threads on a shared core (issue 10). Prints one
+//! line per page, the worst last, and the overall worst; wall-clock microseconds, release
+//! build recommended (`cargo run --release -p contact-benches --bin pace-gaps -- DIR`).
+//! `--warm` first extracts every page once unmeasured, so one-time costs (regular
+//! expressions compiled on first use, per phone region) are left out, as in a running
+//! service.
+
+use std::cell::RefCell;
+use std::panic::Location;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use contact_core::pace::{self, Pace, Pacer};
+
+/// The longest stretch so far and where it ended.
+#[derive(Default)]
+struct Gaps {
+    last: Option<Instant>,
+    longest: Duration,
+    ended_at: String,
+    checkpoints: u64,
+}
+
+impl Gaps {
+    fn mark(&mut self, ended_at: &str) {
+        let now = Instant::now();
+        if let Some(last) = self.last {
+            if now - last > self.longest {
+                self.longest = now - last;
+                self.ended_at = ended_at.to_string();
+            }
+        }
+        self.last = Some(now);
+    }
+}
+
+struct Recorder(Rc<RefCell<Gaps>>);
+
+impl Pacer for Recorder {
+    fn checkpoint(&mut self, at: &'static Location<'static>) -> Pace {
+        let mut gaps = self.0.borrow_mut();
+        gaps.checkpoints += 1;
+        gaps.mark(&format!("{}:{}", at.file(), at.line()));
+        Pace::Continue
+    }
+}
+
+fn pages(args: &[String]) -> Vec<PathBuf> {
+    let mut pages = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        match std::fs::read_dir(path) {
+            Ok(entries) => {
+                let mut found: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "html"))
+                    .collect();
+                found.sort();
+                pages.extend(found);
+            }
+            Err(_) => pages.push(path.to_path_buf()),
+        }
+    }
+    pages
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let warm = args.first().is_some_and(|a| a == "--warm");
+    if warm {
+        args.remove(0);
+    }
+    if args.is_empty() {
+        eprintln!("usage: pace-gaps [--warm] FILE|DIR…");
+        return ExitCode::from(2);
+    }
+    let url = url::Url::parse("https://www.example.com/").expect("a valid URL");
+    let mut bodies = Vec::new();
+    for page in pages(&args) {
+        let Ok(body) = std::fs::read(&page) else {
+            eprintln!("pace-gaps: cannot read {}", page.display());
+            return ExitCode::FAILURE;
+        };
+        if warm {
+            let extraction = contact_core::extract::extract_page(&url, Some("text/html"), &body);
+            std::hint::black_box(contact_core::crawl::plan(&url, &extraction.links));
+        }
+        bodies.push((page, body));
+    }
+    let mut results = Vec::new();
+    for (page, body) in bodies {
+        let gaps = Rc::new(RefCell::new(Gaps::default()));
+        let started = Instant::now();
+        gaps.borrow_mut().mark("start");
+        let recorder = Box::new(Recorder(Rc::clone(&gaps)));
+        let paced = pace::with_pacer(recorder, || {
+            let extraction = contact_core::extract::extract_page(&url, Some("text/html"), &body);
+            contact_core::crawl::plan(&url, &extraction.links)
+        });
+        std::hint::black_box(paced.output);
+        gaps.borrow_mut().mark("end");
+        let gaps = gaps.borrow();
+        results.push((
+            gaps.longest,
+            started.elapsed(),
+            gaps.checkpoints,
+            gaps.ended_at.clone(),
+            page,
+        ));
+    }
+    results.sort();
+    for (longest, total, checkpoints, at, page) in &results {
+        println!(
+            "{:>8} us longest  {:>9} us total  {:>6} checkpoints  ended at {}  {}",
+            longest.as_micros(),
+            total.as_micros(),
+            checkpoints,
+            at,
+            page.display()
+        );
+    }
+    ExitCode::SUCCESS
+}
