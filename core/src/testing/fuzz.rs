@@ -3,11 +3,13 @@
 
 use url::Url;
 
-use crate::{crawl, extract};
+use crate::{crawl, extract, pace};
 
 /// `extract_page`: arbitrary bytes as a page of `https://fuzz.example.com/`, with the first
 /// byte choosing a declared charset; runs extraction, crawl planning and the merge, and
-/// checks the invariants every result must keep.
+/// checks the invariants every result must keep. Then once more with the work stopped by a
+/// pacer (`crate::pace`) after as many units as the second and third bytes say: a page
+/// stopped anywhere ends without a panic, and what it found keeps the same invariants.
 ///
 /// # Panics
 /// When extraction panics or an invariant breaks (that is the finding).
@@ -22,6 +24,45 @@ pub fn extract_page(data: &[u8]) {
         _ => None,
     };
     let page = extract::extract_page(&home, content_type, data);
+    check_page(&home, &page);
+    let again = extract::extract_page(&home, content_type, data);
+    assert_eq!(page, again, "extraction is deterministic");
+    let result = extract::merge(
+        extract::SiteInfo {
+            input_url: home.as_str(),
+            url: &home,
+            contact_pages: Vec::new(),
+            pages_fetched: 1,
+            duration_ms: 0,
+            request_id: String::new(),
+        },
+        std::slice::from_ref(&page),
+    );
+    assert!(serde_json::to_string(&result).is_ok());
+
+    let stop_after = usize::from(u16::from_le_bytes([
+        data.get(1).copied().unwrap_or(0),
+        data.get(2).copied().unwrap_or(0),
+    ]));
+    let paced = pace::with_pacer(Box::new(StopAtFirstCheckpoint), || {
+        // The first checkpoint comes after `stop_after` more units of the page's work.
+        pace::work(pace::QUANTUM.saturating_sub(stop_after + 1));
+        extract::extract_page(&home, content_type, data)
+    });
+    check_page(&home, &paced.output);
+}
+
+/// A pacer that stops the work at its first checkpoint.
+struct StopAtFirstCheckpoint;
+
+impl pace::Pacer for StopAtFirstCheckpoint {
+    fn checkpoint(&mut self, _at: &'static std::panic::Location<'static>) -> pace::Pace {
+        pace::Pace::Stop
+    }
+}
+
+/// The invariants of every page's extraction, and of the crawl plan made from it.
+fn check_page(home: &Url, page: &extract::PageExtraction) {
     for email in &page.emails {
         assert_eq!(email, &email.to_lowercase(), "emails are lower-case");
         assert!(email.contains('@'), "an email has an @");
@@ -35,23 +76,9 @@ pub fn extract_page(data: &[u8]) {
     for (_, url) in &page.socials {
         assert!(url.starts_with("https://"), "canonical social URL: {url}");
     }
-    let again = extract::extract_page(&home, content_type, data);
-    assert_eq!(page, again, "extraction is deterministic");
-    let plan = crawl::plan(&home, &page.links);
+    let plan = crawl::plan(home, &page.links);
     assert!(plan.fetch.len() <= crawl::MAX_EXTRA_PAGES);
     assert!(plan.contact_pages.len() <= crawl::MAX_CONTACT_PAGES);
-    let result = extract::merge(
-        extract::SiteInfo {
-            input_url: home.as_str(),
-            url: &home,
-            contact_pages: Vec::new(),
-            pages_fetched: 1,
-            duration_ms: 0,
-            request_id: String::new(),
-        },
-        std::slice::from_ref(&page),
-    );
-    assert!(serde_json::to_string(&result).is_ok());
 }
 
 /// `request_head`: arbitrary bytes into the request-head parser; a complete head never claims
