@@ -192,6 +192,17 @@ impl std::fmt::Debug for ResultWork {
 }
 
 impl Work {
+    /// The CPU time this work may use before its answer is not used any more, so that a
+    /// runtime may stop it there (`crate::pace`): [`PAGE_WORK_BUDGET`] for a page, whose answer
+    /// over budget is "too costly"; `None` for a payment check and a result build, whose answer
+    /// is always used, so stopping them early would change a paid result.
+    pub fn cpu_budget(&self) -> Option<Duration> {
+        match self {
+            Work::Page(_) => Some(PAGE_WORK_BUDGET),
+            Work::Payment(_) | Work::Result(_) => None,
+        }
+    }
+
     /// Does the work. Never panics: a panic inside is [`Failure::Internal`].
     pub fn run(self) -> WorkDone {
         match self {

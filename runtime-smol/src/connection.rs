@@ -11,7 +11,7 @@ use contact_core::config::LogFormat;
 use contact_core::driver::{Owed, TimerRule};
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output};
-use contact_core::work::{WorkId, PAGE_WORK_BUDGET};
+use contact_core::work::WorkId;
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -147,7 +147,8 @@ pub(crate) async fn drive(
                     working.push((id, Arc::clone(&cancelled)));
                     run_on_worker(move || {
                         let kind = metrics::work_kind(&work);
-                        let (done, took) = run_paced(PAGE_WORK_BUDGET, cancelled, || work.run());
+                        let budget = work.cpu_budget();
+                        let (done, took) = run_paced(budget, cancelled, || work.run());
                         metrics::observe_work(kind, took);
                         let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });

@@ -96,12 +96,13 @@ const OFFER_EVERY: Duration = Duration::from_micros(250);
 
 /// The worker threads' pacer (`contact_core::pace`): at the core's checkpoints it yields the
 /// core every [`OFFER_EVERY`], and stops the work once it has used more than `budget` of this
-/// thread's CPU time (the core's page budget: the page is then over budget however its
-/// answer is read, so stopping early changes no result) or once the exchange cancelled it
-/// (`Output::CancelWork`: the client left, the job ended).
+/// thread's CPU time (`Work::cpu_budget`: the core's page budget — the page is then over
+/// budget however its answer is read, so stopping early changes no result; work without a
+/// budget is never stopped for time) or once the exchange cancelled it (`Output::CancelWork`:
+/// the job ended) or finished.
 struct WorkerPacer {
     cpu_start: Option<cpu_time::ThreadTime>,
-    budget: Duration,
+    budget: Option<Duration>,
     cancelled: Arc<AtomicBool>,
     last_offer: Instant,
 }
@@ -116,8 +117,11 @@ impl Pacer for WorkerPacer {
         }
         std::thread::yield_now();
         self.last_offer = Instant::now();
+        let Some(budget) = self.budget else {
+            return Pace::Continue;
+        };
         let used = self.cpu_start.and_then(|start| start.try_elapsed().ok());
-        if used.is_some_and(|used| used > self.budget) {
+        if used.is_some_and(|used| used > budget) {
             Pace::Stop
         } else {
             Pace::Continue
@@ -128,9 +132,9 @@ impl Pacer for WorkerPacer {
 /// Runs `work` under the worker pacer (see [`WorkerPacer`]) and returns what it returned and
 /// the CPU time this thread spent on it, as [`cpu_timed`]. Work that was stopped returns
 /// early with a partial answer, which the core never uses: it was over `budget` (so `took`
-/// is too) or its exchange had cancelled it.
+/// is too) or its exchange had cancelled it or was over.
 pub(crate) fn run_paced<T>(
-    budget: Duration,
+    budget: Option<Duration>,
     cancelled: Arc<AtomicBool>,
     work: impl FnOnce() -> T,
 ) -> (T, Duration) {
@@ -182,14 +186,14 @@ mod tests {
     #[test]
     fn cancelled_work_stops_at_its_first_checkpoint() {
         let cancelled = Arc::new(AtomicBool::new(true));
-        let (calls, _) = run_paced(Duration::from_secs(3), cancelled, paced_spin);
+        let (calls, _) = run_paced(Some(Duration::from_secs(3)), cancelled, paced_spin);
         assert_eq!(calls, (QUANTUM / 64 - 1) as u64);
     }
 
     #[test]
     fn work_over_its_cpu_budget_stops_soon_after_it() {
         let budget = Duration::from_millis(30);
-        let (calls, took) = run_paced(budget, Arc::new(AtomicBool::new(false)), paced_spin);
+        let (calls, took) = run_paced(Some(budget), Arc::new(AtomicBool::new(false)), paced_spin);
         assert!(calls > 0);
         // Stopped only once over budget, and at one of the next checkpoints (each 250 µs).
         assert!(took > budget, "{took:?}");
@@ -197,9 +201,25 @@ mod tests {
     }
 
     #[test]
+    fn work_without_a_budget_is_never_stopped_for_time() {
+        let started = Instant::now();
+        let ((calls, stopped), _) = run_paced(None, Arc::new(AtomicBool::new(false)), || {
+            let mut calls = 0u64;
+            // 50 ms of spinning, more than the budget of the test above.
+            while started.elapsed() < Duration::from_millis(50) {
+                pace::work(64);
+                calls += 1;
+            }
+            (calls, pace::stopped())
+        });
+        assert!(calls > 0);
+        assert!(!stopped);
+    }
+
+    #[test]
     fn paced_work_within_its_budget_runs_to_its_end() {
         let (sum, _) = run_paced(
-            Duration::from_secs(3),
+            Some(Duration::from_secs(3)),
             Arc::new(AtomicBool::new(false)),
             || (0..100 * QUANTUM).filter(|_| pace::work(1)).count(),
         );
