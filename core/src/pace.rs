@@ -12,9 +12,10 @@
 //! with the units it did (about one per byte examined; costlier steps count more). Every
 //! [`QUANTUM`] units the [`Pacer`] the runtime installed on this thread ([`with_pacer`]) is
 //! asked whether to go on. A runtime's pacer yields the core there and answers
-//! [`Pace::Stop`] once the page's CPU budget ([`crate::work::PAGE_WORK_BUDGET`]) is spent;
-//! from then on [`work`] returns `false` and the loops end early, so a page nobody foresaw
-//! cannot hold a worker for minutes (its result is thrown away: the work ran over budget).
+//! [`Pace::Stop`] once the work's CPU budget ([`crate::work::Work::cpu_budget`]: a page's 3 s)
+//! is spent or nobody waits for the answer any more; from then on [`work`] returns `false` and
+//! the loops end early, so a page nobody foresaw cannot hold a worker for minutes (its partial
+//! result is thrown away: the work ran over budget, or was cancelled).
 //!
 //! The core reads no clock: without a pacer (tests, the CLI's offline extraction) [`work`]
 //! only counts. As with tokio's cooperative budget (`tokio::task::coop`), the state is
