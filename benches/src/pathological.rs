@@ -25,6 +25,7 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("nested-props", nested_props),
     ("tags", tags),
     ("skips", skips),
+    ("bare-lt", bare_lt),
 ];
 
 /// The page named `name`, or `None`.
@@ -160,6 +161,12 @@ pub fn nested_props() -> Vec<u8> {
 /// 317 MB before the prescan's cap on start tags (`MAX_START_TAGS`).
 pub fn tags() -> Vec<u8> {
     fill(HEAD, |_| "Tel<br>".to_string(), TAIL)
+}
+
+/// ~2 million bare `<` (text, not tags): each is rewritten `&lt;` for `tl`, and the rewrites
+/// held 125 MB until the prescan's cap on rewrites (`MAX_REWRITES`).
+pub fn bare_lt() -> Vec<u8> {
+    fill(HEAD, |_| "<".to_string(), TAIL)
 }
 
 /// ~70 000 skipped elements, each followed by a tag the prescan rewrites: the rewrites inside
