@@ -50,23 +50,25 @@ impl Pacer for Recorder {
     }
 }
 
-fn pages(args: &[String]) -> Vec<PathBuf> {
+/// The pages named by `args`: each file, and every `*.html` file of each directory
+/// ([`contact_benches::load_pages`]), with their bytes.
+fn read_pages(args: &[String]) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut pages = Vec::new();
     for arg in args {
         let path = Path::new(arg);
-        match std::fs::read_dir(path) {
-            Ok(entries) => {
-                let mut found: Vec<PathBuf> = entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "html"))
-                    .collect();
-                found.sort();
-                pages.extend(found);
-            }
-            Err(_) => pages.push(path.to_path_buf()),
+        if path.is_dir() {
+            pages.extend(contact_benches::load_pages(path)?);
+        } else {
+            pages.push((path.to_path_buf(), std::fs::read(path)?));
         }
     }
-    pages
+    Ok(pages)
+}
+
+/// What the service does with a fetched page on a worker: extraction, then the crawl plan.
+fn extract_and_plan(url: &url::Url, body: &[u8]) -> contact_core::crawl::CrawlPlan {
+    let extraction = contact_core::extract::extract_page(url, Some("text/html"), body);
+    contact_core::crawl::plan(url, &extraction.links)
 }
 
 fn main() -> ExitCode {
@@ -80,17 +82,17 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let url = url::Url::parse("https://www.example.com/").expect("a valid URL");
-    let mut bodies = Vec::new();
-    for page in pages(&args) {
-        let Ok(body) = std::fs::read(&page) else {
-            eprintln!("pace-gaps: cannot read {}", page.display());
+    let bodies = match read_pages(&args) {
+        Ok(bodies) => bodies,
+        Err(error) => {
+            eprintln!("pace-gaps: {error}");
             return ExitCode::FAILURE;
-        };
-        if warm {
-            let extraction = contact_core::extract::extract_page(&url, Some("text/html"), &body);
-            std::hint::black_box(contact_core::crawl::plan(&url, &extraction.links));
         }
-        bodies.push((page, body));
+    };
+    if warm {
+        for (_, body) in &bodies {
+            std::hint::black_box(extract_and_plan(&url, body));
+        }
     }
     let mut results = Vec::new();
     for (page, body) in bodies {
@@ -98,10 +100,7 @@ fn main() -> ExitCode {
         let started = Instant::now();
         gaps.borrow_mut().mark("start");
         let recorder = Box::new(Recorder(Rc::clone(&gaps)));
-        let paced = pace::with_pacer(recorder, || {
-            let extraction = contact_core::extract::extract_page(&url, Some("text/html"), &body);
-            contact_core::crawl::plan(&url, &extraction.links)
-        });
+        let paced = pace::with_pacer(recorder, || extract_and_plan(&url, &body));
         std::hint::black_box(paced.output);
         gaps.borrow_mut().mark("end");
         let gaps = gaps.borrow();
