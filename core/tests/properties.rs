@@ -52,9 +52,20 @@ fn searchable(html: &str) -> String {
         .into_owned();
     let mut untagged = String::new();
     let mut in_tag = false;
-    for ch in without_raw_text(html).chars() {
+    let visible = without_raw_text(html);
+    let mut chars = visible.chars().peekable();
+    while let Some(ch) = chars.next() {
         match ch {
-            '<' => in_tag = true,
+            // HTML5 tag open state (WHATWG 13.2.5.6): `<` opens a tag, a comment or a
+            // declaration only before a letter, `/`, `!` or `?`; otherwise it is text
+            // (`<{%a@a.nl` shows as `<{%a@a.nl`).
+            '<' if !in_tag
+                && chars
+                    .peek()
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || "/!?".contains(c)) =>
+            {
+                in_tag = true
+            }
             '>' if in_tag => in_tag = false,
             c if !in_tag => untagged.push(c),
             _ => {}
