@@ -178,6 +178,11 @@ mod tests {
 
     const POST: &[u8] = b"POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{\"url\":\"https://a.com/\"}xx";
 
+    /// Length of the head of `raw` (request line and headers, with the blank line).
+    fn head_len(raw: &[u8]) -> usize {
+        try_parse(raw).unwrap().unwrap().0
+    }
+
     #[test]
     fn parses_a_complete_head() {
         let (used, head) = try_parse(POST).unwrap().unwrap();
@@ -249,9 +254,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_strict_prefix_is_incomplete(cut in 0usize..POST.len()) {
-            let head_len = try_parse(POST).unwrap().unwrap().0;
-            prop_assume!(cut < head_len);
+        fn every_strict_prefix_is_incomplete(cut in 0usize..head_len(POST)) {
             prop_assert_eq!(try_parse(&POST[..cut]), Ok(None));
         }
 
