@@ -327,8 +327,17 @@ fn collect_phones(
     hint: RegionHint,
 ) -> Vec<String> {
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
+    // Structured values first (the most trusted source, and bounded), so a page whose links
+    // and text use up its libphonenumber allowance still has them judged; the order found
+    // is sorted by position below.
+    let mut judgements = phones::Judgements::per_page();
+    for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
+        if let Some(e164) = phones::from_structured(value, hint, &mut judgements) {
+            found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
+        }
+    }
     for link in &doc.links {
-        if let Some(phone) = phones::from_tel(&link.href, &link.text, hint) {
+        if let Some(phone) = phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
             found.push((link.text_pos, phone));
         }
     }
@@ -339,7 +348,7 @@ fn collect_phones(
         }
         if line.bytes().filter(u8::is_ascii_digit).count() >= 7 {
             let identifier_above = phones::ends_in_identifier_label(previous);
-            for (offset, phone) in phones::from_text(line, hint) {
+            for (offset, phone) in phones::from_text(line, hint, &mut judgements) {
                 // `Steuernummer:` on the line above, the number first on this one.
                 let opens_line = !line[..offset].chars().any(char::is_alphabetic);
                 if !(identifier_above && opens_line) {
@@ -348,11 +357,6 @@ fn collect_phones(
             }
         }
         previous = line;
-    }
-    for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
-        if let Some(e164) = phones::from_structured(value, hint) {
-            found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
-        }
     }
     found.sort_by_key(|(pos, _)| *pos);
     // A number printed only as a fax is left out; one also given as a voice line is kept at
@@ -687,6 +691,30 @@ mod tests {
         let candidates = crate::crawl::candidates(&url, &found.links);
         assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
+    }
+
+    #[test]
+    fn a_page_hands_libphonenumber_at_most_its_allowance_structured_values_first() {
+        use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
+        let url = Url::parse("https://www.acme.com/").unwrap();
+        // Each line is one candidate judged and refused (+999 is no country code); the valid
+        // number after them is judged only while the allowance lasts. JSON-LD is judged first.
+        let page = |refused: usize| {
+            let mut html = String::from(
+                r#"<script type="application/ld+json">{"@type":"Organization","telephone":"+1 303 555 0142"}</script>"#,
+            );
+            for _ in 0..refused {
+                html.push_str("<p>+999 1234567</p>");
+            }
+            html.push_str("<p>+44 1625 856 500</p>");
+            extract_page(&url, None, html.as_bytes()).phones
+        };
+        assert_eq!(
+            page(MAX_PHONE_JUDGEMENTS - 2),
+            ["+441625856500", "+13035550142"]
+        );
+        assert_eq!(page(MAX_PHONE_JUDGEMENTS - 1), ["+13035550142"]);
+        assert_eq!(page(10 * MAX_PHONE_JUDGEMENTS), ["+13035550142"]);
     }
 
     #[test]

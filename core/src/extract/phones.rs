@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
 
+use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
 use crate::pace;
 
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
@@ -46,6 +47,36 @@ impl RegionHint {
     }
 }
 
+/// How many more candidates this page may hand to libphonenumber
+/// ([`MAX_PHONE_JUDGEMENTS`]); one per page, passed to every extractor of this module.
+#[derive(Debug)]
+pub struct Judgements {
+    left: usize,
+}
+
+impl Judgements {
+    /// A page's allowance.
+    pub fn per_page() -> Self {
+        Judgements {
+            left: MAX_PHONE_JUDGEMENTS,
+        }
+    }
+
+    /// Whether the allowance is used up (later candidates are not judged).
+    pub fn exhausted(&self) -> bool {
+        self.left == 0
+    }
+
+    /// Takes one judgement; `false` when none is left.
+    fn take(&mut self) -> bool {
+        let Some(left) = self.left.checked_sub(1) else {
+            return false;
+        };
+        self.left = left;
+        true
+    }
+}
+
 /// A number found on a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundPhone {
@@ -57,7 +88,12 @@ pub struct FoundPhone {
 
 /// The number in a `tel:`/`callto:` href (percent-decoded, labels and extensions cut), or in
 /// the link's text when the href is unusable.
-pub fn from_tel(href: &str, link_text: &str, hint: RegionHint) -> Option<FoundPhone> {
+pub fn from_tel(
+    href: &str,
+    link_text: &str,
+    hint: RegionHint,
+    judgements: &mut Judgements,
+) -> Option<FoundPhone> {
     let lower = href.trim().to_ascii_lowercase();
     let rest = ["tel:", "callto:", "phone:", "telephone:"]
         .iter()
@@ -72,11 +108,11 @@ pub fn from_tel(href: &str, link_text: &str, hint: RegionHint) -> Option<FoundPh
             .chars()
             .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
             .collect();
-        if let Some(e164) = validate(&number, hint, true) {
+        if let Some(e164) = validate(&number, hint, true, judgements) {
             return Some(FoundPhone { e164, fax: false });
         }
     }
-    from_text(link_text, hint)
+    from_text(link_text, hint, judgements)
         .into_iter()
         .next()
         .map(|(_, p)| p)
@@ -102,20 +138,28 @@ pub fn region_of_tel(href: &str) -> Option<Region> {
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
 /// carry a label (`"Tel. +41 44 826 76 76"`).
-pub fn from_structured(value: &str, hint: RegionHint) -> Option<String> {
+pub fn from_structured(
+    value: &str,
+    hint: RegionHint,
+    judgements: &mut Judgements,
+) -> Option<String> {
     let labelled = format!("tel: {value}");
-    from_text(&labelled, hint)
+    from_text(&labelled, hint, judgements)
         .into_iter()
         .next()
         .map(|(_, p)| p.e164)
 }
 
 /// Phone numbers printed in one line of visible text, in order, with their byte offsets.
-pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
+pub fn from_text(
+    line: &str,
+    hint: RegionHint,
+    judgements: &mut Judgements,
+) -> Vec<(usize, FoundPhone)> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
+    while i < bytes.len() && !judgements.exhausted() {
         let Some(run) = next_run(line, i) else {
             break;
         };
@@ -145,7 +189,8 @@ pub fn from_text(line: &str, hint: RegionHint) -> Vec<(usize, FoundPhone)> {
                 }
                 let text = &line[start_byte..end_byte];
                 pace::work(1024);
-                if let Some(phone) = judge(line, start_byte, end_byte, text, end - g, hint) {
+                let judged = judge(line, start_byte, end_byte, text, end - g, hint, judgements);
+                if let Some(phone) = judged {
                     accepted = Some((end, start_byte, phone));
                     break;
                 }
@@ -311,6 +356,7 @@ fn judge(
     text: &str,
     groups: usize,
     hint: RegionHint,
+    judgements: &mut Judgements,
 ) -> Option<FoundPhone> {
     if looks_like_date_or_time(text) {
         return None;
@@ -343,16 +389,22 @@ fn judge(
     if !trusted {
         return None;
     }
-    let e164 = validate(text, hint, labelled)?;
+    let e164 = validate(text, hint, labelled, judgements)?;
     let fax = label == Some(Label::Fax) || fax_after(after);
     Some(FoundPhone { e164, fax })
 }
 
-/// Parses and validates `text` as a phone number; returns its E.164 form.
+/// Parses and validates `text` as a phone number; returns its E.164 form. `None` also when the
+/// page's [`Judgements`] are used up.
 ///
 /// With no region, national numbers are tried as North American Numbering Plan numbers when
 /// they are written the NANP way (3-3-4 digits), the commonest case on generic-TLD sites.
-fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
+fn validate(
+    text: &str,
+    hint: RegionHint,
+    labelled: bool,
+    judgements: &mut Judgements,
+) -> Option<String> {
     let cleaned = clean_number(text);
     let digit_count = cleaned
         .chars()
@@ -367,6 +419,10 @@ fn validate(text: &str, hint: RegionHint, labelled: bool) -> Option<String> {
         None if is_nanp_shaped(text) || labelled && nanp_digits(&cleaned) => Some(Region::US),
         None => return None,
     };
+    // One judgement per candidate, the US retry included (it is one more parse at most).
+    if !judgements.take() {
+        return None;
+    }
     let parse_valid = |region| {
         PhoneNumber::parse(&cleaned, region)
             .ok()
@@ -742,8 +798,30 @@ mod tests {
         RegionHint::from_code(code).unwrap()
     }
 
+    #[test]
+    fn judgements_run_out_after_the_allowance_and_only_libphonenumber_calls_count() {
+        let none = RegionHint::default();
+        let mut judgements = Judgements::per_page();
+        // Refused before libphonenumber (a date, too few digits): nothing taken.
+        assert!(from_text("12.03.2024 and 123 45", none, &mut judgements).is_empty());
+        assert_eq!(judgements.left, MAX_PHONE_JUDGEMENTS);
+        for _ in 0..MAX_PHONE_JUDGEMENTS - 1 {
+            assert!(from_text("+999 1234567", none, &mut judgements).is_empty());
+        }
+        assert_eq!(judgements.left, 1);
+        let last = from_text("+44 1625 856 500", none, &mut judgements);
+        assert_eq!(last.len(), 1);
+        assert!(judgements.exhausted());
+        assert!(from_text("+44 1625 856 500", none, &mut judgements).is_empty());
+        assert!(from_tel("tel:+441625856500", "", none, &mut judgements).is_none());
+        assert_eq!(
+            from_structured("+44 1625 856 500", none, &mut Judgements::per_page()).as_deref(),
+            Some("+441625856500")
+        );
+    }
+
     fn texts(line: &str, h: RegionHint) -> Vec<String> {
-        from_text(line, h)
+        from_text(line, h, &mut Judgements::per_page())
             .into_iter()
             .map(|(_, p)| p.e164)
             .collect()
@@ -820,11 +898,19 @@ mod tests {
 
     #[test]
     fn fax_labels() {
-        let found = from_text("Tel: 317-887-0729 Fax: 317-881-1277", hint("US"));
+        let found = from_text(
+            "Tel: 317-887-0729 Fax: 317-881-1277",
+            hint("US"),
+            &mut Judgements::per_page(),
+        );
         assert_eq!(found.len(), 2);
         assert!(!found[0].1.fax);
         assert!(found[1].1.fax);
-        let found = from_text("0113 - 212 100 (fax)", hint("NL"));
+        let found = from_text(
+            "0113 - 212 100 (fax)",
+            hint("NL"),
+            &mut Judgements::per_page(),
+        );
         assert!(found[0].1.fax);
     }
 
@@ -844,19 +930,33 @@ mod tests {
     fn tel_links() {
         let us = hint("US");
         assert_eq!(
-            from_tel("tel:+1-317-887-0729", "", us).unwrap().e164,
-            "+13178870729"
-        );
-        assert_eq!(
-            from_tel("tel:0115%20616400", "", hint("NL")).unwrap().e164,
-            "+31115616400"
-        );
-        assert_eq!(
-            from_tel("tel:+support@x.com", "Call 317-887-0729", us)
+            from_tel("tel:+1-317-887-0729", "", us, &mut Judgements::per_page())
                 .unwrap()
                 .e164,
             "+13178870729"
         );
-        assert!(from_tel("tel:", "Call now", us).is_none());
+        assert_eq!(
+            from_tel(
+                "tel:0115%20616400",
+                "",
+                hint("NL"),
+                &mut Judgements::per_page()
+            )
+            .unwrap()
+            .e164,
+            "+31115616400"
+        );
+        assert_eq!(
+            from_tel(
+                "tel:+support@x.com",
+                "Call 317-887-0729",
+                us,
+                &mut Judgements::per_page()
+            )
+            .unwrap()
+            .e164,
+            "+13178870729"
+        );
+        assert!(from_tel("tel:", "Call now", us, &mut Judgements::per_page()).is_none());
     }
 }
