@@ -63,7 +63,7 @@ impl Judgements {
     }
 
     /// Whether the allowance is used up (later candidates are not judged).
-    pub fn exhausted(&self) -> bool {
+    fn exhausted(&self) -> bool {
         self.left == 0
     }
 
