@@ -1,6 +1,7 @@
-//! One walk over the `tl` tree that collects everything the extractors read: visible text as
-//! lines, links with their anchor text, meta tags, the title, `<base>`, JSON-LD blocks,
-//! Cloudflare-protected emails, and schema.org microdata / microformat (hCard) fields.
+//! One walk over the page's nodes (`markup.rs`, laid out from the prescanned page) that
+//! collects everything the extractors read: visible text as lines, links with their anchor
+//! text, meta tags, the title, `<base>`, JSON-LD blocks, Cloudflare-protected emails, and
+//! schema.org microdata / microformat (hCard) fields.
 //!
 //! Text follows pitfall 10 of `../shared/design/extraction.md`: block-level elements and `<br>`
 //! end a line, inline elements are joined, so `<span>623-889-60</span><span>00</span>` stays one
@@ -12,6 +13,7 @@
 use std::ops::Range;
 
 use crate::extract::entities;
+use crate::extract::markup::{Attributes, Element, Markup, Node};
 use crate::extract::prescan::prescan;
 use crate::pace;
 
@@ -93,8 +95,7 @@ const MAX_LINKS: usize = 5_000;
 /// Most elements visited; deeper or larger documents are cut (real pages have < 100 000).
 const MAX_NODES: usize = 2_000_000;
 
-/// Parses `html` and collects a [`Document`]. Never fails: markup `tl` cannot parse yields an
-/// empty document.
+/// Parses `html` and collects a [`Document`]. Never fails: any input yields a document.
 pub fn parse(html: &str) -> Document {
     let pre = prescan(html);
     let mut walker = Walker {
@@ -104,12 +105,10 @@ pub fn parse(html: &str) -> Document {
         },
         ..Walker::default()
     };
-    let Ok(dom) = tl::parse(&pre.html, tl::ParserOptions::default()) else {
-        return walker.doc;
-    };
-    // Pacing (`crate::pace`): `tl` parsed the whole page in one call.
+    let markup = Markup::parse(&pre.html);
+    // Pacing (`crate::pace`): the tree was laid out in one call.
     pace::work(pre.html.len());
-    walker.walk(&dom, &pre.html);
+    walker.walk(&markup);
     walker.finish()
 }
 
@@ -165,61 +164,53 @@ struct Exit {
     scope: bool,
 }
 
-enum Step {
-    Enter(tl::NodeHandle),
-    Exit(Exit),
-}
-
 impl Walker {
-    /// Visits the tree in document order. `source` is the text `dom` was parsed from: text
-    /// nodes are re-sliced from it, which skips a second UTF-8 validation of every node.
-    fn walk(&mut self, dom: &tl::VDom<'_>, source: &str) {
-        let parser = dom.parser();
-        let mut stack: Vec<Step> = dom
-            .children()
-            .iter()
-            .rev()
-            .map(|h| Step::Enter(*h))
-            .collect();
+    /// Visits the nodes in document order, leaving each element after its descendants.
+    fn walk(&mut self, markup: &Markup<'_>) {
+        let nodes = markup.nodes();
+        // Entered elements not yet left, innermost last: (index past their subtree, exit).
+        let mut open: Vec<(usize, Exit)> = Vec::new();
+        let mut index = 0;
         let mut visited = 0usize;
-        while let Some(step) = stack.pop() {
-            match step {
-                Step::Exit(exit) => self.leave(exit),
-                Step::Enter(handle) => {
-                    visited += 1;
-                    // Pacing (`crate::pace`): an element counts as 32 bytes of work, text as
-                    // its length; a stopped page ends here.
-                    if visited > MAX_NODES || !pace::work(32) {
-                        break;
-                    }
-                    match handle.get(parser) {
-                        Some(tl::Node::Raw(bytes)) => {
-                            pace::work(bytes.as_bytes().len());
-                            match slice_of(source, bytes.as_bytes()) {
-                                Some(text) => self.push_text(text),
-                                None => self.push_text(&bytes.as_utf8_str()),
-                            }
-                        }
-                        Some(tl::Node::Tag(tag)) => {
-                            if let Some(exit) = self.enter(tag, parser) {
-                                stack.push(Step::Exit(exit));
-                                let children = tag.children();
-                                let start = stack.len();
-                                stack.extend(children.top().iter().map(|h| Step::Enter(*h)));
-                                stack[start..].reverse();
-                            }
-                        }
-                        Some(tl::Node::Comment(_)) | None => {}
-                    }
-                }
+        while let Some(node) = nodes.get(index) {
+            while let Some((_, exit)) = open.pop_if(|(end, _)| *end <= index) {
+                self.leave(exit);
             }
+            visited += 1;
+            // Pacing (`crate::pace`): an element counts as 32 bytes of work, text as its
+            // length; a stopped page ends here.
+            if visited > MAX_NODES || !pace::work(32) {
+                return;
+            }
+            match node {
+                Node::Text(range) => {
+                    pace::work(range.len());
+                    self.push_text(markup.text(range));
+                    index += 1;
+                }
+                Node::Element(element) => match self.enter(markup, index, element) {
+                    Some(exit) => {
+                        open.push((element.subtree_end, exit));
+                        index += 1;
+                    }
+                    None => index = element.subtree_end.max(index + 1),
+                },
+            }
+        }
+        while let Some((_, exit)) = open.pop() {
+            self.leave(exit);
         }
     }
 
-    /// Handles a start tag; returns `None` when its subtree is not to be visited.
-    fn enter(&mut self, tag: &tl::HTMLTag<'_>, parser: &tl::Parser<'_>) -> Option<Exit> {
-        let name = tag.name().as_bytes();
-        let attrs = Attrs::read(tag, name);
+    /// Handles the start tag of `element`, node `index` of `markup`; returns `None` when its
+    /// subtree is not to be visited.
+    fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element) -> Option<Exit> {
+        let name = markup.name(element);
+        let attrs = Attrs::read(markup.attributes(element), name);
+        // An element the page never closed spans the rest of the page (`markup.rs`), so
+        // effects that last for an element's extent (hidden text, a link's text, a footer)
+        // apply only to closed ones.
+        let closed = element.closed;
         let mut exit = Exit::default();
         if name == b"template" {
             exit.template = true;
@@ -240,7 +231,7 @@ impl Walker {
             }
             b"title" => {
                 if self.doc.title.is_none() {
-                    let text = collapse(&entities::decode(&tag.inner_text(parser)));
+                    let text = collapse(&entities::decode(&markup.inner_text(index)));
                     if !text.is_empty() {
                         self.doc.title = Some(text);
                     }
@@ -269,7 +260,7 @@ impl Walker {
                 self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
             }
             b"head" => {
-                exit.head = is_closed(tag);
+                exit.head = closed;
                 self.head_depth += usize::from(exit.head);
             }
             b"br" => {
@@ -297,7 +288,7 @@ impl Walker {
                             in_footer: self.footer_depth > 0,
                             text_pos: self.doc.text.len(),
                         });
-                        if name == b"a" && is_closed(tag) {
+                        if name == b"a" && closed {
                             self.link_captures
                                 .push((self.doc.links.len() - 1, self.doc.text.len()));
                             exit.link = true;
@@ -315,7 +306,7 @@ impl Walker {
         if let Some(hex) = attrs.cfemail.clone() {
             self.doc.cf_emails.push((self.doc.text.len(), hex));
         }
-        if attrs.hidden && is_closed(tag) {
+        if attrs.hidden && closed {
             exit.hidden = true;
             self.hidden_depth += 1;
         }
@@ -323,7 +314,7 @@ impl Walker {
             exit.block = true;
             self.newline();
         }
-        if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && is_closed(tag) {
+        if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && closed {
             exit.footer = true;
             self.footer_depth = 1;
             self.footer_start = self.doc.text.len();
@@ -531,77 +522,114 @@ struct Attrs {
 }
 
 impl Attrs {
-    /// Reads the attributes of `tag` (named `name`) in one pass over their raw bytes; values
-    /// are decoded only for the attributes this element needs.
-    fn read(tag: &tl::HTMLTag<'_>, name: &[u8]) -> Attrs {
+    /// Reads the attributes of an element named `name` in one pass; values are decoded only
+    /// for the attributes this element needs. A repeated attribute is ignored, as HTML5 does
+    /// (§13.2.5.33: the first one counts).
+    fn read(attributes: Attributes<'_>, name: &[u8]) -> Attrs {
         let mut attrs = Attrs::default();
-        let attributes = tag.attributes();
         let wants_href = matches!(name, b"a" | b"area" | b"base" | b"link");
         let is_link = matches!(name, b"a" | b"area");
-        for (key, value) in attributes.unstable_raw().iter() {
-            let raw = value.as_ref().map_or(&b""[..], |v| v.as_bytes());
+        let mut seen = Seen::default();
+        for (key, raw) in attributes {
             let text = || String::from_utf8_lossy(raw);
-            match key.as_bytes() {
-                b"href" if wants_href => {
+            match key {
+                b"href" if wants_href && seen.first(Seen::HREF) => {
                     attrs.href = Some(entities::decode_attribute(&text()).trim().to_string())
                 }
-                b"alt" if name == b"img" => {
+                b"alt" if name == b"img" && seen.first(Seen::ALT) => {
                     attrs.alt = Some(collapse(&entities::decode_attribute(&text())))
                 }
-                b"title" if is_link => {
+                b"title" if is_link && seen.first(Seen::TITLE) => {
                     attrs.title = Some(collapse(&entities::decode_attribute(&text())))
                 }
-                b"content" => {
+                b"content" if seen.first(Seen::CONTENT) => {
                     attrs.content = Some(entities::decode_attribute(&text()).trim().to_string())
                 }
-                b"lang" if name == b"html" => attrs.lang = Some(text().trim().to_string()),
-                b"name" if name == b"meta" && attrs.meta_key.is_none() => {
+                b"lang" if name == b"html" && seen.first(Seen::LANG) => {
+                    attrs.lang = Some(text().trim().to_string())
+                }
+                b"name"
+                    if name == b"meta" && seen.first(Seen::NAME) && attrs.meta_key.is_none() =>
+                {
                     attrs.meta_key = Some(text().trim().to_ascii_lowercase());
                 }
-                b"property" if name == b"meta" => {
+                b"property" if name == b"meta" && seen.first(Seen::PROPERTY) => {
                     attrs.meta_key = Some(text().trim().to_ascii_lowercase())
                 }
-                b"data-cfemail" => attrs.cfemail = Some(text().trim().to_string()),
+                b"data-cfemail" if seen.first(Seen::CFEMAIL) => {
+                    attrs.cfemail = Some(text().trim().to_string())
+                }
                 b"itemscope" => attrs.itemscope = true,
-                b"itemtype" => attrs.item_type = Some(text().into_owned()),
-                b"itemprop" => {
+                b"itemtype" if seen.first(Seen::ITEMTYPE) => {
+                    attrs.item_type = Some(text().into_owned())
+                }
+                b"itemprop" if seen.first(Seen::ITEMPROP) => {
                     let value = text();
                     attrs.item_prop = value.split_ascii_whitespace().find_map(microdata_prop);
                     if attrs.meta_key.is_none() && name == b"meta" {
                         attrs.meta_key = Some(value.trim().to_ascii_lowercase());
                     }
                 }
-                b"rel" => {
+                b"rel" if seen.first(Seen::REL) => {
                     attrs.rel_canonical = raw
                         .split(u8::is_ascii_whitespace)
                         .any(|r| r.eq_ignore_ascii_case(b"canonical"))
                 }
                 b"hidden" => attrs.hidden = true,
-                b"style" => attrs.hidden |= style_hides(raw),
+                b"style" if seen.first(Seen::STYLE) => attrs.hidden |= style_hides(raw),
+                b"class" if seen.first(Seen::CLASS) => attrs.read_class(raw),
+                b"id" if seen.first(Seen::ID) => attrs.footer_like |= names_footer(raw),
                 _ => {}
             }
         }
-        if let Some(class) = attributes.class() {
-            for class in class
-                .as_bytes()
-                .split(u8::is_ascii_whitespace)
-                .filter(|c| !c.is_empty())
-            {
-                match class {
-                    b"adr" | b"h-adr" => attrs.class_adr = true,
-                    b"vcard" | b"h-card" => attrs.class_vcard = true,
-                    _ => {}
-                }
-                if attrs.class_prop.is_none() {
-                    attrs.class_prop = microformat_prop(class);
-                }
-                attrs.footer_like |= names_footer(class);
-            }
-        }
-        if let Some(id) = attributes.id() {
-            attrs.footer_like |= names_footer(id.as_bytes());
-        }
         attrs
+    }
+
+    /// Reads the class names of a `class` attribute: microformat roots and properties, and
+    /// names that mark a footer.
+    fn read_class(&mut self, class: &[u8]) {
+        for class in class
+            .split(u8::is_ascii_whitespace)
+            .filter(|c| !c.is_empty())
+        {
+            match class {
+                b"adr" | b"h-adr" => self.class_adr = true,
+                b"vcard" | b"h-card" => self.class_vcard = true,
+                _ => {}
+            }
+            if self.class_prop.is_none() {
+                self.class_prop = microformat_prop(class);
+            }
+            self.footer_like |= names_footer(class);
+        }
+    }
+}
+
+/// The attributes [`Attrs::read`] has seen in one tag, one bit each.
+#[derive(Default)]
+struct Seen(u16);
+
+impl Seen {
+    const HREF: u16 = 1;
+    const ALT: u16 = 1 << 1;
+    const TITLE: u16 = 1 << 2;
+    const CONTENT: u16 = 1 << 3;
+    const LANG: u16 = 1 << 4;
+    const NAME: u16 = 1 << 5;
+    const PROPERTY: u16 = 1 << 6;
+    const CFEMAIL: u16 = 1 << 7;
+    const ITEMTYPE: u16 = 1 << 8;
+    const ITEMPROP: u16 = 1 << 9;
+    const REL: u16 = 1 << 10;
+    const STYLE: u16 = 1 << 11;
+    const CLASS: u16 = 1 << 12;
+    const ID: u16 = 1 << 13;
+
+    /// Whether `bit` is seen for the first time (and marks it seen).
+    fn first(&mut self, bit: u16) -> bool {
+        let first = self.0 & bit == 0;
+        self.0 |= bit;
+        first
     }
 }
 
@@ -705,20 +733,7 @@ fn style_hides(style: &[u8]) -> bool {
         || memchr::memmem::find(&compact, b"visibility:hidden").is_some()
 }
 
-/// Whether `tl` saw the element's end tag. An element it never closed would otherwise span
-/// the rest of the page (see the prescan module), so scoped effects apply only to closed ones.
-fn is_closed(tag: &tl::HTMLTag<'_>) -> bool {
-    let raw = tag.raw().as_bytes();
-    let name = tag.name().as_bytes();
-    let Some(body) = raw.strip_suffix(b">") else {
-        return false;
-    };
-    let body = body.trim_ascii_end();
-    body.len() >= name.len() + 2
-        && body[body.len() - name.len()..].eq_ignore_ascii_case(name)
-        && body[..body.len() - name.len()].ends_with(b"</")
-}
-
+/// Elements that start and end a line of text (pitfall 10, see the module docs).
 fn is_block(name: &[u8]) -> bool {
     matches!(
         name,
@@ -767,13 +782,6 @@ fn is_block(name: &[u8]) -> bool {
             | b"tr"
             | b"ul"
     )
-}
-
-/// `bytes` as a `&str` when it is a sub-slice of `source` on character boundaries (which the
-/// nodes `tl` makes from `source` are); `None` otherwise.
-fn slice_of<'s>(source: &'s str, bytes: &[u8]) -> Option<&'s str> {
-    let start = (bytes.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
-    source.get(start..start.checked_add(bytes.len())?)
 }
 
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
@@ -1041,6 +1049,22 @@ mod tests {
             assert_eq!(parse(html).text, "x\n", "{html}");
         }
         assert_eq!(parse("<p><i hidden>x</i>y</p>").text, "y\n");
+    }
+
+    #[test]
+    fn a_repeated_attribute_is_ignored_as_html5_does() {
+        // HTML5 (§13.2.5.33) keeps the first of two attributes with one name; `tl` kept the
+        // last (or, past two attributes, either, in hash order).
+        let doc = parse(
+            "<a href=\"/contact\" class=\"x\" href=\"/other\" title=\"T\" title=\"U\">Contact</a>\
+             <div class=\"footer\" class=\"main\"><p>f</p></div>\
+             <div class=\"main\" class=\"footer\"><p>g</p></div>",
+        );
+        assert_eq!(doc.links.len(), 1);
+        assert_eq!(doc.links[0].href, "/contact");
+        assert_eq!(doc.links[0].text, "Contact T");
+        assert_eq!(doc.footer_ranges.len(), 1);
+        assert_eq!(doc.text[doc.footer_ranges[0].clone()].trim(), "f");
     }
 
     #[test]

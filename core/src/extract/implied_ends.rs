@@ -12,125 +12,147 @@
 //! and the head/body insertion modes.
 
 /// Elements that never have children (§13.1.2).
-const VOID: &[&[u8]] = &[
-    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"param",
-    b"source", b"track", b"wbr", b"keygen",
-];
+pub(super) fn is_void(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"area"
+            | b"base"
+            | b"br"
+            | b"col"
+            | b"embed"
+            | b"hr"
+            | b"img"
+            | b"input"
+            | b"link"
+            | b"meta"
+            | b"param"
+            | b"source"
+            | b"track"
+            | b"wbr"
+            | b"keygen"
+    )
+}
 
 /// Start tags that close an open `<p>` (§13.2.6.4.7).
-const CLOSES_P: &[&[u8]] = &[
-    b"address",
-    b"article",
-    b"aside",
-    b"blockquote",
-    b"center",
-    b"details",
-    b"dialog",
-    b"dir",
-    b"div",
-    b"dl",
-    b"fieldset",
-    b"figcaption",
-    b"figure",
-    b"footer",
-    b"header",
-    b"hgroup",
-    b"main",
-    b"menu",
-    b"nav",
-    b"ol",
-    b"p",
-    b"search",
-    b"section",
-    b"summary",
-    b"ul",
-    b"pre",
-    b"listing",
-    b"form",
-    b"table",
-    b"hr",
-    b"xmp",
-    b"li",
-    b"dd",
-    b"dt",
-    b"plaintext",
-];
+fn closes_p(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"address"
+            | b"article"
+            | b"aside"
+            | b"blockquote"
+            | b"center"
+            | b"details"
+            | b"dialog"
+            | b"dir"
+            | b"div"
+            | b"dl"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"header"
+            | b"hgroup"
+            | b"main"
+            | b"menu"
+            | b"nav"
+            | b"ol"
+            | b"p"
+            | b"search"
+            | b"section"
+            | b"summary"
+            | b"ul"
+            | b"pre"
+            | b"listing"
+            | b"form"
+            | b"table"
+            | b"hr"
+            | b"xmp"
+            | b"li"
+            | b"dd"
+            | b"dt"
+            | b"plaintext"
+    )
+}
 
 /// The "special" category (§13.2.4.2), shortened to what pages use: an end tag of another
 /// element does not close through one of these.
-const SPECIAL: &[&[u8]] = &[
-    b"address",
-    b"applet",
-    b"area",
-    b"article",
-    b"aside",
-    b"base",
-    b"blockquote",
-    b"body",
-    b"br",
-    b"button",
-    b"caption",
-    b"center",
-    b"col",
-    b"colgroup",
-    b"dd",
-    b"details",
-    b"dir",
-    b"div",
-    b"dl",
-    b"dt",
-    b"embed",
-    b"fieldset",
-    b"figcaption",
-    b"figure",
-    b"footer",
-    b"form",
-    b"frameset",
-    b"head",
-    b"header",
-    b"hgroup",
-    b"hr",
-    b"html",
-    b"iframe",
-    b"img",
-    b"input",
-    b"li",
-    b"link",
-    b"listing",
-    b"main",
-    b"marquee",
-    b"menu",
-    b"meta",
-    b"nav",
-    b"noembed",
-    b"noframes",
-    b"noscript",
-    b"object",
-    b"ol",
-    b"p",
-    b"plaintext",
-    b"pre",
-    b"script",
-    b"search",
-    b"section",
-    b"select",
-    b"style",
-    b"summary",
-    b"table",
-    b"tbody",
-    b"td",
-    b"template",
-    b"textarea",
-    b"tfoot",
-    b"th",
-    b"thead",
-    b"title",
-    b"tr",
-    b"ul",
-    b"wbr",
-    b"xmp",
-    b"svg",
-];
+fn is_special_listed(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"address"
+            | b"applet"
+            | b"area"
+            | b"article"
+            | b"aside"
+            | b"base"
+            | b"blockquote"
+            | b"body"
+            | b"br"
+            | b"button"
+            | b"caption"
+            | b"center"
+            | b"col"
+            | b"colgroup"
+            | b"dd"
+            | b"details"
+            | b"dir"
+            | b"div"
+            | b"dl"
+            | b"dt"
+            | b"embed"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"form"
+            | b"frameset"
+            | b"head"
+            | b"header"
+            | b"hgroup"
+            | b"hr"
+            | b"html"
+            | b"iframe"
+            | b"img"
+            | b"input"
+            | b"li"
+            | b"link"
+            | b"listing"
+            | b"main"
+            | b"marquee"
+            | b"menu"
+            | b"meta"
+            | b"nav"
+            | b"noembed"
+            | b"noframes"
+            | b"noscript"
+            | b"object"
+            | b"ol"
+            | b"p"
+            | b"plaintext"
+            | b"pre"
+            | b"script"
+            | b"search"
+            | b"section"
+            | b"select"
+            | b"style"
+            | b"summary"
+            | b"table"
+            | b"tbody"
+            | b"td"
+            | b"template"
+            | b"textarea"
+            | b"tfoot"
+            | b"th"
+            | b"thead"
+            | b"title"
+            | b"tr"
+            | b"ul"
+            | b"wbr"
+            | b"xmp"
+            | b"svg"
+    )
+}
 
 /// `h1`…`h6`: they close an open `<p>` and are special, like the elements of the lists above.
 fn is_heading(name: &[u8]) -> bool {
@@ -138,26 +160,31 @@ fn is_heading(name: &[u8]) -> bool {
 }
 
 fn is_special(name: &[u8]) -> bool {
-    SPECIAL.contains(&name) || is_heading(name)
+    is_special_listed(name) || is_heading(name)
 }
 
 /// Boundaries of "button scope" (§13.2.4.2): a `<p>` outside them is not closed from inside.
-const BUTTON_SCOPE: &[&[u8]] = &[
-    b"applet",
-    b"caption",
-    b"html",
-    b"table",
-    b"td",
-    b"th",
-    b"marquee",
-    b"object",
-    b"template",
-    b"button",
-    b"svg",
-];
+fn bounds_button_scope(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"applet"
+            | b"caption"
+            | b"html"
+            | b"table"
+            | b"td"
+            | b"th"
+            | b"marquee"
+            | b"object"
+            | b"template"
+            | b"button"
+            | b"svg"
+    )
+}
 
 /// Boundaries of "table scope".
-const TABLE_SCOPE: &[&[u8]] = &[b"html", b"table", b"template"];
+fn bounds_table_scope(name: &[u8]) -> bool {
+    matches!(name, b"html" | b"table" | b"template")
+}
 
 /// Most elements tracked; deeper markup is left to `tl` as written. It bounds each walk down
 /// the stack (real pages nest a few dozen deep; 4 096 let a crafted page of 200 000 unclosed
@@ -241,8 +268,8 @@ impl OpenElements {
     }
 
     /// The index of the innermost open `target` before any of `boundaries`, if any.
-    fn in_scope(&self, bytes: &[u8], target: &[&[u8]], boundaries: &[&[u8]]) -> Option<usize> {
-        self.innermost(bytes, target, |name| boundaries.contains(&name))
+    fn in_scope(&self, bytes: &[u8], target: &[&[u8]], bounds: fn(&[u8]) -> bool) -> Option<usize> {
+        self.innermost(bytes, target, bounds)
     }
 
     /// Pops the elements from `index` up and appends their end tags, innermost first.
@@ -271,21 +298,23 @@ impl OpenElements {
                 }
             }
             b"td" | b"th" => {
-                if let Some(i) = self.in_scope(bytes, &[b"td", b"th"], TABLE_SCOPE) {
+                if let Some(i) = self.in_scope(bytes, &[b"td", b"th"], bounds_table_scope) {
                     self.close_from(bytes, i, out);
                 }
             }
             b"tr" => {
-                if let Some(i) = self.in_scope(bytes, &[b"td", b"th", b"tr"], TABLE_SCOPE) {
+                if let Some(i) = self.in_scope(bytes, &[b"td", b"th", b"tr"], bounds_table_scope) {
                     // The row too, when a cell of it is open.
-                    let row = self.in_scope(bytes, &[b"tr"], TABLE_SCOPE).unwrap_or(i);
+                    let row = self
+                        .in_scope(bytes, &[b"tr"], bounds_table_scope)
+                        .unwrap_or(i);
                     self.close_from(bytes, row.min(i), out);
                 }
             }
             _ => {}
         }
-        if CLOSES_P.contains(&tag) || is_heading(tag) {
-            if let Some(i) = self.in_scope(bytes, &[b"p"], BUTTON_SCOPE) {
+        if closes_p(tag) || is_heading(tag) {
+            if let Some(i) = self.in_scope(bytes, &[b"p"], bounds_button_scope) {
                 self.close_from(bytes, i, out);
             }
         }
@@ -295,7 +324,7 @@ impl OpenElements {
                 self.close_from(bytes, top, out);
             }
         }
-        if !VOID.contains(&tag) && self.stack.len() < MAX_DEPTH {
+        if !is_void(tag) && self.stack.len() < MAX_DEPTH {
             self.push(bytes, name);
         }
     }

@@ -21,6 +21,7 @@ pub mod html;
 mod implied_ends;
 pub mod jsonld;
 pub mod limits;
+mod markup;
 pub mod phones;
 mod prescan;
 mod skipped_ends;

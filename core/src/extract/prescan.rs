@@ -1,4 +1,4 @@
-//! A byte-level pass over the decoded page that makes it safe for `tl`.
+//! A byte-level pass over the decoded page that makes it plain for the tree layout (`markup.rs`).
 //!
 //! `tl` builds its tree naively: it does not treat `<script>`/`<style>` contents as raw text, it
 //! compares tag names case-sensitively (so `<BR>` is not void and `</DIV>` does not close
@@ -96,10 +96,10 @@ fn comment_end(rest: &[u8]) -> Option<(usize, usize)> {
     None
 }
 
-/// Most start tags read per page; the page is cut before the next one. `tl` holds a few
-/// hundred bytes per node, so a 2 MiB page of 300 000 `<br>` took 317 MB to parse; real pages
-/// have far fewer (at most 5 535 on the 460 pages of `shared/corpus` and `corpus-perf`).
-/// With the cut a page's tree stays under about 50 MB.
+/// Most start tags read per page; the page is cut before the next one. `tl` (our parser until
+/// 2026-11-24) held a few hundred bytes per node, so a 2 MiB page of 300 000 `<br>` took
+/// 317 MB to parse; real pages have far fewer (at most 5 535 on the 460 pages of
+/// `shared/corpus` and `corpus-perf`). The cut also bounds the nodes of `markup.rs`.
 pub const MAX_START_TAGS: usize = 50_000;
 
 /// Most rewrites per page (an implied end tag written out, an unquoted attribute value
@@ -181,7 +181,7 @@ pub fn prescan(input: &str) -> Prescanned {
                 }
                 let (tag_end, is_json_ld) = scan_attributes(&mut bytes, name_end, &mut insertions);
                 let name = &bytes[lt + 1..name_end];
-                if RAW_TEXT_ELEMENTS.contains(&name) {
+                if is_raw_text(name) {
                     let close = find_closing(&bytes, tag_end, name).unwrap_or(bytes.len());
                     if is_json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
                         json_ld.push(String::from_utf8_lossy(&bytes[tag_end..close]).into_owned());
@@ -189,7 +189,7 @@ pub fn prescan(input: &str) -> Prescanned {
                     bytes[tag_end..close].fill(b' ');
                     close
                 } else {
-                    if lt >= skip_until && SKIPPED_ELEMENTS.contains(&name) {
+                    if lt >= skip_until && is_skipped(name) {
                         if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag_end) {
                             skipped.push((tag_end, close));
                             skip_until = skip_until.max(close);
@@ -250,28 +250,23 @@ pub fn prescan(input: &str) -> Prescanned {
     Prescanned { html, json_ld }
 }
 
-const RAW_TEXT_ELEMENTS: &[&[u8]] = &[
-    b"script",
-    b"style",
-    b"textarea",
-    b"xmp",
-    b"plaintext",
-    b"noembed",
-    b"noframes",
-];
+fn is_raw_text(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"script" | b"style" | b"textarea" | b"xmp" | b"plaintext" | b"noembed" | b"noframes"
+    )
+}
 
 /// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: `tl`
 /// ignores a closing tag that does not match the innermost open element, so an unclosed child
 /// (`<select><option>A<option>B</select>`, `<noscript><p>…</noscript>`, `<svg><path></svg>`)
 /// kept the element open and the rest of the page fell into the skipped subtree.
-const SKIPPED_ELEMENTS: &[&[u8]] = &[
-    b"noscript",
-    b"select",
-    b"datalist",
-    b"iframe",
-    b"object",
-    b"svg",
-];
+fn is_skipped(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"noscript" | b"select" | b"datalist" | b"iframe" | b"object" | b"svg"
+    )
+}
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
