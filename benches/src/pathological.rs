@@ -163,14 +163,16 @@ pub fn tags() -> Vec<u8> {
     fill(HEAD, |_| "Tel<br>".to_string(), TAIL)
 }
 
-/// ~2 million bare `<` (text, not tags): each is rewritten `&lt;` for `tl`, and the rewrites
-/// held 125 MB until the prescan's cap on rewrites (`MAX_REWRITES`).
+/// ~2 million bare `<` (text, not tags): each was rewritten `&lt;` for `tl`, and the rewrites
+/// held 125 MB until the prescan got a cap on rewrites; since 2026-11-24 they are left as
+/// text and nothing is held.
 pub fn bare_lt() -> Vec<u8> {
     fill(HEAD, |_| "<".to_string(), TAIL)
 }
 
-/// ~70 000 skipped elements, each followed by a tag the prescan rewrites: the rewrites inside
-/// skipped elements were dropped with a scan of every range per rewrite (3 s).
+/// ~70 000 skipped elements, each followed by a tag the prescan rewrote (until 2026-11-24):
+/// the rewrites inside skipped elements were dropped with a scan of every range per rewrite
+/// (3 s).
 pub fn skips() -> Vec<u8> {
     fill(HEAD, |_| "<noscript>a</noscript><i x>".to_string(), TAIL)
 }

@@ -105,7 +105,7 @@ pub fn parse(html: &str) -> Document {
         },
         ..Walker::default()
     };
-    let markup = Markup::parse(&pre.html);
+    let markup = Markup::parse(&pre.html, &pre.implied_ends);
     // Pacing (`crate::pace`): the tree was laid out in one call.
     pace::work(pre.html.len());
     walker.walk(&markup);
@@ -1049,6 +1049,28 @@ mod tests {
             assert_eq!(parse(html).text, "x\n", "{html}");
         }
         assert_eq!(parse("<p><i hidden>x</i>y</p>").text, "y\n");
+    }
+
+    #[test]
+    fn attributes_are_read_as_html5_tokenizes_them() {
+        // Unquoted values, an attribute without a value before another, a `/` between
+        // attributes, quotes inside a name: read as written (no rewrite of the page).
+        let doc = parse(
+            "<A HREF=//x.com/a/b?c=1&amp;d=2 TITLE=T>t</A><a href\"\" class=x>f</a>\
+             <div itemscope itemtype=https://schema.org/PostalAddress>\
+             <span itemprop=postalCode>12345</span></div>\
+             <p><span title=\"a\" / class=\"footer\">x</span>y</p>",
+        );
+        let hrefs: Vec<&str> = doc.links.iter().map(|l| l.href.as_str()).collect();
+        assert_eq!(hrefs, ["//x.com/a/b?c=1&d=2"]);
+        assert_eq!(doc.links[0].text, "t T");
+        assert_eq!(doc.marked_addresses.len(), 1);
+        assert_eq!(
+            doc.marked_addresses[0].postal_code.as_deref(),
+            Some("12345")
+        );
+        assert_eq!(doc.footer_ranges.len(), 1);
+        assert_eq!(doc.text[doc.footer_ranges[0].clone()].trim(), "x");
     }
 
     #[test]

@@ -1,13 +1,14 @@
-//! The end tags HTML5 implies, written out for `tl` (part of the prescan).
+//! The end tags HTML5 implies, found for the tree layout (part of the prescan).
 //!
-//! `tl` 0.7 nests elements as they are written and ignores an end tag that does not match the
-//! innermost open element, so `<div><p>text</div><p>more` kept the `<div>` open around
-//! everything after it, and a hidden or skipped element's extent, a link's text or a footer
-//! range grew to the end of the page. HTML5's tree builder (§13.2.6.4.7, "in body") closes
-//! elements instead: a block start tag closes an open `<p>`, `<li>` closes the previous
-//! `<li>`, `<td>`/`<tr>` close the previous cell or row, and an end tag closes the elements
-//! opened inside it. [`OpenElements`] keeps the stack of open elements the way HTML5 does for
-//! these rules and says which end tags to insert so that `tl` builds the same nesting. Left
+//! The tree layout (`markup.rs`, as `tl` 0.7 before it) nests elements as they are written and
+//! ignores an end tag that does not match the innermost open element, so on its own
+//! `<div><p>text</div><p>more` would keep the `<div>` open around everything after it, and a
+//! hidden or skipped element's extent, a link's text or a footer range would grow to the end
+//! of the page. HTML5's tree builder (§13.2.6.4.7, "in body") closes elements instead: a block
+//! start tag closes an open `<p>`, `<li>` closes the previous `<li>`, `<td>`/`<tr>` close the
+//! previous cell or row, and an end tag closes the elements opened inside it.
+//! [`OpenElements`] keeps the stack of open elements the way HTML5 does for these rules and
+//! says which end tags are implied where, so that the layout builds the same nesting. Left
 //! out: the adoption agency for misnested formatting elements, foster parenting in tables,
 //! and the head/body insertion modes.
 
@@ -186,7 +187,7 @@ fn bounds_table_scope(name: &[u8]) -> bool {
     matches!(name, b"html" | b"table" | b"template")
 }
 
-/// Most elements tracked; deeper markup is left to `tl` as written. It bounds each walk down
+/// Most elements tracked; deeper markup is laid out as written. It bounds each walk down
 /// the stack (real pages nest a few dozen deep; 4 096 let a crafted page of 200 000 unclosed
 /// `<div><span>` cost 2 s of CPU in these walks).
 const MAX_DEPTH: usize = 512;
@@ -272,19 +273,17 @@ impl OpenElements {
         self.innermost(bytes, target, bounds)
     }
 
-    /// Pops the elements from `index` up and appends their end tags, innermost first.
-    fn close_from(&mut self, bytes: &[u8], index: usize, out: &mut Vec<u8>) {
-        for i in (index..self.stack.len()).rev() {
-            out.extend_from_slice(b"</");
-            out.extend_from_slice(self.name(bytes, i));
-            out.push(b'>');
-        }
+    /// Pops the elements from `index` up and appends the byte ranges of their names (the end
+    /// tags HTML5 implies), innermost first.
+    fn close_from(&mut self, bytes: &[u8], index: usize, out: &mut Vec<(usize, usize)>) {
+        out.extend(self.stack[index.min(self.stack.len())..].iter().rev());
         self.truncate(bytes, index);
     }
 
-    /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the end tags to
-    /// insert before it, and opens it (unless void).
-    pub fn start(&mut self, bytes: &[u8], name: (usize, usize), out: &mut Vec<u8>) {
+    /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the names (byte
+    /// ranges in `bytes`) of the end tags implied before it, innermost first, and opens it
+    /// (unless void).
+    pub fn start(&mut self, bytes: &[u8], name: (usize, usize), out: &mut Vec<(usize, usize)>) {
         let tag = &bytes[name.0..name.1];
         match tag {
             b"li" => {
@@ -337,12 +336,13 @@ impl OpenElements {
         })
     }
 
-    /// An end tag named `name`: appends to `out` the end tags of the elements it closes
-    /// implicitly (those opened inside it), to insert before it. An end tag with no open
+    /// An end tag named `name`: appends to `out` the names (byte ranges in `bytes`) of the
+    /// elements it closes implicitly (those opened inside it), innermost first: their end tags
+    /// are implied before it. An end tag with no open
     /// element of its name, or one that would close through a special element (for an
     /// element that is not special itself) or through a `<template>`, changes nothing, as
     /// in HTML5.
-    pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<u8>) {
+    pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<(usize, usize)>) {
         if self.none_open(&[name]) {
             return;
         }
@@ -380,7 +380,11 @@ mod tests {
                 Some(name) => open.end(bytes, name.as_bytes(), &mut inserted),
                 None => open.start(bytes, (at, at + tag.len()), &mut inserted),
             }
-            out.push(String::from_utf8(inserted).unwrap_or_default());
+            let ends: String = inserted
+                .iter()
+                .map(|&(start, end)| format!("</{}>", &text[start..end]))
+                .collect();
+            out.push(ends);
             at += tag.len() + 1;
         }
         out

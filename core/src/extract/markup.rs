@@ -3,8 +3,9 @@
 //!
 //! The prescan has already done what HTML5 tokenization needs beyond this pass: names are
 //! lower-case, comments, doctypes and the contents of raw-text and skipped elements are
-//! blanked, a `<` that starts no tag is written `&lt;`, end tags are `</name>`, and the end tags
-//! HTML5's tree builder implies are written out (`implied_ends.rs`). So nesting here is plain:
+//! blanked, end tags are `</name>`, and it found the end tags HTML5's tree builder implies
+//! (`implied_ends.rs`), which are read here before the tag they precede. So nesting here is
+//! plain:
 //! - a start tag opens an element, except a void element (§13.1.2) or a tag that ends in `/>`;
 //! - an end tag closes the innermost open element when it has the end tag's name, and is
 //!   ignored otherwise;
@@ -18,6 +19,7 @@
 use std::ops::Range;
 
 use crate::extract::implied_ends::is_void;
+use crate::extract::prescan::{is_name_byte, ImpliedEnd};
 
 /// One node of a [`Markup`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,38 +52,37 @@ pub struct Markup<'s> {
 }
 
 impl<'s> Markup<'s> {
-    /// Lays out the nodes of `source`, the prescan's output (see the module docs). Linear in
-    /// the length of `source`; a tag the page ends inside is dropped, as HTML5 does.
-    pub fn parse(source: &'s str) -> Markup<'s> {
+    /// Lays out the nodes of `source`, the prescan's output, with the end tags it found
+    /// implied (in page order; see the module docs). Linear in the length of `source`; a tag
+    /// the page ends inside is dropped, as HTML5 does.
+    pub fn parse(source: &'s str, implied_ends: &[ImpliedEnd]) -> Markup<'s> {
         let bytes = source.as_bytes();
         let mut nodes = Vec::new();
         // Node indices of the open elements, innermost last.
         let mut open: Vec<usize> = Vec::new();
+        let mut implied = implied_ends.iter().peekable();
+        let mut text_start = 0;
         let mut pos = 0;
-        while pos < bytes.len() {
-            let lt = memchr::memchr(b'<', &bytes[pos..]).map_or(bytes.len(), |at| pos + at);
-            if lt > pos {
-                nodes.push(Node::Text(pos..lt));
+        while let Some(lt) = memchr::memchr(b'<', &bytes[pos..]).map(|at| pos + at) {
+            if !starts_tag(bytes, lt) {
+                // Text (§13.2.5.6), like the rest of this text node.
+                pos = lt + 1;
+                continue;
+            }
+            if lt > text_start {
+                nodes.push(Node::Text(text_start..lt));
+            }
+            while let Some(end) = implied.next_if(|end| end.at <= lt) {
+                close(&mut nodes, &mut open, bytes, &bytes[end.name.clone()]);
             }
             let Some(tag) = read_tag(bytes, lt) else {
+                text_start = bytes.len();
                 break;
             };
             pos = tag.end;
+            text_start = tag.end;
             match tag.kind {
-                TagKind::End(name) => {
-                    let closes_innermost = open.last().is_some_and(|&index| {
-                        matches!(&nodes[index], Node::Element(e) if bytes[e.name.clone()] == bytes[name.clone()])
-                    });
-                    if closes_innermost {
-                        let subtree_end = nodes.len();
-                        if let Some(Node::Element(element)) =
-                            open.pop().and_then(|index| nodes.get_mut(index))
-                        {
-                            element.closed = true;
-                            element.subtree_end = subtree_end;
-                        }
-                    }
-                }
+                TagKind::End(name) => close(&mut nodes, &mut open, bytes, &bytes[name]),
                 TagKind::Start {
                     name,
                     attributes,
@@ -98,8 +99,11 @@ impl<'s> Markup<'s> {
                         open.push(nodes.len() - 1);
                     }
                 }
-                TagKind::Other => {}
+                TagKind::Declaration => {}
             }
+        }
+        if text_start < bytes.len() {
+            nodes.push(Node::Text(text_start..bytes.len()));
         }
         let end = nodes.len();
         for index in open {
@@ -155,6 +159,29 @@ impl<'s> Markup<'s> {
     }
 }
 
+/// An end tag named `name`: closes the innermost open element if it has that name (the
+/// prescan implied the end tags of the elements inside it), else nothing.
+fn close(nodes: &mut [Node], open: &mut Vec<usize>, bytes: &[u8], name: &[u8]) {
+    let Some(&innermost) = open.last() else {
+        return;
+    };
+    let subtree_end = nodes.len();
+    if let Some(Node::Element(element)) = nodes.get_mut(innermost) {
+        if bytes[element.name.clone()] == *name {
+            element.closed = true;
+            element.subtree_end = subtree_end;
+            open.pop();
+        }
+    }
+}
+
+/// Whether the `<` at `lt` starts a tag (§13.2.5.6): it does before a letter, `/`, `!` or `?`.
+fn starts_tag(bytes: &[u8], lt: usize) -> bool {
+    bytes
+        .get(lt + 1)
+        .is_some_and(|&b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?'))
+}
+
 /// What a tag is.
 enum TagKind {
     Start {
@@ -163,9 +190,9 @@ enum TagKind {
         self_closing: bool,
     },
     End(Range<usize>),
-    /// A declaration or a `<` that starts no tag (the prescan blanked or escaped these; read
-    /// as HTML5 would, for input that did not come through it).
-    Other,
+    /// `<!…>` or `<?…>` (the prescan blanked these; read as HTML5 would, for input that did
+    /// not come through it).
+    Declaration,
 }
 
 struct Tag {
@@ -174,55 +201,48 @@ struct Tag {
     end: usize,
 }
 
-/// Reads the tag whose `<` is at `lt`; `None` when the page ends inside it (or at `lt`).
+/// Reads the tag whose `<` is at `lt` (see [`starts_tag`]); `None` when the page ends inside
+/// it. An end tag's name is all up to its `>` (the prescan cut `</li class=x>` to `</li>`); a
+/// start tag's name is the run of name bytes the prescan lower-cased.
 fn read_tag(bytes: &[u8], lt: usize) -> Option<Tag> {
-    let next = *bytes.get(lt + 1)?;
-    let to_gt = |from: usize| memchr::memchr(b'>', &bytes[from..]).map(|at| from + at);
-    match next {
-        b'/' => {
-            let gt = to_gt(lt + 2)?;
-            Some(Tag {
-                kind: TagKind::End(lt + 2..gt),
-                end: gt + 1,
-            })
-        }
-        b'!' | b'?' => {
-            let gt = to_gt(lt + 1)?;
-            Some(Tag {
-                kind: TagKind::Other,
-                end: gt + 1,
-            })
-        }
-        c if c.is_ascii_alphabetic() => {
-            let name_start = lt + 1;
-            let name_end = bytes[name_start..]
-                .iter()
-                .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
-                .map_or(bytes.len(), |at| name_start + at);
-            let mut attributes = Attributes {
-                bytes,
-                at: name_end,
-                self_closing: false,
-            };
-            while attributes.next().is_some() {}
-            let gt = attributes.at;
-            if bytes.get(gt) != Some(&b'>') {
-                return None;
-            }
-            Some(Tag {
-                kind: TagKind::Start {
-                    name: name_start..name_end,
-                    attributes: name_end..gt,
-                    self_closing: attributes.self_closing,
-                },
-                end: gt + 1,
-            })
-        }
-        _ => Some(Tag {
-            kind: TagKind::Other,
-            end: lt + 1,
-        }),
+    let to_gt = |from: usize| memchr::memchr(b'>', bytes.get(from..)?).map(|at| from + at);
+    if bytes.get(lt + 1) == Some(&b'/') {
+        let gt = to_gt(lt + 2)?;
+        return Some(Tag {
+            kind: TagKind::End(lt + 2..gt),
+            end: gt + 1,
+        });
     }
+    if matches!(bytes.get(lt + 1), Some(b'!' | b'?')) {
+        let gt = to_gt(lt + 1)?;
+        return Some(Tag {
+            kind: TagKind::Declaration,
+            end: gt + 1,
+        });
+    }
+    let name_start = lt + 1;
+    let name_end = bytes[name_start..]
+        .iter()
+        .position(|&b| !is_name_byte(b))
+        .map_or(bytes.len(), |at| name_start + at);
+    let mut attributes = Attributes {
+        bytes,
+        at: name_end,
+        self_closing: false,
+    };
+    while attributes.next().is_some() {}
+    let gt = attributes.at;
+    if bytes.get(gt) != Some(&b'>') {
+        return None;
+    }
+    Some(Tag {
+        kind: TagKind::Start {
+            name: name_start..name_end,
+            attributes: name_end..gt,
+            self_closing: attributes.self_closing,
+        },
+        end: gt + 1,
+    })
 }
 
 /// The attributes of a start tag as HTML5 tokenizes them (§13.2.5.32–40): names run to white
@@ -294,12 +314,12 @@ impl<'s> Iterator for Attributes<'s> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Markup, Node};
+    use super::{ImpliedEnd, Markup, Node};
 
     /// Each node as a short string: `text` for text, `name[subtree_end]` for an element
     /// (`+` when an end tag closed it).
     fn outline(source: &str) -> Vec<String> {
-        let markup = Markup::parse(source);
+        let markup = Markup::parse(source, &[]);
         markup
             .nodes()
             .iter()
@@ -332,6 +352,30 @@ mod tests {
     }
 
     #[test]
+    fn implied_end_tags_close_before_the_tag_they_precede() {
+        // The prescan found `</b>` implied before `</div>` (at byte 9; `b` is bytes 6..7).
+        let source = "<div><b>x</div>y";
+        let implied = [ImpliedEnd { at: 9, name: 6..7 }];
+        let markup = Markup::parse(source, &implied);
+        let closed: Vec<(usize, bool)> = markup
+            .nodes()
+            .iter()
+            .filter_map(|node| match node {
+                Node::Element(e) => Some((e.subtree_end, e.closed)),
+                Node::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(closed, [(3, true), (3, true)]);
+        assert_eq!(markup.nodes().len(), 4);
+    }
+
+    #[test]
+    fn a_less_than_sign_that_starts_no_tag_is_text() {
+        assert_eq!(outline("a <3 b< c<p>d"), ["a <3 b< c", "p[3]", "d"]);
+        assert_eq!(outline("x<"), ["x<"]);
+    }
+
+    #[test]
     fn void_elements_and_self_closing_tags_have_no_children() {
         assert_eq!(
             outline("<p>a<br>b<img src=\"x\"/>c<span/>d</p>"),
@@ -342,7 +386,6 @@ mod tests {
     #[test]
     fn a_tag_the_page_ends_inside_is_dropped() {
         assert_eq!(outline("<p>a</p>b<a href=\"x"), ["p[2]+", "a", "b"]);
-        assert_eq!(outline("a<"), ["a"]);
     }
 
     #[test]
@@ -354,6 +397,7 @@ mod tests {
     fn attributes_are_read_as_html5_tokenizes_them() {
         let markup = Markup::parse(
             "<a href=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>",
+            &[],
         );
         let Some(Node::Element(a)) = markup.nodes().first() else {
             panic!("no element");
@@ -384,7 +428,7 @@ mod tests {
 
     #[test]
     fn inner_text_joins_the_text_of_all_descendants() {
-        let markup = Markup::parse("<title>A <b>B</b> C</title>D");
+        let markup = Markup::parse("<title>A <b>B</b> C</title>D", &[]);
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.
