@@ -106,8 +106,6 @@ pub fn parse(html: &str) -> Document {
         ..Walker::default()
     };
     let markup = Markup::parse(&pre.html, &pre.implied_ends);
-    // Pacing (`crate::pace`): the tree was laid out in one call.
-    pace::work(pre.html.len());
     walker.walk(&markup);
     walker.finish()
 }

@@ -20,6 +20,7 @@ use std::ops::Range;
 
 use crate::extract::implied_ends::is_void;
 use crate::extract::prescan::{is_name_byte, ImpliedEnd};
+use crate::pace;
 
 /// One node of a [`Markup`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,8 +54,8 @@ pub struct Markup<'s> {
 
 impl<'s> Markup<'s> {
     /// Lays out the nodes of `source`, the prescan's output, with the end tags it found
-    /// implied (in page order; see the module docs). Linear in the length of `source`; a tag
-    /// the page ends inside is dropped, as HTML5 does.
+    /// implied (in page order; see the module docs). Linear in the length of `source`, and
+    /// paced (`crate::pace`); a tag the page ends inside is dropped, as HTML5 does.
     pub fn parse(source: &'s str, implied_ends: &[ImpliedEnd]) -> Markup<'s> {
         let bytes = source.as_bytes();
         let mut nodes = Vec::new();
@@ -64,6 +65,11 @@ impl<'s> Markup<'s> {
         let mut text_start = 0;
         let mut pos = 0;
         while let Some(lt) = memchr::memchr(b'<', &bytes[pos..]).map(|at| pos + at) {
+            // Pacing (`crate::pace`): the bytes up to this `<`; a stopped page ends here (its
+            // result is thrown away).
+            if !pace::work(lt + 1 - pos) {
+                break;
+            }
             if !starts_tag(bytes, lt) {
                 // Text (§13.2.5.6), like the rest of this text node.
                 pos = lt + 1;
