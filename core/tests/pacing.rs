@@ -87,7 +87,6 @@ fn every_stage_that_grows_with_the_page_reports_its_work() {
         .collect();
     for stage in [
         "prescan.rs",
-        "markup.rs",
         "html.rs",
         "mod.rs",
         "address.rs",

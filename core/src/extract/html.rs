@@ -105,7 +105,7 @@ pub fn parse(html: &str) -> Document {
         },
         ..Walker::default()
     };
-    let markup = Markup::parse(&pre.html, &pre.implied_ends);
+    let markup = Markup::new(&pre.html, pre.nodes);
     walker.walk(&markup);
     walker.finish()
 }

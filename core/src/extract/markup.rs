@@ -1,26 +1,25 @@
-//! The element tree of a prescanned page (`prescan.rs`): one memchr-driven pass that lays the
-//! nodes out flat, in document order, each element followed by its descendants.
+//! The element tree of a page, laid out flat in document order (each element followed by its
+//! descendants) while the prescan (`prescan.rs`) reads the page's tags: a [`Layout`] receives
+//! each tag once, so the page is tokenized in a single pass.
 //!
-//! The prescan has already done what HTML5 tokenization needs beyond this pass: names are
-//! lower-case, comments, doctypes and the contents of raw-text and skipped elements are
-//! blanked, end tags are `</name>`, and it found the end tags HTML5's tree builder implies
-//! (`implied_ends.rs`), which are read here before the tag they precede. So nesting here is
-//! plain:
+//! The prescan does what HTML5 tokenization needs: names are lower-case, comments, doctypes and
+//! the contents of raw-text and skipped elements are blanked (they stay in the text nodes as
+//! spaces), end tags are `</name>`, and it says which end tags HTML5's tree builder implies
+//! (`implied_ends.rs`) before each tag. So nesting here is plain:
 //! - a start tag opens an element, except a void element (§13.1.2) or a tag that ends in `/>`;
 //! - an end tag closes the innermost open element when it has the end tag's name, and is
 //!   ignored otherwise;
-//! - an element the page does not close runs to the end of the page.
+//! - an element the page does not close runs to the end of the page;
+//! - a tag the page ends inside is dropped, with everything after it, as HTML5 does.
 //!
-//! This replaced `tl` 0.7, which built the same nesting from the same input but spent a third
-//! of a page's parse on a node of a few hundred bytes per element and a hash map per tag's
-//! attributes; here an element is its byte ranges and attributes are read on demand
-//! ([`Attributes`]).
+//! This replaced `tl` 0.7 (until 2026-11-24), which built the same nesting from the prescanned
+//! page in a second pass and spent a third of a page's parse on nodes of a few hundred bytes
+//! and a hash map per tag's attributes; here an element is its byte ranges and attributes are
+//! read on demand ([`Attributes`]).
 
 use std::ops::Range;
 
 use crate::extract::implied_ends::is_void;
-use crate::extract::prescan::{is_name_byte, ImpliedEnd};
-use crate::pace;
 
 /// One node of a [`Markup`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,70 +52,8 @@ pub struct Markup<'s> {
 }
 
 impl<'s> Markup<'s> {
-    /// Lays out the nodes of `source`, the prescan's output, with the end tags it found
-    /// implied (in page order; see the module docs). Linear in the length of `source`, and
-    /// paced (`crate::pace`); a tag the page ends inside is dropped, as HTML5 does.
-    pub fn parse(source: &'s str, implied_ends: &[ImpliedEnd]) -> Markup<'s> {
-        let bytes = source.as_bytes();
-        let mut nodes = Vec::new();
-        // Node indices of the open elements, innermost last.
-        let mut open: Vec<usize> = Vec::new();
-        let mut implied = implied_ends.iter().peekable();
-        let mut text_start = 0;
-        let mut pos = 0;
-        while let Some(lt) = memchr::memchr(b'<', &bytes[pos..]).map(|at| pos + at) {
-            // Pacing (`crate::pace`): the bytes up to this `<`; a stopped page ends here (its
-            // result is thrown away).
-            if !pace::work(lt + 1 - pos) {
-                break;
-            }
-            if !starts_tag(bytes, lt) {
-                // Text (§13.2.5.6), like the rest of this text node.
-                pos = lt + 1;
-                continue;
-            }
-            if lt > text_start {
-                nodes.push(Node::Text(text_start..lt));
-            }
-            while let Some(end) = implied.next_if(|end| end.at <= lt) {
-                close(&mut nodes, &mut open, bytes, &bytes[end.name.clone()]);
-            }
-            let Some(tag) = read_tag(bytes, lt) else {
-                text_start = bytes.len();
-                break;
-            };
-            pos = tag.end;
-            text_start = tag.end;
-            match tag.kind {
-                TagKind::End(name) => close(&mut nodes, &mut open, bytes, &bytes[name]),
-                TagKind::Start {
-                    name,
-                    attributes,
-                    self_closing,
-                } => {
-                    let has_children = !self_closing && !is_void(&bytes[name.clone()]);
-                    nodes.push(Node::Element(Element {
-                        name,
-                        attributes,
-                        subtree_end: nodes.len() + 1,
-                        closed: false,
-                    }));
-                    if has_children {
-                        open.push(nodes.len() - 1);
-                    }
-                }
-                TagKind::Declaration => {}
-            }
-        }
-        if text_start < bytes.len() {
-            nodes.push(Node::Text(text_start..bytes.len()));
-        }
-        let end = nodes.len();
-        for index in open {
-            if let Some(Node::Element(element)) = nodes.get_mut(index) {
-                element.subtree_end = end;
-            }
-        }
+    /// The nodes a [`Layout`] made of `source` (the prescanned page it was given tags of).
+    pub fn new(source: &'s str, nodes: Vec<Node>) -> Markup<'s> {
         Markup { source, nodes }
     }
 
@@ -141,7 +78,6 @@ impl<'s> Markup<'s> {
         Attributes {
             bytes: &self.source.as_bytes()[element.attributes.clone()],
             at: 0,
-            self_closing: false,
         }
     }
 
@@ -165,90 +101,113 @@ impl<'s> Markup<'s> {
     }
 }
 
-/// An end tag named `name`: closes the innermost open element if it has that name (the
-/// prescan implied the end tags of the elements inside it), else nothing.
-fn close(nodes: &mut [Node], open: &mut Vec<usize>, bytes: &[u8], name: &[u8]) {
-    let Some(&innermost) = open.last() else {
-        return;
-    };
-    let subtree_end = nodes.len();
-    if let Some(Node::Element(element)) = nodes.get_mut(innermost) {
-        if bytes[element.name.clone()] == *name {
-            element.closed = true;
-            element.subtree_end = subtree_end;
-            open.pop();
+/// Lays out the nodes of a page from its tags, given in page order by the prescan, which
+/// owns the bytes: each call takes them as they are then (names already lower-cased).
+#[derive(Debug, Default)]
+pub struct Layout {
+    nodes: Vec<Node>,
+    /// Node indices of the open elements, innermost last.
+    open: Vec<usize>,
+    /// Where the text after the last tag starts.
+    text_start: usize,
+    /// Set once the page ended inside a tag: nothing after it counts.
+    stopped: bool,
+}
+
+impl Layout {
+    /// The text before the tag at `lt` (unless empty), then the end tags implied there:
+    /// `implied` are byte ranges of element names in `bytes`, innermost first.
+    pub fn before_tag(&mut self, bytes: &[u8], lt: usize, implied: &[(usize, usize)]) {
+        if self.stopped {
+            return;
+        }
+        if lt > self.text_start {
+            self.nodes.push(Node::Text(self.text_start..lt));
+        }
+        self.text_start = lt;
+        for &(start, end) in implied {
+            self.close(bytes, &bytes[start..end]);
         }
     }
-}
 
-/// Whether the `<` at `lt` starts a tag (§13.2.5.6): it does before a letter, `/`, `!` or `?`.
-fn starts_tag(bytes: &[u8], lt: usize) -> bool {
-    bytes
-        .get(lt + 1)
-        .is_some_and(|&b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?'))
-}
-
-/// What a tag is.
-enum TagKind {
-    Start {
+    /// A start tag (after [`Layout::before_tag`]): its name and the bytes between the name and
+    /// its `>`, which ends at `tag_end`.
+    pub fn start(
+        &mut self,
+        bytes: &[u8],
         name: Range<usize>,
         attributes: Range<usize>,
         self_closing: bool,
-    },
-    End(Range<usize>),
-    /// `<!…>` or `<?…>` (the prescan blanked these; read as HTML5 would, for input that did
-    /// not come through it).
-    Declaration,
-}
+        tag_end: usize,
+    ) {
+        if self.stopped {
+            return;
+        }
+        let has_children = !self_closing && !is_void(&bytes[name.clone()]);
+        self.nodes.push(Node::Element(Element {
+            name,
+            attributes,
+            subtree_end: self.nodes.len() + 1,
+            closed: false,
+        }));
+        if has_children {
+            self.open.push(self.nodes.len() - 1);
+        }
+        self.text_start = tag_end;
+    }
 
-struct Tag {
-    kind: TagKind,
-    /// Index just past the tag.
-    end: usize,
-}
+    /// An end tag (after [`Layout::before_tag`]) named `name`, ending at `tag_end`: closes
+    /// the innermost open element if it has that name, else nothing.
+    pub fn end(&mut self, bytes: &[u8], name: &[u8], tag_end: usize) {
+        if self.stopped {
+            return;
+        }
+        self.close(bytes, name);
+        self.text_start = tag_end;
+    }
 
-/// Reads the tag whose `<` is at `lt` (see [`starts_tag`]); `None` when the page ends inside
-/// it. An end tag's name is all up to its `>` (the prescan cut `</li class=x>` to `</li>`); a
-/// start tag's name is the run of name bytes the prescan lower-cased.
-fn read_tag(bytes: &[u8], lt: usize) -> Option<Tag> {
-    let to_gt = |from: usize| memchr::memchr(b'>', bytes.get(from..)?).map(|at| from + at);
-    if bytes.get(lt + 1) == Some(&b'/') {
-        let gt = to_gt(lt + 2)?;
-        return Some(Tag {
-            kind: TagKind::End(lt + 2..gt),
-            end: gt + 1,
-        });
+    /// A tag that makes no node but is not text (`</ x>`, a bogus comment for HTML5), ending
+    /// at `tag_end`.
+    pub fn skip(&mut self, tag_end: usize) {
+        if !self.stopped {
+            self.text_start = tag_end;
+        }
     }
-    if matches!(bytes.get(lt + 1), Some(b'!' | b'?')) {
-        let gt = to_gt(lt + 1)?;
-        return Some(Tag {
-            kind: TagKind::Declaration,
-            end: gt + 1,
-        });
+
+    /// The page ends inside the tag [`Layout::before_tag`] was called for: it and everything
+    /// after it are dropped.
+    pub fn stop(&mut self) {
+        self.stopped = true;
     }
-    let name_start = lt + 1;
-    let name_end = bytes[name_start..]
-        .iter()
-        .position(|&b| !is_name_byte(b))
-        .map_or(bytes.len(), |at| name_start + at);
-    let mut attributes = Attributes {
-        bytes,
-        at: name_end,
-        self_closing: false,
-    };
-    while attributes.next().is_some() {}
-    let gt = attributes.at;
-    if bytes.get(gt) != Some(&b'>') {
-        return None;
+
+    /// The nodes, with the text after the last tag (up to `len`, the length of the page) and
+    /// the elements still open running to the end.
+    pub fn finish(mut self, len: usize) -> Vec<Node> {
+        if !self.stopped && self.text_start < len {
+            self.nodes.push(Node::Text(self.text_start..len));
+        }
+        let end = self.nodes.len();
+        for index in self.open {
+            if let Some(Node::Element(element)) = self.nodes.get_mut(index) {
+                element.subtree_end = end;
+            }
+        }
+        self.nodes
     }
-    Some(Tag {
-        kind: TagKind::Start {
-            name: name_start..name_end,
-            attributes: name_end..gt,
-            self_closing: attributes.self_closing,
-        },
-        end: gt + 1,
-    })
+
+    fn close(&mut self, bytes: &[u8], name: &[u8]) {
+        let Some(&innermost) = self.open.last() else {
+            return;
+        };
+        let subtree_end = self.nodes.len();
+        if let Some(Node::Element(element)) = self.nodes.get_mut(innermost) {
+            if bytes[element.name.clone()] == *name {
+                element.closed = true;
+                element.subtree_end = subtree_end;
+                self.open.pop();
+            }
+        }
+    }
 }
 
 /// The attributes of a start tag as HTML5 tokenizes them (§13.2.5.32–40): names run to white
@@ -258,10 +217,8 @@ fn read_tag(bytes: &[u8], lt: usize) -> Option<Tag> {
 /// so readers skip the others.
 pub struct Attributes<'s> {
     bytes: &'s [u8],
-    /// Where reading goes on; at the tag's `>` (or the end of `bytes`) once all are read.
+    /// Where reading goes on.
     at: usize,
-    /// Whether a `/` came right before the `>` (set once all are read).
-    self_closing: bool,
 }
 
 impl<'s> Iterator for Attributes<'s> {
@@ -275,7 +232,6 @@ impl<'s> Iterator for Attributes<'s> {
             i += 1;
         }
         if matches!(at(i), None | Some(b'>')) {
-            self.self_closing = i > self.at && bytes[i - 1] == b'/';
             self.at = i;
             return None;
         }
@@ -320,12 +276,12 @@ impl<'s> Iterator for Attributes<'s> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ImpliedEnd, Markup, Node};
+    use super::{Layout, Markup, Node};
+    use crate::extract::prescan::prescan;
 
     /// Each node as a short string: `text` for text, `name[subtree_end]` for an element
     /// (`+` when an end tag closed it).
-    fn outline(source: &str) -> Vec<String> {
-        let markup = Markup::parse(source, &[]);
+    fn outline_of(markup: &Markup<'_>) -> Vec<String> {
         markup
             .nodes()
             .iter()
@@ -341,6 +297,12 @@ mod tests {
             .collect()
     }
 
+    /// The outline of `source` as the prescan lays it out.
+    fn outline(source: &str) -> Vec<String> {
+        let pre = prescan(source);
+        outline_of(&Markup::new(&pre.html, pre.nodes))
+    }
+
     #[test]
     fn elements_hold_what_comes_before_their_end_tag() {
         assert_eq!(
@@ -351,28 +313,31 @@ mod tests {
 
     #[test]
     fn an_end_tag_closes_only_the_innermost_element_and_unclosed_ones_run_to_the_end() {
-        // `</div>` while `<b>` is innermost is ignored (the prescan writes out the end tags
-        // HTML5 implies); so `<div>` and `<b>` run to the end of the page.
-        assert_eq!(outline("<div><b>x</div>y"), ["div[4]", "b[4]", "x", "y"]);
-        assert_eq!(outline("</p>a"), ["a"]);
-    }
-
-    #[test]
-    fn implied_end_tags_close_before_the_tag_they_precede() {
-        // The prescan found `</b>` implied before `</div>` (at byte 9; `b` is bytes 6..7).
+        // `<div><b>x</div>y` given without the `</b>` HTML5 implies (the prescan gives it):
+        // `</div>` while `<b>` is innermost is ignored, so both run to the end of the page.
         let source = "<div><b>x</div>y";
-        let implied = [ImpliedEnd { at: 9, name: 6..7 }];
-        let markup = Markup::parse(source, &implied);
-        let closed: Vec<(usize, bool)> = markup
-            .nodes()
-            .iter()
-            .filter_map(|node| match node {
-                Node::Element(e) => Some((e.subtree_end, e.closed)),
-                Node::Text(_) => None,
-            })
-            .collect();
-        assert_eq!(closed, [(3, true), (3, true)]);
-        assert_eq!(markup.nodes().len(), 4);
+        let bytes = source.as_bytes();
+        let mut layout = Layout::default();
+        layout.before_tag(bytes, 0, &[]);
+        layout.start(bytes, 1..4, 4..4, false, 5);
+        layout.before_tag(bytes, 5, &[]);
+        layout.start(bytes, 6..7, 7..7, false, 8);
+        layout.before_tag(bytes, 9, &[]);
+        layout.end(bytes, b"div", 15);
+        let markup = Markup::new(source, layout.finish(bytes.len()));
+        assert_eq!(outline_of(&markup), ["div[4]", "b[4]", "x", "y"]);
+        // With the implied `</b>` (bytes 6..7 name it) both close.
+        let mut layout = Layout::default();
+        layout.before_tag(bytes, 0, &[]);
+        layout.start(bytes, 1..4, 4..4, false, 5);
+        layout.before_tag(bytes, 5, &[]);
+        layout.start(bytes, 6..7, 7..7, false, 8);
+        layout.before_tag(bytes, 9, &[(6, 7)]);
+        layout.end(bytes, b"div", 15);
+        let markup = Markup::new(source, layout.finish(bytes.len()));
+        assert_eq!(outline_of(&markup), ["div[3]+", "b[3]+", "x", "y"]);
+        assert_eq!(outline("<div><b>x</div>y"), ["div[3]+", "b[3]+", "x", "y"]);
+        assert_eq!(outline("</p>a"), ["a"]);
     }
 
     #[test]
@@ -382,16 +347,46 @@ mod tests {
     }
 
     #[test]
-    fn void_elements_and_self_closing_tags_have_no_children() {
+    fn an_end_tag_without_a_name_shows_nothing() {
+        // HTML5 reads `</ x>` as a bogus comment (§13.2.5.7).
+        assert_eq!(outline("a</ x>b</>c"), ["a", "b", "c"]);
+        assert_eq!(outline("a</ x"), ["a"]);
+    }
+
+    #[test]
+    fn comments_and_skipped_contents_stay_in_the_text_as_blanks() {
+        assert_eq!(outline("a<!--x-->b"), ["a        b"]);
         assert_eq!(
-            outline("<p>a<br>b<img src=\"x\"/>c<span/>d</p>"),
-            ["p[8]+", "a", "br[3]", "b", "img[5]", "c", "span[7]", "d"]
+            outline("<noscript><p>x</p></noscript>y"),
+            ["noscript[2]+", "        ", "y"]
+        );
+    }
+
+    #[test]
+    fn void_elements_and_self_closing_tags_have_no_children() {
+        // `<span/>` opens a `<span>`, as in HTML5 (the prescan drops a `/` right after the
+        // name); `<i class="y"/>` ends in `/>` and has no children.
+        assert_eq!(
+            outline("<p>a<br>b<img src=\"x\"/>c<i class=\"y\"/>d<span/>e</p>"),
+            [
+                "p[10]+",
+                "a",
+                "br[3]",
+                "b",
+                "img[5]",
+                "c",
+                "i[7]",
+                "d",
+                "span[10]+",
+                "e"
+            ]
         );
     }
 
     #[test]
     fn a_tag_the_page_ends_inside_is_dropped() {
         assert_eq!(outline("<p>a</p>b<a href=\"x"), ["p[2]+", "a", "b"]);
+        assert_eq!(outline("<p>a</p>b</p c=\"x"), ["p[2]+", "a", "b"]);
     }
 
     #[test]
@@ -401,10 +396,9 @@ mod tests {
 
     #[test]
     fn attributes_are_read_as_html5_tokenizes_them() {
-        let markup = Markup::parse(
-            "<a href=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>",
-            &[],
-        );
+        let pre =
+            prescan("<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>");
+        let markup = Markup::new(&pre.html, pre.nodes);
         let Some(Node::Element(a)) = markup.nodes().first() else {
             panic!("no element");
         };
@@ -434,7 +428,8 @@ mod tests {
 
     #[test]
     fn inner_text_joins_the_text_of_all_descendants() {
-        let markup = Markup::parse("<title>A <b>B</b> C</title>D", &[]);
+        let pre = prescan("<title>A <b>B</b> C</title>D");
+        let markup = Markup::new(&pre.html, pre.nodes);
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.

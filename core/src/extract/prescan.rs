@@ -28,32 +28,21 @@
 //! starts no tag (`18 <3`: text). Until 2026-11-24 the pass also rewrote those and wrote the
 //! implied end tags into a rebuilt copy of the page, for `tl`.
 
-use std::ops::Range;
-
 use crate::extract::implied_ends::OpenElements;
+use crate::extract::markup::{Layout, Node};
 use crate::extract::skipped_ends::SkippedEnds;
 use crate::pace;
 
-/// The normalised markup, the end tags HTML5 implies in it and the JSON-LD blocks found in it.
+/// The normalised markup, its nodes and the JSON-LD blocks found in it.
 pub struct Prescanned {
     /// The page with tag and attribute names lower-cased and comments, declarations and the
     /// contents of raw-text and skipped elements blanked: as long as the input, or shorter
     /// where the page was cut ([`MAX_START_TAGS`]).
     pub html: String,
-    /// The end tags HTML5 implies (`implied_ends.rs`), in page order.
-    pub implied_ends: Vec<ImpliedEnd>,
+    /// The nodes of [`Prescanned::html`] (`markup.rs`), laid out during the pass.
+    pub nodes: Vec<Node>,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
-}
-
-/// An end tag HTML5 implies: it comes right before the tag at byte `at` of
-/// [`Prescanned::html`], and closes the element named `html[name]` (the name of its start tag).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImpliedEnd {
-    /// Byte offset of the `<` of the tag the end tag comes before.
-    pub at: usize,
-    /// Byte range of the element's name in [`Prescanned::html`].
-    pub name: Range<usize>,
 }
 
 /// Blanks the comment starting at `lt` (its `<!--`), delimiters included, and returns where
@@ -117,19 +106,19 @@ const MAX_JSON_LD_BLOCKS: usize = 64;
 pub fn prescan(input: &str) -> Prescanned {
     let mut bytes = input.as_bytes().to_vec();
     let mut json_ld = Vec::new();
-    let mut implied_ends: Vec<ImpliedEnd> = Vec::new();
+    let mut layout = Layout::default();
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
     let mut open = OpenElements::default();
     let mut skipped_ends = SkippedEnds::default();
-    // Start tags seen, and where the page is cut once there are too many of them. The end
-    // tags held in `implied_ends` are bounded by the same cut: each closes an element opened
-    // by a start tag, once. (Until 2026-11-24 every rewrite of the page was held until the
-    // page was rebuilt for `tl`, and needed a cap of its own: a 2 MiB page of bare `<` held
-    // 125 MB of `&lt;`.)
+    // Start tags seen, and where the page is cut once there are too many of them. This also
+    // bounds the end tags implied: each closes an element a start tag opened, once. (Until
+    // 2026-11-24 every rewrite of the page was held until the page was rebuilt for `tl`, and
+    // needed a cap of its own: a 2 MiB page of bare `<` held 125 MB of `&lt;`.)
     let mut start_tags = 0usize;
     let mut cut = None;
-    // Tags inside a skipped element (blanked afterwards) leave the open elements alone.
+    // Tags inside a skipped element (blanked afterwards) make no node and leave the open
+    // elements alone.
     let mut skip_until = 0;
     // Contents of skipped elements, blanked after the scan (which still looks inside them for
     // JSON-LD).
@@ -144,6 +133,7 @@ pub fn prescan(input: &str) -> Prescanned {
             break;
         }
         last_lt = lt;
+        let outside_skipped = lt >= skip_until;
         let next = bytes.get(lt + 1).copied();
         ends.clear();
         pos = match next {
@@ -151,14 +141,34 @@ pub fn prescan(input: &str) -> Prescanned {
             Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
             Some(b'/') => {
                 let name_end = lowercase_name(&mut bytes, lt + 2);
-                let mut next = name_end.max(lt + 2);
-                if name_end > lt + 2 && bytes.get(name_end) != Some(&b'>') {
-                    next = tidy_end_tag(&mut bytes, name_end);
+                if name_end == lt + 2 {
+                    // `</>`, `</ x>`: no tag name, a bogus comment for HTML5 (§13.2.5.7),
+                    // which shows nothing up to its `>`.
+                    let gt = memchr::memchr(b'>', &bytes[lt..]).map(|gt| lt + gt + 1);
+                    if outside_skipped {
+                        layout.before_tag(&bytes, lt, &ends);
+                        match gt {
+                            Some(tag_end) => layout.skip(tag_end),
+                            None => layout.stop(),
+                        }
+                    }
+                    gt.unwrap_or(bytes.len())
+                } else {
+                    let mut tag_end = name_end + 1;
+                    if bytes.get(name_end) != Some(&b'>') {
+                        tag_end = tidy_end_tag(&mut bytes, name_end);
+                    }
+                    if outside_skipped {
+                        open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
+                        layout.before_tag(&bytes, lt, &ends);
+                        if bytes.get(name_end) == Some(&b'>') {
+                            layout.end(&bytes, &bytes[lt + 2..name_end], tag_end);
+                        } else {
+                            layout.stop();
+                        }
+                    }
+                    tag_end
                 }
-                if lt >= skip_until && name_end > lt + 2 {
-                    open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
-                }
-                next
             }
             Some(c) if c.is_ascii_alphabetic() => {
                 start_tags += 1;
@@ -168,40 +178,51 @@ pub fn prescan(input: &str) -> Prescanned {
                 }
                 let name_end = lowercase_name(&mut bytes, lt + 1);
                 // HTML5 reads `<div/>` as an open `<div>` (the `/` of a non-void element is
-                // ignored); a space keeps `markup.rs` from reading it as self-closing.
+                // ignored); a space keeps the layout from reading it as self-closing.
                 if bytes.get(name_end) == Some(&b'/') {
                     bytes[name_end] = b' ';
                 }
-                if lt >= skip_until {
+                if outside_skipped {
                     open.start(&bytes, (lt + 1, name_end), &mut ends);
                 }
-                let (tag_end, is_json_ld) = scan_attributes(&mut bytes, name_end);
+                let tag = scan_attributes(&mut bytes, name_end);
+                if outside_skipped {
+                    layout.before_tag(&bytes, lt, &ends);
+                    if tag.complete {
+                        let attributes = name_end..tag.end - 1;
+                        layout.start(
+                            &bytes,
+                            lt + 1..name_end,
+                            attributes,
+                            tag.self_closing,
+                            tag.end,
+                        );
+                    } else {
+                        layout.stop();
+                    }
+                }
                 let name = &bytes[lt + 1..name_end];
                 if is_raw_text(name) {
-                    let close = find_closing(&bytes, tag_end, name).unwrap_or(bytes.len());
-                    if is_json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
-                        json_ld.push(String::from_utf8_lossy(&bytes[tag_end..close]).into_owned());
+                    let close = find_closing(&bytes, tag.end, name).unwrap_or(bytes.len());
+                    if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
+                        json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
                     }
-                    bytes[tag_end..close].fill(b' ');
+                    bytes[tag.end..close].fill(b' ');
                     close
                 } else {
-                    if lt >= skip_until && is_skipped(name) {
-                        if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag_end) {
-                            skipped.push((tag_end, close));
+                    if outside_skipped && is_skipped(name) {
+                        if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag.end) {
+                            skipped.push((tag.end, close));
                             skip_until = skip_until.max(close);
                         }
                     }
-                    tag_end
+                    tag.end
                 }
             }
             // HTML5 (§13.2.5.6): a `<` before anything but a letter, `/`, `!` or `?` is text
-            // (`18 <3`); `markup.rs` reads it so.
+            // (`18 <3`).
             _ => lt + 1,
         };
-        implied_ends.extend(ends.iter().map(|&(start, end)| ImpliedEnd {
-            at: lt,
-            name: start..end,
-        }));
     }
     if let Some(cut) = cut {
         bytes.truncate(cut);
@@ -209,11 +230,11 @@ pub fn prescan(input: &str) -> Prescanned {
             range.1 = range.1.min(cut);
         }
     }
-    // End tags are implied only before tags outside skipped elements, so none sits inside a
-    // range blanked here.
+    // No node starts inside a range blanked here: they only stay text.
     for &(start, end) in &skipped {
         bytes[start..end.max(start)].fill(b' ');
     }
+    let nodes = layout.finish(bytes.len());
     // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
     // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
     // in practice and keeps this free of panics if that reasoning were ever wrong.
@@ -223,7 +244,7 @@ pub fn prescan(input: &str) -> Prescanned {
     };
     Prescanned {
         html,
-        implied_ends,
+        nodes,
         json_ld,
     }
 }
@@ -246,8 +267,8 @@ fn is_skipped(name: &[u8]) -> bool {
     )
 }
 
-/// Bytes of a tag name as this pass (and `markup.rs` after it) reads one.
-pub(super) fn is_name_byte(b: u8) -> bool {
+/// Bytes of a tag name as this pass reads one.
+fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
 }
 
@@ -268,12 +289,23 @@ fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
     i
 }
 
+/// Where a start tag ends, as [`scan_attributes`] read it.
+struct TagEnd {
+    /// Index just past the tag's `>`, or the end of the page when it has none.
+    end: usize,
+    /// Whether the tag has its `>` (HTML5 drops a tag the page ends inside).
+    complete: bool,
+    /// Whether a `/` came right before the `>`.
+    self_closing: bool,
+    /// Whether the tag declares `type="application/ld+json"`.
+    json_ld: bool,
+}
+
 /// Walks the attributes of a start tag from `start` as HTML5 tokenizes them (§13.2.5.32–40,
 /// as `markup::Attributes` reads them again): names run to white space, `/`, `>` or `=` and
-/// are lower-cased; a value is quoted, or unquoted up to white space or `>`. Returns the index
-/// just past the closing `>` (or the end of input) and whether the tag declares
-/// `type="application/ld+json"`.
-fn scan_attributes(bytes: &mut [u8], start: usize) -> (usize, bool) {
+/// are lower-cased; a value is quoted, or unquoted up to white space or `>`; a `/` not right
+/// before `>` is ignored.
+fn scan_attributes(bytes: &mut [u8], start: usize) -> TagEnd {
     let at = |bytes: &[u8], i: usize| bytes.get(i).copied();
     let skip_space = |bytes: &[u8], mut i: usize| {
         while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace()) {
@@ -282,15 +314,29 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> (usize, bool) {
         i
     };
     let mut i = start;
-    let mut is_json_ld = false;
+    let mut json_ld = false;
     loop {
-        // A `/` not right before `>` is ignored (§13.2.5.40).
+        let gap = i;
         while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
             i += 1;
         }
         match at(bytes, i) {
-            None => return (bytes.len(), is_json_ld),
-            Some(b'>') => return (i + 1, is_json_ld),
+            None => {
+                return TagEnd {
+                    end: bytes.len(),
+                    complete: false,
+                    self_closing: false,
+                    json_ld,
+                }
+            }
+            Some(b'>') => {
+                return TagEnd {
+                    end: i + 1,
+                    complete: true,
+                    self_closing: i > gap && bytes[i - 1] == b'/',
+                    json_ld,
+                }
+            }
             Some(_) => {}
         }
         // The name; a leading `=` belongs to it (§13.2.5.32).
@@ -329,7 +375,7 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> (usize, bool) {
                 .trim_ascii()
                 .eq_ignore_ascii_case(b"application/ld+json")
         {
-            is_json_ld = true;
+            json_ld = true;
         }
     }
 }
@@ -343,12 +389,12 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> (usize, bool) {
 /// nothing after it; so does the layout). Returns where scanning goes on: after the tag, or the end of the page (so a
 /// page of unterminated `</a x="` is not read to its end once per tag).
 fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
-    let (tag_end, _) = scan_attributes(bytes, name_end);
-    if tag_end > name_end && bytes.get(tag_end - 1) == Some(&b'>') {
+    let tag = scan_attributes(bytes, name_end);
+    if tag.complete {
         bytes[name_end] = b'>';
-        bytes[name_end + 1..tag_end].fill(b' ');
+        bytes[name_end + 1..tag.end].fill(b' ');
     }
-    tag_end
+    tag.end
 }
 
 /// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
@@ -368,6 +414,7 @@ fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::prescan;
+    use crate::extract::markup::{Element, Node};
 
     #[test]
     fn lowercases_names_but_not_values_or_text() {
@@ -513,14 +560,20 @@ mod tests {
     #[test]
     fn implied_end_tags_never_outnumber_start_tags() {
         // Each implied end tag closes an element a start tag opened, so the cut on start
-        // tags bounds them too: 60 000 items of one list.
+        // tags bounds them too: 60 000 items of one list, each closed by the next.
         let page = format!("<ul>{}", "<li>x".repeat(60_000));
         let p = prescan(&page);
-        assert_eq!(p.implied_ends.len(), super::MAX_START_TAGS - 2);
-        assert!(p
-            .implied_ends
+        let elements: Vec<&Element> = p
+            .nodes
             .iter()
-            .all(|end| &p.html[end.name.clone()] == "li"));
+            .filter_map(|node| match node {
+                Node::Element(e) => Some(e),
+                Node::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(elements.len(), super::MAX_START_TAGS);
+        let closed = elements.iter().filter(|e| e.closed).count();
+        assert_eq!(closed, super::MAX_START_TAGS - 2);
     }
 
     #[test]
@@ -530,23 +583,31 @@ mod tests {
         let page = format!("<p>{}</p><p>info@example.com</p>", "<".repeat(200_000));
         let p = prescan(&page);
         assert_eq!(p.html, page);
-        assert!(p.implied_ends.is_empty());
+        // Two paragraphs, their text, nothing else.
+        assert_eq!(p.nodes.len(), 4);
     }
 
     #[test]
-    fn end_tags_are_implied_before_tags_outside_skipped_elements_only() {
-        let page = "<ul><li>a<noscript><li>b</noscript><li>c</ul>";
-        let p = prescan(page);
-        let implied: Vec<(usize, &str)> = p
-            .implied_ends
+    fn tags_inside_skipped_elements_make_no_nodes_and_imply_no_end_tags() {
+        // The `<li>` inside `<noscript>` neither makes a node nor closes the first item.
+        let p = prescan("<ul><li>a<noscript><li>b</noscript><li>c</ul>");
+        let shape: Vec<String> = p
+            .nodes
             .iter()
-            .map(|end| (end.at, &p.html[end.name.clone()]))
+            .map(|node| match node {
+                Node::Element(e) => format!(
+                    "{}[{}]{}",
+                    &p.html[e.name.clone()],
+                    e.subtree_end,
+                    if e.closed { "+" } else { "" }
+                ),
+                Node::Text(range) => p.html[range.clone()].trim().to_string(),
+            })
             .collect();
-        // Before the third `<li>` (it closes the first) and before `</ul>`; nothing for the
-        // `<li>` inside `<noscript>`.
-        let third = page.rfind("<li>").unwrap_or(0);
-        let end = page.rfind("</ul>").unwrap_or(0);
-        assert_eq!(implied, [(third, "li"), (end, "li")]);
+        assert_eq!(
+            shape,
+            ["ul[7]+", "li[5]+", "a", "noscript[5]+", "", "li[7]+", "c"]
+        );
     }
 
     #[test]
