@@ -175,27 +175,30 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     let text = normalise(text);
-    let path_tokens = normalise(url.path());
     let in_text = intents_in(&text);
-    let in_path = intents_in(&path_tokens);
+    let in_path = intents_in(&normalise(url.path()));
+    if !in_text.contains(&true) && !in_path.contains(&true) {
+        return None;
+    }
+    // The same for every intent: depth and query penalties, and long anchor text (a sentence
+    // or an article title, not a menu entry).
+    let depth = url
+        .path_segments()
+        .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+    let mut penalty = 2 * (depth.saturating_sub(1) as i32).min(4);
+    if url.query().is_some() {
+        penalty += 2;
+    }
+    if text.split_whitespace().count() > 6 {
+        penalty += 5;
+    }
     let mut best: Option<(Intent, i32)> = None;
     for (index, (intent, weight, _)) in KEYWORDS.iter().enumerate() {
         let (in_text, in_path) = (in_text[index], in_path[index]);
         if !in_text && !in_path {
             continue;
         }
-        let mut score = weight * (2 * i32::from(in_text) + i32::from(in_path));
-        let depth = url
-            .path_segments()
-            .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
-        score -= 2 * (depth.saturating_sub(1) as i32).min(4);
-        if url.query().is_some() {
-            score -= 2;
-        }
-        // Long anchor text is a sentence or an article title, not a menu entry.
-        if text.split_whitespace().count() > 6 {
-            score -= 5;
-        }
+        let score = weight * (2 * i32::from(in_text) + i32::from(in_path)) - penalty;
         if best.is_none_or(|(_, b)| score > b) {
             best = Some((*intent, score));
         }
@@ -458,8 +461,7 @@ fn is_excluded(url: &Url) -> bool {
 /// Same page as the homepage (fragments, `index.html`, trailing slash ignored).
 fn is_same_page(home: &Url, url: &Url) -> bool {
     same_page(home, url) || {
-        let path = url.path().to_ascii_lowercase();
-        let trimmed = path.trim_end_matches('/');
+        let trimmed = url.path().trim_end_matches('/');
         url.query().is_none()
             && (trimmed.is_empty()
                 || [
@@ -470,18 +472,29 @@ fn is_same_page(home: &Url, url: &Url) -> bool {
                     "/default.aspx",
                     "/default.asp",
                 ]
-                .contains(&trimmed))
+                .iter()
+                .any(|home_path| trimmed.eq_ignore_ascii_case(home_path)))
     }
 }
 
 /// Same page: host (without `www.`), path (without trailing slash) and query equal; scheme
-/// and fragment ignored.
+/// and fragment ignored. Compares in place: it runs for every same-site link of a page.
 pub fn same_page(a: &Url, b: &Url) -> bool {
-    page_key(a) == page_key(b)
+    fn host(u: &Url) -> Option<&str> {
+        u.host_str().map(|h| h.trim_start_matches("www."))
+    }
+    let hosts_equal = match (host(a), host(b)) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        (None, None) => true,
+        _ => false,
+    };
+    hosts_equal
+        && a.path().trim_end_matches('/') == b.path().trim_end_matches('/')
+        && a.query() == b.query()
 }
 
-/// What [`same_page`] compares: the host without `www.` (lower-case), the path without a
-/// trailing slash, the query.
+/// What [`same_page`] compares, owned (the key of the pages a plan has seen): the host
+/// without `www.` (lower-case), the path without a trailing slash, the query.
 type PageKey = (Option<String>, String, Option<String>);
 
 fn page_key(u: &Url) -> PageKey {
