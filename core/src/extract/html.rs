@@ -529,54 +529,52 @@ impl Attrs {
         let is_link = matches!(name, b"a" | b"area");
         let mut seen = Seen::default();
         for (key, raw) in attributes {
-            let text = || String::from_utf8_lossy(raw);
             match key {
                 b"href" if wants_href && seen.first(Seen::HREF) => {
-                    attrs.href = Some(entities::decode_attribute(&text()).trim().to_string())
+                    attrs.href = Some(entities::decode_attribute(raw).trim().to_string())
                 }
                 b"alt" if name == b"img" && seen.first(Seen::ALT) => {
-                    attrs.alt = Some(collapse(&entities::decode_attribute(&text())))
+                    attrs.alt = Some(collapse(&entities::decode_attribute(raw)))
                 }
                 b"title" if is_link && seen.first(Seen::TITLE) => {
-                    attrs.title = Some(collapse(&entities::decode_attribute(&text())))
+                    attrs.title = Some(collapse(&entities::decode_attribute(raw)))
                 }
                 b"content" if seen.first(Seen::CONTENT) => {
-                    attrs.content = Some(entities::decode_attribute(&text()).trim().to_string())
+                    attrs.content = Some(entities::decode_attribute(raw).trim().to_string())
                 }
                 b"lang" if name == b"html" && seen.first(Seen::LANG) => {
-                    attrs.lang = Some(text().trim().to_string())
+                    attrs.lang = Some(raw.trim().to_string())
                 }
                 b"name"
                     if name == b"meta" && seen.first(Seen::NAME) && attrs.meta_key.is_none() =>
                 {
-                    attrs.meta_key = Some(text().trim().to_ascii_lowercase());
+                    attrs.meta_key = Some(raw.trim().to_ascii_lowercase());
                 }
                 b"property" if name == b"meta" && seen.first(Seen::PROPERTY) => {
-                    attrs.meta_key = Some(text().trim().to_ascii_lowercase())
+                    attrs.meta_key = Some(raw.trim().to_ascii_lowercase())
                 }
                 b"data-cfemail" if seen.first(Seen::CFEMAIL) => {
-                    attrs.cfemail = Some(text().trim().to_string())
+                    attrs.cfemail = Some(raw.trim().to_string())
                 }
                 b"itemscope" => attrs.itemscope = true,
                 b"itemtype" if seen.first(Seen::ITEMTYPE) => {
-                    attrs.item_type = Some(text().into_owned())
+                    attrs.item_type = Some(raw.to_string())
                 }
                 b"itemprop" if seen.first(Seen::ITEMPROP) => {
-                    let value = text();
-                    attrs.item_prop = value.split_ascii_whitespace().find_map(microdata_prop);
+                    attrs.item_prop = raw.split_ascii_whitespace().find_map(microdata_prop);
                     if attrs.meta_key.is_none() && name == b"meta" {
-                        attrs.meta_key = Some(value.trim().to_ascii_lowercase());
+                        attrs.meta_key = Some(raw.trim().to_ascii_lowercase());
                     }
                 }
                 b"rel" if seen.first(Seen::REL) => {
                     attrs.rel_canonical = raw
-                        .split(u8::is_ascii_whitespace)
-                        .any(|r| r.eq_ignore_ascii_case(b"canonical"))
+                        .split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("canonical"))
                 }
                 b"hidden" => attrs.hidden = true,
-                b"style" if seen.first(Seen::STYLE) => attrs.hidden |= style_hides(raw),
-                b"class" if seen.first(Seen::CLASS) => attrs.read_class(raw),
-                b"id" if seen.first(Seen::ID) => attrs.footer_like |= names_footer(raw),
+                b"style" if seen.first(Seen::STYLE) => attrs.hidden |= style_hides(raw.as_bytes()),
+                b"class" if seen.first(Seen::CLASS) => attrs.read_class(raw.as_bytes()),
+                b"id" if seen.first(Seen::ID) => attrs.footer_like |= names_footer(raw.as_bytes()),
                 _ => {}
             }
         }

@@ -76,7 +76,7 @@ impl<'s> Markup<'s> {
     /// The attributes of `element`, in source order.
     pub fn attributes(&self, element: &Element) -> Attributes<'s> {
         Attributes {
-            bytes: &self.source.as_bytes()[element.attributes.clone()],
+            text: self.source.get(element.attributes.clone()).unwrap_or(""),
             at: 0,
         }
     }
@@ -216,16 +216,27 @@ impl Layout {
 /// value empty for an attribute without one. Duplicates are yielded too: HTML5 keeps the first,
 /// so readers skip the others.
 pub struct Attributes<'s> {
-    bytes: &'s [u8],
+    /// The start tag between its name and its `>`.
+    text: &'s str,
     /// Where reading goes on.
     at: usize,
 }
 
+impl<'s> Attributes<'s> {
+    /// `text[start..end]`: the ends are next to ASCII bytes or at the ends of `text`, so on
+    /// character boundaries (empty otherwise, which cannot happen).
+    fn value(&self, start: usize, end: usize) -> &'s str {
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
 impl<'s> Iterator for Attributes<'s> {
-    type Item = (&'s [u8], &'s [u8]);
+    /// `(name, value)`: the name as bytes (lower-case if the prescan saw it), the value as
+    /// written.
+    type Item = (&'s [u8], &'s str);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let bytes = self.bytes;
+        let bytes = self.text.as_bytes();
         let at = |i: usize| bytes.get(i).copied();
         let mut i = self.at;
         while at(i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
@@ -248,7 +259,7 @@ impl<'s> Iterator for Attributes<'s> {
         }
         if at(j) != Some(b'=') {
             self.at = i;
-            return Some((name, &bytes[i..i]));
+            return Some((name, ""));
         }
         j += 1;
         while at(j).is_some_and(|b| b.is_ascii_whitespace()) {
@@ -259,7 +270,7 @@ impl<'s> Iterator for Attributes<'s> {
                 let start = j + 1;
                 let end = memchr::memchr(quote, &bytes[start..]).map_or(bytes.len(), |e| start + e);
                 self.at = (end + 1).min(bytes.len());
-                &bytes[start..end]
+                self.value(start, end)
             }
             _ => {
                 let start = j;
@@ -267,7 +278,7 @@ impl<'s> Iterator for Attributes<'s> {
                     j += 1;
                 }
                 self.at = j;
-                &bytes[start..j]
+                self.value(start, j)
             }
         };
         Some((name, value))
@@ -407,7 +418,7 @@ mod tests {
             .map(|(name, value)| {
                 (
                     String::from_utf8_lossy(name).into_owned(),
-                    String::from_utf8_lossy(value).into_owned(),
+                    value.to_string(),
                 )
             })
             .collect();
