@@ -174,12 +174,17 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// Scores one link: the best intent by keyword, with text weighted over path, minus depth and
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
-    let text = normalise(text);
-    let in_text = intents_in(&text);
-    let in_path = intents_in(&normalise(url.path()));
+    // Both normalised into one string, read in one pass (a link's text and path are short:
+    // the pass's set-up cost as much as its reading).
+    let mut words = normalise(text);
+    let text_len = words.len();
+    words.push(SEGMENT_END);
+    normalise_into(&mut words, url.path());
+    let (in_text, in_path) = intents_in(&words, text_len);
     if !in_text.contains(&true) && !in_path.contains(&true) {
         return None;
     }
+    let text = &words[..text_len];
     // The same for every intent: depth and query penalties, and long anchor text (a sentence
     // or an article title, not a menu entry).
     let depth = url
@@ -346,7 +351,15 @@ const KEYWORDS: &[(Intent, i32, &[&str])] = &[
 
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
 fn normalise(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + 16);
+    normalise_into(&mut out, s);
+    out
+}
+
+/// [`normalise`], appended to `out` (which may hold other words: the first word of `s` is
+/// not joined to them).
+fn normalise_into(out: &mut String, s: &str) {
+    let start = out.len();
     let mut pending_space = false;
     for ch in s.chars() {
         let base = if ch.is_ascii() {
@@ -371,7 +384,7 @@ fn normalise(s: &str) -> String {
             }
         };
         if base == ' ' {
-            pending_space = !out.is_empty();
+            pending_space = out.len() > start;
         } else {
             if pending_space {
                 out.push(' ');
@@ -380,14 +393,18 @@ fn normalise(s: &str) -> String {
             out.push(base);
         }
     }
-    out
 }
 
-/// For each row of [`KEYWORDS`], whether one of its phrases occurs in the normalised `text` on
-/// word boundaries (`contactus` also counts as `contact`). One Aho-Corasick pass over `text`.
-fn intents_in(text: &str) -> [bool; KEYWORDS.len()] {
+/// Ends the first of the two word lists [`intents_in`] reads (not a character `normalise`
+/// keeps, nor one of a keyword).
+const SEGMENT_END: char = '|';
+
+/// For each row of [`KEYWORDS`], whether one of its phrases occurs on word boundaries
+/// (`contactus` also counts as `contact`) in `words[..split]` and in `words[split + 1..]`,
+/// two normalised word lists joined by [`SEGMENT_END`]. One Aho-Corasick pass.
+fn intents_in(words: &str, split: usize) -> ([bool; KEYWORDS.len()], [bool; KEYWORDS.len()]) {
     static MATCHER: OnceLock<Option<(AhoCorasick, Vec<usize>)>> = OnceLock::new();
-    let mut found = [false; KEYWORDS.len()];
+    let mut found = ([false; KEYWORDS.len()], [false; KEYWORDS.len()]);
     let Some((matcher, rows)) = MATCHER
         .get_or_init(|| {
             let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
@@ -401,15 +418,22 @@ fn intents_in(text: &str) -> [bool; KEYWORDS.len()] {
     else {
         return found;
     };
-    let bytes = text.as_bytes();
-    for m in matcher.find_overlapping_iter(text) {
-        let before_ok = m.start() == 0 || bytes[m.start() - 1] == b' ';
-        let rest = &text[m.end()..];
+    let bytes = words.as_bytes();
+    for m in matcher.find_overlapping_iter(words) {
+        let in_first = m.start() < split;
+        let (segment_start, segment_end) = if in_first {
+            (0, split)
+        } else {
+            (split + 1, words.len())
+        };
+        let before_ok = m.start() == segment_start || bytes[m.start() - 1] == b' ';
+        let rest = words.get(m.end()..segment_end.max(m.end())).unwrap_or("");
         let after_ok =
             rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
         if before_ok && after_ok {
-            if let Some(row) = rows.get(m.pattern().as_usize()) {
-                found[*row] = true;
+            if let Some(&row) = rows.get(m.pattern().as_usize()) {
+                let side = if in_first { &mut found.0 } else { &mut found.1 };
+                side[row] = true;
             }
         }
     }
