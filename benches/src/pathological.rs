@@ -157,7 +157,7 @@ pub fn nested_props() -> Vec<u8> {
     .into_bytes()
 }
 
-/// ~300 000 `<br>` between words: `tl` holds a few hundred bytes per node, so the tree took
+/// ~300 000 `<br>` between words: `tl` held a few hundred bytes per node, so the tree took
 /// 317 MB before the prescan's cap on start tags (`MAX_START_TAGS`).
 pub fn tags() -> Vec<u8> {
     fill(HEAD, |_| "Tel<br>".to_string(), TAIL)
