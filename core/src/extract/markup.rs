@@ -68,9 +68,13 @@ impl<'s> Markup<'s> {
         self.source.get(range.clone()).unwrap_or("")
     }
 
-    /// The element's name (lower-case).
+    /// The element's name (lower-case); empty if its range is not in the source, which the
+    /// ranges of this module always are.
     pub fn name(&self, element: &Element) -> &'s [u8] {
-        &self.source.as_bytes()[element.name.clone()]
+        self.source
+            .as_bytes()
+            .get(element.name.clone())
+            .unwrap_or_default()
     }
 
     /// The attributes of `element`, in source order.
@@ -143,7 +147,7 @@ impl Layout {
         if self.stopped {
             return;
         }
-        let has_children = !self_closing && !is_void(&bytes[name.clone()]);
+        let has_children = !self_closing && !is_void(bytes.get(name.clone()).unwrap_or_default());
         self.nodes.push(Node::Element(Element {
             name,
             attributes,
@@ -201,7 +205,7 @@ impl Layout {
         };
         let subtree_end = self.nodes.len();
         if let Some(Node::Element(element)) = self.nodes.get_mut(innermost) {
-            if bytes[element.name.clone()] == *name {
+            if bytes.get(element.name.clone()) == Some(name) {
                 element.closed = true;
                 element.subtree_end = subtree_end;
                 self.open.pop();

@@ -1,6 +1,6 @@
-//! Contact extraction from page bytes: decode → parse once with `tl` → run the field
-//! extractors → [`PageExtraction`]; then [`merge`] the pages of one site into the spec's
-//! `ContactExtractionResult`.
+//! Contact extraction from page bytes: decode → parse once (prescan and layout, `html.rs`)
+//! → run the field extractors → [`PageExtraction`]; then [`merge`] the pages of one site into
+//! the spec's `ContactExtractionResult`.
 //!
 //! ```text
 //! bytes ─decode─▶ text ─html::parse─▶ Document ─┬─ emails   (mailto, text, Cloudflare, JSON-LD)

@@ -207,7 +207,7 @@ pub const WORDS: &[&str] = &[
 /// markup classes of issue 11 as pieces the fuzzer strings together in any order (so elements
 /// open and close anywhere, formatting elements misnest and run HTML5's adoption agency).
 /// Left out: hidden elements other than whole, simple ones (the walker hides only elements
-/// `tl` saw closed, on purpose), and text directly in a `<table>` outside its cells (HTML5
+/// the layout saw closed, on purpose), and text directly in a `<table>` outside its cells (HTML5
 /// moves it before the table, "foster parenting"; the walker keeps it in place: the same
 /// text in another order, not seen on the 460 corpus pages).
 pub const PIECES: &[&str] = &[
