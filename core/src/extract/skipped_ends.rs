@@ -52,15 +52,16 @@ impl SkippedEnds {
         let index = match self.by_name.iter().position(|(n, _)| n == name) {
             Some(index) => index,
             None => {
+                // Nothing searched yet: the lookup below searches from here.
                 let ends = if NESTING.contains(&name) {
                     Ends::Matched {
-                        from: start,
-                        pairs: match_tags(bytes, name, start),
+                        from: usize::MAX,
+                        pairs: BTreeMap::new(),
                     }
                 } else {
                     Ends::First {
-                        from: tag_end,
-                        found: first_end_tag(bytes, name, tag_end),
+                        from: usize::MAX,
+                        found: None,
                     }
                 };
                 self.by_name.push((name.to_vec(), ends));
@@ -80,7 +81,7 @@ impl SkippedEnds {
             }
             Ends::Matched { from, pairs } => {
                 if start < *from {
-                    // Not a lookup in page order (the prescan makes none): match again.
+                    // The first lookup, or one out of page order (the prescan makes none).
                     *from = start;
                     *pairs = match_tags(bytes, name, start);
                 }
