@@ -10,7 +10,6 @@
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
 use url::Url;
 
 use crate::extract::limits::MAX_CRAWL_CANDIDATES;
@@ -174,13 +173,14 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// Scores one link: the best intent by keyword, with text weighted over path, minus depth and
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
-    // Both normalised into one string, read in one pass (a link's text and path are short:
-    // the pass's set-up cost as much as its reading).
-    let mut words = normalise(text);
+    // Both normalised into one buffer (one allocation): the text, then the path.
+    let path = url.path();
+    let mut words = String::with_capacity(text.len() + path.len() + 8);
+    normalise_into(&mut words, text);
     let text_len = words.len();
-    words.push(SEGMENT_END);
-    normalise_into(&mut words, url.path());
-    let (in_text, in_path) = intents_in(&words, text_len);
+    normalise_into(&mut words, path);
+    let in_text = intents_in(&words[..text_len]);
+    let in_path = intents_in(&words[text_len..]);
     if !in_text.contains(&true) && !in_path.contains(&true) {
         return None;
     }
@@ -350,90 +350,147 @@ const KEYWORDS: &[(Intent, i32, &[&str])] = &[
 ];
 
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
+#[cfg(test)]
 fn normalise(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 16);
+    let mut out = String::with_capacity(s.len());
     normalise_into(&mut out, s);
     out
 }
 
 /// [`normalise`], appended to `out` (which may hold other words: the first word of `s` is
-/// not joined to them).
+/// not joined to them). Runs of ASCII letters and digits are copied whole, then lower-cased.
 fn normalise_into(out: &mut String, s: &str) {
-    let start = out.len();
-    let mut pending_space = false;
-    for ch in s.chars() {
-        let base = if ch.is_ascii() {
-            let lower = ch.to_ascii_lowercase();
-            if lower.is_ascii_alphanumeric() {
-                lower
-            } else {
-                ' '
-            }
+    let bytes = s.as_bytes();
+    // A separator read since the last word character (written only between two words of `s`).
+    let mut separated = false;
+    let mut wrote = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let run_start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+            i += 1;
+        }
+        let folded = if i > run_start {
+            None
+        } else if b < 0x80 {
+            i += 1;
+            separated = true;
+            continue;
         } else {
-            match ch.to_lowercase().next().unwrap_or(' ') {
-                'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-                'ç' => 'c',
-                'è' | 'é' | 'ê' | 'ë' => 'e',
-                'ì' | 'í' | 'î' | 'ï' => 'i',
-                'ñ' => 'n',
-                'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
-                'ù' | 'ú' | 'û' | 'ü' => 'u',
-                'ß' => 's',
-                c if c.is_alphanumeric() => c,
-                _ => ' ',
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            i += ch.len_utf8();
+            match fold_non_ascii(ch) {
+                Some(folded) => Some(folded),
+                None => {
+                    separated = true;
+                    continue;
+                }
             }
         };
-        if base == ' ' {
-            pending_space = out.len() > start;
-        } else {
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
+        if separated && wrote {
+            out.push(' ');
+        }
+        separated = false;
+        wrote = true;
+        match folded {
+            Some(ch) => out.push(ch),
+            None => {
+                let at = out.len();
+                out.push_str(&s[run_start..i]);
+                out[at..].make_ascii_lowercase();
             }
-            out.push(base);
         }
     }
 }
 
-/// Ends the first of the two word lists [`intents_in`] reads (not a character `normalise`
-/// keeps, nor one of a keyword).
-const SEGMENT_END: char = '|';
+/// A non-ASCII character as [`normalise`] keeps it: lower-cased, common Latin accents
+/// stripped; `None` for a separator (anything but a letter or digit).
+fn fold_non_ascii(ch: char) -> Option<char> {
+    match ch.to_lowercase().next().unwrap_or(' ') {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => Some('a'),
+        'ç' => Some('c'),
+        'è' | 'é' | 'ê' | 'ë' => Some('e'),
+        'ì' | 'í' | 'î' | 'ï' => Some('i'),
+        'ñ' => Some('n'),
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' => Some('o'),
+        'ù' | 'ú' | 'û' | 'ü' => Some('u'),
+        'ß' => Some('s'),
+        c if c.is_alphanumeric() => Some(c),
+        _ => None,
+    }
+}
 
-/// For each row of [`KEYWORDS`], whether one of its phrases occurs on word boundaries
-/// (`contactus` also counts as `contact`) in `words[..split]` and in `words[split + 1..]`,
-/// two normalised word lists joined by [`SEGMENT_END`]. One Aho-Corasick pass.
-fn intents_in(words: &str, split: usize) -> ([bool; KEYWORDS.len()], [bool; KEYWORDS.len()]) {
-    static MATCHER: OnceLock<Option<(AhoCorasick, Vec<usize>)>> = OnceLock::new();
-    let mut found = ([false; KEYWORDS.len()], [false; KEYWORDS.len()]);
-    let Some((matcher, rows)) = MATCHER
-        .get_or_init(|| {
-            let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
-                .iter()
-                .enumerate()
-                .flat_map(|(row, (_, _, phrases))| phrases.iter().map(move |p| (*p, row)))
-                .unzip();
-            AhoCorasick::new(phrases).ok().map(|m| (m, rows))
+/// [`KEYWORDS`]' phrases sorted by their first word, each with its row; and for each first
+/// byte of a first word, a bit per word length (1 to 31 bytes) those words have, which turns
+/// most words of a link away before a binary search.
+struct PhraseIndex {
+    /// (first word, phrase, row), sorted.
+    phrases: Vec<(&'static [u8], &'static [u8], usize)>,
+    lengths_by_first_byte: [u32; 256],
+}
+
+impl PhraseIndex {
+    fn get() -> &'static PhraseIndex {
+        static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
+        INDEX.get_or_init(|| {
+            let mut index = PhraseIndex {
+                phrases: Vec::new(),
+                lengths_by_first_byte: [0; 256],
+            };
+            for (row, (_, _, phrases)) in KEYWORDS.iter().enumerate() {
+                for phrase in *phrases {
+                    let phrase = phrase.as_bytes();
+                    let first = phrase.split(|&b| b == b' ').next().unwrap_or(phrase);
+                    if let Some(&byte) = first.first() {
+                        index.lengths_by_first_byte[usize::from(byte)] |= 1 << first.len().min(31);
+                    }
+                    index.phrases.push((first, phrase, row));
+                }
+            }
+            index.phrases.sort_unstable();
+            index
         })
-        .as_ref()
-    else {
-        return found;
-    };
-    let bytes = words.as_bytes();
-    for m in matcher.find_overlapping_iter(words) {
-        let in_first = m.start() < split;
-        let (segment_start, segment_end) = if in_first {
-            (0, split)
-        } else {
-            (split + 1, words.len())
+    }
+
+    /// The phrases whose first word is `word`, as (first word, phrase, row).
+    fn starting_with(&self, word: &[u8]) -> &[(&'static [u8], &'static [u8], usize)] {
+        let Some(&byte) = word.first() else {
+            return &[];
         };
-        let before_ok = m.start() == segment_start || bytes[m.start() - 1] == b' ';
-        let rest = words.get(m.end()..segment_end.max(m.end())).unwrap_or("");
-        let after_ok =
-            rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
-        if before_ok && after_ok {
-            if let Some(&row) = rows.get(m.pattern().as_usize()) {
-                let side = if in_first { &mut found.0 } else { &mut found.1 };
-                side[row] = true;
+        if word.len() > 31 || self.lengths_by_first_byte[usize::from(byte)] & (1 << word.len()) == 0
+        {
+            return &[];
+        }
+        let from = self.phrases.partition_point(|(first, _, _)| *first < word);
+        let to = from + self.phrases[from..].partition_point(|(first, _, _)| *first == word);
+        &self.phrases[from..to]
+    }
+}
+
+/// For each row of [`KEYWORDS`], whether one of its phrases occurs in `words` (a
+/// [`normalise`]d word list) on word boundaries; the phrase's last word may carry `us`
+/// (`contactus` counts as `contact`). Each word looks up the phrases it can start.
+fn intents_in(words: &str) -> [bool; KEYWORDS.len()] {
+    let index = PhraseIndex::get();
+    let words = words.as_bytes();
+    let mut found = [false; KEYWORDS.len()];
+    let mut at = 0;
+    for word in words.split(|&b| b == b' ') {
+        let from = words.get(at..).unwrap_or_default();
+        at += word.len() + 1;
+        // A one-word phrase with `us` glued on is looked up without it.
+        for key in [Some(word), word.strip_suffix(b"us")].into_iter().flatten() {
+            for &(_, phrase, row) in index.starting_with(key) {
+                let Some(rest) = from.strip_prefix(phrase) else {
+                    continue;
+                };
+                if rest.is_empty()
+                    || rest.starts_with(b" ")
+                    || rest == b"us"
+                    || rest.starts_with(b"us ")
+                {
+                    found[row] = true;
+                }
             }
         }
     }
@@ -532,6 +589,99 @@ fn page_key(u: &Url) -> PageKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::strategy::Strategy;
+
+    /// `normalise` one character at a time, as it was first written.
+    fn normalise_model(s: &str) -> String {
+        let mut out = String::new();
+        let mut pending_space = false;
+        for ch in s.chars() {
+            let base = if ch.is_ascii() {
+                let lower = ch.to_ascii_lowercase();
+                if lower.is_ascii_alphanumeric() {
+                    lower
+                } else {
+                    ' '
+                }
+            } else {
+                fold_non_ascii(ch).unwrap_or(' ')
+            };
+            if base == ' ' {
+                pending_space = !out.is_empty();
+            } else {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                out.push(base);
+            }
+        }
+        out
+    }
+
+    /// `intents_in` as one overlapping Aho-Corasick pass over every phrase, keeping matches
+    /// that start a word and end one (or end where only `us` is left of the word).
+    fn intents_model(words: &str) -> [bool; KEYWORDS.len()] {
+        let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
+            .iter()
+            .enumerate()
+            .flat_map(|(row, (_, _, phrases))| phrases.iter().map(move |p| (*p, row)))
+            .unzip();
+        let matcher = aho_corasick::AhoCorasick::new(phrases).unwrap();
+        let mut found = [false; KEYWORDS.len()];
+        for m in matcher.find_overlapping_iter(words) {
+            let before_ok = m.start() == 0 || words.as_bytes()[m.start() - 1] == b' ';
+            let rest = &words[m.end()..];
+            let after_ok =
+                rest.is_empty() || rest.starts_with(' ') || rest == "us" || rest.starts_with("us ");
+            if before_ok && after_ok {
+                found[rows[m.pattern().as_usize()]] = true;
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn keywords_are_written_normalised() {
+        for (_, _, phrases) in KEYWORDS {
+            for phrase in *phrases {
+                assert_eq!(normalise(phrase), *phrase);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalising_follows_its_model(
+            s in "[ a-zA-Z0-9/_.-é\u{c9}\u{df}\u{130}\u{212a}\u{3b1}\u{4e2d}\u{1f600}]{0,30}"
+        ) {
+            proptest::prop_assert_eq!(normalise(&s), normalise_model(&s));
+        }
+
+        #[test]
+        fn keyword_lookup_finds_what_a_full_scan_finds(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(
+                        KEYWORDS
+                            .iter()
+                            .flat_map(|(_, _, phrases)| phrases.iter())
+                            .flat_map(|p| p.split(' '))
+                            .collect::<Vec<_>>()
+                    ).prop_map(str::to_string),
+                    proptest::sample::select(
+                        KEYWORDS.iter().flat_map(|(_, _, phrases)| phrases.iter()).copied().collect::<Vec<_>>()
+                    ).prop_map(|p| format!("{p}us")),
+                    "(us|usus|x|contac|ontact|[a-z]{1,6})",
+                ],
+                0..8,
+            )
+        ) {
+            let words = words.join(" ");
+            proptest::prop_assert_eq!(intents_in(&words), intents_model(&words), "{}", words);
+        }
+    }
 
     fn link(href: &str, text: &str) -> PageLink {
         PageLink {
