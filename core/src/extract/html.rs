@@ -181,17 +181,17 @@ impl Walker {
                 return;
             }
             match node {
-                Node::Text(range) => {
-                    pace::work(range.len());
-                    self.push_text(markup.text(range));
+                Node::Text(span) => {
+                    pace::work(span.range().len());
+                    self.push_text(markup.text(*span));
                     index += 1;
                 }
                 Node::Element(element) => match self.enter(markup, index, element) {
                     Some(exit) => {
-                        open.push((element.subtree_end, exit));
+                        open.push((element.subtree_end(), exit));
                         index += 1;
                     }
-                    None => index = element.subtree_end.max(index + 1),
+                    None => index = element.subtree_end().max(index + 1),
                 },
             }
         }

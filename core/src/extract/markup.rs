@@ -21,27 +21,68 @@ use std::ops::Range;
 
 use crate::extract::implied_ends::is_void;
 
-/// One node of a [`Markup`].
+/// One node of a [`Markup`] (24 bytes: the prescan cuts a page at [`MAX_SOURCE_BYTES`], so
+/// positions fit in 32 bits; a page has about one node per 90 bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     /// Text between tags, as a byte range of the source (entities not decoded).
-    Text(Range<usize>),
+    Text(Span),
     /// An element.
     Element(Element),
+}
+
+/// The longest source a [`Layout`] lays out, in bytes: positions are kept in 32 bits. (Pages
+/// are at most `fetch::MAX_PAGE_BYTES`, 2 MiB; the prescan cuts longer input here.)
+pub const MAX_SOURCE_BYTES: usize = u32::MAX as usize;
+
+/// A byte range of the source, in 32 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    /// `range`, whose ends are at most [`MAX_SOURCE_BYTES`] (larger ends are cut to it).
+    pub fn new(range: Range<usize>) -> Span {
+        let cut = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        Span {
+            start: cut(range.start),
+            end: cut(range.end),
+        }
+    }
+
+    /// The range as `usize` positions.
+    pub fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
 }
 
 /// An element: where its name and attributes are in the source, and which nodes it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
     /// Byte range of the (lower-case) name in the source.
-    pub name: Range<usize>,
+    pub name: Span,
     /// Byte range of the start tag between its name and its `>`.
-    pub attributes: Range<usize>,
+    pub attributes: Span,
     /// Index of the first node after this element's descendants (they are the nodes between
     /// this one and that index).
-    pub subtree_end: usize,
+    subtree_end: u32,
     /// Whether an end tag closed the element (else the page ended inside it, or it is void).
     pub closed: bool,
+}
+
+impl Element {
+    /// Index of the first node after this element's descendants (they are the nodes between
+    /// this one and that index).
+    pub fn subtree_end(&self) -> usize {
+        self.subtree_end as usize
+    }
+}
+
+/// A node index in 32 bits (nodes never outnumber the bytes of the source).
+fn node_index(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
 }
 
 /// The nodes of one prescanned page.
@@ -64,8 +105,8 @@ impl<'s> Markup<'s> {
 
     /// The source text of `range` (a [`Node::Text`] or an element's name); empty if `range`
     /// does not fall on character boundaries, which the ranges of this module always do.
-    pub fn text(&self, range: &Range<usize>) -> &'s str {
-        self.source.get(range.clone()).unwrap_or("")
+    pub fn text(&self, span: Span) -> &'s str {
+        self.source.get(span.range()).unwrap_or("")
     }
 
     /// The element's name (lower-case); empty if its range is not in the source, which the
@@ -73,14 +114,14 @@ impl<'s> Markup<'s> {
     pub fn name(&self, element: &Element) -> &'s [u8] {
         self.source
             .as_bytes()
-            .get(element.name.clone())
+            .get(element.name.range())
             .unwrap_or_default()
     }
 
     /// The attributes of `element`, in source order.
     pub fn attributes(&self, element: &Element) -> Attributes<'s> {
         Attributes {
-            text: self.source.get(element.attributes.clone()).unwrap_or(""),
+            text: self.source.get(element.attributes.range()).unwrap_or(""),
             at: 0,
         }
     }
@@ -94,11 +135,11 @@ impl<'s> Markup<'s> {
         let mut text = String::new();
         for node in self
             .nodes
-            .get(index + 1..element.subtree_end)
+            .get(index + 1..element.subtree_end())
             .unwrap_or(&[])
         {
-            if let Node::Text(range) = node {
-                text.push_str(self.text(range));
+            if let Node::Text(span) = node {
+                text.push_str(self.text(*span));
             }
         }
         text
@@ -126,7 +167,7 @@ impl Layout {
             return;
         }
         if lt > self.text_start {
-            self.nodes.push(Node::Text(self.text_start..lt));
+            self.nodes.push(Node::Text(Span::new(self.text_start..lt)));
         }
         self.text_start = lt;
         for &(start, end) in implied {
@@ -149,9 +190,9 @@ impl Layout {
         }
         let has_children = !self_closing && !is_void(bytes.get(name.clone()).unwrap_or_default());
         self.nodes.push(Node::Element(Element {
-            name,
-            attributes,
-            subtree_end: self.nodes.len() + 1,
+            name: Span::new(name),
+            attributes: Span::new(attributes),
+            subtree_end: node_index(self.nodes.len() + 1),
             closed: false,
         }));
         if has_children {
@@ -188,9 +229,9 @@ impl Layout {
     /// the elements still open running to the end.
     pub fn finish(mut self, len: usize) -> Vec<Node> {
         if !self.stopped && self.text_start < len {
-            self.nodes.push(Node::Text(self.text_start..len));
+            self.nodes.push(Node::Text(Span::new(self.text_start..len)));
         }
-        let end = self.nodes.len();
+        let end = node_index(self.nodes.len());
         for index in self.open {
             if let Some(Node::Element(element)) = self.nodes.get_mut(index) {
                 element.subtree_end = end;
@@ -203,9 +244,9 @@ impl Layout {
         let Some(&innermost) = self.open.last() else {
             return;
         };
-        let subtree_end = self.nodes.len();
+        let subtree_end = node_index(self.nodes.len());
         if let Some(Node::Element(element)) = self.nodes.get_mut(innermost) {
-            if bytes.get(element.name.clone()) == Some(name) {
+            if bytes.get(element.name.range()) == Some(name) {
                 element.closed = true;
                 element.subtree_end = subtree_end;
                 self.open.pop();
@@ -301,7 +342,7 @@ mod tests {
             .nodes()
             .iter()
             .map(|node| match node {
-                Node::Text(range) => markup.text(range).to_string(),
+                Node::Text(span) => markup.text(*span).to_string(),
                 Node::Element(e) => format!(
                     "{}[{}]{}",
                     String::from_utf8_lossy(markup.name(e)),

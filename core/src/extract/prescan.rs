@@ -29,7 +29,7 @@
 //! implied end tags into a rebuilt copy of the page, for `tl`.
 
 use crate::extract::implied_ends::OpenElements;
-use crate::extract::markup::{Layout, Node};
+use crate::extract::markup::{Layout, Node, MAX_SOURCE_BYTES};
 use crate::extract::skipped_ends::SkippedEnds;
 use crate::pace;
 
@@ -102,8 +102,10 @@ pub const MAX_START_TAGS: usize = 50_000;
 /// Largest number of JSON-LD blocks kept per page; more is not a real page.
 const MAX_JSON_LD_BLOCKS: usize = 64;
 
-/// Runs the pass over `input` (see the module docs).
+/// Runs the pass over `input` (see the module docs). Input longer than
+/// [`MAX_SOURCE_BYTES`] (4 GiB; pages are at most 2 MiB) is cut there.
 pub fn prescan(input: &str) -> Prescanned {
+    let input = cut_to(input, MAX_SOURCE_BYTES);
     let mut bytes = input.as_bytes().to_vec();
     let mut json_ld = Vec::new();
     let mut layout = Layout::default();
@@ -247,6 +249,16 @@ pub fn prescan(input: &str) -> Prescanned {
         nodes,
         json_ld,
     }
+}
+
+/// The longest prefix of `input` of at most `max` bytes that ends on a character boundary.
+fn cut_to(input: &str, max: usize) -> &str {
+    let mut end = input.len().min(max);
+    // At most three steps back: a UTF-8 character is at most four bytes.
+    while !input.is_char_boundary(end) {
+        end -= 1;
+    }
+    &input[..end]
 }
 
 fn is_raw_text(name: &[u8]) -> bool {
@@ -413,8 +425,20 @@ fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::prescan;
+    use super::{cut_to, prescan};
     use crate::extract::markup::{Element, Node};
+
+    #[test]
+    fn input_is_cut_on_a_character_boundary() {
+        // `é` is two bytes, `€` three: a cut inside one falls back to its start.
+        assert_eq!(cut_to("aé€b", 0), "");
+        assert_eq!(cut_to("aé€b", 2), "a");
+        assert_eq!(cut_to("aé€b", 3), "aé");
+        assert_eq!(cut_to("aé€b", 5), "aé");
+        assert_eq!(cut_to("aé€b", 6), "aé€");
+        assert_eq!(cut_to("aé€b", 7), "aé€b");
+        assert_eq!(cut_to("aé€b", usize::MAX), "aé€b");
+    }
 
     #[test]
     fn lowercases_names_but_not_values_or_text() {
@@ -597,11 +621,11 @@ mod tests {
             .map(|node| match node {
                 Node::Element(e) => format!(
                     "{}[{}]{}",
-                    &p.html[e.name.clone()],
-                    e.subtree_end,
+                    &p.html[e.name.range()],
+                    e.subtree_end(),
                     if e.closed { "+" } else { "" }
                 ),
-                Node::Text(range) => p.html[range.clone()].trim().to_string(),
+                Node::Text(span) => p.html[span.range()].trim().to_string(),
             })
             .collect();
         assert_eq!(
