@@ -27,7 +27,7 @@ mod prescan;
 mod skipped_ends;
 pub mod socials;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use url::Url;
 
@@ -168,6 +168,12 @@ impl ParsedPage {
         };
         let registrable = registrable_domain(host);
         let domain_label = registrable.split('.').next().unwrap_or("");
+        let mut resolver = LinkResolver {
+            base: &base,
+            host,
+            registrable: &registrable,
+            resolved: BTreeMap::new(),
+        };
         let links: Vec<PageLink> = doc
             .links
             .iter()
@@ -176,24 +182,8 @@ impl ParsedPage {
                 if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
                     return None;
                 }
-                // Links to other sites are common (shares, ads, partners): compare their host
-                // as written before paying for URL parsing.
-                if let Some(other) = written_host(&link.href) {
-                    if !other.eq_ignore_ascii_case(host) && registrable_domain(other) != registrable
-                    {
-                        return None;
-                    }
-                }
-                let mut resolved = base.join(&link.href).ok()?;
-                let on_site = resolved.host_str().is_some_and(|h| {
-                    h.eq_ignore_ascii_case(host) || registrable_domain(h) == registrable
-                });
-                if !matches!(resolved.scheme(), "http" | "https") || !on_site {
-                    return None;
-                }
-                resolved.set_fragment(None);
                 Some(PageLink {
-                    url: resolved,
+                    url: resolver.resolve(&link.href)?,
                     text: link.text.clone(),
                     in_footer: link.in_footer,
                 })
@@ -232,13 +222,57 @@ impl ParsedPage {
     }
 }
 
+/// Resolves a page's hrefs against its base URL, keeping only http(s) links to the page's
+/// site (its host or registrable domain), without fragment. A page repeats most of its
+/// same-site hrefs (header, footer, cards): each distinct href is resolved once.
+struct LinkResolver<'p> {
+    base: &'p Url,
+    /// The page's host.
+    host: &'p str,
+    /// The registrable domain of `host`.
+    registrable: &'p str,
+    /// Resolved hrefs (`None`: not a link to keep).
+    resolved: BTreeMap<&'p str, Option<Url>>,
+}
+
+impl<'p> LinkResolver<'p> {
+    fn resolve(&mut self, href: &'p str) -> Option<Url> {
+        if let Some(known) = self.resolved.get(href) {
+            return known.clone();
+        }
+        let url = self.resolve_anew(href);
+        self.resolved.insert(href, url.clone());
+        url
+    }
+
+    fn resolve_anew(&self, href: &str) -> Option<Url> {
+        // Links to other sites are common (shares, ads, partners): compare their host as
+        // written before paying for URL parsing.
+        if let Some(other) = written_host(href) {
+            if !other.eq_ignore_ascii_case(self.host)
+                && registrable_domain(other) != self.registrable
+            {
+                return None;
+            }
+        }
+        let mut resolved = self.base.join(href).ok()?;
+        let on_site = resolved.host_str().is_some_and(|h| {
+            h.eq_ignore_ascii_case(self.host) || registrable_domain(h) == self.registrable
+        });
+        if !matches!(resolved.scheme(), "http" | "https") || !on_site {
+            return None;
+        }
+        resolved.set_fragment(None);
+        Some(resolved)
+    }
+}
+
 /// The host of an absolute or scheme-relative http(s) href, as written (`None` for relative
 /// hrefs).
 fn written_host(href: &str) -> Option<&str> {
-    let lower_head = href.get(..8).unwrap_or(href).to_ascii_lowercase();
-    let rest = if lower_head.starts_with("https://") {
+    let rest = if starts_with_ignore_ascii_case(href, "https://") {
         &href[8..]
-    } else if lower_head.starts_with("http://") {
+    } else if starts_with_ignore_ascii_case(href, "http://") {
         &href[7..]
     } else {
         href.strip_prefix("//")?
@@ -255,7 +289,6 @@ fn written_host(href: &str) -> Option<&str> {
 
 /// Hrefs that never lead to a page (skipped before URL parsing).
 fn is_not_a_page(href: &str) -> bool {
-    let head = href.get(..11).unwrap_or(href).to_ascii_lowercase();
     href.is_empty()
         || href.starts_with('#')
         || [
@@ -269,7 +302,14 @@ fn is_not_a_page(href: &str) -> bool {
             "whatsapp:",
         ]
         .iter()
-        .any(|scheme| head.starts_with(scheme))
+        .any(|scheme| starts_with_ignore_ascii_case(href, scheme))
+}
+
+/// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
+fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
 fn collect_emails(
@@ -778,12 +818,37 @@ mod tests {
     }
 
     #[test]
+    fn hrefs_that_lead_to_no_page_are_told_by_their_scheme_in_any_case() {
+        for href in [
+            "",
+            "#top",
+            "mailto:a@b.c",
+            "MAILTO:a@b.c",
+            "JavaScript:void(0)",
+            "tel:+1",
+        ] {
+            assert!(is_not_a_page(href), "{href}");
+        }
+        for href in [
+            "/contact",
+            "mail.html",
+            "telephone/",
+            "https://x.com/tel:",
+            "é/tel:",
+        ] {
+            assert!(!is_not_a_page(href), "{href}");
+        }
+    }
+
+    #[test]
     fn written_host_reads_absolute_and_scheme_relative_hrefs() {
         assert_eq!(
             written_host("https://User@Shop.Acme.com:8443/x?y"),
             Some("Shop.Acme.com")
         );
         assert_eq!(written_host("HTTP://acme.com"), Some("acme.com"));
+        assert_eq!(written_host("hTtPs://acme.com"), Some("acme.com"));
+        assert_eq!(written_host("httpé://acme.com"), None);
         assert_eq!(written_host("//cdn.acme.com/a.js"), Some("cdn.acme.com"));
         assert_eq!(written_host("http://[::1]/"), Some("[::1]"));
         assert_eq!(written_host("/contact"), None);
