@@ -868,15 +868,14 @@ fn push_collapsed(out: &mut String, s: &str) {
 
 /// Cuts `text` to its first `max` characters.
 fn truncate_chars(text: &mut String, max: usize) {
-    if let Some((cut, _)) = text.char_indices().nth(max) {
-        text.truncate(cut);
-    }
+    let end = first_chars(text, max).len();
+    text.truncate(end);
 }
 
 /// Appends characters of `extra` to `target` until it holds `cap` characters.
 fn append_chars(target: &mut String, extra: &str, cap: usize) {
     let room = cap.saturating_sub(target.chars().count());
-    target.extend(extra.chars().take(room));
+    target.push_str(first_chars(extra, room));
 }
 
 fn append_capped(target: &mut String, extra: &str) {
@@ -887,7 +886,20 @@ fn append_capped(target: &mut String, extra: &str) {
     if !target.is_empty() {
         target.push(' ');
     }
-    target.extend(extra.chars().take(MAX_CAPTURE_CHARS));
+    target.push_str(first_chars(extra, MAX_CAPTURE_CHARS));
+}
+
+/// The first `count` characters of `text` (all of it if it has fewer).
+fn first_chars(text: &str, count: usize) -> &str {
+    // A character is at least one byte: a text of at most `count` bytes is whole.
+    if text.len() <= count {
+        return text;
+    }
+    let end = text
+        .char_indices()
+        .nth(count)
+        .map_or(text.len(), |(at, _)| at);
+    &text[..end]
 }
 
 #[cfg(test)]
@@ -896,6 +908,19 @@ mod tests {
 
     fn lines(doc: &Document) -> Vec<&str> {
         doc.text.lines().collect()
+    }
+
+    #[test]
+    fn first_chars_counts_characters_not_bytes() {
+        assert_eq!(first_chars("abc", 0), "");
+        assert_eq!(first_chars("abc", 2), "ab");
+        assert_eq!(first_chars("abc", 5), "abc");
+        assert_eq!(first_chars("éé€x", 2), "éé");
+        assert_eq!(first_chars("éé€x", 3), "éé€");
+        assert_eq!(first_chars("éé€x", 4), "éé€x");
+        let mut text = String::from("ü€ab");
+        truncate_chars(&mut text, 2);
+        assert_eq!(text, "ü€");
     }
 
     #[test]
