@@ -562,7 +562,7 @@ fn is_same_page(home: &Url, url: &Url) -> bool {
 /// and fragment ignored. Compares in place: it runs for every same-site link of a page.
 pub fn same_page(a: &Url, b: &Url) -> bool {
     fn host(u: &Url) -> Option<&str> {
-        u.host_str().map(|h| h.trim_start_matches("www."))
+        u.host_str().map(without_www)
     }
     let hosts_equal = match (host(a), host(b)) {
         (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
@@ -579,11 +579,18 @@ pub fn same_page(a: &Url, b: &Url) -> bool {
 type PageKey = (Option<String>, String, Option<String>);
 
 fn page_key(u: &Url) -> PageKey {
-    let host = u
-        .host_str()
-        .map(|h| h.trim_start_matches("www.").to_ascii_lowercase());
+    let host = u.host_str().map(|h| without_www(h).to_ascii_lowercase());
     let path = u.path().trim_end_matches('/').to_string();
     (host, path, u.query().map(str::to_string))
+}
+
+/// `host` without its leading `www.` labels (as `trim_start_matches("www.")`, without the
+/// substring searcher that sets up on every call).
+fn without_www(mut host: &str) -> &str {
+    while let Some(rest) = host.strip_prefix("www.") {
+        host = rest;
+    }
+    host
 }
 
 #[cfg(test)]
@@ -640,6 +647,21 @@ mod tests {
             }
         }
         found
+    }
+
+    #[test]
+    fn without_www_strips_every_leading_www_label() {
+        for (host, bare) in [
+            ("www.acme.com", "acme.com"),
+            ("www.www.acme.com", "acme.com"),
+            ("acme.com", "acme.com"),
+            ("wwwacme.com", "wwwacme.com"),
+            ("shop.www.acme.com", "shop.www.acme.com"),
+            ("www.", ""),
+        ] {
+            assert_eq!(without_www(host), bare);
+            assert_eq!(without_www(host), host.trim_start_matches("www."));
+        }
     }
 
     #[test]

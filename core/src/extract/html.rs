@@ -11,6 +11,7 @@
 //! links of `<template>` content (a footer a script clones in), and nothing else of it.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::extract::entities;
 use crate::extract::markup::{Attributes, Element, Markup, Node};
@@ -783,7 +784,10 @@ fn is_block(name: &[u8]) -> bool {
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
 fn href_cfemail(href: &str) -> Option<&str> {
     const MARK: &str = "/cdn-cgi/l/email-protection#";
-    let at = memchr::memmem::find(href.as_bytes(), MARK.as_bytes())?;
+    // Built once: every link is looked at, and building the searcher cost more than the search.
+    static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let finder = FINDER.get_or_init(|| memchr::memmem::Finder::new(MARK));
+    let at = finder.find(href.as_bytes())?;
     let hex = href.get(at + MARK.len()..)?;
     (!hex.is_empty()).then_some(hex)
 }
