@@ -420,12 +420,14 @@ fn fold_non_ascii(ch: char) -> Option<char> {
     }
 }
 
-/// [`KEYWORDS`]' phrases sorted by their first word, each with its row; and for each first
-/// byte of a first word, a bit per word length (1 to 31 bytes) those words have, which turns
-/// most words of a link away before a binary search.
+/// [`KEYWORDS`]' phrases grouped by the first byte of their first word, each with its row;
+/// and for each first byte, a bit per length (1 to 31 bytes) of those first words, which turns
+/// most words of a link away before their group is read.
 struct PhraseIndex {
     /// (first word, phrase, row), sorted.
     phrases: Vec<(&'static [u8], &'static [u8], usize)>,
+    /// For each byte, the range of `phrases` whose first word starts with it.
+    by_first_byte: [(u16, u16); 256],
     lengths_by_first_byte: [u32; 256],
 }
 
@@ -433,37 +435,59 @@ impl PhraseIndex {
     fn get() -> &'static PhraseIndex {
         static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
         INDEX.get_or_init(|| {
+            let mut phrases: Vec<(&'static [u8], &'static [u8], usize)> = KEYWORDS
+                .iter()
+                .enumerate()
+                .flat_map(|(row, (_, _, phrases))| {
+                    phrases.iter().map(move |phrase| {
+                        let phrase = phrase.as_bytes();
+                        let first = phrase.split(|&b| b == b' ').next().unwrap_or(phrase);
+                        (first, phrase, row)
+                    })
+                })
+                .collect();
+            phrases.sort_unstable();
             let mut index = PhraseIndex {
-                phrases: Vec::new(),
+                phrases,
+                by_first_byte: [(0, 0); 256],
                 lengths_by_first_byte: [0; 256],
             };
-            for (row, (_, _, phrases)) in KEYWORDS.iter().enumerate() {
-                for phrase in *phrases {
-                    let phrase = phrase.as_bytes();
-                    let first = phrase.split(|&b| b == b' ').next().unwrap_or(phrase);
-                    if let Some(&byte) = first.first() {
-                        index.lengths_by_first_byte[usize::from(byte)] |= 1 << first.len().min(31);
-                    }
-                    index.phrases.push((first, phrase, row));
+            for (at, (first, _, _)) in index.phrases.iter().enumerate() {
+                let Some(&byte) = first.first() else {
+                    continue;
+                };
+                let byte = usize::from(byte);
+                index.lengths_by_first_byte[byte] |= 1 << first.len().min(31);
+                let at = u16::try_from(at).unwrap_or(u16::MAX);
+                let group = &mut index.by_first_byte[byte];
+                if group.0 == group.1 {
+                    *group = (at, at);
                 }
+                group.1 = at.saturating_add(1);
             }
-            index.phrases.sort_unstable();
             index
         })
     }
 
     /// The phrases whose first word is `word`, as (first word, phrase, row).
-    fn starting_with(&self, word: &[u8]) -> &[(&'static [u8], &'static [u8], usize)] {
-        let Some(&byte) = word.first() else {
-            return &[];
+    fn starting_with<'i>(
+        &'i self,
+        word: &'i [u8],
+    ) -> impl Iterator<Item = &'i (&'static [u8], &'static [u8], usize)> + 'i {
+        let byte = usize::from(word.first().copied().unwrap_or(0));
+        let possible = !word.is_empty()
+            && word.len() <= 31
+            && self.lengths_by_first_byte[byte] & (1 << word.len()) != 0;
+        let (from, to) = if possible {
+            self.by_first_byte[byte]
+        } else {
+            (0, 0)
         };
-        if word.len() > 31 || self.lengths_by_first_byte[usize::from(byte)] & (1 << word.len()) == 0
-        {
-            return &[];
-        }
-        let from = self.phrases.partition_point(|(first, _, _)| *first < word);
-        let to = from + self.phrases[from..].partition_point(|(first, _, _)| *first == word);
-        &self.phrases[from..to]
+        self.phrases
+            .get(usize::from(from)..usize::from(to))
+            .unwrap_or_default()
+            .iter()
+            .filter(move |(first, _, _)| *first == word)
     }
 }
 

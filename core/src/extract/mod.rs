@@ -237,34 +237,33 @@ struct LinkResolver<'p> {
 
 impl<'p> LinkResolver<'p> {
     fn resolve(&mut self, href: &'p str) -> Option<Url> {
-        if let Some(known) = self.resolved.get(href) {
-            return known.clone();
-        }
-        let url = self.resolve_anew(href);
-        self.resolved.insert(href, url.clone());
-        url
+        let (base, host, registrable) = (self.base, self.host, self.registrable);
+        self.resolved
+            .entry(href)
+            .or_insert_with(|| resolve_on_site(base, host, registrable, href))
+            .clone()
     }
+}
 
-    fn resolve_anew(&self, href: &str) -> Option<Url> {
-        // Links to other sites are common (shares, ads, partners): compare their host as
-        // written before paying for URL parsing.
-        if let Some(other) = written_host(href) {
-            if !other.eq_ignore_ascii_case(self.host)
-                && registrable_domain(other) != self.registrable
-            {
-                return None;
-            }
-        }
-        let mut resolved = self.base.join(href).ok()?;
-        let on_site = resolved.host_str().is_some_and(|h| {
-            h.eq_ignore_ascii_case(self.host) || registrable_domain(h) == self.registrable
-        });
-        if !matches!(resolved.scheme(), "http" | "https") || !on_site {
+/// `href` resolved against `base` if it is an http(s) link to `host` or another host of
+/// `registrable` (its registrable domain), without fragment.
+fn resolve_on_site(base: &Url, host: &str, registrable: &str, href: &str) -> Option<Url> {
+    // Links to other sites are common (shares, ads, partners): compare their host as written
+    // before paying for URL parsing.
+    if let Some(other) = written_host(href) {
+        if !other.eq_ignore_ascii_case(host) && registrable_domain(other) != registrable {
             return None;
         }
-        resolved.set_fragment(None);
-        Some(resolved)
     }
+    let mut resolved = base.join(href).ok()?;
+    let on_site = resolved
+        .host_str()
+        .is_some_and(|h| h.eq_ignore_ascii_case(host) || registrable_domain(h) == registrable);
+    if !matches!(resolved.scheme(), "http" | "https") || !on_site {
+        return None;
+    }
+    resolved.set_fragment(None);
+    Some(resolved)
 }
 
 /// The host of an absolute or scheme-relative http(s) href, as written (`None` for relative
