@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::extract::entities;
-use crate::extract::markup::{Attributes, Element, Markup, Node};
+use crate::extract::markup::{Element, Markup, Node};
 use crate::extract::prescan::prescan;
 use crate::pace;
 
@@ -106,7 +106,7 @@ pub fn parse(html: &str) -> Document {
         },
         ..Walker::default()
     };
-    let markup = Markup::new(&pre.html, pre.nodes);
+    let markup = Markup::new(&pre.html, pre.laid_out);
     walker.walk(&markup);
     walker.finish()
 }
@@ -524,7 +524,7 @@ impl Attrs {
     /// Reads the attributes of an element named `name` in one pass; values are decoded only
     /// for the attributes this element needs. A repeated attribute is ignored, as HTML5 does
     /// (§13.2.5.33: the first one counts).
-    fn read(attributes: Attributes<'_>, name: &[u8]) -> Attrs {
+    fn read<'s>(attributes: impl Iterator<Item = (&'s [u8], &'s str)>, name: &[u8]) -> Attrs {
         let mut attrs = Attrs::default();
         let wants_href = matches!(name, b"a" | b"area" | b"base" | b"link");
         let is_link = matches!(name, b"a" | b"area");

@@ -14,8 +14,9 @@
 //!
 //! This replaced `tl` 0.7 (until 2026-11-24), which built the same nesting from the prescanned
 //! page in a second pass and spent a third of a page's parse on nodes of a few hundred bytes
-//! and a hash map per tag's attributes; here an element is its byte ranges and attributes are
-//! read on demand ([`Attributes`]).
+//! and a hash map per tag's attributes; here an element is its byte ranges, and its
+//! attributes are the name and value ranges the prescan recorded as it read the tag (until
+//! 2026-11-24 the walker read each tag's attributes a second time).
 
 use std::ops::Range;
 
@@ -58,13 +59,23 @@ impl Span {
     }
 }
 
+/// One attribute of a start tag, as byte ranges of the source: its name (lower-case) and its
+/// value as written (entities not decoded; empty for an attribute without one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttributeSpan {
+    /// The name.
+    pub name: Span,
+    /// The value.
+    pub value: Span,
+}
+
 /// An element: where its name and attributes are in the source, and which nodes it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
     /// Byte range of the (lower-case) name in the source.
     pub name: Span,
-    /// Byte range of the start tag between its name and its `>`.
-    pub attributes: Span,
+    /// Its attributes: indices into the markup's attribute list, from and to.
+    attributes: (u32, u32),
     /// Index of the first node after this element's descendants (they are the nodes between
     /// this one and that index).
     subtree_end: u32,
@@ -80,9 +91,19 @@ impl Element {
     }
 }
 
-/// A node index in 32 bits (nodes never outnumber the bytes of the source).
-fn node_index(index: usize) -> u32 {
+/// A node or attribute index in 32 bits (neither outnumbers the bytes of the source).
+fn index_u32(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
+}
+
+/// What a [`Layout`] makes of a page: its nodes in document order and the attributes of its
+/// elements (each element holds a range of them).
+#[derive(Debug, Default)]
+pub struct LaidOut {
+    /// The nodes.
+    pub nodes: Vec<Node>,
+    /// The attributes, element after element.
+    pub attributes: Vec<AttributeSpan>,
 }
 
 /// The nodes of one prescanned page.
@@ -90,12 +111,17 @@ fn node_index(index: usize) -> u32 {
 pub struct Markup<'s> {
     source: &'s str,
     nodes: Vec<Node>,
+    attributes: Vec<AttributeSpan>,
 }
 
 impl<'s> Markup<'s> {
-    /// The nodes a [`Layout`] made of `source` (the prescanned page it was given tags of).
-    pub fn new(source: &'s str, nodes: Vec<Node>) -> Markup<'s> {
-        Markup { source, nodes }
+    /// What a [`Layout`] made of `source` (the prescanned page it was given tags of).
+    pub fn new(source: &'s str, laid_out: LaidOut) -> Markup<'s> {
+        Markup {
+            source,
+            nodes: laid_out.nodes,
+            attributes: laid_out.attributes,
+        }
     }
 
     /// The nodes in document order.
@@ -118,12 +144,25 @@ impl<'s> Markup<'s> {
             .unwrap_or_default()
     }
 
-    /// The attributes of `element`, in source order.
-    pub fn attributes(&self, element: &Element) -> Attributes<'s> {
-        Attributes {
-            text: self.source.get(element.attributes.range()).unwrap_or(""),
-            at: 0,
-        }
+    /// The attributes of `element` in source order, as `(name, value)`: the name lower-case,
+    /// the value as written (entities not decoded). Duplicates are yielded too: HTML5 keeps
+    /// the first, so readers skip the others.
+    pub fn attributes(
+        &self,
+        element: &Element,
+    ) -> impl Iterator<Item = (&'s [u8], &'s str)> + use<'_, 's> {
+        let (from, to) = element.attributes;
+        let source = self.source;
+        self.attributes
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
+            .iter()
+            .map(move |a| {
+                (
+                    source.as_bytes().get(a.name.range()).unwrap_or_default(),
+                    source.get(a.value.range()).unwrap_or(""),
+                )
+            })
     }
 
     /// The text of the descendants of the element at `index`, concatenated (entities not
@@ -151,6 +190,7 @@ impl<'s> Markup<'s> {
 #[derive(Debug, Default)]
 pub struct Layout {
     nodes: Vec<Node>,
+    attributes: Vec<AttributeSpan>,
     /// Node indices of the open elements, innermost last.
     open: Vec<usize>,
     /// Where the text after the last tag starts.
@@ -175,24 +215,37 @@ impl Layout {
         }
     }
 
-    /// A start tag (after [`Layout::before_tag`]): its name and the bytes between the name and
-    /// its `>`, which ends at `tag_end`.
+    /// Where the attributes of the next start tag go: the prescan appends them as it reads the
+    /// tag, then calls [`Layout::start`] with the length this list had before (or
+    /// [`Layout::discard_attributes`] if the tag makes no node).
+    pub fn attribute_list(&mut self) -> &mut Vec<AttributeSpan> {
+        &mut self.attributes
+    }
+
+    /// Drops the attributes from index `first` on (a tag that makes no node).
+    pub fn discard_attributes(&mut self, first: usize) {
+        self.attributes.truncate(first);
+    }
+
+    /// A start tag (after [`Layout::before_tag`]): its name, its attributes (those appended
+    /// to [`Layout::attribute_list`] from index `first_attribute` on), and where it ends.
     pub fn start(
         &mut self,
         bytes: &[u8],
         name: Range<usize>,
-        attributes: Range<usize>,
+        first_attribute: usize,
         self_closing: bool,
         tag_end: usize,
     ) {
         if self.stopped {
+            self.discard_attributes(first_attribute);
             return;
         }
         let has_children = !self_closing && !is_void(bytes.get(name.clone()).unwrap_or_default());
         self.nodes.push(Node::Element(Element {
             name: Span::new(name),
-            attributes: Span::new(attributes),
-            subtree_end: node_index(self.nodes.len() + 1),
+            attributes: (index_u32(first_attribute), index_u32(self.attributes.len())),
+            subtree_end: index_u32(self.nodes.len() + 1),
             closed: false,
         }));
         if has_children {
@@ -227,24 +280,27 @@ impl Layout {
 
     /// The nodes, with the text after the last tag (up to `len`, the length of the page) and
     /// the elements still open running to the end.
-    pub fn finish(mut self, len: usize) -> Vec<Node> {
+    pub fn finish(mut self, len: usize) -> LaidOut {
         if !self.stopped && self.text_start < len {
             self.nodes.push(Node::Text(Span::new(self.text_start..len)));
         }
-        let end = node_index(self.nodes.len());
+        let end = index_u32(self.nodes.len());
         for index in self.open {
             if let Some(Node::Element(element)) = self.nodes.get_mut(index) {
                 element.subtree_end = end;
             }
         }
-        self.nodes
+        LaidOut {
+            nodes: self.nodes,
+            attributes: self.attributes,
+        }
     }
 
     fn close(&mut self, bytes: &[u8], name: &[u8]) {
         let Some(&innermost) = self.open.last() else {
             return;
         };
-        let subtree_end = node_index(self.nodes.len());
+        let subtree_end = index_u32(self.nodes.len());
         if let Some(Node::Element(element)) = self.nodes.get_mut(innermost) {
             if bytes.get(element.name.range()) == Some(name) {
                 element.closed = true;
@@ -255,11 +311,13 @@ impl Layout {
     }
 }
 
-/// The attributes of a start tag as HTML5 tokenizes them (§13.2.5.32–40): names run to white
-/// space, `/`, `>` or `=`; a value is quoted, or unquoted up to white space or `>`; a `/` not
-/// right before `>` is ignored. Yields `(name, value)` as written (entities not decoded), the
+/// The attributes of a start tag read again from its text, as HTML5 tokenizes them
+/// (§13.2.5.32–40), the way the prescan reads them once for the [`Layout`]: the model its
+/// attribute list is tested against. Names run to white space, `/`, `>` or `=`; a value is
+/// quoted, or unquoted up to white space or `>`; a `/` not right before `>` is ignored. Yields `(name, value)` as written (entities not decoded), the
 /// value empty for an attribute without one. Duplicates are yielded too: HTML5 keeps the first,
 /// so readers skip the others.
+#[cfg(test)]
 pub struct Attributes<'s> {
     /// The start tag between its name and its `>`.
     text: &'s str,
@@ -267,7 +325,13 @@ pub struct Attributes<'s> {
     at: usize,
 }
 
+#[cfg(test)]
 impl<'s> Attributes<'s> {
+    /// The attributes in `text`, a start tag between its name and its `>`.
+    pub fn new(text: &'s str) -> Attributes<'s> {
+        Attributes { text, at: 0 }
+    }
+
     /// `text[start..end]`: the ends are next to ASCII bytes or at the ends of `text`, so on
     /// character boundaries (empty otherwise, which cannot happen).
     fn value(&self, start: usize, end: usize) -> &'s str {
@@ -275,6 +339,7 @@ impl<'s> Attributes<'s> {
     }
 }
 
+#[cfg(test)]
 impl<'s> Iterator for Attributes<'s> {
     /// `(name, value)`: the name as bytes (lower-case if the prescan saw it), the value as
     /// written.
@@ -356,7 +421,7 @@ mod tests {
     /// The outline of `source` as the prescan lays it out.
     fn outline(source: &str) -> Vec<String> {
         let pre = prescan(source);
-        outline_of(&Markup::new(&pre.html, pre.nodes))
+        outline_of(&Markup::new(&pre.html, pre.laid_out))
     }
 
     #[test]
@@ -375,9 +440,9 @@ mod tests {
         let bytes = source.as_bytes();
         let mut layout = Layout::default();
         layout.before_tag(bytes, 0, &[]);
-        layout.start(bytes, 1..4, 4..4, false, 5);
+        layout.start(bytes, 1..4, 0, false, 5);
         layout.before_tag(bytes, 5, &[]);
-        layout.start(bytes, 6..7, 7..7, false, 8);
+        layout.start(bytes, 6..7, 0, false, 8);
         layout.before_tag(bytes, 9, &[]);
         layout.end(bytes, b"div", 15);
         let markup = Markup::new(source, layout.finish(bytes.len()));
@@ -385,9 +450,9 @@ mod tests {
         // With the implied `</b>` (bytes 6..7 name it) both close.
         let mut layout = Layout::default();
         layout.before_tag(bytes, 0, &[]);
-        layout.start(bytes, 1..4, 4..4, false, 5);
+        layout.start(bytes, 1..4, 0, false, 5);
         layout.before_tag(bytes, 5, &[]);
-        layout.start(bytes, 6..7, 7..7, false, 8);
+        layout.start(bytes, 6..7, 0, false, 8);
         layout.before_tag(bytes, 9, &[(6, 7)]);
         layout.end(bytes, b"div", 15);
         let markup = Markup::new(source, layout.finish(bytes.len()));
@@ -454,7 +519,7 @@ mod tests {
     fn attributes_are_read_as_html5_tokenizes_them() {
         let pre =
             prescan("<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>");
-        let markup = Markup::new(&pre.html, pre.nodes);
+        let markup = Markup::new(&pre.html, pre.laid_out);
         let Some(Node::Element(a)) = markup.nodes().first() else {
             panic!("no element");
         };
@@ -482,10 +547,38 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// The attributes the prescan records as it reads a tag are those the tag's text
+        /// holds when read again on its own (the model, [`super::Attributes`]).
+        #[test]
+        fn recorded_attributes_are_those_of_the_tag_text(
+            tags in proptest::collection::vec("[ a-cA-C=\"'/\t\n-]{0,24}", 1..4)
+        ) {
+            let page: String = tags.iter().map(|t| format!("<div{t}>x</div>")).collect();
+            let pre = prescan(&page);
+            let markup = Markup::new(&pre.html, pre.laid_out);
+            for (index, node) in markup.nodes().iter().enumerate() {
+                let Node::Element(element) = node else {
+                    continue;
+                };
+                // The tag's text: from after its name to the `>` before its first child
+                // (generated attributes hold no `>`, so that `>` ends the tag).
+                let from = element.name.range().end;
+                let Some(Node::Text(child)) = markup.nodes().get(index + 1) else {
+                    continue;
+                };
+                let text = &pre.html[from..child.range().start - 1];
+                let recorded: Vec<_> = markup.attributes(element).collect();
+                let model: Vec<_> = super::Attributes::new(text).collect();
+                proptest::prop_assert_eq!(recorded, model, "{:?}", page);
+            }
+        }
+    }
+
     #[test]
     fn inner_text_joins_the_text_of_all_descendants() {
         let pre = prescan("<title>A <b>B</b> C</title>D");
-        let markup = Markup::new(&pre.html, pre.nodes);
+        let markup = Markup::new(&pre.html, pre.laid_out);
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.

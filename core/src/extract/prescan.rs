@@ -29,7 +29,7 @@
 //! implied end tags into a rebuilt copy of the page, for `tl`.
 
 use crate::extract::implied_ends::OpenElements;
-use crate::extract::markup::{Layout, Node, MAX_SOURCE_BYTES};
+use crate::extract::markup::{AttributeSpan, LaidOut, Layout, Span, MAX_SOURCE_BYTES};
 use crate::extract::skipped_ends::SkippedEnds;
 use crate::pace;
 
@@ -39,8 +39,9 @@ pub struct Prescanned {
     /// contents of raw-text and skipped elements blanked: as long as the input, or shorter
     /// where the page was cut ([`MAX_START_TAGS`]).
     pub html: String,
-    /// The nodes of [`Prescanned::html`] (`markup.rs`), laid out during the pass.
-    pub nodes: Vec<Node>,
+    /// The nodes of [`Prescanned::html`] and their attributes (`markup.rs`), laid out during
+    /// the pass.
+    pub laid_out: LaidOut,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
 }
@@ -187,19 +188,21 @@ pub fn prescan(input: &str) -> Prescanned {
                 if outside_skipped {
                     open.start(&bytes, (lt + 1, name_end), &mut ends);
                 }
-                let tag = scan_attributes(&mut bytes, name_end);
-                if outside_skipped {
+                let first_attribute = layout.attribute_list().len();
+                let tag = scan_attributes(&mut bytes, name_end, layout.attribute_list());
+                if outside_skipped && tag.complete {
                     layout.before_tag(&bytes, lt, &ends);
-                    if tag.complete {
-                        let attributes = name_end..tag.end - 1;
-                        layout.start(
-                            &bytes,
-                            lt + 1..name_end,
-                            attributes,
-                            tag.self_closing,
-                            tag.end,
-                        );
-                    } else {
+                    layout.start(
+                        &bytes,
+                        lt + 1..name_end,
+                        first_attribute,
+                        tag.self_closing,
+                        tag.end,
+                    );
+                } else {
+                    layout.discard_attributes(first_attribute);
+                    if outside_skipped {
+                        layout.before_tag(&bytes, lt, &ends);
                         layout.stop();
                     }
                 }
@@ -236,7 +239,7 @@ pub fn prescan(input: &str) -> Prescanned {
     for &(start, end) in &skipped {
         bytes[start..end.max(start)].fill(b' ');
     }
-    let nodes = layout.finish(bytes.len());
+    let laid_out = layout.finish(bytes.len());
     // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
     // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
     // in practice and keeps this free of panics if that reasoning were ever wrong.
@@ -246,7 +249,7 @@ pub fn prescan(input: &str) -> Prescanned {
     };
     Prescanned {
         html,
-        nodes,
+        laid_out,
         json_ld,
     }
 }
@@ -313,11 +316,12 @@ struct TagEnd {
     json_ld: bool,
 }
 
-/// Walks the attributes of a start tag from `start` as HTML5 tokenizes them (§13.2.5.32–40,
-/// as `markup::Attributes` reads them again): names run to white space, `/`, `>` or `=` and
-/// are lower-cased; a value is quoted, or unquoted up to white space or `>`; a `/` not right
-/// before `>` is ignored.
-fn scan_attributes(bytes: &mut [u8], start: usize) -> TagEnd {
+/// Walks the attributes of a start tag from `start` as HTML5 tokenizes them (§13.2.5.32–40):
+/// names run to white space, `/`, `>` or `=` and are lower-cased; a value is quoted, or
+/// unquoted up to white space or `>`; a `/` not right before `>` is ignored. Appends each
+/// attribute's name and value ranges to `attributes` (the caller drops them if the tag makes
+/// no element).
+fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<AttributeSpan>) -> TagEnd {
     let at = |bytes: &[u8], i: usize| bytes.get(i).copied();
     let skip_space = |bytes: &[u8], mut i: usize| {
         while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace()) {
@@ -360,9 +364,14 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> TagEnd {
             i += 1;
         }
         bytes[name_start..i].make_ascii_lowercase();
+        let name = Span::new(name_start..i);
         let is_type = &bytes[name_start..i] == b"type";
         i = skip_space(bytes, i);
         if at(bytes, i) != Some(b'=') {
+            attributes.push(AttributeSpan {
+                name,
+                value: Span::new(i..i),
+            });
             continue;
         }
         i = skip_space(bytes, i + 1);
@@ -382,6 +391,10 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> TagEnd {
                 (value_start, i)
             }
         };
+        attributes.push(AttributeSpan {
+            name,
+            value: Span::new(value_start..value_end),
+        });
         if is_type
             && bytes[value_start..value_end.min(bytes.len())]
                 .trim_ascii()
@@ -401,7 +414,8 @@ fn scan_attributes(bytes: &mut [u8], start: usize) -> TagEnd {
 /// nothing after it; so does the layout). Returns where scanning goes on: after the tag, or the end of the page (so a
 /// page of unterminated `</a x="` is not read to its end once per tag).
 fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
-    let tag = scan_attributes(bytes, name_end);
+    // An end tag's attributes are read only to find its end (rare: no allocation otherwise).
+    let tag = scan_attributes(bytes, name_end, &mut Vec::new());
     if tag.complete {
         bytes[name_end] = b'>';
         bytes[name_end + 1..tag.end].fill(b' ');
@@ -588,6 +602,7 @@ mod tests {
         let page = format!("<ul>{}", "<li>x".repeat(60_000));
         let p = prescan(&page);
         let elements: Vec<&Element> = p
+            .laid_out
             .nodes
             .iter()
             .filter_map(|node| match node {
@@ -608,7 +623,7 @@ mod tests {
         let p = prescan(&page);
         assert_eq!(p.html, page);
         // Two paragraphs, their text, nothing else.
-        assert_eq!(p.nodes.len(), 4);
+        assert_eq!(p.laid_out.nodes.len(), 4);
     }
 
     #[test]
@@ -616,6 +631,7 @@ mod tests {
         // The `<li>` inside `<noscript>` neither makes a node nor closes the first item.
         let p = prescan("<ul><li>a<noscript><li>b</noscript><li>c</ul>");
         let shape: Vec<String> = p
+            .laid_out
             .nodes
             .iter()
             .map(|node| match node {
