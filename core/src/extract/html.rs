@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use crate::extract::entities;
 use crate::extract::markup::{Element, Markup, Node};
 use crate::extract::prescan::prescan;
+use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::pace;
 
 /// What one page's markup holds, ready for the field extractors.
@@ -800,79 +801,6 @@ fn set_once(slot: Option<&mut Option<String>>, value: String) {
     }
 }
 
-/// Collapses white space runs to one space and trims; removes zero-width characters.
-pub fn collapse(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    push_collapsed(&mut out, s);
-    if out.ends_with(' ') {
-        out.pop();
-    }
-    out
-}
-
-/// Appends `s` to `out` with white space runs collapsed to one space (none at the start of
-/// `out` or after a line break) and zero-width characters removed. White space is Unicode
-/// `White_Space` and controls; zero-width are U+200B–U+200D, U+2060, U+FEFF and U+00AD.
-/// Copies runs of ordinary characters as slices.
-fn push_collapsed(out: &mut String, s: &str) {
-    let bytes = s.as_bytes();
-    let space_allowed = |out: &String| !out.is_empty() && !out.ends_with([' ', '\n']);
-    // Fast path: ASCII white space and controls around printable ASCII with single spaces
-    // (`\n    Contact us\n  `, and indentation between tags): at most a space, the middle
-    // whole, at most a space.
-    let is_space = |b: &u8| *b <= b' ' || *b == 0x7f;
-    let lead = bytes.iter().take_while(|b| is_space(b)).count();
-    let trail = bytes[lead..].iter().rev().take_while(|b| is_space(b)).count();
-    let middle = &bytes[lead..bytes.len() - trail];
-    let mut previous_space = false;
-    let clean = middle.iter().all(|&b| {
-        let ok = (b' '..0x7f).contains(&b) && !(b == b' ' && previous_space);
-        previous_space = b == b' ';
-        ok
-    });
-    if clean {
-        if lead > 0 && space_allowed(out) {
-            out.push(' ');
-        }
-        // The middle starts and ends with a printable byte (ASCII, so at char boundaries).
-        out.push_str(&s[lead..bytes.len() - trail]);
-        if trail > 0 && space_allowed(out) {
-            out.push(' ');
-        }
-        return;
-    }
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        // ASCII: only controls and the space are special; other bytes start a character that
-        // is decoded only to check for Unicode white space and zero-width characters.
-        let (len, space, zero_width) = if b < 0x80 {
-            (1, b <= b' ' || b == 0x7f, false)
-        } else {
-            let ch = s[i..].chars().next().unwrap_or(' ');
-            let zero_width = matches!(
-                ch,
-                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
-            );
-            (
-                ch.len_utf8(),
-                ch.is_whitespace() || ch.is_control(),
-                zero_width,
-            )
-        };
-        if space || zero_width {
-            out.push_str(&s[start..i]);
-            start = i + len;
-            if space && !out.is_empty() && !out.ends_with([' ', '\n']) {
-                out.push(' ');
-            }
-        }
-        i += len;
-    }
-    out.push_str(&s[start..]);
-}
-
 /// Cuts `text` to its first `max` characters.
 fn truncate_chars(text: &mut String, max: usize) {
     let end = first_chars(text, max).len();
@@ -915,37 +843,6 @@ mod tests {
 
     fn lines(doc: &Document) -> Vec<&str> {
         doc.text.lines().collect()
-    }
-
-    /// `push_collapsed` as its doc states it, one character at a time.
-    fn push_collapsed_model(out: &mut String, s: &str) {
-        for ch in s.chars() {
-            let zero_width = matches!(
-                ch,
-                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
-            );
-            if ch.is_whitespace() || ch.is_control() {
-                if !out.is_empty() && !out.ends_with([' ', '\n']) {
-                    out.push(' ');
-                }
-            } else if !zero_width {
-                out.push(ch);
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn collapsing_white_space_follows_its_model(
-            before in proptest::sample::select(vec!["", "x", "x ", "x\n", " "]),
-            s in "[ a.\t\n\r\u{1}\u{7f}\u{85}\u{a0}\u{ad}é\u{200b}\u{2028}\u{3000}\u{feff}😀]{0,24}",
-        ) {
-            let mut fast = before.to_string();
-            push_collapsed(&mut fast, &s);
-            let mut model = before.to_string();
-            push_collapsed_model(&mut model, &s);
-            proptest::prop_assert_eq!(fast, model);
-        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::extract::html::{collapse, MarkedAddress};
+use crate::extract::html::MarkedAddress;
+use crate::extract::whitespace::collapse;
 
 /// Deepest nesting followed inside one block.
 const MAX_DEPTH: usize = 24;

@@ -26,6 +26,7 @@ pub mod phones;
 mod prescan;
 mod skipped_ends;
 pub mod socials;
+mod whitespace;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,0 +1,256 @@
+//! White space as a page shows it: runs collapsed to one space, none at the start of a line,
+//! zero-width characters removed (CSS `white-space: normal`, which is how the visible text of a
+//! page reads). White space here is Unicode `White_Space` and the controls; zero-width
+//! characters are U+200B–U+200D, U+2060, U+FEFF and U+00AD (soft hyphen).
+//!
+//! This runs over every byte of a page's visible text, so ordinary text is read eight bytes at
+//! a time (a word of printable ASCII with single spaces is copied whole); anything else goes
+//! one character at a time.
+
+/// Collapses white space runs to one space and trims; removes zero-width characters.
+pub fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_collapsed(&mut out, s);
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Appends `s` to `out` with white space runs collapsed to one space (none at the start of
+/// `out` or after a line break) and zero-width characters removed. Runs of kept characters are
+/// copied as slices.
+pub fn push_collapsed(out: &mut String, s: &str) {
+    let bytes = s.as_bytes();
+    // White space read and not written yet: it is written (if `out` allows) just before the
+    // next kept character, or at the end.
+    let mut space = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let run_start = i;
+        i = kept_run_end(s, i);
+        if i > run_start {
+            if space {
+                push_space(out);
+                space = false;
+            }
+            out.push_str(&s[run_start..i]);
+        }
+        // At a white space, control or zero-width character (or the end).
+        i = skip_ascii_white_space(bytes, i, &mut space);
+        if let Some(&b) = bytes.get(i) {
+            if b >= 0x80 {
+                if let Some((len, is_space)) = special_char(&s[i..]) {
+                    space |= is_space;
+                    i += len;
+                }
+            }
+        }
+    }
+    if space {
+        push_space(out);
+    }
+}
+
+/// One space, unless `out` is empty or already ends with a space or a line break.
+fn push_space(out: &mut String) {
+    if !out.is_empty() && !out.ends_with([' ', '\n']) {
+        out.push(' ');
+    }
+}
+
+/// The end of the run of kept characters from `start`: printable ASCII, single spaces after a
+/// kept character, and non-ASCII characters that are neither white space, controls nor
+/// zero-width. A space ending the run is kept in it: a kept character is before it, so the
+/// collapsed text has it too.
+fn kept_run_end(s: &str, start: usize) -> usize {
+    let bytes = s.as_bytes();
+    let mut i = start;
+    loop {
+        // Eight bytes at a time while they are printable ASCII with single spaces, and the
+        // first is not a space that would start the run or follow a space.
+        while let Some(chunk) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes([
+                chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+            ]);
+            let space_first = chunk[0] == b' ' && (i == start || bytes[i - 1] == b' ');
+            if space_first || !printable_with_single_spaces(word) {
+                break;
+            }
+            i += 8;
+        }
+        match bytes.get(i) {
+            None => return i,
+            Some(&b) if b > b' ' && b < 0x7f => i += 1,
+            Some(&b' ') if i > start && bytes[i - 1] != b' ' => i += 1,
+            Some(&b) if b >= 0x80 && special_char(&s[i..]).is_none() => i += utf8_len(b),
+            Some(_) => return i,
+        }
+    }
+}
+
+/// Skips ASCII white space and controls from `at` (eight bytes at a time), setting `space`
+/// if there was any; returns where they end.
+fn skip_ascii_white_space(bytes: &[u8], mut at: usize, space: &mut bool) -> usize {
+    let start = at;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        // All eight at most 0x20 (white space and controls).
+        if any_byte_above(word, 0x20) {
+            break;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(|&b| b <= b' ' || b == 0x7f) {
+        at += 1;
+    }
+    *space |= at > start;
+    at
+}
+
+/// The length of the UTF-8 sequence a leading byte starts (`s` is a `str`, so `b` leads one).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
+    }
+}
+
+/// The first character of `s` when it is white space, a control or zero-width: its length in
+/// bytes and whether it is white space (zero-width characters are removed, not spaces).
+fn special_char(s: &str) -> Option<(usize, bool)> {
+    let ch = s.chars().next()?;
+    let zero_width = matches!(
+        ch,
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
+    );
+    let space = ch.is_whitespace() || ch.is_control();
+    (space || zero_width).then_some((ch.len_utf8(), space))
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether every byte of `word` is printable ASCII or a space (0x20–0x7E) and no two spaces
+/// are next to each other.
+fn printable_with_single_spaces(word: u64) -> bool {
+    // A byte below 0x20 borrows into its high bit; the "any" answer is exact (a false bit
+    // only ever sits above a true one).
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    if below_space != 0 || any_byte_above(word, 0x7e) {
+        return false;
+    }
+    // The high bit of each byte that is a space, exactly (no carries between bytes).
+    let diff = word ^ (ONES * 0x20);
+    let low7 = ONES * 0x7f;
+    let spaces = !((diff & low7).wrapping_add(low7) | diff | low7);
+    // A space whose next byte (8 bits up, little-endian) is a space too.
+    spaces & (spaces >> 8) == 0
+}
+
+/// Whether some byte of `word` is above `limit` (at most 0x7F).
+fn any_byte_above(word: u64, limit: u8) -> bool {
+    // Adding 0x7F - limit sets a byte's high bit when it is above `limit`; a byte with its
+    // high bit set already is above. A carry only leaves a byte of 0xFF, itself above.
+    (word.wrapping_add(ONES * u64::from(0x7f - limit)) | word) & HIGHS != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `push_collapsed` as the module docs state it, one character at a time.
+    fn push_collapsed_model(out: &mut String, s: &str) {
+        for ch in s.chars() {
+            let zero_width = matches!(
+                ch,
+                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' | '\u{AD}' | '\u{2060}'
+            );
+            if ch.is_whitespace() || ch.is_control() {
+                if !out.is_empty() && !out.ends_with([' ', '\n']) {
+                    out.push(' ');
+                }
+            } else if !zero_width {
+                out.push(ch);
+            }
+        }
+    }
+
+    #[test]
+    fn runs_collapse_and_zero_width_characters_go() {
+        let mut out = String::new();
+        push_collapsed(&mut out, "  Contact\u{a0}\u{200b}us  today,\n\t please ");
+        assert_eq!(out, "Contact us today, please ");
+        assert_eq!(collapse("\n  a  b\u{ad}c  "), "a bc");
+        let mut out = String::from("line\n");
+        push_collapsed(&mut out, "   next");
+        assert_eq!(out, "line\nnext");
+    }
+
+    #[test]
+    fn eight_byte_checks_agree_with_byte_by_byte_ones() {
+        let samples: [&[u8; 8]; 8] = [
+            b"abcdefgh",
+            b"ab cd ef",
+            b"ab  cdef",
+            b" abcdefg",
+            b"abcdefg ",
+            b"abc\tdefg",
+            b"abc~defg",
+            b"abc\x7fdefg",
+        ];
+        for sample in samples {
+            let word = u64::from_le_bytes(*sample);
+            let printable = sample.iter().all(|b| (0x20..0x7f).contains(b));
+            let single = !sample.windows(2).any(|w| w == b"  ");
+            assert_eq!(
+                printable_with_single_spaces(word),
+                printable && single,
+                "{sample:?}"
+            );
+            for limit in [0x20, 0x7e] {
+                assert_eq!(
+                    any_byte_above(word, limit),
+                    sample.iter().any(|&b| b > limit),
+                    "{sample:?} {limit}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn collapsing_follows_its_model(
+            before in proptest::sample::select(vec!["", "x", "x ", "x\n", " "]),
+            // Words long enough for the eight-byte path, between single characters of
+            // every kind.
+            s in "([a.~]{1,12}|[ \t\n\r\u{1}\u{7f}\u{85}\u{a0}\u{ad}é\u{200b}\u{2028}\u{3000}\u{feff}😀]){0,16}",
+        ) {
+            let mut fast = before.to_string();
+            push_collapsed(&mut fast, &s);
+            let mut model = before.to_string();
+            push_collapsed_model(&mut model, &s);
+            proptest::prop_assert_eq!(fast, model);
+        }
+
+        #[test]
+        fn eight_byte_checks_follow_their_byte_by_byte_model(
+            bytes in proptest::array::uniform8(proptest::prop_oneof![
+                proptest::strategy::Just(b' '),
+                0x1fu8..0x22,
+                0x7du8..0x81,
+                proptest::num::u8::ANY,
+            ])
+        ) {
+            let word = u64::from_le_bytes(bytes);
+            let printable = bytes.iter().all(|b| (0x20..0x7f).contains(b));
+            let single = !bytes.windows(2).any(|w| w == b"  ");
+            proptest::prop_assert_eq!(printable_with_single_spaces(word), printable && single);
+            proptest::prop_assert_eq!(any_byte_above(word, 0x20), bytes.iter().any(|&b| b > 0x20));
+            proptest::prop_assert_eq!(any_byte_above(word, 0x7e), bytes.iter().any(|&b| b > 0x7e));
+        }
+    }
+}
