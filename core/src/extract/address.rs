@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::extract::html::MarkedAddress;
+use crate::extract::words8::{any_ascii_digit, load};
 use crate::pace;
 
 /// Longest line examined, in bytes; longer lines are prose.
@@ -372,7 +373,7 @@ const EU_NUMERIC: &[&str] = &[
 
 /// Postcode shapes present in a line, from one pass over its bytes: the regular expressions
 /// run only where their postcode can be (most lines with digits hold none).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Shapes {
     /// A run of exactly four digits (AU, NL, PT, CH, AT…).
     four: bool,
@@ -531,9 +532,20 @@ const AU_STATE_WORDS: &[&[u8]] = &[
 
 impl Shapes {
     fn of(line: &[u8]) -> Shapes {
+        // Every shape holds a digit: bytes before the first eight that hold one change
+        // nothing (most lines have no digit at all).
+        let mut from = 0;
+        while load(line, from).is_some_and(|word| !any_ascii_digit(word)) {
+            from += 8;
+        }
+        Shapes::read_from(line, from)
+    }
+
+    /// The shapes of `line`, read from byte `from` on (the bytes before hold no digit).
+    fn read_from(line: &[u8], from: usize) -> Shapes {
         let mut shapes = Shapes::default();
         let mut run = 0usize;
-        for i in 0..=line.len() {
+        for i in from..=line.len() {
             let b = line.get(i).copied().unwrap_or(b' ');
             if b.is_ascii_digit() {
                 run += 1;
@@ -940,6 +952,18 @@ pub fn region_of_country(country: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn shapes_skip_digitless_words_without_missing_any(
+            line in "([A-Z]{1,3}|[a-z]{1,12}|[0-9]{1,6}|[ ,.-]|NSW |CO |Colorado ){0,12}"
+        ) {
+            proptest::prop_assert_eq!(
+                Shapes::of(line.as_bytes()),
+                Shapes::read_from(line.as_bytes(), 0)
+            );
+        }
+    }
 
     fn one(lines: &[&str], region: Option<&str>) -> MarkedAddress {
         let found = from_lines(lines, region);

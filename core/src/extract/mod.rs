@@ -27,6 +27,7 @@ mod prescan;
 mod skipped_ends;
 pub mod socials;
 mod whitespace;
+mod words8;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,6 +7,8 @@
 //! a time (a word of printable ASCII with single spaces is copied whole); anything else goes
 //! one character at a time.
 
+use crate::extract::words8::{any_byte_above, any_byte_below, bytes_equal, load};
+
 /// Collapses white space runs to one space and trims; removes zero-width characters.
 pub fn collapse(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -69,11 +71,8 @@ fn kept_run_end(s: &str, start: usize) -> usize {
     loop {
         // Eight bytes at a time while they are printable ASCII with single spaces, and the
         // first is not a space that would start the run or follow a space.
-        while let Some(chunk) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes([
-                chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
-            ]);
-            let space_first = chunk[0] == b' ' && (i == start || bytes[i - 1] == b' ');
+        while let Some(word) = load(bytes, i) {
+            let space_first = bytes[i] == b' ' && (i == start || bytes[i - 1] == b' ');
             if space_first || !printable_with_single_spaces(word) {
                 break;
             }
@@ -93,10 +92,7 @@ fn kept_run_end(s: &str, start: usize) -> usize {
 /// if there was any; returns where they end.
 fn skip_ascii_white_space(bytes: &[u8], mut at: usize, space: &mut bool) -> usize {
     let start = at;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes([
-            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
-        ]);
+    while let Some(word) = load(bytes, at) {
         // All eight at most 0x20 (white space and controls).
         if any_byte_above(word, 0x20) {
             break;
@@ -131,31 +127,15 @@ fn special_char(s: &str) -> Option<(usize, bool)> {
     (space || zero_width).then_some((ch.len_utf8(), space))
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 /// Whether every byte of `word` is printable ASCII or a space (0x20–0x7E) and no two spaces
 /// are next to each other.
 fn printable_with_single_spaces(word: u64) -> bool {
-    // A byte below 0x20 borrows into its high bit; the "any" answer is exact (a false bit
-    // only ever sits above a true one).
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-    if below_space != 0 || any_byte_above(word, 0x7e) {
+    if any_byte_below(word, 0x20) || any_byte_above(word, 0x7e) {
         return false;
     }
-    // The high bit of each byte that is a space, exactly (no carries between bytes).
-    let diff = word ^ (ONES * 0x20);
-    let low7 = ONES * 0x7f;
-    let spaces = !((diff & low7).wrapping_add(low7) | diff | low7);
     // A space whose next byte (8 bits up, little-endian) is a space too.
+    let spaces = bytes_equal(word, b' ');
     spaces & (spaces >> 8) == 0
-}
-
-/// Whether some byte of `word` is above `limit` (at most 0x7F).
-fn any_byte_above(word: u64, limit: u8) -> bool {
-    // Adding 0x7F - limit sets a byte's high bit when it is above `limit`; a byte with its
-    // high bit set already is above. A carry only leaves a byte of 0xFF, itself above.
-    (word.wrapping_add(ONES * u64::from(0x7f - limit)) | word) & HIGHS != 0
 }
 
 #[cfg(test)]
@@ -211,13 +191,6 @@ mod tests {
                 printable && single,
                 "{sample:?}"
             );
-            for limit in [0x20, 0x7e] {
-                assert_eq!(
-                    any_byte_above(word, limit),
-                    sample.iter().any(|&b| b > limit),
-                    "{sample:?} {limit}"
-                );
-            }
         }
     }
 
@@ -237,7 +210,7 @@ mod tests {
         }
 
         #[test]
-        fn eight_byte_checks_follow_their_byte_by_byte_model(
+        fn the_eight_byte_check_follows_its_byte_by_byte_model(
             bytes in proptest::array::uniform8(proptest::prop_oneof![
                 proptest::strategy::Just(b' '),
                 0x1fu8..0x22,
@@ -249,8 +222,6 @@ mod tests {
             let printable = bytes.iter().all(|b| (0x20..0x7f).contains(b));
             let single = !bytes.windows(2).any(|w| w == b"  ");
             proptest::prop_assert_eq!(printable_with_single_spaces(word), printable && single);
-            proptest::prop_assert_eq!(any_byte_above(word, 0x20), bytes.iter().any(|&b| b > 0x20));
-            proptest::prop_assert_eq!(any_byte_above(word, 0x7e), bytes.iter().any(|&b| b > 0x7e));
         }
     }
 }
