@@ -211,12 +211,7 @@ mod tests {
 
         #[test]
         fn the_eight_byte_check_follows_its_byte_by_byte_model(
-            bytes in proptest::array::uniform8(proptest::prop_oneof![
-                proptest::strategy::Just(b' '),
-                0x1fu8..0x22,
-                0x7du8..0x81,
-                proptest::num::u8::ANY,
-            ])
+            bytes in crate::extract::words8::test_bytes()
         ) {
             let word = u64::from_le_bytes(bytes);
             let printable = bytes.iter().all(|b| (0x20..0x7f).contains(b));

@@ -45,6 +45,19 @@ pub fn bytes_equal(word: u64, byte: u8) -> u64 {
     !((diff & LOW7).wrapping_add(LOW7) | diff | LOW7)
 }
 
+/// Eight bytes for property tests of word checks: any byte, often one near the edges the
+/// checks draw (spaces and controls, digits, the end of ASCII).
+#[cfg(test)]
+pub fn test_bytes() -> impl proptest::strategy::Strategy<Value = [u8; 8]> {
+    proptest::array::uniform8(proptest::prop_oneof![
+        proptest::strategy::Just(b' '),
+        0x1fu8..0x22,
+        0x2eu8..0x3c,
+        0x7du8..0x81,
+        proptest::num::u8::ANY,
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,13 +65,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn word_checks_follow_their_byte_by_byte_models(
-            bytes in proptest::array::uniform8(proptest::prop_oneof![
-                proptest::strategy::Just(b' '),
-                0x1fu8..0x22,
-                0x2eu8..0x3c,
-                0x7du8..0x81,
-                proptest::num::u8::ANY,
-            ]),
+            bytes in test_bytes(),
             limit in 0u8..=0x80,
         ) {
             let word = u64::from_le_bytes(bytes);
