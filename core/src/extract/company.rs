@@ -114,11 +114,21 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
     if domain.len() < 4 {
         return None;
     }
+    let first_of_domain = domain.chars().next();
     // Pacing (`crate::pace`): a line costs its length; a stopped page ends here.
     for line in text.lines().take_while(|line| pace::work(line.len() + 1)) {
         let words: Vec<&str> = line.split_whitespace().collect();
         for i in 0..words.len() {
-            if !words[i].starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
+            let Some(first) = words[i].chars().next() else {
+                continue;
+            };
+            if !(first.is_uppercase() || first.is_ascii_digit()) {
+                continue;
+            }
+            // The squashed words spell the domain from its first character: a word whose
+            // first character lower-cases to another cannot start it (checked before
+            // squashing, which allocates).
+            if first.to_lowercase().next() != first_of_domain {
                 continue;
             }
             let (mut plain, mut with_and) = (String::new(), String::new());
@@ -702,6 +712,8 @@ mod tests {
             ("Contact", "Caravans\nCBG Aanhangwagens - Caravans", "cbgaanhangwagens", "CBG Aanhangwagens"),
             ("Contact Us", "Occupa Ltd. | International House | Mayfair", "occupa", "Occupa Ltd."),
             ("Immigration Solicitors in Hampstead, London", "Welcome to H&S Solicitors,", "handssolicitors", "H&S Solicitors"),
+            ("Home", "Our Team Visits 3D Print Works Ltd today", "3dprintworks", "3D Print Works Ltd"),
+            ("Home", "Über Ölmühle\nWelcome to Ölmühle Berg", "ölmühleberg", "Ölmühle Berg"),
             (
                 "Peters & Van der Weele advocaten, advocaten in Helmond, Helmond l Familie- & Personenrecht l Arbeidsrecht l Huurrecht l Civielrecht l Strafrecht",
                 "mr. T.Peters\nPeters & Van der Weele Advocaten",
