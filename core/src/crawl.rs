@@ -557,10 +557,13 @@ fn is_excluded(url: &Url) -> bool {
         path.len() >= f.len()
             && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
     });
+    // Split as bytes: paths are short, and `str::split` sets up a searcher per segment.
     is_file
-        || path
-            .split('/')
-            .any(|segment| AREAS.iter().any(|a| segment.eq_ignore_ascii_case(a)))
+        || path.as_bytes().split(|&b| b == b'/').any(|segment| {
+            AREAS
+                .iter()
+                .any(|a| segment.eq_ignore_ascii_case(a.as_bytes()))
+        })
 }
 
 /// Same page as the homepage (fragments, `index.html`, trailing slash ignored).

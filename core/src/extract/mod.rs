@@ -110,7 +110,14 @@ impl ParsedPage {
             .and_then(|b| url.join(b).ok())
             .filter(|b| matches!(b.scheme(), "http" | "https"))
             .unwrap_or_else(|| url.clone());
-        let lines: Vec<&str> = doc.text.split('\n').collect();
+        // memchr's search, not `str::split`'s: the text is most of the page.
+        let mut lines: Vec<&str> = Vec::new();
+        let mut line_start = 0;
+        for end in memchr::memchr_iter(b'\n', doc.text.as_bytes()) {
+            lines.push(&doc.text[line_start..end]);
+            line_start = end + 1;
+        }
+        lines.push(&doc.text[line_start..]);
         let line_starts: Vec<usize> = lines
             .iter()
             .scan(0usize, |pos, line| {
@@ -307,7 +314,7 @@ fn is_not_a_page(href: &str) -> bool {
 }
 
 /// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
-fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
+pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
     text.as_bytes()
         .get(..prefix.len())
         .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))

@@ -9,6 +9,8 @@
 
 use url::Url;
 
+use crate::extract::starts_with_ignore_ascii_case;
+
 /// The five networks of `SocialLinks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Network {
@@ -68,10 +70,9 @@ pub fn classify(href: &str) -> Option<(Network, String)> {
 /// Cheap test before URL parsing: is the href's host, as written, one of the networks' (or,
 /// without a scheme, does it start with one)?
 fn mentions_network(href: &str) -> bool {
-    let lower_head = href.get(..8).unwrap_or(href).to_ascii_lowercase();
-    let rest = if lower_head.starts_with("https://") {
+    let rest = if starts_with_ignore_ascii_case(href, "https://") {
         &href[8..]
-    } else if lower_head.starts_with("http://") {
+    } else if starts_with_ignore_ascii_case(href, "http://") {
         &href[7..]
     } else if let Some(rest) = href.strip_prefix("//") {
         rest
@@ -102,8 +103,11 @@ const NETWORK_HOSTS: &[&str] = &[
 ];
 
 fn looks_like_social_host(href: &str) -> bool {
-    let lower = href.to_ascii_lowercase();
-    let lower = lower.strip_prefix("www.").unwrap_or(&lower);
+    let rest = if starts_with_ignore_ascii_case(href, "www.") {
+        &href[4..]
+    } else {
+        href
+    };
     [
         "facebook.com/",
         "instagram.com/",
@@ -113,7 +117,7 @@ fn looks_like_social_host(href: &str) -> bool {
         "youtube.com/",
     ]
     .iter()
-    .any(|h| lower.starts_with(h))
+    .any(|h| starts_with_ignore_ascii_case(rest, h))
 }
 
 fn strip_subdomain(host: &str) -> &str {
@@ -536,6 +540,19 @@ mod tests {
         assert_eq!(
             c("www.facebook.com/acme"),
             Some("https://facebook.com/acme".into())
+        );
+        // Scheme and host as written, in any ASCII case.
+        assert_eq!(
+            c("HTTPS://WWW.Instagram.COM/acme.co"),
+            Some("https://instagram.com/acme.co".into())
+        );
+        assert_eq!(
+            c("WWW.Facebook.com/acme"),
+            Some("https://facebook.com/acme".into())
+        );
+        assert_eq!(
+            c("YouTube.com/@acme"),
+            Some("https://youtube.com/@acme".into())
         );
     }
 
