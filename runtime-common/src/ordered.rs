@@ -20,6 +20,14 @@ pub fn map<T: Sync, S: Default, R: Send>(
     mut each: impl FnMut(R),
 ) {
     let workers = workers.clamp(1, items.len().max(1));
+    if workers == 1 {
+        // One worker is the calling thread: no hand-off between threads for every item.
+        let mut scratch = S::default();
+        for item in items {
+            each(work(item, &mut scratch));
+        }
+        return;
+    }
     let window = workers * AHEAD_PER_WORKER;
     let next = AtomicUsize::new(0);
     // The index of the oldest result not yet handed back; workers wait on it to stay within
