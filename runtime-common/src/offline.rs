@@ -143,18 +143,27 @@ struct DirLine<'a> {
     result: &'a ContactExtractionResult,
 }
 
-/// Reads `path` into the worker's reused buffer `scratch` and extracts it as a one-page site.
-fn read_and_extract(path: &PathBuf, scratch: &mut Vec<u8>) -> DirOutcome {
+/// What a worker of `extract-dir` keeps from page to page: the buffer files are read into and
+/// the parser's buffers (their capacity carries over; see `extract::ParseBuffers`).
+#[derive(Default)]
+struct Scratch {
+    file: Vec<u8>,
+    parse: extract::ParseBuffers,
+}
+
+/// Reads `path` into the worker's reused buffer and extracts it as a one-page site.
+fn read_and_extract(path: &PathBuf, scratch: &mut Scratch) -> DirOutcome {
     use std::io::Read as _;
-    scratch.clear();
-    let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(scratch));
+    let Scratch { file, parse } = scratch;
+    file.clear();
+    let read = std::fs::File::open(path).and_then(|mut opened| opened.read_to_end(file));
     if let Err(e) = read {
         return DirOutcome::Unreadable(format!(
             "contact-extract: cannot read {}: {e}",
             path.display()
         ));
     }
-    let result = one_page_site(path, scratch);
+    let result = one_page_site(path, file, parse);
     let file = path.display().to_string();
     let line = serde_json::to_string(&DirLine {
         file: &file,
@@ -166,7 +175,7 @@ fn read_and_extract(path: &PathBuf, scratch: &mut Vec<u8>) -> DirOutcome {
     });
     DirOutcome::Line {
         line,
-        bytes: scratch.len(),
+        bytes: file.len(),
     }
 }
 
@@ -215,7 +224,11 @@ fn exit_on_write_error(written: std::io::Result<()>) {
 
 /// One file as a one-page site. The URL comes from the page (`canonical`, `og:url`, `<base>`)
 /// or the file stem. A panic in extraction (a bug) yields an empty result for this page only.
-fn one_page_site(path: &Path, bytes: &[u8]) -> ContactExtractionResult {
+fn one_page_site(
+    path: &Path,
+    bytes: &[u8],
+    buffers: &mut extract::ParseBuffers,
+) -> ContactExtractionResult {
     let stem_url = || {
         let stem = path
             .file_stem()
@@ -233,14 +246,15 @@ fn one_page_site(path: &Path, bytes: &[u8]) -> ContactExtractionResult {
             .collect();
         Url::parse(&format!("https://{host}/")).or_else(|_| Url::parse("https://invalid.invalid/"))
     };
-    let outcome = std::panic::catch_unwind(|| {
-        let parsed = extract::parse_page(None, bytes);
+    // A panic leaves `buffers` as vectors of some capacity; the next parse clears them.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let parsed = extract::parse_page_reusing(None, bytes, buffers);
         let url = parsed.declared_url().or_else(|| stem_url().ok());
         url.map(|url| {
             let page = parsed.extract(&url);
             (url, page)
         })
-    });
+    }));
     let (url, pages) = match outcome {
         Ok(Some((url, page))) => (url, vec![page]),
         _ => {

@@ -14,8 +14,8 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::extract::entities;
-use crate::extract::markup::{Element, Markup, Node};
-use crate::extract::prescan::prescan;
+use crate::extract::markup::{Element, LaidOut, Markup, Node};
+use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::pace;
 
@@ -99,7 +99,26 @@ const MAX_NODES: usize = 2_000_000;
 
 /// Parses `html` and collects a [`Document`]. Never fails: any input yields a document.
 pub fn parse(html: &str) -> Document {
-    let pre = prescan(html);
+    parse_reusing(html, &mut ParseBuffers::default())
+}
+
+/// The vectors a parse builds in (the prescanned copy of the page, its nodes and attributes),
+/// kept by a caller that parses page after page (`extract-dir` keeps one per worker): their
+/// capacity carries over, so later pages neither grow nor allocate them anew. They hold
+/// nothing between parses; their capacity is that of the largest page parsed.
+#[derive(Debug, Default)]
+pub struct ParseBuffers {
+    page: Vec<u8>,
+    laid_out: LaidOut,
+}
+
+/// [`parse`], building in `buffers`.
+pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
+    let pre = prescan_reusing(
+        html,
+        std::mem::take(&mut buffers.page),
+        std::mem::take(&mut buffers.laid_out),
+    );
     let mut walker = Walker {
         doc: Document {
             json_ld: pre.json_ld,
@@ -109,6 +128,11 @@ pub fn parse(html: &str) -> Document {
     };
     let markup = Markup::new(&pre.html, pre.laid_out);
     walker.walk(&markup);
+    buffers.laid_out = markup.into_laid_out();
+    buffers.laid_out.nodes.clear();
+    buffers.laid_out.attributes.clear();
+    buffers.page = pre.html.into_bytes();
+    buffers.page.clear();
     walker.finish()
 }
 
@@ -843,6 +867,27 @@ mod tests {
 
     fn lines(doc: &Document) -> Vec<&str> {
         doc.text.lines().collect()
+    }
+
+    #[test]
+    fn parsing_in_kept_buffers_gives_what_a_fresh_parse_gives() {
+        let pages = [
+            format!(
+                "<ul>{}</ul><p>Call <a href='tel:+1'>+1 555</a></p>",
+                "<li><a href='/x' title=t>x</a>".repeat(500)
+            ),
+            "<p>short <b>page</b></p><script>var x = '<p>no</p>';</script>".to_string(),
+            String::new(),
+            "<div class='vcard'><span class='org'>Acme</span><!-- c --></div>".to_string(),
+        ];
+        let mut buffers = ParseBuffers::default();
+        for page in &pages {
+            let kept = parse_reusing(page, &mut buffers);
+            assert_eq!(format!("{kept:?}"), format!("{:?}", parse(page)));
+        }
+        // Between pages the buffers hold nothing, only capacity.
+        assert!(buffers.page.is_empty() && buffers.page.capacity() >= pages[0].len());
+        assert!(buffers.laid_out.nodes.is_empty() && buffers.laid_out.attributes.is_empty());
     }
 
     #[test]

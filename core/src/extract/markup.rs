@@ -124,6 +124,14 @@ impl<'s> Markup<'s> {
         }
     }
 
+    /// The vectors, for reuse ([`Layout::reusing`]).
+    pub fn into_laid_out(self) -> LaidOut {
+        LaidOut {
+            nodes: self.nodes,
+            attributes: self.attributes,
+        }
+    }
+
     /// The nodes in document order.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
@@ -200,6 +208,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// A layout that builds in the vectors of `laid_out` (cleared, their capacity kept).
+    pub fn reusing(mut laid_out: LaidOut) -> Layout {
+        laid_out.nodes.clear();
+        laid_out.attributes.clear();
+        Layout {
+            nodes: laid_out.nodes,
+            attributes: laid_out.attributes,
+            ..Layout::default()
+        }
+    }
+
     /// The text before the tag at `lt` (unless empty), then the end tags implied there:
     /// `implied` are byte ranges of element names in `bytes`, innermost first.
     pub fn before_tag(&mut self, bytes: &[u8], lt: usize, implied: &[(usize, usize)]) {

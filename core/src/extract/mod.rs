@@ -36,6 +36,7 @@ use url::Url;
 use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks, SourcedValue};
 use crate::crawl::PageLink;
 use crate::extract::address_list::{AddressList, Pushed};
+pub use crate::extract::html::ParseBuffers;
 use crate::extract::html::{Document, MarkedAddress};
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
@@ -71,10 +72,19 @@ pub struct PageExtraction {
 /// Decodes (charset per decisions.md) and parses a page. Never fails; unparseable bytes give
 /// an empty page.
 pub fn parse_page(content_type: Option<&str>, body: &[u8]) -> ParsedPage {
+    parse_page_reusing(content_type, body, &mut ParseBuffers::default())
+}
+
+/// [`parse_page`], building in `buffers` (kept by a caller that parses many pages).
+pub fn parse_page_reusing(
+    content_type: Option<&str>,
+    body: &[u8],
+    buffers: &mut ParseBuffers,
+) -> ParsedPage {
     let text = decode::decode_page(content_type, body);
     pace::work(body.len());
     ParsedPage {
-        doc: html::parse(&text),
+        doc: html::parse_reusing(&text, buffers),
     }
 }
 

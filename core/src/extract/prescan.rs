@@ -105,11 +105,20 @@ const MAX_JSON_LD_BLOCKS: usize = 64;
 
 /// Runs the pass over `input` (see the module docs). Input longer than
 /// [`MAX_SOURCE_BYTES`] (4 GiB; pages are at most 2 MiB) is cut there.
+#[cfg(test)]
 pub fn prescan(input: &str) -> Prescanned {
+    prescan_reusing(input, Vec::new(), LaidOut::default())
+}
+
+/// [`prescan`], building the page and its layout in `page` and `laid_out` (cleared first):
+/// vectors kept from an earlier page, so a run over many pages does not grow new ones.
+pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Prescanned {
     let input = cut_to(input, MAX_SOURCE_BYTES);
-    let mut bytes = input.as_bytes().to_vec();
+    page.clear();
+    page.extend_from_slice(input.as_bytes());
+    let mut bytes = page;
     let mut json_ld = Vec::new();
-    let mut layout = Layout::default();
+    let mut layout = Layout::reusing(laid_out);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
     let mut open = OpenElements::default();
