@@ -154,16 +154,19 @@ struct Scratch {
 /// Reads `path` into the worker's reused buffer and extracts it as a one-page site.
 fn read_and_extract(path: &PathBuf, scratch: &mut Scratch) -> DirOutcome {
     use std::io::Read as _;
-    let Scratch { file, parse } = scratch;
-    file.clear();
-    let read = std::fs::File::open(path).and_then(|mut opened| opened.read_to_end(file));
+    let Scratch {
+        file: page,
+        parse: buffers,
+    } = scratch;
+    page.clear();
+    let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(page));
     if let Err(e) = read {
         return DirOutcome::Unreadable(format!(
             "contact-extract: cannot read {}: {e}",
             path.display()
         ));
     }
-    let result = one_page_site(path, file, parse);
+    let result = one_page_site(path, page, buffers);
     let file = path.display().to_string();
     let line = serde_json::to_string(&DirLine {
         file: &file,
@@ -175,7 +178,7 @@ fn read_and_extract(path: &PathBuf, scratch: &mut Scratch) -> DirOutcome {
     });
     DirOutcome::Line {
         line,
-        bytes: file.len(),
+        bytes: page.len(),
     }
 }
 

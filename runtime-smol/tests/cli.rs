@@ -109,9 +109,13 @@ fn bad_arguments_are_refused() {
 fn extract_dir_prints_one_line_per_page_and_a_summary() {
     let dir = std::env::temp_dir().join(format!("contact-extract-cli-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("sub")).expect("temp dir");
+    // 25 000 bytes of comment make the summary's size readable at two decimals.
     std::fs::write(
         dir.join("acme.nl.html"),
-        "<p>Mail info@acme.nl, tel 0115 616 400</p>",
+        format!(
+            "<p>Mail info@acme.nl, tel 0115 616 400</p><!--{}-->",
+            "x".repeat(25_000)
+        ),
     )
     .expect("write");
     std::fs::write(
@@ -152,8 +156,9 @@ fn extract_dir_prints_one_line_per_page_and_a_summary() {
     assert_eq!(page["result"]["phones"][0]["value"], "+442085516580");
     assert_eq!(by_file("binary.html")["result"]["success"], true);
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The size counts the bytes of the pages read (25 144: 0.03 MB).
     assert!(
-        stderr.contains("pages: 3") && stderr.contains("MB/s"),
+        stderr.contains("pages: 3, MB: 0.03,") && stderr.contains("MB/s"),
         "{stderr}"
     );
 }
