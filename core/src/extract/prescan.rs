@@ -332,19 +332,20 @@ struct TagEnd {
 /// no element).
 fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<AttributeSpan>) -> TagEnd {
     let at = |bytes: &[u8], i: usize| bytes.get(i).copied();
-    let skip_space = |bytes: &[u8], mut i: usize| {
-        while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace()) {
-            i += 1;
-        }
-        i
+    // The first byte from `i` on that is not of `class` (or the end).
+    let skip = |bytes: &[u8], i: usize, class: u8| {
+        bytes.get(i..).map_or(i, |rest| {
+            i + rest
+                .iter()
+                .position(|&b| BYTE_CLASS[usize::from(b)] & class == 0)
+                .unwrap_or(rest.len())
+        })
     };
     let mut i = start;
     let mut json_ld = false;
     loop {
         let gap = i;
-        while at(bytes, i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
-            i += 1;
-        }
+        i = skip(bytes, i, SPACE | SLASH);
         match at(bytes, i) {
             None => {
                 return TagEnd {
@@ -366,16 +367,11 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
         }
         // The name; a leading `=` belongs to it (§13.2.5.32).
         let name_start = i;
-        i += 1;
-        while at(bytes, i)
-            .is_some_and(|b| !b.is_ascii_whitespace() && !matches!(b, b'/' | b'>' | b'='))
-        {
-            i += 1;
-        }
+        i = skip(bytes, i + 1, NAME);
         bytes[name_start..i].make_ascii_lowercase();
         let name = Span::new(name_start..i);
         let is_type = &bytes[name_start..i] == b"type";
-        i = skip_space(bytes, i);
+        i = skip(bytes, i, SPACE);
         if at(bytes, i) != Some(b'=') {
             attributes.push(AttributeSpan {
                 name,
@@ -383,7 +379,7 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
             });
             continue;
         }
-        i = skip_space(bytes, i + 1);
+        i = skip(bytes, i + 1, SPACE);
         let (value_start, value_end) = match at(bytes, i) {
             Some(quote @ (b'"' | b'\'')) => {
                 let value_start = i + 1;
@@ -394,9 +390,7 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
             }
             _ => {
                 let value_start = i;
-                while at(bytes, i).is_some_and(|b| !b.is_ascii_whitespace() && b != b'>') {
-                    i += 1;
-                }
+                i = skip(bytes, i, UNQUOTED);
                 (value_start, i)
             }
         };
@@ -413,6 +407,40 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
         }
     }
 }
+
+/// Byte classes of a start tag's attributes (HTML5 §13.2.5.32–40), one bit each in
+/// [`BYTE_CLASS`]: ASCII white space; `/`; bytes an attribute name runs over (all but white
+/// space, `/`, `>` and `=`); bytes an unquoted value runs over (all but white space and `>`).
+const SPACE: u8 = 1;
+const SLASH: u8 = 2;
+const NAME: u8 = 4;
+const UNQUOTED: u8 = 8;
+
+/// The classes of each byte: one table look-up per byte in the attribute scan.
+static BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let space = byte.is_ascii_whitespace();
+        let mut class = 0;
+        if space {
+            class |= SPACE;
+        }
+        if byte == b'/' {
+            class |= SLASH;
+        }
+        if !space && !matches!(byte, b'/' | b'>' | b'=') {
+            class |= NAME;
+        }
+        if !space && byte != b'>' {
+            class |= UNQUOTED;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+};
 
 /// Rewrites the end tag whose name ends at `name_end` (not at a `>`) as `</name>` followed by
 /// spaces. HTML5 (§13.2.5.8) reads an end tag's name to white space, `/` or `>` and ignores
