@@ -3,7 +3,9 @@
 #   bash benches/peer/compare.sh [DIR] [RUNS]     (DIR default ../shared/corpus-perf, RUNS 5)
 # Prints, per command, MB/s of every run (sorted) and the peak RSS of the last run:
 #   extract-dir --jobs 1 pinned to one core, extract-dir --jobs 2 (all cores of this machine),
-#   the Python peer (lxml + phonenumbers, benches/peer/extract_dir.py) pinned to one core.
+#   one tiny page and the largest page alone (for the process's floor and a page's own share
+#   of memory), the Python peer (lxml + phonenumbers, benches/peer/extract_dir.py) pinned to
+#   one core.
 # Needs: a release build (cargo build --release -p contact-runtime-smol), python3 with lxml
 # and phonenumbers (pip install lxml phonenumbers), taskset and GNU time.
 set -u
@@ -30,6 +32,11 @@ measure "extract-dir --jobs 1 (one core)" taskset -c 0 "$bin" extract-dir --jobs
 measure "extract-dir --jobs $(nproc) (all cores)" "$bin" extract-dir --jobs "$(nproc)" "$dir"
 mkdir -p /tmp/contact-extract-empty && echo '<p>x</p>' > /tmp/contact-extract-empty/a.html
 measure "extract-dir, one tiny page" "$bin" extract-dir --jobs 1 /tmp/contact-extract-empty
+# What the largest page costs on its own (its RSS less the tiny page's is the page's share).
+rm -rf /tmp/contact-extract-largest && mkdir -p /tmp/contact-extract-largest
+cp "$(find "$dir" -name '*.htm*' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)" \
+  /tmp/contact-extract-largest/
+measure "extract-dir, the largest page alone" "$bin" extract-dir --jobs 1 /tmp/contact-extract-largest
 if python3 -c 'import lxml, phonenumbers' 2>/dev/null; then
   measure "python peer (one core)" taskset -c 0 python3 benches/peer/extract_dir.py "$dir"
 else
