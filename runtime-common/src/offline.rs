@@ -147,17 +147,14 @@ struct DirLine<'a> {
 /// the parser's buffers (their capacity carries over; see `extract::ParseBuffers`).
 #[derive(Default)]
 struct Scratch {
-    file: Vec<u8>,
-    parse: extract::ParseBuffers,
+    page: Vec<u8>,
+    buffers: extract::ParseBuffers,
 }
 
 /// Reads `path` into the worker's reused buffer and extracts it as a one-page site.
 fn read_and_extract(path: &PathBuf, scratch: &mut Scratch) -> DirOutcome {
     use std::io::Read as _;
-    let Scratch {
-        file: page,
-        parse: buffers,
-    } = scratch;
+    let Scratch { page, buffers } = scratch;
     page.clear();
     let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(page));
     if let Err(e) = read {
