@@ -357,8 +357,9 @@ fn normalise(s: &str) -> String {
     out
 }
 
-/// [`normalise`], appended to `out` (which may hold other words: the first word of `s` is
-/// not joined to them). Runs of ASCII letters and digits are copied whole, then lower-cased.
+/// [`normalise`], appended to `out` with no space before the first word of `s` (a caller
+/// that appends two texts reads them as two slices). Runs of ASCII letters and digits are
+/// copied whole, then lower-cased.
 fn normalise_into(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     // A separator read since the last word character (written only between two words of `s`).
