@@ -18,8 +18,8 @@ use crate::payment::verify::parse_address;
 
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
 const BASE_SEPOLIA: &str = "eip155:84532";
-/// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 45 s when it arrives
-/// ([`crate::payment::verify::MIN_VALIDITY_SECONDS`]), plus 15 s for the client's signing,
+/// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 56 s when it arrives
+/// ([`crate::payment::verify::MIN_VALIDITY_SECONDS`]), plus 4 s for the client's signing,
 /// the trip and clock skew.
 pub const MIN_MAX_TIMEOUT_SECONDS: u64 = 60;
 const BASE_SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
@@ -104,6 +104,11 @@ pub struct Config {
     pub resolve: BTreeMap<String, IpAddr>,
     /// Log format (`LOG_FORMAT`, `json` or `pretty`).
     pub log_format: LogFormat,
+    /// JSON-RPC endpoint of the payment network (`CHAIN_RPC_URL`, optional): with it the
+    /// service reads the token contract itself to settle an unknown settlement outcome
+    /// (docs/payments.md, "The chain is the judge"). https, or http on loopback; fetched like the
+    /// facilitator (a configured endpoint, exempt from the SSRF block list).
+    pub chain_rpc: Option<Url>,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
 }
@@ -218,6 +223,18 @@ impl Config {
             Some(_) => return Err(invalid("LOG_FORMAT", "expected json or pretty")),
         };
         let payment = payment_config(vars, &mut warnings)?;
+        let chain_rpc = match get("CHAIN_RPC_URL") {
+            None => None,
+            Some(raw) => {
+                let (url, warning) =
+                    endpoint_url("CHAIN_RPC_URL", raw).map_err(|message| ConfigError {
+                        variable: "CHAIN_RPC_URL",
+                        message,
+                    })?;
+                warnings.extend(warning);
+                Some(url)
+            }
+        };
         Ok(Config {
             bind_addr,
             payment,
@@ -240,6 +257,7 @@ impl Config {
             },
             resolve,
             log_format,
+            chain_rpc,
             warnings,
         })
     }
@@ -314,7 +332,7 @@ fn payment_config(
     let asset_name = get("X402_ASSET_NAME").unwrap_or(if sepolia { "USDC" } else { "USD Coin" });
     let asset_version = get("X402_ASSET_VERSION").unwrap_or("2");
     // At least 60 s: clients sign `validBefore = now + maxTimeoutSeconds`, and a payment must
-    // leave 45 s for the job and its settlement when it arrives (decisions.md "Money safety").
+    // leave 56 s for the job and its settlement when it arrives (docs/payments.md).
     let max_timeout = match get("X402_MAX_TIMEOUT_SECONDS") {
         None => 120,
         Some(v) => v
@@ -367,7 +385,7 @@ fn payment_config(
             problems.push("FACILITATOR_URL is not set".to_string());
             None
         }
-        Some(raw) => match facilitator_url(raw) {
+        Some(raw) => match endpoint_url("FACILITATOR_URL", raw) {
             Ok((url, warning)) => {
                 warnings.extend(warning);
                 Some(url)
@@ -403,13 +421,14 @@ fn payment_config(
     }
 }
 
-/// https, or http to a loopback address (tests) with a warning.
-fn facilitator_url(raw: &str) -> Result<(Url, Option<String>), String> {
-    let url = Url::parse(raw).map_err(|_| "FACILITATOR_URL is not a URL".to_string())?;
+/// A configured endpoint (`FACILITATOR_URL`, `CHAIN_RPC_URL`): https, or http to a loopback
+/// address (tests) with a warning.
+fn endpoint_url(name: &str, raw: &str) -> Result<(Url, Option<String>), String> {
+    let url = Url::parse(raw).map_err(|_| format!("{name} is not a URL"))?;
     if url.host().is_none() || !url.username().is_empty() {
-        return Err(
-            "FACILITATOR_URL must be an https URL with a host and no user name".to_string(),
-        );
+        return Err(format!(
+            "{name} must be an https URL with a host and no user name"
+        ));
     }
     match url.scheme() {
         "https" => Ok((url, None)),
@@ -423,19 +442,17 @@ fn facilitator_url(raw: &str) -> Result<(Url, Option<String>), String> {
             if loopback {
                 Ok((
                     url,
-                    Some(
-                        "FACILITATOR_URL uses plain http on loopback; use https in production"
-                            .to_string(),
-                    ),
+                    Some(format!(
+                        "{name} uses plain http on loopback; use https in production"
+                    )),
                 ))
             } else {
-                Err(
-                    "FACILITATOR_URL must use https (http is allowed only for loopback)"
-                        .to_string(),
-                )
+                Err(format!(
+                    "{name} must use https (http is allowed only for loopback)"
+                ))
             }
         }
-        _ => Err("FACILITATOR_URL must use https".to_string()),
+        _ => Err(format!("{name} must use https")),
     }
 }
 

@@ -234,7 +234,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                     },
                     "400": error("Invalid body or URL (INVALID_URL), or a private/reserved target (PRIVATE_ADDRESS); never charged"),
                     "402": {
-                        "description": "Payment required, or the payment was refused (invalid, replayed, verification or settlement failed); the body holds the same PaymentRequired as the header",
+                        "description": "Payment required, or the payment was refused (invalid, replayed, verification or settlement failed, authorization cancelled). The authorization's validBefore must lie at least 56 s ahead when the request arrives (crawl 30 s + result build 5 s + settlement 15 s + 6 s margin) and at most maxTimeoutSeconds + 60 s; the body holds the same PaymentRequired as the header",
                         "headers": {
                             "PAYMENT-REQUIRED": {"description": "base64 of the x402 v2 PaymentRequired", "schema": {"type": "string"}},
                             "PAYMENT-RESPONSE": {"description": "base64 SettleResponse with success=false, after a refused settlement", "schema": {"type": "string"}},
@@ -255,7 +255,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                     "431": error("Request head over 32 KiB or 100 headers"),
                     "500": error("Internal error (INTERNAL_ERROR); never charged"),
                     "503": {
-                        "description": "INTERNAL_ERROR: payments not configured, overloaded, facilitator unavailable, a request with the same payment still in progress (never charged); or the settlement is pending (message \"settlement pending: retry with the same PAYMENT-SIGNATURE\"): the result is kept, and a retry with the same PAYMENT-SIGNATURE gets the 200 once the facilitator confirms",
+                        "description": "INTERNAL_ERROR: payments not configured, overloaded, too many unfinished payments from one payer, the service shutting down, facilitator unavailable, a request with the same payment still in progress (never charged; see Retry-After); or the settlement is pending (message \"settlement pending: retry with the same PAYMENT-SIGNATURE\"): once a settlement's outcome is unknown the money may have moved, so no later answer for that authorization is a 402 unless the chain shows it was never used or was cancelled; the result is kept, and a retry with the same PAYMENT-SIGNATURE gets the 200 once the facilitator (or the chain) confirms",
                         "headers": {
                             "Retry-After": {"description": "seconds", "schema": {"type": "integer"}},
                             "PAYMENT-RESPONSE": {"description": "base64 of the facilitator's pending SettleResponse (with its transaction), when the settlement is pending", "schema": {"type": "string"}},

@@ -2,7 +2,7 @@
 //! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`](crate::exchange::Exchange) holds a
 //! clone; only the small mutable part is behind a lock, taken briefly inside the core.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -44,6 +44,8 @@ pub struct Server {
     pub(crate) jobs: JobCounter,
     connections: ConnectionGate,
     pub(crate) page_memory: PageMemory,
+    /// Set once the service drains (SIGTERM): see [`Server::begin_drain`].
+    draining: Arc<AtomicBool>,
 }
 
 /// The read-only part of the [`Server`].
@@ -119,7 +121,24 @@ impl Server {
             page_memory,
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
+            draining: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The service starts draining (docs/operations.md, "Drain"): from now on every response
+    /// closes its connection (`Connection: close`) and no further request is read on it; a
+    /// paid request read after this is refused with 503 and `Retry-After` before anything is
+    /// reserved (nothing charged), while every paid job already started runs to its end,
+    /// settlement included; `/api/ready` answers 503 "draining". The runtime also calls
+    /// [`crate::exchange::Exchange::handle_drain`] on each open connection, so idle keep-alive
+    /// connections close at once.
+    pub fn begin_drain(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Server::begin_drain`] was called.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
     }
 
     /// Replaces the page extractor (default [`extract::extract_page`]) for connections
@@ -188,6 +207,9 @@ impl Server {
     /// `/api/ready` answers 503 with these, so a load balancer sends new work elsewhere.
     pub fn shedding(&self) -> Vec<String> {
         let mut reasons = Vec::new();
+        if self.is_draining() {
+            reasons.push("draining: the service is shutting down".to_string());
+        }
         if self.jobs.in_flight() >= self.config.max_concurrent_jobs {
             reasons.push(format!(
                 "paid jobs at their cap (MAX_CONCURRENT_JOBS={})",
@@ -228,6 +250,11 @@ impl Fixed {
     /// Unix time at `now`, from the baseline given to [`Server::new`].
     pub(crate) fn unix_time(&self, now: Instant) -> Duration {
         self.unix_at_start + now.saturating_duration_since(self.started)
+    }
+
+    /// The instant of unix second `unix` on this server's clock (`now` if it has passed).
+    pub(crate) fn instant_of_unix(&self, now: Instant, unix: u64) -> Instant {
+        now + Duration::from_secs(unix).saturating_sub(self.unix_time(now))
     }
 }
 

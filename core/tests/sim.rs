@@ -115,7 +115,9 @@ fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
 }
 
 fn paid_post(sim: &Sim, nonce: u8) -> Vec<u8> {
-    let header = payment_header(&requirements(sim), nonce, 0, SIM_UNIX_START + 60);
+    // validBefore 100 s ahead: inside maxTimeoutSeconds (60) + 60 s, and enough for a whole
+    // job (56 s) even after other requests moved the virtual clock on.
+    let header = payment_header(&requirements(sim), nonce, 0, SIM_UNIX_START + 100);
     post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header))
 }
 
@@ -528,21 +530,20 @@ fn verify_rejected_is_a_402_without_crawl() {
 
 #[test]
 fn settle_refused_is_a_402_without_result() {
+    // A reason a facilitator gives before it broadcasts, no transaction, HTTP 200: no money
+    // moved, so a 402 (docs/payments.md, "What is a refusal").
     let mut sim = world(&[]);
     facilitator(
         &mut sim,
         r#"{"isValid":true}"#,
-        r#"{"success":false,"errorReason":"invalid_exact_evm_transaction_failed","network":"eip155:8453"}"#,
+        r#"{"success":false,"errorReason":"insufficient_funds","transaction":"","network":"eip155:8453"}"#,
     );
     let r = one(&sim.request(&paid_post(&sim, 6)));
     assert_eq!(r.status, 402);
     assert_eq!(r.body, serde_json::json!({}));
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
     assert!(!settled.success);
-    assert_eq!(
-        settled.error_reason.as_deref(),
-        Some("invalid_exact_evm_transaction_failed")
-    );
+    assert_eq!(settled.error_reason.as_deref(), Some("insufficient_funds"));
 }
 
 #[test]
@@ -1527,7 +1528,8 @@ fn valid_before_must_leave_room_for_the_job_and_not_lie_too_far_ahead() {
     }
     assert_eq!(calls(&sim, "/verify"), 0);
     // The edges are accepted.
-    for (nonce, valid_before) in [(83u8, SIM_UNIX_START + 45), (84, SIM_UNIX_START + 120)] {
+    let now = SIM_UNIX_START + sim.elapsed().as_secs();
+    for (nonce, valid_before) in [(83u8, now + 56), (84, SIM_UNIX_START + 120)] {
         let header = payment_header(&requirements(&sim), nonce, 0, valid_before);
         let r = one(&sim.request(&post(
             r#"{"url":"https://www.acme-shop.com/"}"#,
@@ -1622,7 +1624,7 @@ fn a_full_payment_store_refuses_new_payments_with_retry_after_and_evicts_nothing
     let r = one(&sim.request(&paid_post(&sim, 89)));
     assert_error(&r, 503, "INTERNAL_ERROR");
     let retry_after: u64 = r.header("Retry-After").unwrap().parse().unwrap();
-    assert!((1..=60 + 600).contains(&retry_after), "{retry_after}");
+    assert!((1..=100 + 600).contains(&retry_after), "{retry_after}");
     // The kept result is still there.
     assert_eq!(one(&sim.request(&request)).status, 200);
     assert_eq!(calls(&sim, "/verify"), 1);
@@ -2066,4 +2068,392 @@ fn a_client_that_stops_reading_is_given_up_at_the_cores_write_deadline() {
         200,
         "the retry gets it"
     );
+}
+
+// ---- money safety, second round (docs/payments.md) ------------------------------------------
+
+const CHAIN_RPC: &str = "127.0.0.1:8545";
+
+/// What the scripted chain node reports for the one authorization the tests use.
+#[derive(Debug, Default)]
+struct ChainState {
+    /// `authorizationState` is true (used or cancelled).
+    used: bool,
+    /// The event is `AuthorizationCanceled` rather than `AuthorizationUsed`.
+    cancelled: bool,
+    /// JSON-RPC methods called, in order.
+    calls: Vec<String>,
+}
+
+/// A JSON-RPC node at [`CHAIN_RPC`] answering from `state`: `eth_call`, `eth_blockNumber`,
+/// `eth_getLogs` (one log echoing the filter's topics) and `eth_getTransactionReceipt` (a
+/// success with `Transfer(from, payTo, 10000)`).
+fn chain_node(sim: &mut Sim, state: std::rc::Rc<std::cell::RefCell<ChainState>>) {
+    use contact_core::payment::chain::{
+        topic, AUTHORIZATION_CANCELED, AUTHORIZATION_USED, TRANSFER,
+    };
+    let from_topic = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+    sim.endpoint(CHAIN_RPC.parse().unwrap(), move |raw| {
+        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let request: serde_json::Value = serde_json::from_slice(&raw[at..]).unwrap();
+        let method = request["method"].as_str().unwrap().to_string();
+        let mut state = state.borrow_mut();
+        state.calls.push(method.clone());
+        let word = |tail: &str| format!("0x{tail:0>64}");
+        let result = match method.as_str() {
+            "eth_call" => serde_json::json!(word(if state.used { "1" } else { "0" })),
+            "eth_blockNumber" => serde_json::json!("0x5000"),
+            "eth_getLogs" if state.used => {
+                let filter = &request["params"][0];
+                *from_topic.borrow_mut() = filter["topics"][1].as_str().unwrap().to_string();
+                let event = if state.cancelled {
+                    AUTHORIZATION_CANCELED
+                } else {
+                    AUTHORIZATION_USED
+                };
+                serde_json::json!([{
+                    "address": filter["address"],
+                    "topics": [topic(event), filter["topics"][1], filter["topics"][2]],
+                    "transactionHash": "0xc4a1",
+                    "removed": false,
+                }])
+            }
+            "eth_getLogs" => serde_json::json!([]),
+            "eth_getTransactionReceipt" => serde_json::json!({
+                "status": "0x1",
+                "logs": [{
+                    "address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+                    "topics": [
+                        topic(TRANSFER),
+                        from_topic.borrow().clone(),
+                        word("70997970c51812dc3a010c7d01b50e0d17dc79c8"),
+                    ],
+                    "data": word("2710"),
+                }],
+            }),
+            other => panic!("unexpected JSON-RPC method {other}"),
+        };
+        json_reply(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string())
+    });
+}
+
+fn reply_with_status(status: u16, body: &str) -> Reply {
+    Reply::Bytes(http_response(
+        status,
+        &[("Content-Type", "application/json")],
+        body.as_bytes(),
+    ))
+}
+
+#[test]
+fn a_facilitator_500_after_the_transfer_is_unknown_never_a_402() {
+    // The facilitator broadcast the transfer, then failed waiting for the receipt: HTTP 500
+    // with a body that looks like a refusal. The money may have moved.
+    let crashed = r#"{"success":false,"errorReason":"unexpected_settle_error","transaction":""}"#;
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![
+            reply_with_status(500, crashed),
+            reply_with_status(500, crashed),
+            json_reply(SETTLED),
+        ],
+    );
+    let request = paid_post(&sim, 100);
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(r.body["error"]["message"], SETTLEMENT_PENDING);
+    assert_eq!(outcomes(&sim), ["unknown", "unknown"]);
+    let crawled = site_requests(&sim);
+    // The same signature: settled now, the kept result, no second crawl.
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(paid.body["requestId"], r.body["requestId"]);
+    assert_eq!((calls(&sim, "/settle"), site_requests(&sim)), (3, crawled));
+}
+
+const SETTLEMENT_PENDING: &str = "settlement pending: retry with the same PAYMENT-SIGNATURE";
+
+#[test]
+fn a_refusal_after_a_pending_answer_in_the_same_job_is_not_a_402() {
+    // The second /settle re-verifies and refuses (validBefore, or the first transaction holds
+    // the nonce): the first transaction can still land, so the result is kept (503).
+    let refused = r#"{"success":false,"errorReason":"invalid_exact_evm_payload_authorization_valid_before","transaction":""}"#;
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply(refused),
+            json_reply(SETTLED),
+        ],
+    );
+    let request = paid_post(&sim, 101);
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    // The pending answer's transaction is what the caller sees.
+    let pending: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(pending.transaction, "0x5e77");
+    assert_eq!(outcomes(&sim), ["unknown", "refused"]);
+    // The first job's result too, once the facilitator confirms.
+    assert_eq!(one(&sim.request(&paid_post(&sim, 101))).status, 200);
+}
+
+#[test]
+fn with_the_chain_a_pending_settlement_that_landed_is_a_200_confirmed_on_chain() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        used: true,
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain.clone());
+    let r = one(&sim.request(&paid_post(&sim, 103)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(
+        settled.transaction, "0xc4a1",
+        "the transaction the chain names"
+    );
+    assert_eq!(outcomes(&sim), ["unknown", "unknown", "confirmed_on_chain"]);
+    assert_eq!(
+        chain.borrow().calls,
+        [
+            "eth_call",
+            "eth_blockNumber",
+            "eth_getLogs",
+            "eth_getTransactionReceipt"
+        ]
+    );
+    assert_eq!(
+        sim.events.last().unwrap().transaction.as_deref(),
+        Some("0xc4a1")
+    );
+}
+
+#[test]
+fn with_the_chain_a_cancelled_authorization_is_never_a_200() {
+    // Pending; the payer cancels its authorization with a higher fee; the pending transfer
+    // reverts; the retry hears "nonce already used". The chain says cancelled: 402.
+    let used = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":""}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    scripted_settlement(
+        &mut sim,
+        vec![json_reply(PENDING), json_reply(PENDING), json_reply(used)],
+    );
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let request = paid_post(&sim, 104);
+    // Not used yet on chain: still unknown.
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(outcomes(&sim), ["unknown", "unknown", "unknown"]);
+    chain.borrow_mut().used = true;
+    chain.borrow_mut().cancelled = true;
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402, "{}", r.body);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("authorization cancelled"));
+    assert_eq!(outcomes(&sim)[3..], ["refused", "cancelled"]);
+    // And for good: the record is spent.
+    assert_already_used(&one(&sim.request(&request)));
+    assert_eq!(calls(&sim, "/settle"), 3);
+}
+
+#[test]
+fn without_the_chain_already_used_after_unknown_still_counts_as_settled() {
+    let used = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":""}"#;
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![json_reply(PENDING), json_reply(PENDING), json_reply(used)],
+    );
+    let request = paid_post(&sim, 105);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(one(&sim.request(&request)).status, 200);
+}
+
+#[test]
+fn with_the_chain_an_unused_authorization_past_valid_before_is_a_402_never_charged() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    scripted_settlement(&mut sim, vec![Reply::Stall]);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let request = paid_post(&sim, 106); // validBefore = SIM_UNIX_START + 100
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 1);
+    // Past validBefore (and the chain's margin): no /settle can land any more; the chain says
+    // the nonce was never used.
+    let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+    sim.advance(std::time::Duration::from_secs(
+        SIM_UNIX_START + 131 - unix_now,
+    ));
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402, "{}", r.body);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("settlement failed"));
+    assert_eq!(
+        calls(&sim, "/settle"),
+        1,
+        "no /settle after validBefore - 6 s"
+    );
+    assert_eq!(*outcomes(&sim).last().unwrap(), "expired_unused");
+}
+
+#[test]
+fn an_unreachable_chain_rpc_leaves_the_outcome_unknown_never_a_402() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    let refused = r#"{"success":false,"errorReason":"insufficient_funds","transaction":""}"#;
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply(refused),
+            json_reply(refused),
+        ],
+    );
+    // No node at 127.0.0.1:8545: every JSON-RPC call fails.
+    let request = paid_post(&sim, 107);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    let last = sim.settlements.last().unwrap();
+    assert_eq!(last.outcome, "unknown");
+    assert!(
+        last.reason.as_deref().unwrap().starts_with("chain rpc"),
+        "{last:?}"
+    );
+}
+
+#[test]
+fn a_retry_near_valid_before_settles_only_inside_the_window() {
+    // validBefore = SIM_UNIX_START + 100; every /settle must end by validBefore - 6 s.
+    let mut sim = world(&[]);
+    scripted_settlement(&mut sim, vec![Reply::Stall]);
+    let request = paid_post(&sim, 108);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    // A retry 10 s before validBefore: its /settle gets 4 s, not the 15 s budget.
+    let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+    sim.advance(std::time::Duration::from_secs(
+        SIM_UNIX_START + 90 - unix_now,
+    ));
+    let before = sim.elapsed();
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 2);
+    let took = sim.elapsed() - before;
+    assert!(took <= std::time::Duration::from_secs(5), "{took:?}");
+    // 5 s before validBefore: no /settle at all (it could not end in time).
+    sim.advance(std::time::Duration::from_secs(1));
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 2);
+}
+
+#[test]
+fn one_payer_holds_at_most_32_consumed_authorizations_without_a_result() {
+    let mut sim = world(&[("RATE_LIMIT_BURST", "100")]);
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| {
+        Reply::Bytes(http_response(500, &[], b""))
+    });
+    for nonce in 0..32u8 {
+        let r = one(&sim.request(&paid_post(&sim, 150 + nonce)));
+        assert_error(&r, 422, "FETCH_FAILED");
+    }
+    let r = one(&sim.request(&paid_post(&sim, 190)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    let retry_after: u64 = r.header("Retry-After").unwrap().parse().unwrap();
+    assert!(
+        (1..=100).contains(&retry_after),
+        "until a record is forgotten: {retry_after}"
+    );
+    assert_eq!(calls(&sim, "/verify"), 32, "refused before /verify");
+    // At validBefore the spent records are forgotten: the payer may pay again.
+    let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+    sim.advance(std::time::Duration::from_secs(
+        SIM_UNIX_START + 100 - unix_now,
+    ));
+    let later = payment_header(&requirements(&sim), 191, 0, SIM_UNIX_START + 100 + 100);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&later),
+    )));
+    assert_error(&r, 422, "FETCH_FAILED");
+}
+
+#[test]
+fn a_drain_lets_a_paid_job_settle_answers_it_with_close_and_starts_nothing_after_it() {
+    // The facilitator takes 20 s to settle; the service drains 1 s into the job; the client
+    // sends a second request on the same keep-alive connection 2 s in.
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![Reply::Delayed(
+            std::time::Duration::from_secs(12),
+            http_response(200, &[], SETTLED.as_bytes()),
+        )],
+    );
+    sim.drain_at = Some(std::time::Duration::from_secs(1));
+    let first = keep_alive(paid_post(&sim, 120));
+    let second = keep_alive(paid_post(&sim, 121));
+    let received = sim.request_over_time(&[
+        (std::time::Duration::ZERO, first),
+        (std::time::Duration::from_secs(2), second),
+    ]);
+    let r = one(&received);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("Connection"), Some("close"));
+    assert_eq!(outcomes(&sim), ["settled"]);
+    assert_eq!(
+        calls(&sim, "/verify"),
+        1,
+        "the second request was never started"
+    );
+}
+
+#[test]
+fn a_drain_closes_idle_keep_alive_connections_and_refuses_new_paid_requests() {
+    let mut sim = world(&[]);
+    sim.drain_at = Some(std::time::Duration::from_secs(1));
+    // An idle keep-alive connection (one free request answered, then nothing) closes at the
+    // drain, long before its idle timeout.
+    let health = b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+    let received = sim.request_over_time(&[(std::time::Duration::ZERO, health)]);
+    assert_eq!(one(&received).status, 200);
+    assert!(
+        sim.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        sim.elapsed()
+    );
+    // Readiness says so; a paid request read now is refused, nothing reserved.
+    let ready = one(&sim.request(b"GET /api/ready HTTP/1.1\r\n\r\n"));
+    assert_eq!(ready.status, 503);
+    assert_eq!(
+        ready.body["problems"][0],
+        "draining: the service is shutting down"
+    );
+    let r = one(&sim.request(&paid_post(&sim, 122)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(r.header("Retry-After"), Some("1"));
+    assert_eq!(r.header("Connection"), Some("close"));
+    assert_eq!(calls(&sim, "/verify"), 0);
+}
+
+#[test]
+fn a_job_cut_short_writes_its_audit_line_and_keeps_a_built_result() {
+    // The process exits (a second signal) while /settle is in flight: the audit line says so,
+    // and the built result stays as an unknown settlement, so the same signature settles it.
+    let mut sim = world(&[]);
+    scripted_settlement(&mut sim, vec![Reply::Stall, json_reply(SETTLED)]);
+    sim.cut_at = Some(std::time::Duration::from_secs(5));
+    let request = paid_post(&sim, 123);
+    assert!(
+        sim.request(&request).is_empty(),
+        "nothing is sent after the cut"
+    );
+    let cut = sim.settlements.last().unwrap();
+    assert_eq!(cut.outcome, "cut_short");
+    assert_eq!(cut.reason.as_deref(), Some("process exiting during settle"));
+    assert_eq!(calls(&sim, "/settle"), 1);
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(calls(&sim, "/settle"), 2);
 }

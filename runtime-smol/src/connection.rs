@@ -28,6 +28,14 @@ use contact_runtime_common::metrics;
 /// Bytes read from a client at a time (requests are small; this is per idle connection).
 const CLIENT_READ_CHUNK: usize = 4 * 1024;
 
+/// How the service tells its connections that it drains and that it exits: each channel is
+/// closed (never sent on) at that moment, which every clone of the receiver sees.
+#[derive(Clone)]
+pub(crate) struct Shutdown {
+    pub(crate) drain: smol::channel::Receiver<()>,
+    pub(crate) cut: smol::channel::Receiver<()>,
+}
+
 /// An open outbound connection: its write half and the task reading it.
 struct FetchConn {
     id: FetchId,
@@ -42,7 +50,11 @@ pub(crate) async fn drive(
     client: Option<Async<TcpStream>>,
     tls: TlsConnector,
     log_format: LogFormat,
+    shutdown: Option<Shutdown>,
 ) -> Exchange {
+    // Each shutdown step is told once: a closed channel stays "ready".
+    let mut drain = shutdown.as_ref().map(|s| s.drain.clone());
+    let mut cut = shutdown.map(|s| s.cut);
     let (events, inbox) = channel::unbounded::<Event>();
     // The client is read here, in the driver (no hop through another task); fetch
     // connections and DNS/connect results arrive through `inbox`.
@@ -217,6 +229,24 @@ pub(crate) async fn drive(
             }
             (&mut timer).await;
             None
+        })
+        .or(async {
+            match &drain {
+                Some(drain) => {
+                    let _ = drain.recv().await;
+                    Some(Event::Drain)
+                }
+                None => std::future::pending::<Option<Event>>().await,
+            }
+        })
+        .or(async {
+            match &cut {
+                Some(cut) => {
+                    let _ = cut.recv().await;
+                    Some(Event::Cut)
+                }
+                None => std::future::pending::<Option<Event>>().await,
+            }
         });
         let event = next.await;
         if matches!(event, Some(Event::ClientClosed)) {
@@ -243,6 +273,14 @@ pub(crate) async fn drive(
         }
         match event {
             None => exchange.handle_timeout(now),
+            Some(Event::Drain) => {
+                drain = None;
+                exchange.handle_drain(now);
+            }
+            Some(Event::Cut) => {
+                cut = None;
+                exchange.cut_short(now);
+            }
             Some(Event::ClientRead(n)) => {
                 exchange.handle_input(Input::ClientData(&client_buf[..n]), now)
             }

@@ -28,4 +28,8 @@ pub(crate) enum Event {
     FetchClosed(FetchId),
     /// The work's answer and how long it ran on its worker.
     WorkDone(WorkId, WorkDone, Duration),
+    /// The service started draining (`Exchange::handle_drain`).
+    Drain,
+    /// The process is exiting now (`Exchange::cut_short`).
+    Cut,
 }

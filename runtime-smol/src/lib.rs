@@ -71,7 +71,11 @@ fn nanos_seed() -> [u8; 32] {
 }
 
 /// Serves connections from `listener` until `stop` receives a message (or is closed); then
-/// stops accepting and lets in-flight connections finish for at most `grace`.
+/// drains (docs/operations.md, "Drain"): stops accepting, tells the core
+/// ([`Server::begin_drain`]) and every open connection, and waits until every connection has
+/// finished — paid jobs run to their end, settlement included — for at most `grace`. A second
+/// message on `stop`, or the end of `grace`, cuts the remaining connections short (each paid
+/// job writes its `cut_short` audit line) and returns.
 pub async fn serve(
     listener: Async<TcpListener>,
     server: SharedServer,
@@ -80,6 +84,9 @@ pub async fn serve(
 ) {
     serve_with_tls(listener, server, stop, grace, tls_connector()).await;
 }
+
+/// Most time the connections get to write their last lines once cut short.
+const CUT_FLUSH: Duration = Duration::from_secs(2);
 
 /// As [`serve`], with the given TLS settings for outbound fetches.
 pub async fn serve_with_tls(
@@ -92,6 +99,9 @@ pub async fn serve_with_tls(
     let log_format = server.config().log_format;
     // Connections in flight, for the drain; tasks are detached (no per-accept bookkeeping).
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (drain_sender, drain) = smol::channel::bounded::<()>(1);
+    let (cut_sender, cut) = smol::channel::bounded::<()>(1);
+    let shutdown = connection::Shutdown { drain, cut };
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {
             let _ = stop.recv().await;
@@ -110,10 +120,11 @@ pub async fn serve_with_tls(
                     }
                 };
                 let (server, tls, active) = (server.clone(), tls.clone(), active.clone());
+                let shutdown = shutdown.clone();
                 active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 spawn(async move {
                     let exchange = Exchange::accept(&server, peer, Instant::now());
-                    drive(exchange, Some(stream), tls, log_format).await;
+                    drive(exchange, Some(stream), tls, log_format, Some(shutdown)).await;
                     drop(slot);
                     active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 })
@@ -129,10 +140,40 @@ pub async fn serve_with_tls(
     // Close the listening socket now: new connections are refused at once (a load balancer
     // moves on) instead of waiting in the backlog until the process exits.
     drop(listener);
-    // Drain: in-flight connections get up to `grace`; the process then exits.
+    server.begin_drain();
+    drop(drain_sender);
+    // Drain: connections get up to `grace`, unless a second stop message comes first.
     let deadline = Instant::now() + grace;
-    while active.load(std::sync::atomic::Ordering::SeqCst) > 0 && Instant::now() < deadline {
-        Timer::after(Duration::from_millis(20)).await;
+    let idle = || active.load(std::sync::atomic::Ordering::SeqCst) == 0;
+    let mut forced = false;
+    while !idle() && Instant::now() < deadline {
+        let tick = async {
+            Timer::after(Duration::from_millis(20)).await;
+            false
+        };
+        if tick.or(async { stop.recv().await.is_ok() }).await {
+            forced = true;
+            break;
+        }
+    }
+    if !idle() {
+        let why = if forced {
+            "second signal"
+        } else {
+            "grace period over"
+        };
+        log_line(
+            log_format,
+            &format!(
+                "{why}: cutting short {} connection(s)",
+                active.load(std::sync::atomic::Ordering::SeqCst)
+            ),
+        );
+        drop(cut_sender);
+        let flush_by = Instant::now() + CUT_FLUSH;
+        while !idle() && Instant::now() < flush_by {
+            Timer::after(Duration::from_millis(10)).await;
+        }
     }
 }
 
@@ -227,7 +268,7 @@ pub async fn extract_url(
 ) -> Result<ContactExtractionResult, ApiError> {
     let exchange = Exchange::unpaid_crawl(server, url, Instant::now())?;
     let log_format = server.config().log_format;
-    let mut exchange = drive(exchange, None, tls, log_format).await;
+    let mut exchange = drive(exchange, None, tls, log_format, None).await;
     exchange.take_unpaid_outcome().unwrap_or_else(|| {
         // The core always records an outcome before finishing an unpaid crawl.
         Err(ApiError::new(

@@ -176,10 +176,6 @@ fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
     }
 }
 
-/// Seconds in-flight requests get after SIGTERM/SIGINT (a paid job takes at most 30 s plus
-/// the settlement).
-const SHUTDOWN_GRACE_SECONDS: u64 = 45;
-
 fn serve(args: &ServeArgs) -> ExitCode {
     let mut config = match contact_core::config::Config::from_env_map(&args.to_map()) {
         Ok(config) => config,
@@ -250,8 +246,9 @@ fn serve(args: &ServeArgs) -> ExitCode {
         },
     };
     let server = contact_runtime_smol::new_server(config);
-    let (stop_sender, stop) = smol::channel::bounded::<()>(1);
-    // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (grace period), exit 0.
+    let (stop_sender, stop) = smol::channel::bounded::<()>(2);
+    // SIGTERM/SIGINT: stop accepting and drain (paid jobs run to their end, settlement
+    // included, within the grace period), exit 0. A second signal cuts the drain short.
     let signals =
         match async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]) {
             Ok(signals) => signals,
@@ -264,11 +261,21 @@ fn serve(args: &ServeArgs) -> ExitCode {
         use smol::stream::StreamExt as _;
         let mut signals = signals;
         if let Some(Ok(signal)) = signals.next().await {
-            contact_runtime_smol::log_line(format, &format!("received {signal:?}; draining"));
+            contact_runtime_smol::log_line(
+                format,
+                &format!(
+                    "received {signal:?}; draining (up to {} s; a second signal exits now)",
+                    contact_core::exchange::DRAIN_GRACE.as_secs()
+                ),
+            );
+        }
+        let _ = stop_sender.send(()).await;
+        if let Some(Ok(signal)) = signals.next().await {
+            contact_runtime_smol::log_line(format, &format!("received {signal:?} again; exiting"));
         }
         let _ = stop_sender.send(()).await;
     });
-    let grace = std::time::Duration::from_secs(SHUTDOWN_GRACE_SECONDS);
+    let grace = contact_core::exchange::DRAIN_GRACE;
     contact_runtime_smol::start_workers(workers);
     let threads = std::env::var("SMOL_THREADS")
         .ok()

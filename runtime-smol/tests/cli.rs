@@ -377,6 +377,65 @@ fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
     assert!(rest.iter().any(|l| l.contains("-> 200")), "{rest:?}");
 }
 
+/// SIGTERM while a paid job waits 8 s for its settlement, with a second request pipelined
+/// behind it on the same keep-alive connection: the job settles and the client gets its 200
+/// with `Connection: close`; the second request is never started (one `/verify`); the process
+/// exits after (docs/operations.md, "Drain").
+#[test]
+fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request() {
+    use contact_e2e::fixture::{request_path, response, Fixture};
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let site = slow_home_site(Duration::from_millis(10));
+    let facilitator = Fixture::start(|raw| {
+        if request_path(raw) == "/verify" {
+            response(200, "application/json", r#"{"isValid":true}"#)
+        } else {
+            std::thread::sleep(Duration::from_secs(8));
+            response(
+                200,
+                "application/json",
+                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+            )
+        }
+    });
+    let vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    let keep_alive = |nonce| paid_request(&vars, &site, nonce).replace("Connection: close\r\n", "");
+    let (first, second) = (keep_alive(60), keep_alive(61));
+    let (mut child, address, lines) = start_serve(&vars);
+    let client = std::thread::spawn(move || {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        stream.write_all(first.as_bytes()).expect("write");
+        stream.write_all(second.as_bytes()).expect("write");
+        let mut out = String::new();
+        let _ = stream.read_to_string(&mut out);
+        out
+    });
+    // Bounded wait until the settlement is in flight.
+    let started = std::time::Instant::now();
+    while facilitator.count("/settle") == 0 && started.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(facilitator.count("/settle"), 1);
+    sigterm(&child);
+    let answer = client.join().expect("client thread");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("Connection: close"), "{answer}");
+    assert_eq!(answer.matches("HTTP/1.1 ").count(), 1, "{answer}");
+    assert_eq!(
+        facilitator.count("/verify"),
+        1,
+        "the pipelined request was not started"
+    );
+    let exit = wait_exit(&mut child);
+    assert!(exit.success(), "{exit:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
+}
+
 /// A paying client that closes its socket right after sending its request (decisions.md
 /// "Money safety"): the job runs on, the facilitator sees the settle, the audit and access
 /// lines say the client had gone, and the same `PAYMENT-SIGNATURE` later gets the result
@@ -466,7 +525,7 @@ fn slow_home_site(delay: std::time::Duration) -> contact_e2e::fixture::Fixture {
 }
 
 /// A paid extraction request (`Connection: close`) of `site`'s homepage, signed by the test key
-/// for the terms of `vars` with `nonce`, valid for 60 s.
+/// for the terms of `vars` with `nonce`, valid for 100 s.
 fn paid_request(
     vars: &[(&'static str, String)],
     site: &contact_e2e::fixture::Fixture,
@@ -487,7 +546,7 @@ fn paid_request(
         .expect("clock")
         .as_secs();
     let signature =
-        contact_core::testing::sim::payment_header(&terms.requirements, nonce, 0, now + 60);
+        contact_core::testing::sim::payment_header(&terms.requirements, nonce, 0, now + 100);
     let body = format!(
         r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
         site.addr.port()

@@ -196,6 +196,6 @@ pub fn service_vars_at(site: SocketAddr, facilitator: &Fixture) -> Vec<(&'static
         ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".to_string()),
         ("ALLOWED_PORTS", site.port().to_string()),
         ("RESOLVE", "www.fixture-shop.com=127.0.0.1".to_string()),
-        ("X402_MAX_TIMEOUT_SECONDS", "60".to_string()),
+        ("X402_MAX_TIMEOUT_SECONDS", "120".to_string()),
     ]
 }

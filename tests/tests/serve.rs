@@ -773,7 +773,8 @@ fn settle_refused_is_402_with_payment_response_and_no_result() {
         Fixture::start(fixture_pages),
         scripted_facilitator(
             r#"{"isValid":true}"#,
-            r#"{"success":false,"errorReason":"invalid_transaction_state","transaction":"","network":"eip155:8453"}"#,
+            // A refusal given before any broadcast (docs/payments.md, "What is a refusal").
+            r#"{"success":false,"errorReason":"invalid_exact_evm_insufficient_balance","transaction":"","network":"eip155:8453"}"#,
         ),
         contact_runtime_smol::tls_connector(),
         &[],
@@ -1002,7 +1003,7 @@ fn fresh_signature(service: &Service, nonce: u8) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    payment_header(&terms.requirements, nonce, 0, now + 60)
+    payment_header(&terms.requirements, nonce, 0, now + 100)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! decoding and extraction as worker effects, the result build, and the job deadline.
 
 use super::*;
+use crate::payment::chain::{ChainCheck, ChainVerdict};
 
 impl Exchange {
     /// Hands `work` to the runtime for `purpose`.
@@ -111,6 +112,20 @@ impl Exchange {
                 MAX_PAGE_BYTES,
                 page.deadline,
             ),
+            Purpose::Chain => {
+                let body = job
+                    .settlement
+                    .as_ref()
+                    .and_then(|s| s.chain.as_ref())
+                    .map(ChainCheck::request_body)
+                    .ok_or(Failure::Internal)?;
+                (
+                    http1::json_post(&url, &body, &server.user_agent),
+                    Peer::Facilitator { patient: true },
+                    settle::MAX_CHAIN_REPLY,
+                    job.deadline,
+                )
+            }
             Purpose::Verify | Purpose::Settle => {
                 let Some(paid) = &job.paid else {
                     return Err(Failure::Internal);
@@ -212,6 +227,7 @@ impl Exchange {
         match purpose {
             Purpose::Verify => self.after_verify(server, job, end, now),
             Purpose::Settle => self.after_settle(server, job, end, now),
+            Purpose::Chain => self.after_chain(server, job, end, now),
             Purpose::Page(page) => {
                 if matches!(end, FetchEnd::Response(..)) {
                     job.pages_fetched += 1;
@@ -415,7 +431,9 @@ impl Exchange {
             merger: server.merger,
         });
         job.phase = Phase::Build;
-        job.deadline = (job.request.started + JOB_TIMEOUT).max(now + MIN_BUILD_TIME);
+        // The crawl deadline already leaves the build and the settlement their time inside
+        // the authorization (docs/payments.md, "The window").
+        job.deadline = job.deadline.max(now + MIN_BUILD_TIME);
         self.start_work(&mut job, WorkFor::Result, work);
         self.state = State::Job(job);
     }
@@ -512,7 +530,12 @@ impl Exchange {
             }
             Phase::Settle => {
                 self.close_fetches(&mut job);
-                self.settlement_outcome(server, job, SettleOutcome::Unknown(None), now);
+                if job.settlement.as_ref().is_some_and(|s| s.chain.is_some()) {
+                    let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());
+                    self.chain_verdict(server, job, verdict, now);
+                } else {
+                    self.settlement_outcome(server, job, SettleOutcome::Unknown(None), now);
+                }
             }
         }
     }

@@ -58,7 +58,9 @@ use crate::payment::codec;
 use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
 use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
-use crate::payment::store::{AuthorizationKey, Fingerprint, KeptResponse, ReserveError, Stage};
+use crate::payment::store::{
+    AuthorizationKey, Claim, Fingerprint, KeptResponse, ReserveError, Stage,
+};
 use crate::payment::verify::{address_hex, claimed_authorization, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::responses::{
@@ -87,6 +89,10 @@ pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIM
 /// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
 /// (decisions.md "Money safety": 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
+/// Every `/settle` of a job ends this long before the authorization's `validBefore`: the
+/// reference facilitator refuses to settle closer to it (x402 reference `verifyEIP3009`
+/// check 7: `validBefore >= now + 6`), and USDC refuses a transfer at or after it.
+pub const SETTLE_MARGIN: Duration = Duration::from_secs(6);
 /// Pause before the second `/settle` after an unknown outcome (decisions.md "Money safety").
 pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// `Retry-After` of a 503 "settlement pending", in seconds (decisions.md "Money safety").
@@ -106,6 +112,12 @@ pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
 /// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory (issue 10).
 pub const INBOUND_LIMIT: usize =
     crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
+/// How long a draining service waits for its paid jobs before it exits (docs/operations.md,
+/// "Drain"): a job's crawl, its result build and its settlement budget, plus 10 s (the chain
+/// reading, [`settle::CHAIN_READ_BUDGET`], fits inside them).
+pub const DRAIN_GRACE: Duration = Duration::from_secs(
+    JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + SETTLE_BUDGET.as_secs() + 10,
+);
 /// How often an extra page waiting for page memory tries again.
 const MEMORY_RETRY: Duration = Duration::from_millis(50);
 /// Largest facilitator reply, in bytes.
@@ -235,6 +247,10 @@ struct Paid {
     payment: PaymentPayload,
     key: AuthorizationKey,
     payer: String,
+    /// The authorization's `validBefore`, unix seconds.
+    valid_before: u64,
+    /// When every `/settle` must have ended: `validBefore` − [`SETTLE_MARGIN`].
+    settle_by: Instant,
     /// A retry that settles a kept result whose outcome was unknown (no crawl).
     resettle: bool,
 }
@@ -259,8 +275,10 @@ struct Settlement {
     /// When the second `/settle` is due, after an unknown first outcome.
     retry_at: Option<Instant>,
     /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
-    /// a retry, in the original one): "already used" then means our transfer went through.
+    /// a retry, in the original one): no later answer is a 402 unless the chain says so.
     unknown_before: bool,
+    /// The chain reading, once started (at most one per job).
+    chain: Option<crate::payment::chain::ChainCheck>,
 }
 
 impl Job {
@@ -346,6 +364,8 @@ enum WorkFor {
 enum Purpose {
     Verify,
     Settle,
+    /// A JSON-RPC call of the chain reading (`CHAIN_RPC_URL`).
+    Chain,
     Page(PageFetch),
 }
 
@@ -504,6 +524,46 @@ impl Exchange {
             Input::WorkDone { id, done, took } => self.on_work_done(server, id, done, took, now),
         }
         debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
+    }
+
+    /// The service drains ([`Server::begin_drain`] was called): a connection waiting for its
+    /// next request closes now; one with a request in progress closes after answering it; a
+    /// paid job runs on to its end, settlement included.
+    pub fn handle_drain(&mut self, now: Instant) {
+        self.last_now = now;
+        if matches!(self.state, State::Idle { .. }) && self.inbound.is_empty() {
+            self.close();
+        }
+    }
+
+    /// The process is exiting before this exchange finished (a second signal, or the drain's
+    /// grace ran out): a paid job is cut short. Its audit line says so (`cut_short`, with the
+    /// phase it was in), and a job that had built its result keeps it as an unknown
+    /// settlement in the payment store (which a shared store outlives). The exchange is
+    /// finished afterwards; drain its outputs, then drop it.
+    pub fn cut_short(&mut self, now: Instant) {
+        self.last_now = now;
+        if let Some(mut job) = self.take_job() {
+            if job.paid.is_some() {
+                let phase = match job.phase {
+                    Phase::Check => "check",
+                    Phase::Verify => "verify",
+                    Phase::CrawlHome | Phase::CrawlExtras => "crawl",
+                    Phase::Build => "build",
+                    Phase::Settle => "settle",
+                };
+                let attempts = job.settlement.as_ref().map_or(0, |s| s.attempts);
+                let reason = Some(format!("process exiting during {phase}"));
+                self.audit_line(&job, "cut_short", reason, None, attempts);
+                let server = self.server.clone();
+                match job.settlement.take() {
+                    Some(settlement) => job.record(&server, Stage::Unknown(settlement.kept)),
+                    None => job.spend(&server),
+                }
+            }
+            self.close_fetches(&mut job);
+        }
+        self.close();
     }
 
     /// Tells the exchange that `now` has reached [`Exchange::poll_timeout`].

@@ -55,6 +55,14 @@ impl Exchange {
                 "payments are not configured; see /api/ready"
             );
         }
+        if server.is_draining() {
+            // Read after the drain began: not started (a paid job started now could outlive
+            // the drain's grace). The answer closes the connection.
+            let retry = [("Retry-After", "1".to_string())];
+            let message = "the service is shutting down; retry shortly, nothing was charged";
+            self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+            return;
+        }
         if server.jobs.in_flight() >= server.config.max_concurrent_jobs {
             let retry = [("Retry-After", "1".to_string())];
             let message = "too many requests in flight; retry shortly";
@@ -193,18 +201,35 @@ impl Exchange {
             }
             Err(ReserveError::Full { retry_after }) => {
                 let retry = [("Retry-After", retry_after.to_string())];
-                let message = "too many payments held; retry later";
+                let message = "too many payments held; retry later, nothing was charged";
+                self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+                return self.after_early_answer(server, now);
+            }
+            Err(ReserveError::PayerBusy { retry_after }) => {
+                let retry = [("Retry-After", retry_after.to_string())];
+                let message = "too many unfinished payments from this payer; retry later, nothing was charged";
                 self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
                 return self.after_early_answer(server, now);
             }
         }
-        let deadline = request.started + JOB_TIMEOUT;
+        // The window (docs/payments.md): the crawl ends early enough for the result build and
+        // the whole settlement budget to end before validBefore - SETTLE_MARGIN.
+        let settle_by = server
+            .instant_of_unix(now, verified.valid_before)
+            .checked_sub(SETTLE_MARGIN)
+            .unwrap_or(now);
+        let crawl_by = settle_by
+            .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
+            .unwrap_or(now);
+        let deadline = (request.started + JOB_TIMEOUT).min(crawl_by);
         let paid = Paid {
             terms,
             facilitator,
             payment,
             key,
             payer: address_hex(&verified.payer),
+            valid_before: verified.valid_before,
+            settle_by,
             resettle: false,
         };
         let mut job = Box::new(Job {
@@ -344,16 +369,37 @@ impl Exchange {
         let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
             return Recovery::NotARetry(None);
         };
-        let Some(kept) = server.shared().payments.begin_resettle(&key) else {
-            return Recovery::NotARetry(None);
+        // One atomic step: of several retries of this payment, exactly one claims it; the
+        // others are answered from the record as it now stands (503 "in progress", or the
+        // kept 200), never by the normal order, which could refuse an authorization whose
+        // settlement is in flight.
+        let claim = server
+            .shared()
+            .payments
+            .claim_resettle(&key, fingerprint, unix_now);
+        let kept = match claim {
+            Claim::Claimed(kept) => kept,
+            Claim::NotClaimed(Some(record)) if record.fingerprint == fingerprint => {
+                self.answer_same_payment(request, terms, &key, record.stage, now);
+                return Recovery::Handled;
+            }
+            Claim::NotClaimed(_) => {
+                return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
+            }
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let settle_by = server
+            .instant_of_unix(now, record.valid_before)
+            .checked_sub(SETTLE_MARGIN)
+            .unwrap_or(now);
         let paid = Paid {
             terms,
             facilitator,
             payment,
             payer: address_hex(&key.from),
             key,
+            valid_before: record.valid_before,
+            settle_by,
             resettle: true,
         };
         let (target, deadline) = ((input_url, target), now + SETTLE_BUDGET);

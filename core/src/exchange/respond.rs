@@ -150,11 +150,12 @@ impl Exchange {
         error_code: Option<ErrorCode>,
         log: JobLog,
     ) {
-        self.outputs.push_back(Output::SendToClient(
-            response.to_bytes(&request.id, request.close),
-        ));
+        // While the service drains, every answer is the connection's last.
+        let close = request.close || self.server.is_draining();
+        self.outputs
+            .push_back(Output::SendToClient(response.to_bytes(&request.id, close)));
         self.log(request, response.status, error_code, log, now);
-        if request.close {
+        if close {
             self.close();
         }
     }

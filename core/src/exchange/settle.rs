@@ -1,10 +1,20 @@
-//! The settlement (decisions.md "Money safety"): its own budget, one retry after an unknown
-//! outcome, the kept result, 503 "settlement pending", and the audit line of every attempt.
+//! The settlement (docs/payments.md): its own budget inside the authorization's window, one
+//! retry after an unknown outcome, "once unknown, never 402", the chain as the judge when
+//! `CHAIN_RPC_URL` is set, the kept result, 503 "settlement pending", and the audit line of
+//! every attempt and verdict.
 
 use super::*;
+use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
+use crate::payment::verify::{parse_address, parse_uint256};
+
+/// Time the chain reading (up to four JSON-RPC calls) gets, after the settlement's attempts.
+pub const CHAIN_READ_BUDGET: Duration = Duration::from_secs(5);
+/// Largest JSON-RPC answer read, in bytes (a receipt with its logs, a page of logs).
+pub(super) const MAX_CHAIN_REPLY: usize = 1024 * 1024;
 
 impl Exchange {
-    /// Starts the settlement of `kept` with its own budget (decisions.md "Money safety").
+    /// Starts the settlement of `kept` with its own budget, which ends no later than the
+    /// authorization's `validBefore` − [`SETTLE_MARGIN`] (docs/payments.md, "The window").
     pub(super) fn begin_settlement(
         &mut self,
         server: &Server,
@@ -13,14 +23,24 @@ impl Exchange {
         unknown_before: bool,
         now: Instant,
     ) {
+        let settle_by = job.paid.as_ref().map_or(now, |paid| paid.settle_by);
         job.phase = Phase::Settle;
-        job.deadline = now + SETTLE_BUDGET;
-        job.settlement = Some(Settlement {
+        job.deadline = (now + SETTLE_BUDGET).min(settle_by);
+        let mut settlement = Settlement {
             kept,
             attempts: 0,
             retry_at: None,
             unknown_before,
-        });
+            chain: None,
+        };
+        if job.deadline <= now {
+            // Too late for a /settle to end inside the authorization (a retry near
+            // validBefore): only the chain can tell what happened.
+            settlement.attempts = 2;
+            self.settlement_unknown(server, job, settlement, now);
+            return;
+        }
+        job.settlement = Some(settlement);
         self.state = State::Job(job);
         self.retry_settle(server, now);
     }
@@ -52,14 +72,18 @@ impl Exchange {
         now: Instant,
     ) {
         let reply = match end {
-            FetchEnd::Response(response, _) => Some(facilitator::parse_settle(&response.body)),
+            FetchEnd::Response(response, _) => {
+                Some((response.status, facilitator::parse_settle(&response.body)))
+            }
             FetchEnd::Failed(_) => None,
         };
         self.settlement_outcome(server, job, SettleOutcome::of(reply), now);
     }
 
-    /// Acts on one `/settle` outcome: deliver and keep (settled), refuse (402), retry once
-    /// after 2 s inside the budget, or answer 503 "settlement pending" with the result kept.
+    /// Acts on one `/settle` outcome (docs/payments.md): deliver and keep (settled); refuse
+    /// (402) only for a refusal with no unknown outcome before it; otherwise the outcome is
+    /// unknown — retry, read the chain, or answer 503 "settlement pending" with the result
+    /// kept.
     pub(super) fn settlement_outcome(
         &mut self,
         server: &Server,
@@ -67,16 +91,18 @@ impl Exchange {
         outcome: SettleOutcome,
         now: Instant,
     ) {
-        let (Some(mut settlement), Some(paid)) = (job.settlement.take(), &job.paid) else {
+        let Some(mut settlement) = job.settlement.take() else {
             // Only a paid job settles (a bug otherwise): end it rather than hang.
             self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
             return;
         };
-        let resettle = paid.resettle;
-        // After an unknown outcome, "already used" means our own transfer went through.
+        let chain = server.config.chain_rpc.is_some();
+        // After an unknown outcome, "already used" means our own transfer went through — the
+        // authorization can only pay `payTo` — unless the payer cancelled it meanwhile, which
+        // only the chain can tell. Without CHAIN_RPC_URL it is taken as settled.
         let outcome = match outcome {
             SettleOutcome::Refused(answer)
-                if settlement.unknown_before && reports_already_used(&answer) =>
+                if settlement.unknown_before && !chain && reports_already_used(&answer) =>
             {
                 SettleOutcome::Settled(confirmed_by_use(&answer, &settlement.kept))
             }
@@ -84,19 +110,21 @@ impl Exchange {
         };
         self.audit(&job, &outcome, settlement.attempts);
         match outcome {
-            SettleOutcome::Settled(answer) => {
-                let transaction = answer.transaction.clone();
-                settlement.kept.settlement = Some(answer);
-                job.record(server, Stage::Settled(settlement.kept.clone()));
-                let response = paid_response(&settlement.kept);
-                job.request.id.clone_from(&settlement.kept.request_id);
-                self.finish_job(server, job, response, None, Some(transaction), now);
-            }
-            SettleOutcome::Refused(answer) if !resettle => {
+            SettleOutcome::Settled(answer) => self.deliver(server, job, settlement, answer, now),
+            SettleOutcome::Refused(answer) if !settlement.unknown_before => {
+                // Refused before any broadcast, and nothing was broadcast before: no money
+                // moved.
                 job.record(server, Stage::Spent);
                 self.end_job_with_402(server, job, "settlement failed", Some(answer), now);
             }
+            SettleOutcome::Refused(answer) if reports_already_used(&answer) => {
+                // With the chain: read it now (a retry would hear the same).
+                settlement.unknown_before = true;
+                settlement.attempts = settlement.attempts.max(2);
+                self.settlement_unknown(server, job, settlement, now);
+            }
             SettleOutcome::Refused(answer) | SettleOutcome::Unknown(Some(answer)) => {
+                // Once unknown, never 402: a refusal now does not undo a broadcast before.
                 if !answer.transaction.is_empty() || settlement.kept.settlement.is_none() {
                     settlement.kept.settlement = Some(answer);
                 }
@@ -106,8 +134,27 @@ impl Exchange {
         }
     }
 
-    /// An unknown settlement outcome: one more `/settle` after 2 s if the budget allows,
-    /// else 503 "settlement pending" with the result kept for a retry.
+    /// Delivers (and keeps) the paid 200 with `answer` as its `PAYMENT-RESPONSE`.
+    fn deliver(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        mut settlement: Settlement,
+        answer: SettleResponse,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut job);
+        let transaction = answer.transaction.clone();
+        settlement.kept.settlement = Some(answer);
+        job.record(server, Stage::Settled(settlement.kept.clone()));
+        let response = paid_response(&settlement.kept);
+        job.request.id.clone_from(&settlement.kept.request_id);
+        self.finish_job(server, job, response, None, Some(transaction), now);
+    }
+
+    /// An unknown settlement outcome: one more `/settle` after 2 s if it can end inside the
+    /// budget; else, with `CHAIN_RPC_URL`, a reading of the chain; else 503 "settlement
+    /// pending" with the result kept for a retry.
     pub(super) fn settlement_unknown(
         &mut self,
         server: &Server,
@@ -123,6 +170,27 @@ impl Exchange {
             self.state = State::Job(job);
             return;
         }
+        if server.config.chain_rpc.is_some() && settlement.chain.is_none() {
+            if let Some(query) = chain_query(&job) {
+                self.close_fetches(&mut job);
+                settlement.chain = Some(ChainCheck::new(query));
+                job.deadline = now + CHAIN_READ_BUDGET;
+                job.settlement = Some(settlement);
+                self.read_chain(server, job, now);
+                return;
+            }
+        }
+        self.settlement_pending(server, job, settlement, now);
+    }
+
+    /// Answers 503 "settlement pending" and keeps the result (`Unknown`).
+    fn settlement_pending(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        settlement: Settlement,
+        now: Instant,
+    ) {
         self.close_fetches(&mut job);
         job.record(server, Stage::Unknown(settlement.kept.clone()));
         let error = ApiError::new(
@@ -151,26 +219,144 @@ impl Exchange {
         );
     }
 
+    /// Sends the chain reading's current JSON-RPC call.
+    fn read_chain(&mut self, server: &Server, mut job: Box<Job>, now: Instant) {
+        let Some(url) = server.config.chain_rpc.clone() else {
+            return self.after_chain(server, job, FetchEnd::Failed(Failure::Internal), now);
+        };
+        match self.start_fetch(server, &mut job, Purpose::Chain, url, now) {
+            Ok(()) => self.state = State::Job(job),
+            Err(failure) => self.after_chain(server, job, FetchEnd::Failed(failure), now),
+        }
+    }
+
+    /// One JSON-RPC answer (or none) of the chain reading.
+    pub(super) fn after_chain(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        end: FetchEnd,
+        now: Instant,
+    ) {
+        let body = match &end {
+            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
+            FetchEnd::Failed(_) => None,
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        let verdict = match job.settlement.as_mut().and_then(|s| s.chain.as_mut()) {
+            Some(check) => check.on_reply(body, unix_now),
+            None => Some(ChainVerdict::Undetermined("no chain reading".into())),
+        };
+        match verdict {
+            None => self.read_chain(server, job, now),
+            Some(verdict) => self.chain_verdict(server, job, verdict, now),
+        }
+    }
+
+    /// Acts on what the chain says (docs/payments.md, "The chain is the judge").
+    pub(super) fn chain_verdict(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        verdict: ChainVerdict,
+        now: Instant,
+    ) {
+        let Some(settlement) = job.settlement.take() else {
+            self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
+            return;
+        };
+        self.audit_chain(&job, &verdict, settlement.attempts);
+        match verdict {
+            ChainVerdict::Settled { transaction } => {
+                let network = job
+                    .paid
+                    .as_ref()
+                    .map(|paid| paid.terms.requirements.network.clone())
+                    .unwrap_or_default();
+                let answer = SettleResponse {
+                    success: true,
+                    error_reason: None,
+                    error_message: None,
+                    payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
+                    transaction,
+                    network,
+                };
+                self.deliver(server, job, settlement, answer, now);
+            }
+            ChainVerdict::Cancelled => {
+                job.record(server, Stage::Spent);
+                self.end_job_with_402(server, job, "authorization cancelled", None, now);
+            }
+            ChainVerdict::ExpiredUnused => {
+                job.record(server, Stage::Spent);
+                self.end_job_with_402(server, job, "settlement failed", None, now);
+            }
+            ChainVerdict::Undetermined(_) => self.settlement_pending(server, job, settlement, now),
+        }
+    }
+
     /// The audit line of one `/settle` attempt.
     pub(super) fn audit(&mut self, job: &Job, outcome: &SettleOutcome, attempt: u8) {
-        let Some(paid) = &job.paid else { return };
         let answer = match outcome {
             SettleOutcome::Settled(answer) | SettleOutcome::Refused(answer) => Some(answer),
             SettleOutcome::Unknown(answer) => answer.as_ref(),
         };
+        self.audit_line(
+            job,
+            outcome.word(),
+            answer.and_then(|a| a.error_reason.clone()),
+            answer
+                .map(|a| a.transaction.clone())
+                .filter(|tx| !tx.is_empty()),
+            attempt,
+        );
+    }
+
+    /// The audit line of a chain reading's verdict.
+    fn audit_chain(&mut self, job: &Job, verdict: &ChainVerdict, attempt: u8) {
+        let (reason, transaction) = match verdict {
+            ChainVerdict::Settled { transaction } => (None, Some(transaction.clone())),
+            ChainVerdict::Undetermined(why) => (Some(why.clone()), None),
+            ChainVerdict::Cancelled | ChainVerdict::ExpiredUnused => (None, None),
+        };
+        self.audit_line(job, verdict.word(), reason, transaction, attempt);
+    }
+
+    /// One audit line (`Output::Settlement`) for this job's payment.
+    pub(super) fn audit_line(
+        &mut self,
+        job: &Job,
+        outcome: &'static str,
+        reason: Option<String>,
+        transaction: Option<String>,
+        attempt: u8,
+    ) {
+        let Some(paid) = &job.paid else { return };
         self.outputs.push_back(Output::Settlement(SettlementEvent {
             request_id: job.request.id.clone(),
             payer: paid.payer.clone(),
             nonce: format!("0x{}", hex(&paid.key.nonce)),
-            outcome: outcome.word(),
-            reason: answer.and_then(|a| a.error_reason.clone()),
-            transaction: answer
-                .map(|a| a.transaction.clone())
-                .filter(|tx| !tx.is_empty()),
+            outcome,
+            reason,
+            transaction,
             attempt,
             client_gone: self.client_gone,
         }));
     }
+}
+
+/// What to ask the chain about this job's authorization.
+fn chain_query(job: &Job) -> Option<ChainQuery> {
+    let paid = job.paid.as_ref()?;
+    let requirements = &paid.terms.requirements;
+    Some(ChainQuery {
+        token: parse_address(&requirements.asset)?,
+        from: paid.key.from,
+        nonce: paid.key.nonce,
+        pay_to: parse_address(&requirements.pay_to)?,
+        amount: parse_uint256(&requirements.amount)?,
+        valid_before: paid.valid_before,
+    })
 }
 
 /// The `PAYMENT-RESPONSE` of a settlement the facilitator confirmed by reporting the

@@ -49,32 +49,97 @@ pub fn parse_settle(body: &[u8]) -> Reply<SettleResponse> {
 
 /// The `errorReason` of the reference facilitator when it broadcast the transfer but did not
 /// see it confirmed in its wait (`@x402/evm` 2.27; the answer carries the `transaction`).
+/// Unknown, like every reason not in [`PRE_BROADCAST_REASONS`].
 pub const SETTLEMENT_PENDING: &str = "settlement_pending";
 
-/// What one `/settle` call means for the money (decisions.md "Money safety").
+/// `errorReason`s that a facilitator gives *before* it broadcasts a transfer: the checks of
+/// `/verify`, re-run by `/settle` (x402 v2 spec §9; the TS/Go/Python reference's
+/// `invalid_exact_evm_*` reasons; x402-rs's `ErrorReason`). Only these make a `/settle` answer
+/// a refusal (docs/payments.md, "What is a refusal"). Reasons given after a broadcast
+/// (`invalid_transaction_state`, `invalid_exact_evm_transaction_failed`,
+/// `invalid_exact_evm_transfer_event_mismatch`, `unexpected_settle_error`, …) and unknown ones
+/// are not in the list: the money may have moved. "Nonce already used" is a refusal too, read
+/// by [`reports_already_used`].
+pub const PRE_BROADCAST_REASONS: &[&str] = &[
+    // x402 v2 spec §9
+    "insufficient_funds",
+    "invalid_exact_evm_payload_authorization_valid_after",
+    "invalid_exact_evm_payload_authorization_valid_before",
+    "invalid_exact_evm_payload_authorization_value_mismatch",
+    "invalid_exact_evm_payload_signature",
+    "invalid_exact_evm_payload_recipient_mismatch",
+    "invalid_network",
+    "invalid_payload",
+    "invalid_payment_requirements",
+    "invalid_scheme",
+    "unsupported_scheme",
+    "invalid_x402_version",
+    // The TS/Go/Python reference (`exact/facilitator/errors`)
+    "invalid_exact_evm_scheme",
+    "invalid_exact_evm_missing_eip712_domain",
+    "invalid_exact_evm_network_mismatch",
+    "eip6492_factory_not_allowed",
+    "invalid_exact_evm_signature",
+    "invalid_exact_evm_failed_to_parse_signature",
+    "invalid_exact_evm_recipient_mismatch",
+    "invalid_exact_evm_authorization_value",
+    "asset_not_deployed_contract",
+    "invalid_exact_evm_eip3009_not_supported",
+    "invalid_exact_evm_token_name_mismatch",
+    "invalid_exact_evm_token_version_mismatch",
+    "invalid_exact_evm_insufficient_balance",
+    "invalid_exact_evm_transaction_simulation_failed",
+    "invalid_exact_evm_nonce_already_used",
+    "unsupported_payload_type",
+    // x402-rs
+    "invalid_format",
+    "invalid_payment_amount",
+    "invalid_payment_early",
+    "invalid_payment_expired",
+    "chain_id_mismatch",
+    "recipient_mismatch",
+    "asset_mismatch",
+    "accepted_requirements_mismatch",
+    "invalid_signature",
+    "transaction_simulation",
+    "permit2_allowance_required",
+    "unsupported_chain",
+];
+
+/// What one `/settle` call means for the money (docs/payments.md, "What is a refusal").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettleOutcome {
     /// `success: true`: the transfer is done.
     Settled(SettleResponse),
-    /// `success: false` with any reason but `settlement_pending`: no money moved.
+    /// A refusal given before any broadcast: HTTP 200 or 4xx, `success: false`, no
+    /// `transaction`, and a reason in [`PRE_BROADCAST_REASONS`]. No money moved.
     Refused(SettleResponse),
-    /// `settlement_pending`, a timeout, or garbage: the money may move. Carries the
-    /// facilitator's answer when there was one.
+    /// Anything else (a 5xx whatever its body, a transaction hash, an unknown reason,
+    /// `settlement_pending`, garbage, a timeout, a dropped connection): the money may move.
+    /// Carries the facilitator's answer when there was one.
     Unknown(Option<SettleResponse>),
 }
 
 impl SettleOutcome {
-    /// Classifies a `/settle` reply (`None`: no reply at all, e.g. a timeout).
-    pub fn of(reply: Option<Reply<SettleResponse>>) -> SettleOutcome {
-        match reply {
-            Some(Reply::Answer(answer)) if answer.success => SettleOutcome::Settled(answer),
-            Some(Reply::Answer(answer))
-                if answer.error_reason.as_deref() == Some(SETTLEMENT_PENDING) =>
-            {
-                SettleOutcome::Unknown(Some(answer))
-            }
-            Some(Reply::Answer(answer)) => SettleOutcome::Refused(answer),
-            Some(Reply::Garbage) | None => SettleOutcome::Unknown(None),
+    /// Classifies a `/settle` reply: its HTTP status and body (`None`: no reply at all, e.g.
+    /// a timeout or a dropped connection).
+    pub fn of(reply: Option<(u16, Reply<SettleResponse>)>) -> SettleOutcome {
+        let Some((status, Reply::Answer(answer))) = reply else {
+            return SettleOutcome::Unknown(None);
+        };
+        if answer.success && (200..300).contains(&status) {
+            return SettleOutcome::Settled(answer);
+        }
+        let refusal_status = status == 200 || (400..500).contains(&status);
+        let reason = answer.error_reason.as_deref().unwrap_or("");
+        if refusal_status
+            && !answer.success
+            && answer.transaction.is_empty()
+            && (PRE_BROADCAST_REASONS.contains(&reason) || reports_already_used(&answer))
+        {
+            SettleOutcome::Refused(answer)
+        } else {
+            SettleOutcome::Unknown(Some(answer))
         }
     }
 
@@ -135,36 +200,70 @@ mod tests {
         assert_eq!(parse_verify(b"{}"), Reply::Garbage);
     }
 
+    fn outcome(status: u16, body: &str) -> SettleOutcome {
+        SettleOutcome::of(Some((status, parse_settle(body.as_bytes()))))
+    }
+
     #[test]
     fn settle_outcomes() {
-        let pending = br#"{"success":false,"errorReason":"settlement_pending","transaction":"0xfeed","network":"eip155:8453"}"#;
-        let SettleOutcome::Unknown(Some(answer)) = SettleOutcome::of(Some(parse_settle(pending)))
-        else {
+        let pending = r#"{"success":false,"errorReason":"settlement_pending","transaction":"0xfeed","network":"eip155:8453"}"#;
+        let SettleOutcome::Unknown(Some(answer)) = outcome(200, pending) else {
             panic!("pending is unknown");
         };
         assert_eq!(answer.transaction, "0xfeed");
-        assert_eq!(
-            SettleOutcome::of(Some(parse_settle(b"<html>"))),
-            SettleOutcome::Unknown(None)
-        );
+        assert_eq!(outcome(200, "<html>"), SettleOutcome::Unknown(None));
         assert_eq!(SettleOutcome::of(None), SettleOutcome::Unknown(None));
         assert_eq!(
-            SettleOutcome::of(Some(parse_settle(
-                br#"{"success":true,"transaction":"0x1"}"#
-            )))
-            .word(),
+            outcome(200, r#"{"success":true,"transaction":"0x1"}"#).word(),
             "settled"
         );
-        let used = br#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used"}"#;
-        let SettleOutcome::Refused(answer) = SettleOutcome::of(Some(parse_settle(used))) else {
+        let used = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used"}"#;
+        let SettleOutcome::Refused(answer) = outcome(200, used) else {
             panic!("a plain refusal");
         };
         assert!(reports_already_used(&answer));
-        let funds = br#"{"success":false,"errorReason":"insufficient_funds"}"#;
-        let SettleOutcome::Refused(answer) = SettleOutcome::of(Some(parse_settle(funds))) else {
-            panic!("a plain refusal");
+        let funds = r#"{"success":false,"errorReason":"insufficient_funds"}"#;
+        let SettleOutcome::Refused(answer) = outcome(400, funds) else {
+            panic!("a plain refusal, from a 4xx too");
         };
         assert!(!reports_already_used(&answer));
+    }
+
+    #[test]
+    fn only_a_pre_broadcast_refusal_with_a_refusal_status_and_no_transaction_is_a_refusal() {
+        let funds = r#"{"success":false,"errorReason":"insufficient_funds","transaction":""}"#;
+        assert_eq!(outcome(200, funds).word(), "refused");
+        assert_eq!(outcome(422, funds).word(), "refused");
+        // A 5xx is unknown whatever its body says (the transfer may have been broadcast
+        // before the facilitator failed).
+        assert_eq!(outcome(500, funds).word(), "unknown");
+        assert_eq!(outcome(503, funds).word(), "unknown");
+        let crashed =
+            r#"{"success":false,"errorReason":"unexpected_settle_error","transaction":""}"#;
+        assert_eq!(outcome(500, crashed).word(), "unknown");
+        assert_eq!(
+            outcome(200, crashed).word(),
+            "unknown",
+            "not a pre-broadcast reason"
+        );
+        // A transaction hash means a broadcast: whatever the reason, the money may move.
+        let with_tx =
+            r#"{"success":false,"errorReason":"insufficient_funds","transaction":"0xab"}"#;
+        assert_eq!(outcome(200, with_tx).word(), "unknown");
+        for after_broadcast in [
+            "invalid_transaction_state",
+            "invalid_exact_evm_transaction_failed",
+            "invalid_exact_evm_transfer_event_mismatch",
+            "some_reason_nobody_documented",
+        ] {
+            let body = format!(r#"{{"success":false,"errorReason":"{after_broadcast}"}}"#);
+            assert_eq!(outcome(200, &body).word(), "unknown", "{after_broadcast}");
+        }
+        // A success from a non-2xx status is not taken as proof either.
+        let odd = r#"{"success":true,"transaction":"0x1"}"#;
+        assert_eq!(outcome(500, odd).word(), "unknown");
+        // A redirect or other status outside 200 and 4xx is not a refusal.
+        assert_eq!(outcome(302, funds).word(), "unknown");
     }
 
     #[test]

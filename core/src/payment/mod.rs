@@ -6,6 +6,7 @@
 //! Protocol facts and vectors: `../shared/x402-notes.md`; the service's choices:
 //! `../shared/spec/decisions.md` ("Payment").
 
+pub mod chain;
 pub mod codec;
 pub mod facilitator;
 pub mod identifier;

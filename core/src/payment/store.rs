@@ -1,22 +1,30 @@
-//! The payment store (decisions.md "Money safety"): one record per EIP-3009 authorization
-//! `(network, asset, from, nonce)` from the moment it passes the local checks until its
-//! `validBefore` + 10 minutes. It is both the replay guard (one authorization buys one job) and
-//! the result store (a paid 200 is kept, so the same `PAYMENT-SIGNATURE` gets it again).
+//! The payment store (docs/payments.md): one record per EIP-3009 authorization
+//! `(network, asset, from, nonce)` from the moment it passes the local checks. It is both the
+//! replay guard (one authorization buys one job) and the result store (a paid 200 is kept, so
+//! the same `PAYMENT-SIGNATURE` gets it again).
 //!
 //! ```text
 //! reserve ─▶ Reserved ──/verify valid──▶ Verified ──settled──▶ Settled (200 kept)
 //!               │                          │  └──outcome unknown──▶ Unknown (200 kept) ◀─┐
 //!   /verify refused: released              └──failure / refused──▶ Spent               │
-//!   (anything else ─▶ Spent)                    Unknown ──retry──▶ Resettling ──unknown──┘
+//!   (anything else ─▶ Spent)                    Unknown ──claim───▶ Resettling ──unknown──┘
 //!                                                                      └──settled──▶ Settled
 //! ```
 //!
-//! [`PaymentStore`] is the interface (reserve, mark verified, store a result, look up,
-//! expire); [`MemoryStore`] is the in-process implementation, bounded in entries
-//! ([`MAX_ENTRIES`]) and in kept response bytes ([`MAX_KEPT_BYTES`]). When full, new payments
-//! are refused ([`ReserveError::Full`]); no record is ever evicted before it expires.
+//! Lifetimes: a record that holds a result (or may still get one) lives until its
+//! `validBefore` + [`RETENTION_SECONDS`]; a `Spent` record (consumed, no result) only until
+//! `validBefore`, when the local checks refuse the authorization anyway.
+//!
+//! Budgets, so that failing jobs never crowd out paid results: records without a result
+//! (`Reserved`, `Verified`, `Spent`) are at most [`MAX_ENTRIES`] in all and
+//! [`MAX_OPEN_PER_PAYER`] per payer (`from`); records with a result are at most
+//! [`MAX_RESULT_ENTRIES`] and [`MAX_KEPT_BYTES`], and a reservation counts against them too
+//! while its job runs (it may end with a result). When a budget is spent, new payments are
+//! refused ([`ReserveError`], a 503 with `Retry-After`); no record is ever evicted early.
+//!
+//! [`PaymentStore`] is the interface; [`MemoryStore`] the in-process implementation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -24,12 +32,16 @@ use sha3::{Digest, Keccak256};
 
 use crate::payment::wire::{PaymentPayload, SettleResponse};
 
-/// Seconds a record outlives its authorization's `validBefore` (decisions.md "Money safety":
-/// results are kept until `validBefore` + 10 min).
+/// Seconds a record that holds a result outlives its authorization's `validBefore`
+/// (docs/payments.md: results are kept until `validBefore` + 10 min).
 pub const RETENTION_SECONDS: u64 = 600;
-/// Most records held at once (decisions.md "Money safety": 100 000).
+/// Most records without a result held at once (docs/payments.md: 100 000).
 pub const MAX_ENTRIES: usize = 100_000;
-/// Most bytes of kept responses held at once (decisions.md "Money safety": 256 MiB).
+/// Most records holding a result (or whose job may still produce one) at once.
+pub const MAX_RESULT_ENTRIES: usize = 100_000;
+/// Most records without a result one payer may have at once (docs/payments.md: 32).
+pub const MAX_OPEN_PER_PAYER: usize = 32;
+/// Most bytes of kept responses held at once (docs/payments.md: 256 MiB).
 pub const MAX_KEPT_BYTES: usize = 256 * 1024 * 1024;
 
 /// The identity of one EIP-3009 authorization.
@@ -117,8 +129,21 @@ pub struct Record {
     pub fingerprint: Fingerprint,
     /// The x402 `payment-identifier` id the payment carried, if any.
     pub payment_id: Option<String>,
-    /// Unix seconds after which the record is dropped (`validBefore` + [`RETENTION_SECONDS`]).
+    /// The authorization's `validBefore`, unix seconds.
+    pub valid_before: u64,
+    /// Unix seconds at which the record is dropped: `validBefore` + [`RETENTION_SECONDS`], or
+    /// `validBefore` once `Spent`.
     pub expires: u64,
+}
+
+impl Stage {
+    /// Whether the record holds a result (`Settled`, `Unknown`, `Resettling`).
+    pub fn holds_result(&self) -> bool {
+        matches!(
+            self,
+            Stage::Settled(_) | Stage::Unknown(_) | Stage::Resettling(_)
+        )
+    }
 }
 
 /// Why a reservation was refused.
@@ -128,12 +153,27 @@ pub enum ReserveError {
     AlreadyUsed,
     /// The payment identifier names another record.
     IdInUse,
-    /// The store is at [`MAX_ENTRIES`] or [`MAX_KEPT_BYTES`] (fail closed); the earliest
-    /// expiry is this many seconds away.
+    /// A budget of the store is spent ([`MAX_ENTRIES`], [`MAX_RESULT_ENTRIES`],
+    /// [`MAX_KEPT_BYTES`]; fail closed).
     Full {
         /// Seconds until the earliest record expires (at least 1).
         retry_after: u64,
     },
+    /// The payer has [`MAX_OPEN_PER_PAYER`] records without a result.
+    PayerBusy {
+        /// Seconds until the earliest of them expires (at least 1).
+        retry_after: u64,
+    },
+}
+
+/// What [`PaymentStore::claim_resettle`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// The record was `Unknown` with the same fingerprint: it is `Resettling` now and this
+    /// caller settles it; here is the kept response.
+    Claimed(KeptResponse),
+    /// Nothing was claimed: the record as it stands (`None`: no record).
+    NotClaimed(Option<Record>),
 }
 
 /// The interface of the payment store. Every method takes the current unix time in seconds
@@ -165,9 +205,16 @@ pub trait PaymentStore: Debug + Send {
     /// is not recreated.
     fn store(&mut self, key: &AuthorizationKey, stage: Stage);
 
-    /// `Unknown` → `Resettling`, handing back the kept response; `None` (nothing changed)
-    /// for any other stage, so only one retry settles at a time.
-    fn begin_resettle(&mut self, key: &AuthorizationKey) -> Option<KeptResponse>;
+    /// In one atomic step: if `key`'s record is `Unknown` and matches `fingerprint`, makes it
+    /// `Resettling` and hands back the kept response; otherwise changes nothing and hands
+    /// back the record as it stands. So of several retries of one payment, exactly one
+    /// settles and the others see `Resettling` (never a record that seems to be missing).
+    fn claim_resettle(
+        &mut self,
+        key: &AuthorizationKey,
+        fingerprint: Fingerprint,
+        unix_now: u64,
+    ) -> Claim;
 
     /// The record of `key`, if it has not expired at `unix_now`.
     fn look_up(&mut self, key: &AuthorizationKey, unix_now: u64) -> Option<Record>;
@@ -189,39 +236,148 @@ pub struct MemoryStore {
     /// Expiry order: (expires, key).
     by_expiry: BTreeMap<(u64, AuthorizationKey), ()>,
     payment_ids: BTreeMap<String, AuthorizationKey>,
+    /// Per payer, the records without a result: (expires, nonce).
+    open_by_payer: BTreeMap<[u8; 20], BTreeSet<(u64, [u8; 32])>>,
+    /// Records without a result, and records that hold one or are in flight.
+    open: usize,
+    results_and_in_flight: usize,
     kept_bytes: usize,
-    max_entries: usize,
-    max_kept_bytes: usize,
+    limits: StoreLimits,
+}
+
+/// The bounds of a [`MemoryStore`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreLimits {
+    /// Records without a result ([`MAX_ENTRIES`]).
+    pub open: usize,
+    /// Records without a result per payer ([`MAX_OPEN_PER_PAYER`]).
+    pub open_per_payer: usize,
+    /// Records holding a result, plus reservations in flight ([`MAX_RESULT_ENTRIES`]).
+    pub results: usize,
+    /// Bytes of kept responses ([`MAX_KEPT_BYTES`]).
+    pub kept_bytes: usize,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        StoreLimits {
+            open: MAX_ENTRIES,
+            open_per_payer: MAX_OPEN_PER_PAYER,
+            results: MAX_RESULT_ENTRIES,
+            kept_bytes: MAX_KEPT_BYTES,
+        }
+    }
 }
 
 impl Default for MemoryStore {
     fn default() -> Self {
-        MemoryStore::new(MAX_ENTRIES, MAX_KEPT_BYTES)
+        MemoryStore::with_limits(StoreLimits::default())
     }
 }
 
+/// Whether a stage counts against the result budget: it holds a result or its job is running.
+fn counts_as_result(stage: &Stage) -> bool {
+    stage.holds_result() || matches!(stage, Stage::Reserved | Stage::Verified)
+}
+
+/// Whether a stage counts against the budgets of records without a result.
+fn counts_as_open(stage: &Stage) -> bool {
+    !stage.holds_result()
+}
+
 impl MemoryStore {
-    /// An empty store holding at most `max_entries` records and `max_kept_bytes` bytes of kept
-    /// responses.
+    /// An empty store holding at most `max_entries` records without a result (and as many
+    /// with one) and `max_kept_bytes` bytes of kept responses; [`MAX_OPEN_PER_PAYER`] per
+    /// payer.
     pub fn new(max_entries: usize, max_kept_bytes: usize) -> MemoryStore {
+        MemoryStore::with_limits(StoreLimits {
+            open: max_entries,
+            results: max_entries,
+            kept_bytes: max_kept_bytes,
+            ..StoreLimits::default()
+        })
+    }
+
+    /// An empty store with these bounds.
+    pub fn with_limits(limits: StoreLimits) -> MemoryStore {
         MemoryStore {
             records: BTreeMap::new(),
             by_expiry: BTreeMap::new(),
             payment_ids: BTreeMap::new(),
+            open_by_payer: BTreeMap::new(),
+            open: 0,
+            results_and_in_flight: 0,
             kept_bytes: 0,
-            max_entries,
-            max_kept_bytes,
+            limits,
+        }
+    }
+
+    /// Counts `record` in (`add`) or out of the budgets and the expiry order.
+    fn count(&mut self, key: &AuthorizationKey, record: &Record, add: bool) {
+        let bytes = kept_bytes(&record.stage);
+        let as_result = usize::from(counts_as_result(&record.stage));
+        let as_open = counts_as_open(&record.stage);
+        if add {
+            self.kept_bytes += bytes;
+            self.results_and_in_flight += as_result;
+            self.by_expiry.insert((record.expires, key.clone()), ());
+        } else {
+            self.kept_bytes -= bytes;
+            self.results_and_in_flight -= as_result;
+            self.by_expiry.remove(&(record.expires, key.clone()));
+        }
+        if as_open {
+            let entry = (record.expires, key.nonce);
+            if add {
+                self.open += 1;
+                self.open_by_payer
+                    .entry(key.from)
+                    .or_default()
+                    .insert(entry);
+            } else {
+                self.open -= 1;
+                if let Some(set) = self.open_by_payer.get_mut(&key.from) {
+                    set.remove(&entry);
+                    if set.is_empty() {
+                        self.open_by_payer.remove(&key.from);
+                    }
+                }
+            }
         }
     }
 
     fn remove(&mut self, key: &AuthorizationKey) {
         if let Some(record) = self.records.remove(key) {
-            self.by_expiry.remove(&(record.expires, key.clone()));
+            self.count(key, &record, false);
             if let Some(id) = &record.payment_id {
                 self.payment_ids.remove(id);
             }
-            self.kept_bytes -= kept_bytes(&record.stage);
         }
+    }
+
+    /// Replaces the stage of `key`'s record (and its expiry, which follows the stage).
+    fn set_stage(&mut self, key: &AuthorizationKey, stage: Stage) {
+        let Some(mut record) = self.records.remove(key) else {
+            return;
+        };
+        self.count(key, &record, false);
+        record.expires = expiry(record.valid_before, &stage);
+        record.stage = stage;
+        self.count(key, &record, true);
+        self.records.insert(key.clone(), record);
+    }
+
+    /// Seconds until the earliest expiry among `expiries` (at least 1).
+    fn retry_after(earliest: Option<u64>, unix_now: u64) -> u64 {
+        earliest.unwrap_or(unix_now).saturating_sub(unix_now).max(1)
+    }
+}
+
+/// When a record in `stage` is dropped: `Spent` at `validBefore`, others 10 min later.
+fn expiry(valid_before: u64, stage: &Stage) -> u64 {
+    match stage {
+        Stage::Spent => valid_before,
+        _ => valid_before.saturating_add(RETENTION_SECONDS),
     }
 }
 
@@ -248,26 +404,35 @@ impl PaymentStore for MemoryStore {
         if payment_id.is_some_and(|id| self.payment_ids.contains_key(id)) {
             return Err(ReserveError::IdInUse);
         }
-        if self.records.len() >= self.max_entries || self.kept_bytes >= self.max_kept_bytes {
-            let earliest = self.by_expiry.keys().next().map_or(unix_now, |(at, _)| *at);
+        if let Some(open) = self.open_by_payer.get(&key.from) {
+            if open.len() >= self.limits.open_per_payer {
+                let earliest = open.first().map(|(at, _)| *at);
+                return Err(ReserveError::PayerBusy {
+                    retry_after: Self::retry_after(earliest, unix_now),
+                });
+            }
+        }
+        if self.open >= self.limits.open
+            || self.results_and_in_flight >= self.limits.results
+            || self.kept_bytes >= self.limits.kept_bytes
+        {
+            let earliest = self.by_expiry.keys().next().map(|(at, _)| *at);
             return Err(ReserveError::Full {
-                retry_after: earliest.saturating_sub(unix_now).max(1),
+                retry_after: Self::retry_after(earliest, unix_now),
             });
         }
-        let expires = valid_before.saturating_add(RETENTION_SECONDS);
-        self.by_expiry.insert((expires, key.clone()), ());
         if let Some(id) = payment_id {
             self.payment_ids.insert(id.to_string(), key.clone());
         }
-        self.records.insert(
-            key.clone(),
-            Record {
-                stage: Stage::Reserved,
-                fingerprint,
-                payment_id: payment_id.map(str::to_string),
-                expires,
-            },
-        );
+        let record = Record {
+            stage: Stage::Reserved,
+            fingerprint,
+            payment_id: payment_id.map(str::to_string),
+            valid_before,
+            expires: expiry(valid_before, &Stage::Reserved),
+        };
+        self.count(key, &record, true);
+        self.records.insert(key.clone(), record);
         Ok(())
     }
 
@@ -284,30 +449,42 @@ impl PaymentStore for MemoryStore {
     fn mark_verified(&mut self, key: &AuthorizationKey) {
         if let Some(record) = self.records.get_mut(key) {
             if record.stage == Stage::Reserved {
+                // Same budgets, same expiry.
                 record.stage = Stage::Verified;
             }
         }
     }
 
     fn store(&mut self, key: &AuthorizationKey, stage: Stage) {
-        if let Some(record) = self.records.get_mut(key) {
-            // Settled is final: a late answer never downgrades it.
-            if matches!(record.stage, Stage::Settled(_)) {
-                return;
-            }
-            self.kept_bytes = self.kept_bytes - kept_bytes(&record.stage) + kept_bytes(&stage);
-            record.stage = stage;
+        // Settled is final: a late answer never downgrades it.
+        if self
+            .records
+            .get(key)
+            .is_some_and(|r| matches!(r.stage, Stage::Settled(_)))
+        {
+            return;
         }
+        self.set_stage(key, stage);
     }
 
-    fn begin_resettle(&mut self, key: &AuthorizationKey) -> Option<KeptResponse> {
-        let record = self.records.get_mut(key)?;
-        let Stage::Unknown(kept) = &record.stage else {
-            return None;
+    fn claim_resettle(
+        &mut self,
+        key: &AuthorizationKey,
+        fingerprint: Fingerprint,
+        unix_now: u64,
+    ) -> Claim {
+        self.expire(unix_now);
+        let Some(record) = self.records.get(key) else {
+            return Claim::NotClaimed(None);
         };
-        let kept = kept.clone();
-        record.stage = Stage::Resettling(kept.clone());
-        Some(kept)
+        match &record.stage {
+            Stage::Unknown(kept) if record.fingerprint == fingerprint => {
+                let kept = kept.clone();
+                self.set_stage(key, Stage::Resettling(kept.clone()));
+                Claim::Claimed(kept)
+            }
+            _ => Claim::NotClaimed(Some(record.clone())),
+        }
     }
 
     fn look_up(&mut self, key: &AuthorizationKey, unix_now: u64) -> Option<Record> {
@@ -449,11 +626,145 @@ mod tests {
             Some(key(1))
         );
         store.mark_verified(&key(1));
-        assert_eq!(store.begin_resettle(&key(1)), None, "not unknown");
+        let Claim::NotClaimed(Some(record)) = store.claim_resettle(&key(1), print(1), 1) else {
+            panic!("not unknown: nothing claimed, the record handed back");
+        };
+        assert_eq!(record.stage, Stage::Verified);
         store.store(&key(1), Stage::Unknown(kept(10)));
-        assert_eq!(store.begin_resettle(&key(1)), Some(kept(10)));
-        assert_eq!(store.begin_resettle(&key(1)), None, "one retry at a time");
+        assert_eq!(
+            store.claim_resettle(&key(1), print(9), 1),
+            Claim::NotClaimed(Some(store.look_up(&key(1), 1).unwrap())),
+            "another fingerprint never claims"
+        );
+        assert_eq!(
+            store.claim_resettle(&key(1), print(1), 1),
+            Claim::Claimed(kept(10))
+        );
+        let Claim::NotClaimed(Some(record)) = store.claim_resettle(&key(1), print(1), 1) else {
+            panic!("one retry at a time");
+        };
+        assert_eq!(record.stage, Stage::Resettling(kept(10)));
         store.store(&key(1), Stage::Unknown(kept(10)));
-        assert!(store.begin_resettle(&key(1)).is_some());
+        assert!(matches!(
+            store.claim_resettle(&key(1), print(1), 1),
+            Claim::Claimed(_)
+        ));
+        assert_eq!(
+            store.claim_resettle(&key(3), print(1), 1),
+            Claim::NotClaimed(None)
+        );
+    }
+
+    #[test]
+    fn a_spent_record_is_forgotten_at_valid_before_a_kept_result_ten_minutes_later() {
+        let mut store = MemoryStore::new(10, 1 << 20);
+        store.reserve(&key(1), print(1), None, 1_000, 0).unwrap();
+        store.reserve(&key(2), print(2), None, 1_000, 0).unwrap();
+        store.mark_verified(&key(1));
+        store.mark_verified(&key(2));
+        store.store(&key(1), Stage::Spent);
+        store.store(&key(2), Stage::Unknown(kept(10)));
+        assert!(store.look_up(&key(1), 999).is_some());
+        assert_eq!(
+            store.look_up(&key(1), 1_000),
+            None,
+            "spent: gone at validBefore"
+        );
+        assert!(store
+            .look_up(&key(2), 1_000 + RETENTION_SECONDS - 1)
+            .is_some());
+        assert_eq!(store.look_up(&key(2), 1_000 + RETENTION_SECONDS), None);
+        assert_eq!(store.usage(), (0, 0));
+    }
+
+    fn payer_key(payer: u8, n: u16) -> AuthorizationKey {
+        let mut nonce = [0; 32];
+        nonce[..2].copy_from_slice(&n.to_be_bytes());
+        AuthorizationKey {
+            from: [payer; 20],
+            nonce,
+            ..key(0)
+        }
+    }
+
+    #[test]
+    fn one_payer_holds_at_most_32_records_without_a_result() {
+        let mut store = MemoryStore::new(1_000, 1 << 20);
+        for n in 0..32 {
+            store
+                .reserve(&payer_key(7, n), print(1), None, 1_000 + u64::from(n), 0)
+                .unwrap();
+            store.mark_verified(&payer_key(7, n));
+            store.store(&payer_key(7, n), Stage::Spent);
+        }
+        assert_eq!(
+            store.reserve(&payer_key(7, 99), print(1), None, 5_000, 10),
+            Err(ReserveError::PayerBusy { retry_after: 990 }),
+            "until the earliest of its records is forgotten"
+        );
+        // Other payers are not affected.
+        assert_eq!(
+            store.reserve(&payer_key(8, 0), print(1), None, 5_000, 10),
+            Ok(())
+        );
+        // A record that gets a result leaves the payer's count.
+        store
+            .reserve(&payer_key(9, 0), print(1), None, 5_000, 10)
+            .unwrap();
+        store.release(&payer_key(9, 0));
+        store.expire(1_000);
+        assert_eq!(
+            store.reserve(&payer_key(7, 99), print(1), None, 5_000, 1_000),
+            Ok(())
+        );
+        store.mark_verified(&payer_key(7, 99));
+        store.store(&payer_key(7, 99), Stage::Settled(kept(5)));
+        assert_eq!(store.open_by_payer[&[7; 20]].len(), 31);
+    }
+
+    #[test]
+    fn failing_jobs_never_crowd_out_paid_results() {
+        let limits = StoreLimits {
+            open: 4,
+            open_per_payer: 32,
+            results: 2,
+            kept_bytes: 1 << 20,
+        };
+        let mut store = MemoryStore::with_limits(limits);
+        // Two paid results fill the result budget...
+        for n in 0..2 {
+            store
+                .reserve(&payer_key(1, n), print(1), None, 1_000, 0)
+                .unwrap();
+            store.mark_verified(&payer_key(1, n));
+            store.store(&payer_key(1, n), Stage::Settled(kept(5)));
+        }
+        assert!(matches!(
+            store.reserve(&payer_key(2, 0), print(1), None, 1_000, 0),
+            Err(ReserveError::Full { .. })
+        ));
+        // ...and a result-less flood fills only its own budget: the kept results stay.
+        let mut store = MemoryStore::with_limits(limits);
+        store
+            .reserve(&payer_key(1, 0), print(1), None, 1_000, 0)
+            .unwrap();
+        store.mark_verified(&payer_key(1, 0));
+        store.store(&payer_key(1, 0), Stage::Settled(kept(5)));
+        for n in 0..4 {
+            store
+                .reserve(&payer_key(3, n), print(1), None, 1_000, 0)
+                .unwrap();
+            store.mark_verified(&payer_key(3, n));
+            store.store(&payer_key(3, n), Stage::Spent);
+        }
+        assert!(matches!(
+            store.reserve(&payer_key(4, 0), print(1), None, 1_000, 0),
+            Err(ReserveError::Full { .. })
+        ));
+        assert!(matches!(
+            store.look_up(&payer_key(1, 0), 1).unwrap().stage,
+            Stage::Settled(_)
+        ));
+        assert_eq!(store.usage().0, 5);
     }
 }

@@ -140,6 +140,12 @@ pub struct Sim {
     /// Virtual time a request written to a fetch connection takes to reach its endpoint (a
     /// slow write), added before the endpoint's own reply delay.
     pub write_delay: Duration,
+    /// When set, the service starts draining at this virtual time since the start
+    /// ([`Server::begin_drain`], then `Exchange::handle_drain` on every exchange).
+    pub drain_at: Option<Duration>,
+    /// When set, every exchange is cut short at this virtual time since the start
+    /// (`Exchange::cut_short`: the process exits).
+    pub cut_at: Option<Duration>,
     /// Pieces of work run.
     pub work_done: usize,
     /// `CancelWork` outputs seen.
@@ -173,6 +179,8 @@ impl Sim {
             work_delay: Duration::ZERO,
             page_work_delays: BTreeMap::new(),
             write_delay: Duration::ZERO,
+            drain_at: None,
+            cut_at: None,
             work_done: 0,
             cancelled_work: 0,
             start: now,
@@ -273,6 +281,20 @@ impl Sim {
         let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
         let mut disconnected = false;
         for _ in 0..MAX_STEPS {
+            let drain_due = self.drain_at.map(|at| self.start + at);
+            if drain_due.is_some_and(|at| at <= self.now) && !self.server.is_draining() {
+                self.server.begin_drain();
+                for exchange in exchanges.iter_mut() {
+                    exchange.handle_drain(self.now);
+                }
+            }
+            let cut_due = self.cut_at.map(|at| self.start + at);
+            if cut_due.is_some_and(|at| at <= self.now) {
+                self.cut_at = None;
+                for exchange in exchanges.iter_mut() {
+                    exchange.cut_short(self.now);
+                }
+            }
             for (i, exchange) in exchanges.iter_mut().enumerate() {
                 while let Some(output) = exchange.poll_output() {
                     self.carry_out(
@@ -338,6 +360,8 @@ impl Sim {
                 .filter(|e| !e.is_finished())
                 .filter_map(Exchange::poll_timeout)
                 .chain(timed.iter().map(|(at, ..)| *at))
+                .chain(drain_due.filter(|_| !self.server.is_draining()))
+                .chain(cut_due)
                 .min()
             else {
                 return received;
