@@ -36,6 +36,17 @@ pub(crate) struct Shutdown {
     pub(crate) cut: smol::channel::Receiver<()>,
 }
 
+/// `event` once `signal` is closed (a [`Shutdown`] step); never without a signal.
+async fn when_closed(signal: Option<&smol::channel::Receiver<()>>, event: Event) -> Option<Event> {
+    match signal {
+        Some(signal) => {
+            let _ = signal.recv().await;
+            Some(event)
+        }
+        None => std::future::pending().await,
+    }
+}
+
 /// An open outbound connection: its write half and the task reading it.
 struct FetchConn {
     id: FetchId,
@@ -230,24 +241,8 @@ pub(crate) async fn drive(
             (&mut timer).await;
             None
         })
-        .or(async {
-            match &drain {
-                Some(drain) => {
-                    let _ = drain.recv().await;
-                    Some(Event::Drain)
-                }
-                None => std::future::pending::<Option<Event>>().await,
-            }
-        })
-        .or(async {
-            match &cut {
-                Some(cut) => {
-                    let _ = cut.recv().await;
-                    Some(Event::Cut)
-                }
-                None => std::future::pending::<Option<Event>>().await,
-            }
-        });
+        .or(when_closed(drain.as_ref(), Event::Drain))
+        .or(when_closed(cut.as_ref(), Event::Cut));
         let event = next.await;
         if matches!(event, Some(Event::ClientClosed)) {
             client_open = false;

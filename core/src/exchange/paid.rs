@@ -2,7 +2,7 @@
 //! request from the payment store, the validation order, local payment checks, the
 //! reservation, and `/verify`.
 
-use super::settle::authorization_key;
+use super::settle::{authorization_key, settle_by};
 use super::*;
 
 impl Exchange {
@@ -214,10 +214,7 @@ impl Exchange {
         }
         // The window (docs/payments.md): the crawl ends early enough for the result build and
         // the whole settlement budget to end before validBefore - SETTLE_MARGIN.
-        let settle_by = server
-            .instant_of_unix(now, verified.valid_before)
-            .checked_sub(SETTLE_MARGIN)
-            .unwrap_or(now);
+        let settle_by = settle_by(server, now, verified.valid_before);
         let crawl_by = settle_by
             .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
             .unwrap_or(now);
@@ -388,10 +385,7 @@ impl Exchange {
             }
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
-        let settle_by = server
-            .instant_of_unix(now, record.valid_before)
-            .checked_sub(SETTLE_MARGIN)
-            .unwrap_or(now);
+        let settle_by = settle_by(server, now, record.valid_before);
         let paid = Paid {
             terms,
             facilitator,

@@ -345,6 +345,15 @@ impl Exchange {
     }
 }
 
+/// When every `/settle` for an authorization valid before unix second `valid_before` must have
+/// ended: `validBefore` − [`SETTLE_MARGIN`] on the server's clock (`now` if already past).
+pub(super) fn settle_by(server: &Server, now: Instant, valid_before: u64) -> Instant {
+    server
+        .instant_of_unix(now, valid_before)
+        .checked_sub(SETTLE_MARGIN)
+        .unwrap_or(now)
+}
+
 /// What to ask the chain about this job's authorization.
 fn chain_query(job: &Job) -> Option<ChainQuery> {
     let paid = job.paid.as_ref()?;

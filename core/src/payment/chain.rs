@@ -22,6 +22,8 @@
 use serde_json::{json, Value};
 use sha3::{Digest, Keccak256};
 
+use crate::payment::verify::{parse_address, parse_hex};
+
 /// `AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)` (EIP-3009).
 pub const AUTHORIZATION_USED: &str = "AuthorizationUsed(address,bytes32)";
 /// `AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)` (EIP-3009).
@@ -279,26 +281,13 @@ fn rpc_result(body: &[u8]) -> Result<Value, String> {
 
 /// A 32-byte word from `0x` + 64 hex digits (an ABI word, a topic, a log's data).
 fn parse_word(s: &str) -> Option<[u8; 32]> {
-    let digits = s.strip_prefix("0x")?;
-    if digits.len() != 64 {
-        return None;
-    }
-    let mut word = [0; 32];
-    for (i, chunk) in digits.as_bytes().chunks(2).enumerate() {
-        let pair = std::str::from_utf8(chunk).ok()?;
-        word[i] = u8::from_str_radix(pair, 16).ok()?;
-    }
-    Some(word)
+    parse_hex(s)?.try_into().ok()
 }
 
 /// A JSON-RPC quantity (`0x` + hex, no leading zeros required).
 fn parse_quantity(s: &str) -> Option<u64> {
     let digits = s.strip_prefix("0x")?;
     u64::from_str_radix(digits, 16).ok()
-}
-
-fn parse_address(s: &str) -> Option<[u8; 20]> {
-    crate::payment::verify::parse_address(s)
 }
 
 fn word_of_address(address: &[u8; 20]) -> [u8; 32] {

@@ -321,7 +321,8 @@ fn parse_bytes32(s: &str) -> Option<[u8; 32]> {
 }
 
 /// `0x`-prefixed hex with an even number of digits.
-fn parse_hex(s: &str) -> Option<Vec<u8>> {
+/// `0x` + an even number of hex digits (at most 2 048 bytes) as bytes.
+pub(crate) fn parse_hex(s: &str) -> Option<Vec<u8>> {
     let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
     if digits.len() % 2 != 0 || digits.len() > 4096 {
         return None;
