@@ -183,6 +183,11 @@ pub fn service_vars(site: &Fixture, facilitator: &Fixture) -> Vec<(&'static str,
 
 /// As [`service_vars`], for a site listening at `site` (a test's own listener).
 pub fn service_vars_at(site: SocketAddr, facilitator: &Fixture) -> Vec<(&'static str, String)> {
+    service_vars_with(site, &format!("http://{}", facilitator.addr))
+}
+
+/// As [`service_vars`], for a site at `site` and the facilitator at `facilitator_url`.
+pub fn service_vars_with(site: SocketAddr, facilitator_url: &str) -> Vec<(&'static str, String)> {
     vec![
         (
             "PUBLIC_BASE_URL",
@@ -192,7 +197,7 @@ pub fn service_vars_at(site: SocketAddr, facilitator: &Fixture) -> Vec<(&'static
             "PAY_TO",
             "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".to_string(),
         ),
-        ("FACILITATOR_URL", format!("http://{}", facilitator.addr)),
+        ("FACILITATOR_URL", facilitator_url.to_string()),
         ("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8".to_string()),
         ("ALLOWED_PORTS", site.port().to_string()),
         ("RESOLVE", "www.fixture-shop.com=127.0.0.1".to_string()),

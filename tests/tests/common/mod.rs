@@ -1,0 +1,113 @@
+//! What the loopback test files share: the real service on 127.0.0.1:0 in a thread, and
+//! raw requests to it.
+
+#![allow(dead_code)] // each test file uses a part
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use contact_core::config::Config;
+use contact_core::server::Extractor;
+use contact_e2e::fixture::{request_path, response};
+
+/// The service on 127.0.0.1:0 in a background thread; stops when dropped.
+pub struct Service {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    stop: smol::channel::Sender<()>,
+    thread: Option<JoinHandle<()>>,
+    /// Its settings.
+    pub config: Config,
+}
+
+impl Service {
+    /// The service with `vars`, fetching with `tls`; `extractor` replaces the page extractor.
+    pub fn start_with_tls(
+        vars: &[(&str, String)],
+        tls: futures_rustls::TlsConnector,
+        extractor: Option<Extractor>,
+    ) -> Service {
+        let map: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let config = Config::from_env_map(&map).unwrap();
+        let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
+        let addr = listener.get_ref().local_addr().unwrap();
+        let mut server = contact_runtime_smol::new_server(config.clone());
+        if let Some(extractor) = extractor {
+            server.set_extractor(extractor);
+        }
+        let (stop, stopped) = smol::channel::bounded(1);
+        let thread = std::thread::spawn(move || {
+            contact_runtime_smol::run(
+                1,
+                contact_runtime_smol::serve_with_tls(
+                    listener,
+                    server,
+                    stopped,
+                    Duration::from_secs(2),
+                    tls,
+                ),
+            );
+        });
+        Service {
+            addr,
+            stop,
+            thread: Some(thread),
+            config,
+        }
+    }
+
+    /// Sends one request with `Connection: close` and returns (status, headers, body).
+    pub fn call(&self, raw: &[u8]) -> (u16, String, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(40)))
+            .unwrap();
+        stream.write_all(raw).unwrap();
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out).to_string();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_string(), body.to_string())
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.stop.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A `Connection: close` POST of `body` to the paid route, with `payment` as `PAYMENT-SIGNATURE`.
+pub fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
+    let extra = payment
+        .map(|p| format!("PAYMENT-SIGNATURE: {p}\r\n"))
+        .unwrap_or_default();
+    format!("POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+pub const HOME: &str = r#"<html><head><title>Fixture Shop | Home</title></head><body><a href="/contact">Contact</a>
+<p><a href="mailto:info@fixture-shop.com">info@fixture-shop.com</a></p></body></html>"#;
+pub const CONTACT: &str = "<html><body><p>Phone: +44 20 8551 6580</p></body></html>";
+
+/// The fixture site: a homepage linking to a contact page.
+pub fn fixture_pages(raw: &[u8]) -> Vec<u8> {
+    match request_path(raw).as_str() {
+        "/" => response(200, "text/html", HOME),
+        "/contact" => response(200, "text/html", CONTACT),
+        _ => response(404, "text/html", ""),
+    }
+}
