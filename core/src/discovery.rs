@@ -269,7 +269,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
             "/api/healthz": {"get": {"operationId": "healthCheck", "security": [], "responses": {"200": health}}},
             "/api/ready": {"get": {"operationId": "readinessCheck", "security": [], "responses": {
                 "200": {"description": "Ready for paid traffic", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReadinessStatus"}}}},
-                "503": {"description": "Payment configuration incomplete; problems lists each missing or invalid setting", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReadinessStatus"}}}}
+                "503": {"description": "Not ready: payment configuration incomplete, the facilitator unreachable or without x402 v2 exact on the network (its /supported is read at start and every 60 s), draining, or at a cap; problems lists each, one line per problem", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReadinessStatus"}}}}
             }}},
             "/openapi.json": {"get": {"operationId": "openapi", "security": [], "responses": {"200": json_doc("This document")}}},
             "/.well-known/x402.json": {"get": {"operationId": "x402Discovery", "security": [], "responses": {"200": json_doc("x402 payment metadata")}}},
@@ -282,7 +282,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                 "ContactExtractionResult": result_schema(),
                 "ApiError": api_error_schema(),
                 "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
-                "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string"}, "problems": {"type": "array", "items": {"type": "string"}}}, "required": ["status"]}
+                "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready", "not ready", "shedding"]}, "problems": {"type": "array", "items": {"type": "string"}}}, "required": ["status"]}
             }
         }
     })

@@ -46,6 +46,37 @@ pub struct Server {
     pub(crate) page_memory: PageMemory,
     /// Set once the service drains (SIGTERM): see [`Server::begin_drain`].
     draining: Arc<AtomicBool>,
+    /// What the latest facilitator check found (readiness).
+    facilitator: Arc<Mutex<FacilitatorHealth>>,
+}
+
+/// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
+/// "Readiness"). The runtime starts a check at start-up and then every
+/// [`crate::exchange::FACILITATOR_CHECK_INTERVAL`] ([`crate::exchange::Exchange::facilitator_check`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FacilitatorHealth {
+    /// No check has ended yet.
+    Unchecked,
+    /// The facilitator lists x402 v2 `exact` on the configured network.
+    Supported,
+    /// It is unreachable, answered an error or garbage, or lists something else: the
+    /// readiness problem, worded for an operator.
+    Problem(String),
+}
+
+impl std::fmt::Display for FacilitatorHealth {
+    /// One log line: "facilitator check: …".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FacilitatorHealth::Unchecked => f.write_str("facilitator check: not done yet"),
+            FacilitatorHealth::Supported => f.write_str(
+                "facilitator check: it supports x402 v2 exact on the configured network (ready)",
+            ),
+            FacilitatorHealth::Problem(problem) => {
+                write!(f, "facilitator check: {problem} (not ready)")
+            }
+        }
+    }
 }
 
 /// The read-only part of the [`Server`].
@@ -122,6 +153,7 @@ impl Server {
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
             draining: Arc::new(AtomicBool::new(false)),
+            facilitator: Arc::new(Mutex::new(FacilitatorHealth::Unchecked)),
         }
     }
 
@@ -201,6 +233,37 @@ impl Server {
     /// Open client connections (admitted and not yet dropped).
     pub fn connections_open(&self) -> usize {
         self.connections.open()
+    }
+
+    /// What the latest facilitator check found.
+    pub fn facilitator_health(&self) -> FacilitatorHealth {
+        self.facilitator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records the outcome of a facilitator check; returns the previous one (a runtime logs
+    /// the change).
+    pub(crate) fn set_facilitator_health(&self, health: FacilitatorHealth) -> FacilitatorHealth {
+        let mut current = self
+            .facilitator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        std::mem::replace(&mut current, health)
+    }
+
+    /// Why the facilitator makes the service not ready, if it does (docs/operations.md,
+    /// "Readiness"): not checked yet, unreachable, or not listing x402 v2 `exact` on the
+    /// configured network.
+    pub fn facilitator_problem(&self) -> Option<String> {
+        match self.facilitator_health() {
+            FacilitatorHealth::Supported => None,
+            FacilitatorHealth::Unchecked => {
+                Some("facilitator not checked yet (GET /supported is under way)".to_string())
+            }
+            FacilitatorHealth::Problem(problem) => Some(problem),
+        }
     }
 
     /// Why the service is shedding load now, if it is: paid jobs or connections at their cap.

@@ -9,8 +9,9 @@ use std::io::Write;
 
 use contact_core::api::ErrorCode;
 use contact_core::config::{Config, PaymentConfig};
-use contact_core::exchange::Exchange;
+use contact_core::exchange::{Exchange, FACILITATOR_CHECK_TIMEOUT};
 use contact_core::payment::{codec, PaymentRequired, PaymentRequirements, SettleResponse};
+use contact_core::server::FacilitatorHealth;
 use contact_core::testing::sim::{
     http_response, payment_header, request_path, Reply, Sim, SIM_UNIX_START,
 };
@@ -74,12 +75,15 @@ fn world(extra: &[(&str, &str)]) -> Sim {
     sim
 }
 
+/// What the reference facilitator's `GET /supported` lists for Base mainnet.
+const SUPPORTED: &str = r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:8453"}],"extensions":[],"signers":{"eip155:*":["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"]}}"#;
+
 fn facilitator(sim: &mut Sim, verify: &'static str, settle: &'static str) {
     sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
-        let body = if request_path(raw) == "/verify" {
-            verify
-        } else {
-            settle
+        let body = match request_path(raw).as_str() {
+            "/verify" => verify,
+            "/supported" => SUPPORTED,
+            _ => settle,
         };
         Reply::Bytes(http_response(
             200,
@@ -219,6 +223,7 @@ fn free_routes() {
         );
         assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
     }
+    assert_eq!(sim.check_facilitator(), FacilitatorHealth::Supported);
     let r = one(&sim.request(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n"));
     assert_eq!(r.status, 200);
     for path in [
@@ -247,6 +252,86 @@ fn free_routes() {
     let r = one(&sim.request(b"GET /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n"));
     assert_error(&r, 405, "INVALID_URL");
     assert_eq!(r.header("Allow"), Some("POST, OPTIONS"));
+}
+
+/// Readiness names the facilitator (docs/operations.md, "Readiness"): 503 until a check of
+/// `GET /supported` finds x402 v2 `exact` on the configured network, and again whenever a later
+/// check does not (unreachable, an error status, a hang, another network); 200 once it does.
+#[test]
+fn readiness_waits_for_a_facilitator_that_supports_exact_on_the_network() {
+    let mut sim = world(&[]);
+    let ready = |sim: &mut Sim| one(&sim.request(b"GET /api/ready HTTP/1.1\r\n\r\n"));
+    let r = ready(&mut sim);
+    assert_eq!(
+        (r.status, r.body["status"].as_str()),
+        (503, Some("not ready"))
+    );
+    assert!(r.body["problems"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("facilitator not checked yet"));
+    assert_eq!(sim.check_facilitator(), FacilitatorHealth::Supported);
+    assert_eq!(ready(&mut sim).status, 200);
+    let supported = sim.endpoints[&FACILITATOR.parse().unwrap()]
+        .requests
+        .last()
+        .map(|r| String::from_utf8_lossy(r).to_string())
+        .unwrap();
+    assert!(
+        supported.starts_with("GET /supported HTTP/1.1\r\n"),
+        "{supported}"
+    );
+
+    let answer = |status: u16, body: &str| {
+        Reply::Bytes(http_response(
+            status,
+            &[("Content-Type", "application/json")],
+            body.as_bytes(),
+        ))
+    };
+    let cases = [
+        (
+            answer(
+                200,
+                r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:84532"}]}"#,
+            ),
+            "facilitator does not support exact on eip155:8453",
+        ),
+        (
+            answer(500, r#"{"error":"down"}"#),
+            "facilitator unreachable: GET /supported answered HTTP 500",
+        ),
+        (
+            Reply::Stall,
+            "facilitator unreachable: GET /supported gave no answer within 10 s",
+        ),
+        (
+            answer(200, "<html>maintenance</html>"),
+            "facilitator /supported answer is not a list of kinds",
+        ),
+    ];
+    for (reply, problem) in cases {
+        sim.endpoint(FACILITATOR.parse().unwrap(), move |_| reply.clone());
+        let started = sim.elapsed();
+        let FacilitatorHealth::Problem(found) = sim.check_facilitator() else {
+            panic!("{problem}: not a problem")
+        };
+        assert!(found.starts_with(problem), "{found}");
+        assert!(sim.elapsed() - started <= FACILITATOR_CHECK_TIMEOUT);
+        let r = ready(&mut sim);
+        assert_eq!(r.status, 503);
+        assert_eq!(r.body["problems"][0].as_str(), Some(found.as_str()));
+    }
+    // No facilitator listening at all.
+    sim.endpoints.remove(&FACILITATOR.parse().unwrap());
+    let FacilitatorHealth::Problem(found) = sim.check_facilitator() else {
+        panic!("a refused connection is a problem")
+    };
+    assert!(found.starts_with("facilitator unreachable"), "{found}");
+    // It comes back: the next check makes the service ready again.
+    facilitator(&mut sim, r#"{"isValid":true}"#, r#"{"success":true}"#);
+    assert_eq!(sim.check_facilitator(), FacilitatorHealth::Supported);
+    assert_eq!(ready(&mut sim).status, 200);
 }
 
 #[test]
@@ -717,6 +802,7 @@ fn unreachable_site_and_http_errors_are_fetch_failed() {
 #[test]
 fn keep_alive_and_pipelined_requests_are_answered_in_order() {
     let mut sim = world(&[]);
+    sim.check_facilitator();
     let pipelined = b"GET /api/health HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\nGET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n";
     let all = responses(&sim.request(pipelined));
     let statuses: Vec<u16> = all.iter().map(|r| r.status).collect();
@@ -834,6 +920,7 @@ fn readiness_is_503_while_paid_jobs_are_at_their_cap() {
     let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1"), ("RATE_LIMIT_BURST", "10")]);
     sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |_| Reply::Stall);
     let ready = b"GET /api/ready HTTP/1.1\r\n\r\n".to_vec();
+    sim.check_facilitator();
     assert_eq!(one(&sim.request(&ready)).status, 200);
     // One connection holds the only job slot (its site stalls); the other asks for readiness
     // meanwhile, then again after the job has ended.
@@ -2456,4 +2543,98 @@ fn a_job_cut_short_writes_its_audit_line_and_keeps_a_built_result() {
     let paid = one(&sim.request(&request));
     assert_eq!(paid.status, 200, "{}", paid.body);
     assert_eq!(calls(&sim, "/settle"), 2);
+}
+
+// ---- the retry race, made deterministic -------------------------------------------------------
+
+/// A store in which a rival (another executor thread, or another instance) claims an unknown
+/// settlement for itself just before this exchange's own claim: the interleaving that the old
+/// look-up-then-claim (two separate locks) lost.
+#[derive(Debug)]
+struct RivalClaims {
+    inner: contact_core::payment::store::MemoryStore,
+    armed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl contact_core::payment::store::PaymentStore for RivalClaims {
+    fn reserve(
+        &mut self,
+        key: &contact_core::payment::store::AuthorizationKey,
+        fingerprint: contact_core::payment::store::Fingerprint,
+        payment_id: Option<&str>,
+        valid_before: u64,
+        unix_now: u64,
+    ) -> Result<(), contact_core::payment::store::ReserveError> {
+        self.inner
+            .reserve(key, fingerprint, payment_id, valid_before, unix_now)
+    }
+    fn release(&mut self, key: &contact_core::payment::store::AuthorizationKey) {
+        self.inner.release(key);
+    }
+    fn mark_verified(&mut self, key: &contact_core::payment::store::AuthorizationKey) {
+        self.inner.mark_verified(key);
+    }
+    fn store(
+        &mut self,
+        key: &contact_core::payment::store::AuthorizationKey,
+        stage: contact_core::payment::store::Stage,
+    ) {
+        self.inner.store(key, stage);
+    }
+    fn claim_resettle(
+        &mut self,
+        key: &contact_core::payment::store::AuthorizationKey,
+        fingerprint: contact_core::payment::store::Fingerprint,
+        unix_now: u64,
+    ) -> contact_core::payment::store::Claim {
+        if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            // The rival wins the claim.
+            let _ = self.inner.claim_resettle(key, fingerprint, unix_now);
+        }
+        self.inner.claim_resettle(key, fingerprint, unix_now)
+    }
+    fn look_up(
+        &mut self,
+        key: &contact_core::payment::store::AuthorizationKey,
+        unix_now: u64,
+    ) -> Option<contact_core::payment::store::Record> {
+        self.inner.look_up(key, unix_now)
+    }
+    fn key_of_payment_id(
+        &mut self,
+        id: &str,
+        unix_now: u64,
+    ) -> Option<contact_core::payment::store::AuthorizationKey> {
+        self.inner.key_of_payment_id(id, unix_now)
+    }
+    fn expire(&mut self, unix_now: u64) {
+        self.inner.expire(unix_now);
+    }
+    fn usage(&self) -> (usize, usize) {
+        self.inner.usage()
+    }
+}
+
+/// The retry race: two retries of one unknown settlement; the rival claims it between this
+/// retry's look-up and its claim. The loser answers from the record as it now stands (503,
+/// settlement in progress), makes no facilitator call, and never answers 402 "already used"
+/// (pay again) while the rival's settlement is in flight.
+#[test]
+fn a_retry_that_loses_the_claim_to_a_rival_is_a_503_never_a_402() {
+    let mut sim = world(&[]);
+    let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    sim.server.set_payment_store(Box::new(RivalClaims {
+        inner: contact_core::payment::store::MemoryStore::default(),
+        armed: armed.clone(),
+    }));
+    scripted_settlement(&mut sim, vec![json_reply(PENDING), json_reply(PENDING)]);
+    let request = paid_post(&sim, 71);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 2);
+    armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let lost = one(&sim.request(&request));
+    assert_error(&lost, 503, "INTERNAL_ERROR");
+    assert!(lost.header("Retry-After").is_some());
+    // The loser made no facilitator call of its own.
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 2));
 }

@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 
 use futures_rustls::rustls;
 
+/// A facilitator's `GET /supported` answer listing x402 v2 `exact` on Base (`eip155:8453`), as
+/// the reference facilitator gives it.
+pub const SUPPORTED: &str = r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:8453"}],"extensions":[],"signers":{"eip155:*":["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"]}}"#;
+
 /// A loopback HTTP responder on its own thread; it stops when dropped.
 pub struct Fixture {
     /// Where it listens.
@@ -88,11 +92,15 @@ impl Fixture {
         }
     }
 
-    /// A test facilitator that verifies and settles everything: `/verify` answers
-    /// `{"isValid":true}`, `/settle` a success with transaction `0xfeed` on `eip155:8453`.
+    /// A test facilitator that verifies and settles everything: `/supported` lists x402 v2
+    /// `exact` on `eip155:8453`, `/verify` answers `{"isValid":true}`, `/settle` a success with
+    /// transaction `0xfeed` on `eip155:8453`.
     pub fn accepting_facilitator() -> Fixture {
         Fixture::start(|raw| {
-            if request_path(raw) == "/verify" {
+            let path = request_path(raw);
+            if path == "/supported" {
+                response(200, "application/json", SUPPORTED)
+            } else if path == "/verify" {
                 response(200, "application/json", r#"{"isValid":true}"#)
             } else {
                 response(

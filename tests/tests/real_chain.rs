@@ -380,6 +380,9 @@ fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
     let chain = Chain::start(&tools, &[]);
     let site = Fixture::start(fixture_pages);
     let service = service(&site, &chain, &[]);
+    // The reference facilitator's `/supported` makes the service ready.
+    let (status, body) = service.wait_ready();
+    assert_eq!(status, 200, "{body}");
     let report = ts_client(&tools, &service, &site, None, false);
     assert_eq!(report["status"], 200, "{report}");
     assert_eq!(

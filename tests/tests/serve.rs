@@ -452,8 +452,10 @@ fn health_ready_and_discovery_documents_are_free() {
     };
     let (status, _, body) = get("/api/healthz");
     assert_eq!((status, json(&body)["status"].as_str()), (200, Some("ok")));
-    let (status, _, body) = get("/api/ready");
+    // Ready once the facilitator check at start-up has read `/supported`.
+    let (status, body) = service.wait_ready();
     assert_eq!(status, 200, "{body}");
+    assert!(facilitator.count("/supported") >= 1);
     let (status, head, body) = get("/openapi.json");
     assert_eq!(status, 200);
     assert!(header(&head, "Content-Type")
@@ -481,7 +483,11 @@ fn health_ready_and_discovery_documents_are_free() {
     );
     // Free routes touch neither the site nor the facilitator.
     assert_eq!(site.requests.lock().unwrap().len(), 0);
-    assert_eq!(facilitator.requests.lock().unwrap().len(), 0);
+    // Only the readiness check of `/supported`: no `/verify`, no `/settle`.
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (0, 0)
+    );
 }
 
 #[test]
@@ -578,7 +584,11 @@ fn every_validation_branch_is_answered_before_any_fetch_or_facilitator_call() {
         assert!(required.error.is_some_and(|e| !e.is_empty()), "{bad}");
     }
     assert_eq!(site.requests.lock().unwrap().len(), 0);
-    assert_eq!(facilitator.requests.lock().unwrap().len(), 0);
+    // Only the readiness check of `/supported`: no `/verify`, no `/settle`.
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (0, 0)
+    );
 }
 
 #[test]
@@ -603,6 +613,43 @@ fn rate_limit_is_429_with_retry_after() {
     let retry: u64 = header(&head, "Retry-After").unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
     // Free routes are not rate limited.
+    let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+}
+
+/// Readiness names the facilitator (docs/operations.md, "Readiness"): one that lists only Base
+/// Sepolia keeps the service not ready, and says so; free routes still answer.
+#[test]
+fn a_facilitator_without_exact_on_base_keeps_the_service_not_ready() {
+    let sepolia_only = Fixture::start(|raw| match request_path(raw).as_str() {
+        "/supported" => response(
+            200,
+            "application/json",
+            r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:84532"}],"extensions":[],"signers":{}}"#,
+        ),
+        _ => response(500, "application/json", "{}"),
+    });
+    let (_site, facilitator, service) = world_of(
+        Fixture::start(fixture_pages),
+        sepolia_only,
+        contact_runtime_smol::tls_connector(),
+        &[],
+    );
+    let ready = || service.call(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
+    let started = Instant::now();
+    let (mut status, mut head, mut body) = ready();
+    while !body.contains("does not support") && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+        (status, head, body) = ready();
+    }
+    assert_eq!(status, 503, "{head}\n{body}");
+    let problems = json(&body)["problems"].clone();
+    assert_eq!(problems.as_array().map(Vec::len), Some(1), "{body}");
+    assert!(problems[0]
+        .as_str()
+        .unwrap()
+        .starts_with("facilitator does not support exact on eip155:8453"));
+    assert_eq!(facilitator.count("/supported"), 1);
     let (status, _, _) = service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
 }

@@ -147,12 +147,6 @@ impl Exchange {
                 )
             }
         };
-        let resolve = url
-            .host_str()
-            .and_then(|host| server.config.resolve.get(&host.to_ascii_lowercase()))
-            .copied();
-        self.next_fetch += 1;
-        let id = FetchId(self.next_fetch);
         let plan = FetchPlan {
             url,
             request,
@@ -160,10 +154,31 @@ impl Exchange {
             cap,
             deadline,
         };
-        let policy = &server.config.net_policy;
-        let fetch = Fetch::start(id, plan, resolve, policy, now, &mut self.outputs)?;
+        let fetch = self.open_fetch(server, plan, now)?;
         job.fetches.push(Outbound { fetch, purpose });
         Ok(())
+    }
+
+    /// Starts one outbound fetch under a new id: a name in the static `RESOLVE` table skips
+    /// DNS, an address is checked against the policy for its peer.
+    ///
+    /// # Errors
+    /// The failure when the fetch ends at once (a static answer on the block list).
+    pub(super) fn open_fetch(
+        &mut self,
+        server: &Server,
+        plan: FetchPlan,
+        now: Instant,
+    ) -> Result<Fetch, Failure> {
+        let resolve = plan
+            .url
+            .host_str()
+            .and_then(|host| server.config.resolve.get(&host.to_ascii_lowercase()))
+            .copied();
+        self.next_fetch += 1;
+        let id = FetchId(self.next_fetch);
+        let policy = &server.config.net_policy;
+        Fetch::start(id, plan, resolve, policy, now, &mut self.outputs)
     }
 
     pub(super) fn on_resolved(
@@ -215,6 +230,10 @@ impl Exchange {
 
     /// A fetch ended: close it and go on with what it was for.
     pub(super) fn end_fetch(&mut self, server: &Server, id: FetchId, end: FetchEnd, now: Instant) {
+        if matches!(&self.state, State::Probe(fetch) if fetch.id() == id) {
+            self.check_done(server, end);
+            return;
+        }
         let Some(mut job) = self.take_job() else {
             return;
         };

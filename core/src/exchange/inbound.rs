@@ -53,7 +53,7 @@ impl Exchange {
                     let body: Vec<u8> = self.inbound.drain(..head.content_length).collect();
                     self.handle_request(server, head, body, started, now);
                 }
-                State::Job(_) | State::Busy | State::Closed => return,
+                State::Job(_) | State::Probe(_) | State::Busy | State::Closed => return,
             }
         }
     }
@@ -135,16 +135,22 @@ impl Exchange {
                 return;
             }
         };
-        let shedding = match route {
+        let (shedding, facilitator) = match route {
             Route::Ready if matches!(server.config.payment, PaymentConfig::Ready { .. }) => {
-                server.shedding()
+                (server.shedding(), server.facilitator_problem())
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), None),
         };
-        if !shedding.is_empty() {
-            // Ready in configuration, but at a cap: a load balancer should send new work
-            // elsewhere until this clears (issue 10).
-            let body = serde_json::json!({"status": "shedding", "problems": shedding});
+        if !shedding.is_empty() || facilitator.is_some() {
+            // Ready in configuration, but at a cap or without a usable facilitator: a load
+            // balancer should send new work elsewhere until this clears.
+            let status = if facilitator.is_some() {
+                "not ready"
+            } else {
+                "shedding"
+            };
+            let problems: Vec<String> = shedding.into_iter().chain(facilitator).collect();
+            let body = serde_json::json!({"status": status, "problems": problems});
             let response = Response::json(503, serde_json::to_vec(&body).unwrap_or_default())
                 .with_header("Retry-After", "1");
             self.send_plain(&response.prepare(), &request, now);

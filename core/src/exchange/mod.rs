@@ -82,10 +82,12 @@ pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
 mod crawling;
 mod inbound;
 mod paid;
+mod probe;
 mod respond;
 mod settle;
 
 pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
+pub use probe::{FACILITATOR_CHECK_INTERVAL, FACILITATOR_CHECK_TIMEOUT};
 /// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
 /// (decisions.md "Money safety": 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
@@ -175,6 +177,8 @@ enum State {
     },
     /// A paid job in progress.
     Job(Box<Job>),
+    /// A facilitator check (no client): its `GET /supported` fetch.
+    Probe(Box<Fetch>),
     /// The job is taken out to be worked on, inside one `handle_*` call (never seen between
     /// calls; see `take_job`).
     Busy,
@@ -625,6 +629,11 @@ impl Exchange {
                     self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
                 }
             }
+            State::Probe(fetch) => {
+                if now >= fetch.deadline() {
+                    self.check_done(server, FetchEnd::Failed(Failure::Timeout));
+                }
+            }
             State::Busy | State::Closed => {}
         }
     }
@@ -670,6 +679,7 @@ impl Exchange {
     pub fn has_fetch(&self, fetch: FetchId) -> bool {
         match &self.state {
             State::Job(job) => job.fetches.iter().any(|o| o.fetch.id() == fetch),
+            State::Probe(probe) => probe.id() == fetch,
             _ => false,
         }
     }
@@ -687,6 +697,7 @@ impl Exchange {
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .chain(job.memory_retry_at)
                 .min(),
+            State::Probe(fetch) => Some(fetch.deadline()),
             State::Busy | State::Closed => None,
         };
         match (state, self.write_deadline) {
@@ -744,8 +755,10 @@ impl Exchange {
 
 /// The job's fetch `id`, if the exchange has a job and the job still has that fetch.
 fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
-    let State::Job(job) = state else {
-        return None;
+    let job = match state {
+        State::Job(job) => job,
+        State::Probe(fetch) => return (fetch.id() == id).then_some(&mut **fetch),
+        _ => return None,
     };
     job.fetches
         .iter_mut()

@@ -33,6 +33,17 @@ pub fn page_request(url: &Url, user_agent: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// `GET` request bytes asking for JSON, without content coding (the facilitator's
+/// `/supported`).
+pub fn json_get(url: &Url, user_agent: &str) -> Vec<u8> {
+    format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {user_agent}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+        target(url),
+        authority(url)
+    )
+    .into_bytes()
+}
+
 /// `POST` request bytes with a JSON body (facilitator `/verify` and `/settle`).
 pub fn json_post(url: &Url, body: &[u8], user_agent: &str) -> Vec<u8> {
     let mut out = format!(

@@ -3,7 +3,7 @@
 //! replies are read from 2xx and non-2xx responses alike (facilitators disagree on statuses),
 //! and their reason strings are passed through opaque.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::payment::wire::{
     PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse, X402_VERSION,
@@ -153,6 +153,53 @@ impl SettleOutcome {
     }
 }
 
+/// One entry of a facilitator's `GET /supported` answer (x402 v2 spec, facilitator API:
+/// `{"kinds": [{"x402Version": 2, "scheme": "exact", "network": "eip155:8453"}, …], …}`).
+/// Other fields (`extra`, `extensions`, `signers`) are ignored.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SupportedKind {
+    x402_version: u64,
+    scheme: String,
+    network: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Supported {
+    kinds: Vec<SupportedKind>,
+}
+
+/// Reads a `GET /supported` body: `Ok` when it lists x402 version 2, scheme `exact` and
+/// `network` (a CAIP-2 id such as `eip155:8453`), the kind this service's PaymentRequirements
+/// ask for (docs/operations.md, "Readiness").
+///
+/// # Errors
+/// The readiness problem, worded for an operator: "facilitator does not support exact on
+/// eip155:8453 (it lists …)", or that the answer is not a `/supported` document.
+pub fn check_supported(body: &[u8], network: &str) -> Result<(), String> {
+    let supported: Supported = serde_json::from_slice(body)
+        .map_err(|e| format!("facilitator /supported answer is not a list of kinds ({e})"))?;
+    let wanted =
+        |k: &SupportedKind| k.x402_version == 2 && k.scheme == "exact" && k.network == network;
+    if supported.kinds.iter().any(wanted) {
+        return Ok(());
+    }
+    let listed: Vec<String> = supported
+        .kinds
+        .iter()
+        .take(8)
+        .map(|k| format!("v{} {} on {}", k.x402_version, k.scheme, k.network))
+        .collect();
+    Err(format!(
+        "facilitator does not support exact on {network} (x402 v2); it lists: {}",
+        if listed.is_empty() {
+            "nothing".to_string()
+        } else {
+            listed.join(", ")
+        }
+    ))
+}
+
 /// Whether a refused settlement says the authorization was already used (the EIP-3009 nonce is
 /// spent on chain). After an earlier unknown outcome for the same authorization this means our
 /// own transfer went through: an authorization can only move money to its `to`, our `payTo`
@@ -169,6 +216,26 @@ pub fn reports_already_used(answer: &SettleResponse) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn supported_must_list_v2_exact_on_the_configured_network() {
+        let reference = br#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:8453"}],"extensions":[],"signers":{"eip155:*":["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"]}}"#;
+        assert_eq!(check_supported(reference, "eip155:8453"), Ok(()));
+        let problem = check_supported(reference, "eip155:84532").unwrap_err();
+        assert!(
+            problem.starts_with("facilitator does not support exact on eip155:84532"),
+            "{problem}"
+        );
+        assert!(problem.contains("v2 exact on eip155:8453"), "{problem}");
+        let v1 = br#"{"kinds":[{"x402Version":1,"scheme":"exact","network":"eip155:8453"}]}"#;
+        assert!(check_supported(v1, "eip155:8453").is_err());
+        let other = br#"{"kinds":[{"x402Version":2,"scheme":"upto","network":"eip155:8453"}]}"#;
+        assert!(check_supported(other, "eip155:8453").is_err());
+        let garbage = check_supported(b"<html>", "eip155:8453").unwrap_err();
+        assert!(garbage.contains("not a list of kinds"), "{garbage}");
+        let empty = check_supported(br#"{"kinds":[]}"#, "eip155:8453").unwrap_err();
+        assert!(empty.ends_with("it lists: nothing"), "{empty}");
+    }
 
     #[test]
     fn replies_from_ts_and_x402_rs_shapes() {

@@ -264,6 +264,19 @@ impl Sim {
             .expect("a finished unpaid crawl has an outcome")
     }
 
+    /// Runs one facilitator check ([`Exchange::facilitator_check`]) against the scripted
+    /// endpoints, as a runtime does at start-up and every minute; returns what it recorded.
+    ///
+    /// # Panics
+    /// When payments are not configured, or the check exceeds [`MAX_STEPS`].
+    pub fn check_facilitator(&mut self) -> crate::server::FacilitatorHealth {
+        let exchange =
+            Exchange::facilitator_check(&self.server, self.now).expect("payments are configured");
+        let received = self.drive(&mut [exchange]);
+        assert!(received[0].is_empty(), "a facilitator check has no client");
+        self.server.facilitator_health()
+    }
+
     /// Drives `exchanges` concurrently until all have finished; returns each one's client bytes.
     fn drive(&mut self, exchanges: &mut [Exchange]) -> Vec<Vec<u8>> {
         self.drive_with(exchanges, Vec::new())

@@ -82,6 +82,22 @@ impl Service {
     }
 }
 
+impl Service {
+    /// `GET /api/ready` until it answers 200 or 5 s pass (the facilitator check at start-up
+    /// runs beside the first requests); the last answer's (status, body).
+    pub fn wait_ready(&self) -> (u16, String) {
+        let ready = b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n";
+        let started = std::time::Instant::now();
+        loop {
+            let (status, _, body) = self.call(ready);
+            if status == 200 || started.elapsed() > Duration::from_secs(5) {
+                return (status, body);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.stop.try_send(());
