@@ -26,6 +26,59 @@
 //! write is abandoned when the fetch is no longer the exchange's (`Exchange::has_fetch`: the
 //! core closed it at one of its deadlines). A write that fails is reported as `ClientClosed`
 //! or `FetchClosed`.
+//!
+//! ## A runtime's loop
+//!
+//! A runtime wraps each exchange in a [`crate::driver::Driver`], which holds every rule of the
+//! loop (answers owed, the one timer, what to read, writes that outlive a deadline); the
+//! runtime only does the IO. Its whole loop, with the IO left to `Io` (the smol and tokio
+//! runtimes are this loop over their own sockets, tasks and timers):
+//!
+//! ```no_run
+//! use std::time::Instant;
+//! use contact_core::driver::{ClientRead, Driver, Happened, WriteEnd};
+//! use contact_core::io::{FetchId, Output};
+//!
+//! /// The runtime's primitives (blocking here; `async` in a real runtime).
+//! trait Io {
+//!     /// Writes to the client (or to `fetch`), serving `Driver::write_deadline_passed`.
+//!     fn write(&mut self, driver: &mut Driver, to: Option<FetchId>, bytes: &[u8]) -> WriteEnd;
+//!     /// Starts what the output asks for (DNS, connect, work, closing, logging).
+//!     fn start(&mut self, output: Output);
+//!     /// Waits for the first of: the client as `read` says, an answer from a helper task
+//!     /// (if `answers`), the timer armed at `timer`, drain or cut.
+//!     fn wait(&mut self, read: ClientRead, answers: bool, timer: Option<Instant>) -> Happened<'_>;
+//! }
+//!
+//! fn run(mut driver: Driver, io: &mut impl Io) {
+//!     let mut timer = None;
+//!     loop {
+//!         while let Some(output) = driver.poll_output() {
+//!             match output {
+//!                 Output::SendToClient(bytes) => {
+//!                     let end = io.write(&mut driver, None, &bytes);
+//!                     driver.client_write_done(end, Instant::now());
+//!                 }
+//!                 Output::SendToFetch { fetch, data } => {
+//!                     let end = io.write(&mut driver, Some(fetch), &data);
+//!                     driver.fetch_write_done(fetch, end, Instant::now());
+//!                 }
+//!                 other => io.start(other),
+//!             }
+//!         }
+//!         if driver.is_finished() {
+//!             return;
+//!         }
+//!         if let Some(at) = driver.arm_timer() {
+//!             timer = Some(at);
+//!         }
+//!         let timer = if driver.timer_armed() { timer } else { None };
+//!         let (read, answers) = (driver.client_read(), driver.expects_answers());
+//!         let happened = io.wait(read, answers, timer);
+//!         driver.handle(happened, Instant::now());
+//!     }
+//! }
+//! ```
 
 use std::net::IpAddr;
 use std::time::Duration;

@@ -10,10 +10,14 @@
 //!   `extract`);
 //! - [`offline`]: the offline commands `extract-html` and `extract-dir`;
 //! - [`ordered`]: a parallel map that keeps input order (`extract-dir --jobs`);
-//! - [`own_addrs`]: the host's outward addresses, for the SSRF block list.
+//! - [`own_addrs`]: the host's outward addresses, for the SSRF block list;
+//! - [`report`]: the core's access and audit events to metrics and log lines;
+//! - [`service`]: `serve`'s start-up (server, settings, own addresses), the metrics answer and
+//!   the system resolver;
+//! - [`workers`]: the pool that runs the core's CPU work, paced and under its CPU budget.
 //!
-//! The IO-free driver bookkeeping (answers owed, the timer rule) is in
-//! `contact_core::driver`.
+//! The IO-free driver rules (answers owed, the timer rule, client reads, writes that outlive a
+//! deadline) are `contact_core::driver::Driver`.
 
 #![forbid(unsafe_code)]
 
@@ -24,4 +28,7 @@ pub mod metrics;
 pub mod offline;
 pub mod ordered;
 pub mod own_addrs;
+pub mod report;
+pub mod service;
 pub mod tls;
+pub mod workers;

@@ -1,35 +1,35 @@
 //! The smol runtime of contact-extract: it carries out what the sans-IO core asks for and
 //! nothing else — accept connections, read and write bytes, resolve names off the executor,
 //! dial exactly the [`ApprovedAddr`](contact_core::net_policy::ApprovedAddr) the core gives
-//! (TLS with rustls and the webpki roots, SNI = host), run timers from `poll_timeout()`, and
-//! log the core's events. No policy lives here (architecture.md §3.5).
+//! (TLS with rustls and the webpki roots, SNI = host), run one timer per connection, and log
+//! the core's events. Every rule is the core's (`contact_core::driver::Driver` for a
+//! connection's loop); the worker pool, logs, metrics, TLS configuration and settings are
+//! `contact-runtime-common`'s, shared with the tokio runtime.
 //!
-//! Modules: this file (`serve`, `extract_url`), `executor` (the smol executor and its
-//! threads), `connection` (one connection's driver), `event` (what helper tasks report to it),
-//! `outbound` (DNS, connect, fetch readers), `workers` (the pool that runs the core's CPU
-//! work), `tls` (the shared client configuration in a futures-rustls connector). The log
-//! writer, TLS configuration, settings and offline commands are runtime-neutral:
-//! `contact-runtime-common`. Imports go one way: lib → connection → {event, executor, outbound,
-//! workers, log}; outbound → {event, executor, tls}.
+//! Modules: this file (`serve`, metrics, facilitator checks, operator crawls), `service` (the
+//! `serve` command: listeners, signals, threads), `executor` (the smol executor and its
+//! threads), `connection` (one connection's loop), `event` (what helper tasks report to it),
+//! `outbound` (connect, TLS, fetch readers), `tls` (the futures-rustls connector).
 
 mod connection;
 mod event;
 mod executor;
 mod outbound;
+mod service;
 mod tls;
-mod workers;
 
 pub use contact_runtime_common::log::{flush_logs, log_event, log_line, log_settlement};
+pub use contact_runtime_common::service::new_server;
+pub use contact_runtime_common::workers::{default_worker_threads, start_workers};
 pub use executor::{run, spawn};
+pub use service::run_service;
 pub use tls::{tls_connector, tls_connector_with};
-pub use workers::{default_worker_threads, start_workers};
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
-use contact_core::config::Config;
 use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
 use contact_core::server::Server;
 use futures_rustls::TlsConnector;
@@ -38,37 +38,11 @@ use smol::future::FutureExt as _;
 use smol::{Async, Timer};
 
 use crate::connection::drive;
+use contact_runtime_common::service::{metrics_answer, metrics_head_done, METRICS_REQUEST_TIMEOUT};
 
 /// The core's shared state: each connection's exchange holds a clone (the core locks its small
 /// mutable part itself, briefly; the runtime holds no lock around core calls).
 pub type SharedServer = Server;
-
-/// Builds the shared server for `config`, with OS entropy for the seed and the current time.
-pub fn new_server(config: Config) -> SharedServer {
-    let mut seed = [0u8; 32];
-    // The rustls provider already linked supplies OS randomness (architecture.md §3.9).
-    let filled = futures_rustls::rustls::crypto::ring::default_provider()
-        .secure_random
-        .fill(&mut seed);
-    if filled.is_err() {
-        // Without entropy request ids are still unique (time + counter), only predictable.
-        seed = nanos_seed();
-    }
-    let unix_now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    Server::new(config, seed, Instant::now(), unix_now)
-}
-
-fn nanos_seed() -> [u8; 32] {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos();
-    let mut seed = [0u8; 32];
-    seed[..16].copy_from_slice(&nanos.to_le_bytes());
-    seed
-}
 
 /// Serves connections from `listener` until `stop` receives a message (or is closed); then
 /// drains (docs/operations.md, "Drain"): stops accepting, tells the core
@@ -199,11 +173,6 @@ async fn check_facilitator(server: SharedServer, tls: TlsConnector) {
     }
 }
 
-/// Longest a metrics scrape may take to send its request head.
-const METRICS_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// Largest metrics request head, in bytes.
-const METRICS_MAX_HEAD: usize = 8 * 1024;
-
 /// Serves `GET /metrics` (Prometheus text format, `contact_runtime_common::metrics`) on
 /// `listener` — the operator's `METRICS_ADDR`, apart from the public listener — until `stop`
 /// receives a message. One request per connection; anything else is 404; a client that does
@@ -247,35 +216,13 @@ async fn read_head(stream: &Async<std::net::TcpStream>) -> Vec<u8> {
     use smol::io::AsyncReadExt as _;
     let mut head = Vec::new();
     let mut buf = [0u8; 1024];
-    while head.len() < METRICS_MAX_HEAD && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+    while !metrics_head_done(&head) {
         match (&*stream).read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
     head
-}
-
-fn metrics_answer(server: &SharedServer, head: &[u8]) -> Vec<u8> {
-    let (status, content_type, body) =
-        if head.starts_with(b"GET /metrics ") || head.starts_with(b"GET /metrics?") {
-            (
-                "200 OK",
-                "text/plain; version=0.0.4; charset=utf-8",
-                contact_runtime_common::metrics::render(server),
-            )
-        } else {
-            (
-                "404 Not Found",
-                "text/plain",
-                "only GET /metrics here\n".to_string(),
-            )
-        };
-    format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
 }
 
 /// Runs an operator's crawl of `url` without payment (`contact-extract extract URL`): the

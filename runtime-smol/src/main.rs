@@ -1,7 +1,8 @@
 //! `contact-extract`: the command-line entry point.
 //!
-//! `serve` runs the paid HTTP service on the smol runtime (settings from the environment or
-//! the flags of the same name). Offline subcommands (no network):
+//! `serve` runs the paid HTTP service (settings from the environment or the flags of the same
+//! name) on the runtime `--runtime smol|tokio` (env `RUNTIME`, default smol) names; `extract`
+//! and `extract-batch` crawl on it too. The two runtimes drive the same sans-IO core. Offline subcommands (no network):
 //! - `extract-html --url URL FILE [--page URL=FILE]...`: one site from saved pages → one
 //!   `ContactExtractionResult` JSON on stdout.
 //! - `extract-dir DIR [--jobs N]`: every `*.html` under DIR as a one-page site → one JSON line
@@ -40,8 +41,21 @@ use url::Url;
     about = "Business contact extraction from websites: the paid service and operator tools"
 )]
 struct Cli {
+    /// The async runtime that does the IO of `serve`, `extract` and `extract-batch` (the
+    /// service behaves the same on both).
+    #[arg(long, env = "RUNTIME", global = true, value_enum, default_value_t = Runtime::Smol)]
+    runtime: Runtime,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The runtimes over the same sans-IO core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Runtime {
+    /// smol + async-io.
+    Smol,
+    /// tokio.
+    Tokio,
 }
 
 #[derive(Subcommand)]
@@ -103,9 +117,9 @@ fn main() -> ExitCode {
                 usize::from,
             ),
         ),
-        Command::Serve(args) => serve(&args),
-        Command::Extract { url, fetch } => extract_live(&url, &fetch),
-        Command::ExtractBatch { batch, fetch } => extract_batch_live(&batch, &fetch),
+        Command::Serve(args) => serve(&args, cli.runtime),
+        Command::Extract { url, fetch } => extract_live(&url, &fetch, cli.runtime),
+        Command::ExtractBatch { batch, fetch } => extract_batch_live(&batch, &fetch, cli.runtime),
     }
 }
 
@@ -118,48 +132,59 @@ fn live_config(fetch: &FetchArgs) -> Result<contact_core::config::Config, ExitCo
             ExitCode::from(2)
         })?;
     for warning in &config.warnings {
-        contact_runtime_smol::log_line(config.log_format, &format!("warning: {warning}"));
+        contact_runtime_common::log::log_line(config.log_format, &format!("warning: {warning}"));
     }
     Ok(config)
 }
 
-fn extract_batch_live(batch: &BatchArgs, fetch: &FetchArgs) -> ExitCode {
+fn extract_batch_live(batch: &BatchArgs, fetch: &FetchArgs, runtime: Runtime) -> ExitCode {
     let config = match live_config(fetch) {
         Ok(config) => config,
         Err(status) => return status,
     };
     let max_page_memory = config.max_page_memory;
-    let server = contact_runtime_smol::new_server(config);
-    let tls = contact_runtime_smol::tls_connector();
+    let server = contact_runtime_common::service::new_server(config);
     let status = extract_batch(
         batch,
         max_page_memory,
-        |inputs, concurrency, scheduler, on_done| {
-            contact_runtime_smol::crawl_batch(
+        |inputs, concurrency, scheduler, on_done| match runtime {
+            Runtime::Smol => contact_runtime_smol::crawl_batch(
                 &server,
-                &tls,
+                &contact_runtime_smol::tls_connector(),
                 inputs,
                 concurrency,
                 scheduler,
                 on_done,
-            );
+            ),
+            Runtime::Tokio => {
+                contact_runtime_tokio::crawl_batch(
+                    &server,
+                    inputs,
+                    concurrency,
+                    scheduler,
+                    on_done,
+                );
+            }
         },
     );
-    contact_runtime_smol::flush_logs();
+    contact_runtime_common::log::flush_logs();
     status
 }
 
-fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
+fn extract_live(url: &str, fetch: &FetchArgs, runtime: Runtime) -> ExitCode {
     let config = match live_config(fetch) {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let server = contact_runtime_smol::new_server(config);
-    let outcome = contact_runtime_smol::run(
-        1,
-        contact_runtime_smol::extract_url(&server, url, contact_runtime_smol::tls_connector()),
-    );
-    contact_runtime_smol::flush_logs();
+    let server = contact_runtime_common::service::new_server(config);
+    let outcome = match runtime {
+        Runtime::Smol => contact_runtime_smol::run(
+            1,
+            contact_runtime_smol::extract_url(&server, url, contact_runtime_smol::tls_connector()),
+        ),
+        Runtime::Tokio => contact_runtime_tokio::extract_one(&server, url),
+    };
+    contact_runtime_common::log::flush_logs();
     match outcome {
         Ok(result) => {
             print_json(&result);
@@ -176,126 +201,13 @@ fn extract_live(url: &str, fetch: &FetchArgs) -> ExitCode {
     }
 }
 
-fn serve(args: &ServeArgs) -> ExitCode {
-    let mut config = match contact_core::config::Config::from_env_map(&args.to_map()) {
-        Ok(config) => config,
-        Err(error) => {
-            eprintln!("contact-extract: invalid configuration: {error}");
-            return ExitCode::from(2);
-        }
+fn serve(args: &ServeArgs, runtime: Runtime) -> ExitCode {
+    let setup = match contact_runtime_common::service::serve_setup(args) {
+        Ok(setup) => setup,
+        Err(status) => return status,
     };
-    // The pool that runs page extraction and result builds (never the IO threads).
-    let workers = match std::env::var("WORKER_THREADS") {
-        Err(_) => contact_runtime_smol::default_worker_threads(),
-        Ok(value) => match value.parse::<usize>() {
-            Ok(n) if (1..=1024).contains(&n) => n,
-            _ => {
-                eprintln!(
-                    "contact-extract: invalid configuration: WORKER_THREADS: cannot use {value:?}: a number of threads from 1 to 1024"
-                );
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let format = config.log_format;
-    for warning in &config.warnings {
-        contact_runtime_smol::log_line(format, &format!("warning: {warning}"));
+    match runtime {
+        Runtime::Smol => contact_runtime_smol::run_service(setup),
+        Runtime::Tokio => contact_runtime_tokio::run_service(setup),
     }
-    if let contact_core::config::PaymentConfig::Incomplete(problems) = &config.payment {
-        contact_runtime_smol::log_line(
-            format,
-            &format!(
-                "payments not configured (failing closed): {}",
-                problems.join("; ")
-            ),
-        );
-    }
-    let listener = match smol::Async::<std::net::TcpListener>::bind(config.bind_addr) {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!(
-                "contact-extract: cannot listen on {}: {error}",
-                config.bind_addr
-            );
-            return ExitCode::FAILURE;
-        }
-    };
-    let address = listener
-        .get_ref()
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
-    contact_runtime_smol::log_line(format, &format!("listening on {address}"));
-    if config.bind_addr.ip().is_unspecified() {
-        // Listening everywhere: every outward address of the host is the service itself.
-        let own = contact_runtime_common::own_addrs::outward_addresses();
-        config.net_policy.own_addrs.extend(own);
-    }
-    let metrics_listener = match config.metrics_addr {
-        None => None,
-        Some(addr) => match smol::Async::<std::net::TcpListener>::bind(addr) {
-            Ok(listener) => {
-                let bound = listener.get_ref().local_addr().map_or(addr, |a| a);
-                contact_runtime_smol::log_line(format, &format!("metrics on {bound}"));
-                Some(listener)
-            }
-            Err(error) => {
-                eprintln!("contact-extract: cannot listen on METRICS_ADDR {addr}: {error}");
-                return ExitCode::FAILURE;
-            }
-        },
-    };
-    let server = contact_runtime_smol::new_server(config);
-    let (stop_sender, stop) = smol::channel::bounded::<()>(2);
-    // SIGTERM/SIGINT: stop accepting and drain (paid jobs run to their end, settlement
-    // included, within the grace period), exit 0. A second signal cuts the drain short.
-    let signals =
-        match async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]) {
-            Ok(signals) => signals,
-            Err(error) => {
-                eprintln!("contact-extract: cannot install signal handlers: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-    let watcher = contact_runtime_smol::spawn(async move {
-        use smol::stream::StreamExt as _;
-        let mut signals = signals;
-        if let Some(Ok(signal)) = signals.next().await {
-            contact_runtime_smol::log_line(
-                format,
-                &format!(
-                    "received {signal:?}; draining (up to {} s; a second signal exits now)",
-                    contact_core::exchange::DRAIN_GRACE.as_secs()
-                ),
-            );
-        }
-        let _ = stop_sender.send(()).await;
-        if let Some(Ok(signal)) = signals.next().await {
-            contact_runtime_smol::log_line(format, &format!("received {signal:?} again; exiting"));
-        }
-        let _ = stop_sender.send(()).await;
-    });
-    let grace = contact_core::exchange::DRAIN_GRACE;
-    contact_runtime_smol::start_workers(workers);
-    let threads = std::env::var("SMOL_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    contact_runtime_smol::run(threads, async move {
-        // The metrics listener lives as long as the service (dropped with its task).
-        let (_metrics_stop_sender, metrics_stop) = smol::channel::bounded::<()>(1);
-        let metrics = metrics_listener.map(|listener| {
-            contact_runtime_smol::spawn(contact_runtime_smol::serve_metrics(
-                listener,
-                server.clone(),
-                metrics_stop,
-            ))
-        });
-        contact_runtime_smol::serve(listener, server, stop, grace).await;
-        drop(metrics);
-        drop(watcher);
-    });
-    contact_runtime_smol::log_line(format, "stopped");
-    contact_runtime_smol::flush_logs();
-    ExitCode::SUCCESS
 }

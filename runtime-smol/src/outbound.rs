@@ -2,7 +2,7 @@
 //! connection to exactly the `ApprovedAddr` the core approved (and TLS over it), and a task
 //! per connection that reads it and reports to the connection's driver.
 
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::sync::Arc;
 
 use contact_core::io::{FetchId, IoFailure};
@@ -38,14 +38,6 @@ where
             }
         }
     })
-}
-
-/// The system resolver, called off the executor (`smol::unblock`).
-pub(crate) fn resolve(host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, IoFailure> {
-    (host, port)
-        .to_socket_addrs()
-        .map(|addrs| addrs.map(|a| a.ip()).collect())
-        .map_err(|e| IoFailure::Dns(e.to_string()))
 }
 
 /// Dials exactly `addr`; with `sni`, reports `TcpConnected` and runs the TLS handshake.

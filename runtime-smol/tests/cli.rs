@@ -4,8 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, on this test's runtime (`RUNTIME`; the cases at the end run on both).
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_contact-extract"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_contact-extract"));
+    command.env("RUNTIME", contact_e2e::runtimes::runtime().name());
+    command
 }
 
 fn corpus_page(name: &str) -> PathBuf {
@@ -163,7 +166,6 @@ fn extract_dir_prints_one_line_per_page_and_a_summary() {
     );
 }
 
-#[test]
 fn serve_answers_then_drains_and_exits_zero_on_sigterm() {
     use std::io::{Read, Write};
     let (mut child, address, lines) = start_serve(&[]);
@@ -203,7 +205,6 @@ fn live_site() -> contact_e2e::fixture::Fixture {
     })
 }
 
-#[test]
 fn extract_crawls_a_live_site_without_payment() {
     let site = live_site();
     let url = format!("http://www.fixture-shop.com:{}/", site.addr.port());
@@ -224,7 +225,6 @@ fn extract_crawls_a_live_site_without_payment() {
     assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
 }
 
-#[test]
 fn extract_applies_the_ssrf_rules_and_reports_an_api_error() {
     let site = live_site();
     // Loopback is refused unless the operator exempts it.
@@ -315,7 +315,6 @@ fn sigterm(child: &std::process::Child) {
     assert!(status.success());
 }
 
-#[test]
 fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
     use contact_e2e::fixture::Fixture;
     use std::io::{Read, Write};
@@ -381,7 +380,6 @@ fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
 /// behind it on the same keep-alive connection: the job settles and the client gets its 200
 /// with `Connection: close`; the second request is never started (one `/verify`); the process
 /// exits after (docs/operations.md, "Drain").
-#[test]
 fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request() {
     use contact_e2e::fixture::{request_path, response, Fixture};
     use std::io::{Read, Write};
@@ -440,7 +438,6 @@ fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request()
 /// "Money safety"): the job runs on, the facilitator sees the settle, the audit and access
 /// lines say the client had gone, and the same `PAYMENT-SIGNATURE` later gets the result
 /// without a second crawl or charge.
-#[test]
 fn a_client_that_leaves_after_paying_still_gets_its_result_on_retry() {
     use contact_e2e::fixture::Fixture;
     use std::io::{Read, Write};
@@ -566,7 +563,6 @@ impl Drop for Reap {
 
 /// `METRICS_ADDR`: the Prometheus text on its own listener, counting what the public listener
 /// answered; the public listener has no `/metrics`.
-#[test]
 fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work() {
     use contact_e2e::fixture::Fixture;
     use std::io::{Read, Write};
@@ -724,7 +720,6 @@ struct HostLoad {
 /// PDF) and 10 invalid lines. The first run is killed mid-way (the site stops answering after
 /// 300 homepages); `--resume` then finishes the list: every input has exactly one record, the
 /// failures carry their codes, and no host ever had more than `--per-domain` crawls at once.
-#[test]
 fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
@@ -786,7 +781,11 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
         answer
     });
     let port = site.addr.port();
-    let dir = std::env::temp_dir().join(format!("contact-extract-batch-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "contact-extract-batch-{}-{}",
+        std::process::id(),
+        contact_e2e::runtimes::runtime().name()
+    ));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut list = String::from("# a list with a comment\n");
     let mut inputs = Vec::new();
@@ -975,3 +974,15 @@ fn extract_batch_reads_its_list_from_stdin() {
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text.contains("\"inputUrl\":\"ftp://x\""), "{text}");
 }
+
+// The commands that do network IO, once on each runtime.
+contact_e2e::both_runtimes!(
+    serve_answers_then_drains_and_exits_zero_on_sigterm,
+    extract_crawls_a_live_site_without_payment,
+    extract_applies_the_ssrf_rules_and_reports_an_api_error,
+    sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections,
+    sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request,
+    a_client_that_leaves_after_paying_still_gets_its_result_on_retry,
+    metrics_are_served_on_their_own_address_and_count_requests_payments_and_work,
+    extract_batch_crawls_a_list_politely_and_resumes_after_a_kill,
+);

@@ -23,7 +23,7 @@ use contact_e2e::fixture::{header, request_path, response, service_vars_with, Fi
 use serde_json::{json, Value};
 
 mod common;
-use common::{fixture_pages, post, Service, CONTACT, HOME};
+use common::{fixture_pages, post, webpki, Service, CONTACT, HOME};
 
 /// anvil's first development account: the payer of every scenario (1 USDC minted to it).
 const PAYER: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -277,7 +277,7 @@ fn service(site: &Fixture, chain: &Chain, extra: &[(&'static str, String)]) -> S
     let mut vars = service_vars_with(site.addr, &chain.lab);
     vars.push(("LOG_FORMAT", "pretty".to_string()));
     vars.extend(extra.iter().cloned());
-    Service::start_with_tls(&vars, contact_runtime_smol::tls_connector(), None)
+    Service::start_with_tls(&vars, webpki(), None)
 }
 
 fn target(site: &Fixture) -> String {
@@ -374,7 +374,6 @@ fn assert_unpaid(chain: &Chain) {
     assert_eq!(chain.balance(PAY_TO), 0);
 }
 
-#[test]
 fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
@@ -399,7 +398,6 @@ fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
     assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
 }
 
-#[test]
 fn the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money() {
     let Some(tools) = node_tools() else { return };
     let Some(python) = python_client() else {
@@ -430,7 +428,6 @@ fn the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money()
     assert_eq!(site.count("/"), 1);
 }
 
-#[test]
 fn an_unfunded_payer_gets_a_402_and_no_crawl() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
@@ -442,7 +439,6 @@ fn an_unfunded_payer_gets_a_402_and_no_crawl() {
     assert_unpaid(&chain);
 }
 
-#[test]
 fn with_automine_off_a_pending_settlement_is_a_503_then_the_same_signature_gets_the_200() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
@@ -461,7 +457,6 @@ fn with_automine_off_a_pending_settlement_is_a_503_then_the_same_signature_gets_
     assert_eq!(site.count("/"), 1, "the retry is not a second crawl");
 }
 
-#[test]
 fn blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &["--block-time", "2"]);
@@ -494,7 +489,6 @@ fn blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once() {
     );
 }
 
-#[test]
 fn a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_keeps_its_money() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
@@ -525,3 +519,13 @@ fn a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_kee
     assert_eq!(site.count("/"), 1);
     assert_unpaid(&chain);
 }
+
+// Every test above, once on each runtime.
+contact_e2e::both_runtimes!(
+    the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money,
+    the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money,
+    an_unfunded_payer_gets_a_402_and_no_crawl,
+    with_automine_off_a_pending_settlement_is_a_503_then_the_same_signature_gets_the_200,
+    blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once,
+    a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_keeps_its_money,
+);

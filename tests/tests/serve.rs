@@ -17,13 +17,12 @@ use contact_e2e::fixture::{header, request_path, response, service_vars, Fixture
 use futures_rustls::rustls;
 
 mod common;
-use common::{fixture_pages, post, Service, HOME};
+use common::{fixture_pages, post, webpki, Service, HOME};
 
 fn world() -> (Fixture, Fixture, Service) {
     world_with(fixture_pages)
 }
 
-#[test]
 fn health_402_and_private_target_over_real_sockets() {
     let (site, _facilitator, service) = world();
     let (status, head, body) =
@@ -44,7 +43,6 @@ fn health_402_and_private_target_over_real_sockets() {
     assert_eq!(site.count("/"), 0);
 }
 
-#[test]
 fn paid_request_crawls_the_fixture_site_and_settles_once() {
     let (site, facilitator, service) = world();
     let signature = fresh_signature(&service, 9);
@@ -91,11 +89,11 @@ fn paid_request_crawls_the_fixture_site_and_settles_once() {
 fn world_with(
     site: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
 ) -> (Fixture, Fixture, Service) {
-    world_around(Fixture::start(site), contact_runtime_smol::tls_connector())
+    world_around(Fixture::start(site), webpki())
 }
 
 /// A facilitator that accepts everything and a service wired to `site`, fetching with `tls`.
-fn world_around(site: Fixture, tls: futures_rustls::TlsConnector) -> (Fixture, Fixture, Service) {
+fn world_around(site: Fixture, tls: Vec<Vec<u8>>) -> (Fixture, Fixture, Service) {
     world_of(site, Fixture::accepting_facilitator(), tls, &[])
 }
 
@@ -104,7 +102,7 @@ fn world_around(site: Fixture, tls: futures_rustls::TlsConnector) -> (Fixture, F
 fn world_of(
     site: Fixture,
     facilitator: Fixture,
-    tls: futures_rustls::TlsConnector,
+    tls: Vec<Vec<u8>>,
     extra: &[(&str, String)],
 ) -> (Fixture, Fixture, Service) {
     let mut vars: BTreeMap<&str, String> = service_vars(&site, &facilitator).into_iter().collect();
@@ -136,7 +134,6 @@ fn paid_call_over(
     paid_call_to(service, &url, nonce)
 }
 
-#[test]
 fn extra_pages_are_fetched_concurrently() {
     const DELAY: Duration = Duration::from_millis(600);
     let (site, facilitator, service) = world_with(|raw| {
@@ -164,7 +161,6 @@ fn extra_pages_are_fetched_concurrently() {
     assert_eq!(facilitator.count("/settle"), 1);
 }
 
-#[test]
 fn chunked_and_gzip_responses_are_read() {
     let gzip = |data: &[u8]| {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -190,7 +186,6 @@ fn chunked_and_gzip_responses_are_read() {
     assert_eq!(json["phones"][0]["value"], "+442085516580");
 }
 
-#[test]
 fn a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged() {
     let (site, facilitator, service) = world_with(|_| {
         std::thread::sleep(Duration::from_secs(15));
@@ -208,7 +203,6 @@ fn a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged() {
     assert_eq!(facilitator.count("/settle"), 0);
 }
 
-#[test]
 fn a_slowloris_client_is_closed_without_affecting_others() {
     let (_site, _facilitator, service) = world_with(|_| Vec::new());
     let mut slow = TcpStream::connect(service.addr).unwrap();
@@ -279,7 +273,6 @@ fn official_client(service: &Service, site: &Fixture, extra: &[&str]) -> serde_j
 /// pays for a real extraction of the fixture site; its own retry with the same
 /// `PAYMENT-SIGNATURE`, and the same header replayed by curl, get the kept response byte for
 /// byte, without a second crawl, verify or settle. Needs Node.js; see [`official_client_dir`].
-#[test]
 fn the_official_client_pays_and_a_replay_of_its_signature_gets_the_same_response() {
     let (site, facilitator, service) = world();
     let report = official_client(&service, &site, &[]);
@@ -341,7 +334,6 @@ fn the_official_client_pays_and_a_replay_of_its_signature_gets_the_same_response
 /// The official client with the x402 `payment-identifier` extension (`@x402/extensions` 2.27
 /// adds the id): the 402 advertises it, the paid call carries an id, the client's retry with
 /// it gets the kept response, and another payment under the same id is a 409.
-#[test]
 fn the_official_client_with_a_payment_identifier_retries_safely() {
     let (site, facilitator, service) = world();
     let report = official_client(&service, &site, &["--payment-id"]);
@@ -403,14 +395,13 @@ fn https_world(trust_test_ca: bool) -> (Fixture, Fixture, Service) {
     let (ca, server_config) = test_pki();
     let site = Fixture::start_with(Some(server_config), fixture_pages);
     let roots = if trust_test_ca { vec![ca] } else { Vec::new() };
-    world_around(site, contact_runtime_smol::tls_connector_with(&roots))
+    world_around(site, roots)
 }
 
 fn paid_https_call(service: &Service, site: &Fixture, nonce: u8) -> (u16, String, String) {
     paid_call_over("https", service, site, nonce)
 }
 
-#[test]
 fn https_site_with_a_trusted_test_ca_is_extracted() {
     let (site, facilitator, service) = https_world(true);
     let (status, _, body) = paid_https_call(&service, &site, 14);
@@ -421,7 +412,6 @@ fn https_site_with_a_trusted_test_ca_is_extracted() {
     assert_eq!(facilitator.count("/settle"), 1);
 }
 
-#[test]
 fn https_site_with_an_untrusted_certificate_is_fetch_failed_and_not_charged() {
     let (site, facilitator, service) = https_world(false);
     let (status, _, body) = paid_https_call(&service, &site, 15);
@@ -443,7 +433,6 @@ fn error_code(body: &str) -> String {
         .to_string()
 }
 
-#[test]
 fn health_ready_and_discovery_documents_are_free() {
     let (site, facilitator, service) = world();
     let get = |path: &str| {
@@ -490,7 +479,6 @@ fn health_ready_and_discovery_documents_are_free() {
     );
 }
 
-#[test]
 fn every_validation_branch_is_answered_before_any_fetch_or_facilitator_call() {
     let (site, facilitator, service) = world();
     let port = site.addr.port();
@@ -591,12 +579,11 @@ fn every_validation_branch_is_answered_before_any_fetch_or_facilitator_call() {
     );
 }
 
-#[test]
 fn rate_limit_is_429_with_retry_after() {
     let (site, _facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         Fixture::accepting_facilitator(),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[
             ("RATE_LIMIT_BURST", "2".into()),
             ("RATE_LIMIT_PER_MINUTE", "1".into()),
@@ -619,7 +606,6 @@ fn rate_limit_is_429_with_retry_after() {
 
 /// Readiness names the facilitator (docs/operations.md, "Readiness"): one that lists only Base
 /// Sepolia keeps the service not ready, and says so; free routes still answer.
-#[test]
 fn a_facilitator_without_exact_on_base_keeps_the_service_not_ready() {
     let sepolia_only = Fixture::start(|raw| match request_path(raw).as_str() {
         "/supported" => response(
@@ -629,12 +615,8 @@ fn a_facilitator_without_exact_on_base_keeps_the_service_not_ready() {
         ),
         _ => response(500, "application/json", "{}"),
     });
-    let (_site, facilitator, service) = world_of(
-        Fixture::start(fixture_pages),
-        sepolia_only,
-        contact_runtime_smol::tls_connector(),
-        &[],
-    );
+    let (_site, facilitator, service) =
+        world_of(Fixture::start(fixture_pages), sepolia_only, webpki(), &[]);
     let ready = || service.call(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
     let started = Instant::now();
     let (mut status, mut head, mut body) = ready();
@@ -654,12 +636,11 @@ fn a_facilitator_without_exact_on_base_keeps_the_service_not_ready() {
     assert_eq!(status, 200);
 }
 
-#[test]
 fn missing_payment_settings_fail_closed() {
     let (site, _facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         Fixture::accepting_facilitator(),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[("PAY_TO", String::new())],
     );
     let (status, _, body) = service.call(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
@@ -692,7 +673,6 @@ fn scripted_facilitator(verify: &'static str, settle: &'static str) -> Fixture {
     })
 }
 
-#[test]
 fn verify_refused_is_402_without_a_crawl_and_the_authorization_stays_usable() {
     let (site, facilitator, service) = world_of(
         Fixture::start(fixture_pages),
@@ -700,7 +680,7 @@ fn verify_refused_is_402_without_a_crawl_and_the_authorization_stays_usable() {
             r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#,
             "{}",
         ),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[],
     );
     let (status, head, _) = paid_call(&service, &site, 20);
@@ -719,7 +699,6 @@ fn verify_refused_is_402_without_a_crawl_and_the_authorization_stays_usable() {
     assert_eq!(facilitator.count("/verify"), 2);
 }
 
-#[test]
 fn settle_refused_is_402_with_payment_response_and_no_result() {
     let (site, facilitator, service) = world_of(
         Fixture::start(fixture_pages),
@@ -728,7 +707,7 @@ fn settle_refused_is_402_with_payment_response_and_no_result() {
             // A refusal given before any broadcast (docs/payments.md, "What is a refusal").
             r#"{"success":false,"errorReason":"invalid_exact_evm_insufficient_balance","transaction":"","network":"eip155:8453"}"#,
         ),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[],
     );
     let (status, head, body) = paid_call(&service, &site, 21);
@@ -747,7 +726,6 @@ fn settle_refused_is_402_with_payment_response_and_no_result() {
     assert_eq!(facilitator.count("/verify"), 1);
 }
 
-#[test]
 fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
     // Down: nothing listens at the facilitator's address.
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -756,7 +734,7 @@ fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
     let (site, _facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         Fixture::accepting_facilitator(),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[("FACILITATOR_URL", down)],
     );
     let (status, _, body) = paid_call(&service, &site, 22);
@@ -771,7 +749,7 @@ fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
     let (site, facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         scripted_facilitator(r#"{"isValid":true}"#, "<html>oops</html>"),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[],
     );
     let (status, head, body) = paid_call(&service, &site, 23);
@@ -786,18 +764,13 @@ fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
     assert_eq!(facilitator.count("/settle"), 2);
 }
 
-#[test]
 fn a_hanging_facilitator_is_503_inside_the_deadline() {
     let hanging = Fixture::start(|_| {
         std::thread::sleep(Duration::from_secs(25));
         Vec::new()
     });
-    let (site, facilitator, service) = world_of(
-        Fixture::start(fixture_pages),
-        hanging,
-        contact_runtime_smol::tls_connector(),
-        &[],
-    );
+    let (site, facilitator, service) =
+        world_of(Fixture::start(fixture_pages), hanging, webpki(), &[]);
     let started = Instant::now();
     let (status, _, body) = paid_call(&service, &site, 24);
     assert_eq!(
@@ -819,7 +792,6 @@ fn a_hanging_facilitator_is_503_inside_the_deadline() {
     );
 }
 
-#[test]
 fn redirects_are_followed_and_a_redirect_to_a_blocked_address_is_refused() {
     let redirecting = |raw: &[u8]| {
         match request_path(raw).as_str() {
@@ -846,7 +818,7 @@ fn redirects_are_followed_and_a_redirect_to_a_blocked_address_is_refused() {
         let (site, facilitator, service) = world_of(
             site,
             Fixture::accepting_facilitator(),
-            contact_runtime_smol::tls_connector(),
+            webpki(),
             &[
                 (
                     "RESOLVE",
@@ -869,7 +841,6 @@ fn redirects_are_followed_and_a_redirect_to_a_blocked_address_is_refused() {
     }
 }
 
-#[test]
 fn homepage_failures_are_422_and_never_charged() {
     let too_big = "x".repeat(contact_core::fetch::MAX_PAGE_BYTES + 1);
     let (site, facilitator, service) = world_with(move |raw| match request_path(raw).as_str() {
@@ -904,7 +875,6 @@ fn homepage_failures_are_422_and_never_charged() {
     assert_eq!(facilitator.count("/verify"), 4);
 }
 
-#[test]
 fn over_the_in_flight_cap_is_503_with_retry_after() {
     let slow = |raw: &[u8]| {
         std::thread::sleep(Duration::from_millis(1500));
@@ -913,7 +883,7 @@ fn over_the_in_flight_cap_is_503_with_retry_after() {
     let (site, _facilitator, service) = world_of(
         Fixture::start(slow),
         Fixture::accepting_facilitator(),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[("MAX_CONCURRENT_JOBS", "1".into())],
     );
     let service = Arc::new(service);
@@ -958,7 +928,6 @@ fn fresh_signature(service: &Service, nonce: u8) -> String {
     payment_header(&terms.requirements, nonce, 0, now + 100)
 }
 
-#[test]
 fn an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request() {
     let (_site, _facilitator, service) = world();
     let mut client = TcpStream::connect(service.addr).unwrap();
@@ -984,7 +953,6 @@ fn an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request() 
     );
 }
 
-#[test]
 fn a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on() {
     let (site, facilitator) = (
         Fixture::start(fixture_pages),
@@ -992,7 +960,7 @@ fn a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on() {
     );
     let service = Service::start_with_tls(
         &service_vars(&site, &facilitator),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         Some(contact_core::testing::sim::panicking_extractor),
     );
     let (status, _, body) = paid_call(&service, &site, 62);
@@ -1010,7 +978,6 @@ fn a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on() {
 /// A TLS handshake that outlasts the core's connect deadline (10 s): the core gives up on the
 /// fetch, and the runtime must drop that connection at once — not finish the handshake later
 /// and keep the socket for the life of the client's keep-alive connection.
-#[test]
 fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let site = listener.local_addr().unwrap();
@@ -1035,7 +1002,7 @@ fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
     });
     let facilitator = Fixture::accepting_facilitator();
     let vars = contact_e2e::fixture::service_vars_at(site, &facilitator);
-    let service = Service::start_with_tls(&vars, contact_runtime_smol::tls_connector(), None);
+    let service = Service::start_with_tls(&vars, webpki(), None);
     let signature = fresh_signature(&service, 92);
     let body = format!(
         r#"{{"url":"https://www.fixture-shop.com:{}/"}}"#,
@@ -1087,7 +1054,6 @@ fn held_extractor(
 /// One connection never waits on another: while a paid job's page extraction runs (held here
 /// for as long as the test wants), another connection on the same one-thread executor is
 /// answered — the extraction runs on the worker pool, outside the core's lock.
-#[test]
 fn a_slow_extraction_does_not_delay_other_connections() {
     use std::sync::atomic::Ordering;
     let (site, facilitator) = (
@@ -1096,7 +1062,7 @@ fn a_slow_extraction_does_not_delay_other_connections() {
     );
     let service = Arc::new(Service::start_with_tls(
         &service_vars(&site, &facilitator),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         Some(held_extractor),
     ));
     let paid = {
@@ -1140,7 +1106,6 @@ fn a_slow_extraction_does_not_delay_other_connections() {
 /// holding its driver until the client reads again. The client is a python3 socket with
 /// `SO_RCVBUF` set before connecting (no autotuning), so the buffers really fill; it reads
 /// only after 25 s — well past the first blocked write plus the deadline.
-#[test]
 fn a_client_that_stops_reading_is_closed_after_the_write_deadline() {
     let (_site, _facilitator, service) = world();
     let (_, _, one_answer) =
@@ -1193,19 +1158,14 @@ print(got.count(b"HTTP/1.1 200"))
 /// client that streams behind its request gets at most `INBOUND_LIMIT` bytes read; the rest
 /// waits in the kernel's socket buffers, so the service's memory does not grow with what the
 /// client sends. Before the bound, all 64 MiB were read into the connection's buffer.
-#[test]
 fn a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs() {
     use std::io::Write as _;
     let hanging = Fixture::start(|_| {
         std::thread::sleep(Duration::from_secs(25));
         Vec::new()
     });
-    let (site, _facilitator, service) = world_of(
-        Fixture::start(fixture_pages),
-        hanging,
-        contact_runtime_smol::tls_connector(),
-        &[],
-    );
+    let (site, _facilitator, service) =
+        world_of(Fixture::start(fixture_pages), hanging, webpki(), &[]);
     let signature = fresh_signature(&service, 95);
     let request = post(
         &format!(r#"{{"url":"{}"}}"#, site_url(&site)),
@@ -1239,13 +1199,12 @@ fn a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs() {
 /// `MAX_CONNECTIONS_PER_IP` over real sockets: past the cap a connection is closed at accept
 /// (the client reads end of stream at once, nothing is answered); a closed connection frees
 /// its place.
-#[test]
 fn connections_over_the_per_ip_cap_are_closed_at_accept() {
     use std::io::{Read as _, Write as _};
     let (_site, _facilitator, service) = world_of(
         Fixture::start(fixture_pages),
         Fixture::accepting_facilitator(),
-        contact_runtime_smol::tls_connector(),
+        webpki(),
         &[("MAX_CONNECTIONS_PER_IP", "2".to_string())],
     );
     let first = std::net::TcpStream::connect(service.addr).unwrap();
@@ -1278,3 +1237,36 @@ fn connections_over_the_per_ip_cap_are_closed_at_accept() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+// Every test above, once on each runtime.
+contact_e2e::both_runtimes!(
+    health_402_and_private_target_over_real_sockets,
+    paid_request_crawls_the_fixture_site_and_settles_once,
+    extra_pages_are_fetched_concurrently,
+    chunked_and_gzip_responses_are_read,
+    a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged,
+    a_slowloris_client_is_closed_without_affecting_others,
+    the_official_client_pays_and_a_replay_of_its_signature_gets_the_same_response,
+    the_official_client_with_a_payment_identifier_retries_safely,
+    https_site_with_a_trusted_test_ca_is_extracted,
+    https_site_with_an_untrusted_certificate_is_fetch_failed_and_not_charged,
+    health_ready_and_discovery_documents_are_free,
+    every_validation_branch_is_answered_before_any_fetch_or_facilitator_call,
+    rate_limit_is_429_with_retry_after,
+    a_facilitator_without_exact_on_base_keeps_the_service_not_ready,
+    missing_payment_settings_fail_closed,
+    verify_refused_is_402_without_a_crawl_and_the_authorization_stays_usable,
+    settle_refused_is_402_with_payment_response_and_no_result,
+    facilitator_down_or_garbage_is_503_and_nothing_is_charged,
+    a_hanging_facilitator_is_503_inside_the_deadline,
+    redirects_are_followed_and_a_redirect_to_a_blocked_address_is_refused,
+    homepage_failures_are_422_and_never_charged,
+    over_the_in_flight_cap_is_503_with_retry_after,
+    an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request,
+    a_bug_in_extraction_is_a_500_not_charged_and_the_service_goes_on,
+    a_connect_the_core_gave_up_on_is_dropped_at_once,
+    a_slow_extraction_does_not_delay_other_connections,
+    a_client_that_stops_reading_is_closed_after_the_write_deadline,
+    a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs,
+    connections_over_the_per_ip_cap_are_closed_at_accept,
+);

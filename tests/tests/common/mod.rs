@@ -12,22 +12,30 @@ use std::time::Duration;
 use contact_core::config::Config;
 use contact_core::server::Extractor;
 use contact_e2e::fixture::{request_path, response};
+use contact_e2e::runtimes::{runtime, Runtime};
 
-/// The service on 127.0.0.1:0 in a background thread; stops when dropped.
+/// The webpki roots only (what production trusts).
+pub fn webpki() -> Vec<Vec<u8>> {
+    Vec::new()
+}
+
+/// The service on 127.0.0.1:0 in a background thread, on this test's runtime; stops when
+/// dropped.
 pub struct Service {
     /// Where it listens.
     pub addr: SocketAddr,
-    stop: smol::channel::Sender<()>,
+    stop: Box<dyn Fn() + Send + Sync>,
     thread: Option<JoinHandle<()>>,
     /// Its settings.
     pub config: Config,
 }
 
 impl Service {
-    /// The service with `vars`, fetching with `tls`; `extractor` replaces the page extractor.
+    /// The service with `vars`, trusting the webpki roots and `extra_roots` (DER) for its
+    /// fetches; `extractor` replaces the page extractor.
     pub fn start_with_tls(
         vars: &[(&str, String)],
-        tls: futures_rustls::TlsConnector,
+        extra_roots: Vec<Vec<u8>>,
         extractor: Option<Extractor>,
     ) -> Service {
         let map: BTreeMap<String, String> = vars
@@ -35,25 +43,56 @@ impl Service {
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         let config = Config::from_env_map(&map).unwrap();
-        let listener = smol::Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
-        let addr = listener.get_ref().local_addr().unwrap();
-        let mut server = contact_runtime_smol::new_server(config.clone());
+        let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut server = contact_runtime_common::service::new_server(config.clone());
         if let Some(extractor) = extractor {
             server.set_extractor(extractor);
         }
-        let (stop, stopped) = smol::channel::bounded(1);
-        let thread = std::thread::spawn(move || {
-            contact_runtime_smol::run(
-                1,
-                contact_runtime_smol::serve_with_tls(
-                    listener,
-                    server,
-                    stopped,
-                    Duration::from_secs(2),
-                    tls,
-                ),
-            );
-        });
+        let grace = Duration::from_secs(2);
+        let (stop, thread): (Box<dyn Fn() + Send + Sync>, JoinHandle<()>) = match runtime() {
+            Runtime::Smol => {
+                let (stop, stopped) = smol::channel::bounded(1);
+                let listener = smol::Async::new(listener).unwrap();
+                let tls = contact_runtime_smol::tls_connector_with(&extra_roots);
+                let thread = std::thread::spawn(move || {
+                    contact_runtime_smol::run(
+                        1,
+                        contact_runtime_smol::serve_with_tls(listener, server, stopped, grace, tls),
+                    );
+                });
+                (
+                    Box::new(move || {
+                        let _ = stop.try_send(());
+                    }),
+                    thread,
+                )
+            }
+            Runtime::Tokio => {
+                let (stop, stopped) = tokio::sync::mpsc::channel(1);
+                let tls = contact_runtime_tokio::tls_connector_with(&extra_roots);
+                let thread = std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(async move {
+                        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                        contact_runtime_tokio::serve_with_tls(
+                            listener, server, stopped, grace, tls,
+                        )
+                        .await;
+                    });
+                });
+                (
+                    Box::new(move || {
+                        let _ = stop.try_send(());
+                    }),
+                    thread,
+                )
+            }
+        };
         Service {
             addr,
             stop,
@@ -100,7 +139,7 @@ impl Service {
 
 impl Drop for Service {
     fn drop(&mut self) {
-        let _ = self.stop.try_send(());
+        (self.stop)();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

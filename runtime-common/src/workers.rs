@@ -15,7 +15,7 @@ type Task = Box<dyn FnOnce() + Send>;
 
 /// The pool's queue; its threads live as long as the process.
 struct WorkerPool {
-    queue: smol::channel::Sender<Task>,
+    queue: async_channel::Sender<Task>,
 }
 
 static POOL: OnceLock<WorkerPool> = OnceLock::new();
@@ -36,8 +36,25 @@ pub fn default_worker_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// Runs the core's `work` on a worker (`Output::Work`), under its CPU budget and stopped at its
+/// next checkpoint once `cancelled` is set, records its metrics, and hands `answer` what
+/// `Work::run` returned and the worker thread's CPU time (`Input::WorkDone`).
+pub fn run_work(
+    work: contact_core::work::Work,
+    cancelled: Arc<AtomicBool>,
+    answer: impl FnOnce(contact_core::work::WorkDone, Duration) + Send + 'static,
+) {
+    run_on_worker(move || {
+        let kind = crate::metrics::work_kind(&work);
+        let budget = work.cpu_budget();
+        let (done, took) = run_paced(budget, cancelled, || work.run());
+        crate::metrics::observe_work(kind, took);
+        answer(done, took);
+    });
+}
+
 /// Queues `task` for a worker thread.
-pub(crate) fn run_on_worker(task: impl FnOnce() + Send + 'static) {
+pub fn run_on_worker(task: impl FnOnce() + Send + 'static) {
     let pool = POOL.get_or_init(|| WorkerPool::new(default_worker_threads()));
     if let Err(refused) = pool.queue.try_send(Box::new(task)) {
         let task = refused.into_inner();
@@ -62,7 +79,7 @@ fn lower_priority() {
 
 impl WorkerPool {
     fn new(threads: usize) -> WorkerPool {
-        let (queue, tasks) = smol::channel::unbounded::<Task>();
+        let (queue, tasks) = async_channel::unbounded::<Task>();
         let mut running = 0;
         for n in 0..threads.max(1) {
             let tasks = tasks.clone();
@@ -133,7 +150,7 @@ impl Pacer for WorkerPacer {
 /// the CPU time this thread spent on it, as [`cpu_timed`]. Work that was stopped returns
 /// early with a partial answer, which the core never uses: it was over `budget` (so `took`
 /// is too) or its exchange had cancelled it or was over.
-pub(crate) fn run_paced<T>(
+pub fn run_paced<T>(
     budget: Option<Duration>,
     cancelled: Arc<AtomicBool>,
     work: impl FnOnce() -> T,
@@ -154,7 +171,7 @@ pub(crate) fn run_paced<T>(
 /// (`CLOCK_THREAD_CPUTIME_ID`): the page work budget is CPU time, so a worker that waits for a
 /// core on a busy machine does not make a page "too costly" (issue 10). Where the clock is
 /// missing, wall time stands in.
-pub(crate) fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
+pub fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
     let wall = Instant::now();
     let cpu = cpu_time::ThreadTime::try_now().ok();
     let output = work();

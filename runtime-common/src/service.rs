@@ -1,0 +1,159 @@
+//! Start-up of the `serve` command, the same under every runtime: the shared server with its
+//! seed and clocks, the settings read from flags and environment (with their errors, exit
+//! status 2), the warnings logged, and the answer of the metrics listener.
+
+use std::process::ExitCode;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::server::Server;
+
+use crate::cli::ServeArgs;
+use crate::log::log_line;
+
+/// Builds the shared server for `config`, with OS entropy for the seed and the current time.
+pub fn new_server(config: Config) -> Server {
+    let mut seed = [0u8; 32];
+    // The rustls provider already linked supplies OS randomness.
+    let filled = rustls::crypto::ring::default_provider()
+        .secure_random
+        .fill(&mut seed);
+    if filled.is_err() {
+        // Without entropy request ids are still unique (time + counter), only predictable.
+        seed = nanos_seed();
+    }
+    let unix_now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Server::new(config, seed, Instant::now(), unix_now)
+}
+
+fn nanos_seed() -> [u8; 32] {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let mut seed = [0u8; 32];
+    seed[..16].copy_from_slice(&nanos.to_le_bytes());
+    seed
+}
+
+/// What `serve` starts with, whatever the runtime.
+#[derive(Debug)]
+pub struct ServeSetup {
+    /// The settings (own addresses not yet added: they depend on the bound listener).
+    pub config: Config,
+    /// Threads of the worker pool (`WORKER_THREADS`, default the number of cores).
+    pub workers: usize,
+    /// Threads that run the IO executor (`IO_THREADS`; `SMOL_THREADS` is read too, for the
+    /// smol runtime; default 1).
+    pub io_threads: usize,
+}
+
+/// Reads the `serve` settings and logs their warnings and a missing payment setup.
+///
+/// # Errors
+/// Exit status 2 after printing the invalid setting.
+pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
+    let config = Config::from_env_map(&args.to_map()).map_err(|error| {
+        eprintln!("contact-extract: invalid configuration: {error}");
+        ExitCode::from(2)
+    })?;
+    let workers = threads_setting("WORKER_THREADS", crate::workers::default_worker_threads())?;
+    let io_threads = match std::env::var("IO_THREADS") {
+        Ok(_) => threads_setting("IO_THREADS", 1)?,
+        Err(_) => threads_setting("SMOL_THREADS", 1)?,
+    };
+    let format = config.log_format;
+    for warning in &config.warnings {
+        log_line(format, &format!("warning: {warning}"));
+    }
+    if let PaymentConfig::Incomplete(problems) = &config.payment {
+        log_line(
+            format,
+            &format!(
+                "payments not configured (failing closed): {}",
+                problems.join("; ")
+            ),
+        );
+    }
+    Ok(ServeSetup {
+        config,
+        workers,
+        io_threads,
+    })
+}
+
+/// A thread count from environment variable `name` (1 to 1024), or `default` when unset.
+fn threads_setting(name: &str, default: usize) -> Result<usize, ExitCode> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(value) => match value.parse::<usize>() {
+            Ok(n) if (1..=1024).contains(&n) => Ok(n),
+            _ => {
+                eprintln!(
+                    "contact-extract: invalid configuration: {name}: cannot use {value:?}: a number of threads from 1 to 1024"
+                );
+                Err(ExitCode::from(2))
+            }
+        },
+    }
+}
+
+/// Adds the host's outward addresses to the SSRF block list when the service listens on a
+/// wildcard address (every outward address is then the service itself).
+pub fn block_own_addresses(config: &mut Config) {
+    if config.bind_addr.ip().is_unspecified() {
+        let own = crate::own_addrs::outward_addresses();
+        config.net_policy.own_addrs.extend(own);
+    }
+}
+
+/// Longest a metrics scrape may take to send its request head.
+pub const METRICS_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Largest metrics request head, in bytes.
+pub const METRICS_MAX_HEAD: usize = 8 * 1024;
+
+/// Whether a metrics request head read so far is complete (or too long to read on).
+pub fn metrics_head_done(head: &[u8]) -> bool {
+    head.len() >= METRICS_MAX_HEAD || head.windows(4).any(|w| w == b"\r\n\r\n")
+}
+
+/// The metrics listener's whole answer to a request `head`: `GET /metrics` is the Prometheus
+/// text format ([`crate::metrics::render`]); anything else is 404.
+pub fn metrics_answer(server: &Server, head: &[u8]) -> Vec<u8> {
+    let (status, content_type, body) =
+        if head.starts_with(b"GET /metrics ") || head.starts_with(b"GET /metrics?") {
+            (
+                "200 OK",
+                "text/plain; version=0.0.4; charset=utf-8",
+                crate::metrics::render(server),
+            )
+        } else {
+            (
+                "404 Not Found",
+                "text/plain",
+                "only GET /metrics here\n".to_string(),
+            )
+        };
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The system resolver (blocking: call it off the IO threads), for `Output::Resolve`.
+///
+/// # Errors
+/// `IoFailure::Dns` with the resolver's message.
+pub fn resolve(
+    host: &str,
+    port: u16,
+) -> Result<Vec<std::net::IpAddr>, contact_core::io::IoFailure> {
+    use std::net::ToSocketAddrs as _;
+    (host, port)
+        .to_socket_addrs()
+        .map(|addrs| addrs.map(|a| a.ip()).collect())
+        .map_err(|e| contact_core::io::IoFailure::Dns(e.to_string()))
+}
