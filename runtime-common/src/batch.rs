@@ -104,6 +104,47 @@ pub fn read_inputs(path: &Path) -> Result<Vec<String>, String> {
     Ok(inputs)
 }
 
+/// One crawl's outcome, by its input's index.
+pub type Crawled = (usize, Result<ContactExtractionResult, ApiError>);
+
+/// Where a crawl started by [`crawl_all`] sends its outcome (an `async-channel` sender, usable
+/// under any executor).
+pub type Sender = async_channel::Sender<Crawled>;
+
+/// Runs `extract-batch`'s crawls on the caller's executor: starts the inputs `scheduler` gives
+/// while fewer than `concurrency` run, and reports each as it ends (`scheduler.finished`, then
+/// `on_done(index, outcome)`), until none is left. `spawn(index, url, done)` starts one crawl
+/// as a task of the runtime, which sends its outcome on `done`.
+pub async fn crawl_all(
+    inputs: &[String],
+    concurrency: usize,
+    mut scheduler: Scheduler,
+    on_done: &mut dyn FnMut(usize, Result<ContactExtractionResult, ApiError>),
+    mut spawn: impl FnMut(usize, String, Sender),
+) {
+    let (finished, endings) = async_channel::unbounded::<Crawled>();
+    let mut running = 0usize;
+    loop {
+        while running < concurrency {
+            let Some(index) = scheduler.next_input() else {
+                break;
+            };
+            spawn(index, inputs[index].clone(), finished.clone());
+            running += 1;
+        }
+        if running == 0 {
+            break;
+        }
+        // `finished` is held here, so the channel stays open while crawls run.
+        let Ok((index, outcome)) = endings.recv().await else {
+            break;
+        };
+        running -= 1;
+        scheduler.finished(index);
+        on_done(index, outcome);
+    }
+}
+
 /// Decides which input is crawled next: at most `per_domain` crawls at once per registrable
 /// domain (inputs without a host are not limited), domains taken in turn so that one big site
 /// does not hold up the others. Inputs are numbered by their place in the list.

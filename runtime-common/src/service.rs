@@ -157,3 +157,49 @@ pub fn resolve(
         .map(|addrs| addrs.map(|a| a.ip()).collect())
         .map_err(|e| contact_core::io::IoFailure::Dns(e.to_string()))
 }
+
+/// Binds the service's listener (`BIND_ADDR`) and, when set, the metrics listener
+/// (`METRICS_ADDR`), non-blocking for a runtime to adopt; logs "listening on …" and "metrics on
+/// …"; adds the host's outward addresses to the SSRF block list when listening everywhere.
+///
+/// # Errors
+/// Exit status 1 after printing which address cannot be bound.
+pub fn bind_listeners(
+    config: &mut Config,
+) -> Result<(std::net::TcpListener, Option<std::net::TcpListener>), ExitCode> {
+    let bind = |what: &str, addr: std::net::SocketAddr| {
+        std::net::TcpListener::bind(addr)
+            .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+            .map_err(|error| {
+                eprintln!("contact-extract: cannot listen on {what}{addr}: {error}");
+                ExitCode::FAILURE
+            })
+    };
+    let listener = bind("", config.bind_addr)?;
+    let address = listener.local_addr().map_or(config.bind_addr, |a| a);
+    log_line(config.log_format, &format!("listening on {address}"));
+    block_own_addresses(config);
+    let metrics = match config.metrics_addr {
+        None => None,
+        Some(addr) => {
+            let listener = bind("METRICS_ADDR ", addr)?;
+            let bound = listener.local_addr().map_or(addr, |a| a);
+            log_line(config.log_format, &format!("metrics on {bound}"));
+            Some(listener)
+        }
+    };
+    Ok((listener, metrics))
+}
+
+/// The log line for the `round`-th stop signal (`name` as the signal's short name, e.g.
+/// `Term`): the first starts the drain, the second exits now.
+pub fn signal_line(name: &str, round: usize) -> String {
+    if round == 0 {
+        format!(
+            "received {name}; draining (up to {} s; a second signal exits now)",
+            contact_core::exchange::DRAIN_GRACE.as_secs()
+        )
+    } else {
+        format!("received {name} again; exiting")
+    }
+}

@@ -53,6 +53,49 @@ pub fn run_work(
     });
 }
 
+/// The core's work one connection has on the pool, each with the flag that stops it: what a
+/// runtime does for `Output::Work` and `Output::CancelWork`. Dropping it (the exchange is over)
+/// stops whatever still runs: no one waits for its answer.
+#[derive(Debug, Default)]
+pub struct WorkSlots(Vec<(contact_core::work::WorkId, Arc<AtomicBool>)>);
+
+impl WorkSlots {
+    /// `Output::Work`: runs `work` on the pool ([`run_work`]); `answer` hands its outcome to
+    /// the connection (as `Input::WorkDone`).
+    pub fn start(
+        &mut self,
+        id: contact_core::work::WorkId,
+        work: contact_core::work::Work,
+        answer: impl FnOnce(contact_core::work::WorkDone, Duration) + Send + 'static,
+    ) {
+        let cancelled = Arc::new(AtomicBool::new(false));
+        self.0.push((id, Arc::clone(&cancelled)));
+        run_work(work, cancelled, answer);
+    }
+
+    /// `Output::CancelWork`: the worker stops it at its next checkpoint; its answer, if it
+    /// comes, is dropped by the driver.
+    pub fn cancel(&mut self, id: contact_core::work::WorkId) {
+        if let Some((_, cancelled)) = self.0.iter().find(|(w, _)| *w == id) {
+            cancelled.store(true, Ordering::Relaxed);
+        }
+        self.0.retain(|(w, _)| *w != id);
+    }
+
+    /// The answer of work `id` arrived.
+    pub fn done(&mut self, id: contact_core::work::WorkId) {
+        self.0.retain(|(w, _)| *w != id);
+    }
+}
+
+impl Drop for WorkSlots {
+    fn drop(&mut self) {
+        for (_, cancelled) in &self.0 {
+            cancelled.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Queues `task` for a worker thread.
 pub fn run_on_worker(task: impl FnOnce() + Send + 'static) {
     let pool = POOL.get_or_init(|| WorkerPool::new(default_worker_threads()));

@@ -3,8 +3,6 @@
 //! exchange is finished (architecture.md §3.5: drain, wait, feed).
 
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use contact_core::config::LogFormat;
@@ -13,7 +11,6 @@ use contact_core::driver::{
 };
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, IoFailure, Output};
-use contact_core::work::WorkId;
 use futures_rustls::TlsConnector;
 use smol::channel;
 use smol::future::FutureExt as _;
@@ -25,7 +22,7 @@ use crate::executor::spawn;
 use crate::outbound::connect;
 use contact_runtime_common::report::{report_event, report_settlement};
 use contact_runtime_common::service::resolve;
-use contact_runtime_common::workers::run_work;
+use contact_runtime_common::workers::WorkSlots;
 
 /// How the service tells its connections that it drains and that it exits: each channel is
 /// closed (never sent on) at that moment, which every clone of the receiver sees.
@@ -80,8 +77,8 @@ pub(crate) async fn drive(
     // DNS and connect tasks, by the fetch they work for: dropping one cancels it, so a fetch
     // the core closes leaves nothing behind (a connect in progress is abandoned at once).
     let mut helpers: Vec<(FetchId, Task<()>)> = Vec::new();
-    // Work on the worker pool, with the flag that stops it when the core cancels it.
-    let mut working: Vec<(WorkId, Arc<AtomicBool>)> = Vec::new();
+    // Work on the worker pool (stopped when dropped: the exchange is over).
+    let mut working = WorkSlots::default();
     let mut timer = Timer::never();
     loop {
         while let Some(output) = driver.poll_output() {
@@ -142,20 +139,11 @@ pub(crate) async fn drive(
                 }
                 Output::Work { id, work } => {
                     let events = events.clone();
-                    let cancelled = Arc::new(AtomicBool::new(false));
-                    working.push((id, Arc::clone(&cancelled)));
-                    run_work(work, cancelled, move |done, took| {
+                    working.start(id, work, move |done, took| {
                         let _ = events.send_blocking(Event::WorkDone(id, done, took));
                     });
                 }
-                Output::CancelWork { id } => {
-                    // Its answer, if it comes, is dropped by the driver; the worker stops it
-                    // at its next checkpoint.
-                    if let Some((_, cancelled)) = working.iter().find(|(w, _)| *w == id) {
-                        cancelled.store(true, Ordering::Relaxed);
-                    }
-                    working.retain(|(w, _)| *w != id);
-                }
+                Output::CancelWork { id } => working.cancel(id),
                 Output::Event(event) => report_event(log_format, &event),
                 Output::Settlement(event) => report_settlement(log_format, &event),
             }
@@ -252,15 +240,11 @@ pub(crate) async fn drive(
             }
             Some(Event::FetchClosed(fetch)) => Happened::Input(Input::FetchClosed { fetch }),
             Some(Event::WorkDone(id, done, took)) => {
-                working.retain(|(w, _)| *w != id);
+                working.done(id);
                 Happened::Input(Input::WorkDone { id, done, took })
             }
         };
         driver.handle(happened, now);
-    }
-    // The exchange is over: work still running for it has no one to answer.
-    for (_, cancelled) in &working {
-        cancelled.store(true, Ordering::Relaxed);
     }
     driver.into_exchange()
 }

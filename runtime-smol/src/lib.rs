@@ -29,7 +29,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
+use contact_core::api::{ApiError, ContactExtractionResult};
 use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
 use contact_core::server::Server;
 use futures_rustls::TlsConnector;
@@ -237,57 +237,30 @@ pub async fn extract_url(
 ) -> Result<ContactExtractionResult, ApiError> {
     let exchange = Exchange::unpaid_crawl(server, url, Instant::now())?;
     let log_format = server.config().log_format;
-    let mut exchange = drive(exchange, None, tls, log_format, None).await;
-    exchange.take_unpaid_outcome().unwrap_or_else(|| {
-        // The core always records an outcome before finishing an unpaid crawl.
-        Err(ApiError::new(
-            ErrorCode::InternalError,
-            "the crawl ended without a result",
-            "",
-        ))
-    })
+    drive(exchange, None, tls, log_format, None)
+        .await
+        .into_unpaid_outcome()
 }
 
-/// Runs `extract-batch`'s crawls ([`extract_url`] each) on this thread's executor: starts the
-/// inputs `scheduler` gives while fewer than `concurrency` run, and reports each as it ends
-/// (`scheduler.finished`, then `on_done(index, outcome)`), until none is left. The policy
-/// (order, politeness, records) is `contact_runtime_common::batch`'s.
+/// Runs `extract-batch`'s crawls ([`extract_url`] each) on this thread's executor
+/// (`contact_runtime_common::batch::crawl_all` decides the order and reports the outcomes).
 pub fn crawl_batch(
     server: &SharedServer,
     tls: &TlsConnector,
     inputs: &[String],
     concurrency: usize,
-    mut scheduler: contact_runtime_common::batch::Scheduler,
+    scheduler: contact_runtime_common::batch::Scheduler,
     on_done: &mut dyn FnMut(usize, Result<ContactExtractionResult, ApiError>),
 ) {
-    type Done = (usize, Result<ContactExtractionResult, ApiError>);
-    run(1, async {
-        let (finished, endings) = smol::channel::unbounded::<Done>();
-        let mut running = 0usize;
-        loop {
-            while running < concurrency {
-                let Some(index) = scheduler.next_input() else {
-                    break;
-                };
-                let (server, tls, finished) = (server.clone(), tls.clone(), finished.clone());
-                let url = inputs[index].clone();
-                spawn(async move {
-                    let outcome = extract_url(&server, &url, tls).await;
-                    let _ = finished.send((index, outcome)).await;
-                })
-                .detach();
-                running += 1;
-            }
-            if running == 0 {
-                break;
-            }
-            // `finished` is held here, so the channel stays open while crawls run.
-            let Ok((index, outcome)) = endings.recv().await else {
-                break;
-            };
-            running -= 1;
-            scheduler.finished(index);
-            on_done(index, outcome);
-        }
-    });
+    let start = |index: usize, url: String, done: contact_runtime_common::batch::Sender| {
+        let (server, tls) = (server.clone(), tls.clone());
+        spawn(async move {
+            let outcome = extract_url(&server, &url, tls).await;
+            let _ = done.send((index, outcome)).await;
+        })
+        .detach();
+    };
+    let crawls =
+        contact_runtime_common::batch::crawl_all(inputs, concurrency, scheduler, on_done, start);
+    run(1, crawls);
 }

@@ -13,37 +13,20 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
         io_threads,
     } = setup;
     let format = config.log_format;
-    let listener = match smol::Async::<std::net::TcpListener>::bind(config.bind_addr) {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!(
-                "contact-extract: cannot listen on {}: {error}",
-                config.bind_addr
-            );
-            return ExitCode::FAILURE;
-        }
-    };
-    let address = listener
-        .get_ref()
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
-    crate::log_line(format, &format!("listening on {address}"));
-    contact_runtime_common::service::block_own_addresses(&mut config);
-    let metrics_listener = match config.metrics_addr {
-        None => None,
-        Some(addr) => match smol::Async::<std::net::TcpListener>::bind(addr) {
-            Ok(listener) => {
-                let bound = listener.get_ref().local_addr().map_or(addr, |a| a);
-                crate::log_line(format, &format!("metrics on {bound}"));
-                Some(listener)
-            }
-            Err(error) => {
-                eprintln!("contact-extract: cannot listen on METRICS_ADDR {addr}: {error}");
+    let (listener, metrics_listener) =
+        match contact_runtime_common::service::bind_listeners(&mut config) {
+            Ok(listeners) => listeners,
+            Err(status) => return status,
+        };
+    let adopt = |listener| smol::Async::<std::net::TcpListener>::new(listener);
+    let (listener, metrics_listener) =
+        match (adopt(listener), metrics_listener.map(adopt).transpose()) {
+            (Ok(listener), Ok(metrics)) => (listener, metrics),
+            (Err(error), _) | (_, Err(error)) => {
+                eprintln!("contact-extract: cannot register the listeners: {error}");
                 return ExitCode::FAILURE;
             }
-        },
-    };
+        };
     let server = crate::new_server(config);
     let (stop_sender, stop) = smol::channel::bounded::<()>(2);
     // SIGTERM/SIGINT: stop accepting and drain (paid jobs run to their end, settlement
@@ -59,20 +42,14 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
     let watcher = crate::spawn(async move {
         use smol::stream::StreamExt as _;
         let mut signals = signals;
-        if let Some(Ok(signal)) = signals.next().await {
-            crate::log_line(
-                format,
-                &format!(
-                    "received {signal:?}; draining (up to {} s; a second signal exits now)",
-                    contact_core::exchange::DRAIN_GRACE.as_secs()
-                ),
-            );
+        for round in 0..2 {
+            if let Some(Ok(signal)) = signals.next().await {
+                let line =
+                    contact_runtime_common::service::signal_line(&format!("{signal:?}"), round);
+                crate::log_line(format, &line);
+            }
+            let _ = stop_sender.send(()).await;
         }
-        let _ = stop_sender.send(()).await;
-        if let Some(Ok(signal)) = signals.next().await {
-            crate::log_line(format, &format!("received {signal:?} again; exiting"));
-        }
-        let _ = stop_sender.send(()).await;
     });
     let grace = contact_core::exchange::DRAIN_GRACE;
     crate::start_workers(workers);

@@ -2,8 +2,6 @@
 //! [`Driver`](contact_core::driver::Driver) with tokio sockets, tasks and one timer, and feeds
 //! it what happened, until the exchange is finished. Every decision is the driver's.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use contact_core::config::LogFormat;
@@ -12,9 +10,8 @@ use contact_core::driver::{
 };
 use contact_core::exchange::Exchange;
 use contact_core::io::{FetchId, Input, Output};
-use contact_core::work::WorkId;
 use contact_runtime_common::report::{report_event, report_settlement};
-use contact_runtime_common::workers::run_work;
+use contact_runtime_common::workers::WorkSlots;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
@@ -87,8 +84,8 @@ pub(crate) async fn drive(
     let mut fetches: Vec<FetchConn> = Vec::new();
     // DNS and connect tasks by fetch: dropping one aborts it.
     let mut helpers: Vec<(FetchId, Owned)> = Vec::new();
-    // Work on the worker pool, with the flag that stops it when the core cancels it.
-    let mut working: Vec<(WorkId, Arc<AtomicBool>)> = Vec::new();
+    // Work on the worker pool (stopped when dropped: the exchange is over).
+    let mut working = WorkSlots::default();
     let timer = sleep_until(TokioInstant::now());
     tokio::pin!(timer);
     loop {
@@ -145,18 +142,11 @@ pub(crate) async fn drive(
                 }
                 Output::Work { id, work } => {
                     let events = events.clone();
-                    let cancelled = Arc::new(AtomicBool::new(false));
-                    working.push((id, Arc::clone(&cancelled)));
-                    run_work(work, cancelled, move |done, took| {
+                    working.start(id, work, move |done, took| {
                         let _ = events.send(Event::WorkDone(id, done, took));
                     });
                 }
-                Output::CancelWork { id } => {
-                    if let Some((_, cancelled)) = working.iter().find(|(w, _)| *w == id) {
-                        cancelled.store(true, Ordering::Relaxed);
-                    }
-                    working.retain(|(w, _)| *w != id);
-                }
+                Output::CancelWork { id } => working.cancel(id),
                 Output::Event(event) => report_event(log_format, &event),
                 Output::Settlement(event) => report_settlement(log_format, &event),
             }
@@ -227,15 +217,11 @@ pub(crate) async fn drive(
             }
             Woke::Event(Event::FetchClosed(fetch)) => Happened::Input(Input::FetchClosed { fetch }),
             Woke::Event(Event::WorkDone(id, done, took)) => {
-                working.retain(|(w, _)| *w != id);
+                working.done(id);
                 Happened::Input(Input::WorkDone { id, done, took })
             }
         };
         driver.handle(happened, now);
-    }
-    // The exchange is over: work still running for it has no one to answer.
-    for (_, cancelled) in &working {
-        cancelled.store(true, Ordering::Relaxed);
     }
     driver.into_exchange()
 }

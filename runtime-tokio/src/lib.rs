@@ -28,7 +28,7 @@ use contact_core::exchange::{Exchange, DRAIN_GRACE, FACILITATOR_CHECK_INTERVAL};
 use contact_core::server::Server;
 use contact_runtime_common::log::{flush_logs, log_line};
 use contact_runtime_common::service::{
-    block_own_addresses, metrics_answer, metrics_head_done, new_server, ServeSetup,
+    bind_listeners, metrics_answer, metrics_head_done, new_server, signal_line, ServeSetup,
     METRICS_REQUEST_TIMEOUT,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -248,59 +248,34 @@ pub async fn extract_url(
 ) -> Result<ContactExtractionResult, ApiError> {
     let exchange = Exchange::unpaid_crawl(server, url, Instant::now())?;
     let log_format = server.config().log_format;
-    let mut exchange = drive(exchange, None, tls, log_format, None).await;
-    exchange.take_unpaid_outcome().unwrap_or_else(|| {
-        Err(ApiError::new(
-            ErrorCode::InternalError,
-            "the crawl ended without a result",
-            "",
-        ))
-    })
+    drive(exchange, None, tls, log_format, None)
+        .await
+        .into_unpaid_outcome()
 }
 
-/// Runs `extract-batch`'s crawls ([`extract_url`] each) on a tokio runtime of its own: starts
-/// the inputs `scheduler` gives while fewer than `concurrency` run, and reports each as it ends
-/// (`scheduler.finished`, then `on_done(index, outcome)`). The policy is
-/// `contact_runtime_common::batch`'s.
+/// Runs `extract-batch`'s crawls ([`extract_url`] each) on a tokio runtime of its own
+/// (`contact_runtime_common::batch::crawl_all` decides the order and reports the outcomes).
 pub fn crawl_batch(
     server: &Server,
     inputs: &[String],
     concurrency: usize,
-    mut scheduler: contact_runtime_common::batch::Scheduler,
+    scheduler: contact_runtime_common::batch::Scheduler,
     on_done: &mut dyn FnMut(usize, Result<ContactExtractionResult, ApiError>),
 ) {
-    type Done = (usize, Result<ContactExtractionResult, ApiError>);
     let Ok(runtime) = runtime(1) else {
         return;
     };
     let tls = tls_connector();
-    runtime.block_on(async {
-        let (finished, mut endings) = mpsc::unbounded_channel::<Done>();
-        let mut running = 0usize;
-        loop {
-            while running < concurrency {
-                let Some(index) = scheduler.next_input() else {
-                    break;
-                };
-                let (server, tls, finished) = (server.clone(), tls.clone(), finished.clone());
-                let url = inputs[index].clone();
-                tokio::spawn(async move {
-                    let outcome = extract_url(&server, &url, tls).await;
-                    let _ = finished.send((index, outcome));
-                });
-                running += 1;
-            }
-            if running == 0 {
-                break;
-            }
-            let Some((index, outcome)) = endings.recv().await else {
-                break;
-            };
-            running -= 1;
-            scheduler.finished(index);
-            on_done(index, outcome);
-        }
-    });
+    let start = |index: usize, url: String, done: contact_runtime_common::batch::Sender| {
+        let (server, tls) = (server.clone(), tls.clone());
+        tokio::spawn(async move {
+            let outcome = extract_url(&server, &url, tls).await;
+            let _ = done.send((index, outcome)).await;
+        });
+    };
+    let crawls =
+        contact_runtime_common::batch::crawl_all(inputs, concurrency, scheduler, on_done, start);
+    runtime.block_on(crawls);
 }
 
 /// A tokio runtime with `threads` IO threads (1: on the calling thread).
@@ -335,35 +310,19 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
     };
     contact_runtime_common::workers::start_workers(workers);
     let status = runtime.block_on(async move {
-        let listener = match TcpListener::bind(config.bind_addr).await {
-            Ok(listener) => listener,
-            Err(error) => {
-                eprintln!(
-                    "contact-extract: cannot listen on {}: {error}",
-                    config.bind_addr
-                );
+        let (listener, metrics_listener) = match bind_listeners(&mut config) {
+            Ok(listeners) => listeners,
+            Err(status) => return status,
+        };
+        let (listener, metrics_listener) = match (
+            TcpListener::from_std(listener),
+            metrics_listener.map(TcpListener::from_std).transpose(),
+        ) {
+            (Ok(listener), Ok(metrics)) => (listener, metrics),
+            (Err(error), _) | (_, Err(error)) => {
+                eprintln!("contact-extract: cannot register the listeners: {error}");
                 return ExitCode::FAILURE;
             }
-        };
-        let address = listener
-            .local_addr()
-            .map(|a| a.to_string())
-            .unwrap_or_default();
-        log_line(format, &format!("listening on {address}"));
-        block_own_addresses(&mut config);
-        let metrics_listener = match config.metrics_addr {
-            None => None,
-            Some(addr) => match TcpListener::bind(addr).await {
-                Ok(listener) => {
-                    let bound = listener.local_addr().map_or(addr, |a| a);
-                    log_line(format, &format!("metrics on {bound}"));
-                    Some(listener)
-                }
-                Err(error) => {
-                    eprintln!("contact-extract: cannot listen on METRICS_ADDR {addr}: {error}");
-                    return ExitCode::FAILURE;
-                }
-            },
         };
         let server = new_server(config);
         let (stop_sender, stop) = mpsc::channel::<()>(2);
@@ -383,15 +342,7 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
                     _ = term.recv() => "Term",
                     _ = int.recv() => "Int",
                 };
-                let message = if round == 0 {
-                    format!(
-                        "received {name}; draining (up to {} s; a second signal exits now)",
-                        DRAIN_GRACE.as_secs()
-                    )
-                } else {
-                    format!("received {name} again; exiting")
-                };
-                log_line(format, &message);
+                log_line(format, &signal_line(name, round));
                 let _ = stop_sender.send(()).await;
             }
         });

@@ -17,8 +17,14 @@ thread_local! {
 
 /// Runs `test` with services on `runtime`.
 pub fn on_runtime(runtime: Runtime, test: fn()) {
-    RUNTIME.with(|r| r.set(runtime));
+    set_runtime(runtime);
     test();
+}
+
+/// Services started by this thread from now on run on `runtime` (for a test that compares the
+/// two).
+pub fn set_runtime(runtime: Runtime) {
+    RUNTIME.with(|r| r.set(runtime));
 }
 
 /// The runtime of this test's services.

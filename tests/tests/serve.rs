@@ -1056,6 +1056,14 @@ fn held_extractor(
 /// answered — the extraction runs on the worker pool, outside the core's lock.
 fn a_slow_extraction_does_not_delay_other_connections() {
     use std::sync::atomic::Ordering;
+    // The held extractor's flags are process-wide: the runtimes' runs of this test take turns.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for flag in [&EXTRACTOR_ENTERED, &RELEASE_EXTRACTOR, &EXTRACTOR_LEFT] {
+        flag.store(false, Ordering::SeqCst);
+    }
     let (site, facilitator) = (
         Fixture::start(fixture_pages),
         Fixture::accepting_facilitator(),

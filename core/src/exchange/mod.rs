@@ -494,6 +494,21 @@ impl Exchange {
         self.unpaid_outcome.take()
     }
 
+    /// As [`Exchange::take_unpaid_outcome`], for a finished crawl; an exchange without an
+    /// outcome (a bug: the core records one before finishing a crawl) is `INTERNAL_ERROR`.
+    ///
+    /// # Errors
+    /// The crawl's `ApiError`, as the paid route would have answered it.
+    pub fn into_unpaid_outcome(mut self) -> Result<ContactExtractionResult, ApiError> {
+        self.unpaid_outcome.take().unwrap_or_else(|| {
+            Err(ApiError::new(
+                ErrorCode::InternalError,
+                "the crawl ended without a result",
+                "",
+            ))
+        })
+    }
+
     /// Feeds one input. Poll [`Exchange::poll_output`] until `None` afterwards.
     pub fn handle_input(&mut self, input: Input<'_>, now: Instant) {
         self.last_now = now;
