@@ -53,7 +53,9 @@ for line in open(f"{work}/head", encoding="latin-1").read().split("\r\n")[1:]:
     if name.lower() in ("date", "server", "content-length", "connection", "content-type", "keep-alive"):
         continue
     headers.append(f"      add_header {name} '{value.strip()}' always;")
-body = open(f"{work}/body", encoding="utf-8").read().replace("\\", "\\\\").replace("'", "\\'")
+# nginx strings cannot escape `$`: a variable that holds one stands in for each.
+body = (open(f"{work}/body", encoding="utf-8").read()
+        .replace("\\", "\\\\").replace("'", "\\'").replace("$", "${dollar}"))
 open(f"{work}/nginx.conf", "w").write(f"""
 worker_processes 1;
 pid {work}/nginx.pid;
@@ -61,6 +63,7 @@ error_log {work}/error.log;
 events {{ worker_connections 20000; }}
 http {{
   access_log off;
+  geo $dollar {{ default "$"; }}
   keepalive_requests 1000000;
   server {{
     listen 127.0.0.1:{port};
@@ -107,9 +110,10 @@ start tokio $TOKIO_PORT 1 0-1
 sleep 1
 python3 - "$SMOL_PORT" "${PIDS[0]}" "$TOKIO_PORT" "${PIDS[1]}" <<'PY'
 import resource, socket, sys, time
-resource.setrlimit(resource.RLIMIT_NOFILE, (30000, 30000))
+resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
 for name, port, pid in (("smol", sys.argv[1], sys.argv[2]), ("tokio", sys.argv[3], sys.argv[4])):
     rss = lambda: open(f"/proc/{pid}/status").read().split("VmRSS:")[1].split("\n")[0].strip()
+    time.sleep(1)
     idle = rss()
     socks = [socket.create_connection(("127.0.0.1", int(port))) for _ in range(10000)]
     time.sleep(1)

@@ -300,4 +300,8 @@ pub struct RequestEvent {
     /// Pages left out because their extraction took longer than
     /// [`crate::work::PAGE_WORK_BUDGET`].
     pub pages_too_costly: u32,
+    /// Why the homepage could not be read, for an operator: the runtime's IO failure or the
+    /// fetch step that timed out ("dns: …", "tcp: connection refused", "tls: …", "http 503",
+    /// "redirect: …"); the API code stays `FETCH_FAILED` (or `PRIVATE_ADDRESS`, …).
+    pub cause: Option<String>,
 }

@@ -2638,3 +2638,56 @@ fn a_retry_that_loses_the_claim_to_a_rival_is_a_503_never_a_402() {
     // The loser made no facilitator call of its own.
     assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 2));
 }
+
+// ---- the cause of a failed homepage, for operators ------------------------------------------
+
+/// The access event of a failed crawl names why the homepage could not be read, while the API
+/// code stays `FETCH_FAILED` (`TIMEOUT` for a deadline): an HTTP status, a refused connection, a TLS failure, a name that
+/// does not resolve, a connect that never completes.
+#[test]
+fn a_failed_homepage_keeps_its_cause_for_the_access_log() {
+    let site: std::net::SocketAddr = format!("{SITE_IP}:443").parse().unwrap();
+    type Setup = Box<dyn Fn(&mut Sim)>;
+    let cases: Vec<(&str, &str, Setup)> = vec![
+        (
+            "FETCH_FAILED",
+            "http 503",
+            Box::new(move |sim: &mut Sim| {
+                sim.endpoint(site, |_| Reply::Bytes(http_response(503, &[], b"")));
+            }),
+        ),
+        (
+            "FETCH_FAILED",
+            "tcp: connection refused",
+            Box::new(move |sim: &mut Sim| {
+                sim.endpoints.remove(&site);
+            }),
+        ),
+        (
+            "FETCH_FAILED",
+            "tls: certificate not trusted",
+            Box::new(move |sim: &mut Sim| sim.tls_failures.push(site)),
+        ),
+        (
+            "FETCH_FAILED",
+            "dns: www.acme-shop.com: no such name",
+            Box::new(|sim: &mut Sim| {
+                sim.dns.remove("www.acme-shop.com");
+            }),
+        ),
+        (
+            "TIMEOUT",
+            "tcp: connect timed out",
+            Box::new(move |sim: &mut Sim| sim.stalled_connects.push(site)),
+        ),
+    ];
+    for (nonce, (code, cause, setup)) in (130u8..).zip(cases) {
+        let mut sim = world(&[]);
+        setup(&mut sim);
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        assert_error(&r, 422, code);
+        let event = sim.events.last().unwrap();
+        let found = event.cause.as_deref().unwrap_or("");
+        assert!(found.starts_with(cause), "{cause}: {found:?}");
+    }
+}

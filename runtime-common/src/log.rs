@@ -90,6 +90,8 @@ struct AccessLine<'a> {
     client_gone: bool,
     #[serde(skip_serializing_if = "is_zero")]
     pages_too_costly: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a str>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -106,9 +108,9 @@ pub fn disable_access_lines() {
     ACCESS_LINES.store(false, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// One line per request (issue #4 "Operations"): request id, method, path, status, error
-/// code, duration in milliseconds, pages fetched, payer and transaction when paid, and
-/// `clientGone: true` when the client had left (nothing was sent).
+/// One line per request: request id, method, path, status, error code, duration in
+/// milliseconds, pages fetched, payer and transaction when paid, `clientGone: true` when the
+/// client had left (nothing was sent), and the `cause` of a homepage that could not be read.
 pub fn log_event(format: LogFormat, event: &RequestEvent) {
     if !ACCESS_LINES.load(std::sync::atomic::Ordering::Relaxed) {
         return;
@@ -136,12 +138,13 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
                 transaction: event.transaction.as_deref(),
                 client_gone: event.client_gone,
                 pages_too_costly: event.pages_too_costly,
+                cause: event.cause.as_deref(),
             },
         )
         .map_err(std::io::Error::other),
         LogFormat::Pretty => write!(
             bytes,
-            "{} {} {} {} -> {} {:?} {} ms pages={} too-costly={} payer={:?} tx={:?}{}",
+            "{} {} {} {} -> {} {:?} {} ms pages={} too-costly={} payer={:?} tx={:?}{}{}",
             event.request_id,
             event.client,
             event.method,
@@ -157,7 +160,12 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
                 " client gone"
             } else {
                 ""
-            }
+            },
+            event
+                .cause
+                .as_deref()
+                .map(|cause| format!(" cause={cause:?}"))
+                .unwrap_or_default()
         ),
     };
     bytes.push(b'\n');

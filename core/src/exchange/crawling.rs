@@ -241,8 +241,11 @@ impl Exchange {
             self.state = State::Job(job);
             return;
         };
-        let Outbound { purpose, .. } = job.fetches.remove(index);
+        let Outbound { purpose, fetch } = job.fetches.remove(index);
         self.outputs.push_back(Output::CloseFetch { fetch: id });
+        if matches!(purpose, Purpose::Page(PageFetch { slot: 0, .. })) {
+            job.cause = fetch.cause().map(str::to_string);
+        }
         match purpose {
             Purpose::Verify => self.after_verify(server, job, end, now),
             Purpose::Settle => self.after_settle(server, job, end, now),
@@ -295,9 +298,17 @@ impl Exchange {
                         {
                             Err(Failure::BlockedResolution)
                         }
-                        Err(_) => Err(Failure::FetchFailed),
+                        Err(error) => {
+                            if page.slot == 0 {
+                                job.cause = Some(format!("redirect: {}", redirect_words(&error)));
+                            }
+                            Err(Failure::FetchFailed)
+                        }
                     }
                 } else if !(200..300).contains(&response.status) {
+                    if page.slot == 0 {
+                        job.cause = Some(format!("http {}", response.status));
+                    }
                     Err(Failure::FetchFailed)
                 } else {
                     // Decoding and extraction are CPU work: a worker does them.
@@ -557,5 +568,15 @@ impl Exchange {
                 }
             }
         }
+    }
+}
+
+/// An operator's words for a refused redirect.
+fn redirect_words(error: &RedirectError) -> String {
+    match error {
+        RedirectError::TooMany => "too many hops".to_string(),
+        RedirectError::Downgrade => "https to http".to_string(),
+        RedirectError::NoLocation => "no usable Location".to_string(),
+        RedirectError::Refused(rejection) => format!("target refused: {rejection}"),
     }
 }

@@ -204,6 +204,8 @@ struct JobLog {
     pages_too_costly: u32,
     payer: Option<String>,
     transaction: Option<String>,
+    /// Why the homepage could not be read, for the access log.
+    cause: Option<String>,
 }
 
 #[derive(Debug)]
@@ -227,6 +229,9 @@ struct Job {
     pages_fetched: u32,
     /// Pages left out (or, the homepage, failed) for running over the work budget.
     pages_too_costly: u32,
+    /// Why the homepage could not be read ("dns: …", "tls: …", "http 503", …): the access
+    /// log's `cause`.
+    cause: Option<String>,
     bytes_total: usize,
     /// Set in [`Phase::Settle`].
     settlement: Option<Settlement>,
@@ -310,6 +315,7 @@ impl Job {
             contact_pages: Vec::new(),
             pages_fetched: 0,
             pages_too_costly: 0,
+            cause: None,
             bytes_total: 0,
             settlement: None,
             work: Vec::new(),
@@ -636,9 +642,12 @@ impl Exchange {
                 }
                 let expired: Vec<FetchId> = job
                     .fetches
-                    .iter()
+                    .iter_mut()
                     .filter(|o| now >= o.fetch.deadline())
-                    .map(|o| o.fetch.id())
+                    .map(|o| {
+                        o.fetch.note_timeout();
+                        o.fetch.id()
+                    })
                     .collect();
                 for id in expired {
                     self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
@@ -646,6 +655,7 @@ impl Exchange {
             }
             State::Probe(fetch) => {
                 if now >= fetch.deadline() {
+                    fetch.note_timeout();
                     self.check_done(server, FetchEnd::Failed(Failure::Timeout));
                 }
             }

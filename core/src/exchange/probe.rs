@@ -40,9 +40,11 @@ impl Exchange {
 
     /// The check's fetch ended: record what it found and finish.
     pub(super) fn check_done(&mut self, server: &Server, end: FetchEnd) {
+        let mut cause = None;
         if let State::Probe(fetch) = &self.state {
             self.outputs
                 .push_back(Output::CloseFetch { fetch: fetch.id() });
+            cause = fetch.cause().map(str::to_string);
         }
         self.state = State::Closed;
         let PaymentConfig::Ready { terms, .. } = &server.config.payment else {
@@ -64,10 +66,10 @@ impl Exchange {
                 "facilitator unreachable: GET /supported gave no answer within {} s",
                 FACILITATOR_CHECK_TIMEOUT.as_secs()
             )),
-            FetchEnd::Failed(_) => FacilitatorHealth::Problem(
-                "facilitator unreachable: GET /supported failed (DNS, connection or TLS)"
-                    .to_string(),
-            ),
+            FetchEnd::Failed(_) => FacilitatorHealth::Problem(format!(
+                "facilitator unreachable: GET /supported failed ({})",
+                cause.as_deref().unwrap_or("DNS, connection or TLS")
+            )),
         };
         server.set_facilitator_health(health);
     }

@@ -59,6 +59,7 @@ impl Exchange {
             pages_too_costly: job.pages_too_costly,
             payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
             transaction,
+            cause: job.cause.clone(),
         };
         if job.operator || self.client_gone {
             // An operator's crawl has no client; a client that left gets nothing sent (a paid
@@ -184,6 +185,7 @@ impl Exchange {
             pages_too_costly: log.pages_too_costly,
             payment: self.verdict.take(),
             shed: std::mem::take(&mut self.shed),
+            cause: log.cause,
         }));
     }
 

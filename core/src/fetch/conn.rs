@@ -88,6 +88,9 @@ pub(crate) struct Fetch {
     cap: usize,
     deadline: Instant,
     step: Step,
+    /// Why the fetch failed, for an operator ("dns: …", "tcp: …", "tls: …", "http: …"); the
+    /// API code stays the [`Failure`].
+    cause: Option<String>,
 }
 
 impl Fetch {
@@ -118,6 +121,7 @@ impl Fetch {
             url: plan.url,
             request: plan.request,
             peer: plan.peer,
+            cause: None,
             cap: plan.cap,
             deadline: plan.deadline,
             step: Step::Resolving {
@@ -168,13 +172,17 @@ impl Fetch {
         }
         let port = self.url.port_or_known_default().unwrap_or(443);
         let approved = match (self.peer, result) {
-            (_, Err(_)) => Err(Failure::FetchFailed),
-            (Peer::Facilitator { .. }, Ok(addrs)) => {
-                approve_configured(&addrs, port).ok_or(Failure::FacilitatorUnavailable)
-            }
+            (_, Err(failure)) => Err((Failure::FetchFailed, io_cause(&failure))),
+            (Peer::Facilitator { .. }, Ok(addrs)) => approve_configured(&addrs, port).ok_or((
+                Failure::FacilitatorUnavailable,
+                "dns: no usable address".into(),
+            )),
             (Peer::Site, Ok(addrs)) => approve(&addrs, port, policy).map_err(|e| match e {
-                UrlRejection::BlockedResolution => Failure::BlockedResolution,
-                _ => Failure::FetchFailed,
+                UrlRejection::BlockedResolution => (
+                    Failure::BlockedResolution,
+                    "dns: the name resolves to a blocked address".into(),
+                ),
+                _ => (Failure::FetchFailed, "dns: no usable address".into()),
             }),
         };
         match approved {
@@ -192,7 +200,7 @@ impl Fetch {
                 });
                 None
             }
-            Err(failure) => Some(FetchEnd::Failed(failure)),
+            Err((failure, cause)) => Some(self.fail(failure, cause)),
         }
     }
 
@@ -218,8 +226,8 @@ impl Fetch {
         if !matches!(self.step, Step::Connecting { .. }) {
             return None;
         }
-        if result.is_err() {
-            return Some(FetchEnd::Failed(Failure::FetchFailed));
+        if let Err(failure) = result {
+            return Some(self.fail(Failure::FetchFailed, io_cause(&failure)));
         }
         let deadline = match self.peer {
             Peer::Facilitator { patient: true } => self.deadline,
@@ -246,21 +254,48 @@ impl Fetch {
         match reader.handle_data(data) {
             Ok(Progress::NeedMore) => None,
             Ok(Progress::Done(response)) => Some(FetchEnd::Response(response, self.url.clone())),
-            Err(error) => Some(FetchEnd::Failed(self.failure(&error))),
+            Err(error) => Some(self.fail(self.failure(&error), format!("http: {error}"))),
         }
     }
 
     /// The connection closed: the response if it was complete (read to end of stream).
     pub(crate) fn on_closed(&mut self) -> FetchEnd {
-        match &mut self.step {
-            Step::Receiving { reader, .. } => match reader.handle_eof() {
-                Ok(response) => FetchEnd::Response(response, self.url.clone()),
-                Err(error) => FetchEnd::Failed(self.failure(&error)),
-            },
+        let ended = match &mut self.step {
+            Step::Receiving { reader, .. } => reader.handle_eof(),
             Step::Resolving { .. } | Step::Connecting { .. } => {
-                FetchEnd::Failed(Failure::FetchFailed)
+                let cause = "tcp: closed before the request was sent".to_string();
+                return self.fail(Failure::FetchFailed, cause);
             }
+        };
+        match ended {
+            Ok(response) => FetchEnd::Response(response, self.url.clone()),
+            Err(error) => self.fail(self.failure(&error), format!("http: {error}")),
         }
+    }
+
+    /// The fetch's deadline passed: notes which step it was in (for [`Fetch::cause`]).
+    pub(crate) fn note_timeout(&mut self) {
+        let cause = match self.step {
+            Step::Resolving { .. } => "dns: no answer in time",
+            Step::Connecting {
+                handshaking: false, ..
+            } => "tcp: connect timed out",
+            Step::Connecting {
+                handshaking: true, ..
+            } => "tls: handshake timed out",
+            Step::Receiving { .. } => "http: no response in time",
+        };
+        self.cause = Some(cause.to_string());
+    }
+
+    /// Why the fetch failed, once it has ("dns: …", "tcp: …", "tls: …", "http: …").
+    pub(crate) fn cause(&self) -> Option<&str> {
+        self.cause.as_deref()
+    }
+
+    fn fail(&mut self, failure: Failure, cause: String) -> FetchEnd {
+        self.cause = Some(cause);
+        FetchEnd::Failed(failure)
     }
 
     fn failure(&self, error: &FetchError) -> Failure {
@@ -269,5 +304,15 @@ impl Fetch {
             (Peer::Site, _) => Failure::FetchFailed,
             (Peer::Facilitator { .. }, _) => Failure::FacilitatorUnavailable,
         }
+    }
+}
+
+/// An operator's words for a runtime's IO failure.
+fn io_cause(failure: &IoFailure) -> String {
+    match failure {
+        IoFailure::Dns(message) => format!("dns: {message}"),
+        IoFailure::Refused => "tcp: connection refused".to_string(),
+        IoFailure::Tls(message) => format!("tls: {message}"),
+        IoFailure::Other(message) => message.clone(),
     }
 }
