@@ -12,6 +12,7 @@ use k256::ecdsa::SigningKey;
 
 use crate::api::{ApiError, ContactExtractionResult};
 use crate::config::Config;
+use crate::driver::{Driver, Happened, WriteEnd};
 use crate::exchange::Exchange;
 use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
 use crate::payment::codec;
@@ -223,14 +224,14 @@ impl Sim {
         let peer: SocketAddr = "198.51.100.10:40000"
             .parse()
             .unwrap_or_else(|_| unreachable!());
-        let mut exchanges: Vec<Exchange> = requests
+        let mut drivers: Vec<Driver> = requests
             .iter()
-            .map(|_| Exchange::accept(&self.server, peer, self.now))
+            .map(|_| Driver::new(Exchange::accept(&self.server, peer, self.now), true))
             .collect();
         for (i, request) in requests.iter().enumerate() {
-            exchanges[i].handle_input(Input::ClientData(request), self.now);
+            drivers[i].handle(Happened::Input(Input::ClientData(request)), self.now);
         }
-        self.drive(&mut exchanges)
+        self.drive(&mut drivers)
     }
 
     /// One connection whose client sends each piece of `script` at its virtual time (from
@@ -239,12 +240,13 @@ impl Sim {
         let peer: SocketAddr = "198.51.100.11:40000"
             .parse()
             .unwrap_or_else(|_| unreachable!());
-        let mut exchanges = vec![Exchange::accept(&self.server, peer, self.now)];
+        let exchange = Exchange::accept(&self.server, peer, self.now);
+        let mut drivers = vec![Driver::new(exchange, true)];
         let timed = script
             .iter()
             .map(|(at, bytes)| (self.now + *at, 0, Owned::Client(bytes.clone())))
             .collect();
-        self.drive_with(&mut exchanges, timed).remove(0)
+        self.drive_with(&mut drivers, timed).remove(0)
     }
 
     /// Runs an operator's unpaid crawl of `url` ([`Exchange::unpaid_crawl`]) to its outcome.
@@ -256,10 +258,12 @@ impl Sim {
     /// When the crawl ends without an outcome (a bug) or exceeds [`MAX_STEPS`].
     pub fn unpaid_crawl(&mut self, url: &str) -> Result<ContactExtractionResult, ApiError> {
         let exchange = Exchange::unpaid_crawl(&self.server, url, self.now)?;
-        let mut exchanges = vec![exchange];
-        let received = self.drive(&mut exchanges);
+        let mut drivers = vec![Driver::new(exchange, false)];
+        let received = self.drive(&mut drivers);
         assert!(received[0].is_empty(), "an unpaid crawl has no client");
-        exchanges[0]
+        drivers
+            .remove(0)
+            .into_exchange()
             .take_unpaid_outcome()
             .expect("a finished unpaid crawl has an outcome")
     }
@@ -272,24 +276,27 @@ impl Sim {
     pub fn check_facilitator(&mut self) -> crate::server::FacilitatorHealth {
         let exchange =
             Exchange::facilitator_check(&self.server, self.now).expect("payments are configured");
-        let received = self.drive(&mut [exchange]);
+        let received = self.drive(&mut [Driver::new(exchange, false)]);
         assert!(received[0].is_empty(), "a facilitator check has no client");
         self.server.facilitator_health()
     }
 
     /// Drives `exchanges` concurrently until all have finished; returns each one's client bytes.
-    fn drive(&mut self, exchanges: &mut [Exchange]) -> Vec<Vec<u8>> {
+    /// Each runs inside its [`Driver`], as in a runtime: the driver's timer rule, answer
+    /// filtering and write bookkeeping are the ones under test too.
+    fn drive(&mut self, exchanges: &mut [Driver]) -> Vec<Vec<u8>> {
         self.drive_with(exchanges, Vec::new())
     }
 
     /// As [`Sim::drive`], with inputs already scheduled at virtual times.
     fn drive_with(
         &mut self,
-        exchanges: &mut [Exchange],
+        exchanges: &mut [Driver],
         // Delayed inputs: (due, exchange, input), in the order they were scheduled.
         mut timed: Vec<(Instant, usize, Owned)>,
     ) -> Vec<Vec<u8>> {
         let mut received: Vec<Vec<u8>> = vec![Vec::new(); exchanges.len()];
+        let mut timers: Vec<Option<Instant>> = vec![None; exchanges.len()];
         let mut connections: BTreeMap<(usize, FetchId), Connection> = BTreeMap::new();
         let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
         let mut disconnected = false;
@@ -298,14 +305,14 @@ impl Sim {
             if drain_due.is_some_and(|at| at <= self.now) && !self.server.is_draining() {
                 self.server.begin_drain();
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle_drain(self.now);
+                    exchange.handle(Happened::Drain, self.now);
                 }
             }
             let cut_due = self.cut_at.map(|at| self.start + at);
             if cut_due.is_some_and(|at| at <= self.now) {
                 self.cut_at = None;
                 for exchange in exchanges.iter_mut() {
-                    exchange.cut_short(self.now);
+                    exchange.handle(Happened::Cut, self.now);
                 }
             }
             for (i, exchange) in exchanges.iter_mut().enumerate() {
@@ -327,7 +334,7 @@ impl Sim {
             {
                 disconnected = true;
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle_input(Input::ClientClosed, self.now);
+                    exchange.handle(Happened::Input(Input::ClientClosed), self.now);
                 }
                 continue;
             }
@@ -335,26 +342,36 @@ impl Sim {
                 let exchange = &mut exchanges[i];
                 match input {
                     Owned::Resolved(fetch, result) => {
-                        exchange.handle_input(Input::Resolved { fetch, result }, self.now)
+                        exchange
+                            .handle(Happened::Input(Input::Resolved { fetch, result }), self.now);
                     }
                     Owned::Connected(fetch, result) => {
-                        exchange.handle_input(Input::Connected { fetch, result }, self.now)
+                        exchange.handle(
+                            Happened::Input(Input::Connected { fetch, result }),
+                            self.now,
+                        );
                     }
                     Owned::TcpConnected(fetch) => {
-                        exchange.handle_input(Input::TcpConnected { fetch }, self.now)
+                        exchange.handle(Happened::Input(Input::TcpConnected { fetch }), self.now);
                     }
                     Owned::Data(fetch, data) => {
-                        exchange.handle_input(Input::FetchData { fetch, data: &data }, self.now)
+                        exchange.handle(
+                            Happened::Input(Input::FetchData { fetch, data: &data }),
+                            self.now,
+                        );
                     }
                     Owned::Closed(fetch) => {
-                        exchange.handle_input(Input::FetchClosed { fetch }, self.now)
+                        exchange.handle(Happened::Input(Input::FetchClosed { fetch }), self.now);
                     }
                     Owned::Client(bytes) => {
-                        exchange.handle_input(Input::ClientData(&bytes), self.now)
+                        exchange.handle(Happened::Input(Input::ClientData(&bytes)), self.now);
                     }
-                    Owned::ClientWritten => exchange.handle_input(Input::ClientWritten, self.now),
+                    Owned::ClientWritten => exchange.client_write_done(WriteEnd::Done, self.now),
                     Owned::WorkDone(id, done, took) => {
-                        exchange.handle_input(Input::WorkDone { id, done, took }, self.now)
+                        exchange.handle(
+                            Happened::Input(Input::WorkDone { id, done, took }),
+                            self.now,
+                        );
                     }
                 }
                 continue;
@@ -364,14 +381,21 @@ impl Sim {
                 pending.push_back((i, input));
                 continue;
             }
-            if exchanges.iter().all(Exchange::is_finished) {
+            if exchanges.iter().all(Driver::is_finished) {
                 return received;
             }
-            // Idle: jump the clock to the earliest deadline or delayed input.
+            // Each driver's one timer, moved as its rule says.
+            for (exchange, armed) in exchanges.iter_mut().zip(timers.iter_mut()) {
+                if let Some(at) = exchange.arm_timer() {
+                    *armed = Some(at);
+                }
+            }
+            // Idle: jump the clock to the earliest timer or delayed input.
             let Some(next) = exchanges
                 .iter()
-                .filter(|e| !e.is_finished())
-                .filter_map(Exchange::poll_timeout)
+                .zip(&timers)
+                .filter(|(e, _)| !e.is_finished() && e.timer_armed())
+                .filter_map(|(_, armed)| *armed)
                 .chain(timed.iter().map(|(at, ..)| *at))
                 .chain(drain_due.filter(|_| !self.server.is_draining()))
                 .chain(cut_due)
@@ -380,9 +404,10 @@ impl Sim {
                 return received;
             };
             self.now = self.now.max(next);
-            for exchange in exchanges.iter_mut() {
-                if exchange.poll_timeout().is_some_and(|t| t <= self.now) {
-                    exchange.handle_timeout(self.now);
+            for (exchange, armed) in exchanges.iter_mut().zip(timers.iter_mut()) {
+                if armed.is_some_and(|t| t <= self.now) && exchange.timer_armed() {
+                    *armed = None;
+                    exchange.handle(Happened::TimerFired, self.now);
                 }
             }
         }
