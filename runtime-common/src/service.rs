@@ -203,3 +203,64 @@ pub fn signal_line(name: &str, round: usize) -> String {
         format!("received {name} again; exiting")
     }
 }
+
+/// Most time the connections get to write their last lines once cut short.
+pub const CUT_FLUSH: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The drain's wait, once the listener is closed and the connections are told
+/// (docs/operations.md, "Drain"): until no connection is `active`, for at most `grace`; a second
+/// stop message (`second_stop` resolves to `true`; `false`: nobody can send one any more) ends
+/// the wait early. Connections still open then are cut short: the reason is logged, `cut` tells
+/// them, and they get [`CUT_FLUSH`] to write their last lines. `sleep` is the runtime's timer.
+pub async fn drain_connections<Sleep, Stop>(
+    active: &std::sync::atomic::AtomicUsize,
+    grace: std::time::Duration,
+    log_format: contact_core::config::LogFormat,
+    mut sleep: impl FnMut(std::time::Duration) -> Sleep,
+    mut second_stop: impl FnMut() -> Stop,
+    cut: impl FnOnce(),
+) where
+    Sleep: std::future::Future<Output = ()>,
+    Stop: std::future::Future<Output = bool>,
+{
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+    const TICK: Duration = Duration::from_millis(20);
+    let deadline = Instant::now() + grace;
+    let idle = || active.load(Ordering::SeqCst) == 0;
+    let mut forced = false;
+    while !idle() && Instant::now() < deadline {
+        let tick = async {
+            sleep(TICK).await;
+            None
+        };
+        let stop = async { Some(second_stop().await) };
+        match futures_lite::future::or(tick, stop).await {
+            Some(true) => {
+                forced = true;
+                break;
+            }
+            // No sender left: only the grace or the connections can end the wait.
+            Some(false) => sleep(TICK).await,
+            None => {}
+        }
+    }
+    if idle() {
+        return;
+    }
+    let why = if forced {
+        "second signal"
+    } else {
+        "grace period over"
+    };
+    let open = active.load(Ordering::SeqCst);
+    log_line(
+        log_format,
+        &format!("{why}: cutting short {open} connection(s)"),
+    );
+    cut();
+    let flush_by = Instant::now() + CUT_FLUSH;
+    while !idle() && Instant::now() < flush_by {
+        sleep(Duration::from_millis(10)).await;
+    }
+}

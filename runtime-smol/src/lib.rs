@@ -59,9 +59,6 @@ pub async fn serve(
     serve_with_tls(listener, server, stop, grace, tls_connector()).await;
 }
 
-/// Most time the connections get to write their last lines once cut short.
-const CUT_FLUSH: Duration = Duration::from_secs(2);
-
 /// As [`serve`], with the given TLS settings for outbound fetches.
 pub async fn serve_with_tls(
     listener: Async<TcpListener>,
@@ -119,38 +116,17 @@ pub async fn serve_with_tls(
     server.begin_drain();
     drop(drain_sender);
     // Drain: connections get up to `grace`, unless a second stop message comes first.
-    let deadline = Instant::now() + grace;
-    let idle = || active.load(std::sync::atomic::Ordering::SeqCst) == 0;
-    let mut forced = false;
-    while !idle() && Instant::now() < deadline {
-        let tick = async {
-            Timer::after(Duration::from_millis(20)).await;
-            false
-        };
-        if tick.or(async { stop.recv().await.is_ok() }).await {
-            forced = true;
-            break;
-        }
-    }
-    if !idle() {
-        let why = if forced {
-            "second signal"
-        } else {
-            "grace period over"
-        };
-        log_line(
-            log_format,
-            &format!(
-                "{why}: cutting short {} connection(s)",
-                active.load(std::sync::atomic::Ordering::SeqCst)
-            ),
-        );
-        drop(cut_sender);
-        let flush_by = Instant::now() + CUT_FLUSH;
-        while !idle() && Instant::now() < flush_by {
-            Timer::after(Duration::from_millis(10)).await;
-        }
-    }
+    contact_runtime_common::service::drain_connections(
+        &active,
+        grace,
+        log_format,
+        |pause| async move {
+            Timer::after(pause).await;
+        },
+        || async { stop.recv().await.is_ok() },
+        move || drop(cut_sender),
+    )
+    .await;
 }
 
 /// Checks the facilitator's `GET /supported` now and [`FACILITATOR_CHECK_INTERVAL`] after each

@@ -33,7 +33,7 @@ use contact_runtime_common::service::{
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_rustls::TlsConnector;
 
 use crate::connection::{drive, Shutdown};
@@ -53,7 +53,7 @@ pub fn tls_connector_with(extra_roots: &[Vec<u8>]) -> TlsConnector {
 /// a second one cuts the remaining connections short. Cloneable; dropping every handle is a
 /// drain too.
 #[derive(Clone, Debug)]
-pub struct ShutdownHandle(mpsc::Sender<()>);
+pub struct ShutdownHandle(async_channel::Sender<()>);
 
 impl ShutdownHandle {
     /// Asks the service to stop (see the type's docs).
@@ -71,23 +71,20 @@ pub fn serve(
     config: Config,
 ) -> (impl std::future::Future<Output = ()> + Send, ShutdownHandle) {
     let server = new_server(config);
-    let (stop_sender, stop) = mpsc::channel::<()>(2);
+    let (stop_sender, stop) = async_channel::bounded::<()>(2);
     let future = serve_with_tls(listener, server, stop, DRAIN_GRACE, tls_connector());
     (future, ShutdownHandle(stop_sender))
 }
 
-/// Most time the connections get to write their last lines once cut short.
-const CUT_FLUSH: Duration = Duration::from_secs(2);
-
 /// Serves connections from `listener` until `stop` receives a message (or every sender is
-/// dropped); then drains: stops accepting, tells the core ([`Server::begin_drain`]) and every
+/// dropped; an `async-channel`, which works under tokio); then drains: stops accepting, tells the core ([`Server::begin_drain`]) and every
 /// open connection, and waits until every connection has finished — paid jobs run to their
 /// end, settlement included — for at most `grace`. A second message on `stop`, or the end of
 /// `grace`, cuts the remaining connections short and returns.
 pub async fn serve_with_tls(
     listener: TcpListener,
     server: Server,
-    mut stop: mpsc::Receiver<()>,
+    stop: async_channel::Receiver<()>,
     grace: Duration,
     tls: TlsConnector,
 ) {
@@ -133,37 +130,17 @@ pub async fn serve_with_tls(
     drop(listener);
     server.begin_drain();
     let _ = drain_sender.send(true);
-    let deadline = tokio::time::Instant::now() + grace;
-    let idle = || active.load(Ordering::SeqCst) == 0;
-    let mut forced = false;
-    while !idle() && tokio::time::Instant::now() < deadline {
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(20)) => {}
-            message = stop.recv() => {
-                if message.is_some() {
-                    forced = true;
-                    break;
-                }
-            }
-        }
-    }
-    if !idle() {
-        let why = if forced {
-            "second signal"
-        } else {
-            "grace period over"
-        };
-        let open = active.load(Ordering::SeqCst);
-        log_line(
-            log_format,
-            &format!("{why}: cutting short {open} connection(s)"),
-        );
-        let _ = cut_sender.send(true);
-        let flush_by = tokio::time::Instant::now() + CUT_FLUSH;
-        while !idle() && tokio::time::Instant::now() < flush_by {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
+    contact_runtime_common::service::drain_connections(
+        &active,
+        grace,
+        log_format,
+        tokio::time::sleep,
+        || async { stop.recv().await.is_ok() },
+        move || {
+            let _ = cut_sender.send(true);
+        },
+    )
+    .await;
     checks.abort();
 }
 
@@ -325,7 +302,7 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
             }
         };
         let server = new_server(config);
-        let (stop_sender, stop) = mpsc::channel::<()>(2);
+        let (stop_sender, stop) = async_channel::bounded::<()>(2);
         use tokio::signal::unix::{signal, SignalKind};
         let (Ok(mut term), Ok(mut int)) = (
             signal(SignalKind::terminate()),

@@ -70,7 +70,7 @@ impl Service {
                 )
             }
             Runtime::Tokio => {
-                let (stop, stopped) = tokio::sync::mpsc::channel(1);
+                let (stop, stopped) = smol::channel::bounded(1);
                 let tls = contact_runtime_tokio::tls_connector_with(&extra_roots);
                 let thread = std::thread::spawn(move || {
                     let runtime = tokio::runtime::Builder::new_current_thread()
