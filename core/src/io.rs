@@ -300,8 +300,9 @@ pub struct RequestEvent {
     /// Pages left out because their extraction took longer than
     /// [`crate::work::PAGE_WORK_BUDGET`].
     pub pages_too_costly: u32,
-    /// Why the homepage could not be read, for an operator: the runtime's IO failure or the
-    /// fetch step that timed out ("dns: …", "tcp: connection refused", "tls: …", "http 503",
-    /// "redirect: …"); the API code stays `FETCH_FAILED` (or `PRIVATE_ADDRESS`, …).
+    /// Why the request failed, for an operator: the homepage's fetch, or a facilitator call
+    /// with no usable reply — the runtime's IO failure or the fetch step that timed out ("dns:
+    /// …", "tcp: connection refused", "tls: …", "http 503", "redirect: …", "http: no response
+    /// in time"); the API code stays `FETCH_FAILED` (or `PRIVATE_ADDRESS`, 503, …).
     pub cause: Option<String>,
 }

@@ -2691,3 +2691,26 @@ fn a_failed_homepage_keeps_its_cause_for_the_access_log() {
         assert!(found.starts_with(cause), "{cause}: {found:?}");
     }
 }
+
+/// A `/settle` that never answers: the 503 and its audit line say why (no response in time),
+/// and a facilitator that refuses connections is named as such.
+#[test]
+fn a_settle_without_a_reply_names_its_cause_in_the_audit_line() {
+    let mut sim = world(&[]);
+    sim.endpoint(FACILITATOR.parse().unwrap(), |raw| {
+        if request_path(raw) == "/verify" {
+            Reply::Bytes(http_response(200, &[], br#"{"isValid":true}"#))
+        } else {
+            Reply::Stall
+        }
+    });
+    let r = one(&sim.request(&paid_post(&sim, 150)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    let first = &sim.settlements[0];
+    assert_eq!(first.outcome, "unknown");
+    assert_eq!(first.reason.as_deref(), Some("http: no response in time"));
+    assert_eq!(
+        sim.events.last().unwrap().cause.as_deref(),
+        Some("http: no response in time")
+    );
+}

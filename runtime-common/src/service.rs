@@ -264,3 +264,33 @@ pub async fn drain_connections<Sleep, Stop>(
         sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Checks the facilitator's `GET /supported` now and
+/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each check ends
+/// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` reads the outcome), and
+/// logs each change of the outcome. `drive` runs one client-less exchange to its end on the
+/// runtime; `sleep` is the runtime's timer. Ends when payments are not configured.
+pub async fn check_facilitator<Drive, Sleep>(
+    server: Server,
+    mut drive: impl FnMut(contact_core::exchange::Exchange) -> Drive,
+    mut sleep: impl FnMut(std::time::Duration) -> Sleep,
+) where
+    Drive: std::future::Future,
+    Sleep: std::future::Future,
+{
+    use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
+    let log_format = server.config().log_format;
+    let mut last = server.facilitator_health();
+    loop {
+        let Some(check) = Exchange::facilitator_check(&server, Instant::now()) else {
+            return;
+        };
+        drive(check).await;
+        let health = server.facilitator_health();
+        if health != last {
+            log_line(log_format, &health.to_string());
+            last = health;
+        }
+        sleep(FACILITATOR_CHECK_INTERVAL).await;
+    }
+}

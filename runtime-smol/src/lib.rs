@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use contact_core::api::{ApiError, ContactExtractionResult};
-use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
+use contact_core::exchange::Exchange;
 use contact_core::server::Server;
 use futures_rustls::TlsConnector;
 use smol::channel::Receiver;
@@ -74,7 +74,14 @@ pub async fn serve_with_tls(
     let (cut_sender, cut) = smol::channel::bounded::<()>(1);
     let shutdown = connection::Shutdown { drain, cut };
     // Readiness names the facilitator; the checks stop with this function (the task drops).
-    let _checks = spawn(check_facilitator(server.clone(), tls.clone()));
+    let _checks = spawn(contact_runtime_common::service::check_facilitator(
+        server.clone(),
+        {
+            let tls = tls.clone();
+            move |check| drive(check, None, tls.clone(), log_format, None)
+        },
+        Timer::after,
+    ));
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {
             let _ = stop.recv().await;
@@ -127,26 +134,6 @@ pub async fn serve_with_tls(
         move || drop(cut_sender),
     )
     .await;
-}
-
-/// Checks the facilitator's `GET /supported` now and [`FACILITATOR_CHECK_INTERVAL`] after each
-/// check ends ([`Exchange::facilitator_check`]; `/api/ready` reads the outcome), and logs each
-/// change of the outcome.
-async fn check_facilitator(server: SharedServer, tls: TlsConnector) {
-    let log_format = server.config().log_format;
-    let mut last = server.facilitator_health();
-    loop {
-        let Some(check) = Exchange::facilitator_check(&server, Instant::now()) else {
-            return;
-        };
-        drive(check, None, tls.clone(), log_format, None).await;
-        let health = server.facilitator_health();
-        if health != last {
-            log_line(log_format, &health.to_string());
-            last = health;
-        }
-        Timer::after(FACILITATOR_CHECK_INTERVAL).await;
-    }
 }
 
 /// Serves `GET /metrics` (Prometheus text format, `contact_runtime_common::metrics`) on

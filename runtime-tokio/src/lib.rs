@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
 use contact_core::config::Config;
-use contact_core::exchange::{Exchange, DRAIN_GRACE, FACILITATOR_CHECK_INTERVAL};
+use contact_core::exchange::{Exchange, DRAIN_GRACE};
 use contact_core::server::Server;
 use contact_runtime_common::log::{flush_logs, log_line};
 use contact_runtime_common::service::{
@@ -94,7 +94,14 @@ pub async fn serve_with_tls(
     let (cut_sender, cut) = watch::channel(false);
     let shutdown = Shutdown { drain, cut };
     // Readiness names the facilitator; the checks stop with this function.
-    let checks = tokio::spawn(check_facilitator(server.clone(), tls.clone()));
+    let checks = tokio::spawn(contact_runtime_common::service::check_facilitator(
+        server.clone(),
+        {
+            let tls = tls.clone();
+            move |check| drive(check, None, tls.clone(), log_format, None)
+        },
+        tokio::time::sleep,
+    ));
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -142,25 +149,6 @@ pub async fn serve_with_tls(
     )
     .await;
     checks.abort();
-}
-
-/// Checks the facilitator's `GET /supported` now and [`FACILITATOR_CHECK_INTERVAL`] after each
-/// check ends (`/api/ready` reads the outcome), and logs each change of the outcome.
-async fn check_facilitator(server: Server, tls: TlsConnector) {
-    let log_format = server.config().log_format;
-    let mut last = server.facilitator_health();
-    loop {
-        let Some(check) = Exchange::facilitator_check(&server, Instant::now()) else {
-            return;
-        };
-        drive(check, None, tls.clone(), log_format, None).await;
-        let health = server.facilitator_health();
-        if health != last {
-            log_line(log_format, &health.to_string());
-            last = health;
-        }
-        tokio::time::sleep(FACILITATOR_CHECK_INTERVAL).await;
-    }
 }
 
 /// Serves `GET /metrics` (Prometheus text format) on `listener` — the operator's

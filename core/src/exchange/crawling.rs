@@ -243,8 +243,15 @@ impl Exchange {
         };
         let Outbound { purpose, fetch } = job.fetches.remove(index);
         self.outputs.push_back(Output::CloseFetch { fetch: id });
-        if matches!(purpose, Purpose::Page(PageFetch { slot: 0, .. })) {
-            job.cause = fetch.cause().map(str::to_string);
+        // Why it failed, for the access and audit lines: the homepage's fetch, or a facilitator
+        // or chain call that got no usable reply (pages after the homepage are skipped quietly).
+        let cause = fetch.cause().map(str::to_string);
+        match purpose {
+            Purpose::Page(PageFetch { slot: 0, .. }) => job.cause = cause,
+            Purpose::Verify | Purpose::Settle | Purpose::Chain if cause.is_some() => {
+                job.cause = cause;
+            }
+            _ => {}
         }
         match purpose {
             Purpose::Verify => self.after_verify(server, job, end, now),
@@ -508,6 +515,7 @@ impl Exchange {
         };
         match job.phase {
             Phase::CrawlHome => {
+                job.note_timeout(|p| matches!(p, Purpose::Page(PageFetch { slot: 0, .. })));
                 self.close_fetches(&mut job);
                 job.spend(server);
                 self.end_job_with_error(
@@ -548,6 +556,7 @@ impl Exchange {
                 );
             }
             Phase::Verify => {
+                job.note_timeout(|p| matches!(p, Purpose::Verify));
                 self.close_fetches(&mut job);
                 job.spend(server);
                 self.end_job_with_error(
@@ -559,6 +568,7 @@ impl Exchange {
                 );
             }
             Phase::Settle => {
+                job.note_timeout(|p| matches!(p, Purpose::Settle | Purpose::Chain));
                 self.close_fetches(&mut job);
                 if job.settlement.as_ref().is_some_and(|s| s.chain.is_some()) {
                     let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());

@@ -204,7 +204,7 @@ struct JobLog {
     pages_too_costly: u32,
     payer: Option<String>,
     transaction: Option<String>,
-    /// Why the homepage could not be read, for the access log.
+    /// Why the request failed, for the access log (see `Job::cause`).
     cause: Option<String>,
 }
 
@@ -229,8 +229,10 @@ struct Job {
     pages_fetched: u32,
     /// Pages left out (or, the homepage, failed) for running over the work budget.
     pages_too_costly: u32,
-    /// Why the homepage could not be read ("dns: …", "tls: …", "http 503", …): the access
-    /// log's `cause`.
+    /// Why the request failed, for an operator ("dns: …", "tls: …", "http 503", "http: no
+    /// response in time", …): the homepage's fetch, or the latest facilitator or chain call
+    /// that got no usable reply. The access line's `cause`; the audit reason of a `/settle`
+    /// without a reply.
     cause: Option<String>,
     bytes_total: usize,
     /// Set in [`Phase::Settle`].
@@ -291,6 +293,15 @@ struct Settlement {
 }
 
 impl Job {
+    /// The job's deadline passed while a fetch for `purpose` was open: its cause names the step
+    /// it was in (for the access and audit lines).
+    fn note_timeout(&mut self, purpose: impl Fn(&Purpose) -> bool) {
+        if let Some(open) = self.fetches.iter_mut().find(|o| purpose(&o.purpose)) {
+            open.fetch.note_timeout();
+            self.cause = open.fetch.cause().map(str::to_string);
+        }
+    }
+
     /// A job for `request` in `phase`, with nothing fetched yet; it counts in
     /// `MAX_CONCURRENT_JOBS` until dropped.
     fn new(

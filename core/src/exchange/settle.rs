@@ -301,10 +301,16 @@ impl Exchange {
             SettleOutcome::Settled(answer) | SettleOutcome::Refused(answer) => Some(answer),
             SettleOutcome::Unknown(answer) => answer.as_ref(),
         };
+        // No reply at all: the reason is the call's IO cause ("tcp: …", "http: no response in
+        // time", …).
+        let reason = match outcome {
+            SettleOutcome::Unknown(None) => job.cause.clone(),
+            _ => answer.and_then(|a| a.error_reason.clone()),
+        };
         self.audit_line(
             job,
             outcome.word(),
-            answer.and_then(|a| a.error_reason.clone()),
+            reason,
             answer
                 .map(|a| a.transaction.clone())
                 .filter(|tx| !tx.is_empty()),
