@@ -87,6 +87,9 @@ pub struct Config {
     /// (`MAX_PAGE_MEMORY`, default 512 MiB; a number of bytes, or with a `KiB`/`MiB`/`GiB`
     /// suffix; at least one page's reservation, 4 MiB). See [`crate::page_memory`].
     pub max_page_memory: usize,
+    /// The operator's contact address for `/openapi.json`'s `info.contact.email`
+    /// (`OPERATOR_EMAIL`, optional: `local@domain`, no white space, at most 254 bytes).
+    pub operator_email: Option<String>,
     /// Where to serve `GET /metrics` in the Prometheus text format (`METRICS_ADDR`, default
     /// off): a separate listener, so metrics are never public by accident.
     pub metrics_addr: Option<SocketAddr>,
@@ -171,6 +174,16 @@ impl Config {
             Some("true" | "1" | "yes") => true,
             Some(_) => return Err(invalid("PROXY_PROTOCOL", "expected true or false")),
         };
+        let operator_email = match get("OPERATOR_EMAIL") {
+            None => None,
+            Some(v) if is_plain_email(v) => Some(v.to_string()),
+            Some(_) => {
+                return Err(invalid(
+                    "OPERATOR_EMAIL",
+                    "expected an address such as ops@example.com",
+                ))
+            }
+        };
         let metrics_addr = match get("METRICS_ADDR") {
             None => None,
             Some(v) => Some(v.parse::<SocketAddr>().map_err(|_| {
@@ -246,6 +259,7 @@ impl Config {
             trusted_proxies,
             proxy_protocol,
             metrics_addr,
+            operator_email,
             max_page_memory,
             net_policy: NetPolicy {
                 allowed_ports,
@@ -480,6 +494,21 @@ fn invalid(variable: &'static str, message: &str) -> ConfigError {
     }
 }
 
+/// A contact address as discovery documents show it: one `@` with text on both sides, a dot in
+/// the domain, no white space or control characters, at most 254 bytes (RFC 5321's path limit).
+fn is_plain_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    value.len() <= 254
+        && !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && !value.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +562,36 @@ mod tests {
             "https://contacts.example.com/api/v1/extract-contact"
         );
         assert_eq!(facilitator.as_str(), "https://facilitator.example.com/");
+    }
+
+    #[test]
+    fn operator_email_is_optional_and_checked() {
+        let with = |value: &str| {
+            let vars: BTreeMap<String, String> =
+                [("OPERATOR_EMAIL".to_string(), value.to_string())]
+                    .into_iter()
+                    .collect();
+            Config::from_env_map(&vars)
+        };
+        assert_eq!(
+            with("ops@example.com").unwrap().operator_email.as_deref(),
+            Some("ops@example.com")
+        );
+        for bad in [
+            "ops",
+            "@example.com",
+            "ops@example",
+            "ops @example.com",
+            "a@b@c.com",
+        ] {
+            assert_eq!(with(bad).unwrap_err().variable, "OPERATOR_EMAIL", "{bad}");
+        }
+        assert_eq!(
+            Config::from_env_map(&BTreeMap::new())
+                .unwrap()
+                .operator_email,
+            None
+        );
     }
 
     #[test]

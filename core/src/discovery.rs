@@ -192,9 +192,59 @@ pub fn mcp_document(terms: Option<&PaymentTerms>) -> Value {
     })
 }
 
+/// How an agent should call the service: `info.x-guidance` of `/openapi.json` (the layout
+/// x402scan reads).
+pub const GUIDANCE: &str = "POST /api/v1/extract-contact with {\"url\": \"https://www.example.com/\"} (a public http(s) business website). The first answer is 402 with PAYMENT-REQUIRED (x402 v2, scheme exact, USDC on Base): sign it with an x402 client and send the same request again with PAYMENT-SIGNATURE. The 200 is ContactExtractionResult (emails, E.164 phones, socials, schema.org PostalAddress, contact pages) with PAYMENT-RESPONSE. A failure before settlement (400, 422, 5xx) is never charged. On 503 \"settlement pending\", retry with the same PAYMENT-SIGNATURE after Retry-After: it never charges twice.";
+
+/// A price in atomic units of a 6-decimal asset (USDC) as a decimal string: `10000` → `0.01`.
+fn decimal_usd(atomic: &str) -> String {
+    let Ok(units) = atomic.parse::<u128>() else {
+        return atomic.to_string();
+    };
+    let (whole, fraction) = (units / 1_000_000, units % 1_000_000);
+    let fraction = format!("{fraction:06}");
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        whole.to_string()
+    } else {
+        format!("{whole}.{fraction}")
+    }
+}
+
+/// The paid operation's `x-payment-info` (x402scan's layout): a fixed price in USD and the x402
+/// protocol, plus the exact `accepts` for clients that read them.
+fn payment_info(terms: &PaymentTerms) -> Value {
+    json!({
+        "price": {"mode": "fixed", "currency": "USD", "amount": decimal_usd(&terms.requirements.amount)},
+        "protocols": [{"x402": {}}],
+        "x402Version": 2,
+        "accepts": [terms.requirements]
+    })
+}
+
+/// `/.well-known/x402` (no extension): the x402 discovery format of a resource server
+/// (`{x402Version, kind: "resource-server", resources: [{url, method, description}]}`; x402
+/// foundation draft). `/.well-known/x402.json` keeps the fuller document.
+pub fn x402_resources(terms: Option<&PaymentTerms>) -> Value {
+    let resources: Vec<Value> = terms
+        .map(|t| {
+            vec![json!({
+                "url": t.resource.url,
+                "method": "POST",
+                "description": t.resource.description
+            })]
+        })
+        .unwrap_or_default();
+    json!({"x402Version": 2, "kind": "resource-server", "resources": resources})
+}
+
 /// `/openapi.json`: every route, request and response schema, every status, and the 402 with
-/// its headers.
-pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) -> Value {
+/// its headers; `info.contact.email` is the operator's address (`OPERATOR_EMAIL`), when set.
+pub fn openapi_document(
+    base_url: Option<&str>,
+    terms: Option<&PaymentTerms>,
+    contact_email: Option<&str>,
+) -> Value {
     let error = |description: &str| {
         json!({
             "description": description,
@@ -212,14 +262,16 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
         "info": {
             "title": "contact-extract",
             "version": API_VERSION,
-            "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free."
+            "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free.",
+            "x-guidance": GUIDANCE,
+            "contact": contact_email.map(|email| json!({"email": email}))
         },
         "servers": base_url.map(|url| vec![json!({"url": url})]).unwrap_or_default(),
         "paths": {
             EXTRACT_PATH: {"post": {
                 "operationId": "extractContact",
                 "summary": "Extract public contact data from a business website (paid)",
-                "x-payment-info": terms.map(|t| json!({"protocol": "x402", "x402Version": 2, "accepts": [t.requirements]})),
+                "x-payment-info": terms.map(payment_info),
                 "parameters": [{"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
                                 "description": "base64 of the x402 v2 PaymentPayload (the paid retry)", "schema": {"type": "string"}}],
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExtractContactRequest"}}}},
@@ -240,7 +292,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                             "PAYMENT-RESPONSE": {"description": "base64 SettleResponse with success=false, after a refused settlement", "schema": {"type": "string"}},
                             "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}
                         },
-                        "content": {"application/json": {"schema": {"type": "object"}}}
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PaymentRequired"}}}
                     },
                     "404": error("Unknown path (INVALID_URL)"),
                     "405": error("Wrong method (INVALID_URL); see the Allow header"),
@@ -273,6 +325,7 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
             }}},
             "/openapi.json": {"get": {"operationId": "openapi", "security": [], "responses": {"200": json_doc("This document")}}},
             "/.well-known/x402.json": {"get": {"operationId": "x402Discovery", "security": [], "responses": {"200": json_doc("x402 payment metadata")}}},
+            "/.well-known/x402": {"get": {"operationId": "x402Resources", "security": [], "responses": {"200": json_doc("x402 discovery: the resource server's paid resources")}}},
             "/.well-known/mcp.json": {"get": {"operationId": "mcpDiscovery", "security": [], "responses": {"200": json_doc("Metadata-only description of the contact.extract capability")}}}
         },
         "components": {
@@ -282,6 +335,22 @@ pub fn openapi_document(base_url: Option<&str>, terms: Option<&PaymentTerms>) ->
                 "ContactExtractionResult": result_schema(),
                 "ApiError": api_error_schema(),
                 "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
+                "PaymentRequired": {
+                    "type": "object",
+                    "description": "x402 v2 PaymentRequired (the body repeats the PAYMENT-REQUIRED header)",
+                    "properties": {
+                        "x402Version": {"type": "integer", "const": 2},
+                        "error": {"type": "string"},
+                        "resource": {"type": "object", "properties": {"url": {"type": "string"}, "description": {"type": "string"}, "mimeType": {"type": "string"}}, "required": ["url"]},
+                        "accepts": {"type": "array", "items": {"type": "object", "properties": {
+                            "scheme": {"type": "string"}, "network": {"type": "string"}, "amount": {"type": "string"},
+                            "asset": {"type": "string"}, "payTo": {"type": "string"}, "maxTimeoutSeconds": {"type": "integer"},
+                            "extra": {"type": "object"}
+                        }, "required": ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds"]}},
+                        "extensions": {"type": "object"}
+                    },
+                    "required": ["x402Version", "resource", "accepts"]
+                },
                 "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready", "not ready", "shedding"]}, "problems": {"type": "array", "items": {"type": "string"}}}, "required": ["status"]}
             }
         }
@@ -309,7 +378,11 @@ mod tests {
 
     #[test]
     fn openapi_describes_every_route_and_status() {
-        let doc = openapi_document(Some("https://contacts.example.com"), Some(&terms()));
+        let doc = openapi_document(
+            Some("https://contacts.example.com"),
+            Some(&terms()),
+            Some("ops@example.com"),
+        );
         assert_eq!(doc["openapi"], "3.1.0");
         let paths = doc["paths"].as_object().unwrap();
         for (path, operations) in paths {
@@ -320,7 +393,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(paths.len(), 7);
+        assert_eq!(paths.len(), 8);
         let statuses: Vec<&String> = paths[EXTRACT_PATH]["post"]["responses"]
             .as_object()
             .unwrap()
@@ -337,6 +410,55 @@ mod tests {
         );
         assert_eq!(doc["servers"][0]["url"], "https://contacts.example.com");
         assert_eq!(route("GET", "/openapi.json"), Ok(Route::OpenApi));
+    }
+
+    /// The layout x402scan reads: `info.x-guidance`, `info.contact.email`, a fixed USD price and
+    /// the x402 protocol on the paid operation, the 402's PaymentRequired schema, free routes
+    /// with `security: []`; and `/.well-known/x402` in the discovery format.
+    #[test]
+    fn discovery_layouts_for_crawlers_and_agents() {
+        let doc = openapi_document(None, Some(&terms()), Some("ops@example.com"));
+        assert!(doc["info"]["x-guidance"]
+            .as_str()
+            .unwrap()
+            .contains("PAYMENT-SIGNATURE"));
+        assert_eq!(doc["info"]["contact"]["email"], "ops@example.com");
+        let paid = &doc["paths"][EXTRACT_PATH]["post"];
+        assert_eq!(
+            paid["x-payment-info"]["price"],
+            json!({"mode": "fixed", "currency": "USD", "amount": "0.01"})
+        );
+        assert_eq!(paid["x-payment-info"]["protocols"], json!([{"x402": {}}]));
+        assert_eq!(paid["x-payment-info"]["accepts"][0]["amount"], "10000");
+        assert_eq!(
+            paid["responses"]["402"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/PaymentRequired"
+        );
+        for (path, operations) in doc["paths"].as_object().unwrap() {
+            if path != EXTRACT_PATH {
+                assert_eq!(operations["get"]["security"], json!([]), "{path}");
+            }
+        }
+        assert!(openapi_document(None, Some(&terms()), None)["info"]["contact"].is_null());
+        let resources = x402_resources(Some(&terms()));
+        assert_eq!(
+            resources,
+            json!({"x402Version": 2, "kind": "resource-server", "resources": [{
+                "url": "https://contacts.example.com/api/v1/extract-contact",
+                "method": "POST",
+                "description": terms().resource.description
+            }]})
+        );
+        assert_eq!(x402_resources(None)["resources"], json!([]));
+        assert_eq!(route("GET", "/.well-known/x402"), Ok(Route::X402Resources));
+        for (atomic, usd) in [
+            ("10000", "0.01"),
+            ("1000000", "1"),
+            ("1500000", "1.5"),
+            ("1", "0.000001"),
+        ] {
+            assert_eq!(decimal_usd(atomic), usd);
+        }
     }
 
     #[test]
@@ -393,8 +515,8 @@ mod tests {
         assert_eq!(mcp["capabilities"][0]["price"]["amount"], "10000");
         assert_eq!(mcp["capabilities"][0]["invocation"]["method"], "POST");
         assert_eq!(
-            openapi_document(None, Some(&terms)),
-            openapi_document(None, Some(&terms)),
+            openapi_document(None, Some(&terms), None),
+            openapi_document(None, Some(&terms), None),
             "deterministic"
         );
     }

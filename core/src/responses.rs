@@ -3,7 +3,7 @@
 //! a kept result, JSON errors, and the messages of homepage failures.
 
 use crate::api::Failure;
-use crate::config::PaymentConfig;
+use crate::config::{Config, PaymentConfig};
 use crate::discovery;
 use crate::http::response::{preflight, Response};
 use crate::http::routes::Route;
@@ -12,7 +12,8 @@ use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::KeptResponse;
 
 /// The answer of a free route (`None` for the paid one).
-pub(crate) fn free_response(payment: &PaymentConfig, route: Route) -> Option<Response> {
+pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
+    let payment = &config.payment;
     let terms = match payment {
         PaymentConfig::Ready { terms, .. } => Some(terms.as_ref()),
         PaymentConfig::Incomplete(_) => None,
@@ -39,9 +40,11 @@ pub(crate) fn free_response(payment: &PaymentConfig, route: Route) -> Option<Res
                     .trim_end_matches(discovery::EXTRACT_PATH)
                     .to_string()
             });
-            json(discovery::openapi_document(base.as_deref(), terms))
+            let email = config.operator_email.as_deref();
+            json(discovery::openapi_document(base.as_deref(), terms, email))
         }
         Route::X402Discovery => json(discovery::x402_document(terms)),
+        Route::X402Resources => json(discovery::x402_resources(terms)),
         Route::McpDiscovery => json(discovery::mcp_document(terms)),
         Route::Preflight => preflight(),
         Route::ExtractContact => return None,

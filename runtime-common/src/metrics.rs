@@ -186,6 +186,7 @@ fn route_label(path: &str) -> &'static str {
         Some(Route::Ready) => "ready",
         Some(Route::OpenApi) => "openapi",
         Some(Route::X402Discovery) => "x402_discovery",
+        Some(Route::X402Resources) => "x402_resources",
         Some(Route::McpDiscovery) => "mcp_discovery",
         // `path_route` never names a preflight (that is the method's doing).
         Some(Route::Preflight) | None => "other",

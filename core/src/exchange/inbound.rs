@@ -156,7 +156,7 @@ impl Exchange {
             self.send_plain(&response.prepare(), &request, now);
             return;
         }
-        match free_response(&server.config.payment, route) {
+        match free_response(&server.config, route) {
             Some(response) => self.send_plain(&response.prepare(), &request, now),
             None => self.extract_contact(server, &head, &body, request, now),
         }

@@ -18,6 +18,8 @@ pub enum Route {
     Preflight,
     /// `GET /.well-known/x402.json`.
     X402Discovery,
+    /// `GET /.well-known/x402` (the x402 discovery format).
+    X402Resources,
 }
 
 /// Why a request has no route.
@@ -53,6 +55,7 @@ pub fn path_route(path: &str) -> Option<Route> {
         "/api/ready" => Route::Ready,
         "/openapi.json" => Route::OpenApi,
         "/.well-known/x402.json" => Route::X402Discovery,
+        "/.well-known/x402" => Route::X402Resources,
         "/.well-known/mcp.json" => Route::McpDiscovery,
         _ => return None,
     })
