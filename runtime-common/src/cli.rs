@@ -2,7 +2,7 @@
 //! and log settings (each an environment variable or the `--flag` of the same name), turned
 //! into the map `contact_core::config::Config::from_env_map` reads.
 
-/// `serve` settings (README "Configuration").
+/// `serve` settings (docs/configuration.md).
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// Listen address.

@@ -19,7 +19,7 @@
 
 /// mimalloc instead of glibc's malloc: the unpaid 402 path allocates and frees a 5 KB
 /// response per request, where glibc spent ~5 % of the server's CPU (`malloc_consolidate`,
-/// `_int_free`); measured +5–10 % requests/s (README "Quality and speed").
+/// `_int_free`); measured +5–10 % requests/s (CHANGELOG.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -43,7 +43,7 @@ use url::Url;
 struct Cli {
     /// The async runtime that does the IO of `serve`, `extract` and `extract-batch` (the
     /// service behaves the same on both; tokio is the default: it served the unpaid 402 path
-    /// ≈ 19 % faster on one IO thread, README "Quality and speed").
+    /// ≈ 19 % faster on one IO thread, docs/performance.md).
     #[arg(long, env = "RUNTIME", global = true, value_enum, default_value_t = Runtime::Tokio)]
     runtime: Runtime,
     #[command(subcommand)]
