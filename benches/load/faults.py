@@ -1,4 +1,4 @@
-"""Faults over real sockets, many times (issue 10, suite item 4; driven by faults.sh).
+"""Faults over real sockets, many times (driven by faults.sh).
 
 A loopback world that misbehaves on purpose, and a client that pays the service through it:
 

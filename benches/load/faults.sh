@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults over real sockets, 1 000 times (issue 10, suite item 4): paid requests through a
+# Faults over real sockets, 1 000 times: paid requests through a
 # loopback site and facilitator that misbehave on purpose (a reset mid-body, endless headers,
 # invalid chunking, a gzip bomb, a stall mid-body, a stalled TLS handshake; a facilitator that
 # answers garbage, 500 or nothing at /verify, garbage or 500 at /settle; clients that leave

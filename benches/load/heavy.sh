@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No request can hurt the others (issue 10, suite item 1): a loopback site serves the crafted
+# No request can hurt the others: a loopback site serves the crafted
 # ~2 MiB pages of `contact_benches::pathological` (100 000 distinct emails; 40 000 contact-like
 # links; 200 000 unclosed nested elements; 80 000 phones; 40 000 addresses), one per host.
 # While paid crawls of them run back to back (a stub facilitator accepts and settles), wrk

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory under paid crawls (issue 10: a memory budget for page bytes): 256 concurrent
+# Peak memory under paid crawls (a memory budget for page bytes): 256 concurrent
 # paid requests, each crawling a loopback site whose homepage and three extra pages are
 # ~2 MiB each (a stub facilitator accepts and settles). Prints the service's peak RSS, the
 # statuses, and the wall time, for MAX_PAGE_MEMORY at its default (512 MiB) and at 64 MiB.

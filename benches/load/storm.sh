@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bursts and connection storms (issue 10, suite items 2 and 3), on loopback, bounded:
+# Bursts and connection storms, on loopback, bounded:
 #  2. Burst: 10 × RATE_LIMIT_BURST unpaid requests pipelined from one client, then the same
 #     from 1 000 clients behind a trusted proxy (TRUSTED_PROXIES + X-Forwarded-For). Every
 #     answer must be 402, 429 or 503 (429/503 with Retry-After), never another 5xx; the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Offline throughput as a user runs it, with the Python peer in the same run (issue 12):
+# Offline throughput as a user runs it, with the Python peer in the same run:
 #   bash benches/peer/compare.sh [DIR] [RUNS]     (DIR default ../shared/corpus-perf, RUNS 5)
 # Prints, per command, MB/s of every run (sorted) and the peak RSS of the last run:
 #   extract-dir --jobs 1 pinned to one core, extract-dir --jobs 2 (all cores of this machine),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python peer for `contact-extract extract-dir`: the plain pipeline people write with
-lxml + phonenumbers (issue 11/12's reference point). For every *.html/*.htm under DIR (sorted),
+lxml + phonenumbers (the reference point). For every *.html/*.htm under DIR (sorted),
 as a one-page site: visible text (no script/style/noscript/template), emails (text and mailto:),
 phone numbers (phonenumbers.PhoneNumberMatcher over the text, region from the ccTLD of the
 page's canonical URL, else US; tel: links), social profile links and JSON-LD blocks. One JSON

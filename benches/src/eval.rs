@@ -17,15 +17,15 @@ use contact_core::extract::{self, socials};
 use serde::Deserialize;
 use url::Url;
 
-/// The floors of the quality issues: (field, minimum precision, minimum recall). Addresses
-/// at issue 11's targets (P ≥ 0.97, R ≥ 0.95).
+/// The quality floors: (field, minimum precision, minimum recall). Addresses at
+/// P ≥ 0.97, R ≥ 0.95.
 pub const FLOORS: [(&str, f64, f64); 4] = [
     ("emails", 0.97, 0.95),
     ("phones", 0.93, 0.85),
     ("socials", 0.95, 0.93),
     ("addresses", 0.97, 0.95),
 ];
-/// Minimum company-name accuracy (issue 11's target).
+/// Minimum company-name accuracy.
 pub const COMPANY_FLOOR: f64 = 0.95;
 
 #[derive(Deserialize)]

@@ -1,5 +1,5 @@
 //! Crafted pages that cost the most per byte, each just under the 2 MiB page cap
-//! (decisions.md "Fetching the target site"): what a hostile or broken site can make the
+//! (docs/contract.md "Fetching"): what a hostile or broken site can make the
 //! extractor do. Used by the `pathological` benchmark, the load scripts' fixture site (through
 //! the `pathological-page` binary) and the tests that check the per-page caps.
 

@@ -1,11 +1,11 @@
-//! The service's JSON result types, with the field names of `service-spec.md` §2.
+//! The service's JSON result types, with the field names of docs/contract.md.
 //!
 //! Serialised with serde in camelCase exactly as the spec names them; every field is always
 //! present (optional address parts are omitted when unknown, as the spec marks them optional).
 
 use serde::{Deserialize, Serialize};
 
-/// `ContactExtractionResult` (service-spec §2): the 200 body of `POST /api/v1/extract-contact`.
+/// `ContactExtractionResult` (docs/contract.md): the 200 body of `POST /api/v1/extract-contact`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContactExtractionResult {
@@ -15,7 +15,7 @@ pub struct ContactExtractionResult {
     pub input_url: String,
     /// The submitted URL's host: lower-case, IDNA ASCII, without a leading `www.`.
     pub domain: String,
-    /// The business's name (decisions.md "Result fields" precedence), or `null`.
+    /// The business's name (docs/contract.md "Result fields" precedence), or `null`.
     pub company_name: Option<String>,
     /// Lower-cased, deduplicated emails in order of first appearance, homepage first.
     pub emails: Vec<SourcedValue>,
@@ -45,7 +45,7 @@ pub struct SourcedValue {
     pub source_url: String,
 }
 
-/// `SocialLinks` (service-spec §2): canonical profile URLs per network.
+/// `SocialLinks` (docs/contract.md): canonical profile URLs per network.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SocialLinks {
     /// `https://linkedin.com/company/…`, `/school/…`, `/in/…`, `/groups/…`.
@@ -93,7 +93,7 @@ pub struct ResultMeta {
     pub duration_ms: u64,
 }
 
-/// Reads the body of `POST /api/v1/extract-contact` (decisions.md step 3): `Content-Type`
+/// Reads the body of `POST /api/v1/extract-contact` (docs/contract.md "Request order" step 3): `Content-Type`
 /// `application/json` (parameters allowed), no query string, a JSON object with exactly one
 /// field, `url`, a string. Returns the URL string as given (its own rules are step 4).
 ///
@@ -132,7 +132,7 @@ pub fn extract_request_url(
     }
 }
 
-/// `error.code` of an `ApiError` (service-spec §7).
+/// `error.code` of an `ApiError` (docs/contract.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -179,7 +179,7 @@ pub struct ErrorDetail {
     pub message: String,
 }
 
-/// `ApiError` (service-spec §2): the body of every JSON error response.
+/// `ApiError` (docs/contract.md): the body of every JSON error response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiError {
@@ -210,7 +210,7 @@ impl ApiError {
 }
 
 /// Every way a request can fail, typed; [`reply_for`] is the one place that maps them to the
-/// spec's (status, code) pairs (decisions.md "Request handling and errors").
+/// spec's (status, code) pairs (docs/contract.md "Request order").
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Failure {
@@ -251,7 +251,7 @@ pub enum Failure {
     /// A bug.
     Internal,
     /// The settlement outcome is unknown (pending, timeout, garbage); the result is kept for a
-    /// retry with the same `PAYMENT-SIGNATURE` (decisions.md "Money safety").
+    /// retry with the same `PAYMENT-SIGNATURE` (docs/payments.md).
     SettlementPending,
     /// A request with the same payment is still being processed.
     PaymentInProgress,
@@ -260,7 +260,7 @@ pub enum Failure {
     PaymentIdConflict,
 }
 
-/// The HTTP status and `error.code` for a failure (decisions.md "Request handling and errors").
+/// The HTTP status and `error.code` for a failure (docs/contract.md "Request order").
 pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
     match failure {
         Failure::HeadTooLarge => (431, ErrorCode::InvalidUrl),
@@ -278,7 +278,7 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
         | Failure::FacilitatorUnavailable
         | Failure::SettlementPending
         | Failure::PaymentInProgress => (503, ErrorCode::InternalError),
-        // decisions.md "Money safety": the one status beyond the seed's list.
+        // docs/payments.md: the one status beyond the seed's list.
         Failure::PaymentIdConflict => (409, ErrorCode::InvalidUrl),
         Failure::BlockedResolution => (400, ErrorCode::PrivateAddress),
         Failure::FetchFailed => (422, ErrorCode::FetchFailed),

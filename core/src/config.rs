@@ -3,7 +3,7 @@
 //!
 //! Invalid values stop start-up with a message naming the variable. Missing or invalid payment
 //! settings (`PUBLIC_BASE_URL`, `PAY_TO`, `FACILITATOR_URL`) do not: the service starts, fails
-//! closed (503 on the paid route), and `/api/ready` lists each problem (decisions.md
+//! closed (503 on the paid route), and `/api/ready` lists each problem (docs/contract.md
 //! "Payment").
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The connection caps (issue 10): at most `MAX_CONNECTIONS` open client connections
+//! The connection caps: at most `MAX_CONNECTIONS` open client connections
 //! (default 10 000) and `MAX_CONNECTIONS_PER_IP` from one peer address (default 256). A
 //! runtime asks [`ConnectionGate::admit`] right after `accept`; a refused connection is closed
 //! at once, before anything is read or allocated for it. The count is per TCP peer: a trusted

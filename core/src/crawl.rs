@@ -1,7 +1,7 @@
 //! The crawl planner: from the homepage's links, choose at most [`MAX_EXTRA_PAGES`] same-site
 //! pages that look like contact, imprint/legal-notice, about or support pages, and list the
-//! contact-like pages for the result's `contactPages` (decisions.md "Fetching the target site";
-//! keywords and pick rule from `../shared/design/extraction.md` §4).
+//! contact-like pages for the result's `contactPages` (docs/contract.md "Fetching";
+//! keywords and pick rule from docs/extraction.md).
 //!
 //! Links are scored by anchor text (weighted double) and URL path tokens, in English, German,
 //! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
@@ -15,9 +15,9 @@ use url::Url;
 use crate::extract::limits::MAX_CRAWL_CANDIDATES;
 use crate::site::{region_from_host, registrable_domain};
 
-/// Extra pages fetched besides the homepage (service-spec §8).
+/// Extra pages fetched besides the homepage (docs/contract.md).
 pub const MAX_EXTRA_PAGES: usize = 3;
-/// Longest `contactPages` list (decisions.md "Result fields").
+/// Longest `contactPages` list (docs/contract.md "Result fields").
 pub const MAX_CONTACT_PAGES: usize = 10;
 
 /// A link of a fetched page, resolved to an absolute URL, with its anchor text.

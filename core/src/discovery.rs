@@ -1,7 +1,7 @@
-//! Discovery documents (service-spec §4 "Discovery routes"): `/openapi.json` (OpenAPI 3.1),
-//! `/.well-known/x402.json` (payment metadata; x402-notes §5.2) and `/.well-known/mcp.json`
+//! Discovery documents (docs/contract.md): `/openapi.json` (OpenAPI 3.1),
+//! `/.well-known/x402.json` (payment metadata; docs/payments.md "x402 v2 in practice") and `/.well-known/mcp.json`
 //! (metadata-only description of the `contact.extract` capability), plus the `bazaar`
-//! extension carried in every 402 (x402-notes §5.1). All are built from configuration only,
+//! extension carried in every 402 (docs/payments.md "x402 v2 in practice"). All are built from configuration only,
 //! so they are identical on every request.
 
 use serde_json::{json, Value};
@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
 
-/// The interface description version (service-spec §9).
+/// The interface description version (docs/contract.md).
 pub const API_VERSION: &str = "0.1.0";
 /// The paid route.
 pub const EXTRACT_PATH: &str = "/api/v1/extract-contact";
@@ -27,7 +27,7 @@ pub fn request_schema() -> Value {
     })
 }
 
-/// JSON Schema of `ContactExtractionResult` (service-spec §2).
+/// JSON Schema of `ContactExtractionResult` (docs/contract.md).
 pub fn result_schema() -> Value {
     let sourced = json!({
         "type": "object",
@@ -104,7 +104,7 @@ fn example_result() -> Value {
     })
 }
 
-/// The `bazaar` extension of the 402 (x402-notes §5.1).
+/// The `bazaar` extension of the 402 (docs/payments.md "x402 v2 in practice").
 pub fn bazaar_extension() -> Value {
     json!({
         "bazaar": {
@@ -139,9 +139,8 @@ pub fn bazaar_extension() -> Value {
     })
 }
 
-/// The `extensions` of every 402 and of `/.well-known/x402.json`: `bazaar` (x402-notes §5.1)
-/// and `payment-identifier` with `required: false` (x402-notes §5.4; decisions.md "Money
-/// safety").
+/// The `extensions` of every 402 and of `/.well-known/x402.json`: `bazaar` and
+/// `payment-identifier` with `required: false` (docs/payments.md "x402 v2 in practice").
 pub fn payment_extensions() -> Value {
     let mut extensions = bazaar_extension();
     extensions[identifier::EXTENSION] = identifier::declaration();

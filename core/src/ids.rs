@@ -1,4 +1,4 @@
-//! Request ids (decisions.md): `req_` + 26 Crockford base32 characters, time-ordered like a
+//! Request ids (docs/contract.md): `req_` + 26 Crockford base32 characters, time-ordered like a
 //! ULID — 48 bits of unix milliseconds, then 80 bits derived from the server's seed and a
 //! counter (Keccak-256), so ids are unique per server and reproducible in tests. One
 //! Keccak-256 block (32 bytes) yields the 80-bit parts of three ids.

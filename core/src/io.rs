@@ -154,7 +154,7 @@ pub enum Input<'a> {
         result: Result<(), IoFailure>,
     },
     /// Progress of a `Connect` with TLS: TCP is up and the handshake starts (the core gives
-    /// the handshake its own deadline, decisions.md: connect 5 s, TLS 5 s). Not an answer:
+    /// the handshake its own deadline, docs/contract.md: connect 5 s, TLS 5 s). Not an answer:
     /// `Connected` still follows. A runtime that never sends it gets one 5 s deadline for
     /// both steps.
     TcpConnected {
@@ -240,7 +240,7 @@ pub enum Output {
     },
     /// A finished request, for the access log.
     Event(RequestEvent),
-    /// One `/settle` attempt, for the audit log (decisions.md "Money safety": every attempt is
+    /// One `/settle` attempt, for the audit log (docs/payments.md: every attempt is
     /// logged). Runtimes write it at once and never drop it.
     Settlement(SettlementEvent),
 }

@@ -1,4 +1,4 @@
-//! Per-client rate limiting (decisions.md step 2: 429 `RATE_LIMITED` with `Retry-After`): a
+//! Per-client rate limiting (docs/contract.md "Request order" step 2: 429 `RATE_LIMITED` with `Retry-After`): a
 //! token bucket per client address, IPv6 clients grouped by /64 (one subscriber's prefix),
 //! IPv4-mapped IPv6 judged as IPv4. Pure: time comes in as an `Instant`.
 

@@ -1,6 +1,6 @@
 //! SSRF policy: which URLs the service may fetch and which addresses it may connect to
-//! (decisions.md "Request handling and errors" step 4 and "Fetching the target site";
-//! `../shared/design/security.md` §2–§6).
+//! (docs/contract.md "Request order" step 4 and "Fetching the target site";
+//! docs/security.md).
 //!
 //! The URL is parsed once, with the WHATWG parser of the `url` crate, which turns every IPv4
 //! spelling (`2130706433`, `0x7f.1`, `017700000001`, `127.1`, full-width digits…) into one
@@ -13,13 +13,13 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use ipnet::IpNet;
 use url::{Host, Url};
 
-/// Longest accepted URL, in characters (service-spec §8).
+/// Longest accepted URL, in characters (docs/contract.md).
 pub const MAX_URL_CHARS: usize = 2048;
 /// Longest accepted URL once parsed and serialised (percent-encoded), in bytes
-/// (`../shared/design/security.md` §3 rule 7: percent-encoding can grow a 2048-character input
+/// (docs/security.md: percent-encoding can grow a 2048-character input
 /// up to twelvefold; many servers cap request lines near 8 KiB).
 pub const MAX_SERIALISED_URL_BYTES: usize = 8192;
-/// Ports a target URL may use unless configured otherwise (decisions.md step 4).
+/// Ports a target URL may use unless configured otherwise (docs/contract.md "Request order" step 4).
 pub const DEFAULT_ALLOWED_PORTS: [u16; 5] = [80, 443, 8000, 8080, 8443];
 
 /// The operator's network settings that the policy applies.
@@ -32,7 +32,7 @@ pub struct NetPolicy {
     pub allowed_private: Vec<IpNet>,
     /// The service's own addresses (the listening address when it is specific, and the
     /// host's outward addresses the runtime finds at start-up): refused whatever the port
-    /// (security.md: Smokescreen and Advocate refuse their own addresses), unless an
+    /// (docs/security.md: Smokescreen and Advocate refuse their own addresses), unless an
     /// exempted range covers them (tests).
     pub own_addrs: Vec<IpAddr>,
 }
@@ -139,7 +139,7 @@ pub struct PublicUrl {
 }
 
 impl PublicUrl {
-    /// Checks a submitted URL string in the order of decisions.md step 4.
+    /// Checks a submitted URL string in the order of docs/contract.md "Request order" step 4.
     ///
     /// # Errors
     /// The first rule the string breaks.
@@ -225,7 +225,7 @@ impl ApprovedAddr {
 }
 
 /// Judges a DNS answer for `port`: refused if it is empty or if *any* address is blocked
-/// (decisions.md: "if any answer is blocked, refuse the name"); otherwise the first address,
+/// (docs/contract.md: "if any answer is blocked, refuse the name"); otherwise the first address,
 /// which is then the only one the fetch may use (no second lookup: no DNS rebinding).
 ///
 /// # Errors
@@ -244,7 +244,7 @@ pub fn approve(
 }
 
 /// Approves an address of an endpoint the operator configured (the facilitator): its host is
-/// trusted configuration, so the block list does not apply (architecture.md §3.7). `None` for
+/// trusted configuration, so the block list does not apply (docs/architecture.md). `None` for
 /// an empty answer. Crate-private: only the core's fetch of the configured facilitator URL
 /// may skip the policy, so an [`ApprovedAddr`] outside the core always passed it.
 pub(crate) fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<ApprovedAddr> {
@@ -254,10 +254,10 @@ pub(crate) fn approve_configured(addrs: &[IpAddr], port: u16) -> Option<Approved
 }
 
 /// Azure's WireServer (168.63.129.16/32): a platform endpoint reachable from every Azure VM
-/// although the address is public (issue 10; security.md).
+/// although the address is public (docs/security.md).
 const AZURE_WIRESERVER: Ipv4Addr = Ipv4Addr::new(168, 63, 129, 16);
 
-/// Whether `ip` is in the block list of decisions.md ("Fetching the target site"), plus
+/// Whether `ip` is in the block list of docs/contract.md ("Fetching the target site"), plus
 /// Azure's WireServer (168.63.129.16):
 /// IPv4-mapped IPv6 is judged as IPv4; IPv6 outside 2000::/3 is blocked, and so are 2001::/23,
 /// 2001:db8::/32, 2002::/16 and 3fff::/20 inside it.
@@ -322,7 +322,7 @@ fn check_literal(ip: IpAddr, policy: &NetPolicy) -> Result<(), UrlRejection> {
     }
 }
 
-/// DNS-name rules of security.md §3.4 (the parser has already lower-cased and punycoded).
+/// DNS-name rules of docs/security.md (the parser has already lower-cased and punycoded).
 fn check_name(name: &str) -> Result<(), UrlRejection> {
     let name = name.strip_suffix('.').unwrap_or(name);
     if name.is_empty() || name.len() > 253 {
@@ -356,7 +356,7 @@ fn check_name(name: &str) -> Result<(), UrlRejection> {
 }
 
 /// Control, white-space and invisible (format) characters, which the WHATWG parser would
-/// silently drop or trim (security.md §2), so a URL holding them is refused outright.
+/// silently drop or trim (docs/security.md), so a URL holding them is refused outright.
 fn is_forbidden_char(c: char) -> bool {
     c.is_control()
         || c.is_whitespace()
@@ -522,7 +522,7 @@ mod tests {
             check("https://user@example.com/"),
             Err(UrlRejection::Userinfo)
         );
-        // Within 2048 characters, but percent-encoded past 8192 bytes (security.md §3 rule 7):
+        // Within 2048 characters, but percent-encoded past 8192 bytes (docs/security.md):
         // each `é` becomes `%C3%A9` (6 bytes).
         let grows = format!("https://example.com/{}", "é".repeat(1400));
         assert!(grows.chars().count() <= MAX_URL_CHARS);

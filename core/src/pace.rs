@@ -1,4 +1,4 @@
-//! Cooperative pacing of long CPU work (issue 10: no request can hurt the others).
+//! Cooperative pacing of long CPU work (no request can hurt the others).
 //!
 //! A page's decoding and extraction runs on a worker thread for a few milliseconds to a few
 //! hundred (crafted 2 MiB pages). Where the workers share cores with the IO threads, the OS

@@ -1,4 +1,4 @@
-//! The memory budget for page bytes (`MAX_PAGE_MEMORY`, default 512 MiB; issue 10): without
+//! The memory budget for page bytes (`MAX_PAGE_MEMORY`, default 512 MiB): without
 //! it, 256 jobs × 4 pages × (2 MiB received + 2 MiB decompressed) could hold 4 GiB at once.
 //!
 //! Each page holds a [`PageMemorySlot`] of [`PAGE_RESERVATION`] bytes — its worst case: the

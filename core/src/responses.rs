@@ -85,7 +85,7 @@ pub fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response
 }
 
 /// The paid 200 of a kept response: the body as built before `/settle`, `PAYMENT-RESPONSE`
-/// and `Cache-Control: private` (decisions.md "Payment").
+/// and `Cache-Control: private` (docs/payments.md).
 pub(crate) fn paid_response(kept: &KeptResponse) -> Response {
     let mut response =
         Response::json(200, kept.body.to_vec()).with_header("Cache-Control", "private");

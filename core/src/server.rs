@@ -99,7 +99,7 @@ pub struct Fixed {
 pub(crate) struct Shared {
     pub(crate) limiter: RateLimiter,
     pub(crate) ids: RequestIds,
-    /// Replay guard and kept results (decisions.md "Money safety").
+    /// Replay guard and kept results (docs/payments.md).
     pub(crate) payments: Box<dyn PaymentStore>,
 }
 
@@ -176,7 +176,7 @@ impl Server {
     /// Replaces the page extractor (default [`extract::extract_page`]) for connections
     /// accepted from now on. The extractor runs inside [`crate::work::Work::run`], under
     /// `catch_unwind`: a panic there (a bug) answers 500 `INTERNAL_ERROR` for a homepage, skips
-    /// an extra page, and is never charged (decisions.md step 8). Tests use this to exercise
+    /// an extra page, and is never charged (docs/contract.md "Request order" step 8). Tests use this to exercise
     /// that path.
     pub fn set_extractor(&mut self, extractor: Extractor) {
         Arc::make_mut(&mut self.fixed).extractor = extractor;
@@ -185,7 +185,7 @@ impl Server {
     /// Replaces the merge of a crawl's pages into the result (default [`extract::merge`]) for
     /// connections accepted from now on. It runs, with the serialisation, inside
     /// [`crate::work::Work::run`] *before* any `/settle`: a panic there is 500
-    /// `INTERNAL_ERROR`, never charged (decisions.md "Money safety"). Tests use this.
+    /// `INTERNAL_ERROR`, never charged (docs/payments.md). Tests use this.
     pub fn set_merger(&mut self, merger: Merger) {
         Arc::make_mut(&mut self.fixed).merger = merger;
     }

@@ -3,7 +3,7 @@
 
 use url::Url;
 
-/// The result's `domain` (decisions.md "Result fields"): the URL's host, lower-case, IDNA
+/// The result's `domain` (docs/contract.md "Result fields"): the URL's host, lower-case, IDNA
 /// ASCII (the `url` crate applies UTS #46), without a leading `www.`. Empty for a URL without
 /// a host.
 pub fn result_domain(url: &Url) -> String {

@@ -7,7 +7,7 @@
 //!
 //! [`Work::run`] is pure (no IO, no clock): the runtime only decides *where* it runs. A panic
 //! inside it (a bug in an extractor or the merge) is caught here and becomes
-//! [`Failure::Internal`] (decisions.md step 8), so a worker thread never dies of it.
+//! [`Failure::Internal`] (docs/contract.md "Request order" step 8), so a worker thread never dies of it.
 
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use crate::payment::{PaymentPayload, PaymentRequirements};
 use crate::server::{Extractor, Merger};
 
 /// Longest a page's decoding and extraction may run on a worker, in CPU time of the worker
-/// thread (issue 10: a CPU budget per page; a worker kept waiting by a busy machine does not
+/// thread (a CPU budget per page; a worker kept waiting by a busy machine does not
 /// use it up). The runtime reports how long each piece of work ran (`Input::WorkDone::took`); an
 /// extra page over the budget is left out of the result, a homepage over it ends the job with
 /// 422 `RESPONSE_TOO_LARGE` ([`Failure::TooCostly`]), never settled. The costliest crafted
@@ -39,7 +39,7 @@ pub struct WorkId(pub u32);
 /// One piece of CPU work.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Work {
-    /// Check a payment locally (decisions.md "Payment": local checks).
+    /// Check a payment locally (docs/payments.md: local checks).
     Payment(Box<PaymentWork>),
     /// Decode a fetched page and extract its contact data.
     Page(PageWork),

@@ -1,5 +1,5 @@
 //! Replays the committed cargo-fuzz seed corpus of `fuzz/` on stable Rust, so every finding
-//! that was turned into a seed stays fixed (architecture.md §4.11).
+//! that was turned into a seed stays fixed (docs/architecture.md).
 
 // Reading the corpus is the test's job; the core library itself never touches files.
 #![allow(clippy::disallowed_methods)]

@@ -1,4 +1,4 @@
-//! Pacing of page extraction (`contact_core::pace`, issue 10): every stage whose work grows
+//! Pacing of page extraction (`contact_core::pace`): every stage whose work grows
 //! with the page reports it, a pacer that lets the work go on changes no result, and a stop
 //! ends the work early.
 

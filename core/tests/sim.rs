@@ -1,5 +1,5 @@
 //! The request lifecycle, driven without IO through `contact_core::testing::sim`: every branch
-//! of the decisions.md order, the paid happy path, and the failure paths that must never
+//! of the docs/contract.md order, the paid happy path, and the failure paths that must never
 //! settle.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -433,7 +433,7 @@ fn validation_order_before_payment() {
             "PRIVATE_ADDRESS",
         );
     }
-    // Within 2048 characters, but over 8192 bytes once percent-encoded (security.md §3 rule 7).
+    // Within 2048 characters, but over 8192 bytes once percent-encoded (docs/security.md).
     let grows = format!(
         r#"{{"url":"https://www.acme-shop.com/{}"}}"#,
         "é".repeat(1400)
@@ -514,7 +514,7 @@ fn paid_request_is_crawled_extracted_and_settled_once() {
     );
 
     // The same PAYMENT-SIGNATURE again: the kept 200 (same body, same PAYMENT-RESPONSE), no
-    // facilitator call, no crawl (decisions.md "Money safety").
+    // facilitator call, no crawl (docs/payments.md).
     let site_before = site_requests(&sim);
     let again = one(&sim.request(&request));
     assert_eq!(again.status, 200);
@@ -860,7 +860,7 @@ fn world_site(sim: &mut Sim) {
     });
 }
 
-/// The official client's header for the Base mainnet vector (x402-notes §6), paying our
+/// The official client's header for the Base mainnet vector (docs/payments.md "x402 v2 in practice"), paying our
 /// server configured with the same terms.
 const OFFICIAL_HEADER: &str = "eyJ4NDAyVmVyc2lvbiI6MiwicGF5bG9hZCI6eyJhdXRob3JpemF0aW9uIjp7ImZyb20iOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJ0byI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsInZhbHVlIjoiMTAwMDAiLCJ2YWxpZEFmdGVyIjoiMCIsInZhbGlkQmVmb3JlIjoiMTkwMDAwMDAwMCIsIm5vbmNlIjoiMHgwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAxIn0sInNpZ25hdHVyZSI6IjB4NWFhODliY2VmODY4OGU1YjgxNjVkNDM2NDg2N2ZiMmQ4NWQzZDIwMGJlMzhhZjkxM2M3N2NiNmE0NzIzZDEyOTRiZTc1NjE5YmFlODc4NWRkM2Q5YTNmNTA5ZTYzYTY2ZTExZjkzZmY3OGQ1ZGNjZWY4OWMyZTY4YjE0NDExNjIxYiJ9LCJyZXNvdXJjZSI6eyJ1cmwiOiJodHRwczovL2FwaS5leGFtcGxlLmNvbS92MS9xdW90ZSIsImRlc2NyaXB0aW9uIjoiUGFpZCBKU09OIEFQSSIsIm1pbWVUeXBlIjoiYXBwbGljYXRpb24vanNvbiJ9LCJhY2NlcHRlZCI6eyJzY2hlbWUiOiJleGFjdCIsIm5ldHdvcmsiOiJlaXAxNTU6ODQ1MyIsImFtb3VudCI6IjEwMDAwIiwiYXNzZXQiOiIweDgzMzU4OWZDRDZlRGI2RTA4ZjRjN0MzMkQ0ZjcxYjU0YmRBMDI5MTMiLCJwYXlUbyI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsIm1heFRpbWVvdXRTZWNvbmRzIjo2MCwiZXh0cmEiOnsibmFtZSI6IlVTRCBDb2luIiwidmVyc2lvbiI6IjIifX19";
 
@@ -1254,7 +1254,7 @@ fn a_pipelined_paid_request_after_a_finished_job_is_not_refused_by_the_cap() {
     assert_eq!(statuses, [200, 200]);
 }
 
-// ---- money safety (decisions.md "Money safety") ---------------------------------------------
+// ---- money safety (docs/payments.md) ---------------------------------------------
 
 const PAYER: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const SETTLED: &str = r#"{"success":true,"transaction":"0x5e77","network":"eip155:8453","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
@@ -2001,7 +2001,7 @@ const FAULTS: &[Fault] = &[
     },
 ];
 
-/// Issue 10, suite item 4: a fault at every stage, each with its answer — and after each,
+/// A fault at every stage, each with its answer — and after each,
 /// nothing left behind: no job in flight, no page memory held, nothing settled for a failure,
 /// no kept result for a failure. Each fault runs 1 000 times (50 under a debug build of the
 /// heavier ones is not needed: virtual time makes every run cost microseconds of real time).
@@ -2081,7 +2081,7 @@ fn a_client_leaving_at_each_stage_leaves_nothing_behind() {
     }
 }
 
-/// decisions.md "Fetching the target site": connect 5 s and TLS 5 s, each on its own clock.
+/// docs/contract.md "Fetching": connect 5 s and TLS 5 s, each on its own clock.
 #[test]
 fn the_tcp_connect_and_the_tls_handshake_each_get_five_seconds() {
     // 4 s + 4 s: each within its own limit (8 s in all) → the site is read.
@@ -2103,7 +2103,7 @@ fn the_tcp_connect_and_the_tls_handshake_each_get_five_seconds() {
     );
 }
 
-/// Write deadlines are the core's (issue 10): a client that stops reading has its write given
+/// Write deadlines are the core's: a client that stops reading has its write given
 /// up after `WRITE_TIMEOUT`, through `poll_timeout` like every other deadline. Here it asked
 /// for its health and, pipelined behind it, a paid extraction of a site whose every page takes
 /// 9 s (about 18 s in all): at

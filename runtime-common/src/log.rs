@@ -171,7 +171,7 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
     bytes.push(b'\n');
 }
 
-/// The audit line of one `/settle` attempt (decisions.md "Money safety").
+/// The audit line of one `/settle` attempt (docs/payments.md).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SettlementLine<'a> {

@@ -1,4 +1,4 @@
-//! The service's Prometheus metrics (issue 10), in the text exposition format, with the
+//! The service's Prometheus metrics, in the text exposition format, with the
 //! Prometheus project's Rust client (`prometheus-client`). A runtime feeds them from the
 //! core's events (access and settlement events), from its worker pool (how long each piece of
 //! work ran) and from its accept loop (connections refused at the caps); the gauges (jobs in

@@ -1,6 +1,6 @@
 //! The host's own outward addresses, for the SSRF block list (`NetPolicy::own_addrs`): a
 //! service listening on a wildcard address (`0.0.0.0`, `::`) is reachable at every address
-//! of the host, and a fetch of one of them would reach the service itself (security.md:
+//! of the host, and a fetch of one of them would reach the service itself (docs/security.md:
 //! Smokescreen refuses its own listening address, Advocate the machine's interface addresses).
 //!
 //! The source address the kernel picks for a route to the Internet is the host's outward

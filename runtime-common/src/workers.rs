@@ -110,7 +110,7 @@ pub fn run_on_worker(task: impl FnOnce() + Send + 'static) {
 /// Runs this worker thread at a lower OS priority (nice 10 on Linux: about a tenth of the
 /// CPU share of a nice-0 thread when they compete), so that when the cores are busy the IO
 /// threads — which answer every other connection — run first and page extraction waits
-/// (issue 10: the 402 path's p99 during crawls of crafted pages). A worker still gets all of
+/// (the 402 path's p99 during crawls of crafted pages). A worker still gets all of
 /// an otherwise idle core. Best effort: where the OS refuses, the thread keeps its priority.
 fn lower_priority() {
     use thread_priority::{set_current_thread_priority, ThreadPriority, ThreadPriorityValue};
@@ -149,7 +149,7 @@ impl WorkerPool {
 /// How often a worker offers its core back while it works (wall time). Where workers share
 /// cores with the IO threads, Linux takes a core from a running low-priority thread only at
 /// its next tick (4 ms at `CONFIG_HZ=250`): each stretch of extraction held the 402 path up
-/// for a tick (issue 10). Yielding every quarter millisecond keeps the worker's CPU share
+/// for a tick. Yielding every quarter millisecond keeps the worker's CPU share
 /// (`sched_yield` returns at once when nothing else waits) and costs one system call per
 /// 250 µs of work.
 const OFFER_EVERY: Duration = Duration::from_micros(250);
@@ -212,7 +212,7 @@ pub fn run_paced<T>(
 
 /// Runs `work` and returns what it returned and the CPU time this thread spent on it
 /// (`CLOCK_THREAD_CPUTIME_ID`): the page work budget is CPU time, so a worker that waits for a
-/// core on a busy machine does not make a page "too costly" (issue 10). Where the clock is
+/// core on a busy machine does not make a page "too costly". Where the clock is
 /// missing, wall time stands in.
 pub fn cpu_timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
     let wall = Instant::now();

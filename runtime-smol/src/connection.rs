@@ -1,6 +1,6 @@
 //! One connection's driver: it carries out the outputs of an [`Exchange`] and feeds it the
 //! client's bytes, the results of DNS and connects, fetched bytes and timeouts, until the
-//! exchange is finished (architecture.md §3.5: drain, wait, feed).
+//! exchange is finished (docs/architecture.md: drain, wait, feed).
 
 use std::net::TcpStream;
 use std::time::Instant;

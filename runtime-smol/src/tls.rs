@@ -1,6 +1,6 @@
 //! TLS for outbound fetches on smol: the shared client configuration of
 //! `contact_runtime_common::tls` in a `futures-rustls` connector; the SNI name is the URL's
-//! host (issue #4).
+//! host.
 
 use contact_core::io::IoFailure;
 use contact_runtime_common::tls::{client_config, server_name, tls_failure};

@@ -434,7 +434,7 @@ fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request()
     assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
 }
 
-/// A paying client that closes its socket right after sending its request (decisions.md
+/// A paying client that closes its socket right after sending its request (docs/contract.md
 /// "Money safety"): the job runs on, the facilitator sees the settle, the audit and access
 /// lines say the client had gone, and the same `PAYMENT-SIGNATURE` later gets the result
 /// without a second crawl or charge.
@@ -670,7 +670,7 @@ fn extract_dir_output_is_in_path_order_for_any_job_count() {
 }
 
 /// `extract-dir … | head -1`: a reader that closes stdout early ends the command quietly with
-/// status 0 (issue 12 "CLI manners"), not a panic and a backtrace.
+/// status 0, not a panic and a backtrace.
 #[test]
 fn a_closed_stdout_ends_the_command_quietly() {
     use std::io::{BufRead, BufReader};

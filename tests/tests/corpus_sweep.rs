@@ -1,6 +1,6 @@
 //! Every labelled corpus page and every page of the performance corpus, each as a one-page site
 //! through extraction, crawl planning, merge and JSON serialisation: no panic, and the result
-//! keeps the spec's invariants (decisions.md "Result fields").
+//! keeps the spec's invariants (docs/contract.md "Result fields").
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Differential test of the page walker against a spec-compliant HTML5 parser (issue 11):
+//! Differential test of the page walker against a spec-compliant HTML5 parser:
 //! `html5ever` (with its reference DOM `markup5ever_rcdom`; a test-only feature, production keeps `tl`) is the
 //! oracle. For every page of `../shared/corpus` and `../shared/corpus-perf` and for generated
 //! pages, the visible text our walker yields (`extract::html::parse`) must equal the oracle's

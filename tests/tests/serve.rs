@@ -68,7 +68,7 @@ fn paid_request_crawls_the_fixture_site_and_settles_once() {
     );
     assert_eq!((site.count("/"), site.count("/contact")), (1, 1));
     // The same PAYMENT-SIGNATURE again gets the kept 200, without a second crawl or
-    // facilitator call (decisions.md "Money safety").
+    // facilitator call (docs/payments.md).
     let (again, again_head, again_body) = service.call(&post(&url, Some(&signature)));
     assert_eq!((again, again_body.as_str()), (200, body.as_str()));
     assert_eq!(
@@ -269,7 +269,7 @@ fn official_client(service: &Service, site: &Fixture, extra: &[&str]) -> serde_j
     serde_json::from_slice(&output.stdout).expect("one JSON line")
 }
 
-/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of x402-notes §7.1)
+/// The official x402 v2 client (`@x402/fetch` 2.27 + `@x402/evm`, test key of docs/payments.md "x402 v2 in practice")
 /// pays for a real extraction of the fixture site; its own retry with the same
 /// `PAYMENT-SIGNATURE`, and the same header replayed by curl, get the kept response byte for
 /// byte, without a second crawl, verify or settle. Needs Node.js; see [`official_client_dir`].
@@ -1162,7 +1162,7 @@ print(got.count(b"HTTP/1.1 200"))
     assert_eq!(status, 200);
 }
 
-/// Bounded input (issue 10): while a paid job waits (here on a facilitator that hangs), a
+/// Bounded input: while a paid job waits (here on a facilitator that hangs), a
 /// client that streams behind its request gets at most `INBOUND_LIMIT` bytes read; the rest
 /// waits in the kernel's socket buffers, so the service's memory does not grow with what the
 /// client sends. Before the bound, all 64 MiB were read into the connection's buffer.

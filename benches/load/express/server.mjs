@@ -1,6 +1,6 @@
 // The reference: @x402/express 2.27 guarding the same route as our service, for the load
 // benchmark's unpaid-402 comparison (benches/load/run.sh). The facilitator is an in-process
-// stub (x402-notes §7.3): the unpaid path never calls it. Usage: node server.mjs PORT
+// stub (docs/payments.md "x402 v2 in practice"): the unpaid path never calls it. Usage: node server.mjs PORT
 import express from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { ExactEvmScheme } from "@x402/evm/exact/server";

@@ -1,7 +1,7 @@
 //! `pace-gaps FILE|DIR…`: for each page, how long extraction ran at most without reaching a
 //! pacing checkpoint (`contact_core::pace`), and where that stretch ended. A stretch is the
 //! time a worker holds its core without offering it back, so this is the bound on how long
-//! one page's extraction can hold up the IO threads on a shared core (issue 10). Prints one
+//! one page's extraction can hold up the IO threads on a shared core. Prints one
 //! line per page, the worst last, and the overall worst; wall-clock microseconds, release
 //! build recommended (`cargo run --release -p contact-benches --bin pace-gaps -- DIR`).
 //! `--warm` first extracts every page once unmeasured, so one-time costs (regular

@@ -1,6 +1,6 @@
 //! `sign-payment NONCE [COUNT]`: prints a `PAYMENT-SIGNATURE` for the service configured by the
 //! same environment variables as `contact-extract serve` (`PAY_TO`, `PUBLIC_BASE_URL`,
-//! `PRICE_USD`, `X402_*`…), signed with the public hardhat test key #0 (x402-notes §6), valid
+//! `PRICE_USD`, `X402_*`…), signed with the public hardhat test key #0 (docs/payments.md "x402 v2 in practice"), valid
 //! from now for 60 s (`VALID_SECONDS` to change it), with `NONCE` (a 64-bit number) as the last
 //! 8 bytes of the EIP-3009 nonce; with `COUNT`, one line each for `NONCE`, `NONCE + 1`, …. For the load scripts
 //! (`benches/load/`) on loopback only: the key is public, the money is not real.

@@ -15,8 +15,8 @@
 //!
 //! Every call takes the shared [`Server`] and `now`; outputs are queued and drained with
 //! [`Exchange::poll_output`]; [`Exchange::poll_timeout`] gives the next deadline. A failure
-//! before settlement is answered as itself and never settled (decisions.md). Money safety
-//! (decisions.md "Money safety"): an authorization that passed `/verify` is consumed for good;
+//! before settlement is answered as itself and never settled (docs/contract.md). Money safety
+//! (docs/payments.md): an authorization that passed `/verify` is consumed for good;
 //! a client that leaves after that does not cancel its job; the 200 is built before `/settle`;
 //! settlement has its own 15 s budget and one retry after an unknown outcome; a settled or
 //! unknown-outcome result is kept in the payment store, so the same `PAYMENT-SIGNATURE` gets it
@@ -75,9 +75,9 @@ use crate::work::{
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time a client has to send the body after the head.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Whole paid job up to the settlement, from the request head (decisions.md: 30 s).
+/// Whole paid job up to the settlement, from the request head (docs/contract.md: 30 s).
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
-/// One page, all hops included (decisions.md: 15 s).
+/// One page, all hops included (docs/contract.md: 15 s).
 pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
 mod crawling;
 mod inbound;
@@ -89,19 +89,19 @@ mod settle;
 pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
 pub use probe::{FACILITATOR_CHECK_INTERVAL, FACILITATOR_CHECK_TIMEOUT};
 /// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
-/// (decisions.md "Money safety": 15 s).
+/// (docs/payments.md: 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
 /// Every `/settle` of a job ends this long before the authorization's `validBefore`: the
 /// reference facilitator refuses to settle closer to it (x402 reference `verifyEIP3009`
 /// check 7: `validBefore >= now + 6`), and USDC refuses a transfer at or after it.
 pub const SETTLE_MARGIN: Duration = Duration::from_secs(6);
-/// Pause before the second `/settle` after an unknown outcome (decisions.md "Money safety").
+/// Pause before the second `/settle` after an unknown outcome (docs/payments.md).
 pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
-/// `Retry-After` of a 503 "settlement pending", in seconds (decisions.md "Money safety").
+/// `Retry-After` of a 503 "settlement pending", in seconds (docs/payments.md).
 pub const SETTLEMENT_PENDING_RETRY_AFTER: u64 = 5;
 /// `Retry-After` of a 503 for a request whose payment is still being processed, in seconds.
 pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
-/// The message of a 503 "settlement pending" (decisions.md "Money safety").
+/// The message of a 503 "settlement pending" (docs/payments.md).
 pub const SETTLEMENT_PENDING_MESSAGE: &str =
     "settlement pending: retry with the same PAYMENT-SIGNATURE";
 /// The result build (merge and serialisation, on a worker) must end by the job deadline — so
@@ -111,7 +111,7 @@ pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
 /// Most bytes of a client's input held at once: one request head and body at their limits
 /// (32 KiB + 16 KiB). While a job runs, what a client sends behind its request (a pipelined
 /// request, or a stream) waits in this buffer; past it, the runtime stops reading the client
-/// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory (issue 10).
+/// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory.
 pub const INBOUND_LIMIT: usize =
     crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
 /// How long a draining service waits for its paid jobs before it exits (docs/operations.md,
@@ -266,7 +266,7 @@ struct Paid {
     resettle: bool,
 }
 
-/// A paid request whose payment a worker is checking (decisions.md step 6, local checks).
+/// A paid request whose payment a worker is checking (docs/contract.md "Request order" step 6, local checks).
 #[derive(Debug)]
 struct Check {
     terms: PaymentTerms,
@@ -466,7 +466,7 @@ impl Exchange {
     ///
     /// # Errors
     /// The URL's `ApiError` (`INVALID_URL`, `PRIVATE_ADDRESS`, …), as the paid route would
-    /// answer it (spec §4, decisions.md step 3).
+    /// answer it (docs/contract.md "Request order" step 3).
     pub fn unpaid_crawl(server: &Server, url: &str, now: Instant) -> Result<Exchange, ApiError> {
         let request_id = server.next_request_id(now);
         let target = PublicUrl::parse(url, &server.config.net_policy).map_err(|rejection| {
@@ -778,7 +778,7 @@ impl Exchange {
     /// The client closed the connection. A paid job (its request read and its payment
     /// checked locally) runs on: if `/verify` accepts, it crawls, settles on success and keeps
     /// the result for a retry with the same `PAYMENT-SIGNATURE`; if `/verify` refuses, the
-    /// client is simply forgotten (decisions.md "Money safety"). Its access line says
+    /// client is simply forgotten (docs/payments.md). Its access line says
     /// `clientGone`. Without a job, the connection just closes.
     fn client_gone(&mut self, _server: &Server, _now: Instant) {
         self.client_gone = true;

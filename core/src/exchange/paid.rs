@@ -1,4 +1,4 @@
-//! The paid route up to the crawl (decisions.md steps 2–6): recovery of a repeated paid
+//! The paid route up to the crawl (docs/contract.md "Request order" steps 2–6): recovery of a repeated paid
 //! request from the payment store, the validation order, local payment checks, the
 //! reservation, and `/verify`.
 
@@ -6,9 +6,9 @@ use super::settle::{authorization_key, settle_by};
 use super::*;
 
 impl Exchange {
-    /// The paid route, decisions.md steps 2–6; step 7 is the job. A request that repeats a
+    /// The paid route, docs/contract.md "Request order" steps 2–6; step 7 is the job. A request that repeats a
     /// known paid request (same `PAYMENT-SIGNATURE` and URL) is answered from the payment store
-    /// first, without spending a rate-limit token (decisions.md "Money safety").
+    /// first, without spending a rate-limit token (docs/payments.md).
     pub(super) fn extract_contact(
         &mut self,
         server: &Server,
@@ -122,7 +122,7 @@ impl Exchange {
         self.state = State::Job(job);
     }
 
-    /// The local payment checks are done (decisions.md step 6): refuse (402), or reserve the
+    /// The local payment checks are done (docs/contract.md "Request order" step 6): refuse (402), or reserve the
     /// authorization and call `/verify`. The checking job ends here; a paid job takes its place.
     pub(super) fn payment_checked(
         &mut self,
@@ -162,7 +162,7 @@ impl Exchange {
             }
         };
         // The homepage's share of the page memory budget, before anything is reserved or
-        // verified: without one the request is shed, nothing consumed (issue 10).
+        // verified: without one the request is shed, nothing consumed.
         let Some(home_memory) = server.page_memory.try_acquire() else {
             let retry = [("Retry-After", "1".to_string())];
             let message = "too many pages in memory; retry shortly, nothing was charged";
@@ -294,7 +294,7 @@ impl Exchange {
         }
     }
 
-    /// Answers a request that repeats a known paid request (decisions.md "Money safety", x402
+    /// Answers a request that repeats a known paid request (docs/payments.md, x402
     /// `payment-identifier`): the kept 200, a 503 while the original is in progress, a
     /// re-settlement of a result whose settlement outcome was unknown, a 402 for a consumed
     /// authorization without a result, a 409 for a payment id used with another payment.
@@ -440,7 +440,7 @@ impl Exchange {
                 self.end_job_with_402(server, job, &reason, None, now);
             }
             Reply::Garbage => {
-                // Outcome unknown: keep the authorization consumed (decisions.md).
+                // Outcome unknown: keep the authorization consumed (docs/contract.md).
                 self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
                 job.spend(server);
                 self.end_job_with_error(

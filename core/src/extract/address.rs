@@ -1,4 +1,4 @@
-//! Postal addresses in visible text, anchored on a postcode pattern (extraction.md §2.4 and
+//! Postal addresses in visible text, anchored on a postcode pattern (docs/extraction.md and
 //! §6 rule 9): the line with the postcode gives postcode, locality and region; the street is
 //! what precedes it on that line, or the address-like lines right above it. Nothing is guessed:
 //! parts the page does not show stay empty.
@@ -971,7 +971,7 @@ mod tests {
         found[0].parts.clone()
     }
 
-    /// The address patterns issue 11 saw missed or invented on unseen sites.
+    /// The address patterns seen missed or invented on unseen sites.
     #[test]
     fn canadian_postcode_after_a_province() {
         let a = one(

@@ -1,6 +1,6 @@
 //! De-duplicated postal addresses, in order of first sighting: a later sighting of the same
 //! address fills the parts the first one lacked. Look-ups go through ordered maps, so a page
-//! with n address candidates costs O(n log n), not O(n²) (issue 10).
+//! with n address candidates costs O(n log n), not O(n²).
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! The business's name, by the precedence of decisions.md "Result fields": JSON-LD
+//! The business's name, by the precedence of docs/contract.md "Result fields": JSON-LD
 //! `Organization`/`LocalBusiness` name, then `og:site_name`, then `application-name`, then the
 //! brand part of `<title>`, then the copyright line. Microdata/hCard organisation names rank
 //! with JSON-LD. Template placeholders and CMS names are never names. Two additions: a title
@@ -641,7 +641,7 @@ mod tests {
         }
     }
 
-    /// The failure classes issue 11 saw on sites the project had never seen, one case each.
+    /// The failure classes seen on sites the project had never seen, one case each.
     #[test]
     fn failure_classes_seen_on_unseen_sites() {
         let cases: [(&str, &str, &str, Option<&str>); 8] = [

@@ -1,4 +1,4 @@
-//! Character decoding of fetched bytes (decisions.md "Fetching": HTTP header, then
+//! Character decoding of fetched bytes (docs/contract.md "Fetching": HTTP header, then
 //! `<meta charset>` / `http-equiv`, then UTF-8), with `encoding_rs` (WHATWG Encoding).
 
 use std::borrow::Cow;

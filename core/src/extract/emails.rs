@@ -1,7 +1,7 @@
 //! Email addresses: `mailto:` targets, visible text, Cloudflare email protection and textual
 //! obfuscations (`[at]`, `(at)`, `(a)`, ` at ` … ` dot `), validated and lower-cased.
 //!
-//! Rules from `../shared/design/extraction.md` §2.5: percent-decode `mailto:` and cut its query
+//! Rules from docs/extraction.md: percent-decode `mailto:` and cut its query
 //! (keeping `cc`/`bcc`/`to` recipients), split multiple recipients, require a public suffix that
 //! is not a file extension, and drop image names (`logo@2x.png`), placeholders, hashes (Sentry
 //! DSNs) and the addresses of error trackers and site builders.
@@ -194,7 +194,7 @@ const FILE_EXTENSIONS: &[&str] = &[
     "woff", "woff2", "ttf", "eot", "zip",
 ];
 
-/// Placeholder, tracker and builder addresses (extraction.md §2.5 "Validation").
+/// Placeholder, tracker and builder addresses (docs/extraction.md).
 fn is_unwanted(local: &str, domain: &str) -> bool {
     const PLACEHOLDER_DOMAINS: &[&str] = &[
         "example.com",

@@ -3,7 +3,7 @@
 //! text, meta tags, the title, `<base>`, JSON-LD blocks, Cloudflare-protected emails, and
 //! schema.org microdata / microformat (hCard) fields.
 //!
-//! Text follows pitfall 10 of `../shared/design/extraction.md`: block-level elements and `<br>`
+//! Text follows docs/extraction.md: block-level elements and `<br>`
 //! end a line, inline elements are joined, so `<span>623-889-60</span><span>00</span>` stays one
 //! number and `<div>000 000</div><a>eva@x.com</a>` does not become `000eva@x.com`. Hidden
 //! elements (`display:none`, `visibility:hidden`, the `hidden` attribute) add no text, but their

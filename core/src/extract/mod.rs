@@ -69,7 +69,7 @@ pub struct PageExtraction {
     pub links: Vec<PageLink>,
 }
 
-/// Decodes (charset per decisions.md) and parses a page. Never fails; unparseable bytes give
+/// Decodes (charset per docs/contract.md) and parses a page. Never fails; unparseable bytes give
 /// an empty page.
 pub fn parse_page(content_type: Option<&str>, body: &[u8]) -> ParsedPage {
     parse_page_reusing(content_type, body, &mut ParseBuffers::default())

@@ -2,7 +2,7 @@
 //! libphonenumber metadata (the `rlibphonenumber` port) and written in E.164.
 //!
 //! A printed number is kept only when it is a *valid* number for its region (not merely
-//! possible) and there is a reason to believe it is a phone (extraction.md §6 rule 4): it is
+//! possible) and there is a reason to believe it is a phone (docs/extraction.md): it is
 //! written internationally (`+`/`00`), it is next to a phone label, or the page's region is
 //! known and the digits are grouped the way phone numbers are. Dates, opening hours, prices and
 //! numbers next to registration labels (VAT, KvK, ABN, IBAN, company no., DX…) are refused, and

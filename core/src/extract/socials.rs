@@ -1,5 +1,5 @@
 //! Social profile links (LinkedIn, Facebook, Instagram, X, YouTube): classification and
-//! canonicalisation (decisions.md "Result fields"; extraction.md §6 rules 1–2).
+//! canonicalisation (docs/contract.md "Result fields"; docs/extraction.md rules 1–2).
 //!
 //! Canonical form: `https://`, lower-case host without `www.`/`m.`/`mobile.`/country
 //! sub-domains, no query or fragment (except Facebook's `profile.php?id=`), no trailing slash,

@@ -1,6 +1,6 @@
 //! One outbound fetch as a state machine — a page of the target site, or a facilitator call:
 //! resolve → connect (and TLS) → send the request → read the response, with a deadline per
-//! step (DNS 3 s, TCP connect 5 s, TLS handshake 5 s, each read gap 10 s; decisions.md
+//! step (DNS 3 s, TCP connect 5 s, TLS handshake 5 s, each read gap 10 s; docs/contract.md
 //! "Fetching the target site") and one for the whole fetch. It emits `Resolve`, `Connect` and `SendToFetch`
 //! outputs and ends in a [`FetchEnd`]: the response, or why there is none. Every answer is
 //! checked against the step it answers, so a late or repeated one changes nothing.
@@ -17,13 +17,13 @@ use crate::fetch::FetchError;
 use crate::io::{FetchId, IoFailure, Output};
 use crate::net_policy::{approve, approve_configured, NetPolicy, UrlRejection};
 
-/// DNS answer (decisions.md: 3 s).
+/// DNS answer (docs/contract.md: 3 s).
 pub const DNS_TIMEOUT: Duration = Duration::from_secs(3);
-/// TCP connect (decisions.md: 5 s).
+/// TCP connect (docs/contract.md: 5 s).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// TLS handshake, from `Input::TcpConnected` (decisions.md: 5 s).
+/// TLS handshake, from `Input::TcpConnected` (docs/contract.md: 5 s).
 pub const TLS_TIMEOUT: Duration = Duration::from_secs(5);
-/// Response head, then each idle gap in the body (decisions.md: 10 s).
+/// Response head, then each idle gap in the body (docs/contract.md: 10 s).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whom the fetch goes to, which decides the address rules and the failure codes.
@@ -32,7 +32,7 @@ pub(crate) enum Peer {
     /// The target site: DNS answers pass the SSRF policy; failures are `FETCH_FAILED`,
     /// `PRIVATE_ADDRESS`, `RESPONSE_TOO_LARGE`.
     Site,
-    /// The configured facilitator: trusted configuration, no block list (architecture.md
+    /// The configured facilitator: trusted configuration, no block list (docs/architecture.md
     /// §3.7); a failure is "facilitator unavailable". `patient`: the reply may take until the
     /// fetch's deadline (settlement) rather than one read gap.
     Facilitator { patient: bool },

@@ -1,6 +1,6 @@
 //! Content decoding (`gzip`, `deflate`, `br`, `identity`) with the size cap counted after
 //! decompression: decoding stops one byte past the cap, so a decompression bomb costs at most
-//! the cap in memory (decisions.md "Fetching the target site").
+//! the cap in memory (docs/contract.md "Fetching").
 
 use std::io::Read;
 

@@ -10,7 +10,7 @@ use url::Url;
 
 use crate::fetch::{FetchError, MAX_RESPONSE_HEAD_BYTES};
 
-/// The `User-Agent` of outbound requests (decisions.md: names the service with a URL, the
+/// The `User-Agent` of outbound requests (docs/contract.md: names the service with a URL, the
 /// operator's public base URL).
 pub fn user_agent(public_base_url: &str) -> String {
     format!(

@@ -1,4 +1,4 @@
-//! Fetching target pages, the pieces that decide (decisions.md "Fetching the target site"):
+//! Fetching target pages, the pieces that decide (docs/contract.md "Fetching"):
 //! one fetch as a state machine (`conn`: resolve, connect, send, read, with its deadlines),
 //! the HTTP/1.1 client codec with size caps ([`http1`]), content decoding with the cap counted
 //! after decompression ([`decode`]), and the redirect and content-type rules ([`policy`]).
@@ -8,13 +8,13 @@ pub mod decode;
 pub mod http1;
 pub mod policy;
 
-/// Largest page body, in bytes after decompression (decisions.md: 2 MiB per page).
+/// Largest page body, in bytes after decompression (docs/contract.md: 2 MiB per page).
 pub const MAX_PAGE_BYTES: usize = 2 * 1024 * 1024;
-/// Largest total of page bodies per job, in bytes (decisions.md: 8 MiB per job).
+/// Largest total of page bodies per job, in bytes (docs/contract.md: 8 MiB per job).
 pub const MAX_JOB_BYTES: usize = 8 * 1024 * 1024;
 /// Largest response head from an origin, in bytes.
 pub const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
-/// Redirects followed per page (decisions.md).
+/// Redirects followed per page (docs/contract.md).
 pub const MAX_REDIRECTS: usize = 5;
 
 /// Why a fetch failed (mapped to the spec's codes by the exchange).

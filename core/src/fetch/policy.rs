@@ -1,4 +1,4 @@
-//! Redirect and content rules (decisions.md "Fetching the target site"): at most
+//! Redirect and content rules (docs/contract.md "Fetching"): at most
 //! [`MAX_REDIRECTS`] hops per page, never from https to http, every hop re-checked by the SSRF
 //! policy; pages must be `text/html` or `application/xhtml+xml`, sniffed only when the
 //! `Content-Type` is absent.

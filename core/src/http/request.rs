@@ -1,4 +1,4 @@
-//! Request heads on `httparse`, with the limits of decisions.md ("Request handling and
+//! Request heads on `httparse`, with the limits of docs/contract.md ("Request handling and
 //! errors", step 1) and strict framing (RFC 9112 §6.3): one `Content-Length` or none, no
 //! `Transfer-Encoding` (the API takes small JSON bodies), no obsolete line folding.
 //!

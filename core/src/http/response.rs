@@ -1,7 +1,7 @@
-//! Response serialisation: status line, the headers every response carries (decisions.md:
+//! Response serialisation: status line, the headers every response carries (docs/contract.md:
 //! `Content-Type: application/json`, `Content-Length`, `X-Request-Id`, CORS), and the body.
 
-/// CORS headers on every response (decisions.md "Payment": expose the payment headers).
+/// CORS headers on every response (docs/payments.md: expose the payment headers).
 const CORS: &[(&str, &str)] = &[
     ("Access-Control-Allow-Origin", "*"),
     (

@@ -1,5 +1,5 @@
 //! Routing: (method, path) → [`Route`], with 404 for unknown paths and 405 (+ `Allow`) for a
-//! known path with the wrong method (decisions.md).
+//! known path with the wrong method (docs/contract.md).
 
 /// What a request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The `PAYMENT-*` header codec (x402-notes §1.1): compact UTF-8 JSON in standard base64 with
+//! The `PAYMENT-*` header codec (docs/payments.md "x402 v2 in practice"): compact UTF-8 JSON in standard base64 with
 //! `=` padding; decoding also accepts missing padding, never the URL-safe alphabet.
 
 use base64::alphabet;

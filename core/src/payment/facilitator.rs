@@ -1,4 +1,4 @@
-//! Facilitator requests and replies (x402-notes §4): `POST {facilitator}/verify` and
+//! Facilitator requests and replies (docs/payments.md "x402 v2 in practice"): `POST {facilitator}/verify` and
 //! `POST {facilitator}/settle` carry `{x402Version, paymentPayload, paymentRequirements}`;
 //! replies are read from 2xx and non-2xx responses alike (facilitators disagree on statuses),
 //! and their reason strings are passed through opaque.
@@ -32,7 +32,7 @@ pub fn request_body(payment: &PaymentPayload, requirements: &PaymentRequirements
 pub enum Reply<T> {
     /// A well-formed answer (from any HTTP status).
     Answer(T),
-    /// Not the expected JSON: the facilitator is treated as unavailable (decisions.md: 503,
+    /// Not the expected JSON: the facilitator is treated as unavailable (docs/contract.md: 503,
     /// no result, the authorization stays consumed).
     Garbage,
 }
@@ -203,7 +203,7 @@ pub fn check_supported(body: &[u8], network: &str) -> Result<(), String> {
 /// Whether a refused settlement says the authorization was already used (the EIP-3009 nonce is
 /// spent on chain). After an earlier unknown outcome for the same authorization this means our
 /// own transfer went through: an authorization can only move money to its `to`, our `payTo`
-/// (decisions.md "Money safety"). Reason strings of the reference facilitator
+/// (docs/payments.md). Reason strings of the reference facilitator
 /// (`invalid_exact_evm_nonce_already_used`) and USDC's revert text ("authorization is used").
 pub fn reports_already_used(answer: &SettleResponse) -> bool {
     let reason = answer.error_reason.as_deref().unwrap_or("");

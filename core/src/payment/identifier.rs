@@ -1,5 +1,5 @@
 //! The x402 `payment-identifier` extension (x402 spec `specs/extensions/payment_identifier.md`;
-//! x402-notes §5.4; decisions.md "Money safety"): the service advertises it with
+//! docs/payments.md "x402 v2 in practice"; docs/payments.md): the service advertises it with
 //! `required: false`; a client may put an idempotency id (16–128 characters of
 //! `[A-Za-z0-9_-]`) into `extensions["payment-identifier"].info.id` of its `PaymentPayload`
 //! and reuse it on retries. Same id + same payload → the kept response; same id + different

@@ -3,8 +3,8 @@
 //! checks, the payment store (replay guard and kept results), the `payment-identifier`
 //! extension and the facilitator bodies and replies.
 //!
-//! Protocol facts and vectors: `../shared/x402-notes.md`; the service's choices:
-//! `../shared/spec/decisions.md` ("Payment").
+//! Protocol facts and vectors: `docs/payments.md`; the service's choices:
+//! docs/payments.md.
 
 pub mod chain;
 pub mod codec;

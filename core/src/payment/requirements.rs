@@ -1,4 +1,4 @@
-//! The service's `PaymentRequirements` (decisions.md "Payment"): built once from configuration,
+//! The service's `PaymentRequirements` (docs/payments.md): built once from configuration,
 //! so every 402 carries byte-identical `accepts` and the paid retry's `accepted` can be
 //! matched against them.
 
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn the_402_header_matches_the_reference_encoder() {
-        // x402-notes §6: the PAYMENT-REQUIRED produced by @x402/core for the same terms.
+        // docs/payments.md "x402 v2 in practice": the PAYMENT-REQUIRED produced by @x402/core for the same terms.
         let terms = PaymentTerms {
             resource: ResourceInfo {
                 url: "https://api.example.com/v1/quote".into(),

@@ -1,4 +1,4 @@
-//! Local verification of an `exact` EVM payment before any facilitator call (decisions.md
+//! Local verification of an `exact` EVM payment before any facilitator call (docs/contract.md
 //! "Payment"): the `PAYMENT-SIGNATURE` must match our requirements by parsed value, and its
 //! EIP-3009 `TransferWithAuthorization` must be signed by `authorization.from` (EIP-712 digest
 //! with Keccak-256, ECDSA public-key recovery on secp256k1), pay exactly `amount` to `payTo`,
@@ -106,7 +106,7 @@ pub struct VerifiedPayment {
 /// Runs every local check on `payment` against our `requirements` at `unix_now` (seconds).
 ///
 /// # Errors
-/// The first failing check, in the order of decisions.md.
+/// The first failing check, in the order of docs/contract.md.
 pub fn verify_locally(
     payment: &PaymentPayload,
     requirements: &PaymentRequirements,
@@ -373,7 +373,7 @@ mod tests {
         parse_bytes32(s).unwrap()
     }
 
-    /// x402-notes §6, Base mainnet vector (hardhat key #0).
+    /// docs/payments.md "x402 v2 in practice", Base mainnet vector (hardhat key #0).
     fn mainnet_message() -> TransferWithAuthorization {
         TransferWithAuthorization {
             from: parse_address("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266").unwrap(),
@@ -432,7 +432,7 @@ mod tests {
 
     #[test]
     fn base_sepolia_spec_vector_hashes() {
-        // x402-notes §6: the spec's example payload (Base Sepolia, domain name "USDC").
+        // docs/payments.md "x402 v2 in practice": the spec's example payload (Base Sepolia, domain name "USDC").
         let usdc = parse_address("0x036CbD53842c5426634e7929541eC2318f3dCF7e").unwrap();
         let domain = domain_separator("USDC", "2", 84532, &usdc);
         assert_eq!(
@@ -472,7 +472,7 @@ mod tests {
         terms
     }
 
-    /// The official client's header for the vector (x402-notes §6).
+    /// The official client's header for the vector (docs/payments.md "x402 v2 in practice").
     const SIGNATURE_HEADER: &str = "eyJ4NDAyVmVyc2lvbiI6MiwicGF5bG9hZCI6eyJhdXRob3JpemF0aW9uIjp7ImZyb20iOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJ0byI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsInZhbHVlIjoiMTAwMDAiLCJ2YWxpZEFmdGVyIjoiMCIsInZhbGlkQmVmb3JlIjoiMTkwMDAwMDAwMCIsIm5vbmNlIjoiMHgwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAxIn0sInNpZ25hdHVyZSI6IjB4NWFhODliY2VmODY4OGU1YjgxNjVkNDM2NDg2N2ZiMmQ4NWQzZDIwMGJlMzhhZjkxM2M3N2NiNmE0NzIzZDEyOTRiZTc1NjE5YmFlODc4NWRkM2Q5YTNmNTA5ZTYzYTY2ZTExZjkzZmY3OGQ1ZGNjZWY4OWMyZTY4YjE0NDExNjIxYiJ9LCJyZXNvdXJjZSI6eyJ1cmwiOiJodHRwczovL2FwaS5leGFtcGxlLmNvbS92MS9xdW90ZSIsImRlc2NyaXB0aW9uIjoiUGFpZCBKU09OIEFQSSIsIm1pbWVUeXBlIjoiYXBwbGljYXRpb24vanNvbiJ9LCJhY2NlcHRlZCI6eyJzY2hlbWUiOiJleGFjdCIsIm5ldHdvcmsiOiJlaXAxNTU6ODQ1MyIsImFtb3VudCI6IjEwMDAwIiwiYXNzZXQiOiIweDgzMzU4OWZDRDZlRGI2RTA4ZjRjN0MzMkQ0ZjcxYjU0YmRBMDI5MTMiLCJwYXlUbyI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsIm1heFRpbWVvdXRTZWNvbmRzIjo2MCwiZXh0cmEiOnsibmFtZSI6IlVTRCBDb2luIiwidmVyc2lvbiI6IjIifX19";
 
     #[test]
@@ -553,7 +553,7 @@ mod tests {
         assert!(verify_locally(&reordered, &requirements, now).is_ok());
     }
 
-    /// x402-notes §7.1: the payload the official TS client (@x402/fetch 2.27) sent to a
+    /// docs/payments.md "x402 v2 in practice": the payload the official TS client (@x402/fetch 2.27) sent to a
     /// loopback server, as captured; and §7.2: the Python client's key order.
     const TS_CLIENT_PAYLOAD: &str = r#"{"x402Version":2,
  "payload":{"authorization":{"from":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","to":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","value":"10000","validAfter":"0","validBefore":"1795314712","nonce":"0x94e320976d5e52aeeab0bad07c6e4b36f6cd117d06cbd6c5cc1a68cd25794985"},

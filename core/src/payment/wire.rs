@@ -1,4 +1,4 @@
-//! x402 v2 JSON shapes (x402-notes §2.1), serialised camelCase exactly as the official clients
+//! x402 v2 JSON shapes (docs/payments.md "x402 v2 in practice"), serialised camelCase exactly as the official clients
 //! and facilitators expect, and read leniently (unknown fields ignored).
 
 use serde::{Deserialize, Serialize};

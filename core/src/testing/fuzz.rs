@@ -1,5 +1,5 @@
 //! Fuzz entry points, one per `fuzz/fuzz_targets/*.rs`, kept in the library so ordinary builds
-//! compile them and the fuzz targets stay three-line shims (architecture.md §4.11).
+//! compile them and the fuzz targets stay three-line shims (docs/architecture.md).
 
 use url::Url;
 

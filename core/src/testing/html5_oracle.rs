@@ -1,4 +1,4 @@
-//! The HTML5 differential oracle (issue 11): `html5ever` (with its reference DOM) reads a page, the
+//! The HTML5 differential oracle: `html5ever` (with its reference DOM) reads a page, the
 //! walker's visibility rules are applied to its tree, and the result is compared with what
 //! [`crate::extract::html::parse`] yields — visible text modulo white space and invisible
 //! format characters, and the `href`s of `<a>`/`<area>` in document order. Used by
@@ -204,7 +204,7 @@ pub const WORDS: &[&str] = &[
 ];
 
 /// The vocabulary of the `html5_oracle` fuzz target and of the generated-page test: the
-/// markup classes of issue 11 as pieces the fuzzer strings together in any order (so elements
+/// markup classes the oracle found as pieces the fuzzer strings together in any order (so elements
 /// open and close anywhere, formatting elements misnest and run HTML5's adoption agency).
 /// Left out: hidden elements other than whole, simple ones (the walker hides only elements
 /// the layout saw closed, on purpose), and text directly in a `<table>` outside its cells (HTML5

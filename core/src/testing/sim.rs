@@ -1,4 +1,4 @@
-//! A deterministic simulation of the network around a [`Server`] (architecture.md §3.10): a
+//! A deterministic simulation of the network around a [`Server`] (docs/architecture.md): a
 //! virtual clock that jumps to the next `poll_timeout()`, a fake DNS table, scripted origin
 //! sites and a scripted facilitator (replies can be split at any byte boundary, delayed in
 //! virtual time, or withheld to simulate a stall), and a bounded number of steps so a
@@ -28,7 +28,7 @@ use crate::work::{Work, WorkDone, WorkId};
 /// Most steps of one [`Sim::run`].
 pub const MAX_STEPS: usize = 100_000;
 /// Unix time of the simulation's start: 100 s before the Base mainnet test vector's
-/// `validBefore` (1 900 000 000, x402-notes §6), so the vector is inside the accepted validity
+/// `validBefore` (1 900 000 000, docs/payments.md "x402 v2 in practice"), so the vector is inside the accepted validity
 /// window with `maxTimeoutSeconds` 60.
 pub const SIM_UNIX_START: u64 = 1_899_999_900;
 
@@ -613,7 +613,7 @@ pub fn request_path(raw: &[u8]) -> String {
         .to_string()
 }
 
-/// The hardhat/anvil test key #0 (x402-notes §6): address `0xf39F…2266`.
+/// The hardhat/anvil test key #0 (docs/payments.md "x402 v2 in practice"): address `0xf39F…2266`.
 pub const TEST_PAYER_KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 /// A `PAYMENT-SIGNATURE` value for `requirements`, signed with [`TEST_PAYER_KEY`], with
@@ -690,7 +690,7 @@ pub fn payment_header_wide(
 }
 
 /// A page extractor with a bug: it panics on every page (for `Server::set_extractor`, to
-/// exercise decisions.md step 8).
+/// exercise docs/contract.md "Request order" step 8).
 ///
 /// # Panics
 /// Always.
