@@ -264,6 +264,10 @@ pub struct SettlementEvent {
     pub attempt: u8,
     /// Whether the client had left before the outcome was known.
     pub client_gone: bool,
+    /// The facilitator's `EXTENSION-RESPONSES` header on its `/settle` answer, when it sent
+    /// one (how it handled the payment's extensions, e.g. Bazaar cataloguing), as sent (at
+    /// most 1 KiB of printable ASCII).
+    pub extension_responses: Option<String>,
 }
 
 /// One structured log line per request.

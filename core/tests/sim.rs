@@ -2714,3 +2714,34 @@ fn a_settle_without_a_reply_names_its_cause_in_the_audit_line() {
         Some("http: no response in time")
     );
 }
+
+/// A facilitator that says how it handled the payment's extensions (`EXTENSION-RESPONSES` on
+/// its `/settle` answer, e.g. Bazaar cataloguing): the audit line carries it as sent.
+#[test]
+fn the_facilitators_extension_responses_reach_the_audit_line() {
+    let mut sim = world(&[]);
+    sim.endpoint(FACILITATOR.parse().unwrap(), |raw| {
+        let (headers, body): (&[(&str, &str)], &[u8]) = if request_path(raw) == "/verify" {
+            (&[], br#"{"isValid":true}"#)
+        } else {
+            (
+                &[(
+                    "EXTENSION-RESPONSES",
+                    "eyJiYXphYXIiOnsic3RhdHVzIjoicHJvY2Vzc2luZyJ9fQ==",
+                )],
+                br#"{"success":true,"transaction":"0xabc","network":"eip155:8453"}"#,
+            )
+        };
+        Reply::Bytes(http_response(200, headers, body))
+    });
+    let r = one(&sim.request(&paid_post(&sim, 151)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        sim.settlements[0].extension_responses.as_deref(),
+        Some("eyJiYXphYXIiOnsic3RhdHVzIjoicHJvY2Vzc2luZyJ9fQ==")
+    );
+    // Without the header: nothing.
+    let mut plain = world(&[]);
+    assert_eq!(one(&plain.request(&paid_post(&plain, 152))).status, 200);
+    assert_eq!(plain.settlements[0].extension_responses, None);
+}

@@ -185,6 +185,8 @@ struct SettlementLine<'a> {
     attempt: u8,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     client_gone: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extension_responses: Option<&'a str>,
 }
 
 /// Writes the audit line of one `/settle` attempt at once, like an operational line: money
@@ -201,10 +203,11 @@ pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
             transaction: event.transaction.as_deref(),
             attempt: event.attempt,
             client_gone: event.client_gone,
+            extension_responses: event.extension_responses.as_deref(),
         })
         .unwrap_or_default(),
         LogFormat::Pretty => format!(
-            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={}{}",
+            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={}{}{}",
             event.request_id,
             event.payer,
             event.nonce,
@@ -216,7 +219,12 @@ pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
                 " client gone"
             } else {
                 ""
-            }
+            },
+            event
+                .extension_responses
+                .as_deref()
+                .map(|value| format!(" extension-responses={value}"))
+                .unwrap_or_default()
         ),
     };
     log_line_raw(&line);

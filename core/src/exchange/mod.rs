@@ -229,6 +229,9 @@ struct Job {
     pages_fetched: u32,
     /// Pages left out (or, the homepage, failed) for running over the work budget.
     pages_too_costly: u32,
+    /// The facilitator's `EXTENSION-RESPONSES` on the latest `/settle` answer, for the audit
+    /// line.
+    extension_responses: Option<String>,
     /// Why the request failed, for an operator ("dns: …", "tls: …", "http 503", "http: no
     /// response in time", …): the homepage's fetch, or the latest facilitator or chain call
     /// that got no usable reply. The access line's `cause`; the audit reason of a `/settle`
@@ -327,6 +330,7 @@ impl Job {
             pages_fetched: 0,
             pages_too_costly: 0,
             cause: None,
+            extension_responses: None,
             bytes_total: 0,
             settlement: None,
             work: Vec::new(),

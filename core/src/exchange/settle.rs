@@ -71,8 +71,16 @@ impl Exchange {
         end: FetchEnd,
         now: Instant,
     ) {
+        let mut job = job;
         let reply = match end {
             FetchEnd::Response(response, _) => {
+                job.extension_responses = response
+                    .header("extension-responses")
+                    .filter(|value| {
+                        value.len() <= 1024
+                            && value.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
+                    })
+                    .map(str::to_string);
                 Some((response.status, facilitator::parse_settle(&response.body)))
             }
             FetchEnd::Failed(_) => None,
@@ -347,6 +355,7 @@ impl Exchange {
             transaction,
             attempt,
             client_gone: self.client_gone,
+            extension_responses: job.extension_responses.clone(),
         }));
     }
 }

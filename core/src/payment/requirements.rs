@@ -65,6 +65,19 @@ pub fn atomic_amount(price_usd: &str) -> Result<String, PriceError> {
     Ok(amount.to_string())
 }
 
+/// The service's name in x402 catalogues (`resource.serviceName`; Bazaar: at most 32 ASCII
+/// characters).
+pub const SERVICE_NAME: &str = "contact-extract";
+
+/// Catalogue tags (`resource.tags`; Bazaar: at most 5).
+pub const TAGS: [&str; 5] = [
+    "contacts",
+    "business-data",
+    "lead-generation",
+    "web-extraction",
+    "emails",
+];
+
 /// Everything the 402 needs, from configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentTerms {
@@ -104,6 +117,8 @@ impl PaymentTerms {
                 url: resource_url,
                 description: "Public business contact data (emails, phones, socials, addresses) extracted from one website".to_string(),
                 mime_type: "application/json".to_string(),
+                service_name: Some(SERVICE_NAME.to_string()),
+                tags: Some(TAGS.iter().map(|t| (*t).to_string()).collect()),
             },
         }
     }
@@ -126,6 +141,30 @@ impl PaymentTerms {
 
 #[cfg(test)]
 mod tests {
+    /// What x402 catalogues (Bazaar) accept of a resource: a service name of at most 32 ASCII
+    /// characters, at most 5 tags, a description under 500 characters.
+    #[test]
+    fn the_resource_fits_the_catalogues() {
+        let terms = PaymentTerms::new(
+            "https://contacts.example.com/api/v1/extract-contact".into(),
+            "eip155:8453",
+            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+            "USD Coin",
+            "2",
+            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            "10000".into(),
+            120,
+        );
+        let resource = &terms.resource;
+        let name = resource.service_name.as_deref().unwrap();
+        assert!(name.len() <= 32 && name.is_ascii(), "{name}");
+        assert!(resource.tags.as_ref().unwrap().len() <= 5);
+        assert!(resource.description.chars().count() < 500);
+        let json = serde_json::to_value(terms.payment_required("Payment required", None)).unwrap();
+        assert_eq!(json["resource"]["serviceName"], "contact-extract");
+        assert_eq!(json["resource"]["tags"][0], "contacts");
+    }
+
     use super::*;
     use crate::payment::codec;
 
@@ -152,6 +191,8 @@ mod tests {
                 url: "https://api.example.com/v1/quote".into(),
                 description: "Paid JSON API".into(),
                 mime_type: "application/json".into(),
+                service_name: None,
+                tags: None,
             },
             ..PaymentTerms::new(
                 String::new(),

@@ -19,6 +19,12 @@ pub struct ResourceInfo {
     /// Media type of the paid response.
     #[serde(default)]
     pub mime_type: String,
+    /// A short name for catalogues (Bazaar: at most 32 ASCII characters).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub service_name: Option<String>,
+    /// Catalogue tags (Bazaar: at most 5).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tags: Option<Vec<String>>,
 }
 
 /// The EIP-712 domain name and version of the asset (`extra` of an EVM requirement).
