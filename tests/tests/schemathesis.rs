@@ -1,0 +1,107 @@
+//! The OpenAPI document is the truth: schemathesis (pinned in `.ci/python/requirements.txt`)
+//! generates requests for every operation of `/openapi.json` and checks every answer against
+//! it (`--checks all`), with hooks (`.ci/python/schemathesis_hooks.py`) that pay each request
+//! to the paid route and keep every schema-valid URL on the loopback fixture site — so the
+//! paid 200s are checked too, and no generated host is resolved. Runs on both runtimes. With
+//! `CI=true` a missing schemathesis is a failure; elsewhere the test installs it into
+//! `.ci/python/venv` on first use or skips with a printed reason.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use contact_core::config::PaymentConfig;
+use contact_e2e::fixture::{service_vars, Fixture};
+
+mod common;
+use common::{fixture_pages, webpki, Service};
+
+/// `.ci/python`, with schemathesis installed in its venv.
+fn schemathesis() -> Option<PathBuf> {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _installing = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/python");
+    let st = dir.join("venv/bin/st");
+    let ready = || {
+        Command::new(&st)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !ready() {
+        let _ = Command::new("python3")
+            .args(["-m", "venv", "venv"])
+            .current_dir(&dir)
+            .status();
+        let _ = Command::new(dir.join("venv/bin/pip"))
+            .args(["install", "--quiet", "-r", "requirements.txt"])
+            .current_dir(&dir)
+            .status();
+    }
+    if ready() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true and schemathesis could not be installed in {}/venv",
+        dir.display()
+    );
+    eprintln!("skipping: schemathesis could not be installed (python3-venv and PyPI needed)");
+    None
+}
+
+fn every_answer_matches_the_openapi_document() {
+    let Some(python) = schemathesis() else {
+        return;
+    };
+    let site = Fixture::start(fixture_pages);
+    let facilitator = Fixture::accepting_facilitator();
+    let mut vars = service_vars(&site, &facilitator);
+    vars.push(("RATE_LIMIT_BURST", "100000".to_string()));
+    vars.push(("RATE_LIMIT_PER_MINUTE", "1000000".to_string()));
+    vars.push(("LOG_FORMAT", "pretty".to_string()));
+    let service = Service::start_with_tls(&vars, webpki(), None);
+    let (status, body) = service.wait_ready();
+    assert_eq!(status, 200, "{body}");
+    let PaymentConfig::Ready { terms, .. } = &service.config.payment else {
+        panic!("payments are configured")
+    };
+    let output = Command::new(python.join("venv/bin/st"))
+        .args(["run", &format!("http://{}/openapi.json", service.addr)])
+        .args(["--url", &format!("http://{}", service.addr)])
+        .args([
+            "--checks",
+            "all",
+            "--max-examples",
+            "20",
+            "--seed",
+            "20261125",
+        ])
+        .env("SCHEMATHESIS_HOOKS", "schemathesis_hooks")
+        .env("PYTHONPATH", &python)
+        .env(
+            "PAY_TARGET",
+            format!("http://www.fixture-shop.com:{}/", site.addr.port()),
+        )
+        .env(
+            "PAY_REQUIREMENTS",
+            serde_json::to_string(&terms.requirements).unwrap(),
+        )
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run schemathesis");
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(said.contains("No issues found"), "{said}");
+    // The paid route was really paid and answered 200 (the hooks' payments settled).
+    assert!(facilitator.count("/settle") >= 1, "{said}");
+    assert!(site.count("/") >= 1);
+}
+
+contact_e2e::both_runtimes!(every_answer_matches_the_openapi_document);
