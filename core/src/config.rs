@@ -360,6 +360,14 @@ fn payment_config(
                 )
             })?,
     };
+    // An icon for x402 catalogues (Bazaar `resource.iconUrl`), optional.
+    let icon_url = match get("ICON_URL") {
+        None => None,
+        Some(raw) => match Url::parse(raw) {
+            Ok(url) if matches!(url.scheme(), "https" | "http") => Some(url.to_string()),
+            _ => return Err(invalid("ICON_URL", "expected an http(s) URL of an image")),
+        },
+    };
 
     let mut problems = Vec::new();
     let base = match get("PUBLIC_BASE_URL") {
@@ -426,6 +434,8 @@ fn payment_config(
                 amount,
                 max_timeout,
             );
+            let mut terms = terms;
+            terms.resource.icon_url = icon_url;
             Ok(PaymentConfig::Ready {
                 terms: Box::new(terms),
                 facilitator,
@@ -562,6 +572,33 @@ mod tests {
             "https://contacts.example.com/api/v1/extract-contact"
         );
         assert_eq!(facilitator.as_str(), "https://facilitator.example.com/");
+    }
+
+    #[test]
+    fn icon_url_reaches_the_resource_and_is_checked() {
+        let with = |icon: &str| {
+            let vars: BTreeMap<String, String> = [
+                ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+                ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+                ("FACILITATOR_URL", "https://facilitator.example.com"),
+                ("ICON_URL", icon),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            Config::from_env_map(&vars)
+        };
+        let PaymentConfig::Ready { terms, .. } = with("https://contacts.example.com/icon.png")
+            .unwrap()
+            .payment
+        else {
+            panic!("ready")
+        };
+        assert_eq!(
+            terms.resource.icon_url.as_deref(),
+            Some("https://contacts.example.com/icon.png")
+        );
+        assert_eq!(with("ftp://x/icon.png").unwrap_err().variable, "ICON_URL");
     }
 
     #[test]

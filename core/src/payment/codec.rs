@@ -104,7 +104,7 @@ mod tests {
             let value = PaymentRequired {
                 x402_version: 2,
                 error,
-                resource: ResourceInfo { url, description: "d".into(), mime_type: "application/json".into(), service_name: None, tags: None },
+                resource: ResourceInfo { url, description: "d".into(), mime_type: "application/json".into(), service_name: None, tags: None, icon_url: None },
                 accepts: vec![PaymentRequirements {
                     scheme: "exact".into(), network: "eip155:8453".into(), amount, asset: "0xA".into(),
                     pay_to: "0xB".into(), max_timeout_seconds: timeout,

@@ -119,6 +119,7 @@ impl PaymentTerms {
                 mime_type: "application/json".to_string(),
                 service_name: Some(SERVICE_NAME.to_string()),
                 tags: Some(TAGS.iter().map(|t| (*t).to_string()).collect()),
+                icon_url: None,
             },
         }
     }
@@ -193,6 +194,7 @@ mod tests {
                 mime_type: "application/json".into(),
                 service_name: None,
                 tags: None,
+                icon_url: None,
             },
             ..PaymentTerms::new(
                 String::new(),

@@ -25,6 +25,9 @@ pub struct ResourceInfo {
     /// Catalogue tags (Bazaar: at most 5).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tags: Option<Vec<String>>,
+    /// An icon for catalogues (Bazaar), from `ICON_URL`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub icon_url: Option<String>,
 }
 
 /// The EIP-712 domain name and version of the asset (`extra` of an EVM requirement).
