@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::payment::identifier;
-use crate::payment::requirements::PaymentTerms;
+use crate::payment::requirements::{usd_price, PaymentTerms};
 
 /// The interface description version (docs/contract.md).
 pub const API_VERSION: &str = "0.1.0";
@@ -195,26 +195,11 @@ pub fn mcp_document(terms: Option<&PaymentTerms>) -> Value {
 /// x402scan reads).
 pub const GUIDANCE: &str = "POST /api/v1/extract-contact with {\"url\": \"https://www.example.com/\"} (a public http(s) business website). The first answer is 402 with PAYMENT-REQUIRED (x402 v2, scheme exact, USDC on Base): sign it with an x402 client and send the same request again with PAYMENT-SIGNATURE. The 200 is ContactExtractionResult (emails, E.164 phones, socials, schema.org PostalAddress, contact pages) with PAYMENT-RESPONSE. A failure before settlement (400, 422, 5xx) is never charged. On 503 \"settlement pending\", retry with the same PAYMENT-SIGNATURE after Retry-After: it never charges twice.";
 
-/// A price in atomic units of a 6-decimal asset (USDC) as a decimal string: `10000` → `0.01`.
-fn decimal_usd(atomic: &str) -> String {
-    let Ok(units) = atomic.parse::<u128>() else {
-        return atomic.to_string();
-    };
-    let (whole, fraction) = (units / 1_000_000, units % 1_000_000);
-    let fraction = format!("{fraction:06}");
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        whole.to_string()
-    } else {
-        format!("{whole}.{fraction}")
-    }
-}
-
 /// The paid operation's `x-payment-info` (x402scan's layout): a fixed price in USD and the x402
 /// protocol, plus the exact `accepts` for clients that read them.
 fn payment_info(terms: &PaymentTerms) -> Value {
     json!({
-        "price": {"mode": "fixed", "currency": "USD", "amount": decimal_usd(&terms.requirements.amount)},
+        "price": {"mode": "fixed", "currency": "USD", "amount": usd_price(&terms.requirements.amount)},
         "protocols": [{"x402": {}}],
         "x402Version": 2,
         "accepts": [terms.requirements]
@@ -363,16 +348,7 @@ mod tests {
     use crate::http::routes::{route, Route};
 
     fn terms() -> PaymentTerms {
-        PaymentTerms::new(
-            "https://contacts.example.com/api/v1/extract-contact".into(),
-            "eip155:8453",
-            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-            "USD Coin",
-            "2",
-            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-            "10000".into(),
-            120,
-        )
+        crate::payment::requirements::example_terms()
     }
 
     #[test]
@@ -450,14 +426,6 @@ mod tests {
         );
         assert_eq!(x402_resources(None)["resources"], json!([]));
         assert_eq!(route("GET", "/.well-known/x402"), Ok(Route::X402Resources));
-        for (atomic, usd) in [
-            ("10000", "0.01"),
-            ("1000000", "1"),
-            ("1500000", "1.5"),
-            ("1", "0.000001"),
-        ] {
-            assert_eq!(decimal_usd(atomic), usd);
-        }
     }
 
     #[test]

@@ -29,7 +29,6 @@ fn checked_files(dir: &Path, found: &mut Vec<PathBuf>) {
         } else if [".rs", ".toml", ".sh", ".py", ".mjs", ".sol", ".md"]
             .iter()
             .any(|ext| name.ends_with(ext))
-            && name != "CHANGELOG.md"
         {
             found.push(path);
         }

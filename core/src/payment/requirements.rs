@@ -65,6 +65,36 @@ pub fn atomic_amount(price_usd: &str) -> Result<String, PriceError> {
     Ok(amount.to_string())
 }
 
+/// The inverse of [`atomic_amount`]: atomic units of a 6-decimal stablecoin as a USD decimal
+/// string (`"10000"` → `"0.01"`, `"1500000"` → `"1.5"`); a value that is not a number is
+/// returned as it is.
+pub fn usd_price(atomic: &str) -> String {
+    let Ok(units) = atomic.parse::<u128>() else {
+        return atomic.to_string();
+    };
+    let scale = 10u128.pow(USDC_DECIMALS);
+    let fraction = format!("{:0width$}", units % scale, width = USDC_DECIMALS as usize);
+    match fraction.trim_end_matches('0') {
+        "" => (units / scale).to_string(),
+        fraction => format!("{}.{fraction}", units / scale),
+    }
+}
+
+/// The terms of the tests: Base mainnet USDC, $0.01, `payTo` hardhat account #1, 120 s.
+#[cfg(test)]
+pub(crate) fn example_terms() -> PaymentTerms {
+    PaymentTerms::new(
+        "https://contacts.example.com/api/v1/extract-contact".into(),
+        "eip155:8453",
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        "USD Coin",
+        "2",
+        "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "10000".into(),
+        120,
+    )
+}
+
 /// The service's name in x402 catalogues (`resource.serviceName`; Bazaar: at most 32 ASCII
 /// characters).
 pub const SERVICE_NAME: &str = "contact-extract";
@@ -142,20 +172,24 @@ impl PaymentTerms {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn usd_price_is_the_inverse_of_atomic_amount() {
+        for (atomic, usd) in [
+            ("10000", "0.01"),
+            ("1000000", "1"),
+            ("1500000", "1.5"),
+            ("1", "0.000001"),
+        ] {
+            assert_eq!(usd_price(atomic), usd);
+            assert_eq!(atomic_amount(usd).unwrap(), atomic);
+        }
+    }
+
     /// What x402 catalogues (Bazaar) accept of a resource: a service name of at most 32 ASCII
     /// characters, at most 5 tags, a description under 500 characters.
     #[test]
     fn the_resource_fits_the_catalogues() {
-        let terms = PaymentTerms::new(
-            "https://contacts.example.com/api/v1/extract-contact".into(),
-            "eip155:8453",
-            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-            "USD Coin",
-            "2",
-            "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-            "10000".into(),
-            120,
-        );
+        let terms = example_terms();
         let resource = &terms.resource;
         let name = resource.service_name.as_deref().unwrap();
         assert!(name.len() <= 32 && name.is_ascii(), "{name}");
