@@ -258,6 +258,9 @@ pub enum Failure {
     /// A `payment-identifier` id already used with another payment or request (x402
     /// `payment-identifier` extension: 409).
     PaymentIdConflict,
+    /// The shared payment store (Redis) failed or did not answer in time: 503 with
+    /// `Retry-After`, before any facilitator call (docs/operations.md).
+    StoreUnavailable,
 }
 
 /// The HTTP status and `error.code` for a failure (docs/contract.md "Request order").
@@ -277,7 +280,8 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
         | Failure::Overloaded
         | Failure::FacilitatorUnavailable
         | Failure::SettlementPending
-        | Failure::PaymentInProgress => (503, ErrorCode::InternalError),
+        | Failure::PaymentInProgress
+        | Failure::StoreUnavailable => (503, ErrorCode::InternalError),
         // docs/payments.md: the one status beyond the seed's list.
         Failure::PaymentIdConflict => (409, ErrorCode::InvalidUrl),
         Failure::BlockedResolution => (400, ErrorCode::PrivateAddress),

@@ -112,9 +112,48 @@ pub struct Config {
     /// (docs/payments.md, "The chain is the judge"). https, or http on loopback; fetched like the
     /// facilitator (a configured endpoint, exempt from the SSRF block list).
     pub chain_rpc: Option<Url>,
+    /// The Redis shared by several instances (`REDIS_URL`, `redis://[user:password@]host:port[/db]`;
+    /// unset: rate limits and payments live in this process, and a restart forgets them).
+    /// docs/operations.md, "Running several instances".
+    pub redis_url: Option<String>,
+    /// The namespace of this service's keys in Redis (`REDIS_PREFIX`, default
+    /// `contact-extract`; letters, digits, `-`, `_`, `.`, at most 64 bytes).
+    pub redis_prefix: String,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
 }
+
+/// Every environment variable [`Config::from_env_map`] reads (docs/configuration.md).
+pub const VARIABLES: &[&str] = &[
+    "ALLOWED_PORTS",
+    "ALLOW_PRIVATE_CIDRS",
+    "BIND_ADDR",
+    "CHAIN_RPC_URL",
+    "FACILITATOR_URL",
+    "ICON_URL",
+    "LOG_FORMAT",
+    "MAX_CONCURRENT_JOBS",
+    "MAX_CONNECTIONS",
+    "MAX_CONNECTIONS_PER_IP",
+    "MAX_PAGE_MEMORY",
+    "METRICS_ADDR",
+    "OPERATOR_EMAIL",
+    "PAY_TO",
+    "PRICE_USD",
+    "PROXY_PROTOCOL",
+    "PUBLIC_BASE_URL",
+    "RATE_LIMIT_BURST",
+    "RATE_LIMIT_PER_MINUTE",
+    "REDIS_PREFIX",
+    "REDIS_URL",
+    "RESOLVE",
+    "TRUSTED_PROXIES",
+    "X402_ASSET",
+    "X402_ASSET_NAME",
+    "X402_ASSET_VERSION",
+    "X402_MAX_TIMEOUT_SECONDS",
+    "X402_NETWORK",
+];
 
 impl Config {
     /// Parses the variables in `vars` (unset variables take their defaults).
@@ -248,6 +287,30 @@ impl Config {
                 Some(url)
             }
         };
+        let redis_url = match get("REDIS_URL") {
+            None => None,
+            Some(raw) if raw.starts_with("redis://") && url::Url::parse(raw).is_ok() => {
+                Some(raw.to_string())
+            }
+            Some(_) => {
+                return Err(invalid(
+                    "REDIS_URL",
+                    "expected redis://[user:password@]host:port[/db] (TLS to Redis is not supported; keep Redis on a private network)",
+                ))
+            }
+        };
+        let redis_prefix = get("REDIS_PREFIX").unwrap_or("contact-extract").to_string();
+        if redis_prefix.is_empty()
+            || redis_prefix.len() > 64
+            || !redis_prefix
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        {
+            return Err(invalid(
+                "REDIS_PREFIX",
+                "expected 1 to 64 letters, digits, '-', '_' or '.'",
+            ));
+        }
         Ok(Config {
             bind_addr,
             payment,
@@ -272,6 +335,8 @@ impl Config {
             resolve,
             log_format,
             chain_rpc,
+            redis_url,
+            redis_prefix,
             warnings,
         })
     }
@@ -535,6 +600,23 @@ mod tests {
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "https://facilitator.example.com"),
     ];
+
+    #[test]
+    fn variables_lists_every_variable_read() {
+        let source = include_str!("config.rs");
+        let mut read: Vec<&str> = source
+            .split("get(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .filter(|name| {
+                name.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        assert_eq!(read, VARIABLES);
+    }
 
     #[test]
     fn defaults_and_ready_payments() {

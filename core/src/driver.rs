@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::exchange::Exchange;
 use crate::io::{FetchId, Input, Output};
+use crate::store::StoreId;
 use crate::work::WorkId;
 
 /// Bytes a runtime reads from a client at a time (requests are small; this is per idle
@@ -255,11 +256,13 @@ impl Driver {
 pub struct Owed {
     fetches: Vec<FetchId>,
     work: Vec<WorkId>,
+    stores: Vec<StoreId>,
 }
 
 impl Owed {
-    /// Notes an output the driver is carrying out: `Resolve`, `Connect` and `Work` are owed an
-    /// answer; `CloseFetch` and `CancelWork` cancel what was owed.
+    /// Notes an output the driver is carrying out: `Resolve`, `Connect`, `Work` and a `Store`
+    /// the exchange waits for are owed an answer; `CloseFetch` and `CancelWork` cancel what
+    /// was owed.
     pub fn note(&mut self, output: &Output) {
         match output {
             Output::Resolve { fetch, .. } | Output::Connect { fetch, .. } => {
@@ -268,6 +271,8 @@ impl Owed {
             Output::CloseFetch { fetch } => self.fetches.retain(|f| f != fetch),
             Output::Work { id, .. } => self.work.push(*id),
             Output::CancelWork { id } => self.work.retain(|w| w != id),
+            Output::Store { id, op } if op.awaits_answer() => self.stores.push(*id),
+            Output::Store { .. } => {}
             Output::SendToClient(_)
             | Output::CloseClient
             | Output::SendToFetch { .. }
@@ -284,6 +289,7 @@ impl Owed {
                 self.answer_fetch(*fetch)
             }
             Input::WorkDone { id, .. } => self.answer_work(*id),
+            Input::Stored { id, .. } => take(&mut self.stores, id),
             // Progress, not the answer: fed while the connect is owed, which it stays.
             Input::TcpConnected { fetch } => self.awaits_fetch(*fetch),
             Input::ClientData(_)
@@ -310,9 +316,9 @@ impl Owed {
         !self.work.is_empty()
     }
 
-    /// Whether any answer (DNS, connect, work) is still owed.
+    /// Whether any answer (DNS, connect, work, store) is still owed.
     pub fn awaits_any(&self) -> bool {
-        !self.work.is_empty() || !self.fetches.is_empty()
+        !self.work.is_empty() || !self.fetches.is_empty() || !self.stores.is_empty()
     }
 
     /// Whether `fetch` is still owed its DNS or connect answer.

@@ -8,6 +8,7 @@
 //! | `Connect { fetch, addr, tls }` | `Connected { fetch, result }` (TCP and, with `tls`, the TLS handshake done); with `tls`, first `TcpConnected { fetch }` when TCP is up and the handshake starts |
 //! | `SendToFetch { fetch, data }` | later `FetchData` / `FetchClosed` |
 //! | `Work { id, work }` | `WorkDone { id, done, took }` (run `work.run()` off the IO threads and say how long it ran), unless `CancelWork { id }` came first |
+//! | `Store { id, op }` | `Stored { id, result }` (carry `op` out on the shared store, at most [`crate::store::STORE_TIMEOUT`]); the core drops answers it does not wait for ([`crate::store::StoreOp::awaits_answer`]) |
 //! | `SendToClient`, `CloseClient`, `CloseFetch`, `CancelWork`, `Event`, `Settlement` | nothing |
 //!
 //! An answer that comes after its fetch was closed (`CloseFetch`) or its work cancelled
@@ -85,6 +86,7 @@ use std::time::Duration;
 
 use crate::api::ErrorCode;
 use crate::net_policy::ApprovedAddr;
+use crate::store::{StoreFailure, StoreId, StoreOp, StoreReply};
 use crate::work::{Work, WorkDone, WorkId};
 
 /// The outcome of a request's payment check (for metrics and logs).
@@ -185,6 +187,13 @@ pub enum Input<'a> {
         /// [`crate::work::PAGE_WORK_BUDGET`] is treated as too costly to process.
         took: Duration,
     },
+    /// The answer to `Output::Store`.
+    Stored {
+        /// Which operation.
+        id: StoreId,
+        /// The shared store's answer, or why there is none.
+        result: Result<StoreReply, StoreFailure>,
+    },
 }
 
 /// Something the runtime must do.
@@ -237,6 +246,15 @@ pub enum Output {
     CancelWork {
         /// Which work.
         id: WorkId,
+    },
+    /// Carry `op` out on the shared store (only when the server's store is shared:
+    /// [`crate::server::Server::share_store`]) and answer with `Input::Stored`. Operations of
+    /// one exchange may run concurrently; each is one atomic step on the store.
+    Store {
+        /// Which operation.
+        id: StoreId,
+        /// The operation.
+        op: StoreOp,
     },
     /// A finished request, for the access log.
     Event(RequestEvent),

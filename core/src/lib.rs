@@ -98,6 +98,7 @@ pub mod payment;
 mod responses;
 pub mod server;
 pub mod site;
+pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod work;

@@ -1,10 +1,11 @@
 //! Per-client rate limiting (docs/contract.md "Request order" step 2: 429 `RATE_LIMITED` with `Retry-After`): a
 //! token bucket per client address, IPv6 clients grouped by /64 (one subscriber's prefix),
-//! IPv4-mapped IPv6 judged as IPv4. Pure: time comes in as an `Instant`.
+//! IPv4-mapped IPv6 judged as IPv4. Pure: time comes in as the time since the UNIX epoch (the
+//! caller's clock), so several instances sharing one store judge by the same clock.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Most clients tracked; when full, the buckets that have refilled completely are dropped
 /// (they carry no state), and if none has, the client is limited (fail closed).
@@ -35,7 +36,8 @@ impl ClientKey {
 #[derive(Debug, Clone, Copy)]
 struct Bucket {
     tokens: f64,
-    updated: Instant,
+    /// Time since the UNIX epoch of the last update.
+    updated: Duration,
 }
 
 /// Token buckets: `burst` tokens, refilled at `per_minute` tokens a minute.
@@ -63,18 +65,18 @@ impl RateLimiter {
         }
     }
 
-    /// Takes one token for `ip` at `now`.
+    /// Takes one token for `ip` at `now` (time since the UNIX epoch).
     ///
     /// # Errors
     /// The wait until a token is available, rounded up to whole seconds (≥ 1), for
     /// `Retry-After`.
-    pub fn check(&mut self, ip: IpAddr, now: Instant) -> Result<(), u64> {
+    pub fn check(&mut self, ip: IpAddr, now: Duration) -> Result<(), u64> {
         let key = ClientKey::of(ip);
         let rate = f64::from(self.per_minute) / 60.0;
         let burst = f64::from(self.burst);
         if !self.buckets.contains_key(&key) && self.buckets.len() >= self.capacity {
             self.buckets.retain(|_, b| {
-                b.tokens + now.saturating_duration_since(b.updated).as_secs_f64() * rate < burst
+                b.tokens + now.saturating_sub(b.updated).as_secs_f64() * rate < burst
             });
             if self.buckets.len() >= self.capacity {
                 return Err(1);
@@ -84,7 +86,7 @@ impl RateLimiter {
             tokens: burst,
             updated: now,
         });
-        let elapsed = now.saturating_duration_since(bucket.updated);
+        let elapsed = now.saturating_sub(bucket.updated);
         bucket.tokens = (bucket.tokens + elapsed.as_secs_f64() * rate).min(burst);
         bucket.updated = bucket.updated.max(now);
         if bucket.tokens >= 1.0 {
@@ -101,14 +103,12 @@ impl RateLimiter {
 }
 
 #[cfg(test)]
-// The tests need an arbitrary base instant; only differences from it matter.
-#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
     #[test]
     fn burst_then_refill() {
-        let start = Instant::now();
+        let start = Duration::from_secs(1_800_000_000);
         let mut limiter = RateLimiter::new(60, 3);
         let ip: IpAddr = "203.0.113.7".parse().unwrap();
         for _ in 0..3 {
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn ipv6_grouped_by_64_and_mapped_as_v4() {
-        let start = Instant::now();
+        let start = Duration::from_secs(1_800_000_000);
         let mut limiter = RateLimiter::new(60, 1);
         assert_eq!(
             limiter.check("2001:db8:1:2::1".parse().unwrap(), start),
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn bounded_memory_fails_closed() {
-        let start = Instant::now();
+        let start = Duration::from_secs(1_800_000_000);
         let mut limiter = RateLimiter::with_capacity(60, 2, 2);
         assert_eq!(limiter.check("192.0.2.1".parse().unwrap(), start), Ok(()));
         assert_eq!(limiter.check("192.0.2.2".parse().unwrap(), start), Ok(()));

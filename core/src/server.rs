@@ -18,8 +18,10 @@ use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
 use crate::page_memory::PageMemory;
-use crate::payment::store::{MemoryStore, PaymentStore};
+use crate::payment::store::PaymentStore;
 use crate::responses::payment_required_response;
+use crate::store::LocalStore;
+use sha3::{Digest, Keccak256};
 
 /// A page extractor: (page URL, `Content-Type`, decoded body bytes) → the page's contact data.
 pub type Extractor = fn(&url::Url, Option<&str>, &[u8]) -> PageExtraction;
@@ -48,6 +50,8 @@ pub struct Server {
     draining: Arc<AtomicBool>,
     /// What the latest facilitator check found (readiness).
     facilitator: Arc<Mutex<FacilitatorHealth>>,
+    /// What is wrong with the shared store, as the runtime last found (readiness).
+    store_problem: Arc<Mutex<Option<String>>>,
 }
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
@@ -92,15 +96,20 @@ pub struct Fixed {
     pub(crate) merger: Merger,
     started: Instant,
     unix_at_start: Duration,
+    /// Whether the rate limiter and the payment store are shared by several instances
+    /// ([`Server::share_store`]): store operations become `Output::Store` effects.
+    pub(crate) shared_store: bool,
+    /// This process's lease owner id in the payment store.
+    pub(crate) instance: u64,
 }
 
 /// The mutable part of the [`Server`], behind its lock.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) limiter: RateLimiter,
     pub(crate) ids: RequestIds,
-    /// Replay guard and kept results (docs/payments.md).
-    pub(crate) payments: Box<dyn PaymentStore>,
+    /// The rate limiter and the payment store, when they live in this process (the default;
+    /// see [`Server::share_store`]).
+    pub(crate) store: LocalStore,
 }
 
 impl std::ops::Deref for Server {
@@ -134,10 +143,18 @@ impl Server {
             ConnectionGate::new(config.max_connections, config.max_connections_per_ip);
         let page_memory = PageMemory::new(config.max_page_memory);
         let shared = Shared {
-            limiter: RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst),
             ids: RequestIds::new(seed),
-            payments: Box::new(MemoryStore::default()),
+            store: LocalStore::new(RateLimiter::new(
+                config.rate_limit_per_minute,
+                config.rate_limit_burst,
+            )),
         };
+        // The owner of this process's leases: random per start, derived from the seed so it
+        // says nothing about the request ids.
+        let mut owner_seed = seed.to_vec();
+        owner_seed.extend_from_slice(b"lease owner");
+        let digest: [u8; 32] = Keccak256::digest(&owner_seed).into();
+        let instance = u64::from_le_bytes(digest[..8].try_into().unwrap_or_default());
         Server {
             fixed: Arc::new(Fixed {
                 unpaid_response,
@@ -147,6 +164,8 @@ impl Server {
                 config,
                 started: now,
                 unix_at_start: unix_now,
+                shared_store: false,
+                instance,
             }),
             connections,
             page_memory,
@@ -154,6 +173,7 @@ impl Server {
             jobs: JobCounter::default(),
             draining: Arc::new(AtomicBool::new(false)),
             facilitator: Arc::new(Mutex::new(FacilitatorHealth::Unchecked)),
+            store_problem: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -195,12 +215,31 @@ impl Server {
     /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes), for every connection. The seam for a
     /// store shared by several instances, and for tests of a full store.
     pub fn set_payment_store(&self, store: Box<dyn PaymentStore>) {
-        self.shared().payments = store;
+        self.shared().store.payments = store;
     }
 
-    /// The payment store's records and kept response bytes.
+    /// The in-process payment store's records and kept response bytes (zero while the store
+    /// is shared).
     pub fn payment_store_usage(&self) -> (usize, usize) {
-        self.shared().payments.usage()
+        self.shared().store.payments.usage()
+    }
+
+    /// Moves the rate limiter and the payment store out of the process (docs/operations.md,
+    /// "Running several instances"): from now on every store operation is an
+    /// `Output::Store` that the runtime carries out on the shared store (Redis) and answers
+    /// with `Input::Stored`. Call it before accepting connections.
+    pub fn share_store(&mut self) {
+        Arc::make_mut(&mut self.fixed).shared_store = true;
+    }
+
+    /// Whether [`Server::share_store`] was called.
+    pub fn store_is_shared(&self) -> bool {
+        self.fixed.shared_store
+    }
+
+    /// This process's lease owner id in the payment store (random per start).
+    pub fn instance_id(&self) -> u64 {
+        self.fixed.instance
     }
 
     /// The configuration.
@@ -264,6 +303,24 @@ impl Server {
             }
             FacilitatorHealth::Problem(problem) => Some(problem),
         }
+    }
+
+    /// Records what the runtime found about the shared store (`REDIS_URL`): `None` when it
+    /// answers, or the problem, which `/api/ready` names (docs/operations.md, "Running several
+    /// instances"). The in-process store never has one.
+    pub fn set_store_problem(&self, problem: Option<String>) {
+        *self
+            .store_problem
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = problem;
+    }
+
+    /// Why the shared store makes the service not ready, if it does.
+    pub fn store_problem(&self) -> Option<String> {
+        self.store_problem
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Why the service is shedding load now, if it is: paid jobs or connections at their cap.

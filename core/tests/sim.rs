@@ -50,7 +50,12 @@ const CONTACT: &str =
 
 /// A world with the site, its DNS name and a facilitator that accepts everything.
 fn world(extra: &[(&str, &str)]) -> Sim {
-    let mut sim = Sim::new(config(extra));
+    world_of_instance(extra, 7)
+}
+
+/// As [`world`], for one of several instances (`seed`: its server's seed).
+fn world_of_instance(extra: &[(&str, &str)], seed: u8) -> Sim {
+    let mut sim = Sim::instance(config(extra), seed);
     sim.dns
         .insert("www.acme-shop.com".into(), vec![SITE_IP.parse().unwrap()]);
     sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
@@ -2547,6 +2552,10 @@ fn a_job_cut_short_writes_its_audit_line_and_keeps_a_built_result() {
 
 // ---- the retry race, made deterministic -------------------------------------------------------
 
+use contact_core::payment::store::{
+    AuthorizationKey, Claim, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage,
+};
+
 /// A store in which a rival (another executor thread, or another instance) claims an unknown
 /// settlement for itself just before this exchange's own claim: the interleaving that the old
 /// look-up-then-claim (two separate locks) lost.
@@ -2559,52 +2568,43 @@ struct RivalClaims {
 impl contact_core::payment::store::PaymentStore for RivalClaims {
     fn reserve(
         &mut self,
-        key: &contact_core::payment::store::AuthorizationKey,
-        fingerprint: contact_core::payment::store::Fingerprint,
+        key: &AuthorizationKey,
+        fingerprint: Fingerprint,
         payment_id: Option<&str>,
         valid_before: u64,
+        lease: Lease,
         unix_now: u64,
-    ) -> Result<(), contact_core::payment::store::ReserveError> {
+    ) -> Result<(), ReserveError> {
         self.inner
-            .reserve(key, fingerprint, payment_id, valid_before, unix_now)
+            .reserve(key, fingerprint, payment_id, valid_before, lease, unix_now)
     }
-    fn release(&mut self, key: &contact_core::payment::store::AuthorizationKey) {
-        self.inner.release(key);
+    fn release(&mut self, key: &AuthorizationKey, owner: u64) {
+        self.inner.release(key, owner);
     }
-    fn mark_verified(&mut self, key: &contact_core::payment::store::AuthorizationKey) {
-        self.inner.mark_verified(key);
+    fn begin_settle(&mut self, key: &AuthorizationKey, kept: KeptResponse, lease: Lease) -> bool {
+        self.inner.begin_settle(key, kept, lease)
     }
-    fn store(
+    fn finish(&mut self, key: &AuthorizationKey, owner: u64, stage: Stage) {
+        self.inner.finish(key, owner, stage);
+    }
+    fn claim(
         &mut self,
-        key: &contact_core::payment::store::AuthorizationKey,
-        stage: contact_core::payment::store::Stage,
-    ) {
-        self.inner.store(key, stage);
-    }
-    fn claim_resettle(
-        &mut self,
-        key: &contact_core::payment::store::AuthorizationKey,
-        fingerprint: contact_core::payment::store::Fingerprint,
+        key: &AuthorizationKey,
+        fingerprint: Fingerprint,
+        lease: Lease,
         unix_now: u64,
-    ) -> contact_core::payment::store::Claim {
+    ) -> Claim {
         if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            // The rival wins the claim.
-            let _ = self.inner.claim_resettle(key, fingerprint, unix_now);
+            // The rival (owner 99) wins the claim.
+            let rival = Lease { owner: 99, ..lease };
+            let _ = self.inner.claim(key, fingerprint, rival, unix_now);
         }
-        self.inner.claim_resettle(key, fingerprint, unix_now)
+        self.inner.claim(key, fingerprint, lease, unix_now)
     }
-    fn look_up(
-        &mut self,
-        key: &contact_core::payment::store::AuthorizationKey,
-        unix_now: u64,
-    ) -> Option<contact_core::payment::store::Record> {
+    fn look_up(&mut self, key: &AuthorizationKey, unix_now: u64) -> Option<Record> {
         self.inner.look_up(key, unix_now)
     }
-    fn key_of_payment_id(
-        &mut self,
-        id: &str,
-        unix_now: u64,
-    ) -> Option<contact_core::payment::store::AuthorizationKey> {
+    fn key_of_payment_id(&mut self, id: &str, unix_now: u64) -> Option<AuthorizationKey> {
         self.inner.key_of_payment_id(id, unix_now)
     }
     fn expire(&mut self, unix_now: u64) {
@@ -2744,4 +2744,184 @@ fn the_facilitators_extension_responses_reach_the_audit_line() {
     let mut plain = world(&[]);
     assert_eq!(one(&plain.request(&paid_post(&plain, 152))).status, 200);
     assert_eq!(plain.settlements[0].extension_responses, None);
+}
+
+// ---- several instances sharing one store ------------------------------------------------------
+
+use contact_core::testing::sim::{ScriptedStore, SharedStore};
+
+/// Two instances (each a `Sim`, with its own facilitator and site) sharing one scripted store.
+fn two_instances(extra: &[(&str, &str)]) -> (Sim, Sim, SharedStore) {
+    let mut a = world_of_instance(extra, 1);
+    let mut b = world_of_instance(extra, 2);
+    let store = ScriptedStore::shared(a.server.config());
+    a.share_store(&store);
+    b.share_store(&store);
+    (a, b, store)
+}
+
+fn store_ops(store: &SharedStore) -> Vec<&'static str> {
+    std::mem::take(&mut store.lock().unwrap().ops)
+}
+
+/// A paid request through one instance is known to the other: the same signature there gets
+/// the kept 200 (no `/verify`, no crawl, no `/settle` of its own); a paid request costs four
+/// store operations; a request without payment one.
+#[test]
+fn a_kept_result_on_one_instance_is_recovered_through_another() {
+    let (mut a, mut b, store) = two_instances(&[]);
+    let request = paid_post(&a, 1);
+    let first = one(&a.request(&request));
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(
+        store_ops(&store),
+        ["admit", "reserve", "begin_settle", "finish"],
+        "at most four store round trips per paid request"
+    );
+    let again = one(&b.request(&request));
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(
+        again.header("PAYMENT-RESPONSE"),
+        first.header("PAYMENT-RESPONSE")
+    );
+    assert_eq!((calls(&b, "/verify"), calls(&b, "/settle")), (0, 0));
+    assert_eq!(site_requests(&b), 0);
+    assert_eq!(store_ops(&store), ["admit"]);
+    let unpaid = one(&b.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    assert_eq!(unpaid.status, 402);
+    assert_eq!(store_ops(&store), ["admit"]);
+}
+
+/// One rate limit for all instances: a client that spent its burst on one is limited on the
+/// other.
+#[test]
+fn a_client_over_its_rate_limit_on_one_instance_is_limited_on_all() {
+    let extra = [("RATE_LIMIT_PER_MINUTE", "1"), ("RATE_LIMIT_BURST", "2")];
+    let (mut a, mut b, _store) = two_instances(&extra);
+    let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
+    assert_eq!(one(&a.request(&unpaid)).status, 402);
+    assert_eq!(one(&b.request(&unpaid)).status, 402);
+    let limited = one(&a.request(&unpaid));
+    assert_error(&limited, 429, "RATE_LIMITED");
+    assert!(limited.header("Retry-After").is_some());
+    assert_error(&one(&b.request(&unpaid)), 429, "RATE_LIMITED");
+}
+
+/// The store down, silent or slower than 200 ms: the paid route answers 503 with
+/// `Retry-After` before any facilitator call (nothing verified, nothing charged); free routes
+/// answer; once the store answers again, the same payment goes through.
+#[test]
+fn a_store_that_fails_or_answers_late_fails_closed_before_any_facilitator_call() {
+    let (mut a, _b, store) = two_instances(&[]);
+    // validBefore 110 s ahead: still 56 s ahead after the lease below runs out.
+    let header = payment_header(&requirements(&a), 2, 0, SIM_UNIX_START + 110);
+    let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+    type Break = fn(&mut ScriptedStore);
+    let breaks: [(&str, Break); 3] = [
+        ("unavailable", |s| s.down = true),
+        ("no answer", |s| s.silent = true),
+        ("no answer", |s| {
+            s.delay = std::time::Duration::from_millis(250)
+        }),
+    ];
+    for (words, broken) in breaks {
+        broken(&mut store.lock().unwrap());
+        let refused = one(&a.request(&request));
+        assert_error(&refused, 503, "INTERNAL_ERROR");
+        assert_eq!(refused.header("Retry-After"), Some("1"));
+        let message = refused.body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{message}");
+        assert!(message.contains("nothing was charged"), "{message}");
+        assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (0, 0));
+        let health = a.request(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert_eq!(one(&health).status, 200);
+        let mut s = store.lock().unwrap();
+        (s.down, s.silent, s.delay) = (false, false, std::time::Duration::ZERO);
+    }
+    // A reservation that landed without its answer, and whose release was lost with the
+    // instance: the same request is told to wait while its lease runs...
+    {
+        let mut s = store.lock().unwrap();
+        (s.slow_op, s.delay, s.lose_writes) =
+            (Some("reserve"), std::time::Duration::from_millis(250), true);
+    }
+    assert_error(&one(&a.request(&request)), 503, "INTERNAL_ERROR");
+    {
+        let mut s = store.lock().unwrap();
+        (s.slow_op, s.delay, s.lose_writes) = (None, std::time::Duration::ZERO, false);
+    }
+    let waiting = one(&a.request(&request));
+    assert_error(&waiting, 503, "INTERNAL_ERROR");
+    assert!(waiting.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("in progress"));
+    assert_eq!(calls(&a, "/verify"), 0);
+    // ...and is taken over when it runs out: no money moved before /settle.
+    a.advance(contact_core::exchange::RESERVE_LEASE + std::time::Duration::from_secs(1));
+    let paid = one(&a.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (1, 1));
+}
+
+/// An instance dies between `/settle` and recording its outcome: its record stays
+/// `Settling` under its lease (a retry elsewhere is told to wait), then another instance
+/// settles it again — the facilitator says the authorization is used, which after an unknown
+/// outcome means it paid us — and delivers the kept 200: one settlement, no second crawl.
+#[test]
+fn an_instance_that_dies_mid_settlement_is_taken_over_after_its_lease() {
+    let (mut a, mut b, store) = two_instances(&[]);
+    let request = paid_post(&a, 3);
+    store.lock().unwrap().lose_writes = true;
+    let lost = one(&a.request(&request));
+    assert_eq!(
+        lost.status, 200,
+        "the dying instance's own answer: {}",
+        lost.body
+    );
+    store.lock().unwrap().lose_writes = false;
+    assert_eq!(calls(&a, "/settle"), 1);
+    const USED: &str = r#"{"success":false,"errorReason":"invalid_exact_evm_authorization_already_used","transaction":"","network":"eip155:8453","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+    scripted_settlement(&mut b, vec![json_reply(USED)]);
+    let wait = one(&b.request(&request));
+    assert_error(&wait, 503, "INTERNAL_ERROR");
+    assert!(wait.header("Retry-After").is_some());
+    assert_eq!(calls(&b, "/settle"), 0, "not while the lease runs");
+    b.advance(contact_core::exchange::SETTLE_LEASE + std::time::Duration::from_secs(1));
+    let recovered = one(&b.request(&request));
+    assert_eq!(recovered.status, 200, "{}", recovered.body);
+    assert_eq!(recovered.body["requestId"], lost.body["requestId"]);
+    assert_eq!((calls(&b, "/verify"), calls(&b, "/settle")), (0, 1));
+    assert_eq!(site_requests(&b), 0, "no second crawl");
+    // Recorded now: a later retry through A is the kept 200 without a settlement.
+    let kept = one(&a.request(&request));
+    assert_eq!(kept.status, 200);
+    assert_eq!(calls(&a, "/settle"), 1);
+}
+
+/// Twenty uses of one signature spread over two instances at once: one crawl, one `/verify`,
+/// one `/settle`; every other answer is 503 "in progress" (never a 402 "pay again").
+#[test]
+fn one_signature_on_two_instances_at_once_is_crawled_and_settled_once() {
+    let (mut a, mut b, _store) = two_instances(&[]);
+    let request = paid_post(&a, 4);
+    let mut answers = a.run(&vec![request.clone(); 10]);
+    answers.extend(b.run(&vec![request.clone(); 10]));
+    let answers: Vec<Parsed> = answers.iter().map(|r| one(r)).collect();
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "{statuses:?}"
+    );
+    let kept: Vec<&Parsed> = answers.iter().filter(|r| r.status == 200).collect();
+    assert!(!kept.is_empty());
+    assert!(
+        kept.iter().all(|r| r.body == kept[0].body),
+        "one result, kept"
+    );
+    let verifies = calls(&a, "/verify") + calls(&b, "/verify");
+    let settles = calls(&a, "/settle") + calls(&b, "/settle");
+    assert_eq!((verifies, settles), (1, 1));
+    assert_eq!(site_requests(&b), 0, "one crawl, on the first instance");
 }

@@ -62,6 +62,22 @@ pub struct ServeArgs {
     /// Address of the Prometheus `GET /metrics` listener (default off).
     #[arg(long, env = "METRICS_ADDR")]
     pub metrics_addr: Option<String>,
+    /// JSON-RPC endpoint of the payment network, to read the chain after an unknown
+    /// settlement outcome (optional).
+    #[arg(long, env = "CHAIN_RPC_URL")]
+    pub chain_rpc_url: Option<String>,
+    /// The operator's contact address, in the OpenAPI document's `info.contact`.
+    #[arg(long, env = "OPERATOR_EMAIL")]
+    pub operator_email: Option<String>,
+    /// An https icon for x402 catalogues (Bazaar `iconUrl`).
+    #[arg(long, env = "ICON_URL")]
+    pub icon_url: Option<String>,
+    /// The Redis shared by several instances (`redis://host:port`; unset: in-process).
+    #[arg(long, env = "REDIS_URL")]
+    pub redis_url: Option<String>,
+    /// The namespace of this service's keys in Redis (default contact-extract).
+    #[arg(long, env = "REDIS_PREFIX")]
+    pub redis_prefix: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -128,7 +144,40 @@ impl ServeArgs {
             ("METRICS_ADDR", &self.metrics_addr),
             ("MAX_PAGE_MEMORY", &self.max_page_memory),
             ("PROXY_PROTOCOL", &self.proxy_protocol),
+            ("CHAIN_RPC_URL", &self.chain_rpc_url),
+            ("OPERATOR_EMAIL", &self.operator_email),
+            ("ICON_URL", &self.icon_url),
+            ("REDIS_URL", &self.redis_url),
+            ("REDIS_PREFIX", &self.redis_prefix),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    /// Every variable the configuration reads is a `serve` setting (flag and environment), so
+    /// none is silently ignored by the binary.
+    #[test]
+    fn every_configuration_variable_is_a_serve_setting() {
+        for variable in contact_core::config::VARIABLES {
+            let flag = format!("--{}", variable.to_ascii_lowercase().replace('_', "-"));
+            let cli = Cli::try_parse_from(["serve", flag.as_str(), "value"])
+                .unwrap_or_else(|e| panic!("{variable}: {e}"));
+            assert_eq!(
+                cli.serve.to_map().get(*variable).map(String::as_str),
+                Some("value"),
+                "{variable}"
+            );
+        }
     }
 }

@@ -11,6 +11,8 @@
 //! - [`offline`]: the offline commands `extract-html` and `extract-dir`;
 //! - [`ordered`]: a parallel map that keeps input order (`extract-dir --jobs`);
 //! - [`own_addrs`]: the host's outward addresses, for the SSRF block list;
+//! - [`redis_store`]: the shared store in Redis (`REDIS_URL`): the core's store operations as
+//!   Lua scripts, on store threads;
 //! - [`report`]: the core's access and audit events to metrics and log lines;
 //! - [`service`]: `serve`'s start-up (server, settings, own addresses), the metrics answer and
 //!   the system resolver;
@@ -28,6 +30,7 @@ pub mod metrics;
 pub mod offline;
 pub mod ordered;
 pub mod own_addrs;
+pub mod redis_store;
 pub mod report;
 pub mod service;
 pub mod tls;

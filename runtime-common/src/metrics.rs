@@ -19,6 +19,8 @@
 //! | `contact_paid_jobs_in_flight` | gauge | |
 //! | `contact_open_connections` | gauge | |
 //! | `contact_page_memory_bytes` | gauge | bytes of the `MAX_PAGE_MEMORY` budget reserved |
+//! | `contact_store_seconds` | histogram | `op`: admit, reserve, begin_settle, release, finish (round trips to the shared store, `REDIS_URL`) |
+//! | `contact_store_errors` (`_total`) | counter | `op` (a shared-store command that failed or timed out) |
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -65,8 +67,20 @@ fn work_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0001, 2.0, 18))
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OpLabels {
+    op: &'static str,
+}
+
+fn store_histogram() -> Histogram {
+    // 50 µs … ~400 ms.
+    Histogram::new(exponential_buckets(0.00005, 2.0, 14))
+}
+
 struct Metrics {
     registry: Registry,
+    store: Family<OpLabels, Histogram, fn() -> Histogram>,
+    store_errors: Family<OpLabels, Counter>,
     requests: Family<RequestLabels, Counter>,
     rate_limited: Counter,
     shed: Family<ReasonLabels, Counter>,
@@ -144,7 +158,22 @@ impl Metrics {
             "Bytes of the MAX_PAGE_MEMORY budget reserved by pages in flight",
             page_memory.clone(),
         );
+        let store =
+            Family::<OpLabels, Histogram, fn() -> Histogram>::new_with_constructor(store_histogram);
+        registry.register(
+            "store_seconds",
+            "Round trips to the shared store (REDIS_URL), by operation",
+            store.clone(),
+        );
+        let store_errors = Family::<OpLabels, Counter>::default();
+        registry.register(
+            "store_errors",
+            "Shared-store commands that failed or timed out, by operation",
+            store_errors.clone(),
+        );
         Metrics {
+            store,
+            store_errors,
             page_memory,
             registry,
             requests,
@@ -267,6 +296,19 @@ pub fn observe_work(kind: &'static str, took: Duration) {
         m.work
             .get_or_create(&KindLabels { kind })
             .observe(took.as_secs_f64());
+    }
+}
+
+/// Records one shared-store command: operation `op` (`StoreOp::name`), how long it took, and
+/// whether it answered.
+pub fn observe_store(op: &'static str, took: Duration, answered: bool) {
+    if let Some(m) = metrics() {
+        m.store
+            .get_or_create(&OpLabels { op })
+            .observe(took.as_secs_f64());
+        if !answered {
+            m.store_errors.get_or_create(&OpLabels { op }).inc();
+        }
     }
 }
 

@@ -25,7 +25,59 @@ pub fn new_server(config: Config) -> Server {
     let unix_now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    Server::new(config, seed, Instant::now(), unix_now)
+    let shared = config.redis_url.is_some();
+    let store = crate::redis_store::RedisStore::for_config(&config);
+    let log_format = config.log_format;
+    let mut server = Server::new(config, seed, Instant::now(), unix_now);
+    if shared {
+        // From here on the rate limits and payments live in Redis; the paid route fails
+        // closed (503) until it answers.
+        server.share_store();
+        server.set_store_problem(Some("payment store (Redis) not checked yet".into()));
+        match store {
+            Ok(Some(store)) => {
+                let store = crate::redis_store::RedisStore::install(store);
+                watch_store(server.clone(), std::sync::Arc::clone(store));
+            }
+            Ok(None) => {}
+            Err(problem) => {
+                log_line(log_format, &format!("payment store: {problem}"));
+                server.set_store_problem(Some(format!("payment store: {problem}")));
+            }
+        }
+    }
+    server
+}
+
+/// Checks the shared store every [`crate::redis_store::STORE_CHECK_INTERVAL`] on a thread of
+/// its own (a `PING`, at most 200 ms): `/api/ready` names what is wrong, and each change is
+/// logged. Recovery needs no restart: the next command or check that answers clears it.
+fn watch_store(server: Server, store: std::sync::Arc<crate::redis_store::RedisStore>) {
+    let log_format = server.config().log_format;
+    let spawned = std::thread::Builder::new()
+        .name("store-check".into())
+        .spawn(move || {
+            let mut last: Option<Option<String>> = None;
+            loop {
+                let problem = store.check();
+                server.set_store_problem(problem.clone());
+                if last.as_ref() != Some(&problem) {
+                    let line = match &problem {
+                        None => "payment store check: Redis answers (ready)".to_string(),
+                        Some(problem) => format!("payment store check: {problem} (not ready)"),
+                    };
+                    log_line(log_format, &line);
+                    last = Some(problem);
+                }
+                std::thread::sleep(crate::redis_store::STORE_CHECK_INTERVAL);
+            }
+        });
+    if let Err(error) = spawned {
+        log_line(
+            log_format,
+            &format!("payment store: cannot start its check: {error}"),
+        );
+    }
 }
 
 fn nanos_seed() -> [u8; 32] {

@@ -144,6 +144,12 @@ pub(crate) async fn drive(
                     });
                 }
                 Output::CancelWork { id } => working.cancel(id),
+                Output::Store { id, op } => {
+                    let events = events.clone();
+                    contact_runtime_common::redis_store::start(op, move |result| {
+                        let _ = events.send_blocking(Event::Stored(id, result));
+                    });
+                }
                 Output::Event(event) => report_event(log_format, &event),
                 Output::Settlement(event) => report_settlement(log_format, &event),
             }
@@ -243,6 +249,7 @@ pub(crate) async fn drive(
                 working.done(id);
                 Happened::Input(Input::WorkDone { id, done, took })
             }
+            Some(Event::Stored(id, result)) => Happened::Input(Input::Stored { id, result }),
         };
         driver.handle(happened, now);
     }

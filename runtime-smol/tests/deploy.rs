@@ -13,26 +13,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture};
+use contact_e2e::tools::{free_port, have};
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// `Some(())` when `tool` runs; otherwise skips (or, with `CI=true`, fails).
-fn have(tool: &str, install: &str) -> Option<()> {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if found {
-        return Some(());
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true and {tool} is missing ({install})"
-    );
-    eprintln!("skipping: {tool} is missing ({install})");
-    None
 }
 
 /// A child process killed when dropped.
@@ -43,14 +27,6 @@ impl Drop for Process {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A free loopback port (bound and released; the OS does not hand it out again at once).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 #[test]

@@ -147,6 +147,12 @@ pub(crate) async fn drive(
                     });
                 }
                 Output::CancelWork { id } => working.cancel(id),
+                Output::Store { id, op } => {
+                    let events = events.clone();
+                    contact_runtime_common::redis_store::start(op, move |result| {
+                        let _ = events.send(Event::Stored(id, result));
+                    });
+                }
                 Output::Event(event) => report_event(log_format, &event),
                 Output::Settlement(event) => report_settlement(log_format, &event),
             }
@@ -220,6 +226,7 @@ pub(crate) async fn drive(
                 working.done(id);
                 Happened::Input(Input::WorkDone { id, done, took })
             }
+            Woke::Event(Event::Stored(id, result)) => Happened::Input(Input::Stored { id, result }),
         };
         driver.handle(happened, now);
     }

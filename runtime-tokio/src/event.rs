@@ -22,4 +22,9 @@ pub(crate) enum Event {
     FetchClosed(FetchId),
     /// The work's answer and how long it ran on its worker.
     WorkDone(WorkId, WorkDone, Duration),
+    /// The shared store's answer.
+    Stored(
+        contact_core::store::StoreId,
+        Result<contact_core::store::StoreReply, contact_core::store::StoreFailure>,
+    ),
 }

@@ -348,7 +348,7 @@ impl Exchange {
     ) {
         match (page, result) {
             (0, Err(failure)) => {
-                job.spend(server);
+                self.spend(server, &job);
                 let message = failure_message(&failure);
                 self.end_job_with_error(server, job, &failure, &message, now);
             }
@@ -487,7 +487,7 @@ impl Exchange {
             let failure = Failure::Internal;
             let message =
                 "an internal error occurred while building the result; you were not charged";
-            job.spend(server);
+            self.spend(server, &job);
             self.end_job_with_error(server, job, &failure, message, now);
             return;
         };
@@ -517,7 +517,7 @@ impl Exchange {
             Phase::CrawlHome => {
                 job.note_timeout(|p| matches!(p, Purpose::Page(PageFetch { slot: 0, .. })));
                 self.close_fetches(&mut job);
-                job.spend(server);
+                self.spend(server, &job);
                 self.end_job_with_error(
                     server,
                     job,
@@ -535,7 +535,7 @@ impl Exchange {
             }
             Phase::Build => {
                 self.close_fetches(&mut job);
-                job.spend(server);
+                self.spend(server, &job);
                 self.end_job_with_error(
                     server,
                     job,
@@ -543,6 +543,11 @@ impl Exchange {
                     "the result could not be built in time; you were not charged",
                     now,
                 );
+            }
+            Phase::Reserve => {
+                // The store's deadline comes first (`on_timeout`); the job's can only pass
+                // with it: nothing is verified yet.
+                self.reserved(server, job, Err(StoreFailure::Timeout), now);
             }
             Phase::Check => {
                 // Nothing was reserved: a busy worker pool only costs a retry.
@@ -558,7 +563,7 @@ impl Exchange {
             Phase::Verify => {
                 job.note_timeout(|p| matches!(p, Purpose::Verify));
                 self.close_fetches(&mut job);
-                job.spend(server);
+                self.spend(server, &job);
                 self.end_job_with_error(
                     server,
                     job,

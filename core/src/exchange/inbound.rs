@@ -53,7 +53,11 @@ impl Exchange {
                     let body: Vec<u8> = self.inbound.drain(..head.content_length).collect();
                     self.handle_request(server, head, body, started, now);
                 }
-                State::Job(_) | State::Probe(_) | State::Busy | State::Closed => return,
+                State::Admitting(_)
+                | State::Job(_)
+                | State::Probe(_)
+                | State::Busy
+                | State::Closed => return,
             }
         }
     }
@@ -135,21 +139,26 @@ impl Exchange {
                 return;
             }
         };
-        let (shedding, facilitator) = match route {
+        let (shedding, unusable) = match route {
             Route::Ready if matches!(server.config.payment, PaymentConfig::Ready { .. }) => {
-                (server.shedding(), server.facilitator_problem())
+                let unusable: Vec<String> = server
+                    .facilitator_problem()
+                    .into_iter()
+                    .chain(server.store_problem())
+                    .collect();
+                (server.shedding(), unusable)
             }
-            _ => (Vec::new(), None),
+            _ => (Vec::new(), Vec::new()),
         };
-        if !shedding.is_empty() || facilitator.is_some() {
-            // Ready in configuration, but at a cap or without a usable facilitator: a load
-            // balancer should send new work elsewhere until this clears.
-            let status = if facilitator.is_some() {
-                "not ready"
-            } else {
+        if !shedding.is_empty() || !unusable.is_empty() {
+            // Ready in configuration, but at a cap or without a usable facilitator or store:
+            // a load balancer should send new work elsewhere until this clears.
+            let status = if unusable.is_empty() {
                 "shedding"
+            } else {
+                "not ready"
             };
-            let problems: Vec<String> = shedding.into_iter().chain(facilitator).collect();
+            let problems: Vec<String> = shedding.into_iter().chain(unusable).collect();
             let body = serde_json::json!({"status": status, "problems": problems});
             let response = Response::json(503, serde_json::to_vec(&body).unwrap_or_default())
                 .with_header("Retry-After", "1");

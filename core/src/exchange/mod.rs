@@ -59,7 +59,7 @@ use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutco
 use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::{
-    AuthorizationKey, Claim, Fingerprint, KeptResponse, ReserveError, Stage,
+    AuthorizationKey, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage,
 };
 use crate::payment::verify::{address_hex, claimed_authorization, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, SettleResponse};
@@ -67,6 +67,10 @@ use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,
 };
 use crate::server::{JobSlot, Server};
+use crate::store::{
+    Admission, Admit, Recall, StoreFailure, StoreId, StoreOp, StoreReply, STORE_RETRY_AFTER,
+    STORE_TIMEOUT,
+};
 use crate::work::{
     BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId, PAGE_WORK_BUDGET,
 };
@@ -85,6 +89,7 @@ mod paid;
 mod probe;
 mod respond;
 mod settle;
+mod stored;
 
 pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
 pub use probe::{FACILITATOR_CHECK_INTERVAL, FACILITATOR_CHECK_TIMEOUT};
@@ -120,6 +125,14 @@ pub const INBOUND_LIMIT: usize =
 pub const DRAIN_GRACE: Duration = Duration::from_secs(
     JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + SETTLE_BUDGET.as_secs() + 10,
 );
+/// How long a reservation is its instance's before another may take it over (its instance
+/// died mid-job): the job's whole time to its settlement, with a margin (docs/payments.md).
+pub const RESERVE_LEASE: Duration =
+    Duration::from_secs(JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + 10);
+/// How long a settlement is its instance's before another may settle again (its instance
+/// died mid-settlement): the settlement budget and the chain reading, with a margin.
+pub const SETTLE_LEASE: Duration =
+    Duration::from_secs(SETTLE_BUDGET.as_secs() + settle::CHAIN_READ_BUDGET.as_secs() + 5);
 /// How often an extra page waiting for page memory tries again.
 const MEMORY_RETRY: Duration = Duration::from_millis(50);
 /// Largest facilitator reply, in bytes.
@@ -159,6 +172,7 @@ pub struct Exchange {
     outputs: VecDeque<Output>,
     next_fetch: u32,
     next_work: u32,
+    next_store: u32,
     /// The client closed the connection; a paid job in flight runs on and keeps its result.
     client_gone: bool,
     /// The outcome of an unpaid crawl, once it is over.
@@ -175,6 +189,8 @@ enum State {
         started: Instant,
         deadline: Instant,
     },
+    /// A paid-route request waits for the shared store's admission ([`StoreOp::Admit`]).
+    Admitting(Box<Admitting>),
     /// A paid job in progress.
     Job(Box<Job>),
     /// A facilitator check (no client): its `GET /supported` fetch.
@@ -184,6 +200,24 @@ enum State {
     Busy,
     /// The connection is closed: the exchange is finished.
     Closed,
+}
+
+/// A request waiting for [`StoreOp::Admit`]'s answer, with what the paid route needs after it.
+#[derive(Debug)]
+struct Admitting {
+    id: StoreId,
+    deadline: Instant,
+    head: RequestHead,
+    body: Vec<u8>,
+    request: RequestInfo,
+    decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
+}
+
+/// A paid-route request as read: its head and body.
+#[derive(Debug, Clone, Copy)]
+struct Asked<'a> {
+    head: &'a RequestHead,
+    body: &'a [u8],
 }
 
 /// What every response to one request needs: the request id, the method and path (for the
@@ -249,6 +283,9 @@ struct Job {
     /// Extra pages waiting for a page memory share, retried at `memory_retry_at`.
     waiting: Vec<WaitingPage>,
     memory_retry_at: Option<Instant>,
+    /// The store operation the job waits for ([`Phase::Reserve`], or `BeginSettle` in
+    /// [`Phase::Settle`]) and when it counts as failed ([`STORE_TIMEOUT`]).
+    store_wait: Option<(StoreId, Instant)>,
     /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
     _slot: JobSlot,
 }
@@ -259,6 +296,8 @@ struct Paid {
     terms: PaymentTerms,
     facilitator: Url,
     payment: PaymentPayload,
+    /// The request's fingerprint (what a retry must match).
+    fingerprint: Fingerprint,
     key: AuthorizationKey,
     payer: String,
     /// The authorization's `validBefore`, unix seconds.
@@ -338,26 +377,8 @@ impl Job {
             memory: Vec::new(),
             waiting: Vec::new(),
             memory_retry_at: None,
+            store_wait: None,
             _slot: server.jobs.acquire(),
-        }
-    }
-
-    /// Sets the stage of this job's payment record (no-op for an unpaid crawl).
-    fn record(&self, server: &Server, stage: Stage) {
-        if let Some(paid) = &self.paid {
-            server.shared().payments.store(&paid.key, stage);
-        }
-    }
-
-    /// A failure after `/verify` said valid: the authorization is consumed, without a result.
-    /// A retry's failure keeps its result instead (the money may have moved).
-    fn spend(&self, server: &Server) {
-        match (&self.paid, &self.settlement) {
-            (Some(paid), Some(settlement)) if paid.resettle => server
-                .shared()
-                .payments
-                .store(&paid.key, Stage::Unknown(settlement.kept.clone())),
-            _ => self.record(server, Stage::Spent),
         }
     }
 }
@@ -366,6 +387,8 @@ impl Job {
 enum Phase {
     /// The payment's local checks (signature recovery) run on a worker.
     Check,
+    /// The reservation is being written to the shared store.
+    Reserve,
     Verify,
     CrawlHome,
     CrawlExtras,
@@ -418,16 +441,6 @@ struct Outbound {
     purpose: Purpose,
 }
 
-/// What the payment store says about a paid request that is sent again.
-enum Recovery {
-    /// Not a retry of a known request: the normal order applies. Carries the payment and its
-    /// fingerprint when they were already decoded and computed, so the paid route does not
-    /// do it twice.
-    NotARetry(Option<Box<(PaymentPayload, Fingerprint)>>),
-    /// Answered (kept 200, in progress, 409, already used) or a re-settlement started.
-    Handled,
-}
-
 impl Exchange {
     /// Starts the lifecycle of a freshly accepted connection from `peer` (the exchange keeps
     /// a clone of `server`).
@@ -458,6 +471,7 @@ impl Exchange {
             outputs: VecDeque::new(),
             next_fetch: 0,
             next_work: 0,
+            next_store: 0,
             client_gone: false,
             unpaid_outcome: None,
         }
@@ -562,6 +576,7 @@ impl Exchange {
             Input::FetchData { fetch, data } => self.on_fetch_data(server, fetch, data, now),
             Input::FetchClosed { fetch } => self.on_fetch_closed(server, fetch, now),
             Input::WorkDone { id, done, took } => self.on_work_done(server, id, done, took, now),
+            Input::Stored { id, result } => self.on_stored(server, id, result, now),
         }
         debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }
@@ -587,6 +602,7 @@ impl Exchange {
             if job.paid.is_some() {
                 let phase = match job.phase {
                     Phase::Check => "check",
+                    Phase::Reserve => "reserve",
                     Phase::Verify => "verify",
                     Phase::CrawlHome | Phase::CrawlExtras => "crawl",
                     Phase::Build => "build",
@@ -597,8 +613,10 @@ impl Exchange {
                 self.audit_line(&job, "cut_short", reason, None, attempts);
                 let server = self.server.clone();
                 match job.settlement.take() {
-                    Some(settlement) => job.record(&server, Stage::Unknown(settlement.kept)),
-                    None => job.spend(&server),
+                    Some(settlement) => {
+                        self.record(&server, &job, Stage::Unknown(settlement.kept));
+                    }
+                    None => self.spend(&server, &job),
                 }
             }
             self.close_fetches(&mut job);
@@ -638,8 +656,20 @@ impl Exchange {
                     self.close();
                 }
             }
+            State::Admitting(admitting) => {
+                if now >= admitting.deadline {
+                    let id = admitting.id;
+                    self.on_stored(server, id, Err(StoreFailure::Timeout), now);
+                }
+            }
             State::Job(job) => {
-                if now >= job.deadline {
+                if let Some((id, at)) = job.store_wait {
+                    if now >= at {
+                        self.on_stored(server, id, Err(StoreFailure::Timeout), now);
+                        return;
+                    }
+                }
+                if now >= job.deadline && job.store_wait.is_none() {
                     self.job_deadline(server, now);
                     return;
                 }
@@ -729,11 +759,15 @@ impl Exchange {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let state = match &self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => Some(*deadline),
+            State::Admitting(admitting) => Some(admitting.deadline),
             State::Job(job) => job
                 .fetches
                 .iter()
                 .map(|o| o.fetch.deadline())
-                .chain([job.deadline])
+                // While a store answer is awaited its deadline comes first (the job's is
+                // looked at after it).
+                .chain(job.store_wait.map_or(Some(job.deadline), |_| None))
+                .chain(job.store_wait.map(|(_, at)| at))
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .chain(job.memory_retry_at)
                 .min(),

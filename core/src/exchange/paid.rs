@@ -6,9 +6,12 @@ use super::settle::{authorization_key, settle_by};
 use super::*;
 
 impl Exchange {
-    /// The paid route, docs/contract.md "Request order" steps 2–6; step 7 is the job. A request that repeats a
-    /// known paid request (same `PAYMENT-SIGNATURE` and URL) is answered from the payment store
-    /// first, without spending a rate-limit token (docs/payments.md).
+    /// The paid route, docs/contract.md "Request order" steps 2–6; step 7 is the job. First
+    /// the shared state is asked ([`StoreOp::Admit`]): the client's rate limit and, for a
+    /// request that carries a payment, whether it repeats a known paid request (same
+    /// `PAYMENT-SIGNATURE` and URL) — answered from the payment store without spending a
+    /// rate-limit token (docs/payments.md). With a shared store the exchange waits for the
+    /// answer ([`State::Admitting`]).
     pub(super) fn extract_contact(
         &mut self,
         server: &Server,
@@ -17,23 +20,106 @@ impl Exchange {
         request: RequestInfo,
         now: Instant,
     ) {
+        let (recall, decoded) = self.recall_query(server, head, body);
+        let admit = Admit {
+            client: self.client,
+            unix_ms: millis(server.unix_time(now)),
+            recall,
+        };
+        match self.store_call(server, StoreOp::Admit(admit)) {
+            Ok(reply) => {
+                let asked = Asked { head, body };
+                self.admitted(server, asked, request, decoded, Ok(reply), now);
+            }
+            Err(id) => {
+                self.state = State::Admitting(Box::new(Admitting {
+                    id,
+                    deadline: now + STORE_TIMEOUT,
+                    head: head.clone(),
+                    body: body.to_vec(),
+                    request,
+                    decoded,
+                }));
+            }
+        }
+    }
+
+    /// The shared store answered [`StoreOp::Admit`] (or failed): answer from a known record,
+    /// re-settle a claimed one, refuse, or go on with the normal order.
+    pub(super) fn admitted(
+        &mut self,
+        server: &Server,
+        asked: Asked<'_>,
+        request: RequestInfo,
+        decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
+        answer: Result<StoreReply, StoreFailure>,
+        now: Instant,
+    ) {
+        let admission = match answer {
+            Ok(StoreReply::Admission(admission)) => *admission,
+            Ok(_) => {
+                // Another operation's answer under this id: a runtime bug. Fail closed.
+                let failure = StoreFailure::Unavailable("a mismatched answer".into());
+                return self.store_failed(&request, &failure, now);
+            }
+            Err(failure) => return self.store_failed(&request, &failure, now),
+        };
+        let decoded = match admission {
+            Admission::Admitted => decoded,
+            Admission::Limited { retry_after } => {
+                let message = format!("rate limit exceeded; retry in {retry_after} s");
+                let retry = [("Retry-After", retry_after.to_string())];
+                self.respond_error_with(&request, &Failure::RateLimited, &message, now, &retry);
+                return;
+            }
+            Admission::Known { key, record, by_id } => {
+                let fingerprint = decoded.as_ref().map(|d| d.1);
+                if fingerprint == Some(record.fingerprint) {
+                    if let PaymentConfig::Ready { terms, .. } = &server.config.payment {
+                        self.answer_same_payment(&request, terms, &key, record.stage, now);
+                    }
+                    return;
+                }
+                if by_id {
+                    let same_payment =
+                        fingerprint.is_some_and(|f| f.payment == record.fingerprint.payment);
+                    let message = if same_payment {
+                        "payment identifier already used with a different request"
+                    } else {
+                        "payment identifier already used with a different payment"
+                    };
+                    self.respond_error(&request, &Failure::PaymentIdConflict, message, now);
+                    return;
+                }
+                // Another payload or URL with this authorization: the normal order ends in
+                // "payment authorization already used".
+                decoded
+            }
+            Admission::Claimed { key, record, kept } => {
+                let claim = (key, record, kept);
+                return self.resettle(server, asked, request, decoded, claim, now);
+            }
+        };
+        self.normal_order(server, asked, request, decoded, now);
+    }
+
+    /// The normal order after admission: body, URL, configuration, drain, capacity, the 402
+    /// or the local payment checks.
+    fn normal_order(
+        &mut self,
+        server: &Server,
+        asked: Asked<'_>,
+        request: RequestInfo,
+        decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
+        now: Instant,
+    ) {
         macro_rules! fail {
             ($failure:expr, $message:expr) => {{
                 self.respond_error(&request, &$failure, &$message.to_string(), now);
                 return;
             }};
         }
-        let decoded = match self.recover(server, head, body, &request, now) {
-            Recovery::Handled => return,
-            Recovery::NotARetry(decoded) => decoded,
-        };
-        let limited = server.shared().limiter.check(self.client, now);
-        if let Err(retry_after) = limited {
-            let message = format!("rate limit exceeded; retry in {retry_after} s");
-            let retry = [("Retry-After", retry_after.to_string())];
-            self.respond_error_with(&request, &Failure::RateLimited, &message, now, &retry);
-            return;
-        }
+        let Asked { head, body } = asked;
         let input_url = match api::extract_request_url(
             head.header("content-type"),
             head.query.as_deref(),
@@ -171,47 +257,6 @@ impl Exchange {
         };
         let unix_now = server.unix_time(now).as_secs();
         let key = authorization_key(&terms, verified.payer, verified.nonce);
-        let reserved = server.shared().payments.reserve(
-            &key,
-            fingerprint,
-            payment_id.as_deref(),
-            verified.valid_before,
-            unix_now,
-        );
-        match reserved {
-            Ok(()) => {}
-            Err(ReserveError::AlreadyUsed) => {
-                // Possibly the same payment sent twice at once: the other one reserved first.
-                let record = server.shared().payments.look_up(&key, unix_now);
-                match record.filter(|r| r.fingerprint == fingerprint) {
-                    Some(record) => {
-                        self.answer_same_payment(&request, &terms, &key, record.stage, now)
-                    }
-                    None => {
-                        let reason = "payment authorization already used";
-                        self.payment_required(&request, &terms, reason, now);
-                    }
-                }
-                return self.after_early_answer(server, now);
-            }
-            Err(ReserveError::IdInUse) => {
-                let message = "payment identifier already used with a different payment";
-                self.respond_error(&request, &Failure::PaymentIdConflict, message, now);
-                return self.after_early_answer(server, now);
-            }
-            Err(ReserveError::Full { retry_after }) => {
-                let retry = [("Retry-After", retry_after.to_string())];
-                let message = "too many payments held; retry later, nothing was charged";
-                self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
-                return self.after_early_answer(server, now);
-            }
-            Err(ReserveError::PayerBusy { retry_after }) => {
-                let retry = [("Retry-After", retry_after.to_string())];
-                let message = "too many unfinished payments from this payer; retry later, nothing was charged";
-                self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
-                return self.after_early_answer(server, now);
-            }
-        }
         // The window (docs/payments.md): the crawl ends early enough for the result build and
         // the whole settlement budget to end before validBefore - SETTLE_MARGIN.
         let settle_by = settle_by(server, now, verified.valid_before);
@@ -219,27 +264,99 @@ impl Exchange {
             .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
             .unwrap_or(now);
         let deadline = (request.started + JOB_TIMEOUT).min(crawl_by);
+        let reserve = StoreOp::Reserve {
+            key: key.clone(),
+            fingerprint,
+            payment_id,
+            valid_before: verified.valid_before,
+            lease: Lease {
+                owner: server.instance_id(),
+                until: unix_now + RESERVE_LEASE.as_secs(),
+            },
+            unix_now,
+        };
         let paid = Paid {
             terms,
             facilitator,
             payment,
+            fingerprint,
             key,
             payer: address_hex(&verified.payer),
             valid_before: verified.valid_before,
             settle_by,
             resettle: false,
         };
-        let mut job = Box::new(Job {
+        let job = Box::new(Job {
             paid: Some(paid),
             memory: vec![(0, home_memory)],
             ..Job::new(
                 server,
                 request,
                 (input_url, target),
-                Phase::Verify,
+                Phase::Reserve,
                 deadline,
             )
         });
+        self.wait_for_store(server, job, reserve, now);
+    }
+
+    /// The store answered [`StoreOp::Reserve`] for a job in [`Phase::Reserve`] (or failed):
+    /// call `/verify`, or answer without one (nothing consumed).
+    pub(super) fn reserved(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        answer: Result<StoreReply, StoreFailure>,
+        now: Instant,
+    ) {
+        let request = job.request.clone();
+        let reserved = match answer {
+            Ok(StoreReply::Reserved(reserved)) => reserved,
+            Ok(StoreReply::Exists(record)) => {
+                // Possibly the same payment sent twice at once: the other one reserved first
+                // (after this one's admission found nothing).
+                self.state = State::Idle {
+                    deadline: now + HEAD_TIMEOUT,
+                };
+                let Some(paid) = job.paid.take() else { return };
+                drop(job);
+                if record.fingerprint == paid.fingerprint {
+                    self.answer_same_payment(&request, &paid.terms, &paid.key, record.stage, now);
+                } else {
+                    let reason = "payment authorization already used";
+                    self.payment_required(&request, &paid.terms, reason, now);
+                }
+                return self.after_early_answer(server, now);
+            }
+            other => {
+                let failure = match other {
+                    Err(failure) => failure,
+                    Ok(_) => StoreFailure::Unavailable("a mismatched answer".into()),
+                };
+                // The reservation may have landed without its answer: let it go (a lost
+                // release leaves a lease that runs out).
+                if let Some(paid) = &job.paid {
+                    let (key, owner) = (paid.key.clone(), server.instance_id());
+                    self.store_write(server, StoreOp::Release { key, owner });
+                }
+                self.state = State::Idle {
+                    deadline: now + HEAD_TIMEOUT,
+                };
+                drop(job);
+                self.store_failed(&request, &failure, now);
+                return self.after_early_answer(server, now);
+            }
+        };
+        if let Err(error) = reserved {
+            self.state = State::Idle {
+                deadline: now + HEAD_TIMEOUT,
+            };
+            let Some(paid) = job.paid.take() else { return };
+            drop(job);
+            self.reserve_refused(&request, &paid, error, now);
+            return self.after_early_answer(server, now);
+        }
+        job.phase = Phase::Verify;
         let Some(paid) = &job.paid else { return };
         let verify_url = endpoint(&paid.facilitator, "verify");
         match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
@@ -248,9 +365,53 @@ impl Exchange {
         }
     }
 
+    /// Answers a reservation the store refused: the same payment in flight or kept, an
+    /// authorization already used, a payment id taken, or a budget spent (nothing charged).
+    fn reserve_refused(
+        &mut self,
+        request: &RequestInfo,
+        paid: &Paid,
+        error: ReserveError,
+        now: Instant,
+    ) {
+        match error {
+            ReserveError::AlreadyUsed => {
+                let reason = "payment authorization already used";
+                self.payment_required(request, &paid.terms, reason, now);
+            }
+            ReserveError::IdInUse => {
+                let message = "payment identifier already used with a different payment";
+                self.respond_error(request, &Failure::PaymentIdConflict, message, now);
+            }
+            ReserveError::Full { retry_after } => {
+                let retry = [("Retry-After", retry_after.to_string())];
+                let message = "too many payments held; retry later, nothing was charged";
+                self.respond_error_with(request, &Failure::Overloaded, message, now, &retry);
+            }
+            ReserveError::PayerBusy { retry_after } => {
+                let retry = [("Retry-After", retry_after.to_string())];
+                let message = "too many unfinished payments from this payer; retry later, nothing was charged";
+                self.respond_error_with(request, &Failure::Overloaded, message, now, &retry);
+            }
+        }
+    }
+
+    /// Answers 503 with `Retry-After` when the shared store failed: nothing was reserved or
+    /// verified, nothing is charged (docs/operations.md, "Running several instances").
+    pub(super) fn store_failed(
+        &mut self,
+        request: &RequestInfo,
+        failure: &StoreFailure,
+        now: Instant,
+    ) {
+        let retry = [("Retry-After", STORE_RETRY_AFTER.to_string())];
+        let message = format!("{failure}; retry shortly, nothing was charged");
+        self.respond_error_with(request, &Failure::StoreUnavailable, &message, now, &retry);
+    }
+
     /// After a paid request was answered without a job (a refusal after the local checks): a
     /// client that left is closed; otherwise a pipelined request is read.
-    fn after_early_answer(&mut self, server: &Server, now: Instant) {
+    pub(super) fn after_early_answer(&mut self, server: &Server, now: Instant) {
         if self.client_gone {
             self.close();
         } else if !self.is_finished() {
@@ -282,7 +443,7 @@ impl Exchange {
                 };
                 self.send(&paid_response(&kept).prepare(), &request, now, None, log);
             }
-            Stage::Reserved | Stage::Verified | Stage::Resettling(_) | Stage::Unknown(_) => {
+            Stage::Reserved | Stage::Settling(_) | Stage::Unknown(_) => {
                 let retry = [("Retry-After", IN_PROGRESS_RETRY_AFTER.to_string())];
                 let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
                 self.respond_error_with(request, &Failure::PaymentInProgress, message, now, &retry);
@@ -294,115 +455,97 @@ impl Exchange {
         }
     }
 
-    /// Answers a request that repeats a known paid request (docs/payments.md, x402
-    /// `payment-identifier`): the kept 200, a 503 while the original is in progress, a
-    /// re-settlement of a result whose settlement outcome was unknown, a 402 for a consumed
-    /// authorization without a result, a 409 for a payment id used with another payment.
-    /// Anything else — no payment, a body or payment that does not parse, an unknown payment —
-    /// is [`Recovery::NotARetry`] and takes the normal order (so its errors are the usual ones).
-    pub(super) fn recover(
-        &mut self,
+    /// What to ask the store about a request's payment ([`Recall`]), and the payment and
+    /// fingerprint when they were decoded (so the paid route does not do it twice). Nothing to
+    /// recall without a payment, or when the body, the URL or the payment does not parse: the
+    /// normal order then gives the usual errors.
+    fn recall_query(
+        &self,
         server: &Server,
         head: &RequestHead,
         body: &[u8],
-        request: &RequestInfo,
-        now: Instant,
-    ) -> Recovery {
+    ) -> (Option<Recall>, Option<Box<(PaymentPayload, Fingerprint)>>) {
         let Some(header) = head.header("payment-signature") else {
-            return Recovery::NotARetry(None);
+            return (None, None);
         };
-        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
-            return Recovery::NotARetry(None);
+        let PaymentConfig::Ready { terms, .. } = &server.config.payment else {
+            return (None, None);
         };
         let Ok(input_url) =
             api::extract_request_url(head.header("content-type"), head.query.as_deref(), body)
         else {
-            return Recovery::NotARetry(None);
+            return (None, None);
         };
         let Ok(payment) = codec::decode::<PaymentPayload>(header) else {
-            return Recovery::NotARetry(None);
+            return (None, None);
         };
-        let unix_now = server.unix_time(now).as_secs();
         let fingerprint = Fingerprint::of(&payment, &input_url);
-        let id_key = match identifier::payment_id(&payment) {
-            Ok(Some(id)) => server.shared().payments.key_of_payment_id(id, unix_now),
-            Ok(None) | Err(_) => None,
+        let payment_id = identifier::payment_id(&payment)
+            .ok()
+            .flatten()
+            .map(str::to_string);
+        let key = claimed_authorization(&payment)
+            .map(|(from, nonce)| authorization_key(terms, from, nonce));
+        let recall = (payment_id.is_some() || key.is_some()).then(|| Recall {
+            payment_id,
+            key,
+            fingerprint,
+            lease: Lease {
+                owner: server.instance_id(),
+                until: server.unix_time(self.last_now).as_secs() + SETTLE_LEASE.as_secs(),
+            },
+        });
+        (recall, Some(Box::new((payment, fingerprint))))
+    }
+
+    /// Re-settles a kept result whose settlement outcome was unknown (or whose settling
+    /// instance died), claimed for this instance by [`StoreOp::Admit`] (docs/payments.md, x402
+    /// `payment-identifier`). No crawl: the kept 200 is settled again.
+    fn resettle(
+        &mut self,
+        server: &Server,
+        asked: Asked<'_>,
+        request: RequestInfo,
+        decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
+        claim: (AuthorizationKey, Record, KeptResponse),
+        now: Instant,
+    ) {
+        let (key, record, kept) = claim;
+        let Asked { head, body } = asked;
+        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+            return;
         };
-        let by_id = id_key.is_some();
-        let key = match (id_key, claimed_authorization(&payment)) {
-            (Some(key), _) => key,
-            (None, Some((from, nonce))) => authorization_key(terms, from, nonce),
-            (None, None) => return Recovery::NotARetry(Some(Box::new((payment, fingerprint)))),
-        };
-        let Some(record) = server.shared().payments.look_up(&key, unix_now) else {
-            return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
-        };
-        if record.fingerprint != fingerprint {
-            if !by_id {
-                // Another payload or URL with this authorization: the normal order ends in
-                // "payment authorization already used".
-                return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
-            }
-            let message = if record.fingerprint.payment == fingerprint.payment {
-                "payment identifier already used with a different request"
-            } else {
-                "payment identifier already used with a different payment"
-            };
-            self.respond_error(request, &Failure::PaymentIdConflict, message, now);
-            return Recovery::Handled;
-        }
-        if !matches!(record.stage, Stage::Unknown(_)) {
-            self.answer_same_payment(request, terms, &key, record.stage, now);
-            return Recovery::Handled;
-        }
-        // The settlement outcome was unknown: settle again (one retry at a time, rate-limited).
-        let limited = server.shared().limiter.check(self.client, now);
-        if let Err(retry_after) = limited {
-            let message = format!("rate limit exceeded; retry in {retry_after} s");
-            let retry = [("Retry-After", retry_after.to_string())];
-            self.respond_error_with(request, &Failure::RateLimited, &message, now, &retry);
-            return Recovery::Handled;
-        }
-        let Ok(target) = PublicUrl::parse(&input_url, &server.config.net_policy) else {
-            return Recovery::NotARetry(None);
-        };
-        // One atomic step: of several retries of this payment, exactly one claims it; the
-        // others are answered from the record as it now stands (503 "in progress", or the
-        // kept 200), never by the normal order, which could refuse an authorization whose
-        // settlement is in flight.
-        let claim = server
-            .shared()
-            .payments
-            .claim_resettle(&key, fingerprint, unix_now);
-        let kept = match claim {
-            Claim::Claimed(kept) => kept,
-            Claim::NotClaimed(Some(record)) if record.fingerprint == fingerprint => {
-                self.answer_same_payment(request, terms, &key, record.stage, now);
-                return Recovery::Handled;
-            }
-            Claim::NotClaimed(_) => {
-                return Recovery::NotARetry(Some(Box::new((payment, fingerprint))));
-            }
+        let input_url =
+            api::extract_request_url(head.header("content-type"), head.query.as_deref(), body);
+        let target = input_url.as_ref().ok().and_then(|url| {
+            PublicUrl::parse(url, &server.config.net_policy)
+                .ok()
+                .map(|target| (url.clone(), target))
+        });
+        let (Some(decoded), Some(target)) = (decoded, target) else {
+            // The store matched this request's fingerprint, so both parsed before: a bug.
+            // The claim's lease runs out and a later retry settles.
+            self.respond_error(&request, &Failure::Internal, "internal error", now);
+            return;
         };
         let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
         let settle_by = settle_by(server, now, record.valid_before);
         let paid = Paid {
             terms,
             facilitator,
-            payment,
+            payment: decoded.0,
+            fingerprint: decoded.1,
             payer: address_hex(&key.from),
             key,
             valid_before: record.valid_before,
             settle_by,
             resettle: true,
         };
-        let (target, deadline) = ((input_url, target), now + SETTLE_BUDGET);
         let job = Box::new(Job {
             paid: Some(paid),
-            ..Job::new(server, request.clone(), target, Phase::Settle, deadline)
+            ..Job::new(server, request, target, Phase::Settle, now + SETTLE_BUDGET)
         });
         self.begin_settlement(server, job, kept, true, now);
-        Recovery::Handled
     }
 
     pub(super) fn after_verify(
@@ -420,9 +563,6 @@ impl Exchange {
             Reply::Answer(answer) if answer.is_valid => {
                 // Consumed for good from here on, whatever happens next (Money safety).
                 self.verdict = Some(PaymentVerdict::Verified);
-                if let Some(paid) = &job.paid {
-                    server.shared().payments.mark_verified(&paid.key);
-                }
                 match self.start_home(server, &mut job, now) {
                     Ok(()) => self.state = State::Job(job),
                     Err(failure) => self.page_done(server, job, 0, Err(failure), now),
@@ -432,7 +572,9 @@ impl Exchange {
                 // Refused before any money moved: the authorization stays usable.
                 self.verdict = Some(PaymentVerdict::Refused);
                 if let Some(paid) = &job.paid {
-                    server.shared().payments.release(&paid.key);
+                    let owner = server.instance_id();
+                    let key = paid.key.clone();
+                    self.store_write(server, StoreOp::Release { key, owner });
                 }
                 let reason = answer
                     .invalid_reason
@@ -442,7 +584,7 @@ impl Exchange {
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (docs/contract.md).
                 self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
-                job.spend(server);
+                self.spend(server, &job);
                 self.end_job_with_error(
                     server,
                     job,

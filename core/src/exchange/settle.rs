@@ -40,9 +40,64 @@ impl Exchange {
             self.settlement_unknown(server, job, settlement, now);
             return;
         }
+        // The first settlement of a job writes its stage first (docs/payments.md): an
+        // instance that dies mid-`/settle` leaves a record with the result, which another
+        // settles again once the lease runs out. A retry's claim wrote it already.
+        let write_first = job.paid.as_ref().filter(|paid| !paid.resettle).map(|paid| {
+            let until = server.unix_time(now).as_secs() + SETTLE_LEASE.as_secs();
+            StoreOp::BeginSettle {
+                key: paid.key.clone(),
+                kept: settlement.kept.clone(),
+                lease: Lease {
+                    owner: server.instance_id(),
+                    until,
+                },
+            }
+        });
         job.settlement = Some(settlement);
-        self.state = State::Job(job);
-        self.retry_settle(server, now);
+        match write_first {
+            Some(op) => self.wait_for_store(server, job, op, now),
+            None => {
+                self.state = State::Job(job);
+                self.retry_settle(server, now);
+            }
+        }
+    }
+
+    /// The store answered [`StoreOp::BeginSettle`] (or failed): settle; or, when the record is
+    /// not this instance's any more or could not be written, end without a `/settle` — never
+    /// a charge without a record (nothing is charged).
+    pub(super) fn settle_begun(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        answer: Result<StoreReply, StoreFailure>,
+        now: Instant,
+    ) {
+        match answer {
+            Ok(StoreReply::SettleBegun(true)) => {
+                self.state = State::Job(job);
+                self.retry_settle(server, now);
+            }
+            Ok(StoreReply::SettleBegun(false)) => {
+                // Its lease ran out and another instance took the reservation over: that one
+                // runs the job and settles; this one must not.
+                job.settlement = None;
+                let message = "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
+                self.end_job_with_error(server, job, &Failure::PaymentInProgress, message, now);
+            }
+            other => {
+                let failure = match other {
+                    Err(failure) => failure,
+                    Ok(_) => StoreFailure::Unavailable("a mismatched answer".into()),
+                };
+                job.settlement = None;
+                self.audit_line(&job, "not_settled", Some(failure.to_string()), None, 0);
+                self.spend(server, &job);
+                let message = format!("{failure}; the result was not settled, nothing was charged");
+                self.end_job_with_error(server, job, &Failure::StoreUnavailable, &message, now);
+            }
+        }
     }
 
     /// Sends one `/settle` for the job in [`Phase::Settle`].
@@ -122,7 +177,7 @@ impl Exchange {
             SettleOutcome::Refused(answer) if !settlement.unknown_before => {
                 // Refused before any broadcast, and nothing was broadcast before: no money
                 // moved.
-                job.record(server, Stage::Spent);
+                self.record(server, &job, Stage::Spent);
                 self.end_job_with_402(server, job, "settlement failed", Some(answer), now);
             }
             SettleOutcome::Refused(answer) if reports_already_used(&answer) => {
@@ -154,7 +209,7 @@ impl Exchange {
         self.close_fetches(&mut job);
         let transaction = answer.transaction.clone();
         settlement.kept.settlement = Some(answer);
-        job.record(server, Stage::Settled(settlement.kept.clone()));
+        self.record(server, &job, Stage::Settled(settlement.kept.clone()));
         let response = paid_response(&settlement.kept);
         job.request.id.clone_from(&settlement.kept.request_id);
         self.finish_job(server, job, response, None, Some(transaction), now);
@@ -200,7 +255,7 @@ impl Exchange {
         now: Instant,
     ) {
         self.close_fetches(&mut job);
-        job.record(server, Stage::Unknown(settlement.kept.clone()));
+        self.record(server, &job, Stage::Unknown(settlement.kept.clone()));
         let error = ApiError::new(
             ErrorCode::InternalError,
             SETTLEMENT_PENDING_MESSAGE,
@@ -292,11 +347,11 @@ impl Exchange {
                 self.deliver(server, job, settlement, answer, now);
             }
             ChainVerdict::Cancelled => {
-                job.record(server, Stage::Spent);
+                self.record(server, &job, Stage::Spent);
                 self.end_job_with_402(server, job, "authorization cancelled", None, now);
             }
             ChainVerdict::ExpiredUnused => {
-                job.record(server, Stage::Spent);
+                self.record(server, &job, Stage::Spent);
                 self.end_job_with_402(server, job, "settlement failed", None, now);
             }
             ChainVerdict::Undetermined(_) => self.settlement_pending(server, job, settlement, now),

@@ -4,25 +4,32 @@
 //! the same `PAYMENT-SIGNATURE` gets it again).
 //!
 //! ```text
-//! reserve ─▶ Reserved ──/verify valid──▶ Verified ──settled──▶ Settled (200 kept)
-//!               │                          │  └──outcome unknown──▶ Unknown (200 kept) ◀─┐
-//!   /verify refused: released              └──failure / refused──▶ Spent               │
-//!   (anything else ─▶ Spent)                    Unknown ──claim───▶ Resettling ──unknown──┘
-//!                                                                      └──settled──▶ Settled
+//! reserve ─▶ Reserved ──200 built──▶ Settling ──settled──▶ Settled (200 kept)
+//!   (owner, lease)  │                  │  ▲ └──outcome unknown──▶ Unknown (200 kept)
+//!   /verify refused: released          │  └─────────claim──────────────┘
+//!   job failed: Spent                  └──refused──▶ Spent
 //! ```
+//!
+//! Ownership: a `Reserved` or `Settling` record names the instance working on it (`owner`)
+//! and until when (`lease_until`, unix seconds). Only the owner moves it on; once its lease
+//! has run out (the instance died), a retry with the same fingerprint takes it over: a
+//! `Reserved` record runs its job again (no money moved before `/settle`), a `Settling` one is
+//! settled again, like an `Unknown` one. `Settling` is written *before* the first `/settle`,
+//! so an instance that dies mid-settlement leaves a record with the result, never nothing.
 //!
 //! Lifetimes: a record that holds a result (or may still get one) lives until its
 //! `validBefore` + [`RETENTION_SECONDS`]; a `Spent` record (consumed, no result) only until
 //! `validBefore`, when the local checks refuse the authorization anyway.
 //!
 //! Budgets, so that failing jobs never crowd out paid results: records without a result
-//! (`Reserved`, `Verified`, `Spent`) are at most [`MAX_ENTRIES`] in all and
-//! [`MAX_OPEN_PER_PAYER`] per payer (`from`); records with a result are at most
-//! [`MAX_RESULT_ENTRIES`] and [`MAX_KEPT_BYTES`], and a reservation counts against them too
-//! while its job runs (it may end with a result). When a budget is spent, new payments are
-//! refused ([`ReserveError`], a 503 with `Retry-After`); no record is ever evicted early.
+//! (`Reserved`, `Spent`) are at most [`MAX_ENTRIES`] in all and [`MAX_OPEN_PER_PAYER`] per
+//! payer (`from`); records with a result are at most [`MAX_RESULT_ENTRIES`] and
+//! [`MAX_KEPT_BYTES`], and a reservation counts against them too while its job runs (it may end
+//! with a result). When a budget is spent, new payments are refused ([`ReserveError`], a 503
+//! with `Retry-After`); no record is ever evicted early.
 //!
-//! [`PaymentStore`] is the interface; [`MemoryStore`] the in-process implementation.
+//! [`PaymentStore`] is the interface; [`MemoryStore`] the in-process implementation. A store
+//! shared by several instances (Redis) keeps the same rules, each call one atomic step.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
@@ -104,20 +111,27 @@ impl KeptResponse {
 /// Where an authorization stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stage {
-    /// Passed the local checks; `/verify` not answered yet.
+    /// Passed the local checks: `/verify` and the job run on the owner.
     Reserved,
-    /// `/verify` said valid: consumed for good; the job is running.
-    Verified,
+    /// The 200 is built and its owner is settling it (`/settle` may be in flight).
+    Settling(KeptResponse),
     /// `/settle` succeeded: the 200 is kept for recovery.
     Settled(KeptResponse),
     /// The settlement outcome is unknown (pending, timeout, garbage): the 200 is kept and a
     /// retry with the same payment settles again.
     Unknown(KeptResponse),
-    /// A retry is settling an `Unknown` record now.
-    Resettling(KeptResponse),
     /// Consumed without a result (the job failed, settlement was refused, or the facilitator
     /// failed at `/verify`).
     Spent,
+}
+
+/// Who works on a `Reserved` or `Settling` record, and until when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// The instance (random per process start).
+    pub owner: u64,
+    /// Unix seconds after which another instance may take the record over.
+    pub until: u64,
 }
 
 /// One record.
@@ -131,18 +145,31 @@ pub struct Record {
     pub payment_id: Option<String>,
     /// The authorization's `validBefore`, unix seconds.
     pub valid_before: u64,
+    /// The instance working on it and its lease (meaningful while `Reserved` or `Settling`).
+    pub lease: Lease,
     /// Unix seconds at which the record is dropped: `validBefore` + [`RETENTION_SECONDS`], or
     /// `validBefore` once `Spent`.
     pub expires: u64,
 }
 
 impl Stage {
-    /// Whether the record holds a result (`Settled`, `Unknown`, `Resettling`).
+    /// Whether the record holds a result (`Settling`, `Settled`, `Unknown`).
     pub fn holds_result(&self) -> bool {
         matches!(
             self,
-            Stage::Settled(_) | Stage::Unknown(_) | Stage::Resettling(_)
+            Stage::Settled(_) | Stage::Unknown(_) | Stage::Settling(_)
         )
+    }
+
+    /// A short name, for logs and the shared store's values.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Reserved => "reserved",
+            Stage::Settling(_) => "settling",
+            Stage::Settled(_) => "settled",
+            Stage::Unknown(_) => "unknown",
+            Stage::Spent => "spent",
+        }
     }
 }
 
@@ -166,11 +193,12 @@ pub enum ReserveError {
     },
 }
 
-/// What [`PaymentStore::claim_resettle`] found.
+/// What [`PaymentStore::claim`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
-    /// The record was `Unknown` with the same fingerprint: it is `Resettling` now and this
-    /// caller settles it; here is the kept response.
+    /// The record was `Unknown` (or `Settling` with its lease run out) with the same
+    /// fingerprint: it is `Settling` under the caller's lease now and the caller settles it;
+    /// here is the kept response.
     Claimed(KeptResponse),
     /// Nothing was claimed: the record as it stands (`None`: no record).
     NotClaimed(Option<Record>),
@@ -180,7 +208,9 @@ pub enum Claim {
 /// where expiry matters; the store reads no clock. A shared implementation (several instances
 /// behind one load balancer) implements the same calls atomically.
 pub trait PaymentStore: Debug + Send {
-    /// Creates a `Reserved` record for `key`, valid until `valid_before` (unix seconds).
+    /// Creates a `Reserved` record for `key` under `lease`, valid until `valid_before` (unix
+    /// seconds). A `Reserved` record with the same fingerprint whose lease ran out before
+    /// `unix_now` (its instance died mid-job; no money moved) is taken over instead.
     ///
     /// # Errors
     /// [`ReserveError`]: a record exists, the payment id is taken, or the store is full.
@@ -190,29 +220,36 @@ pub trait PaymentStore: Debug + Send {
         fingerprint: Fingerprint,
         payment_id: Option<&str>,
         valid_before: u64,
+        lease: Lease,
         unix_now: u64,
     ) -> Result<(), ReserveError>;
 
-    /// Forgets a `Reserved` record (a refused `/verify`: the authorization stays usable).
-    /// Any other stage is kept.
-    fn release(&mut self, key: &AuthorizationKey);
+    /// Forgets `owner`'s `Reserved` record (a refused `/verify`: the authorization stays
+    /// usable). Any other stage, or another owner's record, is kept.
+    fn release(&mut self, key: &AuthorizationKey, owner: u64);
 
-    /// `Reserved` → `Verified`: the authorization is consumed for good.
-    fn mark_verified(&mut self, key: &AuthorizationKey);
+    /// `Reserved` (by `lease.owner`) → `Settling(kept)` under `lease`, before the first
+    /// `/settle`. `false`, changing nothing, when the record is not `lease.owner`'s
+    /// reservation any more (its lease ran out and another instance took it over): the
+    /// caller must not settle.
+    fn begin_settle(&mut self, key: &AuthorizationKey, kept: KeptResponse, lease: Lease) -> bool;
 
-    /// Sets the stage of `key`'s record to `stage` (`Spent`, `Settled`, `Unknown`); kept
-    /// response bytes are counted against [`MAX_KEPT_BYTES`]. A record that expired meanwhile
-    /// is not recreated.
-    fn store(&mut self, key: &AuthorizationKey, stage: Stage);
+    /// Records an outcome: `Settled` always (a settlement is final and never downgraded);
+    /// `Spent` or `Unknown` only on `owner`'s `Reserved` or `Settling` record. Kept response
+    /// bytes are counted against [`MAX_KEPT_BYTES`]. A record that expired meanwhile is not
+    /// recreated.
+    fn finish(&mut self, key: &AuthorizationKey, owner: u64, stage: Stage);
 
-    /// In one atomic step: if `key`'s record is `Unknown` and matches `fingerprint`, makes it
-    /// `Resettling` and hands back the kept response; otherwise changes nothing and hands
-    /// back the record as it stands. So of several retries of one payment, exactly one
-    /// settles and the others see `Resettling` (never a record that seems to be missing).
-    fn claim_resettle(
+    /// In one atomic step: if `key`'s record matches `fingerprint` and is `Unknown`, or
+    /// `Settling` with its lease run out at `unix_now`, makes it `Settling` under `lease` and
+    /// hands back the kept response; otherwise changes nothing and hands back the record as
+    /// it stands. So of several retries of one payment, exactly one settles and the others
+    /// see `Settling` (never a record that seems to be missing).
+    fn claim(
         &mut self,
         key: &AuthorizationKey,
         fingerprint: Fingerprint,
+        lease: Lease,
         unix_now: u64,
     ) -> Claim;
 
@@ -277,7 +314,7 @@ impl Default for MemoryStore {
 
 /// Whether a stage counts against the result budget: it holds a result or its job is running.
 fn counts_as_result(stage: &Stage) -> bool {
-    stage.holds_result() || matches!(stage, Stage::Reserved | Stage::Verified)
+    stage.holds_result() || matches!(stage, Stage::Reserved)
 }
 
 /// Whether a stage counts against the budgets of records without a result.
@@ -383,8 +420,8 @@ fn expiry(valid_before: u64, stage: &Stage) -> u64 {
 
 fn kept_bytes(stage: &Stage) -> usize {
     match stage {
-        Stage::Settled(kept) | Stage::Unknown(kept) | Stage::Resettling(kept) => kept.bytes(),
-        Stage::Reserved | Stage::Verified | Stage::Spent => 0,
+        Stage::Settled(kept) | Stage::Unknown(kept) | Stage::Settling(kept) => kept.bytes(),
+        Stage::Reserved | Stage::Spent => 0,
     }
 }
 
@@ -395,11 +432,20 @@ impl PaymentStore for MemoryStore {
         fingerprint: Fingerprint,
         payment_id: Option<&str>,
         valid_before: u64,
+        lease: Lease,
         unix_now: u64,
     ) -> Result<(), ReserveError> {
         self.expire(unix_now);
-        if self.records.contains_key(key) {
-            return Err(ReserveError::AlreadyUsed);
+        if let Some(record) = self.records.get_mut(key) {
+            let abandoned = record.stage == Stage::Reserved
+                && record.fingerprint == fingerprint
+                && record.lease.until < unix_now;
+            if !abandoned {
+                return Err(ReserveError::AlreadyUsed);
+            }
+            // Same budgets, same expiry: only the owner changes.
+            record.lease = lease;
+            return Ok(());
         }
         if payment_id.is_some_and(|id| self.payment_ids.contains_key(id)) {
             return Err(ReserveError::IdInUse);
@@ -429,6 +475,7 @@ impl PaymentStore for MemoryStore {
             fingerprint,
             payment_id: payment_id.map(str::to_string),
             valid_before,
+            lease,
             expires: expiry(valid_before, &Stage::Reserved),
         };
         self.count(key, &record, true);
@@ -436,51 +483,70 @@ impl PaymentStore for MemoryStore {
         Ok(())
     }
 
-    fn release(&mut self, key: &AuthorizationKey) {
+    fn release(&mut self, key: &AuthorizationKey, owner: u64) {
         if self
             .records
             .get(key)
-            .is_some_and(|r| r.stage == Stage::Reserved)
+            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.owner == owner)
         {
             self.remove(key);
         }
     }
 
-    fn mark_verified(&mut self, key: &AuthorizationKey) {
-        if let Some(record) = self.records.get_mut(key) {
-            if record.stage == Stage::Reserved {
-                // Same budgets, same expiry.
-                record.stage = Stage::Verified;
-            }
-        }
-    }
-
-    fn store(&mut self, key: &AuthorizationKey, stage: Stage) {
-        // Settled is final: a late answer never downgrades it.
-        if self
+    fn begin_settle(&mut self, key: &AuthorizationKey, kept: KeptResponse, lease: Lease) -> bool {
+        let owned = self
             .records
             .get(key)
-            .is_some_and(|r| matches!(r.stage, Stage::Settled(_)))
-        {
-            return;
+            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.owner == lease.owner);
+        if owned {
+            self.set_stage(key, Stage::Settling(kept));
+            if let Some(record) = self.records.get_mut(key) {
+                record.lease = lease;
+            }
         }
-        self.set_stage(key, stage);
+        owned
     }
 
-    fn claim_resettle(
+    fn finish(&mut self, key: &AuthorizationKey, owner: u64, stage: Stage) {
+        let Some(record) = self.records.get(key) else {
+            return;
+        };
+        let applies = match (&record.stage, &stage) {
+            // Settled is final: a late answer never downgrades it.
+            (Stage::Settled(_), _) => false,
+            (_, Stage::Settled(_)) => true,
+            (Stage::Reserved | Stage::Settling(_), _) => record.lease.owner == owner,
+            _ => false,
+        };
+        if applies {
+            self.set_stage(key, stage);
+        }
+    }
+
+    fn claim(
         &mut self,
         key: &AuthorizationKey,
         fingerprint: Fingerprint,
+        lease: Lease,
         unix_now: u64,
     ) -> Claim {
         self.expire(unix_now);
         let Some(record) = self.records.get(key) else {
             return Claim::NotClaimed(None);
         };
+        let claimable = record.fingerprint == fingerprint
+            && match &record.stage {
+                Stage::Unknown(_) => true,
+                Stage::Settling(_) => record.lease.until < unix_now,
+                _ => false,
+            };
         match &record.stage {
-            Stage::Unknown(kept) if record.fingerprint == fingerprint => {
+            Stage::Unknown(kept) | Stage::Settling(kept) if claimable => {
                 let kept = kept.clone();
-                self.set_stage(key, Stage::Resettling(kept.clone()));
+                self.set_stage(key, Stage::Settling(kept.clone()));
+                if let Some(record) = self.records.get_mut(key) {
+                    record.lease = lease;
+                }
                 Claim::Claimed(kept)
             }
             _ => Claim::NotClaimed(Some(record.clone())),
@@ -533,6 +599,12 @@ mod tests {
         }
     }
 
+    /// Instance 1's lease, long enough for every test.
+    const OWN: Lease = Lease {
+        owner: 1,
+        until: 1_000_000,
+    };
+
     fn kept(bytes: usize) -> KeptResponse {
         KeptResponse {
             body: vec![b'x'; bytes].into(),
@@ -542,35 +614,95 @@ mod tests {
     }
 
     #[test]
-    fn one_authorization_is_reserved_once_and_only_a_refused_verify_frees_it() {
+    fn one_authorization_is_reserved_once_and_only_its_owner_releases_it() {
         let mut store = MemoryStore::new(10, 1 << 20);
-        assert_eq!(store.reserve(&key(1), print(1), None, 1_000, 100), Ok(()));
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, 101),
+            store.reserve(&key(1), print(1), None, 1_000, OWN, 100),
+            Ok(())
+        );
+        assert_eq!(
+            store.reserve(&key(1), print(1), None, 1_000, OWN, 101),
             Err(ReserveError::AlreadyUsed)
         );
-        store.mark_verified(&key(1));
-        store.release(&key(1));
+        store.release(&key(1), 2);
         assert_eq!(
             store.look_up(&key(1), 102).map(|r| r.stage),
-            Some(Stage::Verified),
-            "verified is consumed for good"
+            Some(Stage::Reserved),
+            "another instance never releases it"
         );
-        assert_eq!(store.reserve(&key(2), print(2), None, 1_000, 102), Ok(()));
-        store.release(&key(2));
-        assert_eq!(store.look_up(&key(2), 103), None);
-        assert_eq!(store.reserve(&key(2), print(2), None, 1_000, 103), Ok(()));
+        store.release(&key(1), 1);
+        assert_eq!(store.look_up(&key(1), 103), None);
+        assert_eq!(
+            store.reserve(&key(1), print(1), None, 1_000, OWN, 103),
+            Ok(())
+        );
+        store.finish(&key(1), 1, Stage::Spent);
+        store.release(&key(1), 1);
+        assert_eq!(
+            store.look_up(&key(1), 104).map(|r| r.stage),
+            Some(Stage::Spent),
+            "spent is consumed for good"
+        );
+    }
+
+    #[test]
+    fn a_dead_owners_reservation_is_taken_over_by_the_same_request_after_its_lease() {
+        let mut store = MemoryStore::new(10, 1 << 20);
+        let dead = Lease {
+            owner: 1,
+            until: 200,
+        };
+        let other = Lease {
+            owner: 2,
+            until: 400,
+        };
+        store
+            .reserve(&key(1), print(1), None, 1_000, dead, 100)
+            .unwrap();
+        assert_eq!(
+            store.reserve(&key(1), print(1), None, 1_000, other, 200),
+            Err(ReserveError::AlreadyUsed),
+            "not before the lease runs out"
+        );
+        assert_eq!(
+            store.reserve(&key(1), print(2), None, 1_000, other, 201),
+            Err(ReserveError::AlreadyUsed),
+            "never by another payload"
+        );
+        assert_eq!(
+            store.reserve(&key(1), print(1), None, 1_000, other, 201),
+            Ok(())
+        );
+        // The dead owner's late writes change nothing; the new owner's do.
+        assert!(!store.begin_settle(&key(1), kept(5), dead));
+        store.finish(&key(1), 1, Stage::Spent);
+        store.release(&key(1), 1);
+        assert_eq!(store.look_up(&key(1), 202).unwrap().stage, Stage::Reserved);
+        assert!(store.begin_settle(&key(1), kept(5), other));
+        assert_eq!(
+            store.look_up(&key(1), 202).unwrap().stage,
+            Stage::Settling(kept(5))
+        );
+        // A settlement always lands, whoever reports it.
+        store.finish(&key(1), 1, Stage::Settled(kept(5)));
+        assert_eq!(
+            store.look_up(&key(1), 203).unwrap().stage,
+            Stage::Settled(kept(5))
+        );
+        assert_eq!(store.usage().0, 1);
     }
 
     #[test]
     fn records_expire_ten_minutes_after_valid_before_never_earlier() {
         let mut store = MemoryStore::new(2, 1 << 20);
         store
-            .reserve(&key(1), print(1), Some("pay_aaaaaaaaaaaaaaaa"), 100, 0)
+            .reserve(&key(1), print(1), Some("pay_aaaaaaaaaaaaaaaa"), 100, OWN, 0)
             .unwrap();
-        store.reserve(&key(2), print(2), None, 10_000, 0).unwrap();
+        store
+            .reserve(&key(2), print(2), None, 10_000, OWN, 0)
+            .unwrap();
         assert_eq!(
-            store.reserve(&key(3), print(3), None, 10_000, 50),
+            store.reserve(&key(3), print(3), None, 10_000, OWN, 50),
             Err(ReserveError::Full {
                 retry_after: 100 + RETENTION_SECONDS - 50
             }),
@@ -583,7 +715,7 @@ mod tests {
         assert_eq!(store.look_up(&key(1), later), None);
         assert_eq!(store.key_of_payment_id("pay_aaaaaaaaaaaaaaaa", later), None);
         assert_eq!(
-            store.reserve(&key(3), print(3), None, 10_000, later),
+            store.reserve(&key(3), print(3), None, 10_000, OWN, later),
             Ok(())
         );
         assert_eq!(store.usage().0, 2);
@@ -592,65 +724,92 @@ mod tests {
     #[test]
     fn kept_bytes_are_bounded_and_released_on_expiry() {
         let mut store = MemoryStore::new(100, 10_000);
-        store.reserve(&key(1), print(1), None, 100, 0).unwrap();
-        store.mark_verified(&key(1));
-        store.store(&key(1), Stage::Settled(kept(20_000)));
+        store.reserve(&key(1), print(1), None, 100, OWN, 0).unwrap();
+        store.finish(&key(1), 1, Stage::Settled(kept(20_000)));
         assert!(store.usage().1 >= 20_000);
         assert!(matches!(
-            store.reserve(&key(2), print(2), None, 100, 1),
+            store.reserve(&key(2), print(2), None, 100, OWN, 1),
             Err(ReserveError::Full { .. })
         ));
         // A settled record is final.
-        store.store(&key(1), Stage::Spent);
+        store.finish(&key(1), 1, Stage::Spent);
         assert!(matches!(
             store.look_up(&key(1), 2).unwrap().stage,
             Stage::Settled(_)
         ));
         store.expire(100 + RETENTION_SECONDS);
         assert_eq!(store.usage(), (0, 0));
-        assert_eq!(store.reserve(&key(2), print(2), None, 1_000, 700), Ok(()));
+        assert_eq!(
+            store.reserve(&key(2), print(2), None, 1_000, OWN, 700),
+            Ok(())
+        );
     }
 
     #[test]
-    fn payment_ids_are_unique_and_resettling_is_exclusive() {
+    fn payment_ids_are_unique_and_settling_is_exclusive_until_its_lease_runs_out() {
         let mut store = MemoryStore::new(10, 1 << 20);
         store
-            .reserve(&key(1), print(1), Some("pay_0123456789abcdef"), 1_000, 0)
+            .reserve(
+                &key(1),
+                print(1),
+                Some("pay_0123456789abcdef"),
+                1_000,
+                OWN,
+                0,
+            )
             .unwrap();
         assert_eq!(
-            store.reserve(&key(2), print(2), Some("pay_0123456789abcdef"), 1_000, 0),
+            store.reserve(
+                &key(2),
+                print(2),
+                Some("pay_0123456789abcdef"),
+                1_000,
+                OWN,
+                0
+            ),
             Err(ReserveError::IdInUse)
         );
         assert_eq!(
             store.key_of_payment_id("pay_0123456789abcdef", 1),
             Some(key(1))
         );
-        store.mark_verified(&key(1));
-        let Claim::NotClaimed(Some(record)) = store.claim_resettle(&key(1), print(1), 1) else {
+        let Claim::NotClaimed(Some(record)) = store.claim(&key(1), print(1), OWN, 1) else {
             panic!("not unknown: nothing claimed, the record handed back");
         };
-        assert_eq!(record.stage, Stage::Verified);
-        store.store(&key(1), Stage::Unknown(kept(10)));
+        assert_eq!(record.stage, Stage::Reserved);
+        assert!(store.begin_settle(&key(1), kept(10), OWN));
+        store.finish(&key(1), 1, Stage::Unknown(kept(10)));
         assert_eq!(
-            store.claim_resettle(&key(1), print(9), 1),
+            store.claim(&key(1), print(9), OWN, 1),
             Claim::NotClaimed(Some(store.look_up(&key(1), 1).unwrap())),
             "another fingerprint never claims"
         );
+        let retry = Lease {
+            owner: 2,
+            until: 30,
+        };
         assert_eq!(
-            store.claim_resettle(&key(1), print(1), 1),
+            store.claim(&key(1), print(1), retry, 1),
             Claim::Claimed(kept(10))
         );
-        let Claim::NotClaimed(Some(record)) = store.claim_resettle(&key(1), print(1), 1) else {
-            panic!("one retry at a time");
+        let Claim::NotClaimed(Some(record)) = store.claim(&key(1), print(1), OWN, 30) else {
+            panic!("one settlement at a time while its lease runs");
         };
-        assert_eq!(record.stage, Stage::Resettling(kept(10)));
-        store.store(&key(1), Stage::Unknown(kept(10)));
-        assert!(matches!(
-            store.claim_resettle(&key(1), print(1), 1),
-            Claim::Claimed(_)
-        ));
+        assert_eq!(record.stage, Stage::Settling(kept(10)));
+        assert_eq!(record.lease, retry);
+        // Instance 2 died mid-settlement: after its lease, a retry settles again.
         assert_eq!(
-            store.claim_resettle(&key(3), print(1), 1),
+            store.claim(&key(1), print(1), OWN, 31),
+            Claim::Claimed(kept(10))
+        );
+        store.finish(&key(1), 2, Stage::Unknown(kept(10)));
+        assert_eq!(
+            store.look_up(&key(1), 31).unwrap().stage,
+            Stage::Settling(kept(10)),
+            "the dead owner's late answer does not move another's settlement"
+        );
+        assert_eq!(
+            store.claim(&key(3), print(1), OWN, 1),
             Claim::NotClaimed(None)
         );
     }
@@ -658,12 +817,14 @@ mod tests {
     #[test]
     fn a_spent_record_is_forgotten_at_valid_before_a_kept_result_ten_minutes_later() {
         let mut store = MemoryStore::new(10, 1 << 20);
-        store.reserve(&key(1), print(1), None, 1_000, 0).unwrap();
-        store.reserve(&key(2), print(2), None, 1_000, 0).unwrap();
-        store.mark_verified(&key(1));
-        store.mark_verified(&key(2));
-        store.store(&key(1), Stage::Spent);
-        store.store(&key(2), Stage::Unknown(kept(10)));
+        store
+            .reserve(&key(1), print(1), None, 1_000, OWN, 0)
+            .unwrap();
+        store
+            .reserve(&key(2), print(2), None, 1_000, OWN, 0)
+            .unwrap();
+        store.finish(&key(1), 1, Stage::Spent);
+        store.finish(&key(2), 1, Stage::Unknown(kept(10)));
         assert!(store.look_up(&key(1), 999).is_some());
         assert_eq!(
             store.look_up(&key(1), 1_000),
@@ -692,33 +853,38 @@ mod tests {
         let mut store = MemoryStore::new(1_000, 1 << 20);
         for n in 0..32 {
             store
-                .reserve(&payer_key(7, n), print(1), None, 1_000 + u64::from(n), 0)
+                .reserve(
+                    &payer_key(7, n),
+                    print(1),
+                    None,
+                    1_000 + u64::from(n),
+                    OWN,
+                    0,
+                )
                 .unwrap();
-            store.mark_verified(&payer_key(7, n));
-            store.store(&payer_key(7, n), Stage::Spent);
+            store.finish(&payer_key(7, n), 1, Stage::Spent);
         }
         assert_eq!(
-            store.reserve(&payer_key(7, 99), print(1), None, 5_000, 10),
+            store.reserve(&payer_key(7, 99), print(1), None, 5_000, OWN, 10),
             Err(ReserveError::PayerBusy { retry_after: 990 }),
             "until the earliest of its records is forgotten"
         );
         // Other payers are not affected.
         assert_eq!(
-            store.reserve(&payer_key(8, 0), print(1), None, 5_000, 10),
+            store.reserve(&payer_key(8, 0), print(1), None, 5_000, OWN, 10),
             Ok(())
         );
         // A record that gets a result leaves the payer's count.
         store
-            .reserve(&payer_key(9, 0), print(1), None, 5_000, 10)
+            .reserve(&payer_key(9, 0), print(1), None, 5_000, OWN, 10)
             .unwrap();
-        store.release(&payer_key(9, 0));
+        store.release(&payer_key(9, 0), 1);
         store.expire(1_000);
         assert_eq!(
-            store.reserve(&payer_key(7, 99), print(1), None, 5_000, 1_000),
+            store.reserve(&payer_key(7, 99), print(1), None, 5_000, OWN, 1_000),
             Ok(())
         );
-        store.mark_verified(&payer_key(7, 99));
-        store.store(&payer_key(7, 99), Stage::Settled(kept(5)));
+        store.finish(&payer_key(7, 99), 1, Stage::Settled(kept(5)));
         assert_eq!(store.open_by_payer[&[7; 20]].len(), 31);
     }
 
@@ -734,31 +900,28 @@ mod tests {
         // Two paid results fill the result budget...
         for n in 0..2 {
             store
-                .reserve(&payer_key(1, n), print(1), None, 1_000, 0)
+                .reserve(&payer_key(1, n), print(1), None, 1_000, OWN, 0)
                 .unwrap();
-            store.mark_verified(&payer_key(1, n));
-            store.store(&payer_key(1, n), Stage::Settled(kept(5)));
+            store.finish(&payer_key(1, n), 1, Stage::Settled(kept(5)));
         }
         assert!(matches!(
-            store.reserve(&payer_key(2, 0), print(1), None, 1_000, 0),
+            store.reserve(&payer_key(2, 0), print(1), None, 1_000, OWN, 0),
             Err(ReserveError::Full { .. })
         ));
         // ...and a result-less flood fills only its own budget: the kept results stay.
         let mut store = MemoryStore::with_limits(limits);
         store
-            .reserve(&payer_key(1, 0), print(1), None, 1_000, 0)
+            .reserve(&payer_key(1, 0), print(1), None, 1_000, OWN, 0)
             .unwrap();
-        store.mark_verified(&payer_key(1, 0));
-        store.store(&payer_key(1, 0), Stage::Settled(kept(5)));
+        store.finish(&payer_key(1, 0), 1, Stage::Settled(kept(5)));
         for n in 0..4 {
             store
-                .reserve(&payer_key(3, n), print(1), None, 1_000, 0)
+                .reserve(&payer_key(3, n), print(1), None, 1_000, OWN, 0)
                 .unwrap();
-            store.mark_verified(&payer_key(3, n));
-            store.store(&payer_key(3, n), Stage::Spent);
+            store.finish(&payer_key(3, n), 1, Stage::Spent);
         }
         assert!(matches!(
-            store.reserve(&payer_key(4, 0), print(1), None, 1_000, 0),
+            store.reserve(&payer_key(4, 0), print(1), None, 1_000, OWN, 0),
             Err(ReserveError::Full { .. })
         ));
         assert!(matches!(

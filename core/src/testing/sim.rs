@@ -23,7 +23,50 @@ use crate::payment::{
     Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
 };
 use crate::server::Server;
+use crate::store::{LocalStore, StoreFailure, StoreId, StoreReply};
 use crate::work::{Work, WorkDone, WorkId};
+
+/// A payment store and rate limiter shared by several simulated instances (each [`Sim`] is
+/// one instance; give them clones of one `SharedStore`), with scripted misbehaviour: answers
+/// that come late, never, or as failures, and writes lost with their instance.
+pub type SharedStore = std::sync::Arc<std::sync::Mutex<ScriptedStore>>;
+
+/// The store behind a [`SharedStore`].
+#[derive(Debug)]
+pub struct ScriptedStore {
+    /// The state, with the in-process rules (the shared store keeps the same ones).
+    pub state: LocalStore,
+    /// Virtual time each answer takes (the operation itself is applied at once).
+    pub delay: Duration,
+    /// When set, `delay` holds only for the operation of this name (`StoreOp::name`).
+    pub slow_op: Option<&'static str>,
+    /// Every operation fails: the store is unreachable.
+    pub down: bool,
+    /// Operations are applied but never answered.
+    pub silent: bool,
+    /// Operations the core does not wait for (`Release`, `Finish`) are lost before reaching
+    /// the store: the instance died after acting and before recording.
+    pub lose_writes: bool,
+    /// The names of the operations that reached the store, in order.
+    pub ops: Vec<&'static str>,
+}
+
+impl ScriptedStore {
+    /// A well-behaved shared store with the configuration's rate limits.
+    pub fn shared(config: &Config) -> SharedStore {
+        let limiter =
+            crate::limiter::RateLimiter::new(config.rate_limit_per_minute, config.rate_limit_burst);
+        std::sync::Arc::new(std::sync::Mutex::new(ScriptedStore {
+            state: LocalStore::new(limiter),
+            delay: Duration::ZERO,
+            slow_op: None,
+            down: false,
+            silent: false,
+            lose_writes: false,
+            ops: Vec::new(),
+        }))
+    }
+}
 
 /// Most steps of one [`Sim::run`].
 pub const MAX_STEPS: usize = 100_000;
@@ -76,6 +119,8 @@ enum Owned {
     ClientWritten,
     /// A worker's answer.
     WorkDone(WorkId, WorkDone, Duration),
+    /// The shared store's answer.
+    Stored(StoreId, Result<StoreReply, StoreFailure>),
 }
 
 impl Owned {
@@ -151,16 +196,24 @@ pub struct Sim {
     pub work_done: usize,
     /// `CancelWork` outputs seen.
     pub cancelled_work: usize,
+    /// The shared store this instance uses ([`Sim::share_store`]).
+    pub store: Option<SharedStore>,
     start: Instant,
 }
 
 impl Sim {
     /// A simulation of a server with `config`, a fixed seed and [`SIM_UNIX_START`].
-    #[allow(clippy::disallowed_methods)] // the harness needs one arbitrary base instant
     pub fn new(config: Config) -> Sim {
+        Sim::instance(config, 7)
+    }
+
+    /// As [`Sim::new`], for one of several instances: `seed` fills the server's seed (so
+    /// instances with different seeds have different request ids and lease owners).
+    #[allow(clippy::disallowed_methods)] // the harness needs one arbitrary base instant
+    pub fn instance(config: Config, seed: u8) -> Sim {
         let now = Instant::now();
         Sim {
-            server: Server::new(config, [7; 32], now, Duration::from_secs(SIM_UNIX_START)),
+            server: Server::new(config, [seed; 32], now, Duration::from_secs(SIM_UNIX_START)),
             now,
             dns: BTreeMap::new(),
             endpoints: BTreeMap::new(),
@@ -184,8 +237,16 @@ impl Sim {
             cut_at: None,
             work_done: 0,
             cancelled_work: 0,
+            store: None,
             start: now,
         }
+    }
+
+    /// Makes this instance use `store` for its rate limits and payments, as several
+    /// instances behind one load balancer share Redis.
+    pub fn share_store(&mut self, store: &SharedStore) {
+        self.server.share_store();
+        self.store = Some(store.clone());
     }
 
     /// Adds a scripted endpoint at `addr`.
@@ -373,6 +434,9 @@ impl Sim {
                             self.now,
                         );
                     }
+                    Owned::Stored(id, result) => {
+                        exchange.handle(Happened::Input(Input::Stored { id, result }), self.now);
+                    }
                 }
                 continue;
             }
@@ -542,6 +606,37 @@ impl Sim {
                     }
                 }
             }
+            Output::Store { id, op } => {
+                let Some(store) = &self.store else {
+                    panic!("a store operation from an instance whose store is not shared");
+                };
+                let mut store = store
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if store.lose_writes && !op.awaits_answer() {
+                    return;
+                }
+                let name = op.name();
+                let result = if store.down {
+                    Err(StoreFailure::Unavailable("connection refused".into()))
+                } else {
+                    store.ops.push(op.name());
+                    Ok(store.state.apply(op))
+                };
+                if store.silent {
+                    return;
+                }
+                let delay = match store.slow_op {
+                    Some(slow) if slow != name => Duration::ZERO,
+                    _ => store.delay,
+                };
+                let answer = Owned::Stored(id, result);
+                if delay.is_zero() {
+                    pending.push_back((i, answer));
+                } else {
+                    timed.push((self.now + delay, i, answer));
+                }
+            }
             Output::CloseFetch { fetch } => {
                 self.closed_fetches += 1;
                 connections.remove(&(i, fetch));
@@ -564,7 +659,7 @@ fn owned_fetch(input: &Owned) -> Option<FetchId> {
         | Owned::TcpConnected(id)
         | Owned::Data(id, _)
         | Owned::Closed(id) => Some(*id),
-        Owned::Client(_) | Owned::ClientWritten | Owned::WorkDone(..) => None,
+        Owned::Client(_) | Owned::ClientWritten | Owned::WorkDone(..) | Owned::Stored(..) => None,
     }
 }
 

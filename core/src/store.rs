@@ -1,0 +1,325 @@
+//! The paid route's shared state — the payment store ([`crate::payment::store`]) and the
+//! per-client rate limiter ([`crate::limiter`]) — as effects (docs/operations.md, "Running
+//! several instances"). The exchange asks for a [`StoreOp`] and gets a [`StoreReply`] or a
+//! [`StoreFailure`], like a DNS answer: every call may fail or come late, and the core fails
+//! closed (a 503 with `Retry-After` before any facilitator call; never a charge without a
+//! record).
+//!
+//! Two implementations keep the same rules, each operation one atomic step:
+//! - [`LocalStore`], in the process (the default): the exchange applies it at once, without an
+//!   output;
+//! - a store shared by several instances (Redis, in the runtimes): the exchange emits
+//!   `Output::Store` and waits for `Input::Stored`, at most [`STORE_TIMEOUT`].
+//!
+//! A paid request costs at most four operations: [`StoreOp::Admit`] (rate limit and recall of a
+//! known payment), [`StoreOp::Reserve`], [`StoreOp::BeginSettle`] (written before the first
+//! `/settle`) and [`StoreOp::Finish`]; a request without a payment costs one `Admit`.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::limiter::RateLimiter;
+use crate::payment::store::{
+    AuthorizationKey, Claim, Fingerprint, KeptResponse, Lease, MemoryStore, PaymentStore, Record,
+    ReserveError, Stage,
+};
+
+/// Longest the core waits for the answer to one store operation (docs/operations.md: 200 ms);
+/// past it the operation counts as failed.
+pub const STORE_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// `Retry-After` of a 503 when the store failed, in seconds.
+pub const STORE_RETRY_AFTER: u64 = 1;
+
+/// Names one store operation of an exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StoreId(pub u32);
+
+/// One operation on the shared state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreOp {
+    /// The start of every paid-route request: take a rate-limit token for the client and, for
+    /// a request that carries a payment, find what the store knows about it (and claim a
+    /// settlement to redo). Answer: [`StoreReply::Admission`].
+    Admit(Admit),
+    /// [`PaymentStore::reserve`]. Answer: [`StoreReply::Reserved`].
+    Reserve {
+        /// The authorization.
+        key: AuthorizationKey,
+        /// What a retry must match.
+        fingerprint: Fingerprint,
+        /// The x402 `payment-identifier` id, if any.
+        payment_id: Option<String>,
+        /// The authorization's `validBefore`, unix seconds.
+        valid_before: u64,
+        /// This instance and its lease.
+        lease: Lease,
+        /// Unix seconds now.
+        unix_now: u64,
+    },
+    /// [`PaymentStore::begin_settle`]. Answer: [`StoreReply::SettleBegun`].
+    BeginSettle {
+        /// The authorization.
+        key: AuthorizationKey,
+        /// The built 200.
+        kept: KeptResponse,
+        /// This instance and its lease for the settlement.
+        lease: Lease,
+    },
+    /// [`PaymentStore::release`]. Not waited for: its answer is [`StoreReply::Done`].
+    Release {
+        /// The authorization.
+        key: AuthorizationKey,
+        /// This instance.
+        owner: u64,
+    },
+    /// [`PaymentStore::finish`]. Not waited for: its answer is [`StoreReply::Done`].
+    Finish {
+        /// The authorization.
+        key: AuthorizationKey,
+        /// This instance.
+        owner: u64,
+        /// `Settled`, `Unknown` or `Spent`.
+        stage: Stage,
+    },
+}
+
+impl StoreOp {
+    /// Whether the exchange waits for the answer. `Release` and `Finish` are written and not
+    /// waited for: the answer changes nothing the exchange does next, and a write that is lost
+    /// leaves a record whose lease runs out and is taken over (docs/payments.md).
+    pub fn awaits_answer(&self) -> bool {
+        matches!(
+            self,
+            StoreOp::Admit(_) | StoreOp::Reserve { .. } | StoreOp::BeginSettle { .. }
+        )
+    }
+
+    /// Lower-case name, for metrics and logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StoreOp::Admit(_) => "admit",
+            StoreOp::Reserve { .. } => "reserve",
+            StoreOp::BeginSettle { .. } => "begin_settle",
+            StoreOp::Release { .. } => "release",
+            StoreOp::Finish { .. } => "finish",
+        }
+    }
+}
+
+/// What [`StoreOp::Admit`] asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admit {
+    /// The client (rate limits group IPv6 by /64: [`crate::limiter::ClientKey`]).
+    pub client: IpAddr,
+    /// Milliseconds since the UNIX epoch now.
+    pub unix_ms: u64,
+    /// The payment to recall, when the request carries one.
+    pub recall: Option<Recall>,
+}
+
+/// A payment to look for in [`StoreOp::Admit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recall {
+    /// Its `payment-identifier` id, looked up first.
+    pub payment_id: Option<String>,
+    /// The authorization it claims (`from`, `nonce`), looked up when the id is unknown.
+    pub key: Option<AuthorizationKey>,
+    /// The request's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The lease to settle under, if the record is a settlement to redo.
+    pub lease: Lease,
+}
+
+/// The answer to [`StoreOp::Admit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// No record of the payment (or none asked): a token was taken; the normal order goes on.
+    Admitted,
+    /// The client is over its rate limit: `Retry-After` seconds (≥ 1).
+    Limited {
+        /// Seconds until a token is available.
+        retry_after: u64,
+    },
+    /// A record of the payment that was not claimed. With the request's fingerprint it is
+    /// answered from the record (no token taken); with another one a token was taken.
+    Known {
+        /// Its authorization.
+        key: AuthorizationKey,
+        /// The record as it stands.
+        record: Record,
+        /// Found by the payment identifier (not by the authorization).
+        by_id: bool,
+    },
+    /// A settlement to redo (`Unknown`, or `Settling` whose owner's lease ran out), now
+    /// `Settling` under the recall's lease: the caller settles it. A token was taken.
+    Claimed {
+        /// Its authorization.
+        key: AuthorizationKey,
+        /// The record before the claim (its `valid_before`).
+        record: Record,
+        /// The kept 200.
+        kept: KeptResponse,
+    },
+}
+
+/// The answer to a [`StoreOp`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreReply {
+    /// To [`StoreOp::Admit`] (boxed: a record with its kept response is large).
+    Admission(Box<Admission>),
+    /// To [`StoreOp::Reserve`]: made, or refused for a budget or a payment id.
+    Reserved(Result<(), ReserveError>),
+    /// To [`StoreOp::Reserve`]: the authorization has a record already; here it is (the same
+    /// request sent twice at once is answered from it).
+    Exists(Box<Record>),
+    /// To [`StoreOp::BeginSettle`]: whether the record was still this instance's.
+    SettleBegun(bool),
+    /// To `Release` and `Finish`.
+    Done,
+}
+
+/// Why a store operation has no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreFailure {
+    /// The store could not be reached or refused the operation (the runtime's words).
+    Unavailable(String),
+    /// No answer within [`STORE_TIMEOUT`].
+    Timeout,
+}
+
+impl std::fmt::Display for StoreFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreFailure::Unavailable(why) => write!(f, "payment store unavailable: {why}"),
+            StoreFailure::Timeout => write!(
+                f,
+                "payment store gave no answer within {} ms",
+                STORE_TIMEOUT.as_millis()
+            ),
+        }
+    }
+}
+
+/// The in-process shared state: a payment store and a rate limiter behind one lock.
+#[derive(Debug)]
+pub struct LocalStore {
+    /// Replay guard and kept results (docs/payments.md).
+    pub payments: Box<dyn PaymentStore>,
+    /// Token buckets per client.
+    pub limiter: RateLimiter,
+}
+
+impl LocalStore {
+    /// A [`MemoryStore`] with its default bounds and `limiter`.
+    pub fn new(limiter: RateLimiter) -> LocalStore {
+        LocalStore {
+            payments: Box::new(MemoryStore::default()),
+            limiter,
+        }
+    }
+
+    /// Carries out `op` as one atomic step.
+    pub fn apply(&mut self, op: StoreOp) -> StoreReply {
+        match op {
+            StoreOp::Admit(admit) => StoreReply::Admission(Box::new(self.admit(admit))),
+            StoreOp::Reserve {
+                key,
+                fingerprint,
+                payment_id,
+                valid_before,
+                lease,
+                unix_now,
+            } => {
+                let reserved = self.payments.reserve(
+                    &key,
+                    fingerprint,
+                    payment_id.as_deref(),
+                    valid_before,
+                    lease,
+                    unix_now,
+                );
+                match reserved {
+                    Err(ReserveError::AlreadyUsed) => match self.payments.look_up(&key, unix_now) {
+                        Some(record) => StoreReply::Exists(Box::new(record)),
+                        None => StoreReply::Reserved(reserved),
+                    },
+                    reserved => StoreReply::Reserved(reserved),
+                }
+            }
+            StoreOp::BeginSettle { key, kept, lease } => {
+                StoreReply::SettleBegun(self.payments.begin_settle(&key, kept, lease))
+            }
+            StoreOp::Release { key, owner } => {
+                self.payments.release(&key, owner);
+                StoreReply::Done
+            }
+            StoreOp::Finish { key, owner, stage } => {
+                self.payments.finish(&key, owner, stage);
+                StoreReply::Done
+            }
+        }
+    }
+
+    fn admit(&mut self, admit: Admit) -> Admission {
+        let unix_now = admit.unix_ms / 1000;
+        let mut found = None;
+        if let Some(recall) = &admit.recall {
+            let by_id = recall
+                .payment_id
+                .as_deref()
+                .and_then(|id| self.payments.key_of_payment_id(id, unix_now));
+            let (key, by_id) = match by_id {
+                Some(key) => (Some(key), true),
+                None => (recall.key.clone(), false),
+            };
+            if let Some(key) = key {
+                if let Some(record) = self.payments.look_up(&key, unix_now) {
+                    found = Some((key, record, by_id, recall));
+                }
+            }
+        }
+        let Some((key, record, by_id, recall)) = found else {
+            return self.take_token(&admit).unwrap_or(Admission::Admitted);
+        };
+        let same = record.fingerprint == recall.fingerprint;
+        if same && record.stage == Stage::Reserved && record.lease.until < unix_now {
+            // Its instance died mid-job (no money moved before `/settle`): the normal order
+            // runs the job again, and the reservation takes the record over.
+            return self.take_token(&admit).unwrap_or(Admission::Admitted);
+        }
+        let redo = same
+            && match record.stage {
+                Stage::Unknown(_) => true,
+                Stage::Settling(_) => record.lease.until < unix_now,
+                _ => false,
+            };
+        if same && !redo {
+            // A known request answered from its record: no token.
+            return Admission::Known { key, record, by_id };
+        }
+        if let Some(limited) = self.take_token(&admit) {
+            return limited;
+        }
+        if !redo {
+            return Admission::Known { key, record, by_id };
+        }
+        match self
+            .payments
+            .claim(&key, recall.fingerprint, recall.lease, unix_now)
+        {
+            Claim::Claimed(kept) => Admission::Claimed { key, record, kept },
+            Claim::NotClaimed(Some(record)) => Admission::Known { key, record, by_id },
+            Claim::NotClaimed(None) => Admission::Admitted,
+        }
+    }
+
+    /// Takes a token: `None` when taken, the `Limited` answer otherwise.
+    fn take_token(&mut self, admit: &Admit) -> Option<Admission> {
+        let now = Duration::from_millis(admit.unix_ms);
+        self.limiter
+            .check(admit.client, now)
+            .err()
+            .map(|retry_after| Admission::Limited { retry_after })
+    }
+}

@@ -1,0 +1,574 @@
+//! Several instances, one truth (docs/operations.md, "Running several instances"): three
+//! `contact-extract serve` processes share one `redis-server` (Debian) and sit behind nginx
+//! (Debian) round-robin, each trusting nginx's `X-Forwarded-For`. One signature spread over
+//! them buys one crawl and one settlement; a kept result outlives its instance (SIGKILL and a
+//! restart); a client's rate limit is one for all; an instance killed while its `/settle` is in
+//! flight is taken over by another, with one transfer in all; Redis stopped fails the paid
+//! route closed on every instance while free routes answer, and Redis back heals them without a
+//! restart. With `CI=true` a missing tool is a failure; elsewhere the tests skip with a reason.
+//! Loopback only.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::config::{Config, PaymentConfig};
+use contact_core::payment::PaymentRequirements;
+use contact_core::testing::sim::payment_header;
+use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
+use contact_e2e::tools::{free_port, have};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "contact-extract-{name}-{}-{}",
+        std::process::id(),
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Waits (bounded) until `ready` holds.
+fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < limit, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `redis-server` on a loopback port, with AOF (`appendfsync everysec`) in a scratch folder
+/// and `maxmemory-policy noeviction`, as docs/operations.md asks; killed when dropped.
+struct Redis {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let mut redis = Redis {
+            port: free_port(),
+            dir: scratch("redis"),
+            child: None,
+        };
+        redis.resume();
+        redis
+    }
+
+    fn resume(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+            ])
+            .args(["--maxmemory-policy", "noeviction"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        let port = self.port;
+        wait_until("redis", Duration::from_secs(10), || {
+            let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+                return false;
+            };
+            let _ = stream.write_all(b"PING\r\n");
+            let mut answer = [0u8; 7];
+            stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
+        });
+    }
+
+    /// Stops it (SIGKILL): the service sees connections refused.
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// One `contact-extract serve` process on a fixed loopback port; killed when dropped.
+struct Instance {
+    port: u16,
+    vars: Vec<(&'static str, String)>,
+    child: Option<Child>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Instance {
+    fn start(vars: Vec<(&'static str, String)>) -> Instance {
+        let mut instance = Instance {
+            port: free_port(),
+            vars,
+            child: None,
+            log: Arc::new(Mutex::new(Vec::new())),
+        };
+        instance.restart();
+        instance
+    }
+
+    fn restart(&mut self) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_contact-extract"));
+        command
+            .arg("serve")
+            .envs(self.vars.iter().map(|(k, v)| (*k, v.as_str())))
+            .env("BIND_ADDR", format!("127.0.0.1:{}", self.port))
+            .env("LOG_FORMAT", "json")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("start the service");
+        let stderr = child.stderr.take().unwrap();
+        let log = self.log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                log.lock().unwrap().push(line);
+            }
+        });
+        self.child = Some(child);
+        let addr = self.addr();
+        wait_until("the instance to listen", Duration::from_secs(20), || {
+            TcpStream::connect(addr).is_ok()
+        });
+    }
+
+    /// SIGKILL: nothing is flushed, nothing recorded.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// nginx round-robin in front of `upstreams`, adding `X-Forwarded-For` and naming the instance
+/// that answered in `X-Upstream`; stopped when dropped.
+struct Nginx {
+    port: u16,
+    dir: PathBuf,
+    child: Child,
+}
+
+impl Nginx {
+    fn start(upstreams: &[SocketAddr]) -> Nginx {
+        let dir = scratch("nginx");
+        let port = free_port();
+        let servers: String = upstreams
+            .iter()
+            .map(|addr| format!("    server {addr} max_fails=0;\n"))
+            .collect();
+        let d = dir.display();
+        let conf = format!(
+            "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+               fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
+               upstream service {{\n{servers}  }}\n\
+               server {{\n    listen 127.0.0.1:{port};\n    location / {{\n\
+                 proxy_pass http://service;\n      proxy_http_version 1.1;\n\
+                 proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n\
+                 proxy_next_upstream off;\n      proxy_read_timeout 120s;\n\
+                 add_header X-Upstream $upstream_addr always;\n    }}\n  }}\n}}\n"
+        );
+        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        let child = Command::new("nginx")
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .arg("-p")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx");
+        wait_until("nginx", Duration::from_secs(10), || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        Nginx { port, dir, child }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A response: status, head, body.
+struct Answer {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        contact_e2e::fixture::header(&self.head, name)
+    }
+}
+
+/// One request on a new connection; the whole response (the service closes it).
+fn send(addr: SocketAddr, request: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(90)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Answer {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+fn get(addr: SocketAddr, path: &str) -> Answer {
+    send(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+}
+
+/// An extraction request for the fixture site at `site`, paid with `header` when given.
+fn paid(site: &Fixture, header: Option<&str>) -> Vec<u8> {
+    let body = format!(
+        r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
+        site.addr.port()
+    );
+    let payment = header
+        .map(|h| format!("PAYMENT-SIGNATURE: {h}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{payment}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn requirements(vars: &[(&'static str, String)]) -> PaymentRequirements {
+    let map: BTreeMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    match Config::from_env_map(&map).unwrap().payment {
+        PaymentConfig::Ready { terms, .. } => terms.requirements,
+        PaymentConfig::Incomplete(problems) => panic!("{problems:?}"),
+    }
+}
+
+/// A signed payment with `nonce`, valid for the next 150 s.
+fn signature(vars: &[(&'static str, String)], nonce: u8) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    payment_header(&requirements(vars), nonce, 0, now + 150)
+}
+
+const PAGE: &str = r#"<title>Fixture Shop</title><a href="mailto:info@fixture-shop.com">Mail</a>"#;
+
+fn site() -> Fixture {
+    Fixture::start(|raw| match request_path(raw).as_str() {
+        "/" => response(200, "text/html", PAGE),
+        _ => response(404, "text/html", ""),
+    })
+}
+
+fn tools_missing() -> bool {
+    have("redis-server", "apt-get install redis-server").is_none()
+        || have("nginx", "apt-get install nginx-light").is_none()
+}
+
+/// A facilitator that verifies after `verify_delay` (so concurrent requests overlap) and
+/// settles each authorization (the `nonce` of the payload) once: the first `/settle` of a nonce
+/// is its transfer; a later one answers "already used", as the reference facilitator does for
+/// a nonce the chain has seen. With `hold_first_settle`, the answer to the first `/settle` is
+/// held until the connection's peer is gone (the transfer is done all the same).
+struct Facilitator {
+    fixture: Fixture,
+    transfers: Arc<AtomicUsize>,
+}
+
+impl Facilitator {
+    fn start(verify_delay: Duration, hold_first_settle: bool) -> Facilitator {
+        let transfers = Arc::new(AtomicUsize::new(0));
+        let settled: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        let held = Arc::new(AtomicBool::new(!hold_first_settle));
+        let counted = transfers.clone();
+        let fixture = Fixture::start(move |raw| {
+            let path = request_path(raw);
+            if path == "/supported" {
+                return response(200, "application/json", SUPPORTED);
+            }
+            if path == "/verify" {
+                std::thread::sleep(verify_delay);
+                return response(200, "application/json", r#"{"isValid":true}"#);
+            }
+            let text = String::from_utf8_lossy(raw);
+            let nonce = text
+                .split("\"nonce\":\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or("")
+                .to_string();
+            let first = {
+                let mut settled = settled.lock().unwrap();
+                let first = !settled.contains(&nonce);
+                if first {
+                    settled.push(nonce);
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                first
+            };
+            if first && !held.swap(true, Ordering::SeqCst) {
+                // The transfer is done; the answer never comes (its instance is killed).
+                std::thread::sleep(Duration::from_secs(50));
+            }
+            if first {
+                response(
+                    200,
+                    "application/json",
+                    r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+                )
+            } else {
+                response(
+                    200,
+                    "application/json",
+                    r#"{"success":false,"errorReason":"invalid_exact_evm_payload_authorization_nonce_already_used","transaction":"","network":"eip155:8453"}"#,
+                )
+            }
+        });
+        Facilitator { fixture, transfers }
+    }
+}
+
+fn vars_for(site: &Fixture, facilitator: &Fixture, redis: &Redis) -> Vec<(&'static str, String)> {
+    let mut vars = service_vars(site, facilitator);
+    vars.push(("REDIS_URL", redis.url()));
+    vars.push(("TRUSTED_PROXIES", "127.0.0.1/32".into()));
+    vars.push(("RATE_LIMIT_PER_MINUTE", "1".into()));
+    vars.push(("RATE_LIMIT_BURST", "60".into()));
+    vars
+}
+
+fn wait_ready(instances: &[&Instance]) {
+    for instance in instances {
+        let addr = instance.addr();
+        wait_until("readiness", Duration::from_secs(20), || {
+            get(addr, "/api/ready").status == 200
+        });
+    }
+}
+
+#[test]
+fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
+    if tools_missing() {
+        return;
+    }
+    let mut redis = Redis::start();
+    let site = site();
+    let facilitator = Facilitator::start(Duration::from_millis(300), false);
+    let vars = vars_for(&site, &facilitator.fixture, &redis);
+    let mut instances: Vec<Instance> = (0..3).map(|_| Instance::start(vars.clone())).collect();
+    wait_ready(&instances.iter().collect::<Vec<_>>());
+    let nginx = Nginx::start(&instances.iter().map(Instance::addr).collect::<Vec<_>>());
+
+    // 20 uses of one signature at once, spread by nginx over the three instances.
+    let header = signature(&vars, 1);
+    let request = paid(&site, Some(&header));
+    let answers: Vec<Answer> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..20)
+            .map(|_| scope.spawn(|| send(nginx.addr(), &request)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let upstreams: std::collections::BTreeSet<&str> = answers
+        .iter()
+        .filter_map(|a| a.header("X-Upstream"))
+        .collect();
+    assert_eq!(upstreams.len(), 3, "nginx spread them: {upstreams:?}");
+    let kept: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
+    assert!(
+        answers.iter().all(|a| a.status == 200 || a.status == 503),
+        "only the kept 200 or 503 in progress: {:?}",
+        answers
+            .iter()
+            .filter(|a| a.status != 200 && a.status != 503)
+            .map(|a| (a.status, a.head.as_str()))
+            .collect::<Vec<_>>()
+    );
+    assert!(!kept.is_empty());
+    assert!(kept.iter().all(|a| a.body == kept[0].body));
+    for refused in answers.iter().filter(|a| a.status == 503) {
+        assert!(refused.body.contains("in progress"), "{}", refused.body);
+    }
+    assert_eq!(site.count("/"), 1, "one crawl");
+    assert_eq!(facilitator.fixture.count("/verify"), 1, "one /verify");
+    assert_eq!(facilitator.fixture.count("/settle"), 1, "one /settle");
+    let result = kept[0].body.clone();
+
+    // The kept result through each instance...
+    for instance in &instances {
+        let again = send(instance.addr(), &request);
+        assert_eq!((again.status, &again.body), (200, &result));
+    }
+    // ...and after the instance that served it is killed and restarted.
+    let served = kept[0].header("X-Upstream").unwrap().to_string();
+    let instance = instances
+        .iter_mut()
+        .find(|i| i.addr().to_string() == served)
+        .unwrap();
+    instance.kill();
+    instance.restart();
+    wait_ready(&[instance]);
+    let again = send(instance.addr(), &request);
+    assert_eq!((again.status, &again.body), (200, &result));
+    assert_eq!(facilitator.fixture.count("/settle"), 1);
+    assert_eq!(facilitator.transfers.load(Ordering::SeqCst), 1);
+
+    // Redis stops: the paid route is 503 with Retry-After on every instance before any
+    // facilitator call; free routes answer; readiness names the store.
+    redis.stop();
+    let verifies = facilitator.fixture.count("/verify");
+    let fresh = paid(&site, Some(&signature(&vars, 2)));
+    for instance in &instances {
+        let refused = send(instance.addr(), &fresh);
+        assert_eq!(refused.status, 503, "{}", refused.body);
+        assert!(refused.header("Retry-After").is_some());
+        assert!(refused.body.contains("payment store"), "{}", refused.body);
+        assert_eq!(get(instance.addr(), "/api/health").status, 200);
+        let addr = instance.addr();
+        wait_until("readiness to name Redis", Duration::from_secs(5), || {
+            let ready = get(addr, "/api/ready");
+            ready.status == 503 && ready.body.contains("payment store")
+        });
+    }
+    assert_eq!(facilitator.fixture.count("/verify"), verifies);
+
+    // Redis back (its AOF kept the records): paid requests succeed without a restart.
+    redis.resume();
+    wait_ready(&instances.iter().collect::<Vec<_>>());
+    let back = send(nginx.addr(), &fresh);
+    assert_eq!(back.status, 200, "{}", back.body);
+    let kept_before = send(instances[1].addr(), &request);
+    assert_eq!((kept_before.status, &kept_before.body), (200, &result));
+
+    // One rate limit for all: the client (127.0.0.1) spends its burst on instance 0; the
+    // others limit it too.
+    let unpaid = paid(&site, None);
+    let mut spent = 0;
+    while send(instances[0].addr(), &unpaid).status == 402 {
+        spent += 1;
+        assert!(spent <= 60, "the burst is 60");
+    }
+    for instance in &instances {
+        let limited = send(instance.addr(), &unpaid);
+        assert_eq!(limited.status, 429, "{}", limited.body);
+        assert!(limited.header("Retry-After").is_some());
+    }
+}
+
+#[test]
+fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_transfer() {
+    if tools_missing() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Facilitator::start(Duration::ZERO, true);
+    let vars = vars_for(&site, &facilitator.fixture, &redis);
+    let mut first = Instance::start(vars.clone());
+    let second = Instance::start(vars.clone());
+    wait_ready(&[&first, &second]);
+    let request = paid(&site, Some(&signature(&vars, 3)));
+
+    // The first instance crawls and calls /settle; the facilitator transfers and holds the
+    // answer; the instance is killed then.
+    let addr = first.addr();
+    let client = std::thread::spawn({
+        let request = request.clone();
+        move || send(addr, &request)
+    });
+    wait_until("the first /settle", Duration::from_secs(20), || {
+        facilitator.fixture.count("/settle") == 1
+    });
+    first.kill();
+    let _ = client.join();
+    assert_eq!(facilitator.transfers.load(Ordering::SeqCst), 1);
+
+    // Through the other instance: "in progress" while the dead one's lease runs, then its
+    // settlement is taken over: the facilitator says the authorization is used, which after an
+    // unknown outcome means it paid; the kept 200, no second crawl, one transfer in all.
+    let started = Instant::now();
+    let recovered = loop {
+        let answer = send(second.addr(), &request);
+        if answer.status != 503 {
+            break answer;
+        }
+        assert!(answer.body.contains("in progress"), "{}", answer.body);
+        assert!(
+            started.elapsed() < Duration::from_secs(45),
+            "the lease ran out long ago"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(recovered.status, 200, "{}", recovered.body);
+    assert!(recovered.body.contains("info@fixture-shop.com"));
+    assert_eq!(site.count("/"), 1, "no second crawl");
+    assert_eq!(facilitator.fixture.count("/verify"), 1);
+    assert_eq!(facilitator.fixture.count("/settle"), 2);
+    assert_eq!(facilitator.transfers.load(Ordering::SeqCst), 1);
+    let again = send(second.addr(), &request);
+    assert_eq!((again.status, again.body), (200, recovered.body));
+}
