@@ -14,7 +14,8 @@ cd "$(dirname "$0")/../.."
 for tool in wrk redis-server curl taskset; do
   command -v "$tool" >/dev/null || { echo "redis: install $tool (apt-get install wrk redis-server curl util-linux)" >&2; exit 1; }
 done
-cargo build -q --release -p contact-runtime-smol -p contact-benches --bin store-ops
+cargo build -q --release -p contact-runtime-smol
+cargo build -q --release -p contact-benches --bin store-ops
 ROUNDS=${ROUNDS:-3}
 MEMORY_PORT=18290 REDIS_SERVICE_PORT=18291 REDIS_PORT=18292
 WORK=$(mktemp -d)

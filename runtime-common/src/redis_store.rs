@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use contact_core::limiter::ClientKey;
 use contact_core::payment::store::{
-    AuthorizationKey, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage, MAX_ENTRIES,
-    MAX_KEPT_BYTES, MAX_OPEN_PER_PAYER, MAX_RESULT_ENTRIES, RETENTION_SECONDS,
+    AuthorizationKey, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage, StoreLimits,
+    RETENTION_SECONDS,
 };
 use contact_core::payment::SettleResponse;
 use contact_core::store::{Admission, Admit, StoreFailure, StoreOp, StoreReply, STORE_TIMEOUT};
@@ -37,6 +37,9 @@ use redis::Value;
 
 /// Threads that carry out store commands (each holds at most one connection).
 pub const STORE_THREADS: usize = 16;
+/// Most store operations queued for the store threads at once; beyond it an operation fails at
+/// once (a Redis that hangs must not grow the queue without bound).
+pub const STORE_QUEUE_LIMIT: usize = 4096;
 
 /// Shared by every script: the key helpers, the bounds' bookkeeping and the record reader.
 const PRELUDE: &str = r#"
@@ -263,6 +266,10 @@ pub struct RedisStore {
     problem: Mutex<Option<String>>,
     /// The store's command threads.
     queue: async_channel::Sender<Box<dyn FnOnce() + Send>>,
+    /// Operations queued or running.
+    pending: Arc<std::sync::atomic::AtomicUsize>,
+    /// The store's bounds, enforced by the reservation script.
+    limits: StoreLimits,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -357,7 +364,17 @@ impl RedisStore {
             tolerance_ms: interval_ms * f64::from(burst.max(1) - 1),
             problem: Mutex::new(Some("payment store (Redis) not checked yet".into())),
             queue,
+            pending: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+            limits: StoreLimits::default(),
         })
+    }
+
+    /// The same store with other bounds (the defaults are the in-process store's:
+    /// [`StoreLimits::default`]); tests use small ones.
+    #[must_use]
+    pub fn with_limits(mut self, limits: StoreLimits) -> RedisStore {
+        self.limits = limits;
+        self
     }
 
     /// Makes `store` the process's shared store (once).
@@ -366,14 +383,36 @@ impl RedisStore {
     }
 
     /// Carries `op` out on a store thread and hands its answer to `answer` (the runtime
-    /// feeds it to the exchange as `Input::Stored`).
+    /// feeds it to the exchange as `Input::Stored`). An operation the core waits for that sat
+    /// in the queue past [`STORE_TIMEOUT`] is not carried out (the core has failed it closed
+    /// already); beyond [`STORE_QUEUE_LIMIT`] queued operations, one fails at once.
     pub fn start(
         self: &Arc<Self>,
         op: StoreOp,
         answer: impl FnOnce(Result<StoreReply, StoreFailure>) + Send + 'static,
     ) {
+        use std::sync::atomic::Ordering;
+        if self.pending.fetch_add(1, Ordering::SeqCst) >= STORE_QUEUE_LIMIT {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+            crate::metrics::observe_store(op.name(), Duration::ZERO, false);
+            return answer(Err(StoreFailure::Unavailable(
+                "too many operations waiting for Redis".into(),
+            )));
+        }
         let store = Arc::clone(self);
-        let _ = self.queue.try_send(Box::new(move || answer(store.run(op))));
+        let queued = Instant::now();
+        let task = move || {
+            let result = if op.awaits_answer() && queued.elapsed() > STORE_TIMEOUT {
+                Err(StoreFailure::Timeout)
+            } else {
+                store.run(op)
+            };
+            store.pending.fetch_sub(1, Ordering::SeqCst);
+            answer(result);
+        };
+        if self.queue.try_send(Box::new(task)).is_err() {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 
     /// What is wrong with the store, for `/api/ready` (`None`: its latest command answered).
@@ -470,10 +509,10 @@ impl RedisStore {
                     .arg(valid_before)
                     .arg(lease.owner.to_string())
                     .arg(lease.until)
-                    .arg(MAX_ENTRIES)
-                    .arg(MAX_OPEN_PER_PAYER)
-                    .arg(MAX_RESULT_ENTRIES)
-                    .arg(MAX_KEPT_BYTES)
+                    .arg(self.limits.open)
+                    .arg(self.limits.open_per_payer)
+                    .arg(self.limits.results)
+                    .arg(self.limits.kept_bytes)
                     .arg(RETENTION_SECONDS);
                 let reply: Vec<Value> = self.command(|c| call.invoke(c))?;
                 let words = strings(&reply);

@@ -78,6 +78,8 @@ impl Redis {
                 "everysec",
             ])
             .args(["--maxmemory-policy", "noeviction"])
+            // `DEBUG SLEEP` from loopback: a Redis that hangs.
+            .args(["--enable-debug-command", "local"])
             .arg("--dir")
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -499,6 +501,26 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
     // Redis back (its AOF kept the records): paid requests succeed without a restart.
     redis.resume();
     wait_ready(&instances.iter().collect::<Vec<_>>());
+
+    // Redis hangs for 2 s: the paid route gives up after 200 ms, 503 before any facilitator
+    // call, nothing charged.
+    let mut hang = Command::new("redis-cli")
+        .args(["-p", &redis.port.to_string(), "DEBUG", "SLEEP", "2"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let slow = send(instances[2].addr(), &fresh);
+    assert_eq!(slow.status, 503, "{}", slow.body);
+    assert!(
+        slow.body.contains("no answer within 200 ms"),
+        "{}",
+        slow.body
+    );
+    assert!(started.elapsed() < Duration::from_millis(1_500));
+    assert_eq!(facilitator.fixture.count("/verify"), verifies);
+    let _ = hang.wait();
     let back = send(nginx.addr(), &fresh);
     assert_eq!(back.status, 200, "{}", back.body);
     let kept_before = send(instances[1].addr(), &request);
@@ -529,7 +551,10 @@ fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_trans
     let facilitator = Facilitator::start(Duration::ZERO, true);
     let vars = vars_for(&site, &facilitator.fixture, &redis);
     let mut first = Instance::start(vars.clone());
-    let second = Instance::start(vars.clone());
+    let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let mut with_metrics = vars.clone();
+    with_metrics.push(("METRICS_ADDR", metrics.to_string()));
+    let second = Instance::start(with_metrics);
     wait_ready(&[&first, &second]);
     let request = paid(&site, Some(&signature(&vars, 3)));
 
@@ -571,4 +596,10 @@ fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_trans
     assert_eq!(facilitator.transfers.load(Ordering::SeqCst), 1);
     let again = send(second.addr(), &request);
     assert_eq!((again.status, again.body), (200, recovered.body));
+    // The store's round trips are in the metrics, by operation.
+    let scraped = get(metrics, "/metrics").body;
+    for op in ["admit", "finish"] {
+        let line = format!("contact_store_seconds_count{{op=\"{op}\"}}");
+        assert!(scraped.contains(&line), "{line} in {scraped}");
+    }
 }

@@ -1,0 +1,337 @@
+//! The shared store keeps the in-process store's rules: random sequences of store operations
+//! (admissions with recall and claim, reservations with take-overs, settlement stages, releases
+//! and outcomes from several instances, payment identifiers, the per-payer and global bounds)
+//! are played on `LocalStore` and on `RedisStore` (a Debian `redis-server` on a loopback port),
+//! and every answer must be the same. And the rate limit: a client's burst, its refill, IPv6 by
+//! /64. With `CI=true` a missing `redis-server` is a failure; elsewhere the tests skip.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::net::IpAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contact_core::limiter::RateLimiter;
+use contact_core::payment::store::{
+    AuthorizationKey, Fingerprint, KeptResponse, Lease, MemoryStore, Stage, StoreLimits,
+};
+use contact_core::store::{Admission, Admit, LocalStore, Recall, StoreOp, StoreReply};
+use contact_e2e::tools::{free_port, have};
+use contact_runtime_common::redis_store::RedisStore;
+use proptest::prelude::*;
+
+const ASSET: &str = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913";
+
+/// One `redis-server` for the whole file, killed when the test process ends (it is started
+/// with the test process as its parent's child and a `--port` nobody else uses).
+struct Server {
+    port: u16,
+    _child: Child,
+}
+
+fn redis() -> Option<&'static Server> {
+    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            have("redis-server", "apt-get install redis-server")?;
+            let port = free_port();
+            let child = Command::new("redis-server")
+                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start redis-server");
+            let started = Instant::now();
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Some(Server {
+                port,
+                _child: child,
+            })
+        })
+        .as_ref()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A Redis store in a namespace of its own.
+fn redis_store(server: &Server, limits: StoreLimits, rate: (u32, u32)) -> RedisStore {
+    static CASE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let case = CASE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let prefix = format!("rules-{}-{case}", std::process::id());
+    RedisStore::new(
+        &format!("redis://127.0.0.1:{}/", server.port),
+        &prefix,
+        ("eip155:8453", ASSET),
+        rate.0,
+        rate.1,
+    )
+    .unwrap()
+    .with_limits(limits)
+}
+
+fn key(payer: u8, nonce: u8) -> AuthorizationKey {
+    AuthorizationKey {
+        network: "eip155:8453".into(),
+        asset: ASSET.into(),
+        from: [payer; 20],
+        nonce: [nonce; 32],
+    }
+}
+
+fn print(n: u8) -> Fingerprint {
+    Fingerprint {
+        payment: [n; 32],
+        request: [n.wrapping_add(1); 32],
+    }
+}
+
+fn kept(n: u8) -> KeptResponse {
+    KeptResponse {
+        body: vec![b'a' + n; 40 + usize::from(n)].into(),
+        request_id: format!("req_{n}"),
+        settlement: None,
+    }
+}
+
+/// A generated step: which operation, on which of a few authorizations, by which instance,
+/// how far the clock moved first.
+#[derive(Debug, Clone)]
+struct Step {
+    op: u8,
+    payer: u8,
+    nonce: u8,
+    print: u8,
+    owner: u64,
+    id: u8,
+    stage: u8,
+    wait: u64,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (
+        0u8..5,
+        0u8..2,
+        0u8..3,
+        0u8..2,
+        1u64..3,
+        0u8..3,
+        0u8..3,
+        prop_oneof![Just(0u64), Just(1), Just(30), Just(40), Just(41)],
+    )
+        .prop_map(|(op, payer, nonce, print, owner, id, stage, wait)| Step {
+            op,
+            payer,
+            nonce,
+            print,
+            owner,
+            id,
+            stage,
+            wait,
+        })
+}
+
+/// The operation a step stands for, at `now` (unix seconds; validBefore is far ahead so no
+/// record expires during a case: Redis expires keys by its own clock).
+fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
+    let key = key(step.payer, step.nonce);
+    let payment_id = match step.id {
+        0 => None,
+        1 => Some("pay_aaaaaaaaaaaaaaaa".to_string()),
+        _ => Some(format!("pay_bbbbbbbbbbbbbbb{}", step.nonce)),
+    };
+    let lease = Lease {
+        owner: step.owner,
+        until: now + 40,
+    };
+    match step.op {
+        0 => StoreOp::Admit(Admit {
+            client: IpAddr::from([192, 0, 2, 1]),
+            unix_ms: now * 1000,
+            recall: Some(Recall {
+                payment_id,
+                key: Some(key),
+                fingerprint: print(step.print),
+                lease,
+            }),
+        }),
+        1 => StoreOp::Reserve {
+            key,
+            fingerprint: print(step.print),
+            payment_id,
+            valid_before,
+            lease,
+            unix_now: now,
+        },
+        2 => StoreOp::BeginSettle {
+            key,
+            kept: kept(step.nonce),
+            lease,
+        },
+        3 => StoreOp::Release {
+            key,
+            owner: step.owner,
+        },
+        _ => StoreOp::Finish {
+            key,
+            owner: step.owner,
+            stage: match step.stage {
+                0 => Stage::Settled(kept(step.nonce)),
+                1 => Stage::Unknown(kept(step.nonce)),
+                _ => Stage::Spent,
+            },
+        },
+    }
+}
+
+const LIMITS: StoreLimits = StoreLimits {
+    open: 5,
+    open_per_payer: 2,
+    results: 5,
+    kept_bytes: 1 << 20,
+};
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn redis_answers_every_operation_as_the_in_process_store_does(
+        steps in proptest::collection::vec(step(), 1..40)
+    ) {
+        let Some(server) = redis() else { return Ok(()) };
+        let limiter = || RateLimiter::new(1_000_000, 1_000_000);
+        let mut local = LocalStore {
+            payments: Box::new(MemoryStore::with_limits(LIMITS)),
+            limiter: limiter(),
+        };
+        let shared = redis_store(server, LIMITS, (1_000_000, 1_000_000));
+        let mut now = unix_now();
+        let valid_before = now + 3_000;
+        for (n, step) in steps.iter().enumerate() {
+            now += step.wait;
+            let op = operation(step, now, valid_before);
+            let expected = local.apply(op.clone());
+            let got = shared.run(op.clone()).unwrap();
+            prop_assert_eq!(got, expected, "step {} of {:?}: {:?}", n, steps, op);
+        }
+    }
+}
+
+#[test]
+fn the_rate_limit_is_a_burst_then_one_per_interval_per_client_and_ipv6_slash_64() {
+    let Some(server) = redis() else { return };
+    // 60 a minute, bursts of 3: three at once, then one a second.
+    let store = redis_store(server, StoreLimits::default(), (60, 3));
+    let admit = |client: &str, ms: u64| {
+        let op = StoreOp::Admit(Admit {
+            client: client.parse().unwrap(),
+            unix_ms: ms,
+            recall: None,
+        });
+        match store.run(op).unwrap() {
+            StoreReply::Admission(admission) => *admission,
+            other => panic!("{other:?}"),
+        }
+    };
+    let t = unix_now() * 1000;
+    for _ in 0..3 {
+        assert_eq!(admit("203.0.113.7", t), Admission::Admitted);
+    }
+    assert_eq!(
+        admit("203.0.113.7", t),
+        Admission::Limited { retry_after: 1 }
+    );
+    assert_eq!(admit("203.0.113.7", t + 1_000), Admission::Admitted);
+    assert_eq!(
+        admit("203.0.113.7", t + 1_000),
+        Admission::Limited { retry_after: 1 }
+    );
+    assert_eq!(
+        admit("203.0.113.8", t),
+        Admission::Admitted,
+        "another client"
+    );
+    // IPv6 by /64; IPv4-mapped IPv6 as IPv4.
+    for _ in 0..3 {
+        assert_eq!(admit("2001:db8:1:2::1", t), Admission::Admitted);
+    }
+    assert!(matches!(
+        admit("2001:db8:1:2:ffff::9", t),
+        Admission::Limited { .. }
+    ));
+    assert_eq!(admit("2001:db8:1:3::1", t), Admission::Admitted);
+    assert!(matches!(
+        admit("::ffff:203.0.113.7", t + 1_000),
+        Admission::Limited { .. }
+    ));
+    // Slow limits: 6 a minute, burst 1: the next token in 10 s.
+    let slow = redis_store(server, StoreLimits::default(), (6, 1));
+    let op = |ms| {
+        StoreOp::Admit(Admit {
+            client: "198.51.100.1".parse().unwrap(),
+            unix_ms: ms,
+            recall: None,
+        })
+    };
+    assert!(matches!(
+        slow.run(op(t)).unwrap(),
+        StoreReply::Admission(a) if *a == Admission::Admitted
+    ));
+    assert!(matches!(
+        slow.run(op(t)).unwrap(),
+        StoreReply::Admission(a) if *a == Admission::Limited { retry_after: 10 }
+    ));
+}
+
+#[test]
+fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
+    let Some(_) = redis() else { return };
+    let port = free_port();
+    let store = RedisStore::new(
+        &format!("redis://127.0.0.1:{port}/"),
+        "heal",
+        ("eip155:8453", ASSET),
+        60,
+        20,
+    )
+    .unwrap();
+    let admit = StoreOp::Admit(Admit {
+        client: "192.0.2.1".parse().unwrap(),
+        unix_ms: unix_now() * 1000,
+        recall: None,
+    });
+    let started = Instant::now();
+    assert!(store.run(admit.clone()).is_err());
+    assert!(started.elapsed() < Duration::from_millis(1_000));
+    assert!(store.check().is_some());
+    assert!(store.problem().is_some());
+    // Redis comes up on that port: the next command answers, no restart.
+    let mut child = Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while store.check().is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "redis came back"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(store.run(admit).is_ok());
+    assert_eq!(store.problem(), None);
+    let _ = child.kill();
+    let _ = child.wait();
+}
