@@ -660,7 +660,7 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
             .trim_end_matches([',', '-', '–'])
             .trim_end(),
     );
-    let prefix = strip_label(prefix).trim_matches([',', ' ']);
+    let prefix = without_leading_name(strip_label(prefix).trim_matches([',', ' ']));
     if is_streetish(prefix) && prefix.starts_with(|c: char| c.is_ascii_digit()) {
         return Some(prefix.to_string());
     }
@@ -689,6 +689,45 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// `prefix` without the comma-separated chunks before its first street chunk (one that
+/// starts with a number or holds a street word), and without a legal form that opens it:
+/// "Schreinerei Vogel GmbH, Lindenweg 3" → "Lindenweg 3", "Clare Bikes, 12 Main Street" →
+/// "12 Main Street", "Advantage Engineering, Inc. 525 East Stop 18 Road" → "525 East Stop 18
+/// Road" — an Impressum or contact line names the business first. Unchanged when no chunk is
+/// a street.
+fn without_leading_name(prefix: &str) -> &str {
+    let mut start = 0;
+    for chunk in prefix.split(',') {
+        let trimmed = chunk.trim();
+        let street = trimmed.starts_with(|c: char| c.is_ascii_digit())
+            || has_street_word(&trimmed.to_lowercase());
+        if street {
+            let rest = prefix[start..].trim_start();
+            return without_legal_form(rest);
+        }
+        start += chunk.len() + 1;
+    }
+    prefix
+}
+
+/// `text` without a legal form that opens it (`Inc. 525 East …`, `Inc. Full 7th Floor, …`): the
+/// end of the business name before it.
+fn without_legal_form(text: &str) -> &str {
+    let Some((first, rest)) = text.split_once(' ') else {
+        return text;
+    };
+    let form = first.trim_end_matches([',', '.']).to_lowercase();
+    let is_form = matches!(
+        form.as_str(),
+        "inc" | "llc" | "ltd" | "gmbh" | "bv" | "b.v" | "sarl" | "sas" | "ag" | "plc" | "corp"
+    );
+    if is_form && !rest.trim().is_empty() {
+        rest.trim_start()
+    } else {
+        text
+    }
 }
 
 /// Whether a line holds a postcode of its own (then it ends an address above, it is not part

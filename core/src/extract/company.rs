@@ -31,9 +31,145 @@ pub struct NameSources<'a> {
     pub home_link_texts: &'a [&'a str],
 }
 
-/// Chooses the name, or `None` when no source gives a usable one.
+/// Chooses the name, or `None` when no source gives a usable one. Two corrections after the
+/// precedence: a name that is only the domain (`acme.nl`), or none at all, gives way to the
+/// publisher a legal notice names ([`legal_notice_name`]); and a shortened brand (`Acme Wood`)
+/// gives way to the full trading name when the title and the copyright line both print it
+/// (`Acme Wood Products`).
 pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
-    chosen_name(sources).map(|name| tidy(&name, &squash(sources.domain_label)))
+    let chosen = match chosen_name(sources) {
+        Some(name) if !is_domain_name(&name) => Some(name),
+        chosen => legal_notice_name(sources.text).or(chosen),
+    };
+    chosen
+        .map(|name| full_trading_name(&name, sources).unwrap_or(name))
+        .map(|name| tidy(&name, &squash(sources.domain_label)))
+}
+
+/// Whether `name` is a host name (`acme.nl`, `www.acme-shop.com`), not a business name.
+fn is_domain_name(name: &str) -> bool {
+    let name = name.trim().to_lowercase();
+    !name.contains(' ')
+        && name.contains('.')
+        && name
+            .rsplit('.')
+            .next()
+            .is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+/// The title segment that is `name` plus one or two more words (`Acme Wood Products` for
+/// `Acme Wood`), when a copyright line prints it too: the page states its full trading name.
+fn full_trading_name(name: &str, sources: &NameSources<'_>) -> Option<String> {
+    let title = sources.title?;
+    let words = name.split_whitespace().count();
+    split_title(title)
+        .into_iter()
+        .map(|s| clean(&s))
+        .find(|segment| {
+            let more: Vec<&str> = segment.split_whitespace().skip(words).collect();
+            segment.starts_with(name)
+                && segment[name.len()..].starts_with(' ')
+                && (1..=2).contains(&more.len())
+                && more.iter().all(|w| {
+                    let lower = w.to_lowercase();
+                    w.starts_with(|c: char| c.is_uppercase())
+                        && !GENERIC_SEGMENTS.contains(&lower.as_str())
+                })
+                && copyright_holders(sources.text)
+                    .any(|holder| squash(&holder).starts_with(&squash(segment)))
+        })
+}
+
+/// Labels of a legal notice's field that names the publisher (lower-case, without the colon).
+const PUBLISHER_LABELS: &[&str] = &[
+    "raison sociale",
+    "dénomination sociale",
+    "dénomination",
+    "éditeur du site",
+    "éditeur",
+    "editeur",
+    "société",
+    "firmenname",
+    "firma",
+    "company name",
+    "bedrijfsnaam",
+    "handelsnaam",
+    "statutaire naam",
+    "razón social",
+    "denominación social",
+    "ragione sociale",
+    "denominazione sociale",
+];
+
+/// The [`PUBLISHER_LABELS`] that also head a section of their own (the name on the next line).
+const HEADING_LABELS: &[&str] = &["raison sociale", "éditeur du site", "éditeur", "editeur"];
+
+/// The publisher a legal notice names: the value of a "Raison sociale :"-style field (or the
+/// line after such a label alone), the line after "Angaben gemäß § 5 TMG" (or DDG), or the line
+/// above a Dutch Chamber of Commerce number ("KvK 12345678"). The name is the first
+/// comma-separated chunk, without digits, at most eight words.
+pub fn legal_notice_name(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(2_000)
+        .collect();
+    let name_in = |line: &str| -> Option<String> {
+        let first = clean(line.split(',').next()?);
+        let words = first.split_whitespace().count();
+        (usable(&first)
+            && (1..=8).contains(&words)
+            && !first.contains([':', '*'])
+            && !first.bytes().any(|b| b.is_ascii_digit()))
+        .then_some(first)
+    };
+    for (i, line) in lines.iter().enumerate() {
+        // Only a labelled field, a short label line, or a line opening with "KvK" or
+        // "Angaben" can name the publisher: prose is passed over without a copy.
+        let opens = |word: &str| {
+            line.as_bytes()
+                .get(..word.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+        };
+        let candidate = line.len() <= 200
+            && (line.contains(':') || line.len() <= 30 || opens("kvk") || opens("angaben"));
+        if !candidate {
+            continue;
+        }
+        let lower = line.to_lowercase();
+        for label in PUBLISHER_LABELS {
+            let Some(rest) = lower.strip_prefix(label) else {
+                continue;
+            };
+            let rest_trimmed = rest.trim_start();
+            if rest_trimmed.starts_with(':') {
+                // The value as written: after the line's first colon, which ends the label.
+                if let Some(name) = line.split_once(':').and_then(|(_, value)| name_in(value)) {
+                    return Some(name);
+                }
+            } else if rest_trimmed.is_empty() && HEADING_LABELS.contains(label) {
+                // A label alone on its line heads the section that names the publisher; form
+                // fields ("Bedrijfsnaam", then "Voornaam *") are not such headings.
+                if let Some(name) = lines.get(i + 1).and_then(|next| name_in(next)) {
+                    return Some(name);
+                }
+            }
+        }
+        let tmg =
+            lower.starts_with("angaben gemäß") && (lower.contains("tmg") || lower.contains("ddg"));
+        if tmg {
+            if let Some(name) = lines.get(i + 1).and_then(|next| name_in(next)) {
+                return Some(name);
+            }
+        }
+        if lower.starts_with("kvk") && lower.bytes().any(|b| b.is_ascii_digit()) {
+            if let Some(name) = i.checked_sub(1).and_then(|above| name_in(lines[above])) {
+                return Some(name);
+            }
+        }
+    }
+    None
 }
 
 /// The name as chosen, before [`tidy`].

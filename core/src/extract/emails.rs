@@ -72,8 +72,11 @@ pub fn from_cloudflare(hex: &str) -> Option<String> {
 }
 
 /// Emails written in one line of visible text, plain or obfuscated, in order, each with its
-/// byte offset in `line`.
-pub fn from_text(line: &str) -> Vec<(usize, String)> {
+/// byte offset in `line`. `site` is the page's registrable domain: an address spelled with
+/// the plain word "at" (`info at acme dot com`) counts only on it (or a subdomain) or at a
+/// well-known mail provider ([`MAIL_PROVIDERS`]), so prose ("find us at booking dot com")
+/// never turns into an email.
+pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for at in memchr::memchr_iter(b'@', line.as_bytes()) {
         // Pacing (`crate::pace`): reading the address around an `@` is about a microsecond.
@@ -91,7 +94,7 @@ pub fn from_text(line: &str) -> Vec<(usize, String)> {
         }
     }
     if line.len() < 4096 && pace::work(line.len()) {
-        out.extend(deobfuscated(line));
+        out.extend(deobfuscated(line, site));
     }
     out.sort_by_key(|(pos, _)| *pos);
     out.dedup_by(|a, b| a.1 == b.1);
@@ -268,7 +271,7 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
 /// Addresses spelled with `[at]`-style tokens. A bracketed at-token may sit next to a real
 /// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
 /// so prose such as "email us at info@x.com" or "we are at home.com" is not taken.
-fn deobfuscated(line: &str) -> Vec<(usize, String)> {
+fn deobfuscated(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
     let Some(matcher) = at_tokens() else {
         return Vec::new();
     };
@@ -282,15 +285,98 @@ fn deobfuscated(line: &str) -> Vec<(usize, String)> {
             .rposition(|b| !is_local_byte(b))
             .map_or(0, |p| p + 1);
         let local = &left[local_start..];
+        // The local part is a whole word: `E-Mobilität @ EFAHRER.com` has none (`t` is the
+        // end of a word whose letters are not all ASCII).
+        let glued = left[..local_start]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
         let (domain, used_dot_word) = read_obfuscated_domain(line[found.end()..].trim_start());
-        if local.is_empty() || (!bracketed && !used_dot_word) {
+        if local.is_empty() || glued || (!bracketed && !used_dot_word) {
             continue;
         }
         if let Some(email) = normalise(&format!("{local}@{domain}")) {
+            if !bracketed && !at_site_or_provider(&email, site) {
+                continue;
+            }
             out.push((local_start, email));
         }
     }
     out
+}
+
+/// Mail providers whose addresses businesses print (an address spelled with the plain word
+/// "at" counts there too).
+pub const MAIL_PROVIDERS: &[&str] = &[
+    "gmail.com",
+    "googlemail.com",
+    "outlook.com",
+    "hotmail.com",
+    "live.com",
+    "msn.com",
+    "yahoo.com",
+    "icloud.com",
+    "me.com",
+    "aol.com",
+    "proton.me",
+    "protonmail.com",
+    "zoho.com",
+    "gmx.de",
+    "gmx.net",
+    "gmx.at",
+    "gmx.ch",
+    "web.de",
+    "t-online.de",
+    "freenet.de",
+    "outlook.de",
+    "hotmail.de",
+    "yahoo.de",
+    "orange.fr",
+    "wanadoo.fr",
+    "free.fr",
+    "sfr.fr",
+    "laposte.net",
+    "hotmail.fr",
+    "yahoo.fr",
+    "outlook.fr",
+    "libero.it",
+    "virgilio.it",
+    "hotmail.it",
+    "yahoo.it",
+    "ziggo.nl",
+    "kpnmail.nl",
+    "hetnet.nl",
+    "planet.nl",
+    "home.nl",
+    "telenet.be",
+    "skynet.be",
+    "bluewin.ch",
+    "seznam.cz",
+    "wp.pl",
+    "o2.pl",
+    "interia.pl",
+    "btinternet.com",
+    "sky.com",
+    "yahoo.co.uk",
+    "hotmail.co.uk",
+    "yandex.ru",
+    "mail.ru",
+    "telia.com",
+    "eircom.net",
+];
+
+/// Whether `email`'s domain is `site` (or under it) or a [`MAIL_PROVIDERS`] domain.
+fn at_site_or_provider(email: &str, site: Option<&str>) -> bool {
+    let Some((_, domain)) = email.rsplit_once('@') else {
+        return false;
+    };
+    let on_site = site.is_some_and(|site| {
+        domain == site
+            || domain
+                .strip_suffix(site)
+                .is_some_and(|sub| sub.ends_with('.'))
+    });
+    on_site || MAIL_PROVIDERS.contains(&domain)
 }
 
 /// The at-token matcher (ASCII case-insensitive, longest match).
@@ -326,11 +412,12 @@ const AT_TOKENS: &[&str] = &[
     " arobase ",
     "[chez]",
     "(chez)",
+    " @ ",
 ];
 
 const DOT_TOKENS: &[&str] = &[
     "[dot]", "(dot)", "{dot}", "<dot>", " dot ", "[punkt]", "(punkt)", " punkt ", "[punt]",
-    "(punt)", " punt ", "[point]", "(point)", " point ", "[.]", "(.)",
+    "(punt)", " punt ", "[point]", "(point)", " point ", "[.]", "(.)", " . ",
 ];
 
 /// Reads a domain that may use dot-words; returns it with real dots and whether a dot-word was
@@ -404,7 +491,10 @@ mod tests {
 
     #[test]
     fn text_emails_with_punctuation_and_case() {
-        let found = from_text("Email: Info@StearnsDesignBuild.com. Or sales@acme.co.uk, thanks");
+        let found = from_text(
+            "Email: Info@StearnsDesignBuild.com. Or sales@acme.co.uk, thanks",
+            None,
+        );
         let emails: Vec<_> = found.iter().map(|(_, e)| e.as_str()).collect();
         assert_eq!(emails, ["info@stearnsdesignbuild.com", "sales@acme.co.uk"]);
     }
@@ -427,12 +517,17 @@ mod tests {
         ] {
             assert!(normalise(bad).is_none(), "{bad}");
         }
-        assert!(from_text("@media screen and @import url(x.css)").is_empty());
+        assert!(from_text("@media screen and @import url(x.css)", None).is_empty());
     }
 
     #[test]
     fn obfuscated_forms() {
-        let emails = |s: &str| from_text(s).into_iter().map(|(_, e)| e).collect::<Vec<_>>();
+        let emails = |s: &str| {
+            from_text(s, Some("marchal.nl"))
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             emails("info(a)nicksteinwonen.nl"),
             ["info@nicksteinwonen.nl"]
@@ -442,6 +537,20 @@ mod tests {
             ["info@vincentz.net"]
         );
         assert_eq!(emails("verkoop at marchal dot nl"), ["verkoop@marchal.nl"]);
+        assert_eq!(
+            emails("verkoop at shop dot marchal dot nl"),
+            ["verkoop@shop.marchal.nl"]
+        );
+        assert!(
+            emails("find us at booking dot com").is_empty(),
+            "not the site's"
+        );
+        assert_eq!(emails("marchal at gmail dot com"), ["marchal@gmail.com"]);
+        assert_eq!(emails("info @ marchal . nl"), ["info@marchal.nl"]);
+        assert!(
+            emails("E-Mobilität @ EFAHRER.com").is_empty(),
+            "not a whole word"
+        );
         assert_eq!(emails("info[at]vincentz.net"), ["info@vincentz.net"]);
         assert!(emails("Contact us at home.com today").is_empty());
         assert_eq!(emails("Write to us at info@acme.com"), ["info@acme.com"]);

@@ -39,6 +39,9 @@ pub struct Document {
     /// Byte ranges of [`Document::text`] that sit in a `<footer>` or an element whose id or
     /// class names a footer; used to recognise site-builder credits.
     pub footer_ranges: Vec<Range<usize>>,
+    /// Byte ranges of [`Document::text`] inside headings (`<h1>`–`<h6>`), in document order;
+    /// they divide a legal notice into its sections (the hosting provider's is left out).
+    pub heading_ranges: Vec<Range<usize>>,
     /// JSON-LD blocks (raw text).
     pub json_ld: Vec<String>,
     /// Hex payloads of Cloudflare email protection (`data-cfemail`, `/cdn-cgi/l/email-protection#`).
@@ -148,6 +151,9 @@ struct Walker {
     head_depth: usize,
     footer_depth: usize,
     footer_start: usize,
+    /// Where the open heading's text starts (`<h1>`–`<h6>` do not nest in practice; an
+    /// inner one ends the outer's range).
+    heading_start: Option<usize>,
     /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
     link_captures: Vec<(usize, usize)>,
     /// Open property captures: (target, text start).
@@ -179,6 +185,7 @@ enum Scope {
 #[derive(Default)]
 struct Exit {
     block: bool,
+    heading: bool,
     hidden: bool,
     template: bool,
     head: bool,
@@ -338,6 +345,10 @@ impl Walker {
             exit.block = true;
             self.newline();
         }
+        if closed && matches!(name, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6") {
+            exit.heading = true;
+            self.heading_start = Some(self.doc.text.len());
+        }
         if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && closed {
             exit.footer = true;
             self.footer_depth = 1;
@@ -481,6 +492,14 @@ impl Walker {
         }
         if exit.head {
             self.head_depth = self.head_depth.saturating_sub(1);
+        }
+        if exit.heading {
+            if let Some(start) = self.heading_start.take() {
+                let range = start..self.doc.text.len();
+                if !self.doc.text[range.clone()].trim().is_empty() {
+                    self.doc.heading_ranges.push(range);
+                }
+            }
         }
         if exit.footer {
             self.footer_depth = 0;

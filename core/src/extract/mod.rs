@@ -24,6 +24,7 @@ pub mod limits;
 mod markup;
 pub mod phones;
 mod prescan;
+pub mod sections;
 mod skipped_ends;
 pub mod socials;
 mod whitespace;
@@ -137,16 +138,43 @@ impl ParsedPage {
             })
             .collect();
         pace::work(doc.text.len());
+        // The hosting provider's section of a legal notice: its phone and address are not
+        // the business's (`sections.rs`); its lines read as empty for both.
+        let hosting = sections::hosting_ranges(&doc.text, &line_starts, &doc.heading_ranges);
+        let contact_lines: Vec<&str> = if hosting.is_empty() {
+            lines.clone()
+        } else {
+            lines
+                .iter()
+                .zip(&line_starts)
+                .map(|(line, start)| {
+                    if sections::inside(&hosting, *start) {
+                        ""
+                    } else {
+                        *line
+                    }
+                })
+                .collect()
+        };
         let json_ld = jsonld::read(&doc.json_ld);
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref());
-        let text_addresses =
-            address::from_lines(&lines, tld_region.or(lang_region.filter(|r| *r != "US")));
+        let text_addresses = address::from_lines(
+            &contact_lines,
+            tld_region.or(lang_region.filter(|r| *r != "US")),
+        );
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, lang_region);
 
-        let emails = collect_emails(doc, &json_ld, &lines, &line_starts);
-        let phones = collect_phones(doc, &json_ld, &lines, &line_starts, hint);
+        let site = url.host_str().map(crate::site::registrable_domain);
+        let emails = collect_emails(doc, &json_ld, (&lines, &line_starts), site.as_deref());
+        let phones = collect_phones(
+            doc,
+            &json_ld,
+            (&contact_lines, &line_starts),
+            &hosting,
+            hint,
+        );
         let socials = first_distinct(
             doc.links
                 .iter()
@@ -328,11 +356,13 @@ pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
         .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
+/// The page's emails; `site`: the page's registrable domain (an address spelled with the word
+/// "at" counts only on it or at a mail provider: `emails::from_text`).
 fn collect_emails(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
-    lines: &[&str],
-    line_starts: &[usize],
+    (lines, line_starts): (&[&str], &[usize]),
+    site: Option<&str>,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     for link in &doc.links {
@@ -352,7 +382,7 @@ fn collect_emails(
     candidate_lines.dedup();
     for index in candidate_lines {
         if let (Some(line), Some(start)) = (lines.get(index), line_starts.get(index)) {
-            for (offset, email) in emails::from_text(line) {
+            for (offset, email) in emails::from_text(line, site) {
                 found.push((start + offset, email));
             }
         }
@@ -376,11 +406,13 @@ fn collect_emails(
     })
 }
 
+/// The page's phones in E.164; `hosting`: text ranges whose `tel:` links are the hosting
+/// provider's (`sections.rs`; `lines` has those lines blanked already).
 fn collect_phones(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
-    lines: &[&str],
-    line_starts: &[usize],
+    (lines, line_starts): (&[&str], &[usize]),
+    hosting: &[std::ops::Range<usize>],
     hint: RegionHint,
 ) -> Vec<String> {
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
@@ -393,7 +425,11 @@ fn collect_phones(
             found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
         }
     }
-    for link in &doc.links {
+    for link in doc
+        .links
+        .iter()
+        .filter(|link| !sections::inside(hosting, link.text_pos))
+    {
         if let Some(phone) = phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
             found.push((link.text_pos, phone));
         }

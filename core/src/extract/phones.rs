@@ -179,6 +179,11 @@ pub fn from_text(
                 g += 3;
                 continue;
             }
+            if let Some(years) = years_at(&run, g, line) {
+                // `© 2007 - 2024 4SH`: a copyright's years start no number and join none.
+                g += years;
+                continue;
+            }
             let mut accepted = None;
             for end in (g + 1..=run.groups.len()).rev() {
                 let start_byte = run.group_start(g, line);
@@ -523,6 +528,26 @@ fn date_at(run: &Run, g: usize, line: &str) -> bool {
         (Some(1..=31), Some(1..=12), Some(1900..=2099))
             | (Some(1..=12), Some(1..=31), Some(1900..=2099))
     )
+}
+
+/// How many groups from `g` are copyright years: a range of two years (`2007 - 2024`,
+/// `1998–2025`) is 2; one year right after `©`, `(c)` or "copyright" is 1; otherwise `None`.
+fn years_at(run: &Run, g: usize, line: &str) -> Option<usize> {
+    let year = |group: &Group| {
+        group.digits == 4
+            && line[group.start..group.end]
+                .parse::<u32>()
+                .is_ok_and(|y| (1900..=2099).contains(&y))
+    };
+    let first = run.groups.get(g).filter(|group| year(group))?;
+    if let Some(second) = run.groups.get(g + 1).filter(|group| year(group)) {
+        let between = line[first.end..second.start].trim();
+        if matches!(between, "-" | "–" | "—" | "/") {
+            return Some(2);
+        }
+    }
+    let before = line[..first.start].trim_end().to_lowercase();
+    (before.ends_with('©') || before.ends_with("(c)") || before.ends_with("copyright")).then_some(1)
 }
 
 /// `12.03.2014`, `2014-03-12`, `12/03/14`, `08.00-17.00`, `8.30 - 17.30`.

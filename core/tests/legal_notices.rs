@@ -1,0 +1,252 @@
+//! Failure classes seen on unseen sites, each on a small page written for the test, modelled on
+//! the class (docs/extraction.md): addresses written to dodge scrapers, a copyright year range
+//! read as a number, the hosting provider's contact data in a legal notice, postcodes of
+//! Canada, Sweden, Germany's Impressum lines and Irish addresses without an Eircode, and names a
+//! person would give the business.
+
+use contact_core::extract::{self, PageExtraction};
+use url::Url;
+
+fn page(url: &str, html: &str) -> PageExtraction {
+    extract::extract_page(
+        &Url::parse(url).expect("test URL"),
+        Some("text/html; charset=utf-8"),
+        html.as_bytes(),
+    )
+}
+
+// ---- emails written to dodge scrapers --------------------------------------------------------
+
+#[test]
+fn bracketed_and_parenthesised_at_and_dot_on_the_sites_own_domain() {
+    for (text, email) in [
+        (
+            "E-Mail: info [at] baeckerei-huber [dot] de",
+            "info@baeckerei-huber.de",
+        ),
+        (
+            "E-Mail: info(at)baeckerei-huber.de",
+            "info@baeckerei-huber.de",
+        ),
+        (
+            "E-Mail: info (at) baeckerei-huber (punkt) de",
+            "info@baeckerei-huber.de",
+        ),
+        (
+            "Mail : contact @ baeckerei-huber . de",
+            "contact@baeckerei-huber.de",
+        ),
+        (
+            "Write to info at baeckerei-huber dot de",
+            "info@baeckerei-huber.de",
+        ),
+    ] {
+        let p = page(
+            "https://www.baeckerei-huber.de/impressum",
+            &format!("<p>{text}</p>"),
+        );
+        assert_eq!(p.emails, [email], "{text}");
+    }
+}
+
+#[test]
+fn spelled_out_at_and_dot_only_for_the_site_or_a_mail_provider() {
+    let p = page(
+        "https://www.acme-shop.com/",
+        "<p>Reach us at acme.shop at gmail dot com.</p>\
+         <p>We meet at noon at the market dot place.</p>\
+         <p>Find us at booking dot com.</p>",
+    );
+    assert_eq!(p.emails, ["acme.shop@gmail.com"]);
+}
+
+#[test]
+fn percent_encoded_mailto_and_cloudflare_protection() {
+    // data-cfemail: key 0x42, then "info@acme-shop.com" XOR 0x42.
+    let plain = b"info@acme-shop.com";
+    let mut hex = String::from("42");
+    for b in plain {
+        hex.push_str(&format!("{:02x}", b ^ 0x42));
+    }
+    let p = page(
+        "https://www.acme-shop.com/",
+        &format!(
+            r#"<a href="mailto:%73%61%6C%65%73@acme-shop.com">Sales</a>
+               <a href="/cdn-cgi/l/email-protection#{hex}"><span class="__cf_email__" data-cfemail="{hex}">[email&#160;protected]</span></a>"#
+        ),
+    );
+    assert_eq!(p.emails, ["sales@acme-shop.com", "info@acme-shop.com"]);
+}
+
+// ---- phones ----------------------------------------------------------------------------------
+
+#[test]
+fn a_copyright_year_range_is_not_a_phone() {
+    let p = page(
+        "https://www.4sh.fr/",
+        "<footer><p>© 2007 - 2024 4SH - Tous droits réservés</p>\
+         <p>Tél : 01 42 68 53 00</p></footer>",
+    );
+    assert_eq!(p.phones, ["+33142685300"]);
+}
+
+const MENTIONS: &str = r#"<h1>Mentions légales</h1>
+<h2>Éditeur du site</h2>
+<p>Boulangerie Dupont SARL, 12 rue de la Paix, 75002 Paris<br>Tél : 01 42 68 53 00<br>
+Email : contact@boulangerie-dupont.fr</p>
+<h2>Hébergeur</h2>
+<p>OVH SAS, 2 rue Kellermann, 59100 Roubaix<br>Téléphone : 09 72 10 10 07</p>"#;
+
+#[test]
+fn the_hosting_providers_phone_and_address_are_not_the_business() {
+    let p = page(
+        "https://www.boulangerie-dupont.fr/mentions-legales",
+        MENTIONS,
+    );
+    assert_eq!(p.phones, ["+33142685300"]);
+    let postcodes: Vec<&str> = p
+        .addresses
+        .iter()
+        .filter_map(|a| a.postal_code.as_deref())
+        .collect();
+    assert_eq!(postcodes, ["75002"], "{:?}", p.addresses);
+}
+
+#[test]
+fn hosting_sections_in_english_and_german_are_left_out_too() {
+    let p = page(
+        "https://www.mueller-bau.de/impressum",
+        "<h2>Angaben gemäß § 5 TMG</h2><p>Müller Bau GmbH<br>Hauptstraße 5<br>10115 Berlin<br>\
+         Telefon: 030 28094130</p><h3>Hosting</h3><p>Strato AG, Otto-Ostrowski-Straße 7, \
+         10249 Berlin, Telefon: 030 300 146 000</p>",
+    );
+    assert_eq!(p.phones, ["+493028094130"]);
+    let postcodes: Vec<&str> = p
+        .addresses
+        .iter()
+        .filter_map(|a| a.postal_code.as_deref())
+        .collect();
+    assert_eq!(postcodes, ["10115"], "{:?}", p.addresses);
+}
+
+// ---- addresses -------------------------------------------------------------------------------
+
+fn one_address(p: &PageExtraction) -> (Option<&str>, Option<&str>, Option<&str>) {
+    assert_eq!(p.addresses.len(), 1, "{:?}", p.addresses);
+    let a = &p.addresses[0];
+    (
+        a.street.as_deref(),
+        a.postal_code.as_deref(),
+        a.locality.as_deref(),
+    )
+}
+
+#[test]
+fn a_canadian_postcode() {
+    let p = page(
+        "https://www.northshoreflooring.ca/contact",
+        "<p>Visit us: 1234 Marine Drive, North Vancouver, BC V7P 1B3</p>",
+    );
+    let (street, postcode, _) = one_address(&p);
+    assert_eq!(postcode, Some("V7P 1B3"));
+    assert_eq!(street, Some("1234 Marine Drive"));
+}
+
+#[test]
+fn a_swedish_postcode_after_a_street() {
+    let p = page(
+        "https://www.kafferosteriet.se/kontakt",
+        "<p>Besöksadress: Storgatan 12, 111 22 Stockholm</p>",
+    );
+    assert_eq!(
+        one_address(&p),
+        (Some("Storgatan 12"), Some("111 22"), Some("Stockholm"))
+    );
+}
+
+#[test]
+fn a_german_impressum_line_after_the_company_name() {
+    let p = page(
+        "https://www.schreinerei-vogel.de/impressum",
+        "<p>Schreinerei Vogel GmbH, Lindenweg 3, 79098 Freiburg im Breisgau</p>",
+    );
+    assert_eq!(
+        one_address(&p),
+        (
+            Some("Lindenweg 3"),
+            Some("79098"),
+            Some("Freiburg im Breisgau")
+        )
+    );
+}
+
+#[test]
+fn an_irish_address_without_an_eircode() {
+    let p = page(
+        "https://www.clarebikes.ie/contact",
+        "<p>Clare Bikes, 12 Main Street, Ennis, Co. Clare</p>",
+    );
+    assert_eq!(p.addresses.len(), 1, "{:?}", p.addresses);
+    let a = &p.addresses[0];
+    assert_eq!(a.street.as_deref(), Some("12 Main Street"));
+    assert_eq!(a.locality.as_deref(), Some("Ennis"));
+    assert_eq!(a.region.as_deref(), Some("Co. Clare"));
+}
+
+// ---- company names ---------------------------------------------------------------------------
+
+fn name(url: &str, html: &str) -> Option<String> {
+    page(url, html).company_name
+}
+
+#[test]
+fn the_full_trading_name_beats_a_shortened_brand() {
+    let html = r#"<head><title>Acme Wood Products | Handmade furniture</title>
+        <meta property="og:site_name" content="Acme Wood"></head>
+        <body><footer>© 2024 Acme Wood Products</footer></body>"#;
+    assert_eq!(
+        name("https://www.acmewood.com/", html).as_deref(),
+        Some("Acme Wood Products")
+    );
+}
+
+#[test]
+fn a_page_type_word_is_not_part_of_the_name() {
+    for (title, expected) in [
+        ("Acme - Website", "Acme"),
+        ("Accueil - Boulangerie Dupont", "Boulangerie Dupont"),
+        ("Startseite | Müller Bau", "Müller Bau"),
+        ("Home | Clare Bikes", "Clare Bikes"),
+        ("Inicio - Panadería López", "Panadería López"),
+    ] {
+        let html = format!("<head><title>{title}</title></head><body><p>Hello</p></body>");
+        assert_eq!(
+            name("https://www.example-business.com/", &html).as_deref(),
+            Some(expected),
+            "{title}"
+        );
+    }
+}
+
+#[test]
+fn a_legal_notice_names_the_publisher_instead_of_the_domain() {
+    for (url, html, expected) in [
+        (
+            "https://www.acme.nl/colofon",
+            "<head><title>acme.nl</title></head><body><h1>Colofon</h1><p>Acme B.V.<br>KvK 12345678</p></body>",
+            "Acme B.V.",
+        ),
+        (
+            "https://www.dupont-menuiserie.fr/mentions-legales",
+            "<head><title>dupont-menuiserie.fr</title></head><body><h1>Mentions légales</h1><p>Raison sociale : Menuiserie Dupont SARL</p><p>Hébergeur : OVH SAS</p></body>",
+            "Menuiserie Dupont SARL",
+        ),
+        (
+            "https://www.vogel-holz.de/impressum",
+            "<head><title>vogel-holz.de</title></head><body><h1>Impressum</h1><p>Angaben gemäß § 5 TMG</p><p>Vogel Holzbau GmbH<br>Lindenweg 3<br>79098 Freiburg</p></body>",
+            "Vogel Holzbau GmbH",
+        ),
+    ] {
+        assert_eq!(name(url, html).as_deref(), Some(expected), "{url}");
+    }
+}
