@@ -466,7 +466,21 @@ impl RedisStore {
                 connection
             }
         };
-        let value = command(&mut connection).map_err(failure)?;
+        let value = match command(&mut connection) {
+            Ok(value) => value,
+            Err(error) => {
+                // A connection that failed is dropped; when the failure is the connection's
+                // (Redis restarted, a failover), the idle ones are stale too: drop them all, so
+                // the next commands connect afresh instead of each failing once.
+                if error.is_io_error() || error.is_connection_dropped() || error.is_timeout() {
+                    self.idle
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .clear();
+                }
+                return Err(failure(error));
+            }
+        };
         self.idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

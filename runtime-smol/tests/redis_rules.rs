@@ -335,3 +335,62 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// After Redis restarts, the pooled connections are all stale: one failed command drops them
+/// all, so the next commands connect afresh instead of each failing once.
+#[test]
+fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
+    let Some(_) = redis() else { return };
+    let port = free_port();
+    let start = || {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child
+    };
+    let mut first = start();
+    let store = RedisStore::new(
+        &format!("redis://127.0.0.1:{port}/"),
+        "pool",
+        ("eip155:8453", ASSET),
+        1_000_000,
+        1_000_000,
+    )
+    .unwrap();
+    let admit = || {
+        StoreOp::Admit(Admit {
+            client: "192.0.2.9".parse().unwrap(),
+            unix_ms: unix_now() * 1000,
+            recall: None,
+        })
+    };
+    // Eight connections in the pool: eight commands at once.
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| {
+                for _ in 0..20 {
+                    store.run(admit()).unwrap();
+                }
+            });
+        }
+    });
+    let _ = first.kill();
+    let _ = first.wait();
+    let mut second = start();
+    let failures = (0..8).filter(|_| store.run(admit()).is_err()).count();
+    assert!(
+        failures <= 1,
+        "{failures} of 8 commands failed after the restart"
+    );
+    let _ = second.kill();
+    let _ = second.wait();
+}
