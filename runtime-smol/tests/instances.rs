@@ -1,6 +1,7 @@
 //! Several instances, one truth (docs/operations.md, "Running several instances"): three
 //! `contact-extract serve` processes share one `redis-server` (Debian) and sit behind nginx
-//! (Debian) round-robin, each trusting nginx's `X-Forwarded-For`. One signature spread over
+//! (Debian) round-robin, each trusting nginx's `X-Forwarded-For`, one of them on the smol
+//! runtime and the others on tokio (a mixed fleet shares one store). One signature spread over
 //! them buys one crawl and one settlement; a kept result outlives its instance (SIGKILL and a
 //! restart); a client's rate limit is one for all; an instance killed while its `/settle` is in
 //! flight is taken over by another, with one transfer in all; Redis stopped fails the paid
@@ -422,7 +423,16 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
     let site = site();
     let facilitator = Facilitator::start(Duration::from_millis(300), false);
     let vars = vars_for(&site, &facilitator.fixture, &redis);
-    let mut instances: Vec<Instance> = (0..3).map(|_| Instance::start(vars.clone())).collect();
+    // A mixed fleet: the first instance on smol, the others on tokio (the default); they share
+    // one store whatever runtime carries out its operations.
+    let mut instances: Vec<Instance> = ["smol", "tokio", "tokio"]
+        .iter()
+        .map(|runtime| {
+            let mut vars = vars.clone();
+            vars.push(("RUNTIME", (*runtime).to_string()));
+            Instance::start(vars)
+        })
+        .collect();
     wait_ready(&instances.iter().collect::<Vec<_>>());
     let nginx = Nginx::start(&instances.iter().map(Instance::addr).collect::<Vec<_>>());
 
@@ -550,7 +560,10 @@ fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_trans
     let site = site();
     let facilitator = Facilitator::start(Duration::ZERO, true);
     let vars = vars_for(&site, &facilitator.fixture, &redis);
-    let mut first = Instance::start(vars.clone());
+    // The instance that dies runs on smol, the one that takes over on tokio.
+    let mut on_smol = vars.clone();
+    on_smol.push(("RUNTIME", "smol".to_string()));
+    let mut first = Instance::start(on_smol);
     let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
     let mut with_metrics = vars.clone();
     with_metrics.push(("METRICS_ADDR", metrics.to_string()));
