@@ -112,10 +112,13 @@ pub struct Config {
     /// (docs/payments.md, "The chain is the judge"). https, or http on loopback; fetched like the
     /// facilitator (a configured endpoint, exempt from the SSRF block list).
     pub chain_rpc: Option<Url>,
-    /// The Redis shared by several instances (`REDIS_URL`, `redis://[user:password@]host:port[/db]`;
-    /// unset: rate limits and payments live in this process, and a restart forgets them).
-    /// docs/operations.md, "Running several instances".
+    /// The Redis shared by several instances (`REDIS_URL`, `redis://[user:password@]host:port[/db]`,
+    /// or `rediss://` for TLS; unset: rate limits and payments live in this process, and a
+    /// restart forgets them). docs/operations.md, "Running several instances".
     pub redis_url: Option<String>,
+    /// A PEM file of the certificate authority that signed Redis's TLS certificate
+    /// (`REDIS_CA_FILE`, with `rediss://`; unset: the webpki roots). Read by the runtime.
+    pub redis_ca_file: Option<String>,
     /// The namespace of this service's keys in Redis (`REDIS_PREFIX`, default
     /// `contact-extract`; letters, digits, `-`, `_`, `.`, at most 64 bytes).
     pub redis_prefix: String,
@@ -144,6 +147,7 @@ pub const VARIABLES: &[&str] = &[
     "PUBLIC_BASE_URL",
     "RATE_LIMIT_BURST",
     "RATE_LIMIT_PER_MINUTE",
+    "REDIS_CA_FILE",
     "REDIS_PREFIX",
     "REDIS_URL",
     "RESOLVE",
@@ -289,16 +293,30 @@ impl Config {
         };
         let redis_url = match get("REDIS_URL") {
             None => None,
-            Some(raw) if raw.starts_with("redis://") && url::Url::parse(raw).is_ok() => {
+            Some(raw)
+                if (raw.starts_with("redis://") || raw.starts_with("rediss://"))
+                    && url::Url::parse(raw).is_ok() =>
+            {
                 Some(raw.to_string())
             }
             Some(_) => {
                 return Err(invalid(
                     "REDIS_URL",
-                    "expected redis://[user:password@]host:port[/db] (TLS to Redis is not supported; keep Redis on a private network)",
+                    "expected redis://[user:password@]host:port[/db], or rediss:// for TLS",
                 ))
             }
         };
+        let redis_ca_file = get("REDIS_CA_FILE").map(str::to_string);
+        if redis_ca_file.is_some()
+            && !redis_url
+                .as_deref()
+                .is_some_and(|u| u.starts_with("rediss://"))
+        {
+            return Err(invalid(
+                "REDIS_CA_FILE",
+                "needs REDIS_URL with rediss:// (TLS)",
+            ));
+        }
         let redis_prefix = get("REDIS_PREFIX").unwrap_or("contact-extract").to_string();
         if redis_prefix.is_empty()
             || redis_prefix.len() > 64
@@ -336,6 +354,7 @@ impl Config {
             log_format,
             chain_rpc,
             redis_url,
+            redis_ca_file,
             redis_prefix,
             warnings,
         })
@@ -755,6 +774,9 @@ mod tests {
             ("X402_ASSET", "0xnot"),
             ("X402_MAX_TIMEOUT_SECONDS", "5"),
             ("X402_MAX_TIMEOUT_SECONDS", "59"),
+            ("REDIS_URL", "http://127.0.0.1:6379"),
+            ("REDIS_PREFIX", "has spaces"),
+            ("REDIS_CA_FILE", "/etc/redis/ca.pem"),
         ] {
             let mut pairs = PAYMENT.to_vec();
             pairs.push((name, value));

@@ -75,6 +75,9 @@ pub struct ServeArgs {
     /// The Redis shared by several instances (`redis://host:port`; unset: in-process).
     #[arg(long, env = "REDIS_URL")]
     pub redis_url: Option<String>,
+    /// PEM file of the CA that signed Redis's TLS certificate (with rediss://).
+    #[arg(long, env = "REDIS_CA_FILE")]
+    pub redis_ca_file: Option<String>,
     /// The namespace of this service's keys in Redis (default contact-extract).
     #[arg(long, env = "REDIS_PREFIX")]
     pub redis_prefix: Option<String>,
@@ -148,6 +151,7 @@ impl ServeArgs {
             ("OPERATOR_EMAIL", &self.operator_email),
             ("ICON_URL", &self.icon_url),
             ("REDIS_URL", &self.redis_url),
+            ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))

@@ -5,7 +5,8 @@
 //!
 //! Client: the `redis` crate's synchronous connection (the project's chosen Redis client; its
 //! async API would need one integration per runtime), on a small pool of store threads, so
-//! both runtimes share this code. Each command gets [`STORE_TIMEOUT`] to connect, write and
+//! both runtimes share this code. `rediss://` is TLS through rustls, trusting the webpki roots
+//! or the CA of `REDIS_CA_FILE`. Each command gets [`STORE_TIMEOUT`] to connect, write and
 //! read; a connection that failed is dropped and a new one is opened for the next command.
 //!
 //! Keys, under `{REDIS_PREFIX}:{network}:{asset}` (`P`):
@@ -317,14 +318,35 @@ impl RedisStore {
             ),
             contact_core::config::PaymentConfig::Incomplete(_) => (String::new(), String::new()),
         };
-        RedisStore::new(
+        let store = RedisStore::new(
             url,
             &config.redis_prefix,
             (&network, &asset),
             config.rate_limit_per_minute,
             config.rate_limit_burst,
-        )
-        .map(Some)
+        )?;
+        match &config.redis_ca_file {
+            None => Ok(Some(store)),
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|e| format!("REDIS_CA_FILE {path}: {e}"))?;
+                store.trusting(url, pem).map(Some)
+            }
+        }
+    }
+
+    /// The same store connecting over TLS (`rediss://` `url`) with `ca_pem` (PEM) as its only
+    /// trusted certificate authority, instead of the webpki roots: a Redis with its own CA.
+    ///
+    /// # Errors
+    /// The URL or the PEM does not parse.
+    pub fn trusting(mut self, url: &str, ca_pem: Vec<u8>) -> Result<RedisStore, String> {
+        let certificates = redis::TlsCertificates {
+            client_tls: None,
+            root_cert: Some(ca_pem),
+        };
+        self.client = redis::Client::build_with_tls(url, certificates)
+            .map_err(|e| format!("REDIS_CA_FILE: {e}"))?;
+        Ok(self)
     }
 
     /// A store for `url` under `prefix`, for payments on `terms` (CAIP-2 network, token

@@ -394,3 +394,87 @@ fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
     let _ = second.kill();
     let _ = second.wait();
 }
+
+/// Redis over TLS (`rediss://`): with the CA that signed its certificate (`REDIS_CA_FILE`) the
+/// store answers; with the webpki roots alone a self-managed CA is refused, and so is plain
+/// `redis://` to a TLS port.
+#[test]
+fn redis_over_tls_with_its_own_certificate_authority() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let dir =
+        std::env::temp_dir().join(format!("contact-extract-redis-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca)
+        .unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
+    let port = free_port();
+    let mut child = Command::new("redis-server")
+        .args([
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--tls-port",
+            &port.to_string(),
+        ])
+        .arg("--tls-cert-file")
+        .arg(dir.join("cert.pem"))
+        .arg("--tls-key-file")
+        .arg(dir.join("key.pem"))
+        .arg("--tls-ca-cert-file")
+        .arg(dir.join("ca.pem"))
+        .args([
+            "--tls-auth-clients",
+            "no",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "redis-server with TLS"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let admit = StoreOp::Admit(Admit {
+        client: "192.0.2.1".parse().unwrap(),
+        unix_ms: unix_now() * 1000,
+        recall: None,
+    });
+    let url = format!("rediss://localhost:{port}/");
+    let store = |url: &str| RedisStore::new(url, "tls", ("eip155:8453", ASSET), 60, 20).unwrap();
+    let trusted = store(&url).trusting(&url, ca.pem().into_bytes()).unwrap();
+    assert!(
+        matches!(trusted.run(admit.clone()), Ok(StoreReply::Admission(_))),
+        "{:?}",
+        trusted.run(admit.clone())
+    );
+    let webpki_only = store(&url);
+    assert!(
+        webpki_only.run(admit.clone()).is_err(),
+        "a private CA is not trusted by default"
+    );
+    let plain = store(&format!("redis://localhost:{port}/"));
+    assert!(plain.run(admit).is_err(), "plain text to a TLS port");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
