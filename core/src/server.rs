@@ -210,10 +210,11 @@ impl Server {
         Arc::make_mut(&mut self.fixed).merger = merger;
     }
 
-    /// Replaces the payment store (default: an in-process [`MemoryStore`] of
-    /// [`crate::payment::store::MAX_ENTRIES`] records and
-    /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes), for every connection. The seam for a
-    /// store shared by several instances, and for tests of a full store.
+    /// Replaces the in-process payment store (default: a [`crate::payment::store::MemoryStore`]
+    /// of [`crate::payment::store::MAX_ENTRIES`] records and
+    /// [`crate::payment::store::MAX_KEPT_BYTES`] bytes), for every connection: tests of a full
+    /// store or of a rival claim. A store shared by several instances is
+    /// [`Server::share_store`] instead.
     pub fn set_payment_store(&self, store: Box<dyn PaymentStore>) {
         self.shared().store.payments = store;
     }

@@ -7,11 +7,16 @@
 //! Idle ──head──▶ ReadingBody ──body──▶ route ──free──▶ respond ─┐
 //!   ▲                                    │                       │ keep-alive
 //!   │                                    ▼ POST extract          │
-//!   │   kept result? ─▶ replay it │ rate limit → body → URL → configured → 402 / local checks
-//!   │                                    ▼ reserve
-//!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ Settle ─▶ respond
+//!   │   Admitting (store: rate limit + recall) ─▶ kept result? replay it / re-settle a claim
+//!   │        └─▶ body → URL → configured → 402 / local checks
+//!   │                                    ▼ Reserve (store)
+//!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ BeginSettle (store)
+//!   │          ─▶ Settle ─▶ respond (+ Finish, not waited for)
 //!   └────────────────────────────────────────────────────────────┘
 //! ```
+//!
+//! The store steps are [`crate::store`] operations: applied at once with the in-process store,
+//! or `Output::Store` effects answered by `Input::Stored` with a shared one (`stored.rs`).
 //!
 //! Every call takes the shared [`Server`] and `now`; outputs are queued and drained with
 //! [`Exchange::poll_output`]; [`Exchange::poll_timeout`] gives the next deadline. A failure
@@ -24,7 +29,8 @@
 //!
 //! This file holds the lifecycle: the states, the runtime-facing calls, and the job's
 //! bookkeeping. The steps live beside it: `inbound` (heads, bodies, routing), `paid` (the
-//! paid route up to `/verify`, and recovery of repeated payments), `crawling` (pages,
+//! paid route up to `/verify`, and recovery of repeated payments), `stored` (store operations
+//! and their answers), `crawling` (pages,
 //! redirects, worker effects, the result build, deadlines), `settle` (the settlement and its
 //! audit), `respond` (responses, the access log, closing). One outbound fetch is
 //! `fetch::conn`; response bodies are built in `responses`.
@@ -121,7 +127,7 @@ pub const INBOUND_LIMIT: usize =
     crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
 /// How long a draining service waits for its paid jobs before it exits (docs/operations.md,
 /// "Drain"): a job's crawl, its result build and its settlement budget, plus 10 s (the chain
-/// reading, [`settle::CHAIN_READ_BUDGET`], fits inside them).
+/// reading, 5 s, fits inside them).
 pub const DRAIN_GRACE: Duration = Duration::from_secs(
     JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + SETTLE_BUDGET.as_secs() + 10,
 );
