@@ -85,10 +85,23 @@ pub enum StoreOp {
 }
 
 impl StoreOp {
-    /// Whether the exchange waits for the answer. `Release` and `Finish` are written and not
-    /// waited for: the answer changes nothing the exchange does next, and a write that is lost
-    /// leaves a record whose lease runs out and is taken over (docs/payments.md).
+    /// Whether the exchange waits for the answer. A settled outcome is recorded before its 200
+    /// is sent (so a retry through any instance finds it); the other outcomes and `Release` are
+    /// written and not waited for: the answer changes nothing the exchange does next, and a
+    /// write that is lost leaves a record whose lease runs out and is taken over
+    /// (docs/payments.md).
     pub fn awaits_answer(&self) -> bool {
+        match self {
+            StoreOp::Admit(_) | StoreOp::Reserve { .. } | StoreOp::BeginSettle { .. } => true,
+            StoreOp::Finish { stage, .. } => matches!(stage, Stage::Settled(_)),
+            StoreOp::Release { .. } => false,
+        }
+    }
+
+    /// Whether the operation is moot once the core stopped waiting for it (its deadline
+    /// passed): the core has answered without it, so a shared store skips it rather than run
+    /// it late. Outcomes are never moot: they are recorded however late.
+    pub fn moot_when_late(&self) -> bool {
         matches!(
             self,
             StoreOp::Admit(_) | StoreOp::Reserve { .. } | StoreOp::BeginSettle { .. }

@@ -2925,3 +2925,26 @@ fn one_signature_on_two_instances_at_once_is_crawled_and_settled_once() {
     assert_eq!((verifies, settles), (1, 1));
     assert_eq!(site_requests(&b), 0, "one crawl, on the first instance");
 }
+
+/// A settled 200 is sent once its record is written, so a retry through any instance finds it
+/// settled; a store that does not answer in time does not hold the 200 back (the money moved).
+#[test]
+fn a_settled_200_waits_for_its_record_but_not_past_the_store_deadline() {
+    let (mut a, mut b, store) = two_instances(&[]);
+    {
+        let mut s = store.lock().unwrap();
+        s.slow_op = Some("finish");
+        s.delay = std::time::Duration::from_millis(150);
+    }
+    let request = paid_post(&a, 6);
+    let paid = one(&a.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert!(a.events.last().unwrap().duration_ms >= 150);
+    assert_eq!(one(&b.request(&request)).body, paid.body);
+    // The store never answers the outcome: the 200 goes out at the 200 ms deadline.
+    store.lock().unwrap().delay = std::time::Duration::from_secs(10);
+    let late = one(&a.request(&paid_post(&a, 7)));
+    assert_eq!(late.status, 200, "{}", late.body);
+    let waited = a.events.last().unwrap().duration_ms;
+    assert!((200..1_000).contains(&waited), "{waited} ms");
+}

@@ -405,9 +405,10 @@ impl RedisStore {
     }
 
     /// Carries `op` out on a store thread and hands its answer to `answer` (the runtime
-    /// feeds it to the exchange as `Input::Stored`). An operation the core waits for that sat
-    /// in the queue past [`STORE_TIMEOUT`] is not carried out (the core has failed it closed
-    /// already); beyond [`STORE_QUEUE_LIMIT`] queued operations, one fails at once.
+    /// feeds it to the exchange as `Input::Stored`). An operation that sat in the queue past
+    /// [`STORE_TIMEOUT`] and is moot by then (`StoreOp::moot_when_late`: the core has failed it
+    /// closed already) is not carried out; beyond [`STORE_QUEUE_LIMIT`] queued operations, one
+    /// fails at once.
     pub fn start(
         self: &Arc<Self>,
         op: StoreOp,
@@ -424,7 +425,7 @@ impl RedisStore {
         let store = Arc::clone(self);
         let queued = Instant::now();
         let task = move || {
-            let result = if op.awaits_answer() && queued.elapsed() > STORE_TIMEOUT {
+            let result = if op.moot_when_late() && queued.elapsed() > STORE_TIMEOUT {
                 Err(StoreFailure::Timeout)
             } else {
                 store.run(op)

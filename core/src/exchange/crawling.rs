@@ -549,6 +549,9 @@ impl Exchange {
                 // with it: nothing is verified yet.
                 self.reserved(server, job, Err(StoreFailure::Timeout), now);
             }
+            // Settled; the store's deadline comes first, so this is only reached with it: the
+            // 200 goes out.
+            Phase::Record => self.delivered(server, job, now),
             Phase::Check => {
                 // Nothing was reserved: a busy worker pool only costs a retry.
                 self.close_fetches(&mut job);

@@ -11,7 +11,7 @@
 //!   │        └─▶ body → URL → configured → 402 / local checks
 //!   │                                    ▼ Reserve (store)
 //!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ BeginSettle (store)
-//!   │          ─▶ Settle ─▶ respond (+ Finish, not waited for)
+//!   │          ─▶ Settle ─▶ Finish settled (store) ─▶ respond
 //!   └────────────────────────────────────────────────────────────┘
 //! ```
 //!
@@ -401,6 +401,8 @@ enum Phase {
     /// The result is being built (merge and serialisation, by a worker).
     Build,
     Settle,
+    /// Settled: the outcome is being recorded in the store before the 200 is sent.
+    Record,
 }
 
 /// What a piece of work is for.
@@ -613,12 +615,17 @@ impl Exchange {
                     Phase::CrawlHome | Phase::CrawlExtras => "crawl",
                     Phase::Build => "build",
                     Phase::Settle => "settle",
+                    Phase::Record => "record",
                 };
                 let attempts = job.settlement.as_ref().map_or(0, |s| s.attempts);
                 let reason = Some(format!("process exiting during {phase}"));
                 self.audit_line(&job, "cut_short", reason, None, attempts);
                 let server = self.server.clone();
                 match job.settlement.take() {
+                    // Settled, its record not yet confirmed: write it again.
+                    Some(settlement) if job.phase == Phase::Record => {
+                        self.record(&server, &job, Stage::Settled(settlement.kept));
+                    }
                     Some(settlement) => {
                         self.record(&server, &job, Stage::Unknown(settlement.kept));
                     }

@@ -207,12 +207,36 @@ impl Exchange {
         now: Instant,
     ) {
         self.close_fetches(&mut job);
-        let transaction = answer.transaction.clone();
         settlement.kept.settlement = Some(answer);
-        self.record(server, &job, Stage::Settled(settlement.kept.clone()));
+        let Some(paid) = &job.paid else {
+            return self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
+        };
+        // Recorded before the 200 is sent, so a retry through any instance finds it settled
+        // (at most STORE_TIMEOUT: the 200 goes out whatever the store answers).
+        let op = StoreOp::Finish {
+            key: paid.key.clone(),
+            owner: server.instance_id(),
+            stage: Stage::Settled(settlement.kept.clone()),
+        };
+        job.phase = Phase::Record;
+        job.settlement = Some(settlement);
+        self.wait_for_store(server, job, op, now);
+    }
+
+    /// The settled outcome is recorded (or the store did not answer in time: the money moved,
+    /// so the 200 goes out all the same): send it.
+    pub(super) fn delivered(&mut self, server: &Server, mut job: Box<Job>, now: Instant) {
+        let Some(settlement) = job.settlement.take() else {
+            return self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
+        };
+        let transaction = settlement
+            .kept
+            .settlement
+            .as_ref()
+            .map(|answer| answer.transaction.clone());
         let response = paid_response(&settlement.kept);
         job.request.id.clone_from(&settlement.kept.request_id);
-        self.finish_job(server, job, response, None, Some(transaction), now);
+        self.finish_job(server, job, response, None, transaction, now);
     }
 
     /// An unknown settlement outcome: one more `/settle` after 2 s if it can end inside the

@@ -23,9 +23,9 @@ impl Exchange {
         Err(id)
     }
 
-    /// Writes `op` (a `Release` or `Finish`) without waiting for its answer.
+    /// Writes `op` (a `Release`, or a `Finish` that is not a settlement) without waiting for
+    /// its answer.
     pub(super) fn store_write(&mut self, server: &Server, op: StoreOp) {
-        debug_assert!(!op.awaits_answer());
         let _ = self.store_call(server, op);
     }
 
@@ -104,6 +104,7 @@ impl Exchange {
     ) {
         match job.phase {
             Phase::Reserve => self.reserved(server, job, result, now),
+            Phase::Record => self.delivered(server, job, now),
             _ => self.settle_begun(server, job, result, now),
         }
     }

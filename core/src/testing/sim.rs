@@ -23,7 +23,7 @@ use crate::payment::{
     Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
 };
 use crate::server::Server;
-use crate::store::{LocalStore, StoreFailure, StoreId, StoreReply};
+use crate::store::{LocalStore, StoreFailure, StoreId, StoreOp, StoreReply};
 use crate::work::{Work, WorkDone, WorkId};
 
 /// A payment store and rate limiter shared by several simulated instances (each [`Sim`] is
@@ -44,8 +44,8 @@ pub struct ScriptedStore {
     pub down: bool,
     /// Operations are applied but never answered.
     pub silent: bool,
-    /// Operations the core does not wait for (`Release`, `Finish`) are lost before reaching
-    /// the store: the instance died after acting and before recording.
+    /// Outcomes (`Release`, `Finish`) are lost before reaching the store, unanswered: the
+    /// instance died after acting and before recording.
     pub lose_writes: bool,
     /// The names of the operations that reached the store, in order.
     pub ops: Vec<&'static str>,
@@ -613,7 +613,9 @@ impl Sim {
                 let mut store = store
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if store.lose_writes && !op.awaits_answer() {
+                if store.lose_writes
+                    && matches!(op, StoreOp::Release { .. } | StoreOp::Finish { .. })
+                {
                     return;
                 }
                 let name = op.name();
