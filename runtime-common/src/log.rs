@@ -2,9 +2,9 @@
 //!
 //! A request never waits for the log: its line is appended to an in-memory buffer (no system
 //! call, no thread wake-up) and a writer thread writes the buffer every
-//! [`FLUSH_INTERVAL`]. Operational lines ([`log_line`]) are rare and written at once, after
+//! `FLUSH_INTERVAL`. Operational lines ([`log_line`]) are rare and written at once, after
 //! whatever is buffered, so the order of lines is kept. If stderr blocks, requests go on and
-//! lines beyond [`MAX_BUFFERED_BYTES`] are counted and dropped, never queued without bound.
+//! lines beyond `MAX_BUFFERED_BYTES` are counted and dropped, never queued without bound.
 
 use std::io::Write as _;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};

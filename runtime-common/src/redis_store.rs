@@ -560,7 +560,7 @@ impl RedisStore {
                 match words.first().map(String::as_str) {
                     Some("ok") => Ok(StoreReply::Reserved(Ok(()))),
                     Some("exists") => {
-                        let record = parse_record(&reply[3..], &key)?;
+                        let record = parse_record(&reply[3..])?;
                         Ok(StoreReply::Exists(Box::new(record)))
                     }
                     Some("id_in_use") => Ok(StoreReply::Reserved(Err(ReserveError::IdInUse))),
@@ -661,7 +661,7 @@ impl RedisStore {
                 let found = words.get(2).ok_or_else(garbled)?;
                 let template = recall.key.clone().unwrap_or_else(|| self.template_key());
                 let key = key_of_member(found, &template).ok_or_else(garbled)?;
-                let record = parse_record(&reply[3..], &key)?;
+                let record = parse_record(&reply[3..])?;
                 if kind == "known" {
                     Admission::Known { key, record, by_id }
                 } else {
@@ -780,8 +780,7 @@ fn bytes_of(value: &Value) -> Vec<u8> {
 
 /// A record from the fields `read` returns (`v`, `stage`, `fp`, `pid`, `vb`, `owner`,
 /// `lease`, `exp`, `body`, `rid`, `settlement`).
-fn parse_record(fields: &[Value], key: &AuthorizationKey) -> Result<Record, StoreFailure> {
-    let _ = key;
+fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
     if fields.len() < 11 {
         return Err(garbled());
     }

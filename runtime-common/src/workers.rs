@@ -189,7 +189,7 @@ impl Pacer for WorkerPacer {
     }
 }
 
-/// Runs `work` under the worker pacer (see [`WorkerPacer`]) and returns what it returned and
+/// Runs `work` under the worker pacer (see `WorkerPacer`) and returns what it returned and
 /// the CPU time this thread spent on it, as [`cpu_timed`]. Work that was stopped returns
 /// early with a partial answer, which the core never uses: it was over `budget` (so `took`
 /// is too) or its exchange had cancelled it or was over.
