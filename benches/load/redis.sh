@@ -18,14 +18,7 @@ cargo build -q --release -p contact-runtime-smol
 cargo build -q --release -p contact-benches --bin store-ops
 ROUNDS=${ROUNDS:-3}
 MEMORY_PORT=18290 REDIS_SERVICE_PORT=18291 REDIS_PORT=18292
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+source benches/load/scratch.sh
 cat > "$WORK/post.lua" <<'LUA'
 wrk.method = "POST"
 wrk.body   = '{"url":"https://www.example.com/"}'

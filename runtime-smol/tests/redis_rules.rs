@@ -36,24 +36,36 @@ fn redis() -> Option<&'static Server> {
         .get_or_init(|| {
             have("redis-server", "apt-get install redis-server")?;
             let port = free_port();
-            let child = Command::new("redis-server")
-                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start redis-server");
-            let started = Instant::now();
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
-                std::thread::sleep(Duration::from_millis(20));
-            }
             Some(Server {
                 port,
-                _child: child,
+                _child: spawn_plain_redis(port),
             })
         })
         .as_ref()
+}
+
+/// `redis-server` on 127.0.0.1, without persistence, with `extra` arguments (its port among
+/// them); returns once `port` accepts connections (at most 10 s).
+fn spawn_redis(port: u16, extra: &[&std::ffi::OsStr]) -> Child {
+    let child = Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start redis-server");
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// [`spawn_redis`] listening in plain text on `port`.
+fn spawn_plain_redis(port: u16) -> Child {
+    let port_text = port.to_string();
+    spawn_redis(port, &["--port".as_ref(), port_text.as_ref()])
 }
 
 fn unix_now() -> u64 {
@@ -315,13 +327,7 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
     assert!(store.check().is_some());
     assert!(store.problem().is_some());
     // Redis comes up on that port: the next command answers, no restart.
-    let mut child = Command::new("redis-server")
-        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_plain_redis(port);
     let started = Instant::now();
     while store.check().is_some() {
         assert!(
@@ -342,22 +348,7 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
 fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
     let Some(_) = redis() else { return };
     let port = free_port();
-    let start = || {
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        child
-    };
-    let mut first = start();
+    let mut first = spawn_plain_redis(port);
     let store = RedisStore::new(
         &format!("redis://127.0.0.1:{port}/"),
         "pool",
@@ -385,7 +376,7 @@ fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
     });
     let _ = first.kill();
     let _ = first.wait();
-    let mut second = start();
+    let mut second = spawn_plain_redis(port);
     let failures = (0..8).filter(|_| store.run(admit()).is_err()).count();
     assert!(
         failures <= 1,
@@ -419,41 +410,29 @@ fn redis_over_tls_with_its_own_certificate_authority() {
     std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
     std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
     let port = free_port();
-    let mut child = Command::new("redis-server")
-        .args([
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--tls-port",
-            &port.to_string(),
-        ])
-        .arg("--tls-cert-file")
-        .arg(dir.join("cert.pem"))
-        .arg("--tls-key-file")
-        .arg(dir.join("key.pem"))
-        .arg("--tls-ca-cert-file")
-        .arg(dir.join("ca.pem"))
-        .args([
-            "--tls-auth-clients",
-            "no",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "redis-server with TLS"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (tls_port, cert_file, key_file, ca_file) = (
+        port.to_string(),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+        dir.join("ca.pem"),
+    );
+    let mut child = spawn_redis(
+        port,
+        &[
+            "--port".as_ref(),
+            "0".as_ref(),
+            "--tls-port".as_ref(),
+            tls_port.as_ref(),
+            "--tls-cert-file".as_ref(),
+            cert_file.as_os_str(),
+            "--tls-key-file".as_ref(),
+            key_file.as_os_str(),
+            "--tls-ca-cert-file".as_ref(),
+            ca_file.as_os_str(),
+            "--tls-auth-clients".as_ref(),
+            "no".as_ref(),
+        ],
+    );
     let admit = StoreOp::Admit(Admit {
         client: "192.0.2.1".parse().unwrap(),
         unix_ms: unix_now() * 1000,
