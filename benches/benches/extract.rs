@@ -3,10 +3,10 @@
 //! `cargo bench -p contact-benches --bench extract` prints, per stage, the time for the whole
 //! corpus and the throughput (divan's bytes counter, MB/s):
 //! - `decode`: charset detection and decoding;
-//! - `tl_parse`: the bare parse of the `tl` crate, which the extraction used until 2026-11-24
-//!   (a reference point: the prescan and its layout replaced it);
-//! - `document`: decode + prescan (with the layout of the page's nodes) + our walk (text,
-//!   links, metadata);
+//! - `tl_parse`: the bare parse of the `tl` crate on the pages as written (a reference point:
+//!   the extraction runs `tl` on the prescan's canonical copy, a fifth of the page's bytes);
+//! - `document`: decode + prescan (writing the copy) + `tl` + our walk (text, links,
+//!   metadata);
 //! - `full`: everything the service does per page (all extractors + crawl plan).
 
 use contact_benches::{load_pages, shared_dir};

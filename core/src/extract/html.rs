@@ -1,4 +1,4 @@
-//! One walk over the page's nodes (`markup.rs`, laid out from the prescanned page) that
+//! One walk over the page's element tree (`markup.rs`: `tl`'s nodes of the prescanned page) that
 //! collects everything the extractors read: visible text as lines, links with their anchor
 //! text, meta tags, the title, `<base>`, JSON-LD blocks, Cloudflare-protected emails, and
 //! schema.org microdata / microformat (hCard) fields.
@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::extract::entities;
-use crate::extract::markup::{Element, LaidOut, Markup, Node};
+use crate::extract::markup::{Element, Markup, Node, TreeInput};
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::pace;
@@ -112,7 +112,7 @@ pub fn parse(html: &str) -> Document {
 #[derive(Debug, Default)]
 pub struct ParseBuffers {
     page: Vec<u8>,
-    laid_out: LaidOut,
+    tree: TreeInput,
 }
 
 /// [`parse`], building in `buffers`.
@@ -120,7 +120,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
     let pre = prescan_reusing(
         html,
         std::mem::take(&mut buffers.page),
-        std::mem::take(&mut buffers.laid_out),
+        std::mem::take(&mut buffers.tree),
     );
     let mut walker = Walker {
         doc: Document {
@@ -129,11 +129,13 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
         },
         ..Walker::default()
     };
-    let markup = Markup::new(&pre.html, pre.laid_out);
+    let markup = Markup::parse(&pre.html, &pre.tree);
     walker.walk(&markup);
-    buffers.laid_out = markup.into_laid_out();
-    buffers.laid_out.nodes.clear();
-    buffers.laid_out.attributes.clear();
+    drop(markup);
+    buffers.tree = pre.tree;
+    buffers.tree.text.clear();
+    buffers.tree.attributes.clear();
+    buffers.tree.start_tags.clear();
     buffers.page = pre.html.into_bytes();
     buffers.page.clear();
     walker.finish()
@@ -198,12 +200,11 @@ struct Exit {
 impl Walker {
     /// Visits the nodes in document order, leaving each element after its descendants.
     fn walk(&mut self, markup: &Markup<'_>) {
-        let nodes = markup.nodes();
         // Entered elements not yet left, innermost last: (index past their subtree, exit).
         let mut open: Vec<(usize, Exit)> = Vec::new();
         let mut index = 0;
         let mut visited = 0usize;
-        while let Some(node) = nodes.get(index) {
+        while let Some(node) = markup.node(index) {
             while let Some((_, exit)) = open.pop_if(|(end, _)| *end <= index) {
                 self.leave(exit);
             }
@@ -214,12 +215,12 @@ impl Walker {
                 return;
             }
             match node {
-                Node::Text(span) => {
-                    pace::work(span.range().len());
-                    self.push_text(markup.text(*span));
+                Node::Text(text) => {
+                    pace::work(text.len());
+                    self.push_text(text);
                     index += 1;
                 }
-                Node::Element(element) => match self.enter(markup, index, element) {
+                Node::Element(element) => match self.enter(markup, index, &element) {
                     Some(exit) => {
                         open.push((element.subtree_end(), exit));
                         index += 1;
@@ -235,13 +236,13 @@ impl Walker {
 
     /// Handles the start tag of `element`, node `index` of `markup`; returns `None` when its
     /// subtree is not to be visited.
-    fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element) -> Option<Exit> {
-        let name = markup.name(element);
+    fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element<'_>) -> Option<Exit> {
+        let name = element.name;
         let attrs = Attrs::read(markup.attributes(element), name);
         // An element the page never closed spans the rest of the page (`markup.rs`), so
         // effects that last for an element's extent (hidden text, a link's text, a footer)
         // apply only to closed ones.
-        let closed = element.closed;
+        let closed = element.closed();
         let mut exit = Exit::default();
         if name == b"template" {
             exit.template = true;
@@ -775,7 +776,7 @@ fn style_hides(style: &[u8]) -> bool {
 }
 
 /// Elements that start and end a line of text (pitfall 10, see the module docs).
-fn is_block(name: &[u8]) -> bool {
+pub(super) fn is_block(name: &[u8]) -> bool {
     matches!(
         name,
         b"address"
@@ -906,7 +907,7 @@ mod tests {
         }
         // Between pages the buffers hold nothing, only capacity.
         assert!(buffers.page.is_empty() && buffers.page.capacity() >= pages[0].len());
-        assert!(buffers.laid_out.nodes.is_empty() && buffers.laid_out.attributes.is_empty());
+        assert!(buffers.tree.text.is_empty() && buffers.tree.attributes.is_empty());
     }
 
     #[test]
@@ -1045,8 +1046,8 @@ mod tests {
 
     #[test]
     fn a_less_than_sign_that_starts_no_tag_is_text() {
-        // Seen on crazy-julia.de: "My super sweet 18 <3</a>" opened an element `3` in `tl`,
-        // the `</a>` closed nothing and a hidden list swallowed the rest of the archive.
+        // Seen on crazy-julia.de: "My super sweet 18 <3</a>" opened an element `3` in `tl`
+        // given the page as written, the `</a>` closed nothing and a hidden list swallowed the rest of the archive.
         let html = "<ul><li hidden><a>18 <3</a></li><li>x < 5 <= 6 <- <</li></ul><p>after</p>";
         assert_eq!(parse(html).text, "x < 5 <= 6 <- <\nafter\n");
     }
@@ -1054,7 +1055,8 @@ mod tests {
     #[test]
     fn only_an_attribute_named_hidden_hides() {
         // Seen on chefkoch.de: AMP's `[hidden]="expr"` (and Vue's `@x`, Angular's `(x)`,
-        // `*x`, `#x`) read as `hidden` by `tl`, which splits names at punctuation.
+        // `*x`, `#x`) read as `hidden` by `tl`'s own attribute reader, which splits names at
+        // punctuation (the prescan reads attributes instead).
         for html in [
             "<p><i [hidden]=\"a\">x</i></p>",
             "<p><i @hidden=\"a\">x</i></p>",
@@ -1095,8 +1097,8 @@ mod tests {
 
     #[test]
     fn a_repeated_attribute_is_ignored_as_html5_does() {
-        // HTML5 (§13.2.5.33) keeps the first of two attributes with one name; `tl` kept the
-        // last (or, past two attributes, either, in hash order).
+        // HTML5 (§13.2.5.33) keeps the first of two attributes with one name; `tl`'s own
+        // attribute reader keeps the last (or, past two attributes, either, in hash order).
         let doc = parse(
             "<a href=\"/contact\" class=\"x\" href=\"/other\" title=\"T\" title=\"U\">Contact</a>\
              <div class=\"footer\" class=\"main\"><p>f</p></div>\

@@ -1,6 +1,6 @@
-//! The end tags HTML5 implies, found for the tree layout (part of the prescan).
+//! The end tags HTML5 implies, found for the element tree (part of the prescan).
 //!
-//! The tree layout (`markup.rs`, as `tl` 0.7 before it) nests elements as they are written and
+//! `tl`, which builds the tree from the prescan's copy (`markup.rs`), nests elements as they are written and
 //! ignores an end tag that does not match the innermost open element, so on its own
 //! `<div><p>text</div><p>more` would keep the `<div>` open around everything after it, and a
 //! hidden or skipped element's extent, a link's text or a footer range would grow to the end
@@ -8,7 +8,7 @@
 //! start tag closes an open `<p>`, `<li>` closes the previous `<li>`, `<td>`/`<tr>` close the
 //! previous cell or row, and an end tag closes the elements opened inside it.
 //! [`OpenElements`] keeps the stack of open elements the way HTML5 does for these rules and
-//! says which end tags are implied where, so that the layout builds the same nesting. Left
+//! says which end tags are implied where; written into the copy, `tl` builds the same nesting. Left
 //! out: the adoption agency for misnested formatting elements, foster parenting in tables,
 //! and the head/body insertion modes.
 

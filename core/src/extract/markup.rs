@@ -1,40 +1,39 @@
-//! The element tree of a page, laid out flat in document order (each element followed by its
-//! descendants) while the prescan (`prescan.rs`) reads the page's tags: a [`Layout`] receives
-//! each tag once, so the page is tokenized in a single pass.
+//! The element tree of a page, as `tl` builds it from a canonical copy of the prescanned page.
 //!
-//! The prescan does what HTML5 tokenization needs: names are lower-case, comments, doctypes and
-//! the contents of raw-text and skipped elements are blanked (they stay in the text nodes as
-//! spaces), end tags are `</name>`, and it says which end tags HTML5's tree builder implies
-//! (`implied_ends.rs`) before each tag. So nesting here is plain:
-//! - a start tag opens an element, except a void element (§13.1.2) or a tag that ends in `/>`;
-//! - an end tag closes the innermost open element when it has the end tag's name, and is
-//!   ignored otherwise;
-//! - an element the page does not close runs to the end of the page;
-//! - a tag the page ends inside is dropped, with everything after it, as HTML5 does.
+//! The prescan (`prescan.rs`) reads the page's tags once, as HTML5 tokenizes them, and hands
+//! each to a [`TreeWriter`], which writes the copy `tl` parses ([`TreeInput::text`]):
+//! - text as written, but a `<` that starts no tag (`18 <3`) as `&lt;`, so `tl` never reads
+//!   one as a tag (the walker decodes entities in text);
+//! - each start tag as `<name>`, or `<name />` for a void element (HTML5 §13.1.2) or a tag
+//!   written `/>`, without its attributes: the prescan records those as byte ranges of the
+//!   page ([`AttributeSpan`]), so `tl`'s own attribute reading (last of a repeated attribute
+//!   wins, an unquoted value stops at `/`) never applies;
+//! - each end tag as `</name>`, with the end tags HTML5's tree builder implies before a tag
+//!   (`implied_ends.rs`) written in;
+//! - comments, declarations and the contents of raw-text and skipped elements as one space.
 //!
-//! This replaced `tl` 0.7 (until 2026-11-24), which built the same nesting from the prescanned
-//! page in a second pass and spent a third of a page's parse on nodes of a few hundred bytes
-//! and a hash map per tag's attributes; here an element is its byte ranges, and its
-//! attributes are the name and value ranges the prescan recorded as it read the tag (until
-//! 2026-11-24 the walker read each tag's attributes a second time).
+//! On that copy `tl` 0.7 nests as HTML5's tree builder does with the implied end tags given:
+//! a start tag opens an element unless it ends in `/>` or is void; an end tag closes the
+//! innermost open element when it has the end tag's name, and is ignored otherwise; an element
+//! the page does not close runs to the end; a tag the page ends inside is dropped, with
+//! everything after it. Its nodes are stored in document order (each element followed by its
+//! descendants), which is the order the walker (`html.rs`) visits them in; [`Markup`] adds
+//! what `tl` does not keep: each element's attributes, whether an end tag closed it, and the
+//! index just past its descendants.
+//!
+//! Names are written with `.` as `+` (`tl` reads `.` as the end of a name, `+` as part of it,
+//! and no HTML name the prescan reads holds a `+`), so `<a.b>` stays one element.
 
 use std::ops::Range;
 
+use crate::extract::html::is_block;
 use crate::extract::implied_ends::is_void;
 
-/// One node of a [`Markup`] (24 bytes: the prescan cuts a page at [`MAX_SOURCE_BYTES`], so
-/// positions fit in 32 bits; a page has about one node per 90 bytes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Node {
-    /// Text between tags, as a byte range of the source (entities not decoded).
-    Text(Span),
-    /// An element.
-    Element(Element),
-}
-
-/// The longest source a [`Layout`] lays out, in bytes: positions are kept in 32 bits. (Pages
-/// are at most `fetch::MAX_PAGE_BYTES`, 2 MiB; the prescan cuts longer input here.)
-pub const MAX_SOURCE_BYTES: usize = u32::MAX as usize;
+/// The longest page the prescan reads, in bytes: positions are kept in 32 bits, and the copy
+/// `tl` parses (at most about five times the page: `<` becomes `&lt;`, implied end tags are
+/// added) must stay under `tl`'s 4 GiB. Pages are at most `fetch::MAX_PAGE_BYTES`, 2 MiB; the
+/// prescan cuts longer input here.
+pub const MAX_SOURCE_BYTES: usize = (u32::MAX / 8) as usize;
 
 /// A byte range of the source, in 32 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +43,7 @@ pub struct Span {
 }
 
 impl Span {
-    /// `range`, whose ends are at most [`MAX_SOURCE_BYTES`] (larger ends are cut to it).
+    /// `range`, whose ends are at most `u32::MAX` (larger ends are cut to it).
     pub fn new(range: Range<usize>) -> Span {
         let cut = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
         Span {
@@ -59,8 +58,8 @@ impl Span {
     }
 }
 
-/// One attribute of a start tag, as byte ranges of the source: its name (lower-case) and its
-/// value as written (entities not decoded; empty for an attribute without one).
+/// One attribute of a start tag, as byte ranges of the prescanned page: its name (lower-case)
+/// and its value as written (entities not decoded; empty for an attribute without one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AttributeSpan {
     /// The name.
@@ -69,185 +68,110 @@ pub struct AttributeSpan {
     pub value: Span,
 }
 
-/// An element: where its name and attributes are in the source, and which nodes it holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Element {
-    /// Byte range of the (lower-case) name in the source.
-    pub name: Span,
-    /// Its attributes: indices into the markup's attribute list, from and to.
-    attributes: (u32, u32),
-    /// Index of the first node after this element's descendants (they are the nodes between
-    /// this one and that index).
-    subtree_end: u32,
-    /// Whether an end tag closed the element (else the page ended inside it, or it is void).
-    pub closed: bool,
-}
-
-impl Element {
-    /// Index of the first node after this element's descendants (they are the nodes between
-    /// this one and that index).
-    pub fn subtree_end(&self) -> usize {
-        self.subtree_end as usize
-    }
-}
-
-/// A node or attribute index in 32 bits (neither outnumbers the bytes of the source).
+/// An index in 32 bits (no list here outnumbers the bytes of the page).
 fn index_u32(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
 }
 
-/// What a [`Layout`] makes of a page: its nodes in document order and the attributes of its
-/// elements (each element holds a range of them).
+/// What a [`TreeWriter`] makes of a page: the copy `tl` parses and the attributes of its start
+/// tags.
 #[derive(Debug, Default)]
-pub struct LaidOut {
-    /// The nodes.
-    pub nodes: Vec<Node>,
-    /// The attributes, element after element.
+pub struct TreeInput {
+    /// The canonical copy (see the module docs).
+    pub text: String,
+    /// The attributes of the start tags, tag after tag, as ranges of the prescanned page.
     pub attributes: Vec<AttributeSpan>,
+    /// For each start tag written, in order: its attributes, as indices into
+    /// [`TreeInput::attributes`] (from, to).
+    pub start_tags: Vec<(u32, u32)>,
 }
 
-/// The nodes of one prescanned page.
-#[derive(Debug)]
-pub struct Markup<'s> {
-    source: &'s str,
-    nodes: Vec<Node>,
-    attributes: Vec<AttributeSpan>,
-}
-
-impl<'s> Markup<'s> {
-    /// What a [`Layout`] made of `source` (the prescanned page it was given tags of).
-    pub fn new(source: &'s str, laid_out: LaidOut) -> Markup<'s> {
-        Markup {
-            source,
-            nodes: laid_out.nodes,
-            attributes: laid_out.attributes,
-        }
-    }
-
-    /// The vectors, for reuse ([`Layout::reusing`]).
-    pub fn into_laid_out(self) -> LaidOut {
-        LaidOut {
-            nodes: self.nodes,
-            attributes: self.attributes,
-        }
-    }
-
-    /// The nodes in document order.
-    pub fn nodes(&self) -> &[Node] {
-        &self.nodes
-    }
-
-    /// The source text of `range` (a [`Node::Text`] or an element's name); empty if `range`
-    /// does not fall on character boundaries, which the ranges of this module always do.
-    pub fn text(&self, span: Span) -> &'s str {
-        self.source.get(span.range()).unwrap_or("")
-    }
-
-    /// The element's name (lower-case); empty if its range is not in the source, which the
-    /// ranges of this module always are.
-    pub fn name(&self, element: &Element) -> &'s [u8] {
-        self.source
-            .as_bytes()
-            .get(element.name.range())
-            .unwrap_or_default()
-    }
-
-    /// The attributes of `element` in source order, as `(name, value)`: the name lower-case,
-    /// the value as written (entities not decoded). Duplicates are yielded too: HTML5 keeps
-    /// the first, so readers skip the others.
-    pub fn attributes(
-        &self,
-        element: &Element,
-    ) -> impl Iterator<Item = (&'s [u8], &'s str)> + use<'_, 's> {
-        let (from, to) = element.attributes;
-        let source = self.source;
-        self.attributes
-            .get(from as usize..to as usize)
-            .unwrap_or_default()
-            .iter()
-            .map(move |a| {
-                (
-                    source.as_bytes().get(a.name.range()).unwrap_or_default(),
-                    source.get(a.value.range()).unwrap_or(""),
-                )
-            })
-    }
-
-    /// The text of the descendants of the element at `index`, concatenated (entities not
-    /// decoded); empty if `index` is not an element.
-    pub fn inner_text(&self, index: usize) -> String {
-        let Some(Node::Element(element)) = self.nodes.get(index) else {
-            return String::new();
-        };
-        let mut text = String::new();
-        for node in self
-            .nodes
-            .get(index + 1..element.subtree_end())
-            .unwrap_or(&[])
-        {
-            if let Node::Text(span) = node {
-                text.push_str(self.text(*span));
-            }
-        }
-        text
-    }
-}
-
-/// Lays out the nodes of a page from its tags, given in page order by the prescan, which
-/// owns the bytes: each call takes them as they are then (names already lower-cased).
+/// Writes the copy of a page that `tl` parses, from its tags given in page order by the
+/// prescan, which owns the page's bytes: each call takes them as they are then (names already
+/// lower-cased).
 #[derive(Debug, Default)]
-pub struct Layout {
-    nodes: Vec<Node>,
+pub struct TreeWriter {
+    out: Vec<u8>,
     attributes: Vec<AttributeSpan>,
-    /// Node indices of the open elements, innermost last.
-    open: Vec<usize>,
-    /// Where the text after the last tag starts.
+    start_tags: Vec<(u32, u32)>,
+    /// Where the text after the last tag starts, in the page.
     text_start: usize,
     /// Set once the page ended inside a tag: nothing after it counts.
     stopped: bool,
+    /// Whether the last thing written is a start tag after which the walker breaks the line
+    /// (see [`TreeWriter::before_tag`]).
+    after_line_break: bool,
 }
 
-impl Layout {
-    /// A layout that builds in the vectors of `laid_out` (cleared, their capacity kept).
-    pub fn reusing(mut laid_out: LaidOut) -> Layout {
-        laid_out.nodes.clear();
-        laid_out.attributes.clear();
-        Layout {
-            nodes: laid_out.nodes,
-            attributes: laid_out.attributes,
-            ..Layout::default()
+impl TreeWriter {
+    /// A writer that builds in the vectors of `input` (cleared, their capacity kept).
+    pub fn reusing(input: TreeInput) -> TreeWriter {
+        let mut out = input.text.into_bytes();
+        out.clear();
+        let (mut attributes, mut start_tags) = (input.attributes, input.start_tags);
+        attributes.clear();
+        start_tags.clear();
+        TreeWriter {
+            out,
+            attributes,
+            start_tags,
+            ..TreeWriter::default()
         }
     }
 
-    /// The text before the tag at `lt` (unless empty), then the end tags implied there:
-    /// `implied` are byte ranges of element names in `bytes`, innermost first.
-    pub fn before_tag(&mut self, bytes: &[u8], lt: usize, implied: &[(usize, usize)]) {
+    /// The text before the tag at `lt`, then the end tags implied there: `implied` are byte
+    /// ranges of element names in `bytes`, innermost first. `breaks_line`: the tag is a start
+    /// tag after which the walker breaks the line ([`breaks_line`]).
+    ///
+    /// White space alone between a tag that breaks the line and the next tag, or between a
+    /// tag and a start tag that breaks the line (no end tag implied between them), is not
+    /// written: the walker's text would have a line break there anyway, and white space next
+    /// to one shows nothing. A third of a page's nodes are such white space (indentation).
+    pub fn before_tag(
+        &mut self,
+        bytes: &[u8],
+        lt: usize,
+        implied: &[(usize, usize)],
+        breaks_line: bool,
+    ) {
         if self.stopped {
             return;
         }
-        if lt > self.text_start {
-            self.nodes.push(Node::Text(Span::new(self.text_start..lt)));
-        }
-        self.text_start = lt;
+        self.text_to(bytes, lt, breaks_line && implied.is_empty());
         for &(start, end) in implied {
-            self.close(bytes, &bytes[start..end]);
+            self.write_end_tag(bytes.get(start..end).unwrap_or_default());
         }
     }
 
+    /// Bytes `from..to` of the page show nothing (a comment, a declaration, the contents of a
+    /// raw-text or skipped element): the text before them, then one space in their place.
+    /// Ignored where the writer is already past `from` (inside a skipped element).
+    pub fn blank(&mut self, bytes: &[u8], from: usize, to: usize) {
+        if self.stopped || from < self.text_start {
+            return;
+        }
+        self.text_to(bytes, from, false);
+        if !self.after_line_break {
+            self.out.push(b' ');
+        }
+        self.text_start = to;
+    }
+
     /// Where the attributes of the next start tag go: the prescan appends them as it reads the
-    /// tag, then calls [`Layout::start`] with the length this list had before (or
-    /// [`Layout::discard_attributes`] if the tag makes no node).
+    /// tag, then calls [`TreeWriter::start`] with the length this list had before (or
+    /// [`TreeWriter::discard_attributes`] if the tag makes no element).
     pub fn attribute_list(&mut self) -> &mut Vec<AttributeSpan> {
         &mut self.attributes
     }
 
-    /// Drops the attributes from index `first` on (a tag that makes no node).
+    /// Drops the attributes from index `first` on (a tag that makes no element).
     pub fn discard_attributes(&mut self, first: usize) {
         self.attributes.truncate(first);
     }
 
-    /// A start tag (after [`Layout::before_tag`]): its name, its attributes (those appended
-    /// to [`Layout::attribute_list`] from index `first_attribute` on), and where it ends.
+    /// A start tag (after [`TreeWriter::before_tag`]): its name, its attributes (those
+    /// appended to [`TreeWriter::attribute_list`] from index `first_attribute` on), and where
+    /// it ends.
     pub fn start(
         &mut self,
         bytes: &[u8],
@@ -260,26 +184,27 @@ impl Layout {
             self.discard_attributes(first_attribute);
             return;
         }
-        let has_children = !self_closing && !is_void(bytes.get(name.clone()).unwrap_or_default());
-        self.nodes.push(Node::Element(Element {
-            name: Span::new(name),
-            attributes: (index_u32(first_attribute), index_u32(self.attributes.len())),
-            subtree_end: index_u32(self.nodes.len() + 1),
-            closed: false,
-        }));
-        if has_children {
-            self.open.push(self.nodes.len() - 1);
+        let name = bytes.get(name).unwrap_or_default();
+        self.after_line_break = breaks_line(name);
+        self.out.push(b'<');
+        write_name(&mut self.out, name);
+        if self_closing || is_void(name) {
+            self.out.extend_from_slice(b" />");
+        } else {
+            self.out.push(b'>');
         }
+        self.start_tags
+            .push((index_u32(first_attribute), index_u32(self.attributes.len())));
         self.text_start = tag_end;
     }
 
-    /// An end tag (after [`Layout::before_tag`]) named `name`, ending at `tag_end`: closes
-    /// the innermost open element if it has that name, else nothing.
-    pub fn end(&mut self, bytes: &[u8], name: &[u8], tag_end: usize) {
+    /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
+    pub fn end(&mut self, name: &[u8], tag_end: usize) {
         if self.stopped {
             return;
         }
-        self.close(bytes, name);
+        self.write_end_tag(name);
+        self.after_line_break = false;
         self.text_start = tag_end;
     }
 
@@ -291,43 +216,255 @@ impl Layout {
         }
     }
 
-    /// The page ends inside the tag [`Layout::before_tag`] was called for: it and everything
-    /// after it are dropped.
+    /// The page ends inside the tag [`TreeWriter::before_tag`] was called for: it and
+    /// everything after it are dropped.
     pub fn stop(&mut self) {
         self.stopped = true;
     }
 
-    /// The nodes, with the text after the last tag (up to `len`, the length of the page) and
-    /// the elements still open running to the end.
-    pub fn finish(mut self, len: usize) -> LaidOut {
-        if !self.stopped && self.text_start < len {
-            self.nodes.push(Node::Text(Span::new(self.text_start..len)));
+    /// The copy, with the text after the last tag (up to `len`, the length of the page).
+    pub fn finish(mut self, bytes: &[u8], len: usize) -> TreeInput {
+        if !self.stopped {
+            self.text_to(bytes, len, false);
         }
-        let end = index_u32(self.nodes.len());
-        for index in self.open {
-            if let Some(Node::Element(element)) = self.nodes.get_mut(index) {
-                element.subtree_end = end;
-            }
-        }
-        LaidOut {
-            nodes: self.nodes,
+        // Only whole UTF-8 runs of the page between ASCII bytes and ASCII bytes were written,
+        // so this is UTF-8; the lossy call keeps it free of panics were that ever wrong.
+        let text = match String::from_utf8(self.out) {
+            Ok(text) => text,
+            Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+        };
+        TreeInput {
+            text,
             attributes: self.attributes,
+            start_tags: self.start_tags,
         }
     }
 
-    fn close(&mut self, bytes: &[u8], name: &[u8]) {
-        let Some(&innermost) = self.open.last() else {
+    /// Copies the text from `text_start` to `to` (a `<` as `&lt;`) and moves `text_start`;
+    /// white space alone is left out after a line break, or before one (`line_break_next`).
+    fn text_to(&mut self, bytes: &[u8], to: usize, line_break_next: bool) {
+        let text = bytes.get(self.text_start..to).unwrap_or_default();
+        self.text_start = self.text_start.max(to);
+        if text.is_empty()
+            || ((self.after_line_break || line_break_next)
+                && text.iter().all(u8::is_ascii_whitespace))
+        {
             return;
-        };
-        let subtree_end = index_u32(self.nodes.len());
-        if let Some(Node::Element(element)) = self.nodes.get_mut(innermost) {
-            if bytes.get(element.name.range()) == Some(name) {
-                element.closed = true;
-                element.subtree_end = subtree_end;
-                self.open.pop();
+        }
+        self.after_line_break = false;
+        let mut rest = text;
+        while let Some(lt) = memchr::memchr(b'<', rest) {
+            self.out.extend_from_slice(&rest[..lt]);
+            self.out.extend_from_slice(b"&lt;");
+            rest = &rest[lt + 1..];
+        }
+        self.out.extend_from_slice(rest);
+    }
+
+    fn write_end_tag(&mut self, name: &[u8]) {
+        self.out.extend_from_slice(b"</");
+        write_name(&mut self.out, name);
+        self.out.push(b'>');
+    }
+}
+
+/// Whether the walker (`html.rs`) breaks the line of text when it enters an element named
+/// `name`, whatever its attributes and state: a block element or `<br>`.
+pub fn breaks_line(name: &[u8]) -> bool {
+    name == b"br" || is_block(name)
+}
+
+/// Writes an element name as `tl` reads one: `.` as `+` (see the module docs).
+fn write_name(out: &mut Vec<u8>, name: &[u8]) {
+    let start = out.len();
+    out.extend_from_slice(name);
+    if memchr::memchr(b'.', name).is_some() {
+        for byte in &mut out[start..] {
+            if *byte == b'.' {
+                *byte = b'+';
             }
         }
     }
+}
+
+/// What [`Markup`] knows of an element beyond `tl`'s node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ElementFacts {
+    /// Its attributes: indices into [`TreeInput::attributes`], from and to.
+    attributes: (u32, u32),
+    /// Index of the first node after its descendants.
+    subtree_end: u32,
+    /// Whether an end tag closed it (else the page ended inside it, or it is void).
+    closed: bool,
+}
+
+/// One node of a [`Markup`], as the walker reads it.
+#[derive(Debug, Clone, Copy)]
+pub enum Node<'m> {
+    /// Text between tags (entities not decoded).
+    Text(&'m str),
+    /// An element.
+    Element(Element<'m>),
+}
+
+/// An element of a [`Markup`].
+#[derive(Debug, Clone, Copy)]
+pub struct Element<'m> {
+    /// Its name, lower-case (`+` where the page wrote `.`).
+    pub name: &'m [u8],
+    facts: ElementFacts,
+}
+
+impl Element<'_> {
+    /// Index of the first node after this element's descendants (they are the nodes between
+    /// this one and that index).
+    pub fn subtree_end(&self) -> usize {
+        self.facts.subtree_end as usize
+    }
+
+    /// Whether an end tag closed the element (else the page ended inside it, or it is void).
+    pub fn closed(&self) -> bool {
+        self.facts.closed
+    }
+}
+
+/// The element tree of one prescanned page: `tl`'s nodes of [`TreeInput::text`], with each
+/// element's attributes (ranges of the prescanned page), whether it was closed and where its
+/// descendants end.
+pub struct Markup<'s> {
+    /// `tl`'s document (`None` if `tl` refused the copy).
+    dom: Option<tl::VDom<'s>>,
+    /// The text `tl` parsed.
+    tree: &'s str,
+    /// The prescanned page, which the attribute ranges point into.
+    page: &'s str,
+    attributes: &'s [AttributeSpan],
+    /// One entry per node of `dom` (those of text nodes unused).
+    facts: Vec<ElementFacts>,
+}
+
+impl<'s> Markup<'s> {
+    /// Parses `input`, written by a [`TreeWriter`] from `page`. A copy `tl` refuses (over
+    /// 4 GiB, which [`MAX_SOURCE_BYTES`] rules out) yields no nodes.
+    pub fn parse(page: &'s str, input: &'s TreeInput) -> Markup<'s> {
+        let tree = input.text.as_str();
+        let dom = tl::parse(tree, tl::ParserOptions::default()).ok();
+        let nodes = dom.as_ref().map_or(&[][..], |dom| dom.nodes());
+        let facts = element_facts(nodes, &input.start_tags);
+        Markup {
+            dom,
+            tree,
+            page,
+            attributes: &input.attributes,
+            facts,
+        }
+    }
+
+    /// `tl`'s nodes in document order.
+    fn nodes(&self) -> &[tl::Node<'s>] {
+        self.dom.as_ref().map_or(&[], |dom| dom.nodes())
+    }
+
+    /// The node at `index` (document order), if there is one.
+    pub fn node(&self, index: usize) -> Option<Node<'_>> {
+        Some(match self.nodes().get(index)? {
+            tl::Node::Tag(tag) => Node::Element(Element {
+                name: tag.name().as_bytes(),
+                facts: self.facts.get(index).copied().unwrap_or_default(),
+            }),
+            tl::Node::Raw(text) => Node::Text(self.tree_text(text.as_bytes())),
+            // The copy holds no comment (the prescan blanks them).
+            tl::Node::Comment(_) => Node::Text(""),
+        })
+    }
+
+    /// The attributes of `element` in source order, as `(name, value)`: the name lower-case,
+    /// the value as written (entities not decoded). Duplicates are yielded too: HTML5 keeps
+    /// the first, so readers skip the others.
+    pub fn attributes(
+        &self,
+        element: &Element<'_>,
+    ) -> impl Iterator<Item = (&'s [u8], &'s str)> + use<'s> {
+        let (from, to) = element.facts.attributes;
+        let page = self.page;
+        self.attributes
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
+            .iter()
+            .map(move |a| {
+                (
+                    page.as_bytes().get(a.name.range()).unwrap_or_default(),
+                    page.get(a.value.range()).unwrap_or(""),
+                )
+            })
+    }
+
+    /// The text of the descendants of the element at `index`, concatenated (entities not
+    /// decoded); empty if `index` is not an element.
+    pub fn inner_text(&self, index: usize) -> String {
+        let Some(Node::Element(element)) = self.node(index) else {
+            return String::new();
+        };
+        let mut text = String::new();
+        for inner in index + 1..element.subtree_end() {
+            if let Some(Node::Text(part)) = self.node(inner) {
+                text.push_str(part);
+            }
+        }
+        text
+    }
+
+    /// `bytes` (a slice of the parsed text, as `tl` hands out) as a `&str` of it; empty if it
+    /// is not one, which `tl`'s nodes always are.
+    fn tree_text(&self, bytes: &[u8]) -> &'s str {
+        let start = (bytes.as_ptr() as usize).wrapping_sub(self.tree.as_ptr() as usize);
+        start
+            .checked_add(bytes.len())
+            .and_then(|end| self.tree.get(start..end))
+            .unwrap_or("")
+    }
+}
+
+/// Each element's facts from `tl`'s nodes: its attributes (the `k`-th element is the `k`-th
+/// start tag written), whether its end tag closed it (`tl` then extends its raw text from
+/// `<name>` to `</name>`: at least twice the name and five bytes, which neither `<name>` nor
+/// `<name />` reaches), and where its descendants end (its last child's end, found in one pass
+/// from the last node back, as children come after their parent).
+fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)]) -> Vec<ElementFacts> {
+    let mut facts = vec![ElementFacts::default(); nodes.len()];
+    let mut ordinal = 0;
+    for (index, node) in nodes.iter().enumerate().rev() {
+        let tl::Node::Tag(tag) = node else {
+            facts[index].subtree_end = index_u32(index + 1);
+            continue;
+        };
+        let subtree_end = tag
+            .children()
+            .top()
+            .as_slice()
+            .last()
+            .and_then(|last| facts.get(last.get_inner() as usize))
+            .map_or(index_u32(index + 1), |last| last.subtree_end);
+        let name = tag.name().as_bytes().len();
+        facts[index] = ElementFacts {
+            attributes: (0, 0),
+            subtree_end: subtree_end.max(index_u32(index + 1)),
+            closed: tag.raw().as_bytes().len() >= 2 * name + 5,
+        };
+        ordinal += 1;
+    }
+    // The elements in document order meet the start tags in the order they were written.
+    let elements = ordinal;
+    let mut ordinal = 0;
+    for (index, node) in nodes.iter().enumerate() {
+        if matches!(node, tl::Node::Tag(_)) {
+            if elements == start_tags.len() {
+                facts[index].attributes = start_tags[ordinal];
+            }
+            ordinal += 1;
+        }
+    }
+    facts
 }
 
 /// The attributes of a start tag read again from its text, as HTML5 tokenizes them
@@ -415,32 +552,39 @@ impl<'s> Iterator for Attributes<'s> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{Layout, Markup, Node};
+pub(crate) mod tests {
+    use super::{Markup, Node, TreeInput, TreeWriter};
     use crate::extract::prescan::prescan;
 
     /// Each node as a short string: `text` for text, `name[subtree_end]` for an element
     /// (`+` when an end tag closed it).
-    fn outline_of(markup: &Markup<'_>) -> Vec<String> {
-        markup
-            .nodes()
-            .iter()
+    pub(crate) fn outline_of(markup: &Markup<'_>) -> Vec<String> {
+        (0..)
+            .map_while(|index| markup.node(index))
             .map(|node| match node {
-                Node::Text(span) => markup.text(*span).to_string(),
+                Node::Text(text) => text.to_string(),
                 Node::Element(e) => format!(
                     "{}[{}]{}",
-                    String::from_utf8_lossy(markup.name(e)),
-                    e.subtree_end,
-                    if e.closed { "+" } else { "" }
+                    String::from_utf8_lossy(e.name),
+                    e.subtree_end(),
+                    if e.closed() { "+" } else { "" }
                 ),
             })
             .collect()
     }
 
-    /// The outline of `source` as the prescan lays it out.
-    fn outline(source: &str) -> Vec<String> {
+    /// The outline of `source` as `tl` builds it from the prescan's copy.
+    pub(crate) fn outline(source: &str) -> Vec<String> {
         let pre = prescan(source);
-        outline_of(&Markup::new(&pre.html, pre.laid_out))
+        let markup = Markup::parse(&pre.html, &pre.tree);
+        outline_of(&markup)
+    }
+
+    /// The tree of `source` given the tags of `write` (calls on a [`TreeWriter`]).
+    fn written(source: &str, write: impl FnOnce(&mut TreeWriter, &[u8])) -> TreeInput {
+        let mut writer = TreeWriter::default();
+        write(&mut writer, source.as_bytes());
+        writer.finish(source.as_bytes(), source.len())
     }
 
     #[test]
@@ -456,25 +600,28 @@ mod tests {
         // `<div><b>x</div>y` given without the `</b>` HTML5 implies (the prescan gives it):
         // `</div>` while `<b>` is innermost is ignored, so both run to the end of the page.
         let source = "<div><b>x</div>y";
-        let bytes = source.as_bytes();
-        let mut layout = Layout::default();
-        layout.before_tag(bytes, 0, &[]);
-        layout.start(bytes, 1..4, 0, false, 5);
-        layout.before_tag(bytes, 5, &[]);
-        layout.start(bytes, 6..7, 0, false, 8);
-        layout.before_tag(bytes, 9, &[]);
-        layout.end(bytes, b"div", 15);
-        let markup = Markup::new(source, layout.finish(bytes.len()));
+        let tree = written(source, |writer, bytes| {
+            writer.before_tag(bytes, 0, &[], false);
+            writer.start(bytes, 1..4, 0, false, 5);
+            writer.before_tag(bytes, 5, &[], false);
+            writer.start(bytes, 6..7, 0, false, 8);
+            writer.before_tag(bytes, 9, &[], false);
+            writer.end(b"div", 15);
+        });
+        assert_eq!(tree.text, "<div><b>x</div>y");
+        let markup = Markup::parse(source, &tree);
         assert_eq!(outline_of(&markup), ["div[4]", "b[4]", "x", "y"]);
         // With the implied `</b>` (bytes 6..7 name it) both close.
-        let mut layout = Layout::default();
-        layout.before_tag(bytes, 0, &[]);
-        layout.start(bytes, 1..4, 0, false, 5);
-        layout.before_tag(bytes, 5, &[]);
-        layout.start(bytes, 6..7, 0, false, 8);
-        layout.before_tag(bytes, 9, &[(6, 7)]);
-        layout.end(bytes, b"div", 15);
-        let markup = Markup::new(source, layout.finish(bytes.len()));
+        let tree = written(source, |writer, bytes| {
+            writer.before_tag(bytes, 0, &[], false);
+            writer.start(bytes, 1..4, 0, false, 5);
+            writer.before_tag(bytes, 5, &[], false);
+            writer.start(bytes, 6..7, 0, false, 8);
+            writer.before_tag(bytes, 9, &[(6, 7)], false);
+            writer.end(b"div", 15);
+        });
+        assert_eq!(tree.text, "<div><b>x</b></div>y");
+        let markup = Markup::parse(source, &tree);
         assert_eq!(outline_of(&markup), ["div[3]+", "b[3]+", "x", "y"]);
         assert_eq!(outline("<div><b>x</div>y"), ["div[3]+", "b[3]+", "x", "y"]);
         assert_eq!(outline("</p>a"), ["a"]);
@@ -482,23 +629,24 @@ mod tests {
 
     #[test]
     fn a_less_than_sign_that_starts_no_tag_is_text() {
-        assert_eq!(outline("a <3 b< c<p>d"), ["a <3 b< c", "p[3]", "d"]);
-        assert_eq!(outline("x<"), ["x<"]);
+        // Written as `&lt;` for `tl`; the walker decodes it.
+        assert_eq!(outline("a <3 b< c<p>d"), ["a &lt;3 b&lt; c", "p[3]", "d"]);
+        assert_eq!(outline("x<"), ["x&lt;"]);
     }
 
     #[test]
     fn an_end_tag_without_a_name_shows_nothing() {
         // HTML5 reads `</ x>` as a bogus comment (§13.2.5.7).
-        assert_eq!(outline("a</ x>b</>c"), ["a", "b", "c"]);
+        assert_eq!(outline("a</ x>b</>c"), ["abc"]);
         assert_eq!(outline("a</ x"), ["a"]);
     }
 
     #[test]
-    fn comments_and_skipped_contents_stay_in_the_text_as_blanks() {
-        assert_eq!(outline("a<!--x-->b"), ["a        b"]);
+    fn comments_and_skipped_contents_are_one_space_of_text() {
+        assert_eq!(outline("a<!--x-->b"), ["a b"]);
         assert_eq!(
             outline("<noscript><p>x</p></noscript>y"),
-            ["noscript[2]+", "        ", "y"]
+            ["noscript[2]+", " ", "y"]
         );
     }
 
@@ -524,6 +672,21 @@ mod tests {
     }
 
     #[test]
+    fn white_space_next_to_a_line_break_is_not_written() {
+        // After `<div>` or `<br>` and before `<p>` or `<br>` the walker breaks the line
+        // anyway; between inline elements and between an end tag (which may close nothing)
+        // and anything but such a start tag it stays.
+        let source = "<div>\n  <p>a</p>\n  <span>b</span> <span>c</span>\n <br>\n</div> ";
+        let pre = prescan(source);
+        assert_eq!(
+            pre.tree.text,
+            "<div><p>a</p>\n  <span>b</span> <span>c</span><br /></div> "
+        );
+        let stray = prescan("a </div> b");
+        assert_eq!(stray.tree.text, "a </div> b");
+    }
+
+    #[test]
     fn a_tag_the_page_ends_inside_is_dropped() {
         assert_eq!(outline("<p>a</p>b<a href=\"x"), ["p[2]+", "a", "b"]);
         assert_eq!(outline("<p>a</p>b</p c=\"x"), ["p[2]+", "a", "b"]);
@@ -538,12 +701,12 @@ mod tests {
     fn attributes_are_read_as_html5_tokenizes_them() {
         let pre =
             prescan("<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>");
-        let markup = Markup::new(&pre.html, pre.laid_out);
-        let Some(Node::Element(a)) = markup.nodes().first() else {
+        let markup = Markup::parse(&pre.html, &pre.tree);
+        let Some(Node::Element(a)) = markup.node(0) else {
             panic!("no element");
         };
         let attributes: Vec<(String, String)> = markup
-            .attributes(a)
+            .attributes(&a)
             .map(|(name, value)| {
                 (
                     String::from_utf8_lossy(name).into_owned(),
@@ -575,29 +738,40 @@ mod tests {
         ) {
             let page: String = tags.iter().map(|t| format!("<div{t}>x</div>")).collect();
             let pre = prescan(&page);
-            let markup = Markup::new(&pre.html, pre.laid_out);
-            for (index, node) in markup.nodes().iter().enumerate() {
-                let Node::Element(element) = node else {
-                    continue;
-                };
-                // The tag's text: from after its name to the `>` before its first child
-                // (generated attributes hold no `>`, so that `>` ends the tag).
-                let from = element.name.range().end;
-                let Some(Node::Text(child)) = markup.nodes().get(index + 1) else {
-                    continue;
-                };
-                let text = &pre.html[from..child.range().start - 1];
-                let recorded: Vec<_> = markup.attributes(element).collect();
-                let model: Vec<_> = super::Attributes::new(text).collect();
-                proptest::prop_assert_eq!(recorded, model, "{:?}", page);
+            let markup = Markup::parse(&pre.html, &pre.tree);
+            // The start tags read again by the model, in page order: each from after its name
+            // (generated text holds no `<`, so every `<div` starts a tag unless a quoted value
+            // swallowed it) to its `>`; a tag the page ends inside ends the page.
+            let mut models = Vec::new();
+            let mut from = 0;
+            while let Some(start) = pre.html[from..].find("<div").map(|at| from + at) {
+                let name_end = pre.html[start + 1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .map_or(pre.html.len(), |at| start + 1 + at);
+                let mut model = super::Attributes::new(&pre.html[name_end..]);
+                let attributes: Vec<_> = model.by_ref().collect();
+                let end = name_end + model.at;
+                if pre.html.as_bytes().get(end) != Some(&b'>') {
+                    break;
+                }
+                models.push(attributes);
+                from = end;
             }
+            let recorded: Vec<Vec<_>> = (0..)
+                .map_while(|index| markup.node(index))
+                .filter_map(|node| match node {
+                    Node::Element(element) => Some(markup.attributes(&element).collect()),
+                    Node::Text(_) => None,
+                })
+                .collect();
+            proptest::prop_assert_eq!(recorded, models, "{:?}", page);
         }
     }
 
     #[test]
     fn inner_text_joins_the_text_of_all_descendants() {
         let pre = prescan("<title>A <b>B</b> C</title>D");
-        let markup = Markup::new(&pre.html, pre.laid_out);
+        let markup = Markup::parse(&pre.html, &pre.tree);
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.

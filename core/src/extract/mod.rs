@@ -1,4 +1,4 @@
-//! Contact extraction from page bytes: decode → parse once (prescan and layout, `html.rs`)
+//! Contact extraction from page bytes: decode → parse once (prescan and `tl`, `html.rs`)
 //! → run the field extractors → [`PageExtraction`]; then [`merge`] the pages of one site into
 //! the spec's `ContactExtractionResult`.
 //!

@@ -1,8 +1,9 @@
-//! A byte-level pass over the decoded page that makes it plain for the tree layout
-//! (`markup.rs`), which nests elements as they are written and ignores an end tag that does not
-//! match the innermost open element (as `tl` 0.7, our parser until 2026-11-24, did). Without
-//! this pass one `"</div>"` inside a script string, an unclosed `<option>` in a `<select>` or a
-//! `<div><p>a</div>` would swallow the rest of the page. A single memchr-driven scan:
+//! A byte-level pass over the decoded page that reads its tags as HTML5 tokenizes them and
+//! writes the canonical copy `tl` builds the element tree from (`markup.rs`). `tl` nests
+//! elements as they are written and ignores an end tag that does not match the innermost open
+//! element; without this pass one `"</div>"` inside a script string, an unclosed `<option>` in a
+//! `<select>` or a `<div><p>a</div>` would swallow the rest of the page. A single memchr-driven
+//! scan:
 //! - ASCII letters in tag and attribute names are lower-cased in place;
 //! - the contents of raw-text elements (`script`, `style`, `textarea`, `xmp`, `plaintext`,
 //!   `noembed`, `noframes`) are blanked with spaces, after `application/ld+json` blocks have been
@@ -11,25 +12,26 @@
 //!   `object`, `svg`) are blanked as well, once their JSON-LD is copied out: an
 //!   unclosed child inside them would otherwise swallow the rest of the page;
 //! - a `/` right after a tag name becomes a space: HTML5 ignores it on a non-void element
-//!   (`<div/>` opens a `<div>`), and the layout reads a tag that ends in `/>` as childless;
+//!   (`<div/>` opens a `<div>`), and a tag that ends in `/>` is written childless;
 //! - comments are blanked whole, delimiters included, where HTML5 ends them (the first `-->`
 //!   or `--!>`; `<!-->` and `<!--->` are empty; an unclosed one runs to the end): `tl` 0.7
-//!   misread `<!-- Footer Logo --->` and `<!---->`, and everything after them vanished;
+//!   misreads `<!-- Footer Logo --->` and `<!---->`, and everything after them vanishes;
 //! - doctypes and bogus comments (`<!…>`, `<?…>`) are blanked to their `>`;
 //! - an end tag with anything after its name (`</li >`, `</p class=x>`) becomes `</name>`
-//!   and spaces: the layout, as `tl` 0.7 did, takes all up to `>` as the name;
+//!   and spaces (`tl` takes all up to `>` as the name);
 //! - skipped elements that nest (`<svg>` in `<svg>`) are skipped to their own end tag, not
 //!   the first of their name (`skipped_ends.rs`, which finds every end in O(log n));
-//! - the end tags HTML5 implies are found (`implied_ends.rs`) and returned beside the page,
-//!   so `<div><p>a</div>` closes the `<p>` and then the `<div>`.
+//! - the end tags HTML5 implies are found (`implied_ends.rs`) and written into the copy, so
+//!   `<div><p>a</div>` closes the `<p>` and then the `<div>`.
 //!
-//! Only ASCII bytes are rewritten, in place, so the result stays UTF-8. Attributes are left as
-//! written (the layout reads valueless and unquoted ones as HTML5 does), and so is a `<` that
-//! starts no tag (`18 <3`: text). Until 2026-11-24 the pass also rewrote those and wrote the
-//! implied end tags into a rebuilt copy of the page, for `tl`.
+//! Only ASCII bytes are rewritten, in place, so the page stays UTF-8. Attributes are left as
+//! written and recorded as ranges of it (read as HTML5 reads valueless and unquoted ones), and
+//! so is a `<` that starts no tag (`18 <3`: text, written `&lt;` into the copy).
 
 use crate::extract::implied_ends::OpenElements;
-use crate::extract::markup::{AttributeSpan, LaidOut, Layout, Span, MAX_SOURCE_BYTES};
+use crate::extract::markup::{
+    breaks_line, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
+};
 use crate::extract::skipped_ends::SkippedEnds;
 use crate::pace;
 
@@ -39,9 +41,9 @@ pub struct Prescanned {
     /// contents of raw-text and skipped elements blanked: as long as the input, or shorter
     /// where the page was cut ([`MAX_START_TAGS`]).
     pub html: String,
-    /// The nodes of [`Prescanned::html`] and their attributes (`markup.rs`), laid out during
-    /// the pass.
-    pub laid_out: LaidOut,
+    /// The copy of the page `tl` parses and the attributes of its start tags, as ranges of
+    /// [`Prescanned::html`] (`markup.rs`), written during the pass.
+    pub tree: TreeInput,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
 }
@@ -94,39 +96,37 @@ fn comment_end(rest: &[u8]) -> Option<(usize, usize)> {
     None
 }
 
-/// Most start tags read per page; the page is cut before the next one. `tl` (our parser until
-/// 2026-11-24) held a few hundred bytes per node, so a 2 MiB page of 300 000 `<br>` took
-/// 317 MB to parse; real pages have far fewer (at most 5 535 on the 460 pages of
-/// `shared/corpus` and `corpus-perf`). The cut also bounds the elements of `markup.rs`.
+/// Most start tags read per page; the page is cut before the next one. `tl` holds 168 bytes
+/// per node (and more for an element with over two children), so a 2 MiB page of 300 000
+/// `<br>` took 317 MB to parse; real pages have far fewer (at most 5 535 on the 460 pages of
+/// `shared/corpus` and `corpus-perf`).
 pub const MAX_START_TAGS: usize = 50_000;
 
 /// Largest number of JSON-LD blocks kept per page; more is not a real page.
 const MAX_JSON_LD_BLOCKS: usize = 64;
 
 /// Runs the pass over `input` (see the module docs). Input longer than
-/// [`MAX_SOURCE_BYTES`] (4 GiB; pages are at most 2 MiB) is cut there.
+/// [`MAX_SOURCE_BYTES`] (512 MiB; pages are at most 2 MiB) is cut there.
 #[cfg(test)]
 pub fn prescan(input: &str) -> Prescanned {
-    prescan_reusing(input, Vec::new(), LaidOut::default())
+    prescan_reusing(input, Vec::new(), TreeInput::default())
 }
 
-/// [`prescan`], building the page and its layout in `page` and `laid_out` (cleared first):
+/// [`prescan`], building the page and the copy for `tl` in `page` and `tree` (cleared first):
 /// vectors kept from an earlier page, so a run over many pages does not grow new ones.
-pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Prescanned {
+pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Prescanned {
     let input = cut_to(input, MAX_SOURCE_BYTES);
     page.clear();
     page.extend_from_slice(input.as_bytes());
     let mut bytes = page;
     let mut json_ld = Vec::new();
-    let mut layout = Layout::reusing(laid_out);
+    let mut writer = TreeWriter::reusing(tree);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
     let mut open = OpenElements::default();
     let mut skipped_ends = SkippedEnds::default();
     // Start tags seen, and where the page is cut once there are too many of them. This also
-    // bounds the end tags implied: each closes an element a start tag opened, once. (Until
-    // 2026-11-24 every rewrite of the page was held until the page was rebuilt for `tl`, and
-    // needed a cap of its own: a 2 MiB page of bare `<` held 125 MB of `&lt;`.)
+    // bounds the end tags implied: each closes an element a start tag opened, once.
     let mut start_tags = 0usize;
     let mut cut = None;
     // Tags inside a skipped element (blanked afterwards) make no node and leave the open
@@ -149,8 +149,16 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
         let next = bytes.get(lt + 1).copied();
         ends.clear();
         pos = match next {
-            Some(b'!') if bytes[lt..].starts_with(b"<!--") => blank_comment(&mut bytes, lt),
-            Some(b'!' | b'?') => blank_declaration(&mut bytes, lt),
+            Some(b'!') if bytes[lt..].starts_with(b"<!--") => {
+                let end = blank_comment(&mut bytes, lt);
+                writer.blank(&bytes, lt, end);
+                end
+            }
+            Some(b'!' | b'?') => {
+                let end = blank_declaration(&mut bytes, lt);
+                writer.blank(&bytes, lt, end);
+                end
+            }
             Some(b'/') => {
                 let name_end = lowercase_name(&mut bytes, lt + 2);
                 if name_end == lt + 2 {
@@ -158,10 +166,10 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
                     // which shows nothing up to its `>`.
                     let gt = memchr::memchr(b'>', &bytes[lt..]).map(|gt| lt + gt + 1);
                     if outside_skipped {
-                        layout.before_tag(&bytes, lt, &ends);
+                        writer.before_tag(&bytes, lt, &ends, false);
                         match gt {
-                            Some(tag_end) => layout.skip(tag_end),
-                            None => layout.stop(),
+                            Some(tag_end) => writer.skip(tag_end),
+                            None => writer.stop(),
                         }
                     }
                     gt.unwrap_or(bytes.len())
@@ -172,11 +180,11 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
                     }
                     if outside_skipped {
                         open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
-                        layout.before_tag(&bytes, lt, &ends);
+                        writer.before_tag(&bytes, lt, &ends, false);
                         if bytes.get(name_end) == Some(&b'>') {
-                            layout.end(&bytes, &bytes[lt + 2..name_end], tag_end);
+                            writer.end(&bytes[lt + 2..name_end], tag_end);
                         } else {
-                            layout.stop();
+                            writer.stop();
                         }
                     }
                     tag_end
@@ -190,18 +198,18 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
                 }
                 let name_end = lowercase_name(&mut bytes, lt + 1);
                 // HTML5 reads `<div/>` as an open `<div>` (the `/` of a non-void element is
-                // ignored); a space keeps the layout from reading it as self-closing.
+                // ignored); a space keeps it from being written self-closing.
                 if bytes.get(name_end) == Some(&b'/') {
                     bytes[name_end] = b' ';
                 }
                 if outside_skipped {
                     open.start(&bytes, (lt + 1, name_end), &mut ends);
                 }
-                let first_attribute = layout.attribute_list().len();
-                let tag = scan_attributes(&mut bytes, name_end, layout.attribute_list());
+                let first_attribute = writer.attribute_list().len();
+                let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
                 if outside_skipped && tag.complete {
-                    layout.before_tag(&bytes, lt, &ends);
-                    layout.start(
+                    writer.before_tag(&bytes, lt, &ends, breaks_line(&bytes[lt + 1..name_end]));
+                    writer.start(
                         &bytes,
                         lt + 1..name_end,
                         first_attribute,
@@ -209,10 +217,10 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
                         tag.end,
                     );
                 } else {
-                    layout.discard_attributes(first_attribute);
+                    writer.discard_attributes(first_attribute);
                     if outside_skipped {
-                        layout.before_tag(&bytes, lt, &ends);
-                        layout.stop();
+                        writer.before_tag(&bytes, lt, &ends, false);
+                        writer.stop();
                     }
                 }
                 let name = &bytes[lt + 1..name_end];
@@ -222,12 +230,16 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
                         json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
                     }
                     bytes[tag.end..close].fill(b' ');
+                    if outside_skipped {
+                        writer.blank(&bytes, tag.end, close);
+                    }
                     close
                 } else {
                     if outside_skipped && is_skipped(name) {
                         if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag.end) {
                             skipped.push((tag.end, close));
                             skip_until = skip_until.max(close);
+                            writer.blank(&bytes, tag.end, close);
                         }
                     }
                     tag.end
@@ -248,7 +260,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
     for &(start, end) in &skipped {
         bytes[start..end.max(start)].fill(b' ');
     }
-    let laid_out = layout.finish(bytes.len());
+    let tree = writer.finish(&bytes, bytes.len());
     // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
     // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
     // in practice and keeps this free of panics if that reasoning were ever wrong.
@@ -258,7 +270,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, laid_out: LaidOut) -> Pre
     };
     Prescanned {
         html,
-        laid_out,
+        tree,
         json_ld,
     }
 }
@@ -280,7 +292,7 @@ fn is_raw_text(name: &[u8]) -> bool {
     )
 }
 
-/// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: the layout
+/// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: `tl`
 /// ignores a closing tag that does not match the innermost open element, so an unclosed child
 /// (`<select><option>A<option>B</select>`, `<noscript><p>…</noscript>`, `<svg><path></svg>`)
 /// kept the element open and the rest of the page fell into the skipped subtree.
@@ -445,10 +457,10 @@ static BYTE_CLASS: [u8; 256] = {
 /// Rewrites the end tag whose name ends at `name_end` (not at a `>`) as `</name>` followed by
 /// spaces. HTML5 (§13.2.5.8) reads an end tag's name to white space, `/` or `>` and ignores
 /// what follows up to its `>` (attributes included, quoted values may hold a `>`); the
-/// layout (as `tl` 0.7 did) takes everything up to the first `>` as the name, so `</li >`
+/// copy's reader, `tl`, takes everything up to the first `>` as the name, so `</li >`
 /// would close nothing and the items after it fall into a hidden `<li style="display:none">`
 /// (crazy-julia.de). An end tag the page ends inside is left alone (HTML5 drops it, and shows
-/// nothing after it; so does the layout). Returns where scanning goes on: after the tag, or the end of the page (so a
+/// nothing after it; nor is anything written after it). Returns where scanning goes on: after the tag, or the end of the page (so a
 /// page of unterminated `</a x="` is not read to its end once per tag).
 fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
     // An end tag's attributes are read only to find its end (rare: no allocation otherwise).
@@ -477,7 +489,7 @@ fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::{cut_to, prescan};
-    use crate::extract::markup::{Element, Node};
+    use crate::extract::markup::tests::outline;
 
     #[test]
     fn input_is_cut_on_a_character_boundary() {
@@ -637,54 +649,50 @@ mod tests {
         // Each implied end tag closes an element a start tag opened, so the cut on start
         // tags bounds them too: 60 000 items of one list, each closed by the next.
         let page = format!("<ul>{}", "<li>x".repeat(60_000));
-        let p = prescan(&page);
-        let elements: Vec<&Element> = p
-            .laid_out
-            .nodes
-            .iter()
-            .filter_map(|node| match node {
-                Node::Element(e) => Some(e),
-                Node::Text(_) => None,
-            })
-            .collect();
+        let outline = outline(&page);
+        let elements: Vec<&String> = outline.iter().filter(|node| node.contains('[')).collect();
         assert_eq!(elements.len(), super::MAX_START_TAGS);
-        let closed = elements.iter().filter(|e| e.closed).count();
+        let closed = elements.iter().filter(|e| e.ends_with('+')).count();
         assert_eq!(closed, super::MAX_START_TAGS - 2);
+        // The copy `tl` parses holds one `</li>` per closed item.
+        let p = prescan(&page);
+        assert_eq!(p.tree.text.matches("</li>").count(), closed);
     }
 
     #[test]
-    fn bare_less_than_signs_are_left_as_text() {
-        // 2 million `<` held 125 MB when each was rewritten `&lt;` for `tl`; now nothing is
-        // held and nothing cut.
+    fn bare_less_than_signs_are_text() {
+        // 2 million `<` held 125 MB when each rewrite was kept apart until the page was
+        // rebuilt; now they are written as `&lt;` into the copy as it is built: four bytes each.
         let page = format!("<p>{}</p><p>info@example.com</p>", "<".repeat(200_000));
         let p = prescan(&page);
         assert_eq!(p.html, page);
+        assert_eq!(p.tree.text.len(), page.len() + 3 * 200_000);
         // Two paragraphs, their text, nothing else.
-        assert_eq!(p.laid_out.nodes.len(), 4);
+        let outline = outline(&page);
+        assert_eq!(outline.len(), 4);
+        assert_eq!(outline[1].len(), 4 * 200_000);
+        assert_eq!(outline[3], "info@example.com");
     }
 
     #[test]
     fn tags_inside_skipped_elements_make_no_nodes_and_imply_no_end_tags() {
         // The `<li>` inside `<noscript>` neither makes a node nor closes the first item.
-        let p = prescan("<ul><li>a<noscript><li>b</noscript><li>c</ul>");
-        let shape: Vec<String> = p
-            .laid_out
-            .nodes
-            .iter()
-            .map(|node| match node {
-                Node::Element(e) => format!(
-                    "{}[{}]{}",
-                    &p.html[e.name.range()],
-                    e.subtree_end(),
-                    if e.closed { "+" } else { "" }
-                ),
-                Node::Text(span) => p.html[span.range()].trim().to_string(),
-            })
+        let shape: Vec<String> = outline("<ul><li>a<noscript><li>b</noscript><li>c</ul>")
+            .into_iter()
+            .map(|node| node.trim().to_string())
             .collect();
         assert_eq!(
             shape,
             ["ul[7]+", "li[5]+", "a", "noscript[5]+", "", "li[7]+", "c"]
         );
+    }
+
+    #[test]
+    fn hidden_bytes_are_one_space_in_the_copy() {
+        let p = prescan(
+            "<!DOCTYPE html><p>a<!-- x -->b</p><script>var s = '<b>';</script><svg><path/></svg>c",
+        );
+        assert_eq!(p.tree.text, " <p>a b</p><script> </script><svg> </svg>c");
     }
 
     #[test]
