@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::extract::entities;
-use crate::extract::markup::{Element, Markup, Node, TreeInput};
+use crate::extract::markup::{Element, ElementFacts, Markup, Node, TreeInput};
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::pace;
@@ -113,6 +113,7 @@ pub fn parse(html: &str) -> Document {
 pub struct ParseBuffers {
     page: Vec<u8>,
     tree: TreeInput,
+    facts: Vec<ElementFacts>,
 }
 
 /// [`parse`], building in `buffers`.
@@ -129,14 +130,19 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
         },
         ..Walker::default()
     };
-    let markup = Markup::parse(&pre.html, &pre.tree);
+    let markup = Markup::parse(
+        &pre.page,
+        html,
+        &pre.tree,
+        std::mem::take(&mut buffers.facts),
+    );
     walker.walk(&markup);
-    drop(markup);
+    buffers.facts = markup.into_facts();
     buffers.tree = pre.tree;
     buffers.tree.text.clear();
     buffers.tree.attributes.clear();
     buffers.tree.start_tags.clear();
-    buffers.page = pre.html.into_bytes();
+    buffers.page = pre.page;
     buffers.page.clear();
     walker.finish()
 }

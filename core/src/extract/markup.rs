@@ -88,10 +88,14 @@ pub struct TreeInput {
 
 /// Writes the copy of a page that `tl` parses, from its tags given in page order by the
 /// prescan, which owns the page's bytes: each call takes them as they are then (names already
-/// lower-cased).
+/// lower-cased). Text is copied from the page as it was given ([`TreeWriter::reusing`]): the
+/// prescan rewrites only tags and what it blanks, never the text between tags, and `&str`
+/// slices make the copy UTF-8 without a second validation.
 #[derive(Debug, Default)]
-pub struct TreeWriter {
-    out: Vec<u8>,
+pub struct TreeWriter<'p> {
+    /// The page as given to the prescan.
+    page: &'p str,
+    out: String,
     attributes: Vec<AttributeSpan>,
     start_tags: Vec<(u32, u32)>,
     /// Where the text after the last tag starts, in the page.
@@ -101,17 +105,21 @@ pub struct TreeWriter {
     /// Whether the last thing written is a start tag after which the walker breaks the line
     /// (see [`TreeWriter::before_tag`]).
     after_line_break: bool,
+    /// Whether the text not yet written holds a `<` that starts no tag (to be written `&lt;`).
+    bare_less_than: bool,
 }
 
-impl TreeWriter {
-    /// A writer that builds in the vectors of `input` (cleared, their capacity kept).
-    pub fn reusing(input: TreeInput) -> TreeWriter {
-        let mut out = input.text.into_bytes();
+impl<'p> TreeWriter<'p> {
+    /// A writer for `page` (the page as the prescan was given it) that builds in the vectors of
+    /// `input` (cleared, their capacity kept).
+    pub fn reusing(page: &'p str, input: TreeInput) -> TreeWriter<'p> {
+        let mut out = input.text;
         out.clear();
         let (mut attributes, mut start_tags) = (input.attributes, input.start_tags);
         attributes.clear();
         start_tags.clear();
         TreeWriter {
+            page,
             out,
             attributes,
             start_tags,
@@ -137,7 +145,7 @@ impl TreeWriter {
         if self.stopped {
             return;
         }
-        self.text_to(bytes, lt, breaks_line && implied.is_empty());
+        self.text_to(lt, breaks_line && implied.is_empty());
         for &(start, end) in implied {
             self.write_end_tag(bytes.get(start..end).unwrap_or_default());
         }
@@ -146,13 +154,13 @@ impl TreeWriter {
     /// Bytes `from..to` of the page show nothing (a comment, a declaration, the contents of a
     /// raw-text or skipped element): the text before them, then one space in their place.
     /// Ignored where the writer is already past `from` (inside a skipped element).
-    pub fn blank(&mut self, bytes: &[u8], from: usize, to: usize) {
+    pub fn blank(&mut self, from: usize, to: usize) {
         if self.stopped || from < self.text_start {
             return;
         }
-        self.text_to(bytes, from, false);
+        self.text_to(from, false);
         if !self.after_line_break {
-            self.out.push(b' ');
+            self.out.push(' ');
         }
         self.text_start = to;
     }
@@ -186,12 +194,12 @@ impl TreeWriter {
         }
         let name = bytes.get(name).unwrap_or_default();
         self.after_line_break = breaks_line(name);
-        self.out.push(b'<');
+        self.out.push('<');
         write_name(&mut self.out, name);
         if self_closing || is_void(name) {
-            self.out.extend_from_slice(b" />");
+            self.out.push_str(" />");
         } else {
-            self.out.push(b'>');
+            self.out.push('>');
         }
         self.start_tags
             .push((index_u32(first_attribute), index_u32(self.attributes.len())));
@@ -206,6 +214,11 @@ impl TreeWriter {
         self.write_end_tag(name);
         self.after_line_break = false;
         self.text_start = tag_end;
+    }
+
+    /// A `<` that starts no tag (HTML5 §13.2.5.6: text), in the text not yet written.
+    pub fn bare_less_than(&mut self) {
+        self.bare_less_than = true;
     }
 
     /// A tag that makes no node but is not text (`</ x>`, a bogus comment for HTML5), ending
@@ -223,18 +236,12 @@ impl TreeWriter {
     }
 
     /// The copy, with the text after the last tag (up to `len`, the length of the page).
-    pub fn finish(mut self, bytes: &[u8], len: usize) -> TreeInput {
+    pub fn finish(mut self, len: usize) -> TreeInput {
         if !self.stopped {
-            self.text_to(bytes, len, false);
+            self.text_to(len, false);
         }
-        // Only whole UTF-8 runs of the page between ASCII bytes and ASCII bytes were written,
-        // so this is UTF-8; the lossy call keeps it free of panics were that ever wrong.
-        let text = match String::from_utf8(self.out) {
-            Ok(text) => text,
-            Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
-        };
         TreeInput {
-            text,
+            text: self.out,
             attributes: self.attributes,
             start_tags: self.start_tags,
         }
@@ -242,29 +249,34 @@ impl TreeWriter {
 
     /// Copies the text from `text_start` to `to` (a `<` as `&lt;`) and moves `text_start`;
     /// white space alone is left out after a line break, or before one (`line_break_next`).
-    fn text_to(&mut self, bytes: &[u8], to: usize, line_break_next: bool) {
-        let text = bytes.get(self.text_start..to).unwrap_or_default();
+    /// The text's ends are at `<`, `>` or the ends of the page (ASCII bytes), so on character
+    /// boundaries; were one not, nothing would be copied.
+    fn text_to(&mut self, to: usize, line_break_next: bool) {
+        let page = self.page;
+        let text = page.get(self.text_start..to).unwrap_or_default();
         self.text_start = self.text_start.max(to);
         if text.is_empty()
             || ((self.after_line_break || line_break_next)
-                && text.iter().all(u8::is_ascii_whitespace))
+                && text.bytes().all(|b| b.is_ascii_whitespace()))
         {
             return;
         }
         self.after_line_break = false;
         let mut rest = text;
-        while let Some(lt) = memchr::memchr(b'<', rest) {
-            self.out.extend_from_slice(&rest[..lt]);
-            self.out.extend_from_slice(b"&lt;");
-            rest = &rest[lt + 1..];
+        if std::mem::take(&mut self.bare_less_than) {
+            while let Some(lt) = rest.find('<') {
+                self.out.push_str(&rest[..lt]);
+                self.out.push_str("&lt;");
+                rest = &rest[lt + 1..];
+            }
         }
-        self.out.extend_from_slice(rest);
+        self.out.push_str(rest);
     }
 
     fn write_end_tag(&mut self, name: &[u8]) {
-        self.out.extend_from_slice(b"</");
+        self.out.push_str("</");
         write_name(&mut self.out, name);
-        self.out.push(b'>');
+        self.out.push('>');
     }
 }
 
@@ -274,22 +286,18 @@ pub fn breaks_line(name: &[u8]) -> bool {
     name == b"br" || is_block(name)
 }
 
-/// Writes an element name as `tl` reads one: `.` as `+` (see the module docs).
-fn write_name(out: &mut Vec<u8>, name: &[u8]) {
-    let start = out.len();
-    out.extend_from_slice(name);
-    if memchr::memchr(b'.', name).is_some() {
-        for byte in &mut out[start..] {
-            if *byte == b'.' {
-                *byte = b'+';
-            }
-        }
-    }
+/// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
+/// ASCII (the prescan reads letters, digits, `-`, `_`, `:` and `.`).
+fn write_name(out: &mut String, name: &[u8]) {
+    out.extend(
+        name.iter()
+            .map(|&b| if b == b'.' { '+' } else { char::from(b) }),
+    );
 }
 
 /// What [`Markup`] knows of an element beyond `tl`'s node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct ElementFacts {
+pub struct ElementFacts {
     /// Its attributes: indices into [`TreeInput::attributes`], from and to.
     attributes: (u32, u32),
     /// Index of the first node after its descendants.
@@ -336,7 +344,10 @@ pub struct Markup<'s> {
     dom: Option<tl::VDom<'s>>,
     /// The text `tl` parsed.
     tree: &'s str,
-    /// The prescanned page, which the attribute ranges point into.
+    /// The prescanned page, where attribute names are lower-case.
+    prescanned: &'s [u8],
+    /// The page as given to the prescan, where attribute values are as written (the prescan
+    /// rewrites no value, so the ranges are the same), as `&str`.
     page: &'s str,
     attributes: &'s [AttributeSpan],
     /// One entry per node of `dom` (those of text nodes unused).
@@ -344,20 +355,36 @@ pub struct Markup<'s> {
 }
 
 impl<'s> Markup<'s> {
-    /// Parses `input`, written by a [`TreeWriter`] from `page`. A copy `tl` refuses (over
-    /// 4 GiB, which [`MAX_SOURCE_BYTES`] rules out) yields no nodes.
-    pub fn parse(page: &'s str, input: &'s TreeInput) -> Markup<'s> {
+    /// Parses `input`, written by a [`TreeWriter`] from `page` (`prescanned` is the page after
+    /// the prescan, of the same length or cut shorter), keeping what it learns of each
+    /// element in `facts` (cleared first: a vector kept from an earlier page, see
+    /// [`Markup::into_facts`]). A copy `tl` refuses (over 4 GiB, which [`MAX_SOURCE_BYTES`]
+    /// rules out) yields no nodes.
+    pub fn parse(
+        prescanned: &'s [u8],
+        page: &'s str,
+        input: &'s TreeInput,
+        mut facts: Vec<ElementFacts>,
+    ) -> Markup<'s> {
         let tree = input.text.as_str();
         let dom = tl::parse(tree, tl::ParserOptions::default()).ok();
         let nodes = dom.as_ref().map_or(&[][..], |dom| dom.nodes());
-        let facts = element_facts(nodes, &input.start_tags);
+        element_facts(nodes, &input.start_tags, &mut facts);
         Markup {
             dom,
             tree,
+            prescanned,
             page,
             attributes: &input.attributes,
             facts,
         }
+    }
+
+    /// The vector [`Markup::parse`] kept its facts in, emptied, for the next page.
+    pub fn into_facts(self) -> Vec<ElementFacts> {
+        let mut facts = self.facts;
+        facts.clear();
+        facts
     }
 
     /// `tl`'s nodes in document order.
@@ -386,14 +413,14 @@ impl<'s> Markup<'s> {
         element: &Element<'_>,
     ) -> impl Iterator<Item = (&'s [u8], &'s str)> + use<'s> {
         let (from, to) = element.facts.attributes;
-        let page = self.page;
+        let (prescanned, page) = (self.prescanned, self.page);
         self.attributes
             .get(from as usize..to as usize)
             .unwrap_or_default()
             .iter()
             .map(move |a| {
                 (
-                    page.as_bytes().get(a.name.range()).unwrap_or_default(),
+                    prescanned.get(a.name.range()).unwrap_or_default(),
                     page.get(a.value.range()).unwrap_or(""),
                 )
             })
@@ -430,12 +457,16 @@ impl<'s> Markup<'s> {
 /// `<name>` to `</name>`: at least twice the name and five bytes, which neither `<name>` nor
 /// `<name />` reaches), and where its descendants end (its last child's end, found in one pass
 /// from the last node back, as children come after their parent).
-fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)]) -> Vec<ElementFacts> {
-    let mut facts = vec![ElementFacts::default(); nodes.len()];
-    let mut ordinal = 0;
+fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)], facts: &mut Vec<ElementFacts>) {
+    facts.clear();
+    facts.resize(nodes.len(), ElementFacts::default());
+    // Elements seen so far, from the last back: the `k`-th from the end is the `k`-th start
+    // tag written from the end.
+    let mut from_end = 0;
     for (index, node) in nodes.iter().enumerate().rev() {
+        let next = index_u32(index + 1);
         let tl::Node::Tag(tag) = node else {
-            facts[index].subtree_end = index_u32(index + 1);
+            facts[index].subtree_end = next;
             continue;
         };
         let subtree_end = tag
@@ -444,31 +475,30 @@ fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)]) -> Vec<Eleme
             .as_slice()
             .last()
             .and_then(|last| facts.get(last.get_inner() as usize))
-            .map_or(index_u32(index + 1), |last| last.subtree_end);
-        let name = tag.name().as_bytes().len();
+            .map_or(next, |last| last.subtree_end.max(next));
+        from_end += 1;
         facts[index] = ElementFacts {
-            attributes: (0, 0),
-            subtree_end: subtree_end.max(index_u32(index + 1)),
-            closed: tag.raw().as_bytes().len() >= 2 * name + 5,
+            attributes: start_tags
+                .len()
+                .checked_sub(from_end)
+                .and_then(|ordinal| start_tags.get(ordinal))
+                .copied()
+                .unwrap_or_default(),
+            subtree_end,
+            closed: tag.raw().as_bytes().len() >= 2 * tag.name().as_bytes().len() + 5,
         };
-        ordinal += 1;
     }
-    // The elements in document order meet the start tags in the order they were written.
-    let elements = ordinal;
-    let mut ordinal = 0;
-    for (index, node) in nodes.iter().enumerate() {
-        if matches!(node, tl::Node::Tag(_)) {
-            if elements == start_tags.len() {
-                facts[index].attributes = start_tags[ordinal];
-            }
-            ordinal += 1;
+    if from_end != start_tags.len() {
+        // Not one element per start tag written (which the copy rules out): no attributes
+        // rather than another element's.
+        for fact in facts.iter_mut() {
+            fact.attributes = (0, 0);
         }
     }
-    facts
 }
 
 /// The attributes of a start tag read again from its text, as HTML5 tokenizes them
-/// (§13.2.5.32–40), the way the prescan reads them once for the [`Layout`]: the model its
+/// (§13.2.5.32–40), the way the prescan reads them once as it scans the page: the model its
 /// attribute list is tested against. Names run to white space, `/`, `>` or `=`; a value is
 /// quoted, or unquoted up to white space or `>`; a `/` not right before `>` is ignored. Yields `(name, value)` as written (entities not decoded), the
 /// value empty for an attribute without one. Duplicates are yielded too: HTML5 keeps the first,
@@ -576,15 +606,15 @@ pub(crate) mod tests {
     /// The outline of `source` as `tl` builds it from the prescan's copy.
     pub(crate) fn outline(source: &str) -> Vec<String> {
         let pre = prescan(source);
-        let markup = Markup::parse(&pre.html, &pre.tree);
+        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
         outline_of(&markup)
     }
 
     /// The tree of `source` given the tags of `write` (calls on a [`TreeWriter`]).
-    fn written(source: &str, write: impl FnOnce(&mut TreeWriter, &[u8])) -> TreeInput {
-        let mut writer = TreeWriter::default();
+    fn written(source: &str, write: impl FnOnce(&mut TreeWriter<'_>, &[u8])) -> TreeInput {
+        let mut writer = TreeWriter::reusing(source, TreeInput::default());
         write(&mut writer, source.as_bytes());
-        writer.finish(source.as_bytes(), source.len())
+        writer.finish(source.len())
     }
 
     #[test]
@@ -609,7 +639,7 @@ pub(crate) mod tests {
             writer.end(b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</div>y");
-        let markup = Markup::parse(source, &tree);
+        let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
         assert_eq!(outline_of(&markup), ["div[4]", "b[4]", "x", "y"]);
         // With the implied `</b>` (bytes 6..7 name it) both close.
         let tree = written(source, |writer, bytes| {
@@ -621,7 +651,7 @@ pub(crate) mod tests {
             writer.end(b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</b></div>y");
-        let markup = Markup::parse(source, &tree);
+        let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
         assert_eq!(outline_of(&markup), ["div[3]+", "b[3]+", "x", "y"]);
         assert_eq!(outline("<div><b>x</div>y"), ["div[3]+", "b[3]+", "x", "y"]);
         assert_eq!(outline("</p>a"), ["a"]);
@@ -699,9 +729,9 @@ pub(crate) mod tests {
 
     #[test]
     fn attributes_are_read_as_html5_tokenizes_them() {
-        let pre =
-            prescan("<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>");
-        let markup = Markup::parse(&pre.html, &pre.tree);
+        let source = "<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>";
+        let pre = prescan(source);
+        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
         let Some(Node::Element(a)) = markup.node(0) else {
             panic!("no element");
         };
@@ -738,20 +768,21 @@ pub(crate) mod tests {
         ) {
             let page: String = tags.iter().map(|t| format!("<div{t}>x</div>")).collect();
             let pre = prescan(&page);
-            let markup = Markup::parse(&pre.html, &pre.tree);
+            let markup = Markup::parse(&pre.page, &page, &pre.tree, Vec::new());
+            let html = pre.html();
             // The start tags read again by the model, in page order: each from after its name
             // (generated text holds no `<`, so every `<div` starts a tag unless a quoted value
             // swallowed it) to its `>`; a tag the page ends inside ends the page.
             let mut models = Vec::new();
             let mut from = 0;
-            while let Some(start) = pre.html[from..].find("<div").map(|at| from + at) {
-                let name_end = pre.html[start + 1..]
+            while let Some(start) = html[from..].find("<div").map(|at| from + at) {
+                let name_end = html[start + 1..]
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-                    .map_or(pre.html.len(), |at| start + 1 + at);
-                let mut model = super::Attributes::new(&pre.html[name_end..]);
+                    .map_or(html.len(), |at| start + 1 + at);
+                let mut model = super::Attributes::new(&html[name_end..]);
                 let attributes: Vec<_> = model.by_ref().collect();
                 let end = name_end + model.at;
-                if pre.html.as_bytes().get(end) != Some(&b'>') {
+                if html.as_bytes().get(end) != Some(&b'>') {
                     break;
                 }
                 models.push(attributes);
@@ -770,8 +801,9 @@ pub(crate) mod tests {
 
     #[test]
     fn inner_text_joins_the_text_of_all_descendants() {
-        let pre = prescan("<title>A <b>B</b> C</title>D");
-        let markup = Markup::parse(&pre.html, &pre.tree);
+        let source = "<title>A <b>B</b> C</title>D";
+        let pre = prescan(source);
+        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.

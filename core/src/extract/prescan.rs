@@ -40,9 +40,9 @@ pub struct Prescanned {
     /// The page with tag and attribute names lower-cased and comments, declarations and the
     /// contents of raw-text and skipped elements blanked: as long as the input, or shorter
     /// where the page was cut ([`MAX_START_TAGS`]).
-    pub html: String,
+    pub page: Vec<u8>,
     /// The copy of the page `tl` parses and the attributes of its start tags, as ranges of
-    /// [`Prescanned::html`] (`markup.rs`), written during the pass.
+    /// [`Prescanned::page`] (`markup.rs`), written during the pass.
     pub tree: TreeInput,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
@@ -105,6 +105,14 @@ pub const MAX_START_TAGS: usize = 50_000;
 /// Largest number of JSON-LD blocks kept per page; more is not a real page.
 const MAX_JSON_LD_BLOCKS: usize = 64;
 
+#[cfg(test)]
+impl Prescanned {
+    /// [`Prescanned::page`] as text.
+    pub fn html(&self) -> String {
+        String::from_utf8_lossy(&self.page).into_owned()
+    }
+}
+
 /// Runs the pass over `input` (see the module docs). Input longer than
 /// [`MAX_SOURCE_BYTES`] (512 MiB; pages are at most 2 MiB) is cut there.
 #[cfg(test)]
@@ -120,7 +128,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
     page.extend_from_slice(input.as_bytes());
     let mut bytes = page;
     let mut json_ld = Vec::new();
-    let mut writer = TreeWriter::reusing(tree);
+    let mut writer = TreeWriter::reusing(input, tree);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
     let mut open = OpenElements::default();
@@ -151,12 +159,12 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
         pos = match next {
             Some(b'!') if bytes[lt..].starts_with(b"<!--") => {
                 let end = blank_comment(&mut bytes, lt);
-                writer.blank(&bytes, lt, end);
+                writer.blank(lt, end);
                 end
             }
             Some(b'!' | b'?') => {
                 let end = blank_declaration(&mut bytes, lt);
-                writer.blank(&bytes, lt, end);
+                writer.blank(lt, end);
                 end
             }
             Some(b'/') => {
@@ -231,7 +239,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     }
                     bytes[tag.end..close].fill(b' ');
                     if outside_skipped {
-                        writer.blank(&bytes, tag.end, close);
+                        writer.blank(tag.end, close);
                     }
                     close
                 } else {
@@ -239,7 +247,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag.end) {
                             skipped.push((tag.end, close));
                             skip_until = skip_until.max(close);
-                            writer.blank(&bytes, tag.end, close);
+                            writer.blank(tag.end, close);
                         }
                     }
                     tag.end
@@ -247,7 +255,10 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
             }
             // HTML5 (§13.2.5.6): a `<` before anything but a letter, `/`, `!` or `?` is text
             // (`18 <3`).
-            _ => lt + 1,
+            _ => {
+                writer.bare_less_than();
+                lt + 1
+            }
         };
     }
     if let Some(cut) = cut {
@@ -260,16 +271,12 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
     for &(start, end) in &skipped {
         bytes[start..end.max(start)].fill(b' ');
     }
-    let tree = writer.finish(&bytes, bytes.len());
+    let tree = writer.finish(bytes.len());
     // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
     // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
     // in practice and keeps this free of panics if that reasoning were ever wrong.
-    let html = match String::from_utf8(bytes) {
-        Ok(html) => html,
-        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
-    };
     Prescanned {
-        html,
+        page: bytes,
         tree,
         json_ld,
     }
@@ -507,7 +514,7 @@ mod tests {
     fn lowercases_names_but_not_values_or_text() {
         let p = prescan(r#"<DIV CLASS="Foo">Hello <BR><A HREF="/X">Y</A></DIV>"#);
         assert_eq!(
-            p.html,
+            p.html(),
             r#"<div class="Foo">Hello <br><a href="/X">Y</a></div>"#
         );
     }
@@ -516,10 +523,10 @@ mod tests {
     fn blanks_scripts_and_styles_and_keeps_json_ld() {
         let input = r#"<script>var a = "</div><p>";</script><p>x</p><script type="application/ld+json">{"name":"A"}</SCRIPT><style>p{}</style>"#;
         let p = prescan(input);
-        assert!(!p.html.contains("<p>\""));
-        assert!(p.html.contains("<p>x</p>"));
+        assert!(!p.html().contains("<p>\""));
+        assert!(p.html().contains("<p>x</p>"));
         assert_eq!(p.json_ld, vec![r#"{"name":"A"}"#.to_string()]);
-        assert!(!p.html.contains("p{}"));
+        assert!(!p.html().contains("p{}"));
     }
 
     #[test]
@@ -527,7 +534,7 @@ mod tests {
         let blank = |n: usize| " ".repeat(n);
         let p = prescan("<!-- Footer Logo ---><P>a</P><!--- START --><B>b</B><!-- x --!><I>c</I>");
         assert_eq!(
-            p.html,
+            p.html(),
             format!(
                 "{}<p>a</p>{}<b>b</b>{}<i>c</i>",
                 blank(21),
@@ -537,7 +544,7 @@ mod tests {
         );
         let p = prescan("<!--><A>d</A><!---><A>e</A><!----><A>f</A>");
         assert_eq!(
-            p.html,
+            p.html(),
             format!(
                 "{}<a>d</a>{}<a>e</a>{}<a>f</a>",
                 blank(5),
@@ -546,11 +553,11 @@ mod tests {
             )
         );
         let p = prescan("<!-- a - b -- c ---- d --!--><I>g</I>");
-        assert_eq!(p.html, format!("{}<i>g</i>", blank(29)));
+        assert_eq!(p.html(), format!("{}<i>g</i>", blank(29)));
         let p = prescan("<!-- x --!--!><I>h</I>");
-        assert_eq!(p.html, format!("{}<i>h</i>", blank(14)));
+        assert_eq!(p.html(), format!("{}<i>h</i>", blank(14)));
         let p = prescan("<p>f</p><!-- never closed <b>");
-        assert_eq!(p.html, format!("<p>f</p>{}", blank(21)));
+        assert_eq!(p.html(), format!("<p>f</p>{}", blank(21)));
     }
 
     #[test]
@@ -560,11 +567,11 @@ mod tests {
         );
         // `<![CDATA[x]]>` and `<!x y>`: 19 bytes of blanks between the paragraphs.
         assert_eq!(
-            p.html.trim_start(),
+            p.html().trim_start(),
             format!("<p>a</p>{}<b>b</b>", " ".repeat(19))
         );
         assert_eq!(
-            prescan("<p>c</p><!DOCTYPE never closed").html.trim_end(),
+            prescan("<p>c</p><!DOCTYPE never closed").html().trim_end(),
             "<p>c</p>"
         );
     }
@@ -572,10 +579,10 @@ mod tests {
     #[test]
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
-        assert!(p.html.starts_with("                 <b>x</b><script>"));
-        assert!(p.html.ends_with("            "));
+        assert!(p.html().starts_with("                 <b>x</b><script>"));
+        assert!(p.html().ends_with("            "));
         let p = prescan("<a href='x");
-        assert_eq!(p.html, "<a href='x");
+        assert_eq!(p.html(), "<a href='x");
     }
 
     #[test]
@@ -586,7 +593,7 @@ mod tests {
             "<A HREF=//x.com/a/b?c=1&d=2 class = big DATA-X=it's ITEMSCOPE>t</A><script type=application/ld+json>{}</script>",
         );
         assert_eq!(
-            p.html,
+            p.html(),
             "<a href=//x.com/a/b?c=1&d=2 class = big data-x=it's itemscope>t</a><script type=application/ld+json>  </script>"
         );
         assert_eq!(p.json_ld, ["{}"]);
@@ -598,17 +605,20 @@ mod tests {
             r#"<select><option>A<option>B</select><noscript><script type="application/ld+json">{"a":1}</script></noscript><p>x</p>"#,
         );
         assert_eq!(p.json_ld, [r#"{"a":1}"#]);
-        assert!(p.html.starts_with("<select>"));
-        assert!(p.html.ends_with("</noscript><p>x</p>"));
-        assert!(!p.html.contains("option") && !p.html.contains("<script"));
+        assert!(p.html().starts_with("<select>"));
+        assert!(p.html().ends_with("</noscript><p>x</p>"));
+        assert!(!p.html().contains("option") && !p.html().contains("<script"));
         // Without a closing tag nothing is blanked.
-        assert_eq!(prescan("<svg><path d=\"M0\">").html, "<svg><path d=\"M0\">");
+        assert_eq!(
+            prescan("<svg><path d=\"M0\">").html(),
+            "<svg><path d=\"M0\">"
+        );
     }
 
     #[test]
     fn a_slash_right_after_a_tag_name_becomes_a_space() {
         assert_eq!(
-            prescan("<br/><HR/><img src=\"a\"/><p>x</p>").html,
+            prescan("<br/><HR/><img src=\"a\"/><p>x</p>").html(),
             "<br ><hr ><img src=\"a\"/><p>x</p>"
         );
     }
@@ -618,16 +628,16 @@ mod tests {
         // HTML5 shows nothing after it; the scan stops there instead of reading the rest of
         // the page once per such tag (`benches/src/pathological.rs`, "end-tags").
         assert_eq!(
-            prescan("<P>a</P></B Z=\"w<P>b").html,
+            prescan("<P>a</P></B Z=\"w<P>b").html(),
             "<p>a</p></b z=\"w<P>b"
         );
-        assert_eq!(prescan("</LI Z=\">\"><P>b").html, "</li>      <p>b");
+        assert_eq!(prescan("</LI Z=\">\"><P>b").html(), "</li>      <p>b");
     }
 
     #[test]
     fn a_page_is_cut_before_its_start_tag_over_the_cap() {
         let page = "<b>x</b>".repeat(super::MAX_START_TAGS + 10);
-        let html = prescan(&page).html;
+        let html = prescan(&page).html();
         assert_eq!(html.matches("<b>").count(), super::MAX_START_TAGS);
         assert!(html.ends_with("x</b>"));
         // A skipped element open at the cut is blanked to the cut.
@@ -636,7 +646,7 @@ mod tests {
             "<i></i>".repeat(super::MAX_START_TAGS - 1),
             "<p>a</p>".repeat(5)
         );
-        let html = prescan(&page).html;
+        let html = prescan(&page).html();
         assert!(
             html.ends_with("<i></i><noscript>   "),
             "{}",
@@ -665,7 +675,7 @@ mod tests {
         // rebuilt; now they are written as `&lt;` into the copy as it is built: four bytes each.
         let page = format!("<p>{}</p><p>info@example.com</p>", "<".repeat(200_000));
         let p = prescan(&page);
-        assert_eq!(p.html, page);
+        assert_eq!(p.html(), page);
         assert_eq!(p.tree.text.len(), page.len() + 3 * 200_000);
         // Two paragraphs, their text, nothing else.
         let outline = outline(&page);
@@ -698,6 +708,6 @@ mod tests {
     #[test]
     fn multibyte_text_stays_intact() {
         let p = prescan("<P>Straße 1 – Köln</P><script>ü</script>");
-        assert!(p.html.starts_with("<p>Straße 1 – Köln</p>"));
+        assert!(p.html().starts_with("<p>Straße 1 – Köln</p>"));
     }
 }
