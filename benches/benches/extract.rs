@@ -4,7 +4,7 @@
 //! corpus and the throughput (divan's bytes counter, MB/s):
 //! - `decode`: charset detection and decoding;
 //! - `tl_parse`: the bare parse of the `tl` crate on the pages as written (a reference point:
-//!   the extraction runs `tl` on the prescan's canonical copy, a fifth of the page's bytes);
+//!   the extraction runs `tl` on the prescan's canonical copy, about a sixth of the page's bytes);
 //! - `document`: decode + prescan (writing the copy) + `tl` + our walk (text, links,
 //!   metadata);
 //! - `full`: everything the service does per page (all extractors + crawl plan).
