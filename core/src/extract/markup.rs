@@ -10,7 +10,10 @@
 //!   wins, an unquoted value stops at `/`) never applies;
 //! - each end tag as `</name>`, with the end tags HTML5's tree builder implies before a tag
 //!   (`implied_ends.rs`) written in;
-//! - comments, declarations and the contents of raw-text and skipped elements as one space.
+//! - comments, declarations and the contents of raw-text and skipped elements as one space;
+//! - white space alone next to a line break of the walker's text (after or before the start
+//!   tag of a block element or `<br>`) not at all: the walker would drop it there anyway
+//!   ([`TreeWriter::before_tag`]).
 //!
 //! On that copy `tl` 0.7 nests as HTML5's tree builder does with the implied end tags given:
 //! a start tag opens an element unless it ends in `/>` or is void; an end tag closes the
@@ -131,10 +134,11 @@ impl<'p> TreeWriter<'p> {
     /// ranges of element names in `bytes`, innermost first. `breaks_line`: the tag is a start
     /// tag after which the walker breaks the line ([`breaks_line`]).
     ///
-    /// White space alone between a tag that breaks the line and the next tag, or between a
-    /// tag and a start tag that breaks the line (no end tag implied between them), is not
-    /// written: the walker's text would have a line break there anyway, and white space next
-    /// to one shows nothing. A third of a page's nodes are such white space (indentation).
+    /// White space alone between a start tag that breaks the line and the next tag, or
+    /// between a tag and a start tag that breaks the line (no end tag implied between them), is
+    /// not written: the walker's text has a line break there anyway (`newline` drops a space
+    /// before one, `push_collapsed` writes none after one). Much of a page's text between
+    /// tags is such white space (indentation), each one more node for `tl` and the walker.
     pub fn before_tag(
         &mut self,
         bytes: &[u8],
