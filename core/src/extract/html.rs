@@ -139,9 +139,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
     walker.walk(&markup);
     buffers.facts = markup.into_facts();
     buffers.tree = pre.tree;
-    buffers.tree.text.clear();
-    buffers.tree.attributes.clear();
-    buffers.tree.start_tags.clear();
+    buffers.tree.clear();
     buffers.page = pre.page;
     buffers.page.clear();
     walker.finish()

@@ -89,6 +89,15 @@ pub struct TreeInput {
     pub start_tags: Vec<(u32, u32)>,
 }
 
+impl TreeInput {
+    /// Empties the copy and the lists, keeping their capacity (for the next page).
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.attributes.clear();
+        self.start_tags.clear();
+    }
+}
+
 /// Writes the copy of a page that `tl` parses, from its tags given in page order by the
 /// prescan, which owns the page's bytes: each call takes them as they are then (names already
 /// lower-cased). Text is copied from the page as it was given ([`TreeWriter::reusing`]): the
@@ -115,17 +124,13 @@ pub struct TreeWriter<'p> {
 impl<'p> TreeWriter<'p> {
     /// A writer for `page` (the page as the prescan was given it) that builds in the vectors of
     /// `input` (cleared, their capacity kept).
-    pub fn reusing(page: &'p str, input: TreeInput) -> TreeWriter<'p> {
-        let mut out = input.text;
-        out.clear();
-        let (mut attributes, mut start_tags) = (input.attributes, input.start_tags);
-        attributes.clear();
-        start_tags.clear();
+    pub fn reusing(page: &'p str, mut input: TreeInput) -> TreeWriter<'p> {
+        input.clear();
         TreeWriter {
             page,
-            out,
-            attributes,
-            start_tags,
+            out: input.text,
+            attributes: input.attributes,
+            start_tags: input.start_tags,
             ..TreeWriter::default()
         }
     }
