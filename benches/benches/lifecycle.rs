@@ -24,7 +24,7 @@ fn server() -> Server {
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "https://facilitator.example.com"),
-        ("X402_MAX_TIMEOUT_SECONDS", "60"),
+        ("X402_MAX_TIMEOUT_SECONDS", "64"),
         ("RATE_LIMIT_PER_MINUTE", "1000000000"),
         ("RATE_LIMIT_BURST", "1000000000"),
     ]

@@ -18,10 +18,10 @@ use crate::payment::verify::parse_address;
 
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
 const BASE_SEPOLIA: &str = "eip155:84532";
-/// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 56 s when it arrives
+/// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 60 s when it arrives
 /// ([`crate::payment::verify::MIN_VALIDITY_SECONDS`]), plus 4 s for the client's signing,
 /// the trip and clock skew.
-pub const MIN_MAX_TIMEOUT_SECONDS: u64 = 60;
+pub const MIN_MAX_TIMEOUT_SECONDS: u64 = crate::payment::verify::MIN_VALIDITY_SECONDS + 4;
 const BASE_SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 /// A variable with an unusable value.
@@ -429,8 +429,8 @@ fn payment_config(
     }
     let asset_name = get("X402_ASSET_NAME").unwrap_or(if sepolia { "USDC" } else { "USD Coin" });
     let asset_version = get("X402_ASSET_VERSION").unwrap_or("2");
-    // At least 60 s: clients sign `validBefore = now + maxTimeoutSeconds`, and a payment must
-    // leave 56 s for the job and its settlement when it arrives (docs/payments.md).
+    // At least 64 s: clients sign `validBefore = now + maxTimeoutSeconds`, and a payment must
+    // leave 60 s for the job and its settlement when it arrives (docs/payments.md).
     let max_timeout = match get("X402_MAX_TIMEOUT_SECONDS") {
         None => 120,
         Some(v) => v
@@ -773,7 +773,7 @@ mod tests {
             ("X402_NETWORK", "base"),
             ("X402_ASSET", "0xnot"),
             ("X402_MAX_TIMEOUT_SECONDS", "5"),
-            ("X402_MAX_TIMEOUT_SECONDS", "59"),
+            ("X402_MAX_TIMEOUT_SECONDS", "63"),
             ("REDIS_URL", "http://127.0.0.1:6379"),
             ("REDIS_PREFIX", "has spaces"),
             ("REDIS_CA_FILE", "/etc/redis/ca.pem"),

@@ -270,7 +270,7 @@ pub fn openapi_document(
                     },
                     "400": error("Invalid body or URL (INVALID_URL), or a private/reserved target (PRIVATE_ADDRESS); never charged"),
                     "402": {
-                        "description": "Payment required, or the payment was refused (invalid, replayed, verification or settlement failed, authorization cancelled). The authorization's validBefore must lie at least 56 s ahead when the request arrives (crawl 30 s + result build 5 s + settlement 15 s + 6 s margin) and at most maxTimeoutSeconds + 60 s; the body holds the same PaymentRequired as the header",
+                        "description": "Payment required, or the payment was refused (invalid, replayed, verification or settlement failed, authorization cancelled). The authorization's validBefore must lie at least 60 s ahead when the request arrives (crawl 30 s + result build 5 s + settlement 15 s + 10 s margin) and at most maxTimeoutSeconds + 60 s; the body holds the same PaymentRequired as the header",
                         "headers": {
                             "PAYMENT-REQUIRED": {"description": "base64 of the x402 v2 PaymentRequired", "schema": {"type": "string"}},
                             "PAYMENT-RESPONSE": {"description": "base64 SettleResponse with success=false, after a refused settlement", "schema": {"type": "string"}},

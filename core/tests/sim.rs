@@ -24,7 +24,7 @@ fn config(extra: &[(&str, &str)]) -> Config {
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "http://127.0.0.1:9000"),
-        ("X402_MAX_TIMEOUT_SECONDS", "60"),
+        ("X402_MAX_TIMEOUT_SECONDS", "64"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -55,7 +55,12 @@ fn world(extra: &[(&str, &str)]) -> Sim {
 
 /// As [`world`], for one of several instances (`seed`: its server's seed).
 fn world_of_instance(extra: &[(&str, &str)], seed: u8) -> Sim {
-    let mut sim = Sim::instance(config(extra), seed);
+    world_with(config(extra), seed)
+}
+
+/// As [`world_of_instance`], with a configuration built by the test.
+fn world_with(config: Config, seed: u8) -> Sim {
+    let mut sim = Sim::instance(config, seed);
     sim.dns
         .insert("www.acme-shop.com".into(), vec![SITE_IP.parse().unwrap()]);
     sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
@@ -124,8 +129,8 @@ fn post(body: &str, payment: Option<&str>) -> Vec<u8> {
 }
 
 fn paid_post(sim: &Sim, nonce: u8) -> Vec<u8> {
-    // validBefore 100 s ahead: inside maxTimeoutSeconds (60) + 60 s, and enough for a whole
-    // job (56 s) even after other requests moved the virtual clock on.
+    // validBefore 100 s ahead: inside maxTimeoutSeconds (64) + 60 s, and enough for a whole
+    // job (60 s) even after other requests moved the virtual clock on.
     let header = payment_header(&requirements(sim), nonce, 0, SIM_UNIX_START + 100);
     post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header))
 }
@@ -871,7 +876,13 @@ const OFFICIAL_HEADER: &str = "eyJ4NDAyVmVyc2lvbiI6MiwicGF5bG9hZCI6eyJhdXRob3Jpe
 
 #[test]
 fn happy_path_with_the_official_base_mainnet_vector() {
-    let mut sim = world(&[]);
+    // The vector was signed for `maxTimeoutSeconds` 60, below today's configurable minimum
+    // (64): terms are matched by value, so the test's terms say 60 too.
+    let mut config = config(&[]);
+    if let PaymentConfig::Ready { terms, .. } = &mut config.payment {
+        terms.requirements.max_timeout_seconds = 60;
+    }
+    let mut sim = world_with(config, 7);
     let r = one(&sim.request(&post(
         r#"{"url":"https://www.acme-shop.com/"}"#,
         Some(OFFICIAL_HEADER),
@@ -1596,9 +1607,10 @@ fn valid_before_must_leave_room_for_the_job_and_not_lie_too_far_ahead() {
     let mut sim = world(&[]);
     let ten_years = 10 * 365 * 24 * 3600;
     for (nonce, valid_before) in [
-        (80u8, SIM_UNIX_START + 20),
+        (79u8, SIM_UNIX_START + 59),
+        (80, SIM_UNIX_START + 20),
         (81, SIM_UNIX_START + ten_years),
-        (82, SIM_UNIX_START + 60 + 61),
+        (82, SIM_UNIX_START + 64 + 61),
     ] {
         let header = payment_header(&requirements(&sim), nonce, 0, valid_before);
         let r = one(&sim.request(&post(
@@ -1621,7 +1633,7 @@ fn valid_before_must_leave_room_for_the_job_and_not_lie_too_far_ahead() {
     assert_eq!(calls(&sim, "/verify"), 0);
     // The edges are accepted.
     let now = SIM_UNIX_START + sim.elapsed().as_secs();
-    for (nonce, valid_before) in [(83u8, now + 56), (84, SIM_UNIX_START + 120)] {
+    for (nonce, valid_before) in [(83u8, now + 60), (84, SIM_UNIX_START + 124)] {
         let header = payment_header(&requirements(&sim), nonce, 0, valid_before);
         let r = one(&sim.request(&post(
             r#"{"url":"https://www.acme-shop.com/"}"#,
@@ -2419,22 +2431,22 @@ fn an_unreachable_chain_rpc_leaves_the_outcome_unknown_never_a_402() {
 
 #[test]
 fn a_retry_near_valid_before_settles_only_inside_the_window() {
-    // validBefore = SIM_UNIX_START + 100; every /settle must end by validBefore - 6 s.
+    // validBefore = SIM_UNIX_START + 100; every /settle must end by validBefore - 10 s.
     let mut sim = world(&[]);
     scripted_settlement(&mut sim, vec![Reply::Stall]);
     let request = paid_post(&sim, 108);
     assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
-    // A retry 10 s before validBefore: its /settle gets 4 s, not the 15 s budget.
+    // A retry 14 s before validBefore: its /settle gets 4 s, not the 15 s budget.
     let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
     sim.advance(std::time::Duration::from_secs(
-        SIM_UNIX_START + 90 - unix_now,
+        SIM_UNIX_START + 86 - unix_now,
     ));
     let before = sim.elapsed();
     assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
     assert_eq!(calls(&sim, "/settle"), 2);
     let took = sim.elapsed() - before;
     assert!(took <= std::time::Duration::from_secs(5), "{took:?}");
-    // 5 s before validBefore: no /settle at all (it could not end in time).
+    // 9 s before validBefore: no /settle at all (it could not end in time).
     sim.advance(std::time::Duration::from_secs(1));
     assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
     assert_eq!(calls(&sim, "/settle"), 2);
@@ -2814,7 +2826,7 @@ fn a_client_over_its_rate_limit_on_one_instance_is_limited_on_all() {
 #[test]
 fn a_store_that_fails_or_answers_late_fails_closed_before_any_facilitator_call() {
     let (mut a, _b, store) = two_instances(&[]);
-    // validBefore 110 s ahead: still 56 s ahead after the lease below runs out.
+    // validBefore 110 s ahead: still 60 s ahead after the lease below runs out.
     let header = payment_header(&requirements(&a), 2, 0, SIM_UNIX_START + 110);
     let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
     type Break = fn(&mut ScriptedStore);

@@ -103,9 +103,10 @@ pub use probe::{FACILITATOR_CHECK_INTERVAL, FACILITATOR_CHECK_TIMEOUT};
 /// (docs/payments.md: 15 s).
 pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
 /// Every `/settle` of a job ends this long before the authorization's `validBefore`: the
-/// reference facilitator refuses to settle closer to it (x402 reference `verifyEIP3009`
-/// check 7: `validBefore >= now + 6`), and USDC refuses a transfer at or after it.
-pub const SETTLE_MARGIN: Duration = Duration::from_secs(6);
+/// reference facilitator refuses to settle within 6 s of it by its own clock (x402 reference
+/// `verifyEIP3009` check 7: `validBefore >= now + 6`), USDC refuses a transfer at or after
+/// it, and the facilitator's clock and the chain's may trail ours: 4 s of room for skew.
+pub const SETTLE_MARGIN: Duration = Duration::from_secs(10);
 /// Pause before the second `/settle` after an unknown outcome (docs/payments.md).
 pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// `Retry-After` of a 503 "settlement pending", in seconds (docs/payments.md).
