@@ -98,6 +98,9 @@ pub enum PaymentVerdict {
     Refused,
     /// `/verify` failed or answered garbage (503; the authorization stays consumed).
     FacilitatorUnavailable,
+    /// `/verify` reported the authorization already used and the payment store held no record
+    /// of it: the chain judges, or the answer is 503 (never a 402; docs/payments.md).
+    UsedWithoutRecord,
 }
 
 impl PaymentVerdict {
@@ -107,6 +110,7 @@ impl PaymentVerdict {
             PaymentVerdict::Verified => "verified",
             PaymentVerdict::Refused => "refused",
             PaymentVerdict::FacilitatorUnavailable => "facilitator_unavailable",
+            PaymentVerdict::UsedWithoutRecord => "used_without_record",
         }
     }
 }

@@ -2960,3 +2960,137 @@ fn a_settled_200_waits_for_its_record_but_not_past_the_store_deadline() {
     let waited = a.events.last().unwrap().duration_ms;
     assert!((200..1_000).contains(&waited), "{waited} ms");
 }
+
+// ---- money safety, third round (docs/payments.md) -------------------------------------------
+
+/// The reference facilitator's `/verify` answer for a used nonce with Multicall3 on the chain.
+const VERIFY_USED: &str = r#"{"isValid":false,"invalidReason":"invalid_exact_evm_nonce_already_used","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+/// The same without Multicall3 (a bare anvil): the simulated transfer reverts.
+const VERIFY_USED_SIMULATED: &str = r#"{"isValid":false,"invalidReason":"invalid_exact_evm_transaction_simulation_failed","invalidMessage":"execution reverted: FiatTokenV2: authorization is used or canceled","payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+const UNRECONCILED: &str =
+    "payment outcome unknown: this authorization is already used and the service holds no record of it";
+
+/// A facilitator whose `/verify` answers `verify` and whose `/settle` answers `settle`.
+fn facilitator_answers(sim: &mut Sim, verify: &'static str, settle: &'static str) {
+    sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
+        json_reply(if request_path(raw) == "/verify" {
+            verify
+        } else {
+            settle
+        })
+    });
+}
+
+#[test]
+fn a_used_authorization_without_a_record_is_never_a_402() {
+    // The record was lost (a restart of the in-process store, a Redis failover): the payer's
+    // retry carries an authorization the chain already used. Without CHAIN_RPC_URL nothing can
+    // tell whether it paid us: 503, no PAYMENT-REQUIRED (x402 clients pay again on any 402).
+    for verify in [VERIFY_USED, VERIFY_USED_SIMULATED] {
+        let mut sim = world(&[]);
+        facilitator_answers(&mut sim, verify, SETTLED);
+        let request = paid_post(&sim, 200);
+        for _ in 0..2 {
+            let r = one(&sim.request(&request));
+            assert_error(&r, 503, "INTERNAL_ERROR");
+            assert_eq!(r.body["error"]["message"], UNRECONCILED);
+            assert!(r.header("PAYMENT-REQUIRED").is_none());
+        }
+        assert_eq!(outcomes(&sim), ["unreconciled", "unreconciled"]);
+        let last = sim.settlements.last().unwrap();
+        assert_eq!(last.payer, PAYER.to_ascii_lowercase());
+        assert!(last.nonce.starts_with("0x"));
+        assert_eq!(
+            (calls(&sim, "/settle"), site_requests(&sim)),
+            (0, 0),
+            "no transfer, no crawl"
+        );
+    }
+}
+
+#[test]
+fn with_the_chain_a_used_authorization_without_a_record_gets_its_one_result() {
+    // The chain shows AuthorizationUsed in a transaction that paid us: the job runs, no
+    // /settle, and the 200 names that transaction. A retry gets the same 200 (kept).
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        used: true,
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain.clone());
+    let request = paid_post(&sim, 201);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(
+        settled.transaction, "0xc4a1",
+        "the transaction the chain names"
+    );
+    assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
+    assert_eq!(calls(&sim, "/settle"), 0, "the money moved already");
+    let crawled = site_requests(&sim);
+    assert!(crawled > 0);
+    let again = one(&sim.request(&request));
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body, r.body);
+    assert_eq!((site_requests(&sim), calls(&sim, "/verify")), (crawled, 1));
+}
+
+#[test]
+fn with_the_chain_a_used_authorization_without_a_record_that_was_cancelled_is_a_402() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED_SIMULATED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        used: true,
+        cancelled: true,
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain);
+    let r = one(&sim.request(&paid_post(&sim, 202)));
+    assert_eq!(r.status, 402);
+    let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(header.error.as_deref(), Some("authorization cancelled"));
+    assert_eq!((calls(&sim, "/settle"), site_requests(&sim)), (0, 0));
+    assert_eq!(outcomes(&sim), ["cancelled"]);
+}
+
+#[test]
+fn with_an_unreachable_chain_a_used_authorization_without_a_record_is_a_503() {
+    // No node at 127.0.0.1:8545: the chain cannot judge; still never a 402.
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let r = one(&sim.request(&paid_post(&sim, 203)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(r.body["error"]["message"], UNRECONCILED);
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert_eq!(outcomes(&sim), ["unreconciled"]);
+}
+
+#[test]
+fn a_first_settle_that_hears_already_used_is_never_a_402() {
+    // /verify passed, then the first /settle says the nonce is used: the money may have
+    // moved (a facilitator that broadcast before, a race). Unknown, never a refusal.
+    let used = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":"","network":"eip155:8453"}"#;
+    let mut sim = world(&[]);
+    facilitator_answers(&mut sim, r#"{"isValid":true}"#, used);
+    let r = one(&sim.request(&paid_post(&sim, 204)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(r.body["error"]["message"], UNRECONCILED);
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert_eq!(outcomes(&sim), ["unreconciled"]);
+    // With the chain: it judges, and the transfer to us is there.
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, r#"{"isValid":true}"#, used);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        used: true,
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain);
+    let r = one(&sim.request(&paid_post(&sim, 205)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, "0xc4a1");
+    assert_eq!(outcomes(&sim), ["unknown", "confirmed_on_chain"]);
+}

@@ -12,7 +12,7 @@
 //! | `contact_requests` (`_total`) | counter | `route`, `status`, `code` (the ApiError code, or empty) |
 //! | `contact_rate_limited` (`_total`) | counter | |
 //! | `contact_shed` (`_total`) | counter | `reason` (`jobs_or_store` for a 503 at a cap, `connections` / `connections_per_ip` at accept) |
-//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable (the check); settled, settle_refused, settle_unknown (each `/settle` attempt); confirmed_on_chain, cancelled, expired_unused (the chain's verdicts); cut_short (a paid job the exiting process cut) |
+//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable, used_without_record (the check); settled, settle_refused, settle_unknown (each `/settle` attempt); confirmed_on_chain, cancelled, expired_unused (the chain's verdicts); confirmed_on_chain_without_record, unreconciled (an authorization used on chain of which the store held no record: the chain showed our transfer, or nothing could tell); cut_short (a paid job the exiting process cut) |
 //! | `contact_crawl_duration_seconds` | histogram | paid extractions answered 200 |
 //! | `contact_crawl_pages_fetched` | histogram | paid extractions answered 200 |
 //! | `contact_work_seconds` | histogram | `kind`: payment, page, result (worker time; `page` is the extraction CPU time) |
@@ -117,7 +117,7 @@ impl Metrics {
         let payments = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "payments",
-            "Payment checks (verified, refused, facilitator_unavailable), /settle attempts (settled, settle_refused, settle_unknown), chain verdicts (confirmed_on_chain, cancelled, expired_unused) and jobs cut short (cut_short)",
+            "Payment checks (verified, refused, facilitator_unavailable, used_without_record), /settle attempts (settled, settle_refused, settle_unknown), chain verdicts (confirmed_on_chain, cancelled, expired_unused), authorizations used without a record (confirmed_on_chain_without_record, unreconciled) and jobs cut short (cut_short)",
             payments.clone(),
         );
         let crawl_duration = Histogram::new(exponential_buckets(0.05, 2.0, 12));
@@ -273,6 +273,10 @@ pub fn observe_settlement(event: &SettlementEvent) {
         "refused" => "settle_refused",
         // The chain's verdicts (CHAIN_RPC_URL) and jobs cut short by the process exiting.
         "confirmed_on_chain" => "confirmed_on_chain",
+        // An authorization used on chain that the payment store held no record of: the
+        // chain showed it paid us, or nothing could tell (docs/payments.md).
+        "confirmed_on_chain_without_record" => "confirmed_on_chain_without_record",
+        "unreconciled" => "unreconciled",
         "cancelled" => "cancelled",
         "expired_unused" => "expired_unused",
         "cut_short" => "cut_short",

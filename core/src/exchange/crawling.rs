@@ -114,9 +114,8 @@ impl Exchange {
             ),
             Purpose::Chain => {
                 let body = job
-                    .settlement
+                    .chain
                     .as_ref()
-                    .and_then(|s| s.chain.as_ref())
                     .map(ChainCheck::request_body)
                     .ok_or(Failure::Internal)?;
                 (
@@ -575,10 +574,15 @@ impl Exchange {
                     now,
                 );
             }
+            Phase::Judge => {
+                job.note_timeout(|p| matches!(p, Purpose::Chain));
+                let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());
+                self.judged(server, job, verdict, now);
+            }
             Phase::Settle => {
                 job.note_timeout(|p| matches!(p, Purpose::Settle | Purpose::Chain));
                 self.close_fetches(&mut job);
-                if job.settlement.as_ref().is_some_and(|s| s.chain.is_some()) {
+                if job.chain.is_some() {
                     let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());
                     self.chain_verdict(server, job, verdict, now);
                 } else {

@@ -91,6 +91,7 @@ pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
 pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
 mod crawling;
 mod inbound;
+mod judge;
 mod paid;
 mod probe;
 mod respond;
@@ -281,6 +282,9 @@ struct Job {
     bytes_total: usize,
     /// Set in [`Phase::Settle`].
     settlement: Option<Settlement>,
+    /// The chain reading, once started (at most one per job): in [`Phase::Judge`], or in
+    /// [`Phase::Settle`] after an unknown outcome.
+    chain: Option<crate::payment::chain::ChainCheck>,
     /// Work handed to the runtime and not answered yet.
     work: Vec<(WorkId, WorkFor)>,
     /// The homepage's crawl plan, made by the worker that extracted it.
@@ -313,6 +317,11 @@ struct Paid {
     settle_by: Instant,
     /// A retry that settles a kept result whose outcome was unknown (no crawl).
     resettle: bool,
+    /// The transaction in which the chain shows this authorization paid us, read before the
+    /// crawl because the facilitator reported it used and the store held no record of it
+    /// ([`Phase::Judge`]): the result is delivered without a `/settle` (docs/payments.md, "A
+    /// used authorization with no record").
+    on_chain: Option<String>,
 }
 
 /// A paid request whose payment a worker is checking (docs/contract.md "Request order" step 6, local checks).
@@ -337,8 +346,6 @@ struct Settlement {
     /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
     /// a retry, in the original one): no later answer is a 402 unless the chain says so.
     unknown_before: bool,
-    /// The chain reading, once started (at most one per job).
-    chain: Option<crate::payment::chain::ChainCheck>,
 }
 
 impl Job {
@@ -379,6 +386,7 @@ impl Job {
             extension_responses: None,
             bytes_total: 0,
             settlement: None,
+            chain: None,
             work: Vec::new(),
             plan: None,
             memory: Vec::new(),
@@ -397,6 +405,9 @@ enum Phase {
     /// The reservation is being written to the shared store.
     Reserve,
     Verify,
+    /// `/verify` reported the authorization used and the store held no record of it: the
+    /// chain judges (`CHAIN_RPC_URL`) before anything is crawled.
+    Judge,
     CrawlHome,
     CrawlExtras,
     /// The result is being built (merge and serialisation, by a worker).
@@ -613,6 +624,7 @@ impl Exchange {
                     Phase::Check => "check",
                     Phase::Reserve => "reserve",
                     Phase::Verify => "verify",
+                    Phase::Judge => "judge",
                     Phase::CrawlHome | Phase::CrawlExtras => "crawl",
                     Phase::Build => "build",
                     Phase::Settle => "settle",

@@ -285,6 +285,7 @@ impl Exchange {
             valid_before: verified.valid_before,
             settle_by,
             resettle: false,
+            on_chain: None,
         };
         let job = Box::new(Job {
             paid: Some(paid),
@@ -540,6 +541,7 @@ impl Exchange {
             valid_before: record.valid_before,
             settle_by,
             resettle: true,
+            on_chain: None,
         };
         let job = Box::new(Job {
             paid: Some(paid),
@@ -567,6 +569,12 @@ impl Exchange {
                     Ok(()) => self.state = State::Job(job),
                     Err(failure) => self.page_done(server, job, 0, Err(failure), now),
                 }
+            }
+            Reply::Answer(answer) if facilitator::verify_reports_already_used(&answer) => {
+                // Used on chain, and the store held no record of it (this request's
+                // reservation was new): the money may have come to us (docs/payments.md).
+                self.verdict = Some(PaymentVerdict::UsedWithoutRecord);
+                self.used_without_record(server, job, now);
             }
             Reply::Answer(answer) => {
                 // Refused before any money moved: the authorization stays usable.

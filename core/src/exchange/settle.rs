@@ -23,6 +23,10 @@ impl Exchange {
         unknown_before: bool,
         now: Instant,
     ) {
+        if let Some(transaction) = job.paid.as_ref().and_then(|paid| paid.on_chain.clone()) {
+            // Paid already, on chain (the judge found the transfer): no `/settle`.
+            return self.deliver_paid_on_chain(server, job, kept, transaction, now);
+        }
         let settle_by = job.paid.as_ref().map_or(now, |paid| paid.settle_by);
         job.phase = Phase::Settle;
         job.deadline = (now + SETTLE_BUDGET).min(settle_by);
@@ -31,7 +35,6 @@ impl Exchange {
             attempts: 0,
             retry_at: None,
             unknown_before,
-            chain: None,
         };
         if job.deadline <= now {
             // Too late for a /settle to end inside the authorization (a retry near
@@ -160,6 +163,17 @@ impl Exchange {
             return;
         };
         let chain = server.config.chain_rpc.is_some();
+        if !settlement.unknown_before {
+            if let SettleOutcome::Refused(answer) = &outcome {
+                if reports_already_used(answer) {
+                    // The first `/settle` hears "already used": the money may have moved
+                    // before this call (docs/payments.md, "A used authorization with no
+                    // record"). Never a refusal.
+                    let answer = answer.clone();
+                    return self.first_settle_used(server, job, settlement, answer, now);
+                }
+            }
+        }
         // After an unknown outcome, "already used" means our own transfer went through — the
         // authorization can only pay `payTo` — unless the payer cancelled it meanwhile, which
         // only the chain can tell. Without CHAIN_RPC_URL it is taken as settled.
@@ -195,6 +209,76 @@ impl Exchange {
             }
             SettleOutcome::Unknown(None) => self.settlement_unknown(server, job, settlement, now),
         }
+    }
+
+    /// The first `/settle` of a job heard "already used": with `CHAIN_RPC_URL` the chain
+    /// judges; without it, 503 "payment outcome unknown" (audit `unreconciled`), the result
+    /// kept as an unknown outcome for a retry.
+    fn first_settle_used(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        mut settlement: Settlement,
+        answer: SettleResponse,
+        now: Instant,
+    ) {
+        settlement.unknown_before = true;
+        if server.config.chain_rpc.is_some() {
+            self.audit(
+                &job,
+                &SettleOutcome::Unknown(Some(answer)),
+                settlement.attempts,
+            );
+            settlement.attempts = settlement.attempts.max(2);
+            return self.settlement_unknown(server, job, settlement, now);
+        }
+        self.audit_line(
+            &job,
+            "unreconciled",
+            answer.error_reason.clone(),
+            None,
+            settlement.attempts,
+        );
+        self.close_fetches(&mut job);
+        self.record(server, &job, Stage::Unknown(settlement.kept));
+        self.end_job_with_error(
+            server,
+            job,
+            &Failure::FacilitatorUnavailable,
+            super::judge::UNRECONCILED_MESSAGE,
+            now,
+        );
+    }
+
+    /// Delivers the result of a job whose authorization the chain showed paid to us before
+    /// the crawl: `PAYMENT-RESPONSE` names that transaction; nothing is settled.
+    fn deliver_paid_on_chain(
+        &mut self,
+        server: &Server,
+        job: Box<Job>,
+        kept: KeptResponse,
+        transaction: String,
+        now: Instant,
+    ) {
+        let answer = SettleResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
+            transaction,
+            network: job
+                .paid
+                .as_ref()
+                .map(|paid| paid.terms.requirements.network.clone())
+                .unwrap_or_default(),
+        };
+        let settlement = Settlement {
+            kept,
+            attempts: 0,
+            retry_at: None,
+            unknown_before: false,
+        };
+        self.deliver(server, job, settlement, answer, now);
     }
 
     /// Delivers (and keeps) the paid 200 with `answer` as its `PAYMENT-RESPONSE`.
@@ -257,10 +341,10 @@ impl Exchange {
             self.state = State::Job(job);
             return;
         }
-        if server.config.chain_rpc.is_some() && settlement.chain.is_none() {
+        if server.config.chain_rpc.is_some() && job.chain.is_none() {
             if let Some(query) = chain_query(&job) {
                 self.close_fetches(&mut job);
-                settlement.chain = Some(ChainCheck::new(query));
+                job.chain = Some(ChainCheck::new(query));
                 job.deadline = now + CHAIN_READ_BUDGET;
                 job.settlement = Some(settlement);
                 self.read_chain(server, job, now);
@@ -307,7 +391,7 @@ impl Exchange {
     }
 
     /// Sends the chain reading's current JSON-RPC call.
-    fn read_chain(&mut self, server: &Server, mut job: Box<Job>, now: Instant) {
+    pub(super) fn read_chain(&mut self, server: &Server, mut job: Box<Job>, now: Instant) {
         let Some(url) = server.config.chain_rpc.clone() else {
             return self.after_chain(server, job, FetchEnd::Failed(Failure::Internal), now);
         };
@@ -330,12 +414,13 @@ impl Exchange {
             FetchEnd::Failed(_) => None,
         };
         let unix_now = server.unix_time(now).as_secs();
-        let verdict = match job.settlement.as_mut().and_then(|s| s.chain.as_mut()) {
+        let verdict = match job.chain.as_mut() {
             Some(check) => check.on_reply(body, unix_now),
             None => Some(ChainVerdict::Undetermined("no chain reading".into())),
         };
         match verdict {
             None => self.read_chain(server, job, now),
+            Some(verdict) if job.phase == Phase::Judge => self.judged(server, job, verdict, now),
             Some(verdict) => self.chain_verdict(server, job, verdict, now),
         }
     }
@@ -449,7 +534,7 @@ pub(super) fn settle_by(server: &Server, now: Instant, valid_before: u64) -> Ins
 }
 
 /// What to ask the chain about this job's authorization.
-fn chain_query(job: &Job) -> Option<ChainQuery> {
+pub(super) fn chain_query(job: &Job) -> Option<ChainQuery> {
     let paid = job.paid.as_ref()?;
     let requirements = &paid.terms.requirements;
     Some(ChainQuery {

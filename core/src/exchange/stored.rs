@@ -126,6 +126,12 @@ impl Exchange {
     /// A retry's failure keeps its result instead (the money may have moved).
     pub(super) fn spend(&mut self, server: &Server, job: &Job) {
         match (&job.paid, &job.settlement) {
+            (Some(paid), _) if paid.on_chain.is_some() => {
+                // Paid before, on chain, for one result this job failed to give: the retry is
+                // judged again and runs again, never answered "already used".
+                let (key, owner) = (paid.key.clone(), server.instance_id());
+                self.store_write(server, StoreOp::Release { key, owner });
+            }
             (Some(paid), Some(settlement)) if paid.resettle => {
                 self.record(server, job, Stage::Unknown(settlement.kept.clone()));
             }

@@ -206,8 +206,28 @@ pub fn check_supported(body: &[u8], network: &str) -> Result<(), String> {
 /// (docs/payments.md). Reason strings of the reference facilitator
 /// (`invalid_exact_evm_nonce_already_used`) and USDC's revert text ("authorization is used").
 pub fn reports_already_used(answer: &SettleResponse) -> bool {
-    let reason = answer.error_reason.as_deref().unwrap_or("");
-    let message = answer.error_message.as_deref().unwrap_or("");
+    says_already_used(
+        answer.error_reason.as_deref(),
+        answer.error_message.as_deref(),
+    )
+}
+
+/// Whether a refused `/verify` says the authorization was already used: the reference
+/// facilitator's `invalid_exact_evm_nonce_already_used` (it reads `authorizationState` through
+/// Multicall3, as on Base), or, on a chain without Multicall3, its simulation of the transfer
+/// reverting with USDC's "FiatTokenV2: authorization is used or canceled"
+/// (`invalid_exact_evm_transaction_simulation_failed` with that `invalidMessage`). Such a
+/// refusal is never a 402 by itself (docs/payments.md, "A used authorization with no record").
+pub fn verify_reports_already_used(answer: &VerifyResponse) -> bool {
+    !answer.is_valid
+        && says_already_used(
+            answer.invalid_reason.as_deref(),
+            answer.invalid_message.as_deref(),
+        )
+}
+
+fn says_already_used(reason: Option<&str>, message: Option<&str>) -> bool {
+    let (reason, message) = (reason.unwrap_or(""), message.unwrap_or(""));
     reason.contains("nonce_already_used")
         || reason.contains("authorization_already_used")
         || message.contains("authorization is used")
@@ -294,6 +314,29 @@ mod tests {
             panic!("a plain refusal, from a 4xx too");
         };
         assert!(!reports_already_used(&answer));
+    }
+
+    #[test]
+    fn verify_refusals_that_say_the_authorization_is_used() {
+        let verify = |body: &str| match parse_verify(body.as_bytes()) {
+            Reply::Answer(answer) => verify_reports_already_used(&answer),
+            Reply::Garbage => panic!("parses: {body}"),
+        };
+        // The reference facilitator with Multicall3 (Base), and on a bare anvil.
+        assert!(verify(
+            r#"{"isValid":false,"invalidReason":"invalid_exact_evm_nonce_already_used"}"#
+        ));
+        assert!(verify(
+            r#"{"isValid":false,"invalidReason":"invalid_exact_evm_transaction_simulation_failed","invalidMessage":"execution reverted: FiatTokenV2: authorization is used or canceled"}"#
+        ));
+        // A simulation that failed for another reason, any other refusal, and a valid answer.
+        assert!(!verify(
+            r#"{"isValid":false,"invalidReason":"invalid_exact_evm_transaction_simulation_failed","invalidMessage":"execution reverted: ERC20: transfer amount exceeds balance"}"#
+        ));
+        assert!(!verify(
+            r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#
+        ));
+        assert!(!verify(r#"{"isValid":true}"#));
     }
 
     #[test]
