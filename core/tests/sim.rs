@@ -2033,9 +2033,11 @@ fn faults_at_every_stage_are_answered_and_leave_nothing_behind() {
         (fault.break_world)(&mut sim);
         let requirements = requirements(&sim);
         for n in 0..REPETITIONS {
-            // Each repetition is a fresh payment an hour later (the payment store forgets
-            // after its retention, so its size is bounded too).
-            sim.advance(std::time::Duration::from_secs(3600));
+            // Each repetition is a fresh payment, past the longest retention of the one
+            // before (an unknown outcome's, a week), so the store's size is bounded too.
+            sim.advance(std::time::Duration::from_secs(
+                contact_core::payment::store::UNKNOWN_RETENTION_SECONDS + 3600,
+            ));
             let now = SIM_UNIX_START + sim.elapsed().as_secs();
             let header =
                 contact_core::testing::sim::payment_header_wide(&requirements, n, 0, now + 60);
@@ -2062,7 +2064,7 @@ fn faults_at_every_stage_are_answered_and_leave_nothing_behind() {
                 fault.name
             );
         }
-        // Records expire: only the last hour's are held, whatever the repetitions.
+        // Records expire: only the last repetition's are held, whatever the repetitions.
         assert!(
             sim.server.payment_store_usage().0 <= 1,
             "{}: {:?}",
@@ -3093,4 +3095,106 @@ fn a_first_settle_that_hears_already_used_is_never_a_402() {
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
     assert_eq!(settled.transaction, "0xc4a1");
     assert_eq!(outcomes(&sim), ["unknown", "confirmed_on_chain"]);
+}
+
+#[test]
+fn an_unknown_outcome_outlives_the_window_and_is_never_a_402() {
+    // validBefore = SIM_UNIX_START + 100. The settlement stays unknown; a retry an hour and
+    // then six days after validBefore still finds the record: 503 "settlement pending", never
+    // the local window check's 402.
+    let mut sim = world(&[("RATE_LIMIT_BURST", "100")]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
+    let request = paid_post(&sim, 210);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    for later in [3_600, 6 * 24 * 3_600] {
+        let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+        sim.advance(std::time::Duration::from_secs(
+            SIM_UNIX_START + 100 + later - unix_now,
+        ));
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        assert_eq!(r.body["error"]["message"], SETTLEMENT_PENDING);
+        assert!(r.header("PAYMENT-REQUIRED").is_none());
+    }
+    assert_eq!(
+        calls(&sim, "/settle"),
+        2,
+        "too late for a /settle to end in time"
+    );
+    // With the chain, the same retry gets the chain's verdict: the transfer landed.
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let request = paid_post(&sim, 211);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    chain.borrow_mut().used = true;
+    let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+    sim.advance(std::time::Duration::from_secs(
+        SIM_UNIX_START + 100 + 2 * 24 * 3_600 - unix_now,
+    ));
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, "0xc4a1");
+    // Settled after the window: kept a while longer, the same 200 again.
+    let again = one(&sim.request(&request));
+    assert_eq!((again.status, &again.body), (200, &r.body));
+}
+
+#[test]
+fn a_claimed_settlement_obeys_the_job_cap_and_the_drain() {
+    // An unknown outcome is kept; its retry claims it. While the only job slot is taken, and
+    // once the service drains, the claim starts nothing (no /settle) and is handed back: a
+    // later retry still finds it.
+    let mut sim = world(&[("MAX_CONCURRENT_JOBS", "1"), ("RATE_LIMIT_BURST", "10")]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
+    let stall = std::rc::Rc::new(std::cell::Cell::new(false));
+    let stalls = stall.clone();
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), move |raw| {
+        if stalls.get() {
+            return Reply::Stall;
+        }
+        let body = if request_path(raw) == "/" {
+            HOME
+        } else {
+            CONTACT
+        };
+        Reply::Bytes(http_response(
+            200,
+            &[("Content-Type", "text/html")],
+            body.as_bytes(),
+        ))
+    });
+    let retry = paid_post(&sim, 220);
+    assert_error(&one(&sim.request(&retry)), 503, "INTERNAL_ERROR");
+    let settles = calls(&sim, "/settle");
+    stall.set(true);
+    let results = sim.run(&[paid_post(&sim, 221), retry.clone()]);
+    assert_error(&one(&results[0]), 422, "TIMEOUT");
+    let capped = one(&results[1]);
+    assert_error(&capped, 503, "INTERNAL_ERROR");
+    assert_eq!(capped.header("Retry-After"), Some("1"));
+    assert_eq!(
+        calls(&sim, "/settle"),
+        settles,
+        "no settlement past the cap"
+    );
+    // Handed back: the next retry claims it and settles again.
+    assert_error(&one(&sim.request(&retry)), 503, "INTERNAL_ERROR");
+    let settles = calls(&sim, "/settle");
+    assert!(settles > 2);
+    sim.server.begin_drain();
+    let draining = one(&sim.request(&retry));
+    assert_error(&draining, 503, "INTERNAL_ERROR");
+    assert!(draining.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("shutting down"));
+    assert_eq!(
+        calls(&sim, "/settle"),
+        settles,
+        "no settlement while draining"
+    );
+    assert_eq!(sim.server.jobs_in_flight(), 0);
 }

@@ -17,7 +17,7 @@
 //! | `P:pid:{id}` | string | the record a payment identifier names; `EXAT exp` |
 //! | `P:open`, `P:results` | sorted sets | records without a result / with one or in flight, scored by expiry (the store's bounds) |
 //! | `P:sizes`, `P:kept_bytes` | hash, integer | kept response bytes per record, and their sum |
-//! | `P:payer:{from}` | sorted set | the payer's records without a result, scored by expiry |
+//! | `P:payer:{from}` | sorted set | the payer's records without a result and unknown outcomes, scored by expiry |
 //! | `{REDIS_PREFIX}:rate:{client}` | string | the client's GCRA theoretical arrival time, in ms (`PX`) |
 //!
 //! Values are versioned (`v`): a reader takes version 1 and ignores fields it does not know,
@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use contact_core::limiter::ClientKey;
 use contact_core::payment::store::{
     AuthorizationKey, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage, StoreLimits,
-    RETENTION_SECONDS,
+    RETENTION_SECONDS, UNKNOWN_RETENTION_SECONDS,
 };
 use contact_core::payment::SettleResponse;
 use contact_core::store::{Admission, Admit, StoreFailure, StoreOp, StoreReply, STORE_TIMEOUT};
@@ -59,6 +59,8 @@ local function account(m, payer, stage, exp, bytes)
   end
   if stage == 'reserved' or stage == 'spent' then
     redis.call('ZADD', P .. ':open', exp, m)
+  end
+  if stage == 'reserved' or stage == 'spent' or stage == 'unknown' then
     local pk = payer_key(payer)
     redis.call('ZADD', pk, exp, m)
     if redis.call('TTL', pk) < 0 then redis.call('EXPIREAT', pk, exp)
@@ -133,6 +135,8 @@ local wait = take_token()
 if wait > 0 then return {'limited', tostring(wait)} end
 if not redo then return {'known', by_id, found, unpack(r)} end
 redis.call('HSET', rkey(found), 'stage', 'settling', 'owner', owner, 'lease', lease)
+-- Settling leaves its payer's budget (an unknown outcome counts against it).
+redis.call('ZREM', payer_key(string.match(found, '^[^:]*')), found)
 return {'claimed', by_id, found, unpack(r)}
 "#;
 
@@ -202,7 +206,7 @@ return 1
 "#;
 
 /// `StoreOp::Finish`. ARGV: P, NOW, member, payer, owner, stage, body, rid, settlement,
-/// retention seconds.
+/// retention seconds, retention seconds of an unknown outcome.
 const FINISH: &str = r#"
 local m, payer, owner, stage = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local body, rid, settlement = ARGV[7], ARGV[8], ARGV[9]
@@ -210,8 +214,10 @@ local r = read(m)
 if not r or r[2] == 'settled' then return 0 end
 local mine = (r[2] == 'reserved' or r[2] == 'settling') and r[6] == owner
 if stage ~= 'settled' and not mine then return 0 end
-local exp = tonumber(r[5])
-if stage ~= 'spent' then exp = exp + tonumber(ARGV[10]) end
+local vb = tonumber(r[5])
+local exp = vb
+if stage == 'unknown' then exp = vb + tonumber(ARGV[11])
+elseif stage ~= 'spent' then exp = math.max(vb + tonumber(ARGV[10]), tonumber(r[8])) end
 local key = rkey(m)
 if stage == 'spent' then
   redis.call('HDEL', key, 'body', 'rid', 'settlement')
@@ -614,7 +620,8 @@ impl RedisStore {
                     .arg(body)
                     .arg(rid)
                     .arg(settlement)
-                    .arg(RETENTION_SECONDS);
+                    .arg(RETENTION_SECONDS)
+                    .arg(UNKNOWN_RETENTION_SECONDS);
                 self.command(|c| call.invoke::<i64>(c))?;
                 Ok(StoreReply::Done)
             }

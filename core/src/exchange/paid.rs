@@ -96,6 +96,18 @@ impl Exchange {
                 decoded
             }
             Admission::Claimed { key, record, kept } => {
+                if let Some(message) = claim_refused(server) {
+                    // A takeover starts nothing while the service drains or its jobs are at
+                    // their cap (docs/payments.md): the claim is handed back, unknown again,
+                    // for a later retry. A facilitator saw this authorization before, so the
+                    // words do not promise that nothing was charged.
+                    let owner = server.instance_id();
+                    let stage = Stage::Unknown(kept);
+                    self.store_write(server, StoreOp::Finish { key, owner, stage });
+                    let retry = [("Retry-After", "1".to_string())];
+                    self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
+                    return;
+                }
                 let claim = (key, record, kept);
                 return self.resettle(server, asked, request, decoded, claim, now);
             }
@@ -602,5 +614,17 @@ impl Exchange {
                 );
             }
         }
+    }
+}
+
+/// Why a claimed settlement may not start now (the drain, or `MAX_CONCURRENT_JOBS`), as the
+/// 503's message; `None` when it may.
+fn claim_refused(server: &Server) -> Option<&'static str> {
+    if server.is_draining() {
+        Some("the service is shutting down; retry shortly with the same PAYMENT-SIGNATURE, this request changed nothing")
+    } else if server.jobs.in_flight() >= server.config.max_concurrent_jobs {
+        Some("too many requests in flight; retry shortly with the same PAYMENT-SIGNATURE")
+    } else {
+        None
     }
 }

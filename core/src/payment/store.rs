@@ -18,12 +18,16 @@
 //! so an instance that dies mid-settlement leaves a record with the result, never nothing.
 //!
 //! Lifetimes: a record that holds a result (or may still get one) lives until its
-//! `validBefore` + [`RETENTION_SECONDS`]; a `Spent` record (consumed, no result) only until
-//! `validBefore`, when the local checks refuse the authorization anyway.
+//! `validBefore` + [`RETENTION_SECONDS`]; one whose settlement outcome is unknown until
+//! `validBefore` + [`UNKNOWN_RETENTION_SECONDS`] (the money may still have moved, and only a
+//! record keeps a retry from the window check's 402); a `Spent` record (consumed, no result)
+//! only until `validBefore`, when the local checks refuse the authorization anyway. Outside
+//! `Spent`, a record's expiry never moves earlier (a result settled after an unknown outcome
+//! keeps the unknown one's lifetime).
 //!
 //! Budgets, so that failing jobs never crowd out paid results: records without a result
-//! (`Reserved`, `Spent`) are at most [`MAX_ENTRIES`] in all and [`MAX_OPEN_PER_PAYER`] per
-//! payer (`from`); records with a result are at most [`MAX_RESULT_ENTRIES`] and
+//! (`Reserved`, `Spent`) are at most [`MAX_ENTRIES`] in all, and they and the long-lived
+//! `Unknown` records at most [`MAX_OPEN_PER_PAYER`] per payer (`from`); records with a result are at most [`MAX_RESULT_ENTRIES`] and
 //! [`MAX_KEPT_BYTES`], and a reservation counts against them too while its job runs (it may end
 //! with a result). When a budget is spent, new payments are refused ([`ReserveError`], a 503
 //! with `Retry-After`); no record is ever evicted early.
@@ -42,6 +46,10 @@ use crate::payment::wire::{PaymentPayload, SettleResponse};
 /// Seconds a record that holds a result outlives its authorization's `validBefore`
 /// (docs/payments.md: results are kept until `validBefore` + 10 min).
 pub const RETENTION_SECONDS: u64 = 600;
+/// Seconds a record whose settlement outcome is unknown outlives its authorization's
+/// `validBefore` (docs/payments.md, "Unknown outlives the window": 7 days): a retry in that time
+/// gets the chain's verdict or 503 "settlement pending", never the local window check's 402.
+pub const UNKNOWN_RETENTION_SECONDS: u64 = 7 * 24 * 3600;
 /// Most records without a result held at once (docs/payments.md: 100 000).
 pub const MAX_ENTRIES: usize = 100_000;
 /// Most records holding a result (or whose job may still produce one) at once.
@@ -317,9 +325,15 @@ fn counts_as_result(stage: &Stage) -> bool {
     stage.holds_result() || matches!(stage, Stage::Reserved)
 }
 
-/// Whether a stage counts against the budgets of records without a result.
+/// Whether a stage counts against the budget of records without a result.
 fn counts_as_open(stage: &Stage) -> bool {
     !stage.holds_result()
+}
+
+/// Whether a stage counts against its payer's budget ([`MAX_OPEN_PER_PAYER`]): records
+/// without a result, and unknown outcomes, which live for days.
+fn counts_for_payer(stage: &Stage) -> bool {
+    counts_as_open(stage) || matches!(stage, Stage::Unknown(_))
 }
 
 impl MemoryStore {
@@ -364,15 +378,20 @@ impl MemoryStore {
             self.by_expiry.remove(&(record.expires, key.clone()));
         }
         if as_open {
-            let entry = (record.expires, key.nonce);
             if add {
                 self.open += 1;
+            } else {
+                self.open -= 1;
+            }
+        }
+        if counts_for_payer(&record.stage) {
+            let entry = (record.expires, key.nonce);
+            if add {
                 self.open_by_payer
                     .entry(key.from)
                     .or_default()
                     .insert(entry);
             } else {
-                self.open -= 1;
                 if let Some(set) = self.open_by_payer.get_mut(&key.from) {
                     set.remove(&entry);
                     if set.is_empty() {
@@ -398,7 +417,7 @@ impl MemoryStore {
             return;
         };
         self.count(key, &record, false);
-        record.expires = expiry(record.valid_before, &stage);
+        record.expires = expiry(record.valid_before, &stage, record.expires);
         record.stage = stage;
         self.count(key, &record, true);
         self.records.insert(key.clone(), record);
@@ -410,11 +429,14 @@ impl MemoryStore {
     }
 }
 
-/// When a record in `stage` is dropped: `Spent` at `validBefore`, others 10 min later.
-fn expiry(valid_before: u64, stage: &Stage) -> u64 {
+/// When a record entering `stage` is dropped, given its expiry so far (`current`, 0 for a new
+/// record): `Spent` at `validBefore`; `Unknown` [`UNKNOWN_RETENTION_SECONDS`] after it; the
+/// others [`RETENTION_SECONDS`] after it, or later if the record was to live longer.
+fn expiry(valid_before: u64, stage: &Stage, current: u64) -> u64 {
     match stage {
         Stage::Spent => valid_before,
-        _ => valid_before.saturating_add(RETENTION_SECONDS),
+        Stage::Unknown(_) => valid_before.saturating_add(UNKNOWN_RETENTION_SECONDS),
+        _ => valid_before.saturating_add(RETENTION_SECONDS).max(current),
     }
 }
 
@@ -476,7 +498,7 @@ impl PaymentStore for MemoryStore {
             payment_id: payment_id.map(str::to_string),
             valid_before,
             lease,
-            expires: expiry(valid_before, &Stage::Reserved),
+            expires: expiry(valid_before, &Stage::Reserved, 0),
         };
         self.count(key, &record, true);
         self.records.insert(key.clone(), record);
@@ -722,6 +744,43 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_outcome_lives_seven_days_after_valid_before_and_counts_for_its_payer() {
+        let mut store = MemoryStore::with_limits(StoreLimits {
+            open_per_payer: 2,
+            ..StoreLimits::default()
+        });
+        store.reserve(&key(1), print(1), None, 100, OWN, 0).unwrap();
+        store.finish(&key(1), 1, Stage::Unknown(kept(10)));
+        let record = store.look_up(&key(1), 100 + RETENTION_SECONDS).unwrap();
+        assert_eq!(record.expires, 100 + UNKNOWN_RETENTION_SECONDS);
+        assert!(store
+            .look_up(&key(1), 100 + UNKNOWN_RETENTION_SECONDS - 1)
+            .is_some());
+        // Its payer's budget: the unknown outcome and one more record.
+        store.reserve(&key(2), print(2), None, 100, OWN, 1).unwrap();
+        assert!(matches!(
+            store.reserve(&key(3), print(3), None, 100, OWN, 1),
+            Err(ReserveError::PayerBusy { .. })
+        ));
+        // Settled after the unknown outcome: the record keeps its longer life, and leaves the
+        // payer's budget.
+        let claim = store.claim(&key(1), print(1), OWN, 200);
+        assert!(matches!(claim, Claim::Claimed(_)));
+        store.finish(&key(1), 1, Stage::Settled(kept(10)));
+        let record = store.look_up(&key(1), 200).unwrap();
+        assert_eq!(record.expires, 100 + UNKNOWN_RETENTION_SECONDS);
+        assert_eq!(
+            store.reserve(&key(3), print(3), None, 1_000, OWN, 1),
+            Ok(())
+        );
+        store.expire(100 + UNKNOWN_RETENTION_SECONDS);
+        assert_eq!(
+            store.look_up(&key(1), 100 + UNKNOWN_RETENTION_SECONDS),
+            None
+        );
+    }
+
+    #[test]
     fn kept_bytes_are_bounded_and_released_on_expiry() {
         let mut store = MemoryStore::new(100, 10_000);
         store.reserve(&key(1), print(1), None, 100, OWN, 0).unwrap();
@@ -824,7 +883,7 @@ mod tests {
             .reserve(&key(2), print(2), None, 1_000, OWN, 0)
             .unwrap();
         store.finish(&key(1), 1, Stage::Spent);
-        store.finish(&key(2), 1, Stage::Unknown(kept(10)));
+        store.finish(&key(2), 1, Stage::Settled(kept(10)));
         assert!(store.look_up(&key(1), 999).is_some());
         assert_eq!(
             store.look_up(&key(1), 1_000),
