@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use crate::exchange::Exchange;
-use crate::io::{FetchId, Input, Output};
+use crate::io::{FetchId, Input, Now, Output};
 use crate::store::StoreId;
 use crate::work::WorkId;
 
@@ -163,7 +163,7 @@ impl Driver {
     /// A `SendToFetch` write to `fetch` ended (a failure is the connection's end).
     pub fn fetch_write_done(&mut self, fetch: FetchId, end: WriteEnd, now: Instant) {
         if end == WriteEnd::Failed {
-            self.handle(Happened::Input(Input::FetchClosed { fetch }), now);
+            self.handle_at(Happened::Input(Input::FetchClosed { fetch }), now);
         }
     }
 
@@ -201,7 +201,14 @@ impl Driver {
     /// Feeds what happened at `now`. Returns `false` when it was dropped: an answer for
     /// something the core cancelled meanwhile, or bytes from a connection it closed — for a
     /// `Connected`, the runtime then drops the connection; for `Ok`, it keeps it.
-    pub fn handle(&mut self, happened: Happened<'_>, now: Instant) -> bool {
+    /// The wall clock in `now` becomes the server's from this event on.
+    pub fn handle(&mut self, happened: Happened<'_>, now: Now) -> bool {
+        self.exchange.observe_wall_clock(now);
+        self.handle_at(happened, now.at)
+    }
+
+    /// [`Driver::handle`] at a monotonic instant, the wall clock as last observed.
+    fn handle_at(&mut self, happened: Happened<'_>, now: Instant) -> bool {
         match happened {
             Happened::TimerFired => {
                 if self.timer.fired(now, self.exchange.poll_timeout()) {

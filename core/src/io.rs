@@ -36,9 +36,9 @@
 //! runtimes are this loop over their own sockets, tasks and timers):
 //!
 //! ```no_run
-//! use std::time::Instant;
+//! use std::time::{Instant, SystemTime, UNIX_EPOCH};
 //! use contact_core::driver::{ClientRead, Driver, Happened, WriteEnd};
-//! use contact_core::io::{FetchId, Output};
+//! use contact_core::io::{FetchId, Now, Output};
 //!
 //! /// The runtime's primitives (blocking here; `async` in a real runtime).
 //! trait Io {
@@ -76,13 +76,28 @@
 //!         let timer = if driver.timer_armed() { timer } else { None };
 //!         let (read, answers) = (driver.client_read(), driver.expects_answers());
 //!         let happened = io.wait(read, answers, timer);
-//!         driver.handle(happened, Instant::now());
+//!         // Both clocks, read at every event (the wall clock for payment windows and leases).
+//!         let unix = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+//!         driver.handle(happened, Now { at: Instant::now(), unix });
 //!     }
 //! }
 //! ```
 
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// When an event happened, as the runtime read it at that event: the monotonic instant (every
+/// deadline is one) and the wall clock, time since the UNIX epoch (payment windows, leases
+/// and record lifetimes are unix seconds). Both are read at every event, so a step of the wall
+/// clock (NTP, a VM paused and resumed) is followed from the next event on (docs/payments.md,
+/// "The wall clock").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Now {
+    /// The monotonic clock (`Instant::now()`).
+    pub at: Instant,
+    /// The wall clock (`SystemTime::now()` since `UNIX_EPOCH`).
+    pub unix: Duration,
+}
 
 use crate::api::ErrorCode;
 use crate::net_policy::ApprovedAddr;

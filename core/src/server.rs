@@ -2,7 +2,7 @@
 //! request ids, payment store, job count, the unix clock baseline). Each [`Exchange`](crate::exchange::Exchange) holds a
 //! clone; only the small mutable part is behind a lock, taken briefly inside the core.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -52,6 +52,9 @@ pub struct Server {
     facilitator: Arc<Mutex<FacilitatorHealth>>,
     /// What is wrong with the shared store, as the runtime last found (readiness).
     store_problem: Arc<Mutex<Option<String>>>,
+    /// The wall clock, as the runtime last read it: the unix time, in milliseconds, that
+    /// `Fixed::started` corresponds to ([`Server::observe_wall_clock`]).
+    unix_at_started_ms: Arc<AtomicU64>,
 }
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
@@ -95,7 +98,6 @@ pub struct Fixed {
     /// Builds the result from the pages ([`extract::merge`] unless replaced).
     pub(crate) merger: Merger,
     started: Instant,
-    unix_at_start: Duration,
     /// Whether the rate limiter and the payment store are shared by several instances
     /// ([`Server::share_store`]): store operations become `Output::Store` effects.
     pub(crate) shared_store: bool,
@@ -122,7 +124,8 @@ impl std::ops::Deref for Server {
 
 impl Server {
     /// A server for `config`. `seed` is 32 bytes of OS entropy (fixed in tests); `now` and
-    /// `unix_now` (time since the UNIX epoch) are read once by the runtime at start-up.
+    /// `unix_now` (time since the UNIX epoch) are read by the runtime at start-up, and the wall
+    /// clock again at every event ([`Server::observe_wall_clock`]).
     pub fn new(config: Config, seed: [u8; 32], now: Instant, unix_now: Duration) -> Server {
         let base = match &config.payment {
             PaymentConfig::Ready { terms, .. } => terms
@@ -163,7 +166,6 @@ impl Server {
                 user_agent: user_agent(&base),
                 config,
                 started: now,
-                unix_at_start: unix_now,
                 shared_store: false,
                 instance,
             }),
@@ -174,7 +176,30 @@ impl Server {
             draining: Arc::new(AtomicBool::new(false)),
             facilitator: Arc::new(Mutex::new(FacilitatorHealth::Unchecked)),
             store_problem: Arc::new(Mutex::new(None)),
+            unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
         }
+    }
+
+    /// The runtime read the wall clock at `now`: `unix_now` since the UNIX epoch. Every
+    /// connection of this server reads unix time from the latest such reading, so a step of
+    /// the wall clock (NTP, a VM resumed) is followed at the next event (docs/payments.md,
+    /// "The wall clock"); between events, time runs on the monotonic clock. Runtimes call it
+    /// through [`crate::driver::Driver::handle`], with every event.
+    pub fn observe_wall_clock(&self, now: Instant, unix_now: Duration) {
+        let since_start = now.saturating_duration_since(self.fixed.started);
+        let base = millis_u64(unix_now.saturating_sub(since_start));
+        self.unix_at_started_ms.store(base, Ordering::Relaxed);
+    }
+
+    /// Unix time at `now`, from the latest wall-clock reading.
+    pub(crate) fn unix_time(&self, now: Instant) -> Duration {
+        let base = Duration::from_millis(self.unix_at_started_ms.load(Ordering::Relaxed));
+        base + now.saturating_duration_since(self.fixed.started)
+    }
+
+    /// The instant of unix second `unix` on this server's clock (`now` if it has passed).
+    pub(crate) fn instant_of_unix(&self, now: Instant, unix: u64) -> Instant {
+        now + Duration::from_secs(unix).saturating_sub(self.unix_time(now))
     }
 
     /// The service starts draining (docs/operations.md, "Drain"): from now on every response
@@ -367,16 +392,9 @@ impl Server {
     }
 }
 
-impl Fixed {
-    /// Unix time at `now`, from the baseline given to [`Server::new`].
-    pub(crate) fn unix_time(&self, now: Instant) -> Duration {
-        self.unix_at_start + now.saturating_duration_since(self.started)
-    }
-
-    /// The instant of unix second `unix` on this server's clock (`now` if it has passed).
-    pub(crate) fn instant_of_unix(&self, now: Instant, unix: u64) -> Instant {
-        now + Duration::from_secs(unix).saturating_sub(self.unix_time(now))
-    }
+/// `duration` in whole milliseconds, saturating.
+fn millis_u64(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Counts jobs in flight (for `MAX_CONCURRENT_JOBS`). A job holds a [`JobSlot`]; the count

@@ -3198,3 +3198,29 @@ fn a_claimed_settlement_obeys_the_job_cap_and_the_drain() {
     );
     assert_eq!(sim.server.jobs_in_flight(), 0);
 }
+
+#[test]
+fn the_wall_clock_is_read_at_every_event() {
+    // The server started with its clock 200 s behind; NTP steps it forward. A payment valid
+    // for 100 s by the old reading has expired by the new one: the local checks refuse it.
+    let mut sim = world(&[]);
+    assert_eq!(one(&sim.request(&paid_post(&sim, 230))).status, 200);
+    sim.step_wall_clock(200);
+    let r = one(&sim.request(&paid_post(&sim, 231)));
+    assert_eq!(r.status, 402, "{}", r.body);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert!(
+        required
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("validBefore must be"),
+        "{:?}",
+        required.error
+    );
+    // Stepped back again (a VM resumed with a stale clock, then corrected): the window is
+    // judged by the clock as it is now.
+    sim.step_wall_clock(-200);
+    assert_eq!(one(&sim.request(&paid_post(&sim, 232))).status, 200);
+    assert_eq!(calls(&sim, "/verify"), 2);
+}

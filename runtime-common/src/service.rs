@@ -5,6 +5,8 @@
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use contact_core::io::Now;
+
 use contact_core::config::{Config, PaymentConfig};
 use contact_core::server::Server;
 
@@ -344,5 +346,18 @@ pub async fn check_facilitator<Drive, Sleep>(
             last = health;
         }
         sleep(FACILITATOR_CHECK_INTERVAL).await;
+    }
+}
+
+/// Both clocks, read together at an event: the monotonic one for deadlines, the wall clock
+/// for payment windows and leases ([`contact_core::driver::Driver::handle`] takes them with
+/// every event, so a wall-clock step is followed at once). A wall clock before 1970 reads as
+/// the epoch.
+pub fn read_clocks() -> Now {
+    Now {
+        at: Instant::now(),
+        unix: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default(),
     }
 }

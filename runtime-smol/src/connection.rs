@@ -200,7 +200,7 @@ pub(crate) async fn drive(
         .or(when_closed(drain.as_ref(), Event::Drain))
         .or(when_closed(cut.as_ref(), Event::Cut));
         let event = next.await;
-        let now = Instant::now();
+        let clock = contact_runtime_common::service::read_clocks();
         let happened = match event {
             None => Happened::TimerFired,
             Some(Event::Drain) => {
@@ -232,7 +232,7 @@ pub(crate) async fn drive(
                     (Err(failure), _) => (Err(failure), None),
                 };
                 // Kept only when the core still waited for it.
-                if driver.handle(Happened::Input(Input::Connected { fetch, result }), now) {
+                if driver.handle(Happened::Input(Input::Connected { fetch, result }), clock) {
                     fetches.extend(conn);
                 }
                 continue;
@@ -240,7 +240,7 @@ pub(crate) async fn drive(
             Some(Event::FetchData(fetch, data)) => {
                 driver.handle(
                     Happened::Input(Input::FetchData { fetch, data: &data }),
-                    now,
+                    clock,
                 );
                 continue;
             }
@@ -251,7 +251,7 @@ pub(crate) async fn drive(
             }
             Some(Event::Stored(id, result)) => Happened::Input(Input::Stored { id, result }),
         };
-        driver.handle(happened, now);
+        driver.handle(happened, clock);
     }
     driver.into_exchange()
 }

@@ -178,7 +178,7 @@ pub(crate) async fn drive(
             () = when_set(drain.as_mut()), if drain.is_some() => Woke::Drain,
             () = when_set(cut.as_mut()), if cut.is_some() => Woke::Cut,
         };
-        let now = Instant::now();
+        let clock = contact_runtime_common::service::read_clocks();
         let happened = match woke {
             Woke::Timer => Happened::TimerFired,
             Woke::Drain => {
@@ -211,14 +211,14 @@ pub(crate) async fn drive(
                     Err(failure) => (Err(failure), None),
                 };
                 // Kept only when the core still waited for it.
-                if driver.handle(Happened::Input(Input::Connected { fetch, result }), now) {
+                if driver.handle(Happened::Input(Input::Connected { fetch, result }), clock) {
                     fetches.extend(conn);
                 }
                 continue;
             }
             Woke::Event(Event::FetchData(fetch, data)) => {
                 let input = Input::FetchData { fetch, data: &data };
-                driver.handle(Happened::Input(input), now);
+                driver.handle(Happened::Input(input), clock);
                 continue;
             }
             Woke::Event(Event::FetchClosed(fetch)) => Happened::Input(Input::FetchClosed { fetch }),
@@ -228,7 +228,7 @@ pub(crate) async fn drive(
             }
             Woke::Event(Event::Stored(id, result)) => Happened::Input(Input::Stored { id, result }),
         };
-        driver.handle(happened, now);
+        driver.handle(happened, clock);
     }
     driver.into_exchange()
 }

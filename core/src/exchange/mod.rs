@@ -601,6 +601,13 @@ impl Exchange {
         debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }
 
+    /// The runtime read the clocks at an event: the wall clock becomes the server's
+    /// ([`Server::observe_wall_clock`]). [`crate::driver::Driver::handle`] calls it with every
+    /// event.
+    pub fn observe_wall_clock(&self, now: crate::io::Now) {
+        self.server.observe_wall_clock(now.at, now.unix);
+    }
+
     /// The service drains ([`Server::begin_drain`] was called): a connection waiting for its
     /// next request closes now; one with a request in progress closes after answering it; a
     /// paid job runs on to its end, settlement included.

@@ -14,7 +14,7 @@ use crate::api::{ApiError, ContactExtractionResult};
 use crate::config::Config;
 use crate::driver::{Driver, Happened, WriteEnd};
 use crate::exchange::Exchange;
-use crate::io::{FetchId, Input, IoFailure, Output, RequestEvent, SettlementEvent};
+use crate::io::{FetchId, Input, IoFailure, Now, Output, RequestEvent, SettlementEvent};
 use crate::payment::codec;
 use crate::payment::verify::{
     domain_separator, parse_address, parse_uint256, typed_data_digest, TransferWithAuthorization,
@@ -198,6 +198,9 @@ pub struct Sim {
     pub cancelled_work: usize,
     /// The shared store this instance uses ([`Sim::share_store`]).
     pub store: Option<SharedStore>,
+    /// Seconds the wall clock stands ahead of (positive) or behind (negative) virtual time:
+    /// [`Sim::step_wall_clock`].
+    pub wall_step: i64,
     start: Instant,
 }
 
@@ -238,6 +241,7 @@ impl Sim {
             work_done: 0,
             cancelled_work: 0,
             store: None,
+            wall_step: 0,
             start: now,
         }
     }
@@ -265,6 +269,28 @@ impl Sim {
         self.now += by;
     }
 
+    /// Steps the wall clock by `seconds` (an NTP correction, a VM resumed), leaving the
+    /// monotonic clock alone: the server sees it at the next event.
+    pub fn step_wall_clock(&mut self, seconds: i64) {
+        self.wall_step += seconds;
+    }
+
+    /// Unix seconds now on the simulated wall clock.
+    pub fn unix_now(&self) -> u64 {
+        (SIM_UNIX_START + self.elapsed().as_secs()).saturating_add_signed(self.wall_step)
+    }
+
+    /// Both clocks now, as a runtime reads them at an event.
+    fn clock(&self) -> Now {
+        let unix = Duration::from_secs(SIM_UNIX_START) + self.elapsed();
+        let unix = if self.wall_step >= 0 {
+            unix + Duration::from_secs(self.wall_step.unsigned_abs())
+        } else {
+            unix.saturating_sub(Duration::from_secs(self.wall_step.unsigned_abs()))
+        };
+        Now { at: self.now, unix }
+    }
+
     /// Virtual time elapsed since the start.
     pub fn elapsed(&self) -> Duration {
         self.now - self.start
@@ -290,7 +316,7 @@ impl Sim {
             .map(|_| Driver::new(Exchange::accept(&self.server, peer, self.now), true))
             .collect();
         for (i, request) in requests.iter().enumerate() {
-            drivers[i].handle(Happened::Input(Input::ClientData(request)), self.now);
+            drivers[i].handle(Happened::Input(Input::ClientData(request)), self.clock());
         }
         self.drive(&mut drivers)
     }
@@ -366,14 +392,14 @@ impl Sim {
             if drain_due.is_some_and(|at| at <= self.now) && !self.server.is_draining() {
                 self.server.begin_drain();
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle(Happened::Drain, self.now);
+                    exchange.handle(Happened::Drain, self.clock());
                 }
             }
             let cut_due = self.cut_at.map(|at| self.start + at);
             if cut_due.is_some_and(|at| at <= self.now) {
                 self.cut_at = None;
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle(Happened::Cut, self.now);
+                    exchange.handle(Happened::Cut, self.clock());
                 }
             }
             for (i, exchange) in exchanges.iter_mut().enumerate() {
@@ -395,7 +421,7 @@ impl Sim {
             {
                 disconnected = true;
                 for exchange in exchanges.iter_mut() {
-                    exchange.handle(Happened::Input(Input::ClientClosed), self.now);
+                    exchange.handle(Happened::Input(Input::ClientClosed), self.clock());
                 }
                 continue;
             }
@@ -403,39 +429,44 @@ impl Sim {
                 let exchange = &mut exchanges[i];
                 match input {
                     Owned::Resolved(fetch, result) => {
-                        exchange
-                            .handle(Happened::Input(Input::Resolved { fetch, result }), self.now);
+                        exchange.handle(
+                            Happened::Input(Input::Resolved { fetch, result }),
+                            self.clock(),
+                        );
                     }
                     Owned::Connected(fetch, result) => {
                         exchange.handle(
                             Happened::Input(Input::Connected { fetch, result }),
-                            self.now,
+                            self.clock(),
                         );
                     }
                     Owned::TcpConnected(fetch) => {
-                        exchange.handle(Happened::Input(Input::TcpConnected { fetch }), self.now);
+                        exchange
+                            .handle(Happened::Input(Input::TcpConnected { fetch }), self.clock());
                     }
                     Owned::Data(fetch, data) => {
                         exchange.handle(
                             Happened::Input(Input::FetchData { fetch, data: &data }),
-                            self.now,
+                            self.clock(),
                         );
                     }
                     Owned::Closed(fetch) => {
-                        exchange.handle(Happened::Input(Input::FetchClosed { fetch }), self.now);
+                        exchange
+                            .handle(Happened::Input(Input::FetchClosed { fetch }), self.clock());
                     }
                     Owned::Client(bytes) => {
-                        exchange.handle(Happened::Input(Input::ClientData(&bytes)), self.now);
+                        exchange.handle(Happened::Input(Input::ClientData(&bytes)), self.clock());
                     }
                     Owned::ClientWritten => exchange.client_write_done(WriteEnd::Done, self.now),
                     Owned::WorkDone(id, done, took) => {
                         exchange.handle(
                             Happened::Input(Input::WorkDone { id, done, took }),
-                            self.now,
+                            self.clock(),
                         );
                     }
                     Owned::Stored(id, result) => {
-                        exchange.handle(Happened::Input(Input::Stored { id, result }), self.now);
+                        exchange
+                            .handle(Happened::Input(Input::Stored { id, result }), self.clock());
                     }
                 }
                 continue;
@@ -471,7 +502,7 @@ impl Sim {
             for (exchange, armed) in exchanges.iter_mut().zip(timers.iter_mut()) {
                 if armed.is_some_and(|t| t <= self.now) && exchange.timer_armed() {
                     *armed = None;
-                    exchange.handle(Happened::TimerFired, self.now);
+                    exchange.handle(Happened::TimerFired, self.clock());
                 }
             }
         }
