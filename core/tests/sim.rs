@@ -2180,67 +2180,158 @@ fn a_client_that_stops_reading_is_given_up_at_the_cores_write_deadline() {
 
 const CHAIN_RPC: &str = "127.0.0.1:8545";
 
-/// What the scripted chain node reports for the one authorization the tests use.
+/// Real JSON-RPC answers of the test token on anvil (how they were made: the file's
+/// `produced_by`). Genesis at [`SIM_UNIX_START`] (S): block 2 (S+2) mints to the payer, block 3
+/// (S+95) is empty, block 4 (S+96) holds the transfer of `paid_post(&sim, 103)`, block 5 (S+97)
+/// the payer's cancellation of `paid_post(&sim, 104)`'s nonce, block 6 (S+130) is the head.
+const CHAIN_VECTORS: &str = include_str!("chain_vectors.json");
+/// The last block before the transfer (S+95).
+const BLOCK_BEFORE_TRANSFER: u64 = 3;
+/// The block of the transfer of `paid_post(&sim, 103)` (S+96), before the cancellation.
+const BLOCK_OF_TRANSFER: u64 = 4;
+/// The transaction of that transfer, as anvil hashed it.
+const TRANSFER_TX: &str = "0x8fcb8eb54cf0d78cdd361ed0f665a776d9b4d5e56825709b7fda73ffa3d4507b";
+
+/// What the scripted chain node reports: the chain of [`CHAIN_VECTORS`] up to a head.
 #[derive(Debug, Default)]
 struct ChainState {
-    /// `authorizationState` is true (used or cancelled).
-    used: bool,
-    /// The event is `AuthorizationCanceled` rather than `AuthorizationUsed`.
-    cancelled: bool,
+    /// The head block: `None` the vectors' last (6, at S+130); a lower number is a node that
+    /// has not seen the later blocks (a lagging node behind a load balancer).
+    head: Option<u64>,
+    /// The head block's timestamp instead of the vectors' (a node that stopped following).
+    head_timestamp: Option<u64>,
     /// JSON-RPC methods called, in order.
     calls: Vec<String>,
 }
 
-/// A JSON-RPC node at [`CHAIN_RPC`] answering from `state`: `eth_call`, `eth_blockNumber`,
-/// `eth_getLogs` (one log echoing the filter's topics) and `eth_getTransactionReceipt` (a
-/// success with `Transfer(from, payTo, 10000)`).
+/// A JSON-RPC node at [`CHAIN_RPC`] answering from [`CHAIN_VECTORS`] up to `state`'s head.
 fn chain_node(sim: &mut Sim, state: std::rc::Rc<std::cell::RefCell<ChainState>>) {
-    use contact_core::payment::chain::{
-        topic, AUTHORIZATION_CANCELED, AUTHORIZATION_USED, TRANSFER,
-    };
-    let from_topic = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+    let vectors: serde_json::Value = serde_json::from_str(CHAIN_VECTORS).unwrap();
     sim.endpoint(CHAIN_RPC.parse().unwrap(), move |raw| {
         let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
         let request: serde_json::Value = serde_json::from_slice(&raw[at..]).unwrap();
-        let method = request["method"].as_str().unwrap().to_string();
         let mut state = state.borrow_mut();
-        state.calls.push(method.clone());
-        let word = |tail: &str| format!("0x{tail:0>64}");
-        let result = match method.as_str() {
-            "eth_call" => serde_json::json!(word(if state.used { "1" } else { "0" })),
-            "eth_blockNumber" => serde_json::json!("0x5000"),
-            "eth_getLogs" if state.used => {
-                let filter = &request["params"][0];
-                *from_topic.borrow_mut() = filter["topics"][1].as_str().unwrap().to_string();
-                let event = if state.cancelled {
-                    AUTHORIZATION_CANCELED
-                } else {
-                    AUTHORIZATION_USED
-                };
-                serde_json::json!([{
-                    "address": filter["address"],
-                    "topics": [topic(event), filter["topics"][1], filter["topics"][2]],
-                    "transactionHash": "0xc4a1",
-                    "removed": false,
-                }])
-            }
-            "eth_getLogs" => serde_json::json!([]),
-            "eth_getTransactionReceipt" => serde_json::json!({
-                "status": "0x1",
-                "logs": [{
-                    "address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-                    "topics": [
-                        topic(TRANSFER),
-                        from_topic.borrow().clone(),
-                        word("70997970c51812dc3a010c7d01b50e0d17dc79c8"),
-                    ],
-                    "data": word("2710"),
-                }],
-            }),
-            other => panic!("unexpected JSON-RPC method {other}"),
-        };
-        json_reply(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string())
+        state
+            .calls
+            .push(request["method"].as_str().unwrap().to_string());
+        let answer = chain_answer(&vectors, &state, &request);
+        json_reply(&answer.to_string())
     });
+}
+
+/// A node's answer to `request` (Ethereum JSON-RPC) on the chain of `vectors` up to `state`'s
+/// head: blocks, `authorizationState` from the token's authorization events up to the block
+/// asked, `eth_getLogs` filtered by address, topics and block range as a node does, receipts.
+fn chain_answer(
+    vectors: &serde_json::Value,
+    state: &ChainState,
+    request: &serde_json::Value,
+) -> serde_json::Value {
+    use contact_core::payment::chain::{topic, AUTHORIZATION_CANCELED, AUTHORIZATION_USED};
+    use serde_json::{json, Value};
+    let quantity = |v: &Value| u64::from_str_radix(&v.as_str().unwrap()[2..], 16).unwrap();
+    let blocks = vectors["blocks"].as_array().unwrap();
+    let head = state.head.unwrap_or(blocks.len() as u64 - 1);
+    let block = |n: u64| {
+        let mut block = blocks[n as usize].clone();
+        if let (true, Some(timestamp)) = (n == head, state.head_timestamp) {
+            block["timestamp"] = json!(format!("0x{timestamp:x}"));
+        }
+        block
+    };
+    let block_of = |tag: &Value| match tag.as_str() {
+        Some("latest") | None => Some(head),
+        Some(_) => Some(quantity(tag)).filter(|n| *n <= head),
+    };
+    let logs = vectors["logs"].as_array().unwrap();
+    let same = |a: &Value, b: &str| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(b));
+    let error = |message: &str| {
+        let error = json!({"code": -32000, "message": message});
+        json!({"jsonrpc": "2.0", "id": 1, "error": error})
+    };
+    let params = &request["params"];
+    let result = match request["method"].as_str().unwrap() {
+        "eth_getBlockByNumber" => block_of(&params[0]).map_or(Value::Null, block),
+        "eth_call" => {
+            let Some(at) = block_of(&params[1]) else {
+                return error("header not found");
+            };
+            let data = params[0]["data"].as_str().unwrap();
+            if !same(&params[0]["to"], vectors["token"].as_str().unwrap())
+                || data.len() != 2 + 8 + 128
+                || !data.starts_with("0xe94a0102")
+            {
+                json!("0x")
+            } else {
+                let (from, nonce) = (format!("0x{}", &data[10..74]), format!("0x{}", &data[74..]));
+                let set = logs.iter().any(|log| {
+                    (same(&log["topics"][0], &topic(AUTHORIZATION_USED))
+                        || same(&log["topics"][0], &topic(AUTHORIZATION_CANCELED)))
+                        && same(&log["topics"][1], &from)
+                        && same(&log["topics"][2], &nonce)
+                        && quantity(&log["blockNumber"]) <= at
+                });
+                json!(format!("0x{:0>64}", u8::from(set)))
+            }
+        }
+        "eth_getLogs" => {
+            let filter = &params[0];
+            let (Some(from), Some(to)) =
+                (block_of(&filter["fromBlock"]), block_of(&filter["toBlock"]))
+            else {
+                return error("block range extends beyond current head block");
+            };
+            // A position of the filter's topics: null (any), one topic, or a list of choices.
+            let matches = |wanted: &Value, got: &Value| match wanted {
+                Value::Null => true,
+                Value::Array(choices) => choices.iter().any(|c| same(got, c.as_str().unwrap())),
+                one => same(got, one.as_str().unwrap()),
+            };
+            let wanted = filter["topics"].as_array().cloned().unwrap_or_default();
+            json!(logs
+                .iter()
+                .filter(|log| {
+                    let n = quantity(&log["blockNumber"]);
+                    (from..=to).contains(&n)
+                        && matches(&filter["address"], &log["address"])
+                        && wanted
+                            .iter()
+                            .enumerate()
+                            .all(|(i, w)| matches(w, &log["topics"][i]))
+                })
+                .collect::<Vec<_>>())
+        }
+        "eth_getTransactionReceipt" => vectors["receipts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| same(&r["transactionHash"], params[0].as_str().unwrap()))
+            .filter(|r| quantity(&r["blockNumber"]) <= head)
+            .cloned()
+            .unwrap_or(Value::Null),
+        other => panic!("unexpected JSON-RPC method {other}"),
+    };
+    json!({"jsonrpc": "2.0", "id": 1, "result": result})
+}
+
+#[test]
+fn the_scripted_chain_node_answers_as_anvil_did() {
+    let vectors: serde_json::Value = serde_json::from_str(CHAIN_VECTORS).unwrap();
+    let state = ChainState::default();
+    for method in ["eth_getLogs", "eth_call"] {
+        for captured in vectors[method].as_array().unwrap() {
+            let request = serde_json::json!({"method": method, "params": captured["params"]});
+            let answer = chain_answer(&vectors, &state, &request);
+            assert_eq!(answer["result"], captured["result"], "{request}");
+        }
+    }
+    // And the head it reports is the chain's last block.
+    let request =
+        serde_json::json!({"method": "eth_getBlockByNumber", "params": ["latest", false]});
+    assert_eq!(
+        chain_answer(&vectors, &state, &request)["result"],
+        vectors["blocks"][6]
+    );
 }
 
 fn reply_with_status(status: u16, body: &str) -> Reply {
@@ -2309,32 +2400,30 @@ fn a_refusal_after_a_pending_answer_in_the_same_job_is_not_a_402() {
 fn with_the_chain_a_pending_settlement_that_landed_is_a_200_confirmed_on_chain() {
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
-        used: true,
-        ..ChainState::default()
-    }));
+    // The node's head is past the block with the transfer.
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain.clone());
     let r = one(&sim.request(&paid_post(&sim, 103)));
     assert_eq!(r.status, 200, "{}", r.body);
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
     assert!(settled.success);
     assert_eq!(
-        settled.transaction, "0xc4a1",
+        settled.transaction, TRANSFER_TX,
         "the transaction the chain names"
     );
     assert_eq!(outcomes(&sim), ["unknown", "unknown", "confirmed_on_chain"]);
     assert_eq!(
         chain.borrow().calls,
         [
+            "eth_getBlockByNumber",
             "eth_call",
-            "eth_blockNumber",
             "eth_getLogs",
             "eth_getTransactionReceipt"
         ]
     );
     assert_eq!(
         sim.events.last().unwrap().transaction.as_deref(),
-        Some("0xc4a1")
+        Some(TRANSFER_TX)
     );
 }
 
@@ -2348,15 +2437,18 @@ fn with_the_chain_a_cancelled_authorization_is_never_a_200() {
         &mut sim,
         vec![json_reply(PENDING), json_reply(PENDING), json_reply(used)],
     );
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    // The node's head is the block before the cancellation.
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        head: Some(BLOCK_OF_TRANSFER),
+        ..ChainState::default()
+    }));
     chain_node(&mut sim, chain.clone());
     let request = paid_post(&sim, 104);
     // Not used yet on chain: still unknown.
     let r = one(&sim.request(&request));
     assert_error(&r, 503, "INTERNAL_ERROR");
     assert_eq!(outcomes(&sim), ["unknown", "unknown", "unknown"]);
-    chain.borrow_mut().used = true;
-    chain.borrow_mut().cancelled = true;
+    chain.borrow_mut().head = None;
     let r = one(&sim.request(&request));
     assert_eq!(r.status, 402, "{}", r.body);
     let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
@@ -2384,13 +2476,18 @@ fn without_the_chain_already_used_after_unknown_still_counts_as_settled() {
 fn with_the_chain_an_unused_authorization_past_valid_before_is_a_402_never_charged() {
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     scripted_settlement(&mut sim, vec![Reply::Stall]);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    // The head is block 2 (S+2): before validBefore, the nonce is unused.
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        head: Some(2),
+        ..ChainState::default()
+    }));
     chain_node(&mut sim, chain.clone());
     let request = paid_post(&sim, 106); // validBefore = SIM_UNIX_START + 100
     assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
     assert_eq!(calls(&sim, "/settle"), 1);
-    // Past validBefore (and the chain's margin): no /settle can land any more; the chain says
-    // the nonce was never used.
+    // At S+131 the head is block 6 (S+130, past validBefore) and the nonce is unused there: no
+    // transfer can land any more.
+    chain.borrow_mut().head = None;
     let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
     sim.advance(std::time::Duration::from_secs(
         SIM_UNIX_START + 131 - unix_now,
@@ -2405,6 +2502,65 @@ fn with_the_chain_an_unused_authorization_past_valid_before_is_a_402_never_charg
         "no /settle after validBefore - 6 s"
     );
     assert_eq!(*outcomes(&sim).last().unwrap(), "expired_unused");
+}
+
+#[test]
+fn with_the_chain_a_lagging_node_past_valid_before_is_a_503_never_a_402() {
+    // The transfer of nonce 103 landed in block 4 (S+96), before validBefore (S+100). The RPC
+    // endpoint answers from a node still at block 3 (S+95): there the nonce is unused. The
+    // retry comes at S+131, the local clock long past validBefore: still unknown, never a
+    // refusal; the block's timestamp, not the clock, says whether the transfer can still land.
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        head: Some(BLOCK_BEFORE_TRANSFER),
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain.clone());
+    let request = paid_post(&sim, 103);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
+    sim.advance(std::time::Duration::from_secs(
+        SIM_UNIX_START + 131 - unix_now,
+    ));
+    chain.borrow_mut().calls.clear();
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(r.body["error"]["message"], SETTLEMENT_PENDING);
+    assert_eq!(chain.borrow().calls, ["eth_getBlockByNumber", "eth_call"]);
+    let last = sim.settlements.last().unwrap();
+    assert_eq!(last.outcome, "unknown");
+    assert!(
+        last.reason
+            .as_deref()
+            .unwrap()
+            .contains("not used at block 3"),
+        "{last:?}"
+    );
+    // A node whose head is 61 s old is not read at all.
+    chain.borrow_mut().head_timestamp = Some(SIM_UNIX_START + 70);
+    chain.borrow_mut().calls.clear();
+    let r = one(&sim.request(&request));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert_eq!(chain.borrow().calls, ["eth_getBlockByNumber"]);
+    let last = sim.settlements.last().unwrap();
+    assert!(
+        last.reason
+            .as_deref()
+            .unwrap()
+            .starts_with("chain rpc: head block is stale"),
+        "{last:?}"
+    );
+    // Once the node has caught up, the chain confirms the payment.
+    *chain.borrow_mut() = ChainState::default();
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(*outcomes(&sim).last().unwrap(), "confirmed_on_chain");
+    assert_eq!(
+        calls(&sim, "/settle"),
+        2,
+        "no /settle after validBefore - 6 s"
+    );
 }
 
 #[test]

@@ -1,14 +1,23 @@
 //! Reading the payment network to settle an unknown settlement outcome (docs/payments.md,
 //! "The chain is the judge"). With `CHAIN_RPC_URL` set, the service asks the token contract
 //! itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries out like
-//! any other — whether an EIP-3009 authorization was used, cancelled, or can never be used:
+//! any other — whether an EIP-3009 authorization was used, cancelled, or can never be used.
+//!
+//! The chain is read at one block: the head block B is read first, and every later read is
+//! made at B, so a load-balanced provider whose nodes disagree about the head cannot mix an old
+//! state with a new clock. The local clock only says whether B is too old to judge by.
 //!
 //! ```text
-//! eth_call authorizationState(from, nonce) ──false──▶ validBefore + margin passed? ExpiredUnused
-//!         │ true (used or cancelled: USDC keeps one flag)          └─ else ──────▶ Undetermined
+//! eth_getBlockByNumber "latest" ─▶ head block B (number, timestamp)
+//!         │ B.timestamp + 60 s < local clock ─▶ Undetermined (stale head)
 //!         ▼
-//! eth_blockNumber ─▶ eth_getLogs AuthorizationUsed | AuthorizationCanceled (from, nonce)
-//!         │ Canceled ─▶ Cancelled           │ none ─▶ Undetermined
+//! eth_call authorizationState(from, nonce) at B
+//!         │ false ─▶ B.timestamp ≥ validBefore ─▶ ExpiredUnused
+//!         │          └─ else ─▶ Undetermined (not used yet, or the node lags)
+//!         ▼ true (used or cancelled: USDC keeps one flag)
+//! eth_getLogs AuthorizationUsed | AuthorizationCanceled (from, nonce), blocks B − 10 000 ..= B
+//!         │ Canceled ─▶ Cancelled
+//!         │ none, or a JSON-RPC error (the range refused) ─▶ Undetermined
 //!         ▼ Used in transaction T
 //! eth_getTransactionReceipt T ── status 0x1 and Transfer(from, payTo, amount) ─▶ Settled(T)
 //!                              └─ otherwise ─▶ Undetermined
@@ -33,13 +42,16 @@ pub const TRANSFER: &str = "Transfer(address,address,uint256)";
 /// `authorizationState(address authorizer, bytes32 nonce) returns (bool)` (EIP-3009): true for
 /// used *and* cancelled nonces.
 pub const AUTHORIZATION_STATE: &str = "authorizationState(address,bytes32)";
-/// Blocks `eth_getLogs` looks back from the latest one: an authorization lives at most
-/// `maxTimeoutSeconds` (≤ 3600) + 60 s and its record 10 min more, about 2 200 blocks of Base's
-/// 2 s; 10 000 leaves room for slower chains and stays inside common providers' range limits.
+/// Blocks `eth_getLogs` looks back from the head block read (`fromBlock` = head − this,
+/// `toBlock` = head): an authorization lives at most `maxTimeoutSeconds` (≤ 3600) + 60 s and its
+/// record 10 min more, about 2 200 blocks of Base's 2 s; 10 000 leaves room for slower chains
+/// and stays inside common providers' range limits (a provider that refuses the range leaves the
+/// outcome unknown).
 pub const LOG_LOOKBACK_BLOCKS: u64 = 10_000;
-/// Seconds after `validBefore` before an unused authorization counts as unusable for good:
-/// USDC compares `validBefore` with the block's timestamp, which may trail our clock.
-pub const EXPIRY_MARGIN_SECONDS: u64 = 30;
+/// Seconds the head block's timestamp may trail the local clock: an older head (a node that
+/// stopped following the chain) is not read at all, the outcome stays unknown. The one use of
+/// the local clock in a reading.
+pub const HEAD_MAX_AGE_SECONDS: u64 = 60;
 
 /// `0x` + hex of Keccak-256 of `signature` (an event topic).
 pub fn topic(signature: &str) -> String {
@@ -79,8 +91,12 @@ pub enum ChainVerdict {
     },
     /// The payer cancelled the authorization (`AuthorizationCanceled`): never a payment.
     Cancelled,
-    /// `validBefore` (+ [`EXPIRY_MARGIN_SECONDS`]) has passed and the nonce is unused: the
-    /// transfer can never happen.
+    /// The nonce is unused at a block whose timestamp is at or past `validBefore`: the transfer
+    /// can never happen. USDC (FiatTokenV2, as EIP-3009's reference) accepts a transfer only in
+    /// a block with `require(now < validBefore, "FiatTokenV2: authorization is expired")`, `now`
+    /// being `block.timestamp`, and every later block has a greater timestamp (the Ethereum
+    /// yellow paper's header rule; Base makes a block every 2 s). The local clock never decides
+    /// this: a node that lags behind the block with the transfer still shows an early head.
     ExpiredUnused,
     /// Nothing certain (not used yet and still valid, the RPC failed, an unexpected answer):
     /// the outcome stays unknown. Says why, for the audit line.
@@ -99,17 +115,38 @@ impl ChainVerdict {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
-    State,
-    BlockNumber,
-    Logs { from_block: u64 },
-    Receipt { transaction: String },
+/// The head block a reading is made at (`eth_getBlockByNumber`, Ethereum JSON-RPC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Head {
+    /// The block number.
+    number: u64,
+    /// The block's timestamp, unix seconds (what the token compares `validBefore` with).
+    timestamp: u64,
 }
 
-/// One reading of the chain for one authorization: a sequence of JSON-RPC calls. Send
-/// [`ChainCheck::request_body`] to the RPC endpoint (`POST`, `application/json`), feed the
-/// answer to [`ChainCheck::on_reply`], and repeat until it gives a verdict (at most four calls).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Head,
+    State(Head),
+    Logs(Head),
+    Receipt(Head, String),
+}
+
+impl Step {
+    fn method(&self) -> &'static str {
+        match self {
+            Step::Head => "eth_getBlockByNumber",
+            Step::State(_) => "eth_call",
+            Step::Logs(_) => "eth_getLogs",
+            Step::Receipt(..) => "eth_getTransactionReceipt",
+        }
+    }
+}
+
+/// One reading of the chain for one authorization, at one block: a sequence of JSON-RPC calls
+/// (Ethereum JSON-RPC). Send [`ChainCheck::request_body`] to the RPC endpoint (`POST`,
+/// `application/json`), feed the answer to [`ChainCheck::on_reply`], and repeat until it gives
+/// a verdict (at most four calls: the head block, `authorizationState`, the logs, a receipt).
 #[derive(Debug, Clone)]
 pub struct ChainCheck {
     query: ChainQuery,
@@ -117,92 +154,98 @@ pub struct ChainCheck {
 }
 
 impl ChainCheck {
-    /// A reading that starts with `authorizationState`.
+    /// A reading that starts with the head block (`eth_getBlockByNumber ["latest", false]`).
     pub fn new(query: ChainQuery) -> ChainCheck {
         ChainCheck {
             query,
-            step: Step::State,
+            step: Step::Head,
         }
     }
 
-    /// The JSON-RPC request of the current step.
+    /// The JSON-RPC request of the current step. Every read after the first names the head
+    /// block's number (a hex quantity), never `"latest"`.
     pub fn request_body(&self) -> Vec<u8> {
         let q = &self.query;
-        let (method, params) = match &self.step {
-            Step::State => {
+        let params = match &self.step {
+            Step::Head => json!(["latest", false]),
+            Step::State(head) => {
                 let data = format!(
                     "{}{}{}",
                     selector(AUTHORIZATION_STATE),
                     hex(&word_of_address(&q.from)),
                     hex(&q.nonce)
                 );
-                (
-                    "eth_call",
-                    json!([{"to": address(&q.token), "data": data}, "latest"]),
-                )
+                json!([{"to": address(&q.token), "data": data}, quantity(head.number)])
             }
-            Step::BlockNumber => ("eth_blockNumber", json!([])),
-            Step::Logs { from_block } => (
-                "eth_getLogs",
-                json!([{
-                    "address": address(&q.token),
-                    "topics": [
-                        [topic(AUTHORIZATION_USED), topic(AUTHORIZATION_CANCELED)],
-                        format!("0x{}", hex(&word_of_address(&q.from))),
-                        format!("0x{}", hex(&q.nonce)),
-                    ],
-                    "fromBlock": format!("0x{from_block:x}"),
-                    "toBlock": "latest",
-                }]),
-            ),
-            Step::Receipt { transaction } => ("eth_getTransactionReceipt", json!([transaction])),
+            Step::Logs(head) => json!([{
+                "address": address(&q.token),
+                "topics": [
+                    [topic(AUTHORIZATION_USED), topic(AUTHORIZATION_CANCELED)],
+                    format!("0x{}", hex(&word_of_address(&q.from))),
+                    format!("0x{}", hex(&q.nonce)),
+                ],
+                "fromBlock": quantity(head.number.saturating_sub(LOG_LOOKBACK_BLOCKS)),
+                "toBlock": quantity(head.number),
+            }]),
+            Step::Receipt(_, transaction) => json!([transaction]),
         };
+        let method = self.step.method();
         let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         serde_json::to_vec(&request).unwrap_or_default()
     }
 
     /// Reads the answer to the current step (`None`: no answer at all — a timeout or a failed
-    /// connection) at unix time `unix_now`. `Some(verdict)` ends the reading; `None` means the
-    /// next request ([`ChainCheck::request_body`]) is due.
+    /// connection). `unix_now` (the local clock, unix seconds) is used for one thing: a head
+    /// block more than [`HEAD_MAX_AGE_SECONDS`] older than it is not read. `Some(verdict)` ends
+    /// the reading; `None` means the next request ([`ChainCheck::request_body`]) is due.
     pub fn on_reply(&mut self, reply: Option<&[u8]>, unix_now: u64) -> Option<ChainVerdict> {
-        let undetermined = |why: &str| Some(ChainVerdict::Undetermined(why.to_string()));
+        let undetermined = |why: String| Some(ChainVerdict::Undetermined(why));
+        let method = self.step.method();
         let Some(body) = reply else {
-            return undetermined("chain rpc: no answer");
+            return undetermined(format!("chain rpc: {method}: no answer"));
         };
         let result = match rpc_result(body) {
             Ok(result) => result,
-            Err(why) => return Some(ChainVerdict::Undetermined(why)),
+            Err(why) => return undetermined(format!("chain rpc: {method}: {why}")),
         };
-        match &self.step {
-            Step::State => match result.as_str().and_then(parse_word) {
-                Some(word) if word == [0; 32] => {
-                    let final_at = self
-                        .query
-                        .valid_before
-                        .saturating_add(EXPIRY_MARGIN_SECONDS);
-                    if unix_now >= final_at {
+        match self.step.clone() {
+            Step::Head => {
+                let number = result["number"].as_str().and_then(parse_quantity);
+                let timestamp = result["timestamp"].as_str().and_then(parse_quantity);
+                let (Some(number), Some(timestamp)) = (number, timestamp) else {
+                    return undetermined(format!(
+                        "chain rpc: {method}: no block number and timestamp"
+                    ));
+                };
+                if timestamp.saturating_add(HEAD_MAX_AGE_SECONDS) < unix_now {
+                    return undetermined(format!(
+                        "chain rpc: head block is stale (block {number}, {} s behind the clock)",
+                        unix_now - timestamp
+                    ));
+                }
+                self.step = Step::State(Head { number, timestamp });
+                None
+            }
+            Step::State(head) => match result.as_str().and_then(parse_word) {
+                Some(word) if word == BOOL_FALSE => {
+                    if head.timestamp >= self.query.valid_before {
                         Some(ChainVerdict::ExpiredUnused)
                     } else {
-                        undetermined("authorization not used yet")
+                        undetermined(format!(
+                            "authorization not used at block {} (timestamp {} < validBefore {})",
+                            head.number, head.timestamp, self.query.valid_before
+                        ))
                     }
                 }
-                Some(_) => {
-                    self.step = Step::BlockNumber;
+                Some(word) if word == BOOL_TRUE => {
+                    self.step = Step::Logs(head);
                     None
                 }
-                None => undetermined("chain rpc: authorizationState answer is not a word"),
+                _ => undetermined(format!("chain rpc: {method}: answer is not a bool")),
             },
-            Step::BlockNumber => match result.as_str().and_then(parse_quantity) {
-                Some(latest) => {
-                    let from_block = latest.saturating_sub(LOG_LOOKBACK_BLOCKS);
-                    self.step = Step::Logs { from_block };
-                    None
-                }
-                None => undetermined("chain rpc: eth_blockNumber answer is not a quantity"),
-            },
-            Step::Logs { .. } => {
+            Step::Logs(head) => {
                 let Some(logs) = result.as_array() else {
-                    return undetermined("chain rpc: eth_getLogs answer is not a list");
+                    return undetermined(format!("chain rpc: {method}: answer is not a list"));
                 };
                 let (used, canceled) = (topic(AUTHORIZATION_USED), topic(AUTHORIZATION_CANCELED));
                 let mut used_in = None;
@@ -217,23 +260,31 @@ impl ChainCheck {
                 }
                 match used_in {
                     Some(transaction) => {
-                        self.step = Step::Receipt { transaction };
+                        self.step = Step::Receipt(head, transaction);
                         None
                     }
-                    None => undetermined("authorization state set but no event in range"),
+                    None => undetermined(format!(
+                        "authorization state set at block {} but no event in range",
+                        head.number
+                    )),
                 }
             }
-            Step::Receipt { transaction } => {
+            // The receipt's own block is not compared with the head: a receipt is what one
+            // node says happened in its chain, and its block may be past the head another node
+            // gave (a provider's nodes disagree by a block or two, or the transaction was
+            // mined again after a reorganisation). Status 0x1 with our Transfer is the payment
+            // wherever it is; the reorganisation risk of a recent block is the same either way.
+            Step::Receipt(_, transaction) => {
                 if result["status"].as_str() != Some("0x1") {
-                    return undetermined("the authorization's transaction did not succeed");
+                    return undetermined(
+                        "the authorization's transaction did not succeed".to_string(),
+                    );
                 }
                 let logs = result["logs"].as_array().map_or(&[][..], Vec::as_slice);
                 if logs.iter().any(|log| self.is_our_transfer(log)) {
-                    Some(ChainVerdict::Settled {
-                        transaction: transaction.clone(),
-                    })
+                    Some(ChainVerdict::Settled { transaction })
                 } else {
-                    undetermined("no Transfer(from, payTo, amount) in the transaction")
+                    undetermined("no Transfer(from, payTo, amount) in the transaction".to_string())
                 }
             }
         }
@@ -262,20 +313,25 @@ impl ChainCheck {
     }
 }
 
-/// The `result` of a JSON-RPC answer, or why there is none.
+/// The ABI words of `false` and `true` (a `bool` return value).
+const BOOL_FALSE: [u8; 32] = [0; 32];
+const BOOL_TRUE: [u8; 32] = {
+    let mut word = [0; 32];
+    word[31] = 1;
+    word
+};
+
+/// The `result` of a JSON-RPC answer, or why there is none (a JSON-RPC error: its message, as
+/// the provider wrote it, at most 120 characters).
 fn rpc_result(body: &[u8]) -> Result<Value, String> {
-    let answer: Value =
-        serde_json::from_slice(body).map_err(|_| "chain rpc: not JSON".to_string())?;
+    let answer: Value = serde_json::from_slice(body).map_err(|_| "not JSON".to_string())?;
     if let Some(error) = answer.get("error") {
         let message = error["message"].as_str().unwrap_or("error");
-        return Err(format!(
-            "chain rpc: {}",
-            message.chars().take(120).collect::<String>()
-        ));
+        return Err(message.chars().take(120).collect());
     }
     match answer.get("result") {
         Some(result) => Ok(result.clone()),
-        None => Err("chain rpc: no result".to_string()),
+        None => Err("no result".to_string()),
     }
 }
 
@@ -284,10 +340,19 @@ fn parse_word(s: &str) -> Option<[u8; 32]> {
     parse_hex(s)?.try_into().ok()
 }
 
-/// A JSON-RPC quantity (`0x` + hex, no leading zeros required).
+/// A JSON-RPC quantity: `0x` and 1 to 16 hex digits (the spec writes no leading zeros; they are
+/// accepted). Anything else — no prefix, no digits, a sign, more than 64 bits — is `None`.
 fn parse_quantity(s: &str) -> Option<u64> {
     let digits = s.strip_prefix("0x")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
     u64::from_str_radix(digits, 16).ok()
+}
+
+/// A JSON-RPC quantity: `0x` + hex without leading zeros.
+fn quantity(n: u64) -> String {
+    format!("0x{n:x}")
 }
 
 fn word_of_address(address: &[u8; 20]) -> [u8; 32] {
@@ -311,6 +376,10 @@ mod tests {
     const TOKEN: [u8; 20] = [0x83; 20];
     const FROM: [u8; 20] = [0xf3; 20];
     const PAY_TO: [u8; 20] = [0x70; 20];
+    /// The query's `validBefore`.
+    const VALID_BEFORE: u64 = 1_000;
+    /// A head block number (0x2710): `fromBlock` is 0 with [`LOG_LOOKBACK_BLOCKS`].
+    const HEAD: u64 = 10_000;
 
     fn query() -> ChainQuery {
         let mut amount = [0; 32];
@@ -321,7 +390,7 @@ mod tests {
             nonce: [0x11; 32],
             pay_to: PAY_TO,
             amount,
-            valid_before: 1_000,
+            valid_before: VALID_BEFORE,
         }
     }
 
@@ -329,8 +398,20 @@ mod tests {
         serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "result": value})).unwrap()
     }
 
+    fn block(number: u64, timestamp: u64) -> Vec<u8> {
+        result(json!({
+            "number": quantity(number),
+            "timestamp": quantity(timestamp),
+            "hash": word("b10c"),
+        }))
+    }
+
     fn word(tail: &str) -> String {
         format!("0x{tail:0>64}")
+    }
+
+    fn request(check: &ChainCheck) -> Value {
+        serde_json::from_slice(&check.request_body()).unwrap()
     }
 
     fn log(first: &str, tx: &str) -> Value {
@@ -348,6 +429,20 @@ mod tests {
             "topics": [topic(TRANSFER), word(&hex(&FROM)), word(&hex(to))],
             "data": word(&format!("{amount:x}")),
         })
+    }
+
+    /// A reading past the head block `number` with `timestamp`, the local clock at `timestamp`.
+    fn at_head(number: u64, timestamp: u64) -> ChainCheck {
+        let mut check = ChainCheck::new(query());
+        assert_eq!(
+            check.on_reply(Some(&block(number, timestamp)), timestamp),
+            None
+        );
+        check
+    }
+
+    fn is_undetermined(verdict: &Option<ChainVerdict>) -> bool {
+        matches!(verdict, Some(ChainVerdict::Undetermined(_)))
     }
 
     #[test]
@@ -370,39 +465,160 @@ mod tests {
     #[test]
     fn a_used_authorization_whose_transaction_paid_us_is_settled() {
         let mut check = ChainCheck::new(query());
-        let first: Value = serde_json::from_slice(&check.request_body()).unwrap();
-        assert_eq!(first["method"], "eth_call");
+        let first = request(&check);
+        assert_eq!(first["method"], "eth_getBlockByNumber");
+        assert_eq!(first["params"], json!(["latest", false]));
+        assert_eq!(check.on_reply(Some(&block(0x271a, 990)), 1_000), None);
+        let second = request(&check);
+        assert_eq!(second["method"], "eth_call");
         assert_eq!(
-            first["params"][0]["data"],
+            second["params"][0]["data"],
             format!("0xe94a0102{}{}", &word(&hex(&FROM))[2..], hex(&[0x11; 32]))
         );
-        assert_eq!(check.on_reply(Some(&result(json!(word("1")))), 10), None);
-        let second: Value = serde_json::from_slice(&check.request_body()).unwrap();
-        assert_eq!(second["method"], "eth_blockNumber");
-        assert_eq!(check.on_reply(Some(&result(json!("0x271a"))), 10), None);
-        let third: Value = serde_json::from_slice(&check.request_body()).unwrap();
+        assert_eq!(check.on_reply(Some(&result(json!(word("1")))), 1_000), None);
+        let third = request(&check);
         assert_eq!(third["method"], "eth_getLogs");
-        assert_eq!(third["params"][0]["fromBlock"], "0xa");
         let logs = json!([log(AUTHORIZATION_USED, "0xabc")]);
-        assert_eq!(check.on_reply(Some(&result(logs)), 10), None);
-        let fourth: Value = serde_json::from_slice(&check.request_body()).unwrap();
+        assert_eq!(check.on_reply(Some(&result(logs)), 1_000), None);
+        let fourth = request(&check);
         assert_eq!(fourth["method"], "eth_getTransactionReceipt");
         assert_eq!(fourth["params"][0], "0xabc");
-        let receipt = json!({"status": "0x1", "logs": [transfer(&PAY_TO, 10_000)]});
+        // The receipt's block may be past the head read: it is not compared.
+        let receipt = json!({
+            "status": "0x1",
+            "blockNumber": "0x271b",
+            "logs": [transfer(&PAY_TO, 10_000)],
+        });
         assert_eq!(
-            check.on_reply(Some(&result(receipt)), 10),
+            check.on_reply(Some(&result(receipt)), 1_000),
             Some(ChainVerdict::Settled {
                 transaction: "0xabc".into()
             })
         );
     }
 
-    fn at_receipt() -> ChainCheck {
+    #[test]
+    fn every_read_is_made_at_the_head_block() {
+        let mut check = at_head(0x271a, 990);
+        let state = request(&check);
+        assert_eq!(state["method"], "eth_call");
+        assert_eq!(state["params"][1], "0x271a", "not \"latest\"");
+        check.on_reply(Some(&result(json!(word("1")))), 990);
+        let logs = request(&check);
+        assert_eq!(logs["method"], "eth_getLogs");
+        assert_eq!(logs["params"][0]["fromBlock"], "0xa"); // 0x271a − 10 000
+        assert_eq!(logs["params"][0]["toBlock"], "0x271a", "not \"latest\"");
+        // Near genesis the range starts at block 0.
+        let mut check = at_head(5, 990);
+        check.on_reply(Some(&result(json!(word("1")))), 990);
+        assert_eq!(request(&check)["params"][0]["fromBlock"], "0x0");
+        assert_eq!(request(&check)["params"][0]["toBlock"], "0x5");
+    }
+
+    #[test]
+    fn a_lagging_node_never_makes_an_unused_authorization_expired_whatever_the_local_clock() {
+        // The node's head is one block before the transfer: unused there, and its timestamp is
+        // before validBefore. The local clock is long past validBefore (but the head is fresh
+        // enough by it: 59 s).
+        let unused = result(json!(word("0")));
         let mut check = ChainCheck::new(query());
-        check.on_reply(Some(&result(json!(word("1")))), 10);
-        check.on_reply(Some(&result(json!("0x10"))), 10);
+        let unix_now = VALID_BEFORE + 58;
+        assert_eq!(
+            check.on_reply(Some(&block(HEAD, VALID_BEFORE - 1)), unix_now),
+            None
+        );
+        let verdict = check.on_reply(Some(&unused), unix_now);
+        assert!(is_undetermined(&verdict), "{verdict:?}");
+        // Whatever the clock says when the answer comes.
+        let mut check = at_head(HEAD, VALID_BEFORE - 1);
+        assert!(is_undetermined(&check.on_reply(Some(&unused), u64::MAX)));
+    }
+
+    #[test]
+    fn unused_at_a_block_at_or_past_valid_before_is_expired_unused() {
+        let unused = result(json!(word("0")));
+        for timestamp in [VALID_BEFORE, VALID_BEFORE + 1, VALID_BEFORE + 3_600] {
+            // The local clock may even be behind the block's.
+            let mut check = ChainCheck::new(query());
+            assert_eq!(check.on_reply(Some(&block(HEAD, timestamp)), 0), None);
+            assert_eq!(
+                check.on_reply(Some(&unused), 0),
+                Some(ChainVerdict::ExpiredUnused),
+                "block timestamp {timestamp}"
+            );
+        }
+        let mut check = at_head(HEAD, VALID_BEFORE - 1);
+        assert!(is_undetermined(
+            &check.on_reply(Some(&unused), VALID_BEFORE)
+        ));
+    }
+
+    #[test]
+    fn a_stale_head_is_not_read() {
+        let unix_now = 5_000;
+        let mut check = ChainCheck::new(query());
+        let verdict = check.on_reply(Some(&block(HEAD, unix_now - 61)), unix_now);
+        match verdict {
+            Some(ChainVerdict::Undetermined(why)) => {
+                assert!(why.starts_with("chain rpc: head block is stale"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // 60 s behind is still read.
+        let mut check = ChainCheck::new(query());
+        assert_eq!(
+            check.on_reply(Some(&block(HEAD, unix_now - 60)), unix_now),
+            None
+        );
+        assert_eq!(request(&check)["method"], "eth_call");
+    }
+
+    #[test]
+    fn a_head_block_without_number_or_timestamp_leaves_the_outcome_unknown() {
+        for head in [
+            json!(null),
+            json!({"number": "0x10"}),
+            json!({"timestamp": "0x3e8"}),
+            json!({"number": 16, "timestamp": "0x3e8"}),
+            json!({"number": "0x10", "timestamp": "1000"}),
+            json!({"number": "0x", "timestamp": "0x3e8"}),
+            json!({"number": "0x10", "timestamp": "0x+3e8"}),
+            json!({"number": "0x10", "timestamp": "0x10000000000000000"}),
+        ] {
+            let mut check = ChainCheck::new(query());
+            let verdict = check.on_reply(Some(&result(head.clone())), 1_000);
+            assert!(is_undetermined(&verdict), "{head}: {verdict:?}");
+        }
+    }
+
+    #[test]
+    fn a_provider_that_refuses_the_log_range_leaves_the_outcome_unknown_and_says_why() {
+        for message in [
+            "query returned more than 10000 results",
+            "block range is too wide",
+        ] {
+            let mut check = at_head(HEAD, 990);
+            check.on_reply(Some(&result(json!(word("1")))), 990);
+            let refusal = json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {"code": -32005, "message": message},
+            });
+            let verdict = check.on_reply(Some(&serde_json::to_vec(&refusal).unwrap()), 990);
+            match verdict {
+                Some(ChainVerdict::Undetermined(why)) => {
+                    assert_eq!(why, format!("chain rpc: eth_getLogs: {message}"));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    fn at_receipt() -> ChainCheck {
+        let mut check = at_head(0x10, 990);
+        check.on_reply(Some(&result(json!(word("1")))), 990);
         let logs = json!([log(AUTHORIZATION_USED, "0xabc")]);
-        assert_eq!(check.on_reply(Some(&result(logs)), 10), None);
+        assert_eq!(check.on_reply(Some(&result(logs)), 990), None);
         check
     }
 
@@ -415,68 +631,51 @@ mod tests {
             json!({"status": "0x1", "logs": []}),
             json!(null),
         ] {
-            let verdict = at_receipt().on_reply(Some(&result(receipt.clone())), 10);
-            assert!(
-                matches!(verdict, Some(ChainVerdict::Undetermined(_))),
-                "{receipt}: {verdict:?}"
-            );
+            let verdict = at_receipt().on_reply(Some(&result(receipt.clone())), 990);
+            assert!(is_undetermined(&verdict), "{receipt}: {verdict:?}");
         }
     }
 
     #[test]
     fn a_cancelled_authorization_is_never_a_payment() {
-        let mut check = ChainCheck::new(query());
-        check.on_reply(Some(&result(json!(word("1")))), 10);
-        check.on_reply(Some(&result(json!("0x10"))), 10);
+        let mut check = at_head(0x10, 990);
+        check.on_reply(Some(&result(json!(word("1")))), 990);
         let logs = json!([log(AUTHORIZATION_CANCELED, "0xdef")]);
         assert_eq!(
-            check.on_reply(Some(&result(logs)), 10),
+            check.on_reply(Some(&result(logs)), 990),
             Some(ChainVerdict::Cancelled)
         );
         // A removed (reorganised) log or another nonce's is not ours.
-        let mut check = ChainCheck::new(query());
-        check.on_reply(Some(&result(json!(word("1")))), 10);
-        check.on_reply(Some(&result(json!("0x10"))), 10);
+        let mut check = at_head(0x10, 990);
+        check.on_reply(Some(&result(json!(word("1")))), 990);
         let mut removed = log(AUTHORIZATION_CANCELED, "0xdef");
         removed["removed"] = json!(true);
         let mut other = log(AUTHORIZATION_CANCELED, "0xdef");
         other["topics"][2] = json!(word("22"));
-        assert!(matches!(
-            check.on_reply(Some(&result(json!([removed, other]))), 10),
-            Some(ChainVerdict::Undetermined(_))
+        assert!(is_undetermined(
+            &check.on_reply(Some(&result(json!([removed, other]))), 990)
         ));
-    }
-
-    #[test]
-    fn an_unused_authorization_is_refused_for_good_only_after_valid_before() {
-        let unused = result(json!(word("0")));
-        let mut check = ChainCheck::new(query());
-        assert!(matches!(
-            check.on_reply(Some(&unused), 1_000 + EXPIRY_MARGIN_SECONDS - 1),
-            Some(ChainVerdict::Undetermined(_))
-        ));
-        let mut check = ChainCheck::new(query());
-        assert_eq!(
-            check.on_reply(Some(&unused), 1_000 + EXPIRY_MARGIN_SECONDS),
-            Some(ChainVerdict::ExpiredUnused)
-        );
     }
 
     #[test]
     fn rpc_failures_leave_the_outcome_unknown() {
-        for reply in [
+        let answers = [
             None,
             Some(b"<html>502</html>".to_vec()),
             Some(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}"#.to_vec()),
             Some(result(json!(42))),
             Some(result(json!("0x1"))),
-        ] {
+            Some(result(json!(word("2")))),
+        ];
+        // At the first step and at authorizationState (the head fresh and past validBefore:
+        // only a clear `false` is expired unused).
+        for reply in &answers {
             let mut check = ChainCheck::new(query());
             let verdict = check.on_reply(reply.as_deref(), 5_000);
-            assert!(
-                matches!(verdict, Some(ChainVerdict::Undetermined(_))),
-                "{verdict:?}"
-            );
+            assert!(is_undetermined(&verdict), "{verdict:?}");
+            let mut check = at_head(HEAD, 5_000);
+            let verdict = check.on_reply(reply.as_deref(), 5_000);
+            assert!(is_undetermined(&verdict), "{reply:?}: {verdict:?}");
         }
     }
 }
