@@ -3172,18 +3172,16 @@ fn with_the_chain_a_used_authorization_without_a_record_gets_its_one_result() {
     // /settle, and the 200 names that transaction. A retry gets the same 200 (kept).
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
-        used: true,
-        ..ChainState::default()
-    }));
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain.clone());
-    let request = paid_post(&sim, 201);
+    // The nonce whose transfer to us the chain vectors hold.
+    let request = paid_post(&sim, 103);
     let r = one(&sim.request(&request));
     assert_eq!(r.status, 200, "{}", r.body);
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
     assert!(settled.success);
     assert_eq!(
-        settled.transaction, "0xc4a1",
+        settled.transaction, TRANSFER_TX,
         "the transaction the chain names"
     );
     assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
@@ -3200,13 +3198,10 @@ fn with_the_chain_a_used_authorization_without_a_record_gets_its_one_result() {
 fn with_the_chain_a_used_authorization_without_a_record_that_was_cancelled_is_a_402() {
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     facilitator_answers(&mut sim, VERIFY_USED_SIMULATED, SETTLED);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
-        used: true,
-        cancelled: true,
-        ..ChainState::default()
-    }));
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain);
-    let r = one(&sim.request(&paid_post(&sim, 202)));
+    // The nonce the chain vectors' payer cancelled.
+    let r = one(&sim.request(&paid_post(&sim, 104)));
     assert_eq!(r.status, 402);
     let header: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
     assert_eq!(header.error.as_deref(), Some("authorization cancelled"));
@@ -3241,15 +3236,12 @@ fn a_first_settle_that_hears_already_used_is_never_a_402() {
     // With the chain: it judges, and the transfer to us is there.
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     facilitator_answers(&mut sim, r#"{"isValid":true}"#, used);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
-        used: true,
-        ..ChainState::default()
-    }));
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain);
-    let r = one(&sim.request(&paid_post(&sim, 205)));
+    let r = one(&sim.request(&paid_post(&sim, 103)));
     assert_eq!(r.status, 200, "{}", r.body);
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
-    assert_eq!(settled.transaction, "0xc4a1");
+    assert_eq!(settled.transaction, TRANSFER_TX);
     assert_eq!(outcomes(&sim), ["unknown", "confirmed_on_chain"]);
 }
 
@@ -3280,19 +3272,27 @@ fn an_unknown_outcome_outlives_the_window_and_is_never_a_402() {
     // With the chain, the same retry gets the chain's verdict: the transfer landed.
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     scripted_settlement(&mut sim, vec![json_reply(PENDING)]);
-    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    // At first the node's head is block 3, before the transfer (still valid: unknown).
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        head: Some(3),
+        ..ChainState::default()
+    }));
     chain_node(&mut sim, chain.clone());
-    let request = paid_post(&sim, 211);
+    let request = paid_post(&sim, 103);
     assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
-    chain.borrow_mut().used = true;
     let unix_now = SIM_UNIX_START + sim.elapsed().as_secs();
     sim.advance(std::time::Duration::from_secs(
         SIM_UNIX_START + 100 + 2 * 24 * 3_600 - unix_now,
     ));
+    // Two days later the node has the transfer, and a fresh head.
+    *chain.borrow_mut() = ChainState {
+        head_timestamp: Some(sim.unix_now()),
+        ..ChainState::default()
+    };
     let r = one(&sim.request(&request));
     assert_eq!(r.status, 200, "{}", r.body);
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
-    assert_eq!(settled.transaction, "0xc4a1");
+    assert_eq!(settled.transaction, TRANSFER_TX);
     // Settled after the window: kept a while longer, the same 200 again.
     let again = one(&sim.request(&request));
     assert_eq!((again.status, &again.body), (200, &r.body));
