@@ -55,6 +55,8 @@ pub struct Server {
     /// The wall clock, as the runtime last read it: the unix time, in milliseconds, that
     /// `Fixed::started` corresponds to ([`Server::observe_wall_clock`]).
     unix_at_started_ms: Arc<AtomicU64>,
+    /// Lease ids handed out so far ([`Server::new_lease_id`]).
+    leases_issued: Arc<AtomicU64>,
 }
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
@@ -101,7 +103,7 @@ pub struct Fixed {
     /// Whether the rate limiter and the payment store are shared by several instances
     /// ([`Server::share_store`]): store operations become `Output::Store` effects.
     pub(crate) shared_store: bool,
-    /// This process's lease owner id in the payment store.
+    /// Random per process start: the seed of this process's lease ids.
     pub(crate) instance: u64,
 }
 
@@ -152,7 +154,7 @@ impl Server {
                 config.rate_limit_burst,
             )),
         };
-        // The owner of this process's leases: random per start, derived from the seed so it
+        // The seed of this process's lease ids: random per start, derived from the seed so it
         // says nothing about the request ids.
         let mut owner_seed = seed.to_vec();
         owner_seed.extend_from_slice(b"lease owner");
@@ -177,6 +179,7 @@ impl Server {
             facilitator: Arc::new(Mutex::new(FacilitatorHealth::Unchecked)),
             store_problem: Arc::new(Mutex::new(None)),
             unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
+            leases_issued: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -263,9 +266,17 @@ impl Server {
         self.fixed.shared_store
     }
 
-    /// This process's lease owner id in the payment store (random per start).
-    pub fn instance_id(&self) -> u64 {
-        self.fixed.instance
+    /// A new lease id for a reservation or a claim in the payment store (docs/payments.md,
+    /// "Every claim is fenced"): Keccak-256 of this process's random instance seed and a
+    /// counter, so ids differ across processes and across the claims of one process, without
+    /// an RNG in the core.
+    pub fn new_lease_id(&self) -> u64 {
+        let n = self.leases_issued.fetch_add(1, Ordering::Relaxed);
+        let mut input = [0u8; 16];
+        input[..8].copy_from_slice(&self.fixed.instance.to_le_bytes());
+        input[8..].copy_from_slice(&n.to_le_bytes());
+        let digest: [u8; 32] = Keccak256::digest(input).into();
+        u64::from_le_bytes(digest[..8].try_into().unwrap_or_default())
     }
 
     /// The configuration.

@@ -70,15 +70,15 @@ pub enum StoreOp {
     Release {
         /// The authorization.
         key: AuthorizationKey,
-        /// This instance.
-        owner: u64,
+        /// The lease id the record is held under.
+        lease: u64,
     },
     /// [`PaymentStore::finish`]. Not waited for: its answer is [`StoreReply::Done`].
     Finish {
         /// The authorization.
         key: AuthorizationKey,
-        /// This instance.
-        owner: u64,
+        /// The lease id the record is held under (ignored for `Settled`, which always applies).
+        lease: u64,
         /// `Settled`, `Unknown` or `Spent`.
         stage: Stage,
     },
@@ -164,7 +164,7 @@ pub enum Admission {
         /// Found by the payment identifier (not by the authorization).
         by_id: bool,
     },
-    /// A settlement to redo (`Unknown`, or `Settling` whose owner's lease ran out), now
+    /// A settlement to redo (`Unknown`, or `Settling` whose lease ran out), now
     /// `Settling` under the recall's lease: the caller settles it. A token was taken.
     Claimed {
         /// Its authorization.
@@ -263,12 +263,12 @@ impl LocalStore {
             StoreOp::BeginSettle { key, kept, lease } => {
                 StoreReply::SettleBegun(self.payments.begin_settle(&key, kept, lease))
             }
-            StoreOp::Release { key, owner } => {
-                self.payments.release(&key, owner);
+            StoreOp::Release { key, lease } => {
+                self.payments.release(&key, lease);
                 StoreReply::Done
             }
-            StoreOp::Finish { key, owner, stage } => {
-                self.payments.finish(&key, owner, stage);
+            StoreOp::Finish { key, lease, stage } => {
+                self.payments.finish(&key, lease, stage);
                 StoreReply::Done
             }
         }

@@ -2766,7 +2766,7 @@ impl contact_core::payment::store::PaymentStore for RivalClaims {
     ) -> Claim {
         if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
             // The rival (owner 99) wins the claim.
-            let rival = Lease { owner: 99, ..lease };
+            let rival = Lease { id: 99, ..lease };
             let _ = self.inner.claim(key, fingerprint, rival, unix_now);
         }
         self.inner.claim(key, fingerprint, lease, unix_now)
@@ -3379,4 +3379,45 @@ fn the_wall_clock_is_read_at_every_event() {
     sim.step_wall_clock(-200);
     assert_eq!(one(&sim.request(&paid_post(&sim, 232))).status, 200);
     assert_eq!(calls(&sim, "/verify"), 2);
+}
+
+#[test]
+fn every_claim_is_fenced_by_its_own_lease() {
+    // One instance, one authorization whose outcome is unknown. Retry A claims it and its
+    // /settle hangs; the wall clock steps 60 s ahead (NTP), so A's lease has run out and retry
+    // B takes the claim over. A's stale "unknown" must not undo B's claim: retry C, while B
+    // is still settling, hears "in progress" and starts no third /settle.
+    let mut sim = world(&[("RATE_LIMIT_BURST", "100")]);
+    scripted_settlement(
+        &mut sim,
+        vec![json_reply(PENDING), json_reply(PENDING), Reply::Stall],
+    );
+    let request = paid_post(&sim, 240);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(calls(&sim, "/settle"), 2);
+    let start = sim.elapsed();
+    sim.wall_step_at = Some((start + std::time::Duration::from_secs(1), 60));
+    let secs = std::time::Duration::from_secs;
+    let answers = sim.run_at(&[
+        (secs(0), request.clone()),
+        (secs(2), request.clone()),
+        (secs(16), request.clone()),
+    ]);
+    let (a, b, c) = (one(&answers[0]), one(&answers[1]), one(&answers[2]));
+    assert_eq!(a.body["error"]["message"], SETTLEMENT_PENDING);
+    assert_eq!(b.body["error"]["message"], SETTLEMENT_PENDING);
+    assert_error(&c, 503, "INTERNAL_ERROR");
+    assert!(
+        c.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still in progress"),
+        "{}",
+        c.body
+    );
+    assert_eq!(
+        calls(&sim, "/settle"),
+        4,
+        "A's and B's, never a third at once"
+    );
 }

@@ -13,7 +13,7 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner`, `lease`, `exp`, and with a result `body`, `rid`, `settlement`; `EXAT exp` |
+//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, and with a result `body`, `rid`, `settlement`; `EXAT exp` |
 //! | `P:pid:{id}` | string | the record a payment identifier names; `EXAT exp` |
 //! | `P:open`, `P:results` | sorted sets | records without a result / with one or in flight, scored by expiry (the store's bounds) |
 //! | `P:sizes`, `P:kept_bytes` | hash, integer | kept response bytes per record, and their sum |
@@ -550,7 +550,7 @@ impl RedisStore {
                     .arg(fingerprint_hex(&fingerprint))
                     .arg(payment_id.unwrap_or_default())
                     .arg(valid_before)
-                    .arg(lease.owner.to_string())
+                    .arg(lease.id.to_string())
                     .arg(lease.until)
                     .arg(self.limits.open)
                     .arg(self.limits.open_per_payer)
@@ -585,7 +585,7 @@ impl RedisStore {
                     .arg(0)
                     .arg(member(&key))
                     .arg(hex(&key.from))
-                    .arg(lease.owner.to_string())
+                    .arg(lease.id.to_string())
                     .arg(lease.until)
                     .arg(&*kept.body)
                     .arg(&kept.request_id)
@@ -593,17 +593,17 @@ impl RedisStore {
                 let begun: i64 = self.command(|c| call.invoke(c))?;
                 Ok(StoreReply::SettleBegun(begun == 1))
             }
-            StoreOp::Release { key, owner } => {
+            StoreOp::Release { key, lease } => {
                 let mut call = self.scripts.release.prepare_invoke();
                 call.arg(self.namespace(&key))
                     .arg(0)
                     .arg(member(&key))
                     .arg(hex(&key.from))
-                    .arg(owner.to_string());
+                    .arg(lease.to_string());
                 self.command(|c| call.invoke::<i64>(c))?;
                 Ok(StoreReply::Done)
             }
-            StoreOp::Finish { key, owner, stage } => {
+            StoreOp::Finish { key, lease, stage } => {
                 let mut call = self.scripts.finish.prepare_invoke();
                 let (body, rid, settlement): (&[u8], &str, String) = match &stage {
                     Stage::Settled(kept) | Stage::Unknown(kept) | Stage::Settling(kept) => {
@@ -615,7 +615,7 @@ impl RedisStore {
                     .arg(0)
                     .arg(member(&key))
                     .arg(hex(&key.from))
-                    .arg(owner.to_string())
+                    .arg(lease.to_string())
                     .arg(stage.name())
                     .arg(body)
                     .arg(rid)
@@ -636,7 +636,7 @@ impl RedisStore {
                 recall.payment_id.clone().unwrap_or_default(),
                 recall.key.as_ref().map(member).unwrap_or_default(),
                 fingerprint_hex(&recall.fingerprint),
-                recall.lease.owner.to_string(),
+                recall.lease.id.to_string(),
                 recall.lease.until,
             ),
             None => Default::default(),
@@ -820,7 +820,7 @@ fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
         payment_id: Some(text[3].clone()).filter(|id| !id.is_empty()),
         valid_before: number(4)?,
         lease: Lease {
-            owner: number(5)?,
+            id: number(5)?,
             until: number(6)?,
         },
         expires: number(7)?,

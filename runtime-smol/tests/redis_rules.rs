@@ -162,7 +162,7 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
         _ => Some(format!("pay_bbbbbbbbbbbbbbb{}", step.nonce)),
     };
     let lease = Lease {
-        owner: step.owner,
+        id: step.owner,
         until: now + 40,
     };
     match step.op {
@@ -191,11 +191,11 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
         },
         3 => StoreOp::Release {
             key,
-            owner: step.owner,
+            lease: step.owner,
         },
         _ => StoreOp::Finish {
             key,
-            owner: step.owner,
+            lease: step.owner,
             stage: match step.stage {
                 0 => Stage::Settled(kept(step.nonce)),
                 1 => Stage::Unknown(kept(step.nonce)),

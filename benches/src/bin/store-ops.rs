@@ -145,7 +145,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
     let now_ms = unix_ms();
     let now = now_ms / 1000;
     let lease = Lease {
-        owner: thread as u64 + 1,
+        id: thread as u64 + 1,
         until: now + 45,
     };
     let kept = KeptResponse {
@@ -180,7 +180,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
         },
         StoreOp::Finish {
             key,
-            owner: lease.owner,
+            lease: lease.id,
             stage: Stage::Settled(kept),
         },
     ];

@@ -104,8 +104,8 @@ impl Exchange {
     fn unreconciled(&mut self, server: &Server, job: Box<Job>, reason: String, now: Instant) {
         self.audit_line(&job, "unreconciled", Some(reason), None, 0);
         if let Some(paid) = &job.paid {
-            let (key, owner) = (paid.key.clone(), server.instance_id());
-            self.store_write(server, StoreOp::Release { key, owner });
+            let (key, lease) = (paid.key.clone(), paid.lease);
+            self.store_write(server, StoreOp::Release { key, lease });
         }
         self.end_job_with_error(
             server,

@@ -168,6 +168,9 @@ pub struct Exchange {
     proxy_header_due: bool,
     /// The client address the PROXY header named (for every request of the connection).
     proxied_client: Option<IpAddr>,
+    /// The lease id under which the current request claims a settlement to redo, if the store
+    /// hands it one ([`StoreOp::Admit`]; a new id per request that carries a payment).
+    claim_lease: u64,
     /// The current request's payment verdict and whether it was shed, for its access event
     /// (taken when the event is written).
     verdict: Option<PaymentVerdict>,
@@ -317,6 +320,9 @@ struct Paid {
     settle_by: Instant,
     /// A retry that settles a kept result whose outcome was unknown (no crawl).
     resettle: bool,
+    /// The lease id the job holds the authorization's record under (its reservation's, or its
+    /// claim's): every store write of the job carries it (docs/payments.md, fencing).
+    lease: u64,
     /// The transaction in which the chain shows this authorization paid us, read before the
     /// crawl because the facilitator reported it used and the store held no record of it
     /// ([`Phase::Judge`]): the result is delivered without a `/settle` (docs/payments.md, "A
@@ -481,6 +487,7 @@ impl Exchange {
             client_unwritable: false,
             last_now: now,
             proxied_client: None,
+            claim_lease: 0,
             verdict: None,
             shed: false,
             inbound: Vec::new(),

@@ -21,6 +21,7 @@ impl Exchange {
         now: Instant,
     ) {
         let (recall, decoded) = self.recall_query(server, head, body);
+        self.claim_lease = recall.as_ref().map_or(0, |recall| recall.lease.id);
         let admit = Admit {
             client: self.client,
             unix_ms: millis(server.unix_time(now)),
@@ -101,9 +102,8 @@ impl Exchange {
                     // their cap (docs/payments.md): the claim is handed back, unknown again,
                     // for a later retry. A facilitator saw this authorization before, so the
                     // words do not promise that nothing was charged.
-                    let owner = server.instance_id();
-                    let stage = Stage::Unknown(kept);
-                    self.store_write(server, StoreOp::Finish { key, owner, stage });
+                    let (lease, stage) = (self.claim_lease, Stage::Unknown(kept));
+                    self.store_write(server, StoreOp::Finish { key, lease, stage });
                     let retry = [("Retry-After", "1".to_string())];
                     self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
                     return;
@@ -269,6 +269,7 @@ impl Exchange {
         };
         let unix_now = server.unix_time(now).as_secs();
         let key = authorization_key(&terms, verified.payer, verified.nonce);
+        let lease = server.new_lease_id();
         // The window (docs/payments.md): the crawl ends early enough for the result build and
         // the whole settlement budget to end before validBefore - SETTLE_MARGIN.
         let settle_by = settle_by(server, now, verified.valid_before);
@@ -282,7 +283,7 @@ impl Exchange {
             payment_id,
             valid_before: verified.valid_before,
             lease: Lease {
-                owner: server.instance_id(),
+                id: lease,
                 until: unix_now + RESERVE_LEASE.as_secs(),
             },
             unix_now,
@@ -298,6 +299,7 @@ impl Exchange {
             settle_by,
             resettle: false,
             on_chain: None,
+            lease,
         };
         let job = Box::new(Job {
             paid: Some(paid),
@@ -349,8 +351,8 @@ impl Exchange {
                 // The reservation may have landed without its answer: let it go (a lost
                 // release leaves a lease that runs out).
                 if let Some(paid) = &job.paid {
-                    let (key, owner) = (paid.key.clone(), server.instance_id());
-                    self.store_write(server, StoreOp::Release { key, owner });
+                    let (key, lease) = (paid.key.clone(), paid.lease);
+                    self.store_write(server, StoreOp::Release { key, lease });
                 }
                 self.state = State::Idle {
                     deadline: now + HEAD_TIMEOUT,
@@ -504,7 +506,7 @@ impl Exchange {
             key,
             fingerprint,
             lease: Lease {
-                owner: server.instance_id(),
+                id: server.new_lease_id(),
                 until: server.unix_time(self.last_now).as_secs() + SETTLE_LEASE.as_secs(),
             },
         });
@@ -554,6 +556,7 @@ impl Exchange {
             settle_by,
             resettle: true,
             on_chain: None,
+            lease: self.claim_lease,
         };
         let job = Box::new(Job {
             paid: Some(paid),
@@ -592,9 +595,8 @@ impl Exchange {
                 // Refused before any money moved: the authorization stays usable.
                 self.verdict = Some(PaymentVerdict::Refused);
                 if let Some(paid) = &job.paid {
-                    let owner = server.instance_id();
-                    let key = paid.key.clone();
-                    self.store_write(server, StoreOp::Release { key, owner });
+                    let (key, lease) = (paid.key.clone(), paid.lease);
+                    self.store_write(server, StoreOp::Release { key, lease });
                 }
                 let reason = answer
                     .invalid_reason

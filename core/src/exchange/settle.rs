@@ -52,7 +52,7 @@ impl Exchange {
                 key: paid.key.clone(),
                 kept: settlement.kept.clone(),
                 lease: Lease {
-                    owner: server.instance_id(),
+                    id: paid.lease,
                     until,
                 },
             }
@@ -299,7 +299,7 @@ impl Exchange {
         // (at most STORE_TIMEOUT: the 200 goes out whatever the store answers).
         let op = StoreOp::Finish {
             key: paid.key.clone(),
-            owner: server.instance_id(),
+            lease: paid.lease,
             stage: Stage::Settled(settlement.kept.clone()),
         };
         job.phase = Phase::Record;

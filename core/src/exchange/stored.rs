@@ -115,7 +115,7 @@ impl Exchange {
         if let Some(paid) = &job.paid {
             let op = StoreOp::Finish {
                 key: paid.key.clone(),
-                owner: server.instance_id(),
+                lease: paid.lease,
                 stage,
             };
             self.store_write(server, op);
@@ -129,8 +129,8 @@ impl Exchange {
             (Some(paid), _) if paid.on_chain.is_some() => {
                 // Paid before, on chain, for one result this job failed to give: the retry is
                 // judged again and runs again, never answered "already used".
-                let (key, owner) = (paid.key.clone(), server.instance_id());
-                self.store_write(server, StoreOp::Release { key, owner });
+                let (key, lease) = (paid.key.clone(), paid.lease);
+                self.store_write(server, StoreOp::Release { key, lease });
             }
             (Some(paid), Some(settlement)) if paid.resettle => {
                 self.record(server, job, Stage::Unknown(settlement.kept.clone()));

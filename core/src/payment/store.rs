@@ -5,13 +5,15 @@
 //!
 //! ```text
 //! reserve ─▶ Reserved ──200 built──▶ Settling ──settled──▶ Settled (200 kept)
-//!   (owner, lease)  │                  │  ▲ └──outcome unknown──▶ Unknown (200 kept)
+//!   (lease id, until)│                  │  ▲ └──outcome unknown──▶ Unknown (200 kept)
 //!   /verify refused: released          │  └─────────claim──────────────┘
 //!   job failed: Spent                  └──refused──▶ Spent
 //! ```
 //!
-//! Ownership: a `Reserved` or `Settling` record names the instance working on it (`owner`)
-//! and until when (`lease_until`, unix seconds). Only the owner moves it on; once its lease
+//! Fencing: a `Reserved` or `Settling` record carries the lease of the reservation or claim
+//! working on it — a random id, new for every reservation and every claim, and until when
+//! (unix seconds). Only a write with that lease id moves it on (not merely one from the same
+//! instance: a slow job and a takeover on one instance are two leases); once its lease
 //! has run out (the instance died), a retry with the same fingerprint takes it over: a
 //! `Reserved` record runs its job again (no money moved before `/settle`), a `Settling` one is
 //! settled again, like an `Unknown` one. `Settling` is written *before* the first `/settle`,
@@ -119,9 +121,9 @@ impl KeptResponse {
 /// Where an authorization stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stage {
-    /// Passed the local checks: `/verify` and the job run on the owner.
+    /// Passed the local checks: `/verify` and the job run under its lease.
     Reserved,
-    /// The 200 is built and its owner is settling it (`/settle` may be in flight).
+    /// The 200 is built and its lease holder is settling it (`/settle` may be in flight).
     Settling(KeptResponse),
     /// `/settle` succeeded: the 200 is kept for recovery.
     Settled(KeptResponse),
@@ -133,12 +135,14 @@ pub enum Stage {
     Spent,
 }
 
-/// Who works on a `Reserved` or `Settling` record, and until when.
+/// Who works on a `Reserved` or `Settling` record, and until when: the fence every write to
+/// it must carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lease {
-    /// The instance (random per process start).
-    pub owner: u64,
-    /// Unix seconds after which another instance may take the record over.
+    /// The lease id: random, new for every reservation and every claim (never the instance's
+    /// alone), so a stale write of an earlier holder on the same instance changes nothing.
+    pub id: u64,
+    /// Unix seconds after which a retry may take the record over.
     pub until: u64,
 }
 
@@ -153,7 +157,7 @@ pub struct Record {
     pub payment_id: Option<String>,
     /// The authorization's `validBefore`, unix seconds.
     pub valid_before: u64,
-    /// The instance working on it and its lease (meaningful while `Reserved` or `Settling`).
+    /// The lease it is held under (meaningful while `Reserved` or `Settling`).
     pub lease: Lease,
     /// Unix seconds at which the record is dropped: `validBefore` + [`RETENTION_SECONDS`], or
     /// `validBefore` once `Spent`.
@@ -232,21 +236,21 @@ pub trait PaymentStore: Debug + Send {
         unix_now: u64,
     ) -> Result<(), ReserveError>;
 
-    /// Forgets `owner`'s `Reserved` record (a refused `/verify`: the authorization stays
-    /// usable). Any other stage, or another owner's record, is kept.
-    fn release(&mut self, key: &AuthorizationKey, owner: u64);
+    /// Forgets the `Reserved` record held under lease id `lease` (a refused `/verify`: the
+    /// authorization stays usable). Any other stage, or a record under another lease, is kept.
+    fn release(&mut self, key: &AuthorizationKey, lease: u64);
 
-    /// `Reserved` (by `lease.owner`) → `Settling(kept)` under `lease`, before the first
-    /// `/settle`. `false`, changing nothing, when the record is not `lease.owner`'s
+    /// `Reserved` (under `lease.id`) → `Settling(kept)` under `lease`, before the first
+    /// `/settle`. `false`, changing nothing, when the record is not under `lease.id`
     /// reservation any more (its lease ran out and another instance took it over): the
     /// caller must not settle.
     fn begin_settle(&mut self, key: &AuthorizationKey, kept: KeptResponse, lease: Lease) -> bool;
 
     /// Records an outcome: `Settled` always (a settlement is final and never downgraded);
-    /// `Spent` or `Unknown` only on `owner`'s `Reserved` or `Settling` record. Kept response
+    /// `Spent` or `Unknown` only on a `Reserved` or `Settling` record under lease id `lease`. Kept response
     /// bytes are counted against [`MAX_KEPT_BYTES`]. A record that expired meanwhile is not
     /// recreated.
-    fn finish(&mut self, key: &AuthorizationKey, owner: u64, stage: Stage);
+    fn finish(&mut self, key: &AuthorizationKey, lease: u64, stage: Stage);
 
     /// In one atomic step: if `key`'s record matches `fingerprint` and is `Unknown`, or
     /// `Settling` with its lease run out at `unix_now`, makes it `Settling` under `lease` and
@@ -465,7 +469,7 @@ impl PaymentStore for MemoryStore {
             if !abandoned {
                 return Err(ReserveError::AlreadyUsed);
             }
-            // Same budgets, same expiry: only the owner changes.
+            // Same budgets, same expiry: only the lease changes.
             record.lease = lease;
             return Ok(());
         }
@@ -505,11 +509,11 @@ impl PaymentStore for MemoryStore {
         Ok(())
     }
 
-    fn release(&mut self, key: &AuthorizationKey, owner: u64) {
+    fn release(&mut self, key: &AuthorizationKey, lease: u64) {
         if self
             .records
             .get(key)
-            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.owner == owner)
+            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.id == lease)
         {
             self.remove(key);
         }
@@ -519,7 +523,7 @@ impl PaymentStore for MemoryStore {
         let owned = self
             .records
             .get(key)
-            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.owner == lease.owner);
+            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.id == lease.id);
         if owned {
             self.set_stage(key, Stage::Settling(kept));
             if let Some(record) = self.records.get_mut(key) {
@@ -529,7 +533,7 @@ impl PaymentStore for MemoryStore {
         owned
     }
 
-    fn finish(&mut self, key: &AuthorizationKey, owner: u64, stage: Stage) {
+    fn finish(&mut self, key: &AuthorizationKey, lease: u64, stage: Stage) {
         let Some(record) = self.records.get(key) else {
             return;
         };
@@ -537,7 +541,7 @@ impl PaymentStore for MemoryStore {
             // Settled is final: a late answer never downgrades it.
             (Stage::Settled(_), _) => false,
             (_, Stage::Settled(_)) => true,
-            (Stage::Reserved | Stage::Settling(_), _) => record.lease.owner == owner,
+            (Stage::Reserved | Stage::Settling(_), _) => record.lease.id == lease,
             _ => false,
         };
         if applies {
@@ -623,7 +627,7 @@ mod tests {
 
     /// Instance 1's lease, long enough for every test.
     const OWN: Lease = Lease {
-        owner: 1,
+        id: 1,
         until: 1_000_000,
     };
 
@@ -670,14 +674,8 @@ mod tests {
     #[test]
     fn a_dead_owners_reservation_is_taken_over_by_the_same_request_after_its_lease() {
         let mut store = MemoryStore::new(10, 1 << 20);
-        let dead = Lease {
-            owner: 1,
-            until: 200,
-        };
-        let other = Lease {
-            owner: 2,
-            until: 400,
-        };
+        let dead = Lease { id: 1, until: 200 };
+        let other = Lease { id: 2, until: 400 };
         store
             .reserve(&key(1), print(1), None, 1_000, dead, 100)
             .unwrap();
@@ -843,10 +841,7 @@ mod tests {
             Claim::NotClaimed(Some(store.look_up(&key(1), 1).unwrap())),
             "another fingerprint never claims"
         );
-        let retry = Lease {
-            owner: 2,
-            until: 30,
-        };
+        let retry = Lease { id: 2, until: 30 };
         assert_eq!(
             store.claim(&key(1), print(1), retry, 1),
             Claim::Claimed(kept(10))

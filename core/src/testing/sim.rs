@@ -201,6 +201,9 @@ pub struct Sim {
     /// Seconds the wall clock stands ahead of (positive) or behind (negative) virtual time:
     /// [`Sim::step_wall_clock`].
     pub wall_step: i64,
+    /// When set, the wall clock steps by `.1` seconds at virtual time `.0` since the start,
+    /// in the middle of whatever runs then (an NTP correction during a job).
+    pub wall_step_at: Option<(Duration, i64)>,
     start: Instant,
 }
 
@@ -211,7 +214,7 @@ impl Sim {
     }
 
     /// As [`Sim::new`], for one of several instances: `seed` fills the server's seed (so
-    /// instances with different seeds have different request ids and lease owners).
+    /// instances with different seeds have different request ids and lease ids).
     #[allow(clippy::disallowed_methods)] // the harness needs one arbitrary base instant
     pub fn instance(config: Config, seed: u8) -> Sim {
         let now = Instant::now();
@@ -242,6 +245,7 @@ impl Sim {
             cancelled_work: 0,
             store: None,
             wall_step: 0,
+            wall_step_at: None,
             start: now,
         }
     }
@@ -321,6 +325,30 @@ impl Sim {
         self.drive(&mut drivers)
     }
 
+    /// One connection per request, each request sent at its virtual time (from now), all
+    /// driven concurrently until every exchange has finished; returns what each client
+    /// received.
+    ///
+    /// # Panics
+    /// When [`MAX_STEPS`] is exceeded (a livelock).
+    pub fn run_at(&mut self, requests: &[(Duration, Vec<u8>)]) -> Vec<Vec<u8>> {
+        let peer: SocketAddr = "198.51.100.10:40000"
+            .parse()
+            .unwrap_or_else(|_| unreachable!());
+        // Each connection is accepted when its client speaks (its head deadline runs from
+        // then).
+        let mut drivers: Vec<Driver> = requests
+            .iter()
+            .map(|(at, _)| Driver::new(Exchange::accept(&self.server, peer, self.now + *at), true))
+            .collect();
+        let timed = requests
+            .iter()
+            .enumerate()
+            .map(|(i, (at, bytes))| (self.now + *at, i, Owned::Client(bytes.clone())))
+            .collect();
+        self.drive_with(&mut drivers, timed)
+    }
+
     /// One connection whose client sends each piece of `script` at its virtual time (from
     /// now), driven until the exchange finishes; returns the bytes the client received.
     pub fn request_over_time(&mut self, script: &[(Duration, Vec<u8>)]) -> Vec<u8> {
@@ -388,6 +416,12 @@ impl Sim {
         let mut pending: VecDeque<(usize, Owned)> = VecDeque::new();
         let mut disconnected = false;
         for _ in 0..MAX_STEPS {
+            if let Some((at, seconds)) = self.wall_step_at {
+                if self.start + at <= self.now {
+                    self.wall_step_at = None;
+                    self.step_wall_clock(seconds);
+                }
+            }
             let drain_due = self.drain_at.map(|at| self.start + at);
             if drain_due.is_some_and(|at| at <= self.now) && !self.server.is_draining() {
                 self.server.begin_drain();
@@ -494,6 +528,7 @@ impl Sim {
                 .chain(timed.iter().map(|(at, ..)| *at))
                 .chain(drain_due.filter(|_| !self.server.is_draining()))
                 .chain(cut_due)
+                .chain(self.wall_step_at.map(|(at, _)| self.start + at))
                 .min()
             else {
                 return received;
