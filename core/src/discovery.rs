@@ -335,7 +335,7 @@ pub fn openapi_document(
                     },
                     "required": ["x402Version", "resource", "accepts"]
                 },
-                "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready", "not ready", "shedding"]}, "problems": {"type": "array", "items": {"type": "string"}}}, "required": ["status"]}
+                "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready", "not ready", "shedding"]}, "problems": {"type": "array", "items": {"type": "string"}, "description": "Why the service takes no paid traffic now (503)"}, "warnings": {"type": "array", "items": {"type": "string"}, "description": "Ready, but what this configuration costs on a bad day (no CHAIN_RPC_URL, no shared store)"}}, "required": ["status"]}
             }
         }
     })

@@ -24,7 +24,10 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
     Some(match route {
         Route::Health => json(serde_json::json!({"status": "ok"})),
         Route::Ready => match payment {
-            PaymentConfig::Ready { .. } => json(serde_json::json!({"status": "ready"})),
+            PaymentConfig::Ready { .. } => json(serde_json::json!({
+                "status": "ready",
+                "warnings": readiness_warnings(config),
+            })),
             PaymentConfig::Incomplete(problems) => Response::json(
                 503,
                 serde_json::to_vec(
@@ -51,7 +54,9 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
     })
 }
 
-/// The `ApiError` message of a failed homepage.
+/// The `ApiError` message of a failed homepage. A homepage is fetched only after `/verify`:
+/// a facilitator has seen the authorization, so the words say "this request changed nothing",
+/// never "nothing was charged" (docs/payments.md, "Words match facts").
 pub(crate) fn failure_message(failure: &Failure) -> String {
     match failure {
         Failure::BlockedResolution => {
@@ -65,12 +70,13 @@ pub(crate) fn failure_message(failure: &Failure) -> String {
         Failure::ResponseTooLarge => "the homepage is larger than 2 MiB".to_string(),
         Failure::TooCostly => format!(
             "the homepage was too costly to process (over the {} s work budget per page); \
-             you were not charged",
+             this request changed nothing",
             crate::work::PAGE_WORK_BUDGET.as_secs()
         ),
         Failure::Timeout => "the site did not answer before the deadline".to_string(),
         Failure::Internal => {
-            "an internal error occurred while extracting the page; you were not charged".to_string()
+            "an internal error occurred while extracting the page; this request changed nothing"
+                .to_string()
         }
         _ => "the request failed".to_string(),
     }
@@ -98,4 +104,22 @@ pub(crate) fn paid_response(kept: &KeptResponse) -> Response {
 /// A JSON response of `body`.
 pub(crate) fn json_response<T: serde::Serialize>(status: u16, body: &T) -> Response {
     Response::json(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// What this configuration costs a payer or the operator on a bad day, for `/api/ready`'s
+/// `warnings` (docs/payments.md, docs/operations.md): ready, but with less safety than it could
+/// have.
+pub(crate) fn readiness_warnings(config: &Config) -> Vec<&'static str> {
+    let mut warnings = Vec::new();
+    if config.chain_rpc.is_none() {
+        warnings.push(
+            "CHAIN_RPC_URL is not set: an unknown settlement outcome stays unknown (503) until its record expires; \"already used\" after it counts as paid, so a payer who cancels a pending authorization can get one result free; an authorization used on chain whose record was lost is answered 503 \"payment outcome unknown\" and left to the operator (audit: unreconciled)",
+        );
+    }
+    if config.redis_url.is_none() {
+        warnings.push(
+            "REDIS_URL is not set: the payment store lives in this process, and a restart forgets kept results and unknown settlements",
+        );
+    }
+    warnings
 }

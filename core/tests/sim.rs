@@ -647,6 +647,12 @@ fn facilitator_down_is_a_503_and_no_charge() {
     sim.endpoints.remove(&FACILITATOR.parse().unwrap());
     let r = one(&sim.request(&paid_post(&sim, 7)));
     assert_error(&r, 503, "INTERNAL_ERROR");
+    let message = r.body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("this request changed nothing"),
+        "{message}"
+    );
+    assert!(!message.contains("charged"), "{message}");
     assert_eq!(site_requests(&sim), 0);
     // Garbage from the facilitator is the same.
     let mut sim = world(&[]);
@@ -1178,10 +1184,12 @@ fn an_extractor_panic_is_a_500_never_charged_and_never_lost() {
     let request = paid_post(&sim, 60);
     let r = one(&sim.request(&request));
     assert_error(&r, 500, "INTERNAL_ERROR");
+    // The facilitator saw the authorization (/verify): the words promise no more than
+    // the service knows (docs/payments.md).
     assert!(r.body["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("not charged"));
+        .contains("this request changed nothing"));
     assert_eq!(calls(&sim, "/settle"), 0);
     assert_eq!(sim.server.jobs_in_flight(), 0);
     // Not charged, but verified and so consumed: the retry needs a fresh authorization.
@@ -1216,7 +1224,7 @@ fn a_homepage_over_the_work_budget_is_a_422_never_charged() {
     assert_error(&r, 422, "RESPONSE_TOO_LARGE");
     let message = r.body["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("too costly") && message.contains("not charged"),
+        message.contains("too costly") && message.contains("this request changed nothing"),
         "{message}"
     );
     assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (1, 0));
@@ -1575,10 +1583,12 @@ fn a_merge_panic_is_a_500_and_never_settled() {
     sim.server.set_merger(panicking_merger);
     let r = one(&sim.request(&paid_post(&sim, 78)));
     assert_error(&r, 500, "INTERNAL_ERROR");
+    // The facilitator saw the authorization (/verify): the words promise no more than
+    // the service knows (docs/payments.md).
     assert!(r.body["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("not charged"));
+        .contains("this request changed nothing"));
     assert_eq!(calls(&sim, "/settle"), 0);
     assert!(sim.settlements.is_empty());
     assert_eq!(sim.server.jobs_in_flight(), 0);
@@ -3420,4 +3430,29 @@ fn every_claim_is_fenced_by_its_own_lease() {
         4,
         "A's and B's, never a third at once"
     );
+}
+
+#[test]
+fn readiness_names_what_a_missing_chain_and_store_cost() {
+    let ready = |sim: &mut Sim| {
+        sim.check_facilitator();
+        one(&sim.request(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n"))
+    };
+    let mut sim = world(&[]);
+    let r = ready(&mut sim);
+    assert_eq!((r.status, r.body["status"].as_str()), (200, Some("ready")));
+    let warnings: Vec<&str> = r.body["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].starts_with("CHAIN_RPC_URL is not set"));
+    assert!(warnings[0].contains("payment outcome unknown"));
+    assert!(warnings[1].starts_with("REDIS_URL is not set"));
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    let r = ready(&mut sim);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["warnings"].as_array().unwrap().len(), 1);
 }

@@ -485,7 +485,7 @@ impl Exchange {
         let Ok(built) = built else {
             let failure = Failure::Internal;
             let message =
-                "an internal error occurred while building the result; you were not charged";
+                "an internal error occurred while building the result; this request changed nothing";
             self.spend(server, &job);
             self.end_job_with_error(server, job, &failure, message, now);
             return;
@@ -539,7 +539,7 @@ impl Exchange {
                     server,
                     job,
                     &Failure::Internal,
-                    "the result could not be built in time; you were not charged",
+                    "the result could not be built in time; this request changed nothing",
                     now,
                 );
             }
@@ -570,7 +570,7 @@ impl Exchange {
                     server,
                     job,
                     &Failure::FacilitatorUnavailable,
-                    "the payment facilitator did not answer in time; you were not charged",
+                    "the payment facilitator did not answer in time; this request changed nothing",
                     now,
                 );
             }

@@ -611,7 +611,7 @@ impl Exchange {
                     server,
                     job,
                     &Failure::FacilitatorUnavailable,
-                    "the payment facilitator is unavailable; you were not charged",
+                    "the payment facilitator is unavailable; this request changed nothing",
                     now,
                 );
             }

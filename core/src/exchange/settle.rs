@@ -97,7 +97,8 @@ impl Exchange {
                 job.settlement = None;
                 self.audit_line(&job, "not_settled", Some(failure.to_string()), None, 0);
                 self.spend(server, &job);
-                let message = format!("{failure}; the result was not settled, nothing was charged");
+                let message =
+                    format!("{failure}; the result was not settled, this request changed nothing");
                 self.end_job_with_error(server, job, &Failure::StoreUnavailable, &message, now);
             }
         }
