@@ -5,12 +5,14 @@
 
 use std::process::Command;
 
+use crate::process::Grouped as _;
+
 /// `Some(())` when `tool` runs here; otherwise the test skips, printing `install` (how to get
 /// it) — or, with `CI=true`, where every test must run, fails.
 pub fn have(tool: &str, install: &str) -> Option<()> {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
-        .output()
+        .output_in_group()
         .is_ok_and(|o| o.status.success());
     if found {
         return Some(());
