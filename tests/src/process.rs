@@ -209,9 +209,10 @@ while read -r verb pgid; do
     "del "*" $pgid "*) live="${live% $pgid *} ${live#* $pgid }" ;;
   esac
 done
-for pgid in $live; do kill -TERM -- "-$pgid" 2>/dev/null; done
+[ "$live" = " " ] && exit 0
+for pgid in $live; do kill -TERM "-$pgid" 2>/dev/null; done
 sleep 1
-for pgid in $live; do kill -KILL -- "-$pgid" 2>/dev/null; done
+for pgid in $live; do kill -KILL "-$pgid" 2>/dev/null; done
 "#;
 
 /// Tells the watchdog `line`, starting it on first use (without `sh`, there is none).
@@ -222,6 +223,7 @@ fn watchdog(line: &str) {
             .args(["-c", WATCHDOG])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .process_group(0)
             .spawn()
             .ok()?;
@@ -342,6 +344,46 @@ mod tests {
              output_in_group, status_in_group):\n{}",
             unguarded.join("\n")
         );
+    }
+
+    /// Run as its own test binary (`FORGET_A_GROUP` set): starts a shell with a grandchild,
+    /// prints both pids and exits without dropping the guard.
+    #[test]
+    fn a_guard_never_dropped_is_stopped_when_the_test_binary_exits() {
+        if std::env::var_os("FORGET_A_GROUP").is_some() {
+            let mut group = Command::new("sh")
+                .args(["-c", "sleep 600 & echo $! $$; wait"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn_in_group()
+                .expect("start sh");
+            let mut line = String::new();
+            BufReader::new(group.stdout.take().expect("stdout"))
+                .read_line(&mut line)
+                .expect("the pids");
+            println!("pids {}", line.trim());
+            std::mem::forget(group);
+            std::process::exit(0);
+        }
+        let output = Command::new(std::env::current_exe().expect("this test binary"))
+            .args(["--exact", "--nocapture", "--test-threads=1"])
+            .arg("process::tests::a_guard_never_dropped_is_stopped_when_the_test_binary_exits")
+            .env("FORGET_A_GROUP", "1")
+            .output_in_group()
+            .expect("run this test binary");
+        let said = String::from_utf8_lossy(&output.stdout);
+        let pids: Vec<u32> = said
+            .lines()
+            .find_map(|l| l.split_once("pids ").map(|(_, pids)| pids))
+            .expect("the pids")
+            .split(' ')
+            .map(|p| p.parse().expect("a pid"))
+            .collect();
+        let started = Instant::now();
+        while pids.iter().any(|&p| running(p)) {
+            assert!(started.elapsed() < GRACE, "{pids:?} still run");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     #[test]
