@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture};
 use contact_e2e::process::Grouped as _;
-use contact_e2e::tools::{free_port, have};
+use contact_e2e::tools::{free_port, have, skip};
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -33,7 +33,7 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
             std::env::var("CI").as_deref() != Ok("true"),
             "CI=true and the official client is not installed in .ci/node"
         );
-        eprintln!("skipping: the official client is not installed (npm install in .ci/node)");
+        skip("the official client is not installed (npm install in .ci/node)");
         return;
     }
     let site = Fixture::start(|raw| match request_path(raw).as_str() {

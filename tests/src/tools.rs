@@ -7,8 +7,10 @@ use std::process::Command;
 
 use crate::process::Grouped as _;
 
-/// `Some(())` when `tool` runs here; otherwise the test skips, printing `install` (how to get
-/// it) — or, with `CI=true`, where every test must run, fails.
+pub use contact_benches::skip;
+
+/// `Some(())` when `tool` runs here; otherwise the test skips ([`skip`]), saying `install` (how
+/// to get it) — or, with `CI=true`, where every test must run, fails.
 pub fn have(tool: &str, install: &str) -> Option<()> {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
@@ -21,7 +23,7 @@ pub fn have(tool: &str, install: &str) -> Option<()> {
         std::env::var("CI").as_deref() != Ok("true"),
         "CI=true and {tool} is missing ({install})"
     );
-    eprintln!("skipping: {tool} is missing ({install})");
+    skip(&format!("{tool} is missing ({install})"));
     None
 }
 

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use contact_core::payment::{codec, SettleResponse};
 use contact_e2e::fixture::{header, request_path, response, service_vars_with, Fixture};
 use contact_e2e::process::{Group, Grouped as _};
+use contact_e2e::tools::skip;
 use serde_json::{json, Value};
 
 mod common;
@@ -47,13 +48,13 @@ fn required() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
-/// Skips (returns `None` after printing why) or, with `CI=true`, fails.
+/// Skips (returns `None` after saying why: [`skip`]) or, with `CI=true`, fails.
 fn unavailable<T>(reason: &str) -> Option<T> {
     assert!(
         !required(),
         "CI=true and the real-chain test cannot run: {reason}"
     );
-    eprintln!("skipping the real-chain test: {reason}");
+    skip(&format!("the real-chain test cannot run: {reason}"));
     None
 }
 

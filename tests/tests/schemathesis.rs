@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use contact_core::config::PaymentConfig;
 use contact_e2e::fixture::{service_vars, Fixture};
 use contact_e2e::process::Grouped as _;
+use contact_e2e::tools::skip;
 
 mod common;
 use common::{fixture_pages, webpki, Service};
@@ -49,7 +50,7 @@ fn schemathesis() -> Option<PathBuf> {
         "CI=true and schemathesis could not be installed in {}/venv",
         dir.display()
     );
-    eprintln!("skipping: schemathesis could not be installed (python3-venv and PyPI needed)");
+    skip("schemathesis could not be installed (python3-venv and PyPI needed)");
     None
 }
 
