@@ -32,8 +32,8 @@ pub trait Grouped {
     /// Like `spawn`: the process, in its own process group, stopped with its group when the
     /// guard drops.
     fn spawn_in_group(&mut self) -> io::Result<Group>;
-    /// Like `output`: runs to its end and collects stdout and stderr; then stops whatever the
-    /// process left running in its group.
+    /// Like `output`: runs to its end with stdin empty and stdout and stderr collected (set
+    /// here, over any earlier setting); then stops whatever the process left in its group.
     fn output_in_group(&mut self) -> io::Result<Output>;
     /// Like `status`: runs to its end with inherited stdio; then stops whatever the process
     /// left running in its group.
