@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use contact_e2e::process::{Group, Grouped as _};
+
 /// The binary, on this test's runtime (`RUNTIME`; the cases at the end run on both).
 fn bin() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_contact-extract"));
@@ -41,7 +43,7 @@ fn extract_html_merges_a_site_in_page_order() {
             "http://www.caltronind.com/contact.html={}",
             corpus_page("caltronind.com__contact.html").display()
         ))
-        .output()
+        .output_in_group()
         .expect("run contact-extract");
     let json = stdout_json(&output);
     assert_eq!(json["success"], true);
@@ -76,7 +78,7 @@ fn unreadable_file_is_a_clear_error() {
             "https://a.example.com/",
             "/nonexistent/page.html",
         ])
-        .output()
+        .output_in_group()
         .expect("run contact-extract");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -102,7 +104,10 @@ fn bad_arguments_are_refused() {
         vec!["extract-html", "f.html"],
         vec!["no-such-command"],
     ] {
-        let output = bin().args(&args).output().expect("run contact-extract");
+        let output = bin()
+            .args(&args)
+            .output_in_group()
+            .expect("run contact-extract");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(!output.stderr.is_empty());
     }
@@ -131,7 +136,7 @@ fn extract_dir_prints_one_line_per_page_and_a_summary() {
     let output = bin()
         .arg("extract-dir")
         .arg(&dir)
-        .output()
+        .output_in_group()
         .expect("run contact-extract");
     std::fs::remove_dir_all(&dir).ok();
     assert!(
@@ -214,7 +219,7 @@ fn extract_crawls_a_live_site_without_payment() {
         .env("ALLOWED_PORTS", site.addr.port().to_string())
         .env("RESOLVE", "www.fixture-shop.com=127.0.0.1")
         .env_remove("PAY_TO")
-        .output()
+        .output_in_group()
         .expect("run");
     let json = stdout_json(&output);
     assert_eq!(json["inputUrl"], url.as_str());
@@ -234,7 +239,7 @@ fn extract_applies_the_ssrf_rules_and_reports_an_api_error() {
         .env("ALLOWED_PORTS", site.addr.port().to_string())
         .env_remove("ALLOW_PRIVATE_CIDRS")
         .env_remove("RESOLVE")
-        .output()
+        .output_in_group()
         .expect("run");
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("ApiError JSON");
@@ -250,7 +255,7 @@ fn extract_applies_the_ssrf_rules_and_reports_an_api_error() {
         .args(["extract", &format!("http://127.0.0.1:{port}/")])
         .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
         .env("ALLOWED_PORTS", port.to_string())
-        .output()
+        .output_in_group()
         .expect("run");
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("ApiError JSON");
@@ -262,7 +267,7 @@ fn extract_applies_the_ssrf_rules_and_reports_an_api_error() {
 fn start_serve(
     vars: &[(&str, String)],
 ) -> (
-    std::process::Child,
+    Group,
     String,
     std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
 ) {
@@ -277,7 +282,7 @@ fn start_serve(
     for (name, value) in vars {
         command.env(name, value);
     }
-    let mut child = command.spawn().expect("start serve");
+    let mut child = command.spawn_in_group().expect("start serve");
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = std::io::BufReader::new(stderr).lines();
     for _ in 0..20 {
@@ -286,31 +291,29 @@ fn start_serve(
             return (child, rest.trim().to_string(), lines);
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    child.kill();
     panic!("the service did not log its address");
 }
 
 /// Waits (at most 20 s) for the child to exit.
-fn wait_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
+fn wait_exit(child: &mut Group) -> std::process::ExitStatus {
     let started = std::time::Instant::now();
     loop {
         if let Some(exit) = child.try_wait().expect("wait") {
             return exit;
         }
         if started.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
             panic!("did not stop after SIGTERM");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 
-fn sigterm(child: &std::process::Child) {
+fn sigterm(child: &Group) {
     let status = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
-        .status()
+        .status_in_group()
         .expect("kill");
     assert!(status.success());
 }
@@ -446,8 +449,7 @@ fn a_client_that_leaves_after_paying_still_gets_its_result_on_retry() {
     let facilitator = Fixture::accepting_facilitator();
     let vars = contact_e2e::fixture::service_vars(&site, &facilitator);
     let request = paid_request(&vars, &site, 51);
-    let (child, address, lines) = start_serve(&vars);
-    let mut child = Reap(child);
+    let (mut child, address, lines) = start_serve(&vars);
     // Collect the service's stderr on a thread, so waiting for a line has a bound.
     let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
@@ -502,8 +504,8 @@ fn a_client_that_leaves_after_paying_still_gets_its_result_on_retry() {
     assert!(answer.contains("info@fixture-shop.com"));
     assert!(answer.contains("PAYMENT-RESPONSE: "));
     assert_eq!((site.count("/"), facilitator.count("/settle")), (1, 1));
-    sigterm(&child.0);
-    assert!(wait_exit(&mut child.0).success());
+    sigterm(&child);
+    assert!(wait_exit(&mut child).success());
 }
 
 /// A site whose homepage (`info@fixture-shop.com`) answers after `delay`.
@@ -551,16 +553,6 @@ fn paid_request(
     format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
 }
 
-/// Kills the service when a test fails before stopping it (its stdout is the test's).
-struct Reap(std::process::Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `METRICS_ADDR`: the Prometheus text on its own listener, counting what the public listener
 /// answered; the public listener has no `/metrics`.
 fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work() {
@@ -572,8 +564,7 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     let mut vars = contact_e2e::fixture::service_vars(&site, &facilitator);
     vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
     let request = paid_request(&vars, &site, 52);
-    let (child, address, mut lines) = start_serve(&vars);
-    let mut child = Reap(child);
+    let (mut child, address, mut lines) = start_serve(&vars);
     let metrics_address = (0..5)
         .find_map(|_| {
             let line = lines.next()?.ok()?;
@@ -620,8 +611,8 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     }
     let other = call(&metrics_address, b"GET / HTTP/1.1\r\n\r\n");
     assert!(other.starts_with("HTTP/1.1 404"), "{other}");
-    sigterm(&child.0);
-    assert!(wait_exit(&mut child.0).success());
+    sigterm(&child);
+    assert!(wait_exit(&mut child).success());
 }
 
 /// `extract-dir --jobs N` prints the same bytes for any N, one line per page in path order.
@@ -644,7 +635,7 @@ fn extract_dir_output_is_in_path_order_for_any_job_count() {
         let output = bin()
             .args(["extract-dir", "--jobs", jobs])
             .arg(&dir)
-            .output()
+            .output_in_group()
             .expect("run contact-extract");
         assert!(output.status.success(), "--jobs {jobs}");
         output.stdout
@@ -685,7 +676,7 @@ fn a_closed_stdout_ends_the_command_quietly() {
         .arg(&dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .spawn()
+        .spawn_in_group()
         .expect("start");
     let stdout = child.stdout.take().expect("stdout");
     let mut first = String::new();
@@ -830,14 +821,13 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
             .count()
     };
     // First run: killed once the site has stopped answering.
-    let mut first = batch(false).spawn().expect("start");
+    let mut first = batch(false).spawn_in_group().expect("start");
     let started = Instant::now();
     while lines_in(&out) < 250 && started.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(200));
-    first.kill().expect("kill");
-    let _ = first.wait();
+    first.kill();
     let written_first = lines_in(&out);
     assert!(
         (250..1000).contains(&written_first),
@@ -845,7 +835,7 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
     );
     hold.store(false, Ordering::SeqCst);
     // Second run: resumes.
-    let second = batch(true).output().expect("resume");
+    let second = batch(true).output_in_group().expect("resume");
     let stderr = String::from_utf8_lossy(&second.stderr).to_string();
     assert!(second.status.success(), "{stderr}");
     let text = std::fs::read_to_string(&out).expect("output");
@@ -928,7 +918,7 @@ fn extract_batch_reads_and_writes_csv() {
         .env("ALLOW_PRIVATE_CIDRS", "127.0.0.0/8")
         .env("ALLOWED_PORTS", port.to_string())
         .env("RESOLVE", "www.fixture-shop.com=127.0.0.1")
-        .output()
+        .output_in_group()
         .expect("run");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(output.status.success());
@@ -960,7 +950,7 @@ fn extract_batch_reads_its_list_from_stdin() {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .spawn()
+        .spawn_in_group()
         .expect("start");
     child
         .stdin

@@ -9,24 +9,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture};
-use contact_e2e::tools::{free_port, have};
+use contact_e2e::process::Grouped as _;
+use contact_e2e::tools::{free_port, have, skip};
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A child process killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]
@@ -42,7 +33,7 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
             std::env::var("CI").as_deref() != Ok("true"),
             "CI=true and the official client is not installed in .ci/node"
         );
-        eprintln!("skipping: the official client is not installed (npm install in .ci/node)");
+        skip("the official client is not installed (npm install in .ci/node)");
         return;
     }
     let site = Fixture::start(|raw| match request_path(raw).as_str() {
@@ -67,8 +58,8 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
         .env("TRUSTED_PROXIES", "127.0.0.1/32")
         .env("LOG_FORMAT", "json")
         .stderr(Stdio::piped());
-    let mut service = Process(service.spawn().expect("start the service"));
-    let mut lines = BufReader::new(service.0.stderr.take().unwrap()).lines();
+    let mut service = service.spawn_in_group().expect("start the service");
+    let mut lines = BufReader::new(service.stderr.take().unwrap()).lines();
     let upstream = lines
         .by_ref()
         .take(20)
@@ -94,7 +85,7 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
     let state = std::env::temp_dir().join(format!("contact-extract-caddy-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&state);
     std::fs::create_dir_all(&state).unwrap();
-    let caddy = Command::new("caddy")
+    let _caddy = Command::new("caddy")
         .args(["run", "--adapter", "caddyfile", "--config"])
         .arg(repository().join("deploy/Caddyfile"))
         .env("SITE", &public)
@@ -107,9 +98,8 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
         .env("XDG_DATA_HOME", &state)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .spawn_in_group()
         .expect("start caddy");
-    let _caddy = Process(caddy);
     let root = state.join("pki/authorities/local/root.crt");
     let started = Instant::now();
     while !(root.is_file() && std::net::TcpStream::connect(("::1", https_port)).is_ok())
@@ -126,7 +116,7 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
         .arg(format!("http://www.fixture-shop.com:{}/", site.addr.port()))
         .arg("--once")
         .env("NODE_EXTRA_CA_CERTS", &root)
-        .output()
+        .output_in_group()
         .expect("run node");
     assert!(
         output.status.success(),
@@ -197,13 +187,13 @@ fn the_systemd_unit_verifies() {
     let copied = Command::new("cp")
         .args(["-a", "/usr/lib/systemd/system"])
         .arg(root.join("usr/lib/systemd/"))
-        .status()
+        .status_in_group()
         .is_ok_and(|s| s.success());
     assert!(copied, "copy the unit library");
     let output = Command::new("systemd-analyze")
         .arg(format!("--root={}", root.display()))
         .args(["verify", "contact-extract.service"])
-        .output()
+        .output_in_group()
         .expect("run systemd-analyze");
     let said = format!(
         "{}{}",

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -24,6 +24,7 @@ use contact_core::config::{Config, PaymentConfig};
 use contact_core::payment::PaymentRequirements;
 use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
+use contact_e2e::process::{Group, Grouped as _};
 use contact_e2e::tools::{free_port, have};
 
 fn scratch(name: &str) -> PathBuf {
@@ -53,7 +54,7 @@ fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
 struct Redis {
     port: u16,
     dir: PathBuf,
-    child: Option<Child>,
+    child: Option<Group>,
 }
 
 impl Redis {
@@ -85,7 +86,7 @@ impl Redis {
             .arg(&self.dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn()
+            .spawn_in_group()
             .expect("start redis-server");
         self.child = Some(child);
         let port = self.port;
@@ -102,8 +103,7 @@ impl Redis {
     /// Stops it (SIGKILL): the service sees connections refused.
     fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
         }
     }
 
@@ -123,7 +123,7 @@ impl Drop for Redis {
 struct Instance {
     port: u16,
     vars: Vec<(&'static str, String)>,
-    child: Option<Child>,
+    child: Option<Group>,
     log: Arc<Mutex<Vec<String>>>,
 }
 
@@ -148,7 +148,7 @@ impl Instance {
             .env("LOG_FORMAT", "json")
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("start the service");
+        let mut child = command.spawn_in_group().expect("start the service");
         let stderr = child.stderr.take().unwrap();
         let log = self.log.clone();
         std::thread::spawn(move || {
@@ -166,8 +166,7 @@ impl Instance {
     /// SIGKILL: nothing is flushed, nothing recorded.
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
         }
     }
 
@@ -187,7 +186,7 @@ impl Drop for Instance {
 struct Nginx {
     port: u16,
     dir: PathBuf,
-    child: Child,
+    child: Group,
 }
 
 impl Nginx {
@@ -219,7 +218,7 @@ impl Nginx {
             .arg(&dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn()
+            .spawn_in_group()
             .expect("start nginx");
         wait_until("nginx", Duration::from_secs(10), || {
             TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -234,8 +233,7 @@ impl Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.stop();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -517,7 +515,7 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
     let mut hang = Command::new("redis-cli")
         .args(["-p", &redis.port.to_string(), "DEBUG", "SLEEP", "2"])
         .stdout(Stdio::null())
-        .spawn()
+        .spawn_in_group()
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let started = Instant::now();

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::net::IpAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -17,17 +17,18 @@ use contact_core::payment::store::{
     AuthorizationKey, Fingerprint, KeptResponse, Lease, MemoryStore, Stage, StoreLimits,
 };
 use contact_core::store::{Admission, Admit, LocalStore, Recall, StoreOp, StoreReply};
+use contact_e2e::process::{Group, Grouped as _};
 use contact_e2e::tools::{free_port, have};
 use contact_runtime_common::redis_store::RedisStore;
 use proptest::prelude::*;
 
 const ASSET: &str = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913";
 
-/// One `redis-server` for the whole file, killed when the test process ends (it is started
-/// with the test process as its parent's child and a `--port` nobody else uses).
+/// One `redis-server` for the whole file, on a `--port` nobody else uses. Kept in a `static`,
+/// it is never dropped: the process guard's watchdog stops it when the test binary exits.
 struct Server {
     port: u16,
-    _child: Child,
+    _child: Group,
 }
 
 fn redis() -> Option<&'static Server> {
@@ -46,13 +47,13 @@ fn redis() -> Option<&'static Server> {
 
 /// `redis-server` on 127.0.0.1, without persistence, with `extra` arguments (its port among
 /// them); returns once `port` accepts connections (at most 10 s).
-fn spawn_redis(port: u16, extra: &[&std::ffi::OsStr]) -> Child {
+fn spawn_redis(port: u16, extra: &[&std::ffi::OsStr]) -> Group {
     let child = Command::new("redis-server")
         .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .spawn_in_group()
         .expect("start redis-server");
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -63,7 +64,7 @@ fn spawn_redis(port: u16, extra: &[&std::ffi::OsStr]) -> Child {
 }
 
 /// [`spawn_redis`] listening in plain text on `port`.
-fn spawn_plain_redis(port: u16) -> Child {
+fn spawn_plain_redis(port: u16) -> Group {
     let port_text = port.to_string();
     spawn_redis(port, &["--port".as_ref(), port_text.as_ref()])
 }
@@ -338,8 +339,7 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
     }
     assert!(store.run(admit).is_ok());
     assert_eq!(store.problem(), None);
-    let _ = child.kill();
-    let _ = child.wait();
+    child.kill();
 }
 
 /// After Redis restarts, the pooled connections are all stale: one failed command drops them
@@ -374,16 +374,14 @@ fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
             });
         }
     });
-    let _ = first.kill();
-    let _ = first.wait();
+    first.kill();
     let mut second = spawn_plain_redis(port);
     let failures = (0..8).filter(|_| store.run(admit()).is_err()).count();
     assert!(
         failures <= 1,
         "{failures} of 8 commands failed after the restart"
     );
-    let _ = second.kill();
-    let _ = second.wait();
+    second.kill();
 }
 
 /// Redis over TLS (`rediss://`): with the CA that signed its certificate (`REDIS_CA_FILE`) the
@@ -453,7 +451,6 @@ fn redis_over_tls_with_its_own_certificate_authority() {
     );
     let plain = store(&format!("redis://localhost:{port}/"));
     assert!(plain.run(admit).is_err(), "plain text to a TLS port");
-    let _ = child.kill();
-    let _ = child.wait();
+    child.kill();
     let _ = std::fs::remove_dir_all(&dir);
 }

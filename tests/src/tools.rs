@@ -5,12 +5,16 @@
 
 use std::process::Command;
 
-/// `Some(())` when `tool` runs here; otherwise the test skips, printing `install` (how to get
-/// it) — or, with `CI=true`, where every test must run, fails.
+use crate::process::Grouped as _;
+
+pub use contact_benches::skip;
+
+/// `Some(())` when `tool` runs here; otherwise the test skips ([`skip`]), saying `install` (how
+/// to get it) — or, with `CI=true`, where every test must run, fails.
 pub fn have(tool: &str, install: &str) -> Option<()> {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
-        .output()
+        .output_in_group()
         .is_ok_and(|o| o.status.success());
     if found {
         return Some(());
@@ -19,7 +23,7 @@ pub fn have(tool: &str, install: &str) -> Option<()> {
         std::env::var("CI").as_deref() != Ok("true"),
         "CI=true and {tool} is missing ({install})"
     );
-    eprintln!("skipping: {tool} is missing ({install})");
+    skip(&format!("{tool} is missing ({install})"));
     None
 }
 

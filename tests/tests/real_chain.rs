@@ -7,19 +7,22 @@
 //! Needs Node.js + npm (and Python 3 for the Python client). `.ci/run` installs the pinned
 //! packages into `.ci/node` and `.ci/python/venv`; elsewhere the tests install them on first use
 //! and skip with a printed reason when that fails, unless `CI=true`, where they must run.
-//! Everything listens on 127.0.0.1; every child process is killed when its test ends.
+//! Everything listens on 127.0.0.1; every child process runs in its own process group, stopped
+//! with the group when its test ends ([`contact_e2e::process`]).
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use contact_core::payment::{codec, SettleResponse};
 use contact_e2e::fixture::{header, request_path, response, service_vars_with, Fixture};
+use contact_e2e::process::{Group, Grouped as _};
+use contact_e2e::tools::skip;
 use serde_json::{json, Value};
 
 mod common;
@@ -45,13 +48,13 @@ fn required() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
-/// Skips (returns `None` after printing why) or, with `CI=true`, fails.
+/// Skips (returns `None` after saying why: [`skip`]) or, with `CI=true`, fails.
 fn unavailable<T>(reason: &str) -> Option<T> {
     assert!(
         !required(),
         "CI=true and the real-chain test cannot run: {reason}"
     );
-    eprintln!("skipping the real-chain test: {reason}");
+    skip(&format!("the real-chain test cannot run: {reason}"));
     None
 }
 
@@ -79,7 +82,7 @@ fn node_tools() -> Option<PathBuf> {
         let status = Command::new("npm")
             .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
-            .status();
+            .status_in_group();
         if !matches!(status, Ok(s) if s.success()) || !installed() {
             return unavailable(&format!(
                 "`npm install` in {} failed (needs Node.js, npm and the npm registry)",
@@ -100,19 +103,19 @@ fn python_client() -> Option<PathBuf> {
     let ready = || {
         Command::new(&python)
             .args(["-c", "import x402, eth_account, httpx"])
-            .output()
+            .output_in_group()
             .is_ok_and(|o| o.status.success())
     };
     if !ready() {
         let made = Command::new("python3")
             .args(["-m", "venv", "venv"])
             .current_dir(&dir)
-            .status()
+            .status_in_group()
             .is_ok_and(|s| s.success())
             && Command::new(dir.join("venv/bin/pip"))
                 .args(["install", "--quiet", "-r", "requirements.txt"])
                 .current_dir(&dir)
-                .status()
+                .status_in_group()
                 .is_ok_and(|s| s.success());
         if !made || !ready() {
             return unavailable(&format!(
@@ -124,23 +127,13 @@ fn python_client() -> Option<PathBuf> {
     Some(python)
 }
 
-/// A child process killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A local chain (anvil, chain id 8453) with the test token and the reference facilitator.
 struct Chain {
     rpc: String,
     lab: String,
     _lab_input: ChildStdin,
-    _lab: Process,
-    _anvil: Process,
+    _lab: Group,
+    _anvil: Group,
 }
 
 impl Chain {
@@ -152,14 +145,13 @@ impl Chain {
             .args(anvil_args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .spawn()
+            .spawn_in_group()
             .expect("start anvil");
         let lines = BufReader::new(anvil.stdout.take().unwrap());
         let (rpc, rest) = first_line_with(lines, "Listening on ");
         let rpc = format!("http://{}", rpc.trim_start_matches("Listening on ").trim());
         // anvil logs every call: keep reading so it never blocks on a full pipe.
         std::thread::spawn(move || rest.for_each(drop));
-        let anvil = Process(anvil);
 
         let mut lab = Command::new("node")
             .arg(tools.join("chain/lab.mjs"))
@@ -168,7 +160,7 @@ impl Chain {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .spawn()
+            .spawn_in_group()
             .expect("start the lab (node)");
         let input = lab.stdin.take().unwrap();
         let lines = BufReader::new(lab.stdout.take().unwrap());
@@ -180,7 +172,7 @@ impl Chain {
             rpc,
             lab: format!("http://127.0.0.1:{port}"),
             _lab_input: input,
-            _lab: Process(lab),
+            _lab: lab,
             _anvil: anvil,
         }
     }
@@ -290,7 +282,7 @@ fn endpoint(service: &Service) -> String {
 
 /// Runs a client (`program` + `args`) and parses its one-line JSON report.
 fn run_client(mut command: Command) -> Value {
-    let output = command.output().expect("run the client");
+    let output = command.output_in_group().expect("run the client");
     assert!(
         output.status.success(),
         "client failed: {}",

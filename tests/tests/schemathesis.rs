@@ -14,6 +14,8 @@ use std::sync::Mutex;
 
 use contact_core::config::PaymentConfig;
 use contact_e2e::fixture::{service_vars, Fixture};
+use contact_e2e::process::Grouped as _;
+use contact_e2e::tools::skip;
 
 mod common;
 use common::{fixture_pages, webpki, Service};
@@ -27,18 +29,18 @@ fn schemathesis() -> Option<PathBuf> {
     let ready = || {
         Command::new(&st)
             .arg("--version")
-            .output()
+            .output_in_group()
             .is_ok_and(|o| o.status.success())
     };
     if !ready() {
         let _ = Command::new("python3")
             .args(["-m", "venv", "venv"])
             .current_dir(&dir)
-            .status();
+            .status_in_group();
         let _ = Command::new(dir.join("venv/bin/pip"))
             .args(["install", "--quiet", "-r", "requirements.txt"])
             .current_dir(&dir)
-            .status();
+            .status_in_group();
     }
     if ready() {
         return Some(dir);
@@ -48,7 +50,7 @@ fn schemathesis() -> Option<PathBuf> {
         "CI=true and schemathesis could not be installed in {}/venv",
         dir.display()
     );
-    eprintln!("skipping: schemathesis could not be installed (python3-venv and PyPI needed)");
+    skip("schemathesis could not be installed (python3-venv and PyPI needed)");
     None
 }
 
@@ -90,7 +92,7 @@ fn every_answer_matches_the_openapi_document() {
             serde_json::to_string(&terms.requirements).unwrap(),
         )
         .env("NO_COLOR", "1")
-        .output()
+        .output_in_group()
         .expect("run schemathesis");
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(

@@ -14,6 +14,7 @@ use contact_core::config::PaymentConfig;
 use contact_core::payment::{codec, SettleResponse};
 use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{header, request_path, response, service_vars, Fixture};
+use contact_e2e::process::Grouped as _;
 use futures_rustls::rustls;
 
 mod common;
@@ -241,7 +242,7 @@ fn official_client_dir() -> std::path::PathBuf {
         let status = std::process::Command::new("npm")
             .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
-            .status()
+            .status_in_group()
             .expect("the official-client test needs Node.js and npm (Debian: nodejs npm)");
         assert!(status.success(), "npm install in {} failed", dir.display());
     }
@@ -259,7 +260,7 @@ fn official_client(service: &Service, site: &Fixture, extra: &[&str]) -> serde_j
         .arg(&endpoint)
         .arg(&target)
         .args(extra)
-        .output()
+        .output_in_group()
         .expect("run node");
     assert!(
         output.status.success(),
@@ -310,7 +311,7 @@ fn the_official_client_pays_and_a_replay_of_its_signature_gets_the_same_response
         .args(["-H", &format!("PAYMENT-SIGNATURE: {signature}")])
         .args(["--data-binary", &target])
         .arg(format!("http://{}/api/v1/extract-contact", service.addr))
-        .output()
+        .output_in_group()
         .expect("the replay test needs curl (Debian: curl)");
     assert!(curl.status.success(), "{curl:?}");
     let text = String::from_utf8(curl.stdout).unwrap();
@@ -1145,7 +1146,7 @@ print(got.count(b"HTTP/1.1 200"))
         .args(["-c", script])
         .arg(service.addr.port().to_string())
         .arg(count.to_string())
-        .output()
+        .output_in_group()
         .expect("this test needs python3");
     assert!(output.status.success(), "{output:?}");
     let answers: usize = String::from_utf8_lossy(&output.stdout)

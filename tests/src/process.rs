@@ -1,0 +1,401 @@
+//! Processes a test starts (anvil, redis-server, nginx, caddy, node, python, curl, the service
+//! binary): each runs in a process group of its own, and its [`Group`] guard stops the whole
+//! group — the process and everything it started, such as the `anvil` binary npm's `anvil`
+//! wrapper starts — when it drops: on success, on failure and on panic. SIGTERM first, then
+//! SIGKILL after [`GRACE`]; every wait is bounded.
+//!
+//! A guard that is never dropped (one kept in a `static` for a whole test binary) or a test
+//! binary that dies without unwinding (Ctrl-C, SIGKILL) is covered by a watchdog: one `sh` per
+//! test binary, in a process group of its own, holds a pipe from the test binary, learns every
+//! group as it starts and stops, and stops the groups still running when the pipe closes, that
+//! is when the test binary exits, however it exits.
+//!
+//! Use [`Grouped`] instead of `Command::spawn`, `output` and `status` in tests.
+
+#![allow(clippy::missing_panics_doc, clippy::missing_errors_doc)]
+
+use std::io::{self, Write as _};
+use std::ops::{Deref, DerefMut};
+use std::os::unix::process::CommandExt as _;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use rustix::process::{kill_process_group, test_kill_process_group, Pid, Signal};
+
+/// How long a group has to exit after SIGTERM before SIGKILL, and after SIGKILL before the
+/// guard stops waiting.
+pub const GRACE: Duration = Duration::from_secs(5);
+
+/// `Command` started in a process group of its own, under a [`Group`] guard.
+pub trait Grouped {
+    /// Like `spawn`: the process, in its own process group, stopped with its group when the
+    /// guard drops.
+    fn spawn_in_group(&mut self) -> io::Result<Group>;
+    /// Like `output`: runs to its end with stdin empty and stdout and stderr collected (set
+    /// here, over any earlier setting); then stops whatever the process left in its group.
+    fn output_in_group(&mut self) -> io::Result<Output>;
+    /// Like `status`: runs to its end with inherited stdio; then stops whatever the process
+    /// left running in its group.
+    fn status_in_group(&mut self) -> io::Result<ExitStatus>;
+}
+
+impl Grouped for Command {
+    fn spawn_in_group(&mut self) -> io::Result<Group> {
+        let child = self.process_group(0).spawn()?;
+        let pgid = Pid::from_child(&child);
+        watchdog(&format!("add {}", pgid.as_raw_nonzero()));
+        Ok(Group {
+            child: Some(child),
+            pgid,
+            stopped: false,
+        })
+    }
+
+    fn output_in_group(&mut self) -> io::Result<Output> {
+        // `output` reads what is not redirected: stdin empty, stdout and stderr piped.
+        self.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn_in_group()?
+            .wait_with_output()
+    }
+
+    fn status_in_group(&mut self) -> io::Result<ExitStatus> {
+        let mut group = self.spawn_in_group()?;
+        let status = group.wait();
+        group.stop();
+        status
+    }
+}
+
+/// A process in its own process group; dropping it stops the group (see [`Group::stop`]).
+/// Derefs to the [`Child`] for its pipes, `id`, `wait` and `try_wait`.
+#[derive(Debug)]
+pub struct Group {
+    /// `None` only inside [`Group::wait_with_output`].
+    child: Option<Child>,
+    pgid: Pid,
+    stopped: bool,
+}
+
+impl Group {
+    /// Stops the group: SIGTERM to every process in it, at most [`GRACE`] for them to exit,
+    /// then SIGKILL and at most [`GRACE`] again. Reaps the process itself. Does nothing the
+    /// second time.
+    pub fn stop(&mut self) {
+        self.end(Signal::TERM);
+    }
+
+    /// SIGKILL to every process in the group at once (a crash: nothing flushed, nothing
+    /// recorded), then waits for them (at most [`GRACE`]). Does nothing the second time.
+    pub fn kill(&mut self) {
+        self.end(Signal::KILL);
+    }
+
+    /// Like `Child::wait_with_output`, then stops whatever the process left in its group.
+    pub fn wait_with_output(mut self) -> io::Result<Output> {
+        let child = self.child.take().expect("the process");
+        let pgid = self.pgid;
+        let output = child.wait_with_output();
+        // The process has been reaped: the group holds only what it left behind.
+        let mut rest = Group {
+            child: None,
+            pgid,
+            stopped: false,
+        };
+        rest.stop();
+        self.stopped = true;
+        output
+    }
+
+    fn end(&mut self, first: Signal) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let _ = kill_process_group(self.pgid, first);
+        if !self.wait_gone(GRACE) && first != Signal::KILL {
+            let _ = kill_process_group(self.pgid, Signal::KILL);
+            self.wait_gone(GRACE);
+        }
+        watchdog(&format!("del {}", self.pgid.as_raw_nonzero()));
+    }
+
+    /// Waits (at most `limit`) until no process of the group runs, reaping the leader.
+    fn wait_gone(&mut self, limit: Duration) -> bool {
+        let started = Instant::now();
+        loop {
+            if let Some(child) = &mut self.child {
+                let _ = child.try_wait();
+            }
+            if !group_runs(self.pgid) {
+                if let Some(child) = &mut self.child {
+                    // Gone or a zombie: reaped at once.
+                    let _ = child.try_wait();
+                }
+                return true;
+            }
+            if started.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Deref for Group {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.child.as_ref().expect("the process")
+    }
+}
+
+impl DerefMut for Group {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.child.as_mut().expect("the process")
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Whether a process of group `pgid` runs (zombies, exited but not yet reaped, do not).
+fn group_runs(pgid: Pid) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return test_kill_process_group(pgid).is_ok();
+    };
+    entries.flatten().any(|entry| {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            return false;
+        };
+        stat(pid).is_some_and(|(state, group)| group == pgid.as_raw_nonzero().get() && state != 'Z')
+    })
+}
+
+/// Whether process `pid` runs (a zombie does not).
+pub fn running(pid: u32) -> bool {
+    i32::try_from(pid)
+        .ok()
+        .and_then(stat)
+        .is_some_and(|(state, _)| state != 'Z' && state != 'X')
+}
+
+/// The state and process group of `pid`, from `/proc/<pid>/stat`.
+fn stat(pid: i32) -> Option<(char, i32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+    let mut fields = text.get(text.rfind(')')? + 1..)?.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((state, group))
+}
+
+/// The watchdog of this test binary: `add PGID` when a group starts, `del PGID` when its guard
+/// stopped it; at end of input (this test binary gone) it stops the groups left.
+const WATCHDOG: &str = r#"
+live=" "
+while read -r verb pgid; do
+  case "$verb $live" in
+    "add "*) live="$live$pgid " ;;
+    "del "*" $pgid "*) live="${live% $pgid *} ${live#* $pgid }" ;;
+  esac
+done
+[ "$live" = " " ] && exit 0
+for pgid in $live; do kill -TERM "-$pgid" 2>/dev/null; done
+sleep 1
+for pgid in $live; do kill -KILL "-$pgid" 2>/dev/null; done
+"#;
+
+/// Tells the watchdog `line`, starting it on first use (without `sh`, there is none).
+fn watchdog(line: &str) {
+    static INPUT: OnceLock<Option<Mutex<ChildStdin>>> = OnceLock::new();
+    let input = INPUT.get_or_init(|| {
+        let mut child = Command::new("sh")
+            .args(["-c", WATCHDOG])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .ok()?;
+        child.stdin.take().map(Mutex::new)
+    });
+    if let Some(input) = input {
+        let mut input = input
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = writeln!(input, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+
+    /// A shell that starts a grandchild (`sleep`) and prints its pid; both pids.
+    fn shell_with_grandchild() -> (Group, u32, u32) {
+        let mut group = Command::new("sh")
+            .args(["-c", "sleep 600 & echo $!; wait"])
+            .stdout(Stdio::piped())
+            .spawn_in_group()
+            .expect("start sh");
+        let mut line = String::new();
+        BufReader::new(group.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the grandchild's pid");
+        let grandchild = line.trim().parse().expect("a pid");
+        let child = group.id();
+        assert!(running(child) && running(grandchild));
+        (group, child, grandchild)
+    }
+
+    #[test]
+    fn dropping_the_guard_stops_the_process_and_what_it_started() {
+        let (group, child, grandchild) = shell_with_grandchild();
+        drop(group);
+        assert!(!running(child), "the process is gone");
+        assert!(!running(grandchild), "its child is gone");
+    }
+
+    #[test]
+    fn a_panicking_test_stops_its_processes_too() {
+        let (send, pids) = std::sync::mpsc::channel();
+        let test = std::thread::spawn(move || {
+            let (_group, child, grandchild) = shell_with_grandchild();
+            send.send((child, grandchild)).expect("send");
+            panic!("the test fails");
+        });
+        assert!(test.join().is_err());
+        let (child, grandchild) = pids.recv().expect("pids");
+        assert!(!running(child) && !running(grandchild));
+    }
+
+    #[test]
+    fn a_process_that_ignores_sigterm_is_killed_after_the_grace() {
+        let mut group = Command::new("sh")
+            .args(["-c", "trap '' TERM; echo ready; sleep 600 & wait; wait"])
+            .stdout(Stdio::piped())
+            .spawn_in_group()
+            .expect("start sh");
+        let mut line = String::new();
+        BufReader::new(group.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("ready");
+        let child = group.id();
+        let started = Instant::now();
+        group.stop();
+        assert!(!running(child));
+        assert!(started.elapsed() < GRACE * 2);
+    }
+
+    /// The workspace's test sources, but this file.
+    fn test_sources(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                test_sources(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with(file!()) {
+                found.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn every_test_starts_its_processes_through_the_guard() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut sources = Vec::new();
+        for dir in [
+            "tests/src",
+            "tests/tests",
+            "core/tests",
+            "runtime-smol/tests",
+            "runtime-tokio/tests",
+            "runtime-common/tests",
+            "benches/tests",
+        ] {
+            test_sources(&root.join(dir), &mut sources);
+        }
+        assert!(sources.len() > 10, "{sources:?}");
+        let mut unguarded = Vec::new();
+        for path in sources {
+            let text = std::fs::read_to_string(&path).expect("read a test source");
+            for (n, line) in text.lines().enumerate() {
+                if [".spawn()", ".output()", ".status()"]
+                    .iter()
+                    .any(|call| line.contains(call))
+                {
+                    unguarded.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            unguarded.is_empty(),
+            "start processes with contact_e2e::process::Grouped (spawn_in_group, \
+             output_in_group, status_in_group):\n{}",
+            unguarded.join("\n")
+        );
+    }
+
+    /// Run as its own test binary (`FORGET_A_GROUP` set): starts a shell with a grandchild,
+    /// prints both pids and exits without dropping the guard.
+    #[test]
+    fn a_guard_never_dropped_is_stopped_when_the_test_binary_exits() {
+        if std::env::var_os("FORGET_A_GROUP").is_some() {
+            let mut group = Command::new("sh")
+                .args(["-c", "sleep 600 & echo $! $$; wait"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn_in_group()
+                .expect("start sh");
+            let mut line = String::new();
+            BufReader::new(group.stdout.take().expect("stdout"))
+                .read_line(&mut line)
+                .expect("the pids");
+            println!("pids {}", line.trim());
+            std::mem::forget(group);
+            std::process::exit(0);
+        }
+        let output = Command::new(std::env::current_exe().expect("this test binary"))
+            .args(["--exact", "--nocapture", "--test-threads=1"])
+            .arg("process::tests::a_guard_never_dropped_is_stopped_when_the_test_binary_exits")
+            .env("FORGET_A_GROUP", "1")
+            .output_in_group()
+            .expect("run this test binary");
+        let said = String::from_utf8_lossy(&output.stdout);
+        let pids: Vec<u32> = said
+            .lines()
+            .find_map(|l| l.split_once("pids ").map(|(_, pids)| pids))
+            .expect("the pids")
+            .split(' ')
+            .map(|p| p.parse().expect("a pid"))
+            .collect();
+        let started = Instant::now();
+        while pids.iter().any(|&p| running(p)) {
+            assert!(started.elapsed() < GRACE, "{pids:?} still run");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn output_stops_what_the_process_left_behind() {
+        let output = Command::new("sh")
+            .args(["-c", "sleep 600 >/dev/null 2>&1 & echo $!"])
+            .output_in_group()
+            .expect("run sh");
+        let left: u32 = String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .expect("a pid");
+        assert!(!running(left));
+    }
+}
