@@ -3456,3 +3456,42 @@ fn readiness_names_what_a_missing_chain_and_store_cost() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body["warnings"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn with_the_chain_any_verify_refusal_without_a_record_is_checked_before_it_is_a_402() {
+    // A facilitator may word a used authorization as anything: after paying us, the payer's
+    // balance is gone, and "insufficient_funds" is what it says. With CHAIN_RPC_URL the chain
+    // is read before the refusal becomes a 402.
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let r = one(&sim.request(&paid_post(&sim, 103)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, TRANSFER_TX);
+    assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
+    assert_eq!(calls(&sim, "/settle"), 0);
+    // Unused on chain: the refusal stands (402 with its reason), and nothing is kept: the
+    // same authorization may be sent again once funded.
+    let request = paid_post(&sim, 105);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("insufficient_funds"));
+    assert_eq!(
+        one(&sim.request(&request)).status,
+        402,
+        "not 'already used'"
+    );
+    assert_eq!(calls(&sim, "/verify"), 3);
+    // The chain unreadable: neither a 402 nor a charge.
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let r = one(&sim.request(&paid_post(&sim, 106)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert!(r.header("Retry-After").is_some());
+    assert_eq!(site_requests(&sim), 0);
+}

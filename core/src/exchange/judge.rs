@@ -41,6 +41,46 @@ impl Exchange {
         self.unreconciled(server, job, reason.to_string(), now);
     }
 
+    /// `/verify` refused for another reason than a used nonce, and `CHAIN_RPC_URL` is set: the
+    /// chain tells whether the authorization was used before the refusal becomes a 402.
+    pub(super) fn refused_without_record(
+        &mut self,
+        server: &Server,
+        mut job: Box<Job>,
+        reason: String,
+        now: Instant,
+    ) {
+        if let Some(paid) = job.paid.as_mut() {
+            paid.verify_refusal = Some(reason.clone());
+        }
+        match chain_query(&job) {
+            Some(query) => {
+                self.close_fetches(&mut job);
+                job.phase = Phase::Judge;
+                job.chain = Some(ChainCheck::new(query));
+                job.deadline = now + CHAIN_READ_BUDGET;
+                self.read_chain(server, job, now);
+            }
+            None => self.refusal_stands(server, job, &reason, now),
+        }
+    }
+
+    /// A `/verify` refusal stands: no money moved, the authorization stays usable (its
+    /// reservation is released), 402 with the facilitator's reason.
+    pub(super) fn refusal_stands(
+        &mut self,
+        server: &Server,
+        job: Box<Job>,
+        reason: &str,
+        now: Instant,
+    ) {
+        if let Some(paid) = &job.paid {
+            let (key, lease) = (paid.key.clone(), paid.lease);
+            self.store_write(server, StoreOp::Release { key, lease });
+        }
+        self.end_job_with_402(server, job, reason, None, now);
+    }
+
     /// The chain's verdict on an authorization used without a record ([`Phase::Judge`]).
     pub(super) fn judged(
         &mut self,
@@ -51,6 +91,39 @@ impl Exchange {
     ) {
         self.close_fetches(&mut job);
         job.chain = None;
+        let refusal = job
+            .paid
+            .as_mut()
+            .and_then(|paid| paid.verify_refusal.take());
+        if let Some(reason) = refusal {
+            // The facilitator refused, and not for a used nonce.
+            match verdict {
+                ChainVerdict::Unused(_) | ChainVerdict::ExpiredUnused => {
+                    return self.refusal_stands(server, job, &reason, now);
+                }
+                ChainVerdict::Undetermined(why) => {
+                    // Neither side certain: no 402 (it would make a client pay again), and
+                    // nothing to reconcile yet.
+                    self.audit_line(&job, "unknown", Some(why), None, 0);
+                    if let Some(paid) = &job.paid {
+                        let (key, lease) = (paid.key.clone(), paid.lease);
+                        self.store_write(server, StoreOp::Release { key, lease });
+                    }
+                    let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
+                    let message = format!(
+                        "the facilitator refused this payment ({reason}) and the chain could not be read to confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
+                    );
+                    let (status, code) = reply_for(&Failure::FacilitatorUnavailable);
+                    let error = ApiError::new(code, message, job.request.id.clone());
+                    let mut response = json_response(status, &error);
+                    for (name, value) in retry {
+                        response = response.with_header(name, value);
+                    }
+                    return self.finish_job(server, job, response, Some(code), None, now);
+                }
+                ChainVerdict::Settled { .. } | ChainVerdict::Cancelled => {}
+            }
+        }
         match verdict {
             ChainVerdict::Settled { transaction } => {
                 self.audit_line(
@@ -95,7 +168,9 @@ impl Exchange {
                 let reason = "the chain shows the authorization unused; the facilitator, used";
                 self.unreconciled(server, job, reason.to_string(), now);
             }
-            ChainVerdict::Undetermined(why) => self.unreconciled(server, job, why, now),
+            ChainVerdict::Unused(why) | ChainVerdict::Undetermined(why) => {
+                self.unreconciled(server, job, why, now);
+            }
         }
     }
 

@@ -328,6 +328,10 @@ struct Paid {
     /// ([`Phase::Judge`]): the result is delivered without a `/settle` (docs/payments.md, "A
     /// used authorization with no record").
     on_chain: Option<String>,
+    /// While the chain judges a `/verify` refusal that did not say "already used"
+    /// ([`Phase::Judge`]): the facilitator's reason, which stands if the chain shows the
+    /// authorization unused.
+    verify_refusal: Option<String>,
 }
 
 /// A paid request whose payment a worker is checking (docs/contract.md "Request order" step 6, local checks).

@@ -299,6 +299,7 @@ impl Exchange {
             settle_by,
             resettle: false,
             on_chain: None,
+            verify_refusal: None,
             lease,
         };
         let job = Box::new(Job {
@@ -556,6 +557,7 @@ impl Exchange {
             settle_by,
             resettle: true,
             on_chain: None,
+            verify_refusal: None,
             lease: self.claim_lease,
         };
         let job = Box::new(Job {
@@ -592,16 +594,19 @@ impl Exchange {
                 self.used_without_record(server, job, now);
             }
             Reply::Answer(answer) => {
-                // Refused before any money moved: the authorization stays usable.
-                self.verdict = Some(PaymentVerdict::Refused);
-                if let Some(paid) = &job.paid {
-                    let (key, lease) = (paid.key.clone(), paid.lease);
-                    self.store_write(server, StoreOp::Release { key, lease });
-                }
                 let reason = answer
                     .invalid_reason
                     .unwrap_or_else(|| "payment verification failed".to_string());
-                self.end_job_with_402(server, job, &reason, None, now);
+                if server.config.chain_rpc.is_some() {
+                    // The store held no record of this authorization (the reservation was
+                    // new): before a 402, the chain says whether it was used — a facilitator
+                    // may word a used one as anything (e.g. the payer's balance, spent on us).
+                    self.verdict = Some(PaymentVerdict::Refused);
+                    return self.refused_without_record(server, job, reason, now);
+                }
+                // Refused before any money moved: the authorization stays usable.
+                self.verdict = Some(PaymentVerdict::Refused);
+                self.refusal_stands(server, job, &reason, now);
             }
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (docs/contract.md).

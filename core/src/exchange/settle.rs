@@ -464,7 +464,9 @@ impl Exchange {
                 self.record(server, &job, Stage::Spent);
                 self.end_job_with_402(server, job, "settlement failed", None, now);
             }
-            ChainVerdict::Undetermined(_) => self.settlement_pending(server, job, settlement, now),
+            ChainVerdict::Unused(_) | ChainVerdict::Undetermined(_) => {
+                self.settlement_pending(server, job, settlement, now);
+            }
         }
     }
 
@@ -495,7 +497,9 @@ impl Exchange {
     fn audit_chain(&mut self, job: &Job, verdict: &ChainVerdict, attempt: u8) {
         let (reason, transaction) = match verdict {
             ChainVerdict::Settled { transaction } => (None, Some(transaction.clone())),
-            ChainVerdict::Undetermined(why) => (Some(why.clone()), None),
+            ChainVerdict::Unused(why) | ChainVerdict::Undetermined(why) => {
+                (Some(why.clone()), None)
+            }
             ChainVerdict::Cancelled | ChainVerdict::ExpiredUnused => (None, None),
         };
         self.audit_line(job, verdict.word(), reason, transaction, attempt);

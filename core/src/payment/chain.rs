@@ -98,8 +98,12 @@ pub enum ChainVerdict {
     /// yellow paper's header rule; Base makes a block every 2 s). The local clock never decides
     /// this: a node that lags behind the block with the transfer still shows an early head.
     ExpiredUnused,
-    /// Nothing certain (not used yet and still valid, the RPC failed, an unexpected answer):
-    /// the outcome stays unknown. Says why, for the audit line.
+    /// The nonce is unused at the head block, whose timestamp is still before `validBefore`:
+    /// not used yet (or used in a block this node has not seen). For a settlement the outcome
+    /// stays unknown; for a `/verify` refusal, the refusal stands. Says why, for the audit line.
+    Unused(String),
+    /// Nothing certain (the RPC failed, a stale head, an unexpected answer): the outcome stays
+    /// unknown. Says why, for the audit line.
     Undetermined(String),
 }
 
@@ -110,7 +114,7 @@ impl ChainVerdict {
             ChainVerdict::Settled { .. } => "confirmed_on_chain",
             ChainVerdict::Cancelled => "cancelled",
             ChainVerdict::ExpiredUnused => "expired_unused",
-            ChainVerdict::Undetermined(_) => "unknown",
+            ChainVerdict::Unused(_) | ChainVerdict::Undetermined(_) => "unknown",
         }
     }
 }
@@ -231,10 +235,10 @@ impl ChainCheck {
                     if head.timestamp >= self.query.valid_before {
                         Some(ChainVerdict::ExpiredUnused)
                     } else {
-                        undetermined(format!(
+                        Some(ChainVerdict::Unused(format!(
                             "authorization not used at block {} (timestamp {} < validBefore {})",
                             head.number, head.timestamp, self.query.valid_before
-                        ))
+                        )))
                     }
                 }
                 Some(word) if word == BOOL_TRUE => {
@@ -445,6 +449,11 @@ mod tests {
         matches!(verdict, Some(ChainVerdict::Undetermined(_)))
     }
 
+    /// Unused at a head still before `validBefore`: never "expired unused".
+    fn is_unused(verdict: &Option<ChainVerdict>) -> bool {
+        matches!(verdict, Some(ChainVerdict::Unused(_)))
+    }
+
     #[test]
     fn signatures_hash_to_usdc_s_topics_and_selector() {
         assert_eq!(
@@ -528,10 +537,10 @@ mod tests {
             None
         );
         let verdict = check.on_reply(Some(&unused), unix_now);
-        assert!(is_undetermined(&verdict), "{verdict:?}");
+        assert!(is_unused(&verdict), "{verdict:?}");
         // Whatever the clock says when the answer comes.
         let mut check = at_head(HEAD, VALID_BEFORE - 1);
-        assert!(is_undetermined(&check.on_reply(Some(&unused), u64::MAX)));
+        assert!(is_unused(&check.on_reply(Some(&unused), u64::MAX)));
     }
 
     #[test]
@@ -548,9 +557,7 @@ mod tests {
             );
         }
         let mut check = at_head(HEAD, VALID_BEFORE - 1);
-        assert!(is_undetermined(
-            &check.on_reply(Some(&unused), VALID_BEFORE)
-        ));
+        assert!(is_unused(&check.on_reply(Some(&unused), VALID_BEFORE)));
     }
 
     #[test]
