@@ -268,7 +268,15 @@ pub fn observe_settlement(event: &SettlementEvent) {
     let Some(m) = metrics() else {
         return;
     };
-    let outcome = match event.outcome {
+    let outcome = payment_outcome_label(event.outcome);
+    m.payments.get_or_create(&OutcomeLabels { outcome }).inc();
+}
+
+/// The `contact_payments_total` label of an audit line's outcome word (docs/payments.md,
+/// "Audit"): a `/settle` attempt's, a chain verdict's, a used authorization's without a record,
+/// or a job cut short.
+fn payment_outcome_label(word: &str) -> &'static str {
+    match word {
         "settled" => "settled",
         "refused" => "settle_refused",
         // The chain's verdicts (CHAIN_RPC_URL) and jobs cut short by the process exiting.
@@ -281,8 +289,7 @@ pub fn observe_settlement(event: &SettlementEvent) {
         "expired_unused" => "expired_unused",
         "cut_short" => "cut_short",
         _ => "settle_unknown",
-    };
-    m.payments.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
 }
 
 /// The kind label of a piece of work.
@@ -356,5 +363,25 @@ mod tests {
         assert_eq!(route_label("/wp-admin/../../etc/passwd"), "other");
         assert_eq!(code_label(Some(ErrorCode::RateLimited)), "RATE_LIMITED");
         assert_eq!(code_label(None), "");
+    }
+
+    #[test]
+    fn each_audit_outcome_has_its_own_payment_label() {
+        for (word, label) in [
+            ("settled", "settled"),
+            ("refused", "settle_refused"),
+            ("unknown", "settle_unknown"),
+            ("confirmed_on_chain", "confirmed_on_chain"),
+            (
+                "confirmed_on_chain_without_record",
+                "confirmed_on_chain_without_record",
+            ),
+            ("unreconciled", "unreconciled"),
+            ("cancelled", "cancelled"),
+            ("expired_unused", "expired_unused"),
+            ("cut_short", "cut_short"),
+        ] {
+            assert_eq!(payment_outcome_label(word), label, "{word}");
+        }
     }
 }
