@@ -14,9 +14,8 @@ use crate::{crawl, extract, pace};
 /// # Panics
 /// When extraction panics or an invariant breaks (that is the finding).
 pub fn extract_page(data: &[u8]) {
-    let Ok(home) = Url::parse("https://fuzz.example.com/") else {
-        return;
-    };
+    let home = Url::parse("https://fuzz.example.com/")
+        .unwrap_or_else(|e| panic!("the fuzzed page's URL does not parse: {e}"));
     let content_type = match data.first().map(|b| b % 4) {
         Some(0) => Some("text/html; charset=utf-8"),
         Some(1) => Some("text/html; charset=windows-1252"),
@@ -138,7 +137,11 @@ const FUZZ_FACILITATOR: std::net::SocketAddr = std::net::SocketAddr::new(
 
 /// The simulation the exchange targets share: payments configured against the facilitator
 /// at [`FUZZ_FACILITATOR`], a generous rate limit, and `www.fuzz-site.com` → [`FUZZ_SITE`].
-fn fuzz_sim() -> Option<crate::testing::sim::Sim> {
+///
+/// # Panics
+/// When that configuration does not parse or does not make payments ready: the harness itself
+/// is broken, and a fuzz case that returned early would pass while checking nothing.
+fn fuzz_sim() -> crate::testing::sim::Sim {
     let vars: std::collections::BTreeMap<String, String> = [
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
@@ -148,11 +151,26 @@ fn fuzz_sim() -> Option<crate::testing::sim::Sim> {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let config = crate::config::Config::from_env_map(&vars).ok()?;
+    let config = crate::config::Config::from_env_map(&vars)
+        .unwrap_or_else(|e| panic!("the fuzz configuration does not parse: {e}"));
     let mut sim = crate::testing::sim::Sim::new(config);
+    fuzz_terms(&sim);
     sim.dns
         .insert("www.fuzz-site.com".into(), vec![FUZZ_SITE.ip()]);
-    Some(sim)
+    sim
+}
+
+/// The payment terms of a [`fuzz_sim`] simulation.
+///
+/// # Panics
+/// When its payments are not ready (the harness is broken).
+fn fuzz_terms(sim: &crate::testing::sim::Sim) -> &crate::payment::requirements::PaymentTerms {
+    match &sim.server.config().payment {
+        crate::config::PaymentConfig::Ready { terms, .. } => terms,
+        crate::config::PaymentConfig::Incomplete(problems) => {
+            panic!("the fuzz configuration does not make payments ready: {problems:?}")
+        }
+    }
 }
 
 /// `exchange`: a whole exchange in the simulation. The first byte picks the mode: arbitrary
@@ -167,9 +185,7 @@ pub fn exchange(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let Some(mut sim) = fuzz_sim() else {
-        return;
-    };
+    let mut sim = fuzz_sim();
     sim.split = usize::from(mode >> 1).max(1);
     let (site, facilitator) = (FUZZ_SITE, FUZZ_FACILITATOR);
     let origin = rest.to_vec();
@@ -185,10 +201,7 @@ pub fn exchange(data: &[u8]) {
     let request = if mode & 1 == 0 {
         rest.to_vec()
     } else {
-        let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
-            return;
-        };
-        let header = sign(&terms.requirements, 1, 0, SIM_UNIX_START + 60);
+        let header = sign(&fuzz_terms(&sim).requirements, 1, 0, SIM_UNIX_START + 60);
         let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
         format!(
             "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -203,6 +216,26 @@ pub fn exchange(data: &[u8]) {
     assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
 }
 
+/// What one [`exchange_timing`] case did, so a property over many cases can show that it ran
+/// something (a harness that returned early would report zeros).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimingRun {
+    /// `/verify` requests the scripted facilitator received.
+    pub verifies: usize,
+    /// `/settle` requests the scripted facilitator received.
+    pub settles: usize,
+    /// HTTP statuses of the access-log events of the paid requests (`/api/v1/extract-contact`),
+    /// in the order they were logged.
+    pub statuses: Vec<u16>,
+}
+
+impl TimingRun {
+    /// Whether a paid request was answered 200.
+    pub fn paid_ok(&self) -> bool {
+        self.statuses.contains(&200)
+    }
+}
+
 /// `exchange_timing`: a paid request in the simulation under fuzzed *timing*: the first bytes
 /// set the DNS, connect and worker latencies, how replies are split, what `/settle` answers
 /// (settled, pending, garbage, a stall, refused) and when the client leaves; the rest say when
@@ -214,15 +247,16 @@ pub fn exchange(data: &[u8]) {
 /// behind; every `/settle` the facilitator saw has an audit event; a paid 200 is only ever
 /// sent after a settlement the facilitator confirmed.
 ///
+/// Returns what the case did ([`TimingRun`]).
+///
 /// # Panics
-/// When the exchange panics, livelocks, or an invariant breaks.
-pub fn exchange_timing(data: &[u8]) {
+/// When the exchange panics, livelocks, or an invariant breaks; or when the harness's own
+/// configuration is broken.
+pub fn exchange_timing(data: &[u8]) -> TimingRun {
     use crate::testing::sim::{http_response, payment_header as sign, Reply, SIM_UNIX_START};
     use std::time::Duration;
     let byte = |n: usize| data.get(n).copied().unwrap_or(0);
-    let Some(mut sim) = fuzz_sim() else {
-        return;
-    };
+    let mut sim = fuzz_sim();
     let half_seconds = |b: u8, max: u8| Duration::from_millis(u64::from(b % max) * 500);
     sim.dns_delay = half_seconds(byte(0), 10);
     sim.connect_delay = half_seconds(byte(1), 26);
@@ -257,10 +291,12 @@ pub fn exchange_timing(data: &[u8]) {
         };
         Reply::Delayed(settle_delay, http_response(200, &[], body))
     });
-    let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
-        return;
-    };
-    let header = sign(&terms.requirements, byte(7), 0, SIM_UNIX_START + 60);
+    let header = sign(
+        &fuzz_terms(&sim).requirements,
+        byte(7),
+        0,
+        SIM_UNIX_START + 60,
+    );
     let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
     let paid = format!(
         "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\n\r\n{body}",
@@ -278,11 +314,9 @@ pub fn exchange_timing(data: &[u8]) {
         assert!(received.starts_with(b"HTTP/1.1 "), "not an HTTP response");
     }
     assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
-    let settles = sim.endpoints[&facilitator]
-        .requests
-        .iter()
-        .filter(|r| r.starts_with(b"POST /settle"))
-        .count();
+    let seen = &sim.endpoints[&facilitator].requests;
+    let calls = |path: &[u8]| seen.iter().filter(|r| r.starts_with(path)).count();
+    let (verifies, settles) = (calls(b"POST /verify"), calls(b"POST /settle"));
     // Every /settle the facilitator saw was audited; an attempt whose connection never got
     // there (the budget ran out first) is audited too, as unknown.
     assert!(
@@ -290,12 +324,20 @@ pub fn exchange_timing(data: &[u8]) {
         "a /settle without an audit event"
     );
     let settled = sim.settlements.iter().any(|s| s.outcome == "settled");
-    let paid_200 = sim
+    let statuses: Vec<u16> = sim
         .events
         .iter()
-        .any(|e| e.status == 200 && e.path == "/api/v1/extract-contact");
+        .filter(|e| e.path == "/api/v1/extract-contact")
+        .map(|e| e.status)
+        .collect();
+    let run = TimingRun {
+        verifies,
+        settles,
+        statuses,
+    };
     assert!(
-        !paid_200 || settled,
+        !run.paid_ok() || settled,
         "a paid 200 without a confirmed settlement"
     );
+    run
 }
