@@ -51,9 +51,8 @@ fn exchange_corpus_replays_without_panics() {
 #[test]
 fn exchange_timing_corpus_replays_without_panics() {
     assert!(
-        replay(
-            "exchange_timing",
-            contact_core::testing::fuzz::exchange_timing
-        ) >= 10
+        replay("exchange_timing", |data| {
+            contact_core::testing::fuzz::exchange_timing(data);
+        }) >= 10
     );
 }

@@ -14,9 +14,8 @@ use crate::{crawl, extract, pace};
 /// # Panics
 /// When extraction panics or an invariant breaks (that is the finding).
 pub fn extract_page(data: &[u8]) {
-    let Ok(home) = Url::parse("https://fuzz.example.com/") else {
-        return;
-    };
+    let home = Url::parse("https://fuzz.example.com/")
+        .unwrap_or_else(|e| panic!("the fuzzed page's URL does not parse: {e}"));
     let content_type = match data.first().map(|b| b % 4) {
         Some(0) => Some("text/html; charset=utf-8"),
         Some(1) => Some("text/html; charset=windows-1252"),
@@ -138,7 +137,11 @@ const FUZZ_FACILITATOR: std::net::SocketAddr = std::net::SocketAddr::new(
 
 /// The simulation the exchange targets share: payments configured against the facilitator
 /// at [`FUZZ_FACILITATOR`], a generous rate limit, and `www.fuzz-site.com` → [`FUZZ_SITE`].
-fn fuzz_sim() -> Option<crate::testing::sim::Sim> {
+///
+/// # Panics
+/// When that configuration does not parse or does not make payments ready: the harness itself
+/// is broken, and a fuzz case that returned early would pass while checking nothing.
+fn fuzz_sim() -> crate::testing::sim::Sim {
     let vars: std::collections::BTreeMap<String, String> = [
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
@@ -148,11 +151,26 @@ fn fuzz_sim() -> Option<crate::testing::sim::Sim> {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let config = crate::config::Config::from_env_map(&vars).ok()?;
+    let config = crate::config::Config::from_env_map(&vars)
+        .unwrap_or_else(|e| panic!("the fuzz configuration does not parse: {e}"));
     let mut sim = crate::testing::sim::Sim::new(config);
+    fuzz_terms(&sim);
     sim.dns
         .insert("www.fuzz-site.com".into(), vec![FUZZ_SITE.ip()]);
-    Some(sim)
+    sim
+}
+
+/// The payment terms of a [`fuzz_sim`] simulation.
+///
+/// # Panics
+/// When its payments are not ready (the harness is broken).
+fn fuzz_terms(sim: &crate::testing::sim::Sim) -> &crate::payment::requirements::PaymentTerms {
+    match &sim.server.config().payment {
+        crate::config::PaymentConfig::Ready { terms, .. } => terms,
+        crate::config::PaymentConfig::Incomplete(problems) => {
+            panic!("the fuzz configuration does not make payments ready: {problems:?}")
+        }
+    }
 }
 
 /// `exchange`: a whole exchange in the simulation. The first byte picks the mode: arbitrary
@@ -167,9 +185,7 @@ pub fn exchange(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let Some(mut sim) = fuzz_sim() else {
-        return;
-    };
+    let mut sim = fuzz_sim();
     sim.split = usize::from(mode >> 1).max(1);
     let (site, facilitator) = (FUZZ_SITE, FUZZ_FACILITATOR);
     let origin = rest.to_vec();
@@ -185,10 +201,7 @@ pub fn exchange(data: &[u8]) {
     let request = if mode & 1 == 0 {
         rest.to_vec()
     } else {
-        let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
-            return;
-        };
-        let header = sign(&terms.requirements, 1, 0, SIM_UNIX_START + 60);
+        let header = sign(&fuzz_terms(&sim).requirements, 1, 0, SIM_UNIX_START + 60);
         let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
         format!(
             "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -203,26 +216,137 @@ pub fn exchange(data: &[u8]) {
     assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
 }
 
+/// What one [`exchange_timing`] case did, so a property over many cases can show that it ran
+/// something (a harness that returned early would report zeros).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimingRun {
+    /// `/verify` requests the scripted facilitator received.
+    pub verifies: usize,
+    /// `/settle` requests the scripted facilitator received.
+    pub settles: usize,
+    /// Transfers the scripted chain made for the case's authorization: 0 or 1 (an EIP-3009
+    /// nonce is used once), whether or not the service heard of it.
+    pub transfers: usize,
+    /// Settlement audit events with the outcome `unknown`.
+    pub unknowns: usize,
+    /// Settlement audit events after the first unknown outcome: the job's second `/settle`, or
+    /// the settlement of the client's retry with the same payment.
+    pub retries_after_unknown: usize,
+    /// Paid requests answered (access-log events) after the first unknown outcome.
+    pub answers_after_unknown: usize,
+    /// HTTP statuses of the access-log events of the paid requests (`/api/v1/extract-contact`),
+    /// in the order they were logged.
+    pub statuses: Vec<u16>,
+}
+
+impl TimingRun {
+    /// Whether a paid request was answered 200.
+    pub fn paid_ok(&self) -> bool {
+        self.statuses.contains(&200)
+    }
+}
+
+/// What the scripted facilitator's `/settle` does on one call of [`exchange_timing`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SettleScript {
+    /// Transfers and answers `success: true` (on a used nonce: "already used", the truth).
+    Settled,
+    /// `settlement_pending` with a transaction: unknown.
+    Pending,
+    /// A body that is not a settle response: unknown.
+    Garbage,
+    /// No answer at all: unknown at the core's deadline.
+    Stall,
+    /// `insufficient_funds`, before any broadcast: a refusal (on a used nonce: "already used").
+    Refused,
+    /// HTTP 500: unknown.
+    ServerError,
+    /// `invalid_exact_evm_nonce_already_used`: the nonce is used (an earlier broadcast landed,
+    /// now if not before).
+    AlreadyUsed,
+}
+
+impl SettleScript {
+    /// The script a fuzz byte picks (`b % 7`; `b % 5` keeps to the first five).
+    fn of(b: u8) -> SettleScript {
+        match b % 7 {
+            0 => SettleScript::Settled,
+            1 => SettleScript::Pending,
+            2 => SettleScript::Garbage,
+            3 => SettleScript::Stall,
+            4 => SettleScript::Refused,
+            5 => SettleScript::ServerError,
+            _ => SettleScript::AlreadyUsed,
+        }
+    }
+}
+
+/// The scripted facilitator's view of the chain in [`exchange_timing`]: which EIP-3009 nonces
+/// are used, and how many `/settle` calls came.
+#[derive(Debug, Default)]
+struct ScriptedChain {
+    settle_calls: usize,
+    /// Used nonces (`0x` + 64 hex digits).
+    used: std::collections::BTreeSet<String>,
+    /// Transfers made, per nonce (an invariant of the script itself: never above 1).
+    transfers: std::collections::BTreeMap<String, usize>,
+}
+
+impl ScriptedChain {
+    /// Uses `nonce` if it is not used yet: the transfer lands.
+    fn transfer(&mut self, nonce: &str) {
+        if self.used.insert(nonce.to_string()) {
+            *self.transfers.entry(nonce.to_string()).or_default() += 1;
+        }
+    }
+}
+
+/// The EIP-3009 nonce of a facilitator request (`paymentPayload.payload.authorization.nonce`
+/// in its JSON body), or "" when it has none.
+fn authorization_nonce(raw: &[u8]) -> String {
+    let body = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(&[][..], |at| &raw[at + 4..]);
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|request| {
+            request
+                .pointer("/paymentPayload/payload/authorization/nonce")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}
+
 /// `exchange_timing`: a paid request in the simulation under fuzzed *timing*: the first bytes
-/// set the DNS, connect and worker latencies, how replies are split, what `/settle` answers
-/// (settled, pending, garbage, a stall, refused) and when the client leaves; the rest say when
+/// set the DNS, connect and worker latencies, how replies are split, what the first `/settle`
+/// answers (settled, pending, garbage, a stall, refused) and when the client leaves; then when
 /// the client sends a second request on the same connection (the same payment again, or a
-/// health check). Answers after cancellation are delivered (the simulation does so), so this
-/// checks that late answers never break an exchange.
+/// health check). Bytes 12 and on script the later `/settle` calls, one byte each (as the first
+/// when absent): the five answers above, HTTP 500, or "nonce already used"; and whether an
+/// unknown answer's transfer went through. The scripted facilitator keeps a chain: a nonce is
+/// used once, after which `/settle` and `/verify` say "already used". Answers after
+/// cancellation are delivered (the simulation does so), so this checks that late answers never
+/// break an exchange.
 ///
 /// Invariants: the run ends within the step bound; every byte sent is HTTP; no job is left
 /// behind; every `/settle` the facilitator saw has an audit event; a paid 200 is only ever
-/// sent after a settlement the facilitator confirmed.
+/// sent after a settlement the facilitator confirmed, and only when the money moved; once an
+/// outcome was unknown for the authorization, no later answer to a request carrying it is a
+/// 402; when the money moved, no paid request is answered 402; at most one settlement
+/// (`settled`, `confirmed_on_chain`) is audited per authorization.
+///
+/// Returns what the case did ([`TimingRun`]).
 ///
 /// # Panics
-/// When the exchange panics, livelocks, or an invariant breaks.
-pub fn exchange_timing(data: &[u8]) {
+/// When the exchange panics, livelocks, or an invariant breaks; or when the harness's own
+/// configuration is broken.
+pub fn exchange_timing(data: &[u8]) -> TimingRun {
     use crate::testing::sim::{http_response, payment_header as sign, Reply, SIM_UNIX_START};
     use std::time::Duration;
     let byte = |n: usize| data.get(n).copied().unwrap_or(0);
-    let Some(mut sim) = fuzz_sim() else {
-        return;
-    };
+    let mut sim = fuzz_sim();
     let half_seconds = |b: u8, max: u8| Duration::from_millis(u64::from(b % max) * 500);
     sim.dns_delay = half_seconds(byte(0), 10);
     sim.connect_delay = half_seconds(byte(1), 26);
@@ -242,25 +366,83 @@ pub fn exchange_timing(data: &[u8]) {
         };
         Reply::Bytes(http_response(200, &[("Content-Type", "text/html")], body))
     });
-    let settle_mode = byte(4) % 5;
+    // The first /settle: byte 4 (its first five scripts), its transfer (for an unknown answer)
+    // byte 4's next digit; each later call: one byte from byte 12 on, or as the first.
+    let first = (SettleScript::of(byte(4) % 5), (byte(4) / 5) % 2 == 1);
+    let later: Vec<(SettleScript, bool)> = data
+        .get(12..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|b| (SettleScript::of(*b), (b / 7) % 2 == 1))
+        .collect();
     let settle_delay = half_seconds(byte(6), 40);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ScriptedChain::default()));
+    let scripted = std::rc::Rc::clone(&chain);
     sim.endpoint(facilitator, move |raw| {
+        let mut chain = scripted.borrow_mut();
+        let nonce = authorization_nonce(raw);
+        let used = chain.used.contains(&nonce);
         if raw.starts_with(b"POST /verify") {
-            return Reply::Bytes(http_response(200, &[], br#"{"isValid":true}"#));
+            let body: &[u8] = if used {
+                br#"{"isValid":false,"invalidReason":"invalid_exact_evm_nonce_already_used"}"#
+            } else {
+                br#"{"isValid":true}"#
+            };
+            return Reply::Bytes(http_response(200, &[], body));
         }
-        let body: &[u8] = match settle_mode {
-            0 => br#"{"success":true,"transaction":"0x1","network":"eip155:8453"}"#,
-            1 => br#"{"success":false,"errorReason":"settlement_pending","transaction":"0x1"}"#,
-            2 => b"<html>502</html>",
-            3 => return Reply::Stall,
-            _ => br#"{"success":false,"errorReason":"insufficient_funds"}"#,
+        let call = chain.settle_calls;
+        chain.settle_calls += 1;
+        let (script, moves) = match call {
+            0 => first,
+            n => later.get(n - 1).copied().unwrap_or(first),
         };
-        Reply::Delayed(settle_delay, http_response(200, &[], body))
+        let already_used: &[u8] =
+            br#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used"}"#;
+        let (status, body): (u16, &[u8]) = match script {
+            SettleScript::Settled if used => (200, already_used),
+            SettleScript::Settled => {
+                chain.transfer(&nonce);
+                (
+                    200,
+                    br#"{"success":true,"transaction":"0x1","network":"eip155:8453"}"#,
+                )
+            }
+            SettleScript::Refused if used => (200, already_used),
+            SettleScript::Refused => (
+                200,
+                br#"{"success":false,"errorReason":"insufficient_funds"}"#,
+            ),
+            SettleScript::AlreadyUsed => {
+                chain.transfer(&nonce);
+                (200, already_used)
+            }
+            unknown => {
+                if moves {
+                    chain.transfer(&nonce);
+                }
+                match unknown {
+                    SettleScript::Pending => (
+                        200,
+                        br#"{"success":false,"errorReason":"settlement_pending","transaction":"0x1"}"#,
+                    ),
+                    SettleScript::ServerError => (
+                        500,
+                        br#"{"success":false,"errorReason":"unexpected_settle_error"}"#,
+                    ),
+                    SettleScript::Stall => return Reply::Stall,
+                    _ => (200, b"<html>502</html>"),
+                }
+            }
+        };
+        Reply::Delayed(settle_delay, http_response(status, &[], body))
     });
-    let crate::config::PaymentConfig::Ready { terms, .. } = &sim.server.config().payment else {
-        return;
-    };
-    let header = sign(&terms.requirements, byte(7), 0, SIM_UNIX_START + 60);
+    let header = sign(
+        &fuzz_terms(&sim).requirements,
+        byte(7),
+        0,
+        SIM_UNIX_START + 60,
+    );
+    let nonce = format!("0x{:064x}", byte(7));
     let body = r#"{"url":"https://www.fuzz-site.com/"}"#;
     let paid = format!(
         "POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {header}\r\nContent-Length: {}\r\n\r\n{body}",
@@ -278,24 +460,95 @@ pub fn exchange_timing(data: &[u8]) {
         assert!(received.starts_with(b"HTTP/1.1 "), "not an HTTP response");
     }
     assert_eq!(sim.server.jobs_in_flight(), 0, "no job left behind");
-    let settles = sim.endpoints[&facilitator]
-        .requests
-        .iter()
-        .filter(|r| r.starts_with(b"POST /settle"))
-        .count();
+    let seen = &sim.endpoints[&facilitator].requests;
+    let calls = |path: &[u8]| seen.iter().filter(|r| r.starts_with(path)).count();
+    let (verifies, settles) = (calls(b"POST /verify"), calls(b"POST /settle"));
+    assert!(
+        seen.iter().all(|r| authorization_nonce(r) == nonce),
+        "a facilitator call without the case's authorization"
+    );
     // Every /settle the facilitator saw was audited; an attempt whose connection never got
     // there (the budget ran out first) is audited too, as unknown.
     assert!(
         settles <= sim.settlements.len(),
         "a /settle without an audit event"
     );
-    let settled = sim.settlements.iter().any(|s| s.outcome == "settled");
-    let paid_200 = sim
+    assert!(
+        sim.settlements.iter().all(|s| s.nonce == nonce),
+        "an audit event for another authorization"
+    );
+    let chain = chain.borrow();
+    assert!(
+        chain.transfers.values().all(|n| *n <= 1),
+        "the scripted chain used a nonce twice"
+    );
+    let transfers = chain.transfers.get(&nonce).copied().unwrap_or(0);
+    // At most one settlement per authorization, in the service's own audit trail.
+    let settlements = sim
+        .settlements
+        .iter()
+        .filter(|s| matches!(s.outcome, "settled" | "confirmed_on_chain"))
+        .count();
+    assert!(
+        settlements <= 1,
+        "{settlements} settlements audited for one authorization: {:?}",
+        sim.settlements
+    );
+    // The paid requests, in the order answered, with how many audit events came before each.
+    let paid: Vec<(usize, u16)> = sim
         .events
         .iter()
-        .any(|e| e.status == 200 && e.path == "/api/v1/extract-contact");
+        .enumerate()
+        .filter(|(_, e)| e.path == "/api/v1/extract-contact")
+        .map(|(at, e)| (at, e.status))
+        .collect();
+    let statuses: Vec<u16> = paid.iter().map(|(_, status)| *status).collect();
+    // Once unknown, never 402: every paid request answered after the first unknown outcome.
+    let first_unknown = sim.settlements.iter().position(|s| s.outcome == "unknown");
+    let (unknowns, retries_after_unknown, answers_after_unknown) = match first_unknown {
+        None => (0, 0, 0),
+        Some(u) => {
+            let logged_before = sim.settlements_after[u];
+            let after: Vec<u16> = paid
+                .iter()
+                .filter(|(at, _)| *at >= logged_before)
+                .map(|(_, status)| *status)
+                .collect();
+            assert!(
+                !after.contains(&402),
+                "a 402 after an unknown outcome for the same authorization: {statuses:?}, audit {:?}",
+                sim.settlements
+            );
+            let unknowns = sim
+                .settlements
+                .iter()
+                .filter(|s| s.outcome == "unknown")
+                .count();
+            (unknowns, sim.settlements.len() - u - 1, after.len())
+        }
+    };
+    let run = TimingRun {
+        verifies,
+        settles,
+        transfers,
+        unknowns,
+        retries_after_unknown,
+        answers_after_unknown,
+        statuses,
+    };
     assert!(
-        !paid_200 || settled,
+        !run.paid_ok() || sim.settlements.iter().any(|s| s.outcome == "settled"),
         "a paid 200 without a confirmed settlement"
     );
+    assert!(
+        !run.paid_ok() || transfers == 1,
+        "a paid 200 but the money never moved"
+    );
+    assert!(
+        transfers == 0 || !run.statuses.contains(&402),
+        "the money moved and a paid request was answered 402: {:?}, audit {:?}",
+        run.statuses,
+        sim.settlements
+    );
+    run
 }

@@ -158,6 +158,9 @@ pub struct Sim {
     pub events: Vec<RequestEvent>,
     /// Settlement audit events seen.
     pub settlements: Vec<SettlementEvent>,
+    /// For each entry of `settlements`, how many entries `events` had when it came: orders
+    /// the audit trail against the access log.
+    pub settlements_after: Vec<usize>,
     /// Every `Connect` the core asked for.
     pub connects: Vec<SocketAddr>,
     /// When set, every client disconnects once this many `Connect`s have happened.
@@ -226,6 +229,7 @@ impl Sim {
             split: 1 << 20,
             events: Vec::new(),
             settlements: Vec::new(),
+            settlements_after: Vec::new(),
             connects: Vec::new(),
             disconnect_after_connects: None,
             closed_fetches: 0,
@@ -562,7 +566,10 @@ impl Sim {
             }
             Output::CloseClient => {}
             Output::Event(event) => self.events.push(event),
-            Output::Settlement(event) => self.settlements.push(event),
+            Output::Settlement(event) => {
+                self.settlements_after.push(self.events.len());
+                self.settlements.push(event);
+            }
             Output::Work { id, work } => {
                 // The worker pool: the work runs now; its answer comes after `work_delay`.
                 self.work_done += 1;
