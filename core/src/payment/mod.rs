@@ -10,6 +10,7 @@ pub mod chain;
 pub mod codec;
 pub mod facilitator;
 pub mod identifier;
+pub mod offer_receipt;
 pub mod requirements;
 pub mod store;
 pub mod verify;
