@@ -122,6 +122,14 @@ pub struct Config {
     /// The namespace of this service's keys in Redis (`REDIS_PREFIX`, default
     /// `contact-extract`; letters, digits, `-`, `_`, `.`, at most 64 bytes).
     pub redis_prefix: String,
+    /// A file holding the service's secp256k1 key for signed offers and receipts
+    /// (`RECEIPT_SIGNING_KEY_FILE`: 32 bytes in hex; unset: the `offer-receipt` extension is
+    /// off). Read by the runtime, which sets [`Config::offer_signer`]; the key is never taken
+    /// from the environment itself.
+    pub receipt_signing_key_file: Option<String>,
+    /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
+    /// and receipts"). Its `Debug` shows the address only.
+    pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
 }
@@ -147,6 +155,7 @@ pub const VARIABLES: &[&str] = &[
     "PUBLIC_BASE_URL",
     "RATE_LIMIT_BURST",
     "RATE_LIMIT_PER_MINUTE",
+    "RECEIPT_SIGNING_KEY_FILE",
     "REDIS_CA_FILE",
     "REDIS_PREFIX",
     "REDIS_URL",
@@ -356,6 +365,10 @@ impl Config {
             redis_url,
             redis_ca_file,
             redis_prefix,
+            receipt_signing_key_file: get("RECEIPT_SIGNING_KEY_FILE")
+                .filter(|path| !path.trim().is_empty())
+                .map(str::to_string),
+            offer_signer: None,
             warnings,
         })
     }

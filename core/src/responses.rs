@@ -8,6 +8,7 @@ use crate::discovery;
 use crate::http::response::{preflight, Response};
 use crate::http::routes::Route;
 use crate::payment::codec;
+use crate::payment::offer_receipt::{self, OfferSigner};
 use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::KeptResponse;
 
@@ -44,14 +45,37 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
                     .to_string()
             });
             let email = config.operator_email.as_deref();
-            json(discovery::openapi_document(base.as_deref(), terms, email))
+            let mut document = discovery::openapi_document(base.as_deref(), terms, email);
+            if let Some(signer) = &config.offer_signer {
+                document["info"]["x-x402-offer-receipt"] = offer_signer_declaration(signer);
+            }
+            json(document)
         }
-        Route::X402Discovery => json(discovery::x402_document(terms)),
-        Route::X402Resources => json(discovery::x402_resources(terms)),
+        Route::X402Discovery => {
+            let mut document = discovery::x402_document(terms);
+            if let Some(signer) = &config.offer_signer {
+                document["items"][0]["extensions"][offer_receipt::EXTENSION_KEY] =
+                    serde_json::json!({"info": offer_signer_declaration(signer)});
+            }
+            json(document)
+        }
+        Route::X402Resources => {
+            let mut document = discovery::x402_resources(terms);
+            if let Some(signer) = &config.offer_signer {
+                document["offerReceipt"] = offer_signer_declaration(signer);
+            }
+            json(document)
+        }
         Route::McpDiscovery => json(discovery::mcp_document(terms)),
         Route::Preflight => preflight(),
         Route::ExtractContact => return None,
     })
+}
+
+/// Who signs this service's offers and receipts (x402 offer-receipt, spec §4.5.1: the key a
+/// verifier can check a signature against, published by the service itself).
+fn offer_signer_declaration(signer: &OfferSigner) -> serde_json::Value {
+    serde_json::json!({"format": "eip712", "signer": signer.address()})
 }
 
 /// The `ApiError` message of a failed homepage. A homepage is fetched only after `/verify`:
@@ -83,8 +107,12 @@ pub(crate) fn failure_message(failure: &Failure) -> String {
 }
 
 /// A 402 carrying our requirements, with `reason` as the `error`.
-pub fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response {
-    let required = terms.payment_required(reason, Some(discovery::payment_extensions()));
+pub fn payment_required_response(
+    terms: &PaymentTerms,
+    reason: &str,
+    extensions: serde_json::Value,
+) -> Response {
+    let required = terms.payment_required(reason, Some(extensions));
     Response::json(402, serde_json::to_vec(&required).unwrap_or_default())
         .with_header("PAYMENT-REQUIRED", codec::encode(&required))
         .with_header("Cache-Control", "no-store")
@@ -93,12 +121,25 @@ pub fn payment_required_response(terms: &PaymentTerms, reason: &str) -> Response
 /// The paid 200 of a kept response: the body as built before `/settle`, `PAYMENT-RESPONSE`
 /// and `Cache-Control: private` (docs/payments.md).
 pub(crate) fn paid_response(kept: &KeptResponse) -> Response {
-    let mut response =
-        Response::json(200, kept.body.to_vec()).with_header("Cache-Control", "private");
+    let mut response = Response::json(200, kept.body.to_vec())
+        .with_header("Cache-Control", "private")
+        .with_header("Content-Digest", content_digest(&kept.body));
     if let Some(answer) = &kept.settlement {
         response = response.with_header("PAYMENT-RESPONSE", codec::encode(answer));
     }
     response
+}
+
+/// The `Content-Digest` field of `body` (RFC 9530): `sha-256=:` base64 of its SHA-256 `:`,
+/// so a receipt, the body and a log line can be tied together by a third party.
+pub fn content_digest(body: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(body);
+    format!(
+        "sha-256=:{}:",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
 
 /// A JSON response of `body`.

@@ -12,12 +12,14 @@ use crate::api::ContactExtractionResult;
 use crate::client_ip::is_trusted_proxy;
 use crate::config::{Config, PaymentConfig};
 use crate::connections::{ConnectionGate, ConnectionRefused, ConnectionSlot};
+use crate::discovery;
 use crate::extract::{self, PageExtraction, SiteInfo};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::RateLimiter;
 use crate::page_memory::PageMemory;
+use crate::payment::offer_receipt::{self, OfferPayload, OfferSigner};
 use crate::payment::store::PaymentStore;
 use crate::responses::payment_required_response;
 use crate::store::LocalStore;
@@ -57,6 +59,57 @@ pub struct Server {
     unix_at_started_ms: Arc<AtomicU64>,
     /// Lease ids handed out so far ([`Server::new_lease_id`]).
     leases_issued: Arc<AtomicU64>,
+    /// Signed offers (x402 `offer-receipt`), when the service has a signing key.
+    offers: Option<Arc<Offers>>,
+}
+
+/// How long a signed offer stands, in seconds; offers are signed again once less than half of
+/// it is left ([`Server::refresh_offers`], called by the runtime every minute).
+pub const OFFER_VALIDITY_SECONDS: u64 = 600;
+
+/// The service's signed offers, signed once and again before they lapse (never per request:
+/// the unpaid 402 stays as fast as without them).
+#[derive(Debug)]
+struct Offers {
+    signer: OfferSigner,
+    current: std::sync::RwLock<Arc<SignedOffers>>,
+}
+
+/// One signing of the offers.
+#[derive(Debug)]
+pub(crate) struct SignedOffers {
+    /// Unix seconds until which they stand.
+    valid_until: u64,
+    /// Every 402's `extensions`: `bazaar`, `payment-identifier` and `offer-receipt` with one
+    /// signed offer per `accepts[]` entry and the signer's address.
+    extensions: serde_json::Value,
+    /// The unpaid 402 carrying them.
+    pub(crate) unpaid: PreparedResponse,
+}
+
+impl Offers {
+    /// Offers for `config`'s terms, standing [`OFFER_VALIDITY_SECONDS`] from `unix_now`.
+    fn sign(signer: &OfferSigner, config: &Config, unix_now: u64) -> Option<SignedOffers> {
+        let PaymentConfig::Ready { terms, .. } = &config.payment else {
+            return None;
+        };
+        let valid_until = unix_now + OFFER_VALIDITY_SECONDS;
+        let offer = OfferPayload::of(&terms.requirements, &terms.resource.url, valid_until);
+        let mut extensions = discovery::payment_extensions();
+        extensions[offer_receipt::EXTENSION_KEY] = serde_json::json!({
+            "info": {
+                "offers": [signer.offer(0, &offer)],
+                "signer": signer.address(),
+            },
+        });
+        let unpaid =
+            payment_required_response(terms, "Payment required", extensions.clone()).prepare();
+        Some(SignedOffers {
+            valid_until,
+            extensions,
+            unpaid,
+        })
+    }
 }
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
@@ -138,12 +191,21 @@ impl Server {
             PaymentConfig::Incomplete(_) => "https://contact-extract.invalid".to_string(),
         };
         let unpaid_response = match &config.payment {
-            PaymentConfig::Ready { terms, .. } => {
-                payment_required_response(terms, "Payment required")
-            }
+            PaymentConfig::Ready { terms, .. } => payment_required_response(
+                terms,
+                "Payment required",
+                discovery::payment_extensions(),
+            ),
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
+        let offers = config.offer_signer.as_ref().and_then(|signer| {
+            let signed = Offers::sign(signer, &config, unix_now.as_secs())?;
+            Some(Arc::new(Offers {
+                signer: signer.clone(),
+                current: std::sync::RwLock::new(Arc::new(signed)),
+            }))
+        });
         let connections =
             ConnectionGate::new(config.max_connections, config.max_connections_per_ip);
         let page_memory = PageMemory::new(config.max_page_memory);
@@ -180,6 +242,7 @@ impl Server {
             store_problem: Arc::new(Mutex::new(None)),
             unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
             leases_issued: Arc::new(AtomicU64::new(0)),
+            offers,
         }
     }
 
@@ -264,6 +327,53 @@ impl Server {
     /// Whether [`Server::share_store`] was called.
     pub fn store_is_shared(&self) -> bool {
         self.fixed.shared_store
+    }
+
+    /// The current signed offers, when the service signs them.
+    pub(crate) fn signed_offers(&self) -> Option<Arc<SignedOffers>> {
+        let offers = self.offers.as_ref()?;
+        let current = offers
+            .current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        Some(Arc::clone(&current))
+    }
+
+    /// Every 402's `extensions` (`bazaar`, `payment-identifier`, and `offer-receipt` when the
+    /// service signs offers).
+    pub(crate) fn payment_extensions(&self) -> serde_json::Value {
+        match self.signed_offers() {
+            Some(offers) => offers.extensions.clone(),
+            None => discovery::payment_extensions(),
+        }
+    }
+
+    /// The signer of offers and receipts, if configured.
+    pub(crate) fn offer_signer(&self) -> Option<&OfferSigner> {
+        self.offers.as_ref().map(|offers| &offers.signer)
+    }
+
+    /// Signs the offers again when less than half of [`OFFER_VALIDITY_SECONDS`] is left at
+    /// `unix_now` (time since the UNIX epoch). The runtime calls it every minute; it does
+    /// nothing without a signing key.
+    pub fn refresh_offers(&self, unix_now: Duration) {
+        let Some(offers) = &self.offers else {
+            return;
+        };
+        let unix_now = unix_now.as_secs();
+        let due = self
+            .signed_offers()
+            .is_none_or(|current| current.valid_until < unix_now + OFFER_VALIDITY_SECONDS / 2);
+        if !due {
+            return;
+        }
+        if let Some(signed) = Offers::sign(&offers.signer, &self.fixed.config, unix_now) {
+            let mut current = offers
+                .current
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            *current = Arc::new(signed);
+        }
     }
 
     /// A new lease id for a reservation or a claim in the payment store (docs/payments.md,

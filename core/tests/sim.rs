@@ -3495,3 +3495,181 @@ fn with_the_chain_any_verify_refusal_without_a_record_is_checked_before_it_is_a_
     assert!(r.header("Retry-After").is_some());
     assert_eq!(site_requests(&sim), 0);
 }
+
+// ---- signed offers and receipts (x402 offer-receipt), Content-Digest ---------------------------
+
+/// anvil's third development key: the service's offer and receipt signer in these tests.
+const OFFER_KEY: &str = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+const OFFER_SIGNER: &str = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+
+fn world_signing_offers() -> Sim {
+    let mut config = config(&[]);
+    config.offer_signer =
+        Some(contact_core::payment::offer_receipt::OfferSigner::from_hex(OFFER_KEY).unwrap());
+    world_with(config, 7)
+}
+
+/// The address that signed `digest` with the `0x` r‖s‖v `signature`.
+fn signer_of(digest: &[u8; 32], signature: &serde_json::Value) -> String {
+    use contact_core::payment::verify::{address_hex, recover_signer};
+    let hex = signature.as_str().unwrap().trim_start_matches("0x");
+    let bytes: Vec<u8> = (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    address_hex(&recover_signer(digest, &bytes).unwrap())
+}
+
+fn assert_signed_offer(required: &serde_json::Value, unix_now: u64) {
+    use contact_core::payment::offer_receipt::OfferPayload;
+    let extension = &required["extensions"]["offer-receipt"]["info"];
+    assert_eq!(extension["signer"], OFFER_SIGNER);
+    let offers = extension["offers"].as_array().unwrap();
+    assert_eq!(offers.len(), required["accepts"].as_array().unwrap().len());
+    let (offer, accepted) = (&offers[0], &required["accepts"][0]);
+    assert_eq!(
+        (&offer["format"], &offer["acceptIndex"]),
+        (&serde_json::json!("eip712"), &serde_json::json!(0))
+    );
+    let payload = &offer["payload"];
+    for (field, accepts) in [
+        ("scheme", "scheme"),
+        ("network", "network"),
+        ("asset", "asset"),
+        ("payTo", "payTo"),
+        ("amount", "amount"),
+    ] {
+        assert_eq!(payload[field], accepted[accepts], "{field}");
+    }
+    assert_eq!(payload["resourceUrl"], required["resource"]["url"]);
+    assert_eq!(payload["version"], 1);
+    let valid_until = payload["validUntil"].as_u64().unwrap();
+    assert!(valid_until > unix_now + 60, "{valid_until} vs {unix_now}");
+    let digest = OfferPayload {
+        resource_url: payload["resourceUrl"].as_str().unwrap().into(),
+        scheme: payload["scheme"].as_str().unwrap().into(),
+        network: payload["network"].as_str().unwrap().into(),
+        asset: payload["asset"].as_str().unwrap().into(),
+        pay_to: payload["payTo"].as_str().unwrap().into(),
+        amount: payload["amount"].as_str().unwrap().into(),
+        valid_until,
+    }
+    .digest();
+    assert_eq!(signer_of(&digest, &offer["signature"]), OFFER_SIGNER);
+}
+
+#[test]
+fn every_402_carries_signed_offers_and_every_paid_200_a_signed_receipt() {
+    use contact_core::payment::offer_receipt::ReceiptPayload;
+    let mut sim = world_signing_offers();
+    // The unpaid 402, body and header.
+    let r = one(&sim.request(&post(r#"{"url":"https://www.acme-shop.com/"}"#, None)));
+    assert_eq!(r.status, 402);
+    assert_signed_offer(&r.body, sim.unix_now());
+    let header: serde_json::Value = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(header, r.body);
+    // A refusal's 402 too.
+    let stale = payment_header(&requirements(&sim), 1, 0, SIM_UNIX_START + 20);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&stale),
+    )));
+    assert_eq!(r.status, 402);
+    assert_signed_offer(&r.body, sim.unix_now());
+    // The paid 200: a receipt naming the payer and the transaction, and the body's digest.
+    let request = paid_post(&sim, 250);
+    let raw = sim.request(&request);
+    let paid = one(&raw);
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    let settled: serde_json::Value =
+        codec::decode(paid.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    let receipt = &settled["extensions"]["offer-receipt"]["info"]["receipt"];
+    assert_eq!(receipt["format"], "eip712");
+    let payload = &receipt["payload"];
+    assert_eq!(payload["payer"], PAYER);
+    assert_eq!(payload["transaction"], "0xabc");
+    assert_eq!(payload["network"], "eip155:8453");
+    assert_eq!(
+        payload["resourceUrl"],
+        "https://contacts.example.com/api/v1/extract-contact"
+    );
+    let digest = ReceiptPayload {
+        network: payload["network"].as_str().unwrap().into(),
+        resource_url: payload["resourceUrl"].as_str().unwrap().into(),
+        payer: payload["payer"].as_str().unwrap().into(),
+        issued_at: payload["issuedAt"].as_u64().unwrap(),
+        transaction: payload["transaction"].as_str().unwrap().into(),
+    }
+    .digest();
+    assert_eq!(signer_of(&digest, &receipt["signature"]), OFFER_SIGNER);
+    // Content-Digest (RFC 9530): SHA-256 of the body bytes as sent.
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let digest = {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&raw[at..]))
+    };
+    assert_eq!(
+        paid.header("Content-Digest"),
+        Some(format!("sha-256=:{digest}:").as_str())
+    );
+    // A retry gets the kept result with the same receipt.
+    let again = one(&sim.request(&request));
+    assert_eq!(
+        again.header("PAYMENT-RESPONSE"),
+        paid.header("PAYMENT-RESPONSE")
+    );
+    assert_eq!(
+        again.header("Content-Digest"),
+        paid.header("Content-Digest")
+    );
+    // Discovery names the signer.
+    for path in [
+        "/.well-known/x402.json",
+        "/openapi.json",
+        "/.well-known/x402",
+    ] {
+        let raw = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let r = one(&sim.request(raw.as_bytes()));
+        assert!(
+            r.body.to_string().contains(OFFER_SIGNER),
+            "{path}: {}",
+            r.body
+        );
+    }
+}
+
+#[test]
+fn offers_are_signed_again_before_they_lapse_and_are_off_without_a_key() {
+    let mut sim = world_signing_offers();
+    let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
+    let first = one(&sim.request(&unpaid)).body["extensions"]["offer-receipt"]["info"]["offers"][0]
+        ["payload"]["validUntil"]
+        .as_u64()
+        .unwrap();
+    // Not yet due: the same signing.
+    sim.server
+        .refresh_offers(std::time::Duration::from_secs(sim.unix_now() + 60));
+    let same = one(&sim.request(&unpaid));
+    assert_eq!(
+        same.body["extensions"]["offer-receipt"]["info"]["offers"][0]["payload"]["validUntil"],
+        first
+    );
+    // Past half their validity: signed again.
+    let later = sim.unix_now() + contact_core::server::OFFER_VALIDITY_SECONDS;
+    sim.server
+        .refresh_offers(std::time::Duration::from_secs(later));
+    let fresh = one(&sim.request(&unpaid)).body["extensions"]["offer-receipt"]["info"]["offers"][0]
+        ["payload"]["validUntil"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(fresh, later + contact_core::server::OFFER_VALIDITY_SECONDS);
+    // Without a key: no offer-receipt extension, and the paid 200 still has its digest.
+    let mut sim = world(&[]);
+    let r = one(&sim.request(&unpaid));
+    assert!(r.body["extensions"].get("offer-receipt").is_none());
+    let paid = one(&sim.request(&paid_post(&sim, 251)));
+    let settled: serde_json::Value =
+        codec::decode(paid.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.get("extensions").is_none());
+    assert!(paid.header("Content-Digest").is_some());
+}

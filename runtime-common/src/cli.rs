@@ -81,6 +81,9 @@ pub struct ServeArgs {
     /// The namespace of this service's keys in Redis (default contact-extract).
     #[arg(long, env = "REDIS_PREFIX")]
     pub redis_prefix: Option<String>,
+    /// File holding the secp256k1 key (hex) that signs x402 offers and receipts (unset: off).
+    #[arg(long, env = "RECEIPT_SIGNING_KEY_FILE")]
+    pub receipt_signing_key_file: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -153,6 +156,7 @@ impl ServeArgs {
             ("REDIS_URL", &self.redis_url),
             ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
+            ("RECEIPT_SIGNING_KEY_FILE", &self.receipt_signing_key_file),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }

@@ -109,10 +109,25 @@ pub struct ServeSetup {
 /// # Errors
 /// Exit status 2 after printing the invalid setting.
 pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
-    let config = Config::from_env_map(&args.to_map()).map_err(|error| {
+    let mut config = Config::from_env_map(&args.to_map()).map_err(|error| {
         eprintln!("contact-extract: invalid configuration: {error}");
         ExitCode::from(2)
     })?;
+    if let Some(path) = config.receipt_signing_key_file.clone() {
+        // The key is read here, once; what is wrong with it is said without its bytes.
+        let signer = std::fs::read_to_string(&path)
+            .map_err(|error| error.to_string())
+            .and_then(|text| contact_core::payment::offer_receipt::OfferSigner::from_hex(&text));
+        match signer {
+            Ok(signer) => config.offer_signer = Some(signer),
+            Err(why) => {
+                eprintln!(
+                    "contact-extract: invalid configuration: RECEIPT_SIGNING_KEY_FILE: {path}: {why}"
+                );
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
     let workers = threads_setting("WORKER_THREADS", crate::workers::default_worker_threads())?;
     let io_threads = match std::env::var("IO_THREADS") {
         Ok(_) => threads_setting("IO_THREADS", 1)?,
@@ -121,6 +136,15 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
     let format = config.log_format;
     for warning in &config.warnings {
         log_line(format, &format!("warning: {warning}"));
+    }
+    if let Some(signer) = &config.offer_signer {
+        log_line(
+            format,
+            &format!(
+                "offers and receipts signed (x402 offer-receipt, EIP-712) by {}",
+                signer.address()
+            ),
+        );
     }
     if let PaymentConfig::Incomplete(problems) = &config.payment {
         log_line(
@@ -322,7 +346,8 @@ pub async fn drain_connections<Sleep, Stop>(
 /// Checks the facilitator's `GET /supported` now and
 /// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each check ends
 /// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` reads the outcome), and
-/// logs each change of the outcome. `drive` runs one client-less exchange to its end on the
+/// logs each change of the outcome, and signs the offers again when due
+/// (`Server::refresh_offers`). `drive` runs one client-less exchange to its end on the
 /// runtime; `sleep` is the runtime's timer. Ends when payments are not configured.
 pub async fn check_facilitator<Drive, Sleep>(
     server: Server,
@@ -345,6 +370,8 @@ pub async fn check_facilitator<Drive, Sleep>(
             log_line(log_format, &health.to_string());
             last = health;
         }
+        // Signed offers (x402 offer-receipt) are signed again before they lapse.
+        server.refresh_offers(read_clocks().unix);
         sleep(FACILITATOR_CHECK_INTERVAL).await;
     }
 }

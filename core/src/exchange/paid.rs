@@ -169,7 +169,10 @@ impl Exchange {
         }
         let Some(header) = head.header("payment-signature") else {
             // The commonest answer, built once per server.
-            self.send_plain(&server.unpaid_response, &request, now);
+            match server.signed_offers() {
+                None => self.send_plain(&server.unpaid_response, &request, now),
+                Some(offers) => self.send_plain(&offers.unpaid, &request, now),
+            }
             return;
         };
         let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {

@@ -35,7 +35,9 @@ impl Exchange {
             (Some(settled), _) => Response::json(402, b"{}".to_vec())
                 .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
                 .with_header("Cache-Control", "no-store"),
-            (None, Some(paid)) => payment_required_response(&paid.terms, reason),
+            (None, Some(paid)) => {
+                payment_required_response(&paid.terms, reason, server.payment_extensions())
+            }
             // Only paid jobs reach the facilitator; an unpaid one cannot get here.
             (None, None) => Response::json(402, b"{}".to_vec()),
         };
@@ -83,7 +85,7 @@ impl Exchange {
         reason: &str,
         now: Instant,
     ) {
-        let response = payment_required_response(terms, reason);
+        let response = payment_required_response(terms, reason, self.server.payment_extensions());
         self.send_plain(&response.prepare(), request, now);
     }
 

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
+use crate::payment::offer_receipt::{self, ReceiptPayload};
 use crate::payment::verify::{parse_address, parse_uint256};
 
 /// Time the chain reading (up to four JSON-RPC calls) gets, after the settlement's attempts.
@@ -272,6 +273,7 @@ impl Exchange {
                 .as_ref()
                 .map(|paid| paid.terms.requirements.network.clone())
                 .unwrap_or_default(),
+            extensions: None,
         };
         let settlement = Settlement {
             kept,
@@ -292,10 +294,34 @@ impl Exchange {
         now: Instant,
     ) {
         self.close_fetches(&mut job);
-        settlement.kept.settlement = Some(answer);
         let Some(paid) = &job.paid else {
             return self.end_job_with_error(server, job, &Failure::Internal, "internal error", now);
         };
+        let mut answer = answer;
+        if let Some(signer) = server.offer_signer() {
+            // The signed receipt (x402 offer-receipt), kept with the result: a retry gets the
+            // same bytes (docs/payments.md, "Signed offers and receipts").
+            let receipt = ReceiptPayload {
+                network: if answer.network.is_empty() {
+                    paid.terms.requirements.network.clone()
+                } else {
+                    answer.network.clone()
+                },
+                resource_url: paid.terms.resource.url.clone(),
+                payer: answer.payer.clone().unwrap_or_else(|| paid.payer.clone()),
+                issued_at: server.unix_time(now).as_secs(),
+                transaction: answer.transaction.clone(),
+            };
+            let mut extensions = answer
+                .extensions
+                .take()
+                .filter(serde_json::Value::is_object)
+                .unwrap_or_else(|| serde_json::json!({}));
+            extensions[offer_receipt::EXTENSION_KEY] =
+                serde_json::json!({"info": {"receipt": signer.receipt(&receipt)}});
+            answer.extensions = Some(extensions);
+        }
+        settlement.kept.settlement = Some(answer);
         // Recorded before the 200 is sent, so a retry through any instance finds it settled
         // (at most STORE_TIMEOUT: the 200 goes out whatever the store answers).
         let op = StoreOp::Finish {
@@ -453,6 +479,7 @@ impl Exchange {
                     payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
                     transaction,
                     network,
+                    extensions: None,
                 };
                 self.deliver(server, job, settlement, answer, now);
             }
@@ -574,6 +601,7 @@ pub(super) fn confirmed_by_use(answer: &SettleResponse, kept: &KeptResponse) -> 
         } else {
             answer.network.clone()
         },
+        extensions: answer.extensions.clone(),
     }
 }
 

@@ -160,4 +160,8 @@ pub struct SettleResponse {
     /// CAIP-2 network.
     #[serde(default)]
     pub network: String,
+    /// x402 v2 extension data: the service adds `offer-receipt`'s signed receipt to a paid
+    /// `PAYMENT-RESPONSE` (docs/payments.md, "Signed offers and receipts").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub extensions: Option<serde_json::Value>,
 }
