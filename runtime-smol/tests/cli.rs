@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use contact_e2e::process::{Group, Grouped as _};
+use contact_e2e::wait::{holds_within, wait_until};
 
 /// The binary, on this test's runtime (`RUNTIME`; the cases at the end run on both).
 fn bin() -> Command {
@@ -295,19 +296,14 @@ fn start_serve(
     panic!("the service did not log its address");
 }
 
-/// Waits (at most 20 s) for the child to exit.
+/// Waits (at most 20 s) for the child to exit; a child still running is stopped when its
+/// guard drops.
 fn wait_exit(child: &mut Group) -> std::process::ExitStatus {
-    let started = std::time::Instant::now();
-    loop {
-        if let Some(exit) = child.try_wait().expect("wait") {
-            return exit;
-        }
-        if started.elapsed() > std::time::Duration::from_secs(20) {
-            child.kill();
-            panic!("did not stop after SIGTERM");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    contact_e2e::wait::wait_for(
+        "the service to exit after SIGTERM",
+        std::time::Duration::from_secs(20),
+        || child.try_wait().expect("wait"),
+    )
 }
 
 fn sigterm(child: &Group) {
@@ -340,34 +336,30 @@ fn sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections() {
             out
         })
     };
-    // Bounded wait until the job is fetching the (slow) homepage.
-    let started = std::time::Instant::now();
-    while site.count("/") == 0 && started.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(
+        "the job to fetch the (slow) homepage",
+        Duration::from_secs(10),
+        || site.count("/") > 0,
+    );
     assert_eq!(site.count("/"), 1);
     sigterm(&child);
-    std::thread::sleep(Duration::from_millis(300));
-    // No longer accepting: a new connection is refused at once (not left waiting in the
-    // backlog until the process exits), so a load balancer moves on.
-    if let Ok(mut stream) = std::net::TcpStream::connect(&address) {
-        stream
-            .set_read_timeout(Some(Duration::from_millis(300)))
-            .expect("timeout");
-        let _ = stream.write_all(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
-        let mut out = [0u8; 64];
-        match stream.read(&mut out) {
-            Ok(0) => {}
-            Ok(_) => panic!("a new connection was served while draining"),
-            Err(e) => assert!(
-                !matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ),
-                "a new connection was left waiting while draining"
-            ),
-        }
-    }
+    // No longer accepting: while the paid request is still in flight, a new connection is
+    // refused (not left waiting in the backlog until the process exits, nor served), so a
+    // load balancer moves on. Until SIGTERM is handled a look connects and is dropped unsent.
+    wait_until(
+        "new connections to be refused while draining",
+        Duration::from_secs(10),
+        || {
+            assert!(
+                !in_flight.is_finished(),
+                "the in-flight request ended before new connections were refused"
+            );
+            matches!(
+                std::net::TcpStream::connect(&address).map_err(|e| e.kind()),
+                Err(std::io::ErrorKind::ConnectionRefused)
+            )
+        },
+    );
     let answer = in_flight.join().expect("client thread");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("info@fixture-shop.com"));
@@ -392,6 +384,7 @@ fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request()
         if request_path(raw) == "/verify" {
             response(200, "application/json", r#"{"isValid":true}"#)
         } else {
+            // The slow settlement under test (SIGTERM lands inside it), not synchronisation.
             std::thread::sleep(Duration::from_secs(8));
             response(
                 200,
@@ -415,11 +408,11 @@ fn sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request()
         let _ = stream.read_to_string(&mut out);
         out
     });
-    // Bounded wait until the settlement is in flight.
-    let started = std::time::Instant::now();
-    while facilitator.count("/settle") == 0 && started.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(
+        "the settlement to be in flight",
+        Duration::from_secs(15),
+        || facilitator.count("/settle") > 0,
+    );
     assert_eq!(facilitator.count("/settle"), 1);
     sigterm(&child);
     let answer = client.join().expect("client thread");
@@ -513,6 +506,7 @@ fn slow_home_site(delay: std::time::Duration) -> contact_e2e::fixture::Fixture {
     use contact_e2e::fixture::{request_path, response, Fixture};
     Fixture::start(move |raw| {
         if request_path(raw) == "/" {
+            // A slow site is the behaviour under test (a job in flight), not synchronisation.
             std::thread::sleep(delay);
         }
         response(
@@ -714,7 +708,7 @@ struct HostLoad {
 fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     let load = Arc::new(Mutex::new(HostLoad::default()));
     let homepages = Arc::new(AtomicUsize::new(0));
@@ -724,6 +718,11 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
     let site = contact_e2e::fixture::Fixture::start(move |raw| {
         use contact_e2e::fixture::{request_path, response};
         let host = request_host(raw);
+        if host.is_empty() {
+            // A connection the first run opened and was killed before sending its request on:
+            // no crawl of any host.
+            return Vec::new();
+        }
         let path = request_path(raw);
         let shop: usize = host
             .strip_prefix("shop")
@@ -732,12 +731,11 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
             .unwrap_or(99);
         if !path.starts_with("/contact") {
             let seen = fixture_homepages.fetch_add(1, Ordering::SeqCst);
-            let started = Instant::now();
-            while seen >= 300
-                && fixture_hold.load(Ordering::SeqCst)
-                && started.elapsed() < Duration::from_secs(20)
-            {
-                std::thread::sleep(Duration::from_millis(10));
+            if seen >= 300 {
+                // The site stops answering until the test lets it go (at most 20 s).
+                holds_within(Duration::from_secs(20), || {
+                    !fixture_hold.load(Ordering::SeqCst)
+                });
             }
         }
         {
@@ -820,13 +818,14 @@ fn extract_batch_crawls_a_list_politely_and_resumes_after_a_kill() {
             .lines()
             .count()
     };
-    // First run: killed once the site has stopped answering.
+    // First run: killed once the site has stopped answering (a homepage past the 300th is
+    // held) and 250 records are written.
     let mut first = batch(false).spawn_in_group().expect("start");
-    let started = Instant::now();
-    while lines_in(&out) < 250 && started.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(200));
+    wait_until(
+        "the first run to write 250 records and reach the held homepages",
+        Duration::from_secs(60),
+        || lines_in(&out) >= 250 && homepages.load(Ordering::SeqCst) > 300,
+    );
     first.kill();
     let written_first = lines_in(&out);
     assert!(

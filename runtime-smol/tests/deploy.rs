@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture};
 use contact_e2e::process::Grouped as _;
 use contact_e2e::tools::{free_port, have, skip};
+use contact_e2e::wait::wait_until;
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -101,13 +102,11 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
         .spawn_in_group()
         .expect("start caddy");
     let root = state.join("pki/authorities/local/root.crt");
-    let started = Instant::now();
-    while !(root.is_file() && std::net::TcpStream::connect(("::1", https_port)).is_ok())
-        && started.elapsed() < Duration::from_secs(20)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(root.is_file(), "caddy made its CA");
+    wait_until(
+        "caddy to make its CA and listen for https",
+        Duration::from_secs(20),
+        || root.is_file() && std::net::TcpStream::connect(("::1", https_port)).is_ok(),
+    );
 
     // The official client pays through Caddy over https.
     let output = Command::new("node")

@@ -26,6 +26,7 @@ use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
 use contact_e2e::process::{Group, Grouped as _};
 use contact_e2e::tools::{free_port, have};
+use contact_e2e::wait::{wait_for_every, wait_until};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -38,15 +39,6 @@ fn scratch(name: &str) -> PathBuf {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Waits (bounded) until `ready` holds.
-fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        assert!(started.elapsed() < limit, "gave up waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// `redis-server` on a loopback port, with AOF (`appendfsync everysec`) in a scratch folder
@@ -110,6 +102,23 @@ impl Redis {
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
+
+    /// Whether it hangs: a `PING` on a new connection gets no answer within 100 ms (Redis runs
+    /// one command at a time, so a `DEBUG SLEEP` holds every other client).
+    fn hangs(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(100)));
+        if stream.write_all(b"PING\r\n").is_err() {
+            return false;
+        }
+        let mut answer = [0u8; 7];
+        matches!(
+            stream.read_exact(&mut answer).map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+        )
+    }
 }
 
 impl Drop for Redis {
@@ -150,17 +159,29 @@ impl Instance {
             .stderr(Stdio::piped());
         let mut child = command.spawn_in_group().expect("start the service");
         let stderr = child.stderr.take().unwrap();
+        // This run's lines only.
+        self.log = Arc::new(Mutex::new(Vec::new()));
         let log = self.log.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 log.lock().unwrap().push(line);
             }
         });
+        // Its own line, not a port that accepts: a port that accepts may be another
+        // process's (a free port handed out again) while this one failed to bind.
+        let listening = format!("listening on {}", self.addr());
+        let log = self.log.clone();
+        wait_until(
+            "the instance to log that it listens",
+            Duration::from_secs(20),
+            || {
+                if let Some(exit) = child.try_wait().unwrap() {
+                    panic!("the instance exited ({exit}): {:?}", log.lock().unwrap());
+                }
+                log.lock().unwrap().iter().any(|l| l.contains(&listening))
+            },
+        );
         self.child = Some(child);
-        let addr = self.addr();
-        wait_until("the instance to listen", Duration::from_secs(20), || {
-            TcpStream::connect(addr).is_ok()
-        });
     }
 
     /// SIGKILL: nothing is flushed, nothing recorded.
@@ -253,11 +274,14 @@ impl Answer {
 
 /// One request on a new connection; the whole response (the service closes it).
 fn send(addr: SocketAddr, request: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(90)))
-        .unwrap();
-    stream.write_all(request).unwrap();
+    try_send(addr, request).unwrap()
+}
+
+/// [`send`], or the error connecting or writing.
+fn try_send(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(90)))?;
+    stream.write_all(request)?;
     let mut raw = Vec::new();
     let _ = stream.read_to_end(&mut raw);
     let text = String::from_utf8_lossy(&raw).to_string();
@@ -267,11 +291,11 @@ fn send(addr: SocketAddr, request: &[u8]) -> Answer {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    Answer {
+    Ok(Answer {
         status,
         head: head.to_string(),
         body: body.to_string(),
-    }
+    })
 }
 
 fn get(addr: SocketAddr, path: &str) -> Answer {
@@ -353,6 +377,7 @@ impl Facilitator {
                 return response(200, "application/json", SUPPORTED);
             }
             if path == "/verify" {
+                // Pacing, not synchronisation: a slow /verify makes concurrent requests overlap.
                 std::thread::sleep(verify_delay);
                 return response(200, "application/json", r#"{"isValid":true}"#);
             }
@@ -373,7 +398,8 @@ impl Facilitator {
                 first
             };
             if first && !held.swap(true, Ordering::SeqCst) {
-                // The transfer is done; the answer never comes (its instance is killed).
+                // The transfer is done; the answer never comes (its instance is killed): the
+                // behaviour under test, not synchronisation.
                 std::thread::sleep(Duration::from_secs(50));
             }
             if first {
@@ -406,8 +432,9 @@ fn vars_for(site: &Fixture, facilitator: &Fixture, redis: &Redis) -> Vec<(&'stat
 fn wait_ready(instances: &[&Instance]) {
     for instance in instances {
         let addr = instance.addr();
+        let ready = b"GET /api/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
         wait_until("readiness", Duration::from_secs(20), || {
-            get(addr, "/api/ready").status == 200
+            try_send(addr, ready).is_ok_and(|answer| answer.status == 200)
         });
     }
 }
@@ -517,7 +544,17 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
         .stdout(Stdio::null())
         .spawn_in_group()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    wait_until(
+        "Redis to hang in DEBUG SLEEP",
+        Duration::from_secs(5),
+        || {
+            assert!(
+                hang.try_wait().unwrap().is_none(),
+                "redis-cli DEBUG SLEEP ended before Redis was seen hanging"
+            );
+            redis.hangs()
+        },
+    );
     let started = Instant::now();
     let slow = send(instances[2].addr(), &fresh);
     assert_eq!(slow.status, 503, "{}", slow.body);
@@ -586,19 +623,27 @@ fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_trans
     // Through the other instance: "in progress" while the dead one's lease runs, then its
     // settlement is taken over: the facilitator says the authorization is used, which after an
     // unknown outcome means it paid; the kept 200, no second crawl, one transfer in all.
-    let started = Instant::now();
-    let recovered = loop {
-        let answer = send(second.addr(), &request);
-        if answer.status != 503 {
-            break answer;
-        }
-        assert!(answer.body.contains("in progress"), "{}", answer.body);
-        assert!(
-            started.elapsed() < Duration::from_secs(45),
-            "the lease ran out long ago"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    };
+    // Every 500 ms: each look is a paid request through the store.
+    let recovered = wait_for_every(
+        "the dead instance's lease to run out (it ran out long ago)",
+        Duration::from_secs(45),
+        Duration::from_millis(500),
+        || {
+            let answer = send(second.addr(), &request);
+            if answer.status != 503 {
+                return Some(answer);
+            }
+            // "In progress", or a store round trip that missed its 200 ms on a loaded machine
+            // (retry shortly, nothing charged): both say look again.
+            assert!(
+                answer.body.contains("in progress")
+                    || answer.body.contains("payment store gave no answer"),
+                "{}",
+                answer.body
+            );
+            None
+        },
+    );
     assert_eq!(recovered.status, 200, "{}", recovered.body);
     assert!(recovered.body.contains("info@fixture-shop.com"));
     assert_eq!(site.count("/"), 1, "no second crawl");

@@ -19,6 +19,7 @@ use contact_core::payment::store::{
 use contact_core::store::{Admission, Admit, LocalStore, Recall, StoreOp, StoreReply};
 use contact_e2e::process::{Group, Grouped as _};
 use contact_e2e::tools::{free_port, have};
+use contact_e2e::wait::wait_until;
 use contact_runtime_common::redis_store::RedisStore;
 use proptest::prelude::*;
 
@@ -55,11 +56,9 @@ fn spawn_redis(port: u16, extra: &[&std::ffi::OsStr]) -> Group {
         .stderr(Stdio::null())
         .spawn_in_group()
         .expect("start redis-server");
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "redis-server");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("redis-server to listen", Duration::from_secs(10), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
     child
 }
 
@@ -329,14 +328,11 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
     assert!(store.problem().is_some());
     // Redis comes up on that port: the next command answers, no restart.
     let mut child = spawn_plain_redis(port);
-    let started = Instant::now();
-    while store.check().is_some() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "redis came back"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "the store to see Redis back",
+        Duration::from_secs(10),
+        || store.check().is_none(),
+    );
     assert!(store.run(admit).is_ok());
     assert_eq!(store.problem(), None);
     child.kill();

@@ -2,9 +2,11 @@
 //! shared corpora, and the real server on loopback. This library holds what those tests
 //! share: [`fixture`], loopback HTTP(S) responders for fixture sites and test facilitators,
 //! [`runtimes`], which runs each case on both runtimes, [`tools`], outside tools and ports,
-//! and [`process`], the guard that stops every process a test starts.
+//! [`process`], the guard that stops every process a test starts, and [`wait`], bounded waits
+//! on an observable condition.
 
 pub mod fixture;
 pub mod process;
 pub mod runtimes;
 pub mod tools;
+pub mod wait;

@@ -53,6 +53,7 @@ fn converse(service: &Service, conversation: &[Send]) -> Vec<u8> {
             Send::All(bytes) => stream.write_all(bytes).unwrap(),
             Send::Drip(bytes) => {
                 for byte in bytes {
+                    // A slow client is the behaviour under test, not synchronisation.
                     stream.write_all(&[*byte]).unwrap();
                     std::thread::sleep(Duration::from_millis(2));
                 }

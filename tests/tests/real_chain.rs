@@ -454,6 +454,7 @@ fn blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once() {
     let chain = Chain::start(&tools, &["--block-time", "2"]);
     let site = Fixture::start(|raw| match request_path(raw).as_str() {
         "/" => {
+            // A slow homepage is the behaviour under test, not synchronisation.
             std::thread::sleep(Duration::from_secs(3));
             response(200, "text/html", HOME)
         }

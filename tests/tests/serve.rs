@@ -142,6 +142,7 @@ fn extra_pages_are_fetched_concurrently() {
         match request_path(raw).as_str() {
             "/" => response(200, "text/html", html),
             _ => {
+                // Slow pages are the behaviour under test (do they overlap?), not synchronisation.
                 std::thread::sleep(DELAY);
                 response(200, "text/html", "<p>info@fixture-shop.com</p>")
             }
@@ -189,6 +190,7 @@ fn chunked_and_gzip_responses_are_read() {
 
 fn a_stalled_site_is_a_timeout_inside_the_deadline_and_not_charged() {
     let (site, facilitator, service) = world_with(|_| {
+        // A stalled site is the behaviour under test, not synchronisation.
         std::thread::sleep(Duration::from_secs(15));
         Vec::new()
     });
@@ -767,6 +769,7 @@ fn facilitator_down_or_garbage_is_503_and_nothing_is_charged() {
 
 fn a_hanging_facilitator_is_503_inside_the_deadline() {
     let hanging = Fixture::start(|_| {
+        // A hanging facilitator is the behaviour under test, not synchronisation.
         std::thread::sleep(Duration::from_secs(25));
         Vec::new()
     });
@@ -878,6 +881,7 @@ fn homepage_failures_are_422_and_never_charged() {
 
 fn over_the_in_flight_cap_is_503_with_retry_after() {
     let slow = |raw: &[u8]| {
+        // A slow site keeps the first job in flight: the behaviour under test.
         std::thread::sleep(Duration::from_millis(1500));
         fixture_pages(raw)
     };
@@ -935,7 +939,8 @@ fn an_idle_keep_alive_connection_closes_a_head_timeout_after_its_last_request() 
     client
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
-    // A request 3 s after connecting moves the idle deadline from t+10 s to t+13 s.
+    // A request 3 s after connecting moves the idle deadline from t+10 s to t+13 s (time that
+    // must pass for the deadline under test, not synchronisation).
     std::thread::sleep(Duration::from_secs(3));
     client
         .write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -986,7 +991,8 @@ fn a_connect_the_core_gave_up_on_is_dropped_at_once() {
     std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
         // Never answer the ClientHello; look again just after the core's 5 s handshake
-        // deadline (`TLS_TIMEOUT`, from the TCP connect).
+        // deadline (`TLS_TIMEOUT`, from the TCP connect): time that must pass for the deadline
+        // under test, not synchronisation.
         std::thread::sleep(Duration::from_millis(5_800));
         stream
             .set_read_timeout(Some(Duration::from_millis(300)))
@@ -1129,6 +1135,7 @@ s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 s.connect(("127.0.0.1", port))
 s.sendall(b"GET /openapi.json HTTP/1.1\r\n\r\n" * count)
+# Not reading for 25 s is the behaviour under test (past the write deadline).
 time.sleep(25)
 s.settimeout(10)
 got = bytearray()
@@ -1170,6 +1177,7 @@ print(got.count(b"HTTP/1.1 200"))
 fn a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs() {
     use std::io::Write as _;
     let hanging = Fixture::start(|_| {
+        // A hanging facilitator keeps the job running: the behaviour under test.
         std::thread::sleep(Duration::from_secs(25));
         Vec::new()
     });
