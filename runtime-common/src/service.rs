@@ -104,6 +104,25 @@ pub struct ServeSetup {
     pub io_threads: usize,
 }
 
+/// Reads the key of `RECEIPT_SIGNING_KEY_FILE`, when set, into [`Config::offer_signer`]
+/// (docs/payments.md, "Signed offers and receipts"): the file holds a 32-byte secp256k1 key in
+/// hex. The key is read once, here; it is never in the environment or a log.
+///
+/// # Errors
+/// `RECEIPT_SIGNING_KEY_FILE: <path>: <why>` — the file cannot be read, or holds no valid key
+/// (the message never contains the file's bytes).
+pub fn load_offer_signer(config: &mut Config) -> Result<(), String> {
+    let Some(path) = config.receipt_signing_key_file.clone() else {
+        return Ok(());
+    };
+    let signer = std::fs::read_to_string(&path)
+        .map_err(|error| error.to_string())
+        .and_then(|text| contact_core::payment::offer_receipt::OfferSigner::from_hex(&text))
+        .map_err(|why| format!("RECEIPT_SIGNING_KEY_FILE: {path}: {why}"))?;
+    config.offer_signer = Some(signer);
+    Ok(())
+}
+
 /// Reads the `serve` settings and logs their warnings and a missing payment setup.
 ///
 /// # Errors
@@ -113,20 +132,9 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
         eprintln!("contact-extract: invalid configuration: {error}");
         ExitCode::from(2)
     })?;
-    if let Some(path) = config.receipt_signing_key_file.clone() {
-        // The key is read here, once; what is wrong with it is said without its bytes.
-        let signer = std::fs::read_to_string(&path)
-            .map_err(|error| error.to_string())
-            .and_then(|text| contact_core::payment::offer_receipt::OfferSigner::from_hex(&text));
-        match signer {
-            Ok(signer) => config.offer_signer = Some(signer),
-            Err(why) => {
-                eprintln!(
-                    "contact-extract: invalid configuration: RECEIPT_SIGNING_KEY_FILE: {path}: {why}"
-                );
-                return Err(ExitCode::from(2));
-            }
-        }
+    if let Err(why) = load_offer_signer(&mut config) {
+        eprintln!("contact-extract: invalid configuration: {why}");
+        return Err(ExitCode::from(2));
     }
     let workers = threads_setting("WORKER_THREADS", crate::workers::default_worker_threads())?;
     let io_threads = match std::env::var("IO_THREADS") {

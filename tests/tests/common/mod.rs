@@ -42,7 +42,8 @@ impl Service {
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
-        let config = Config::from_env_map(&map).unwrap();
+        let mut config = Config::from_env_map(&map).unwrap();
+        contact_runtime_common::service::load_offer_signer(&mut config).unwrap();
         let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
