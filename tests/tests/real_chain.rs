@@ -2,7 +2,11 @@
 //! EIP-3009 test token at the Base USDC address, the reference facilitator (`@x402/core` +
 //! `@x402/evm` 2.27.0) on loopback, and the official TypeScript and Python clients paying the
 //! real service for a real extraction of a fixture site. Money is read on chain: balances,
-//! `Transfer` logs, receipts (`.ci/node/chain/lab.mjs` serves those reads).
+//! `Transfer` logs, receipts (`.ci/node/chain/lab.mjs` serves those reads, and counts the
+//! facilitator's `/verify` and `/settle` calls). Where a test kills the service or reads its
+//! audit lines, the service runs in a process of its own ([`ServiceProcess`]); a Redis case
+//! starts `redis-server` (Debian), and a lagging chain node is a proxy in front of anvil
+//! ([`LaggingRpc`]).
 //!
 //! Needs Node.js + npm (and Python 3 for the Python client). `.ci/run` installs the pinned
 //! packages into `.ci/node` and `.ci/python/venv`; elsewhere the tests install them on first use
@@ -12,21 +16,26 @@
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contact_core::payment::{codec, SettleResponse};
-use contact_e2e::fixture::{header, request_path, response, service_vars_with, Fixture};
+use contact_e2e::fixture::{
+    header, read_request, request_path, response, service_vars_with, Fixture,
+};
 use contact_e2e::process::{Group, Grouped as _};
-use contact_e2e::tools::skip;
+use contact_e2e::runtimes::{runtime, set_runtime, Runtime};
+use contact_e2e::tools::{free_port, have, skip};
 use serde_json::{json, Value};
 
 mod common;
-use common::{fixture_pages, post, webpki, Service, CONTACT, HOME};
+use common::{call_at, fixture_pages, post, wait_ready_at, webpki, Service, CONTACT, HOME};
 
 /// anvil's first development account: the payer of every scenario (1 USDC minted to it).
 const PAYER: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -213,6 +222,15 @@ impl Chain {
     fn mine(&self) {
         self.rpc("evm_mine", json!([]));
     }
+
+    /// How many `/verify` and `/settle` calls the lab's facilitator received.
+    fn calls(&self) -> (u64, u64) {
+        let calls = self.lab("/lab/calls");
+        (
+            calls["verify"].as_u64().unwrap(),
+            calls["settle"].as_u64().unwrap(),
+        )
+    }
 }
 
 /// Reads `lines` until one contains `marker` (at most 60 s: a slow solc-js compile on a busy
@@ -276,8 +294,8 @@ fn target(site: &Fixture) -> String {
     format!("http://www.fixture-shop.com:{}/", site.addr.port())
 }
 
-fn endpoint(service: &Service) -> String {
-    format!("http://{}/api/v1/extract-contact", service.addr)
+fn endpoint(service: SocketAddr) -> String {
+    format!("http://{service}/api/v1/extract-contact")
 }
 
 /// Runs a client (`program` + `args`) and parses its one-line JSON report.
@@ -292,10 +310,11 @@ fn run_client(mut command: Command) -> Value {
 }
 
 /// The official TypeScript client (`.ci/node/pay.mjs`) pays once for an extraction of `site`
-/// (with `--once`, no replay of its own), as the payer with `key` (`None`: the funded payer).
+/// (with `--once`, no replay of its own) from the service at `service`, as the payer with `key`
+/// (`None`: the funded payer).
 fn ts_client(
     tools: &Path,
-    service: &Service,
+    service: SocketAddr,
     site: &Fixture,
     key: Option<&str>,
     once: bool,
@@ -314,10 +333,11 @@ fn ts_client(
     run_client(command)
 }
 
-/// The service's answer to the same `PAYMENT-SIGNATURE` again: `(status, head, body)`.
-fn retry(service: &Service, site: &Fixture, signature: &str) -> (u16, String, String) {
+/// The answer of the service at `service` to the same `PAYMENT-SIGNATURE` again:
+/// `(status, head, body)`.
+fn retry(service: SocketAddr, site: &Fixture, signature: &str) -> (u16, String, String) {
     let body = format!(r#"{{"url":"{}"}}"#, target(site));
-    service.call(&post(&body, Some(signature)))
+    call_at(service, &post(&body, Some(signature)))
 }
 
 /// The `PAYMENT-RESPONSE` of a response head, decoded.
@@ -366,6 +386,431 @@ fn assert_unpaid(chain: &Chain) {
     assert_eq!(chain.balance(PAY_TO), 0);
 }
 
+/// The settings that hand [`the_service_in_a_process_of_its_own`] its configuration (a JSON
+/// object of variables).
+const SERVICE_SETTINGS: &str = "REAL_CHAIN_SERVICE_SETTINGS";
+/// The variable that names its runtime (`smol` or `tokio`).
+const SERVICE_RUNTIME: &str = "REAL_CHAIN_SERVICE_RUNTIME";
+/// What that process prints once it listens, before its address.
+const LISTENING: &str = "service listening on ";
+
+/// The message of a 503 for an unknown settlement (docs/payments.md, "Once unknown, never 402").
+const PENDING: &str = "settlement pending: retry with the same PAYMENT-SIGNATURE";
+/// The message of a 503 for an authorization used without a record (docs/payments.md, "A used
+/// authorization with no record").
+const UNRECONCILED: &str = "payment outcome unknown: this authorization is already used and the service holds no record of it";
+
+/// The service in a process of its own, so that a test can SIGKILL it (the in-process payment
+/// store dies with it) and read its log (JSON lines on stderr, the audit lines among them):
+/// this test binary run again for its test [`the_service_in_a_process_of_its_own`], on this
+/// test's runtime. Stopped with its process group when dropped.
+struct ServiceProcess {
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<String>>>,
+    /// Closed first when dropped: the process then stops its service.
+    _input: ChildStdin,
+    group: Group,
+}
+
+impl ServiceProcess {
+    /// Starts it with `vars` and waits until it listens and `/api/ready` answers 200.
+    fn start(vars: &[(&'static str, String)]) -> ServiceProcess {
+        let settings: serde_json::Map<String, Value> = vars
+            .iter()
+            .map(|(name, value)| ((*name).to_string(), Value::String(value.clone())))
+            .collect();
+        let mut group = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "the_service_in_a_process_of_its_own",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(SERVICE_SETTINGS, Value::Object(settings).to_string())
+            .env(SERVICE_RUNTIME, runtime().name())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn_in_group()
+            .expect("start the service process");
+        let input = group.stdin.take().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (lines, stderr) = (log.clone(), BufReader::new(group.stderr.take().unwrap()));
+        // Read to its end, so the service never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let stdout = BufReader::new(group.stdout.take().unwrap());
+        let (line, rest) = first_line_with(stdout, LISTENING);
+        std::thread::spawn(move || rest.for_each(drop));
+        let addr = line
+            .split(LISTENING)
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let (status, body) = wait_ready_at(addr);
+        assert_eq!(status, 200, "{body}");
+        ServiceProcess {
+            addr,
+            log,
+            _input: input,
+            group,
+        }
+    }
+
+    /// SIGKILL: the process dies at once, and whatever it held in memory with it.
+    fn kill(&mut self) {
+        self.group.kill();
+    }
+
+    /// The audit lines it wrote so far (docs/payments.md, "Audit"), parsed.
+    fn audit(&self) -> Vec<Value> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|line| line.get("audit").is_some())
+            .collect()
+    }
+
+    /// The outcomes of its audit lines from the `since`-th on, in order, once `last` is among
+    /// them: the line and the response leave the service apart, so this waits for it (at most
+    /// 5 s).
+    fn outcomes_since(&self, since: usize, last: &str) -> Vec<String> {
+        let started = Instant::now();
+        loop {
+            let outcomes: Vec<String> = self
+                .audit()
+                .iter()
+                .skip(since)
+                .map(|line| line["outcome"].as_str().unwrap_or_default().to_string())
+                .collect();
+            if outcomes.iter().any(|o| o == last) {
+                return outcomes;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "no audit line {last:?} after the first {since}: {outcomes:?}\n{}",
+                self.log.lock().unwrap().join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The last audit line with `outcome` (after [`ServiceProcess::outcomes_since`]).
+    fn audit_line(&self, outcome: &str) -> Value {
+        self.audit()
+            .into_iter()
+            .rev()
+            .find(|line| line["outcome"] == outcome)
+            .unwrap()
+    }
+}
+
+/// The child half of [`ServiceProcess`]: with `REAL_CHAIN_SERVICE_SETTINGS` set, serves with
+/// those settings on the runtime `REAL_CHAIN_SERVICE_RUNTIME` names, prints where it listens and
+/// stops when its standard input closes (or after 10 minutes). In a plain test run it does
+/// nothing.
+#[test]
+fn the_service_in_a_process_of_its_own() {
+    let Ok(settings) = std::env::var(SERVICE_SETTINGS) else {
+        return;
+    };
+    set_runtime(match std::env::var(SERVICE_RUNTIME).as_deref() {
+        Ok("smol") => Runtime::Smol,
+        Ok("tokio") => Runtime::Tokio,
+        other => panic!("{SERVICE_RUNTIME}: {other:?}"),
+    });
+    let settings: BTreeMap<String, String> = serde_json::from_str(&settings).unwrap();
+    let vars: Vec<(&str, String)> = settings
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.clone()))
+        .collect();
+    let service = Service::start_with_tls(&vars, webpki(), None);
+    println!("{LISTENING}{}", service.addr);
+    std::io::stdout().flush().unwrap();
+    let (closed, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        let _ = closed.send(());
+    });
+    let _ = wait.recv_timeout(Duration::from_secs(600));
+    drop(service);
+}
+
+/// The settings of a [`ServiceProcess`] wired to `site` and the chain's facilitator, logging
+/// JSON lines; `extra` settings added (a later one wins).
+fn process_vars(
+    site: &Fixture,
+    chain: &Chain,
+    extra: &[(&'static str, String)],
+) -> Vec<(&'static str, String)> {
+    let mut vars = service_vars_with(site.addr, &chain.lab);
+    vars.push(("LOG_FORMAT", "json".to_string()));
+    vars.extend(extra.iter().cloned());
+    vars
+}
+
+/// `redis-server` (Debian) on a free loopback port without persistence (`--save ''
+/// --appendonly no`): `FLUSHALL` loses every record, as a failover to a replica that never got
+/// the writes, or an eviction, would. Stopped when dropped.
+struct Redis {
+    port: u16,
+    _group: Group,
+}
+
+impl Redis {
+    /// Starts it and waits (at most 10 s) for its `PONG`. `None` when `redis-server` is not
+    /// installed: the test skips ([`have`]), or with `CI=true` fails.
+    fn start() -> Option<Redis> {
+        have("redis-server", "Debian package redis-server")?;
+        let port = free_port();
+        let group = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn_in_group()
+            .expect("start redis-server");
+        let redis = Redis {
+            port,
+            _group: group,
+        };
+        let started = Instant::now();
+        while redis.try_command("PING").as_deref() != Some("+PONG") {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not answer within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(redis)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Sends `name`, a command without arguments (RESP), and returns the first line of the
+    /// reply; `None` when the server cannot be reached.
+    fn try_command(&self, name: &str) -> Option<String> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        write!(stream, "*1\r\n${}\r\n{name}\r\n", name.len()).ok()?;
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).ok()?;
+        Some(line.trim_end().to_string())
+    }
+
+    /// How many keys it holds (`DBSIZE`).
+    fn keys(&self) -> u64 {
+        let answer = self.try_command("DBSIZE").expect("redis-server answers");
+        answer.trim_start_matches(':').parse().unwrap()
+    }
+
+    /// Forgets everything (`FLUSHALL`).
+    fn flush(&self) {
+        assert_eq!(self.try_command("FLUSHALL").as_deref(), Some("+OK"));
+    }
+}
+
+/// A JSON-RPC endpoint in front of anvil that answers as a node one block behind the head would,
+/// while it lags: `eth_getBlockByNumber "latest"` and everything else pass through (the head it
+/// names is fresh), but `eth_call` at a block number above the real head − 1 is the error
+/// `-32000 "header not found"`, and `eth_call` at `"latest"` reads head − 1. Once caught up
+/// ([`LaggingRpc::catch_up`]) it passes everything. One request per connection, answered with
+/// `Connection: close`; it stops when dropped (or after 3 minutes).
+struct LaggingRpc {
+    url: String,
+    lagging: Arc<AtomicBool>,
+    refused: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LaggingRpc {
+    /// Starts it in front of the JSON-RPC endpoint `upstream` (`http://127.0.0.1:port`), lagging.
+    fn start(upstream: &str) -> LaggingRpc {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let lagging = Arc::new(AtomicBool::new(true));
+        let refused = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let upstream = upstream.to_string();
+        let shared = (lagging.clone(), refused.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let (lagging, refused, stop) = shared;
+            let started = Instant::now();
+            while !stop.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(180) {
+                let Ok((mut stream, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(5));
+                    continue;
+                };
+                let (upstream, lagging, refused) =
+                    (upstream.clone(), lagging.clone(), refused.clone());
+                std::thread::spawn(move || {
+                    stream.set_nonblocking(false).unwrap();
+                    stream
+                        .set_read_timeout(Some(Duration::from_secs(5)))
+                        .unwrap();
+                    let raw = read_request(&mut stream);
+                    let text = String::from_utf8_lossy(&raw);
+                    let Some(request) = text
+                        .split_once("\r\n\r\n")
+                        .and_then(|(_, body)| serde_json::from_str::<Value>(body).ok())
+                    else {
+                        return;
+                    };
+                    let lagging = lagging.load(Ordering::SeqCst);
+                    let answer = lagging_answer(&upstream, request, lagging, &refused);
+                    let _ =
+                        stream.write_all(&response(200, "application/json", &answer.to_string()));
+                });
+            }
+        });
+        LaggingRpc {
+            url,
+            lagging,
+            refused,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// How many `eth_call`s it refused with "header not found".
+    fn refused(&self) -> usize {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    /// From now on it passes every request unchanged.
+    fn catch_up(&self) {
+        self.lagging.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Drop for LaggingRpc {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// [`LaggingRpc`]'s answer to one JSON-RPC `request`, asking `upstream` for the head and for
+/// everything it passes on; counts the calls it refuses in `refused`.
+fn lagging_answer(
+    upstream: &str,
+    mut request: Value,
+    lagging: bool,
+    refused: &AtomicUsize,
+) -> Value {
+    if lagging && request["method"] == "eth_call" {
+        let head = http_json(
+            upstream,
+            "POST",
+            "/",
+            Some(json!({"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []})),
+        );
+        let behind = quantity(&head["result"]).saturating_sub(1);
+        let block = request["params"][1].clone();
+        if block == "latest" {
+            request["params"][1] = json!(format!("{behind:#x}"));
+        } else if block.is_string() && quantity(&block) > behind {
+            refused.fetch_add(1, Ordering::SeqCst);
+            return json!({
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "error": {"code": -32000, "message": "header not found"},
+            });
+        }
+    }
+    http_json(upstream, "POST", "/", Some(request))
+}
+
+/// A JSON-RPC quantity (`"0x1a"`) as a number.
+fn quantity(value: &Value) -> u64 {
+    let hex = value.as_str().unwrap().trim_start_matches("0x");
+    u64::from_str_radix(hex, 16).unwrap()
+}
+
+/// The `validBefore` (unix seconds) inside a `PAYMENT-SIGNATURE`.
+fn valid_before_of(signature: &str) -> u64 {
+    let payload: Value = codec::decode(signature).unwrap();
+    payload["payload"]["authorization"]["validBefore"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The local clock, unix seconds.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// The error of a JSON error body: `(code, message)`.
+fn error_of(body: &str) -> (String, String) {
+    let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let text = |field: &str| {
+        body["error"][field]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    (text("code"), text("message"))
+}
+
+/// The 503's message while another request holds the authorization's reservation.
+const IN_PROGRESS: &str =
+    "a request with this payment is still in progress; retry with the same PAYMENT-SIGNATURE";
+
+/// [`retry`] until the answer is not 503 "in progress" (at most 5 s), asserting that each such
+/// answer carries no `PAYMENT-REQUIRED`; the last answer. With Redis the release of a
+/// reservation is a write of its own, which may still be on its way when the answer that
+/// released it arrives.
+fn retry_while_in_progress(
+    service: SocketAddr,
+    site: &Fixture,
+    signature: &str,
+) -> (u16, String, String) {
+    let started = Instant::now();
+    loop {
+        let answer = retry(service, site, signature);
+        if answer.0 != 503 || error_of(&answer.2).1 != IN_PROGRESS {
+            return answer;
+        }
+        assert_503_without_payment_required(&answer, IN_PROGRESS);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "still in progress after 5 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Asserts a 503 `INTERNAL_ERROR` with `message` and no `PAYMENT-REQUIRED` header: a client must
+/// not read it as a request to pay (again).
+fn assert_503_without_payment_required(answer: &(u16, String, String), message: &str) {
+    let (status, head, body) = answer;
+    assert_eq!(*status, 503, "{head}\n{body}");
+    assert_eq!(
+        error_of(body),
+        ("INTERNAL_ERROR".to_string(), message.to_string()),
+        "{body}"
+    );
+    assert_eq!(header(head, "PAYMENT-REQUIRED"), None, "{head}");
+}
+
 fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
@@ -374,7 +819,7 @@ fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
     // The reference facilitator's `/supported` makes the service ready.
     let (status, body) = service.wait_ready();
     assert_eq!(status, 200, "{body}");
-    let report = ts_client(&tools, &service, &site, None, false);
+    let report = ts_client(&tools, service.addr, &site, None, false);
     assert_eq!(report["status"], 200, "{report}");
     assert_eq!(
         report["body"]["emails"][0]["value"],
@@ -401,7 +846,7 @@ fn the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money()
     let mut command = Command::new(python);
     command
         .arg(repository().join(".ci/python/pay.py"))
-        .arg(endpoint(&service))
+        .arg(endpoint(service.addr))
         .arg(target(&site));
     let report = run_client(command);
     assert_eq!(report["status"], 200, "{report}");
@@ -409,7 +854,7 @@ fn the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money()
     let transaction = report["paymentResponse"]["transaction"].as_str().unwrap();
     assert_paid_once(&chain, transaction);
     let signature = report["signature"].as_str().unwrap();
-    let (status, head, body) = retry(&service, &site, signature);
+    let (status, head, body) = retry(service.addr, &site, signature);
     assert_eq!(status, 200, "{body}");
     assert_eq!(payment_response(&head).transaction, transaction);
     assert_eq!(
@@ -425,7 +870,7 @@ fn an_unfunded_payer_gets_a_402_and_no_crawl() {
     let chain = Chain::start(&tools, &[]);
     let site = Fixture::start(fixture_pages);
     let service = service(&site, &chain, &[]);
-    let report = ts_client(&tools, &service, &site, Some(UNFUNDED_KEY), true);
+    let report = ts_client(&tools, service.addr, &site, Some(UNFUNDED_KEY), true);
     assert_eq!(report["status"], 402, "{report}");
     assert_eq!(site.count("/"), 0);
     assert_unpaid(&chain);
@@ -437,12 +882,12 @@ fn with_automine_off_a_pending_settlement_is_a_503_then_the_same_signature_gets_
     chain.rpc("evm_setAutomine", json!([false]));
     let site = Fixture::start(fixture_pages);
     let service = service(&site, &chain, &[]);
-    let report = ts_client(&tools, &service, &site, None, true);
+    let report = ts_client(&tools, service.addr, &site, None, true);
     assert_eq!(report["status"], 503, "{report}");
     assert_unpaid(&chain);
     chain.mine();
     let signature = report["signature"].as_str().unwrap();
-    let (status, head, body) = retry(&service, &site, signature);
+    let (status, head, body) = retry(service.addr, &site, signature);
     assert_eq!(status, 200, "{head}\n{body}");
     let transaction = payment_response(&head).transaction;
     assert_paid_once(&chain, &transaction);
@@ -467,7 +912,7 @@ fn blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once() {
     });
     let service = service(&site, &chain, &[]);
     let started = Instant::now();
-    let report = ts_client(&tools, &service, &site, None, true);
+    let report = ts_client(&tools, service.addr, &site, None, true);
     assert_eq!(report["status"], 200, "{report}");
     assert_eq!(
         report["body"]["emails"][0]["value"],
@@ -488,7 +933,7 @@ fn a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_kee
     chain.rpc("evm_setAutomine", json!([false]));
     let site = Fixture::start(fixture_pages);
     let service = service(&site, &chain, &[("CHAIN_RPC_URL", chain.rpc.clone())]);
-    let report = ts_client(&tools, &service, &site, None, true);
+    let report = ts_client(&tools, service.addr, &site, None, true);
     assert_eq!(report["status"], 503, "{report}");
     let signature = report["signature"].as_str().unwrap();
     // The payer cancels its authorization with a higher tip: the next block holds the
@@ -503,14 +948,258 @@ fn a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_kee
     chain.mine();
     // The retry reads the chain: AuthorizationCanceled, so a 402 that says so; after that the
     // authorization is spent for good.
-    let (status, head, body) = retry(&service, &site, signature);
+    let (status, head, body) = retry(service.addr, &site, signature);
     assert_eq!(status, 402, "{head}\n{body}");
     assert!(body.contains("authorization cancelled"), "{body}");
-    let (status, _, body) = retry(&service, &site, signature);
+    let (status, _, body) = retry(service.addr, &site, signature);
     assert_eq!(status, 402, "{body}");
     assert!(body.contains("already used"), "{body}");
     assert_eq!(site.count("/"), 1);
     assert_unpaid(&chain);
+}
+
+/// How a test loses the service's record of a payment.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Loss {
+    /// The in-process store: SIGKILL, then a new process with the same settings.
+    Crash,
+    /// Redis without persistence: `FLUSHALL`, as a failover to a replica that never got the
+    /// writes would.
+    Flush,
+}
+
+/// The official TS client pays once (200, one transfer); the service loses its record (`loss`);
+/// the same `PAYMENT-SIGNATURE` again finds the reference facilitator's `/verify` saying "nonce
+/// already used". With `judge` (`CHAIN_RPC_URL` = anvil) the chain shows the transfer: the job
+/// runs again without a `/settle` and answers 200 naming the original transaction. Without it:
+/// 503 "payment outcome unknown", no `PAYMENT-REQUIRED`, audit `unreconciled` — never a 402, and
+/// the money moves once whatever the answer.
+fn a_lost_record(loss: Loss, judge: bool) {
+    let Some(tools) = node_tools() else { return };
+    let redis = match loss {
+        Loss::Crash => None,
+        Loss::Flush => match Redis::start() {
+            Some(redis) => Some(redis),
+            None => return,
+        },
+    };
+    let chain = Chain::start(&tools, &[]);
+    let site = Fixture::start(fixture_pages);
+    let mut extra = Vec::new();
+    if let Some(redis) = &redis {
+        extra.push(("REDIS_URL", redis.url()));
+    }
+    if judge {
+        extra.push(("CHAIN_RPC_URL", chain.rpc.clone()));
+    }
+    let vars = process_vars(&site, &chain, &extra);
+    let mut service = ServiceProcess::start(&vars);
+    let report = ts_client(&tools, service.addr, &site, None, true);
+    assert_eq!(report["status"], 200, "{report}");
+    let transaction = report["paymentResponse"]["transaction"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let signature = report["signature"].as_str().unwrap();
+    assert_paid_once(&chain, &transaction);
+    assert_eq!(chain.calls(), (1, 1));
+    assert_eq!(service.outcomes_since(0, "settled"), ["settled"]);
+    let before = service.audit().len();
+    match &redis {
+        None => {
+            service.kill();
+            service = ServiceProcess::start(&vars);
+        }
+        Some(redis) => {
+            assert!(redis.keys() > 0, "the record is in Redis");
+            redis.flush();
+            assert_eq!(redis.keys(), 0);
+        }
+    }
+    let since = if loss == Loss::Crash { 0 } else { before };
+    let answer = retry(service.addr, &site, signature);
+    if judge {
+        let (status, head, body) = &answer;
+        assert_eq!(*status, 200, "{head}\n{body}");
+        let settled = payment_response(head);
+        assert!(settled.success, "{head}");
+        assert_eq!(
+            (settled.transaction.as_str(), settled.network.as_str()),
+            (transaction.as_str(), "eip155:8453")
+        );
+        let result: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(result["emails"], report["body"]["emails"]);
+        assert_eq!(result["phones"], report["body"]["phones"]);
+        let outcomes = service.outcomes_since(since, "confirmed_on_chain_without_record");
+        assert_eq!(outcomes, ["confirmed_on_chain_without_record"]);
+        let line = service.audit_line("confirmed_on_chain_without_record");
+        assert_eq!(line["transaction"], transaction.as_str());
+        assert_eq!(line["requestId"], header(head, "X-Request-Id").unwrap());
+        // The job ran again (the result was lost with the record); no second `/settle`.
+        assert_eq!(chain.calls(), (2, 1));
+        assert_eq!(site.count("/"), 2);
+        // Now recorded again: the same signature gets the kept 200, no facilitator call.
+        let (again, again_head, again_body) = retry(service.addr, &site, signature);
+        assert_eq!((again, &again_body), (200, body), "{again_head}");
+        assert_eq!(chain.calls(), (2, 1));
+    } else {
+        assert_503_without_payment_required(&answer, UNRECONCILED);
+        let outcomes = service.outcomes_since(since, "unreconciled");
+        assert_eq!(outcomes, ["unreconciled"]);
+        let line = service.audit_line("unreconciled");
+        assert_eq!(line["nonce"], nonce_of(signature));
+        assert!(line["payer"].as_str().unwrap().eq_ignore_ascii_case(PAYER));
+        assert_eq!(
+            line["requestId"],
+            header(&answer.1, "X-Request-Id").unwrap()
+        );
+        // The reservation was released: judged again, the same answer.
+        let again = retry_while_in_progress(service.addr, &site, signature);
+        assert_503_without_payment_required(&again, UNRECONCILED);
+        assert_eq!(chain.calls(), (3, 1));
+        assert_eq!(site.count("/"), 1);
+    }
+    assert_paid_once(&chain, &transaction);
+}
+
+fn a_record_lost_in_a_crash_without_a_chain_rpc_is_a_503_unreconciled_never_a_402() {
+    a_lost_record(Loss::Crash, false);
+}
+
+fn a_record_lost_in_a_crash_with_the_chain_rpc_is_a_200_naming_the_original_transaction() {
+    a_lost_record(Loss::Crash, true);
+}
+
+fn a_record_flushed_from_redis_without_a_chain_rpc_is_a_503_unreconciled_never_a_402() {
+    a_lost_record(Loss::Flush, false);
+}
+
+fn a_record_flushed_from_redis_with_the_chain_rpc_is_a_200_naming_the_original_transaction() {
+    a_lost_record(Loss::Flush, true);
+}
+
+/// Automine off, `CHAIN_RPC_URL` set: the facilitator's receipt wait times out and the chain
+/// shows the authorization unused before `validBefore` (503 "settlement pending"); once the block
+/// is mined, the same signature gets the 200 with that transaction, one transfer.
+fn with_the_chain_rpc_a_pending_settlement_mined_later_is_the_200_once() {
+    let Some(tools) = node_tools() else { return };
+    let chain = Chain::start(&tools, &[]);
+    chain.rpc("evm_setAutomine", json!([false]));
+    let site = Fixture::start(fixture_pages);
+    let vars = process_vars(&site, &chain, &[("CHAIN_RPC_URL", chain.rpc.clone())]);
+    let service = ServiceProcess::start(&vars);
+    let report = ts_client(&tools, service.addr, &site, None, true);
+    assert_eq!(report["status"], 503, "{report}");
+    assert_eq!(report["body"]["error"]["message"], PENDING, "{report}");
+    let pending = report["paymentResponse"]["transaction"].as_str().unwrap();
+    assert_unpaid(&chain);
+    // The facilitator answered `settlement_pending` (every attempt), then the chain read showed
+    // the authorization unused at a head before `validBefore`: unknown, not expired.
+    let audit = service.audit();
+    assert!(
+        audit.iter().all(|line| line["outcome"] == "unknown"),
+        "{audit:?}"
+    );
+    assert_eq!(audit[0]["reason"], "settlement_pending");
+    let last = audit.last().unwrap()["reason"].as_str().unwrap();
+    assert!(
+        last.starts_with("authorization not used at block"),
+        "{audit:?}"
+    );
+    let (_, settles) = chain.calls();
+    chain.mine();
+    let signature = report["signature"].as_str().unwrap();
+    let (status, head, body) = retry(service.addr, &site, signature);
+    assert_eq!(status, 200, "{head}\n{body}");
+    let transaction = payment_response(&head).transaction;
+    assert_eq!(transaction, pending);
+    assert_paid_once(&chain, &transaction);
+    // The retry's `/settle` finds the mined transaction: the reference facilitator answers
+    // success with it, and the service records it settled.
+    let outcomes = service.outcomes_since(audit.len(), "settled");
+    assert_eq!(outcomes, ["settled"]);
+    assert_eq!(service.audit_line("settled")["transaction"], pending);
+    assert_eq!(chain.calls(), (1, settles + 1));
+    assert_eq!(site.count("/"), 1, "the retry is not a second crawl");
+}
+
+/// `CHAIN_RPC_URL` is a node one block behind ([`LaggingRpc`]); automine off. The settlement is
+/// pending (503), the local clock passes `validBefore`, then the transfer is mined in a block
+/// stamped inside the window. The retry (too late for a `/settle`) reads the chain at the head,
+/// which the node refuses: 503 "settlement pending", never a 402; once the node catches up, the
+/// 200 with the transaction (audit `confirmed_on_chain`). One transfer throughout.
+fn behind_a_lagging_chain_node_a_payment_mined_past_its_window_is_a_503_never_a_402() {
+    let Some(tools) = node_tools() else { return };
+    let chain = Chain::start(&tools, &[]);
+    chain.rpc("evm_setAutomine", json!([false]));
+    let node = LaggingRpc::start(&chain.rpc);
+    let site = Fixture::start(fixture_pages);
+    // The shortest window the service allows: the client signs `validBefore` = now + 64 s.
+    let vars = process_vars(
+        &site,
+        &chain,
+        &[
+            ("CHAIN_RPC_URL", node.url.clone()),
+            ("X402_MAX_TIMEOUT_SECONDS", "64".to_string()),
+        ],
+    );
+    let service = ServiceProcess::start(&vars);
+    let report = ts_client(&tools, service.addr, &site, None, true);
+    assert_eq!(report["status"], 503, "{report}");
+    assert_eq!(report["body"]["error"]["message"], PENDING, "{report}");
+    assert_unpaid(&chain);
+    let signature = report["signature"].as_str().unwrap();
+    let valid_before = valid_before_of(signature);
+    // The local clock passes `validBefore`: a service that trusted it over the chain would call
+    // the authorization expired unused.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while unix_now() <= valid_before {
+        assert!(
+            Instant::now() < deadline,
+            "validBefore {valid_before} never passed"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The transfer's block, stamped just inside the window (USDC takes it) and mined now: the
+    // head holds the transfer, a node one block behind has not seen it.
+    chain.rpc("evm_setNextBlockTimestamp", json!([valid_before - 1]));
+    chain.mine();
+    let transfers = chain.transfers();
+    assert_eq!(transfers.len(), 1, "{transfers:?}");
+    let transaction = transfers[0]["transaction"].as_str().unwrap().to_string();
+    assert_paid_once(&chain, &transaction);
+    let (refused, calls) = (node.refused(), chain.calls());
+    let seen = service.audit().len();
+    let answer = retry(service.addr, &site, signature);
+    assert_503_without_payment_required(&answer, PENDING);
+    assert!(
+        node.refused() > refused,
+        "the service read the chain at the head"
+    );
+    // Unknown, for the node's reason: neither "expired unused" nor "settlement failed".
+    let outcomes = service.outcomes_since(seen, "unknown");
+    let audit = service.audit();
+    assert_eq!(outcomes, ["unknown"], "{audit:?}");
+    assert_eq!(
+        audit[seen]["reason"], "chain rpc: eth_call: header not found",
+        "{audit:?}"
+    );
+    assert_eq!(chain.calls(), calls, "past the window: no facilitator call");
+    assert_paid_once(&chain, &transaction);
+    // The node catches up: the chain confirms the transfer.
+    node.catch_up();
+    let (status, head, body) = retry(service.addr, &site, signature);
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert_eq!(payment_response(&head).transaction, transaction);
+    let outcomes = service.outcomes_since(seen + 1, "confirmed_on_chain");
+    assert_eq!(outcomes, ["confirmed_on_chain"]);
+    assert_eq!(
+        service.audit_line("confirmed_on_chain")["transaction"],
+        transaction.as_str()
+    );
+    assert_eq!(chain.calls(), calls);
+    assert_paid_once(&chain, &transaction);
+    assert_eq!(site.count("/"), 1);
 }
 
 // Every test above, once on each runtime.
@@ -521,4 +1210,10 @@ contact_e2e::both_runtimes!(
     with_automine_off_a_pending_settlement_is_a_503_then_the_same_signature_gets_the_200,
     blocks_every_2_s_a_slow_homepage_and_an_endless_contact_page_settle_once,
     a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_keeps_its_money,
+    a_record_lost_in_a_crash_without_a_chain_rpc_is_a_503_unreconciled_never_a_402,
+    a_record_lost_in_a_crash_with_the_chain_rpc_is_a_200_naming_the_original_transaction,
+    a_record_flushed_from_redis_without_a_chain_rpc_is_a_503_unreconciled_never_a_402,
+    a_record_flushed_from_redis_with_the_chain_rpc_is_a_200_naming_the_original_transaction,
+    with_the_chain_rpc_a_pending_settlement_mined_later_is_the_200_once,
+    behind_a_lagging_chain_node_a_payment_mined_past_its_window_is_a_503_never_a_402,
 );

@@ -3,8 +3,9 @@
 // address, mints 1 USDC to the payer, and serves the reference x402 facilitator
 // (`x402Facilitator` + `ExactEvmScheme`, @x402 2.27.0) on 127.0.0.1 with `/supported`, `/verify`
 // and `/settle`, plus test-only `/lab/*` routes (balances, transfers, a receipt, a cancellation
-// signed by the payer). Loopback only. Prints one JSON line `{"port":N}` when ready; exits when
-// its standard input closes.
+// signed by the payer, how many `/verify` and `/settle` calls the facilitator received).
+// Loopback only. Prints one JSON line `{"port":N}` when ready; exits when its standard input
+// closes.
 // Usage: node lab.mjs RPC_URL [--confirmation-timeout-ms N]
 import http from "node:http";
 import fs from "node:fs";
@@ -60,7 +61,11 @@ const facilitator = new x402Facilitator().register(
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
+// The facilitator calls received, for `/lab/calls`.
+const calls = { verify: 0, settle: 0 };
+
 async function lab(route, body) {
+  if (route === "/lab/calls") return calls;
   if (route.startsWith("/lab/balance/")) {
     const owner = route.slice("/lab/balance/".length);
     return { balance: String(await publicClient.readContract({ address: USDC, abi, functionName: "balanceOf", args: [owner] })) };
@@ -98,8 +103,14 @@ async function lab(route, body) {
 
 async function answer(request, body) {
   if (request.method === "GET" && request.url === "/supported") return facilitator.getSupported();
-  if (request.method === "POST" && request.url === "/verify") return facilitator.verify(body.paymentPayload, body.paymentRequirements);
-  if (request.method === "POST" && request.url === "/settle") return facilitator.settle(body.paymentPayload, body.paymentRequirements);
+  if (request.method === "POST" && request.url === "/verify") {
+    calls.verify += 1;
+    return facilitator.verify(body.paymentPayload, body.paymentRequirements);
+  }
+  if (request.method === "POST" && request.url === "/settle") {
+    calls.settle += 1;
+    return facilitator.settle(body.paymentPayload, body.paymentRequirements);
+  }
   return lab(request.url, body);
 }
 

@@ -104,37 +104,49 @@ impl Service {
 
     /// Sends one request with `Connection: close` and returns (status, headers, body).
     pub fn call(&self, raw: &[u8]) -> (u16, String, String) {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(40)))
-            .unwrap();
-        stream.write_all(raw).unwrap();
-        let mut out = Vec::new();
-        let _ = stream.read_to_end(&mut out);
-        let text = String::from_utf8_lossy(&out).to_string();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let status = head
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        (status, head.to_string(), body.to_string())
+        call_at(self.addr, raw)
     }
+}
+
+/// Sends one request with `Connection: close` to a service at `addr` (this process's
+/// [`Service`] or one in a process of its own) and returns (status, headers, body).
+pub fn call_at(addr: SocketAddr, raw: &[u8]) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .unwrap();
+    stream.write_all(raw).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
 }
 
 impl Service {
     /// `GET /api/ready` until it answers 200 or 5 s pass (the facilitator check at start-up
     /// runs beside the first requests); the last answer's (status, body).
     pub fn wait_ready(&self) -> (u16, String) {
-        let ready = b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n";
-        let started = std::time::Instant::now();
-        loop {
-            let (status, _, body) = self.call(ready);
-            if status == 200 || started.elapsed() > Duration::from_secs(5) {
-                return (status, body);
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        wait_ready_at(self.addr)
+    }
+}
+
+/// `GET /api/ready` from the service at `addr` until it answers 200 or 5 s pass; the last
+/// answer's (status, body).
+pub fn wait_ready_at(addr: SocketAddr) -> (u16, String) {
+    let ready = b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let started = std::time::Instant::now();
+    loop {
+        let (status, _, body) = call_at(addr, ready);
+        if status == 200 || started.elapsed() > Duration::from_secs(5) {
+            return (status, body);
         }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
