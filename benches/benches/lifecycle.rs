@@ -20,6 +20,19 @@ fn main() {
 }
 
 fn server() -> Server {
+    server_with(None)
+}
+
+/// A server whose 402s carry signed offers (x402 offer-receipt), signed with a test key.
+fn server_signing_offers() -> Server {
+    let signer = contact_core::payment::offer_receipt::OfferSigner::from_hex(
+        "5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    server_with(Some(signer))
+}
+
+fn server_with(signer: Option<contact_core::payment::offer_receipt::OfferSigner>) -> Server {
     let vars: BTreeMap<String, String> = [
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
@@ -31,7 +44,8 @@ fn server() -> Server {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let config = Config::from_env_map(&vars).unwrap_or_else(|e| panic!("{e}"));
+    let mut config = Config::from_env_map(&vars).unwrap_or_else(|e| panic!("{e}"));
+    config.offer_signer = signer;
     Server::new(
         config,
         [1; 32],
@@ -46,12 +60,21 @@ const UNPAID: &[u8] = b"POST /api/v1/extract-contact HTTP/1.1\r\nHost: contacts.
 /// checks, requirements, base64 header, JSON body, access-log event).
 #[divan::bench(sample_count = 20, sample_size = 1000)]
 fn unpaid_402(bencher: Bencher) {
-    let server = server();
+    unpaid_402_of(bencher, &server());
+}
+
+/// The same with signed offers in every 402 (signed once per server, not per request).
+#[divan::bench(sample_count = 20, sample_size = 1000)]
+fn unpaid_402_with_signed_offers(bencher: Bencher) {
+    unpaid_402_of(bencher, &server_signing_offers());
+}
+
+fn unpaid_402_of(bencher: Bencher, server: &Server) {
     let now = Instant::now();
     let peer = "203.0.113.9:5000"
         .parse()
         .unwrap_or_else(|_| unreachable!());
-    let mut exchange = contact_core::exchange::Exchange::accept(&server, peer, now);
+    let mut exchange = contact_core::exchange::Exchange::accept(server, peer, now);
     bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
         exchange.handle_input(Input::ClientData(UNPAID), now);
         let mut bytes = 0;
