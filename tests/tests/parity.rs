@@ -66,8 +66,8 @@ fn converse(service: &Service, conversation: &[Send]) -> Vec<u8> {
 }
 
 /// The answer with what differs by nature masked: request ids (`req_` + 26 characters),
-/// durations (`"durationMs":N`) and so the `Content-Length` of a body holding one (the bodies
-/// themselves are compared).
+/// durations (`"durationMs":N`) and so the `Content-Length` and `Content-Digest` of a body
+/// holding one (the bodies themselves are compared).
 fn masked(raw: &[u8]) -> String {
     let text = String::from_utf8_lossy(raw).to_string();
     let mut out = String::with_capacity(text.len());
@@ -96,6 +96,8 @@ fn masked(raw: &[u8]) -> String {
         .map(|line| {
             if line.starts_with("Content-Length: ") {
                 "Content-Length: <n>"
+            } else if line.starts_with("Content-Digest: sha-256=:") {
+                "Content-Digest: sha-256=:<digest>:"
             } else {
                 line
             }
