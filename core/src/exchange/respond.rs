@@ -117,7 +117,10 @@ impl Exchange {
         // After a framing error the stream cannot be trusted: close it.
         let framing = matches!(
             failure,
-            Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
+            Failure::HeadTooLarge
+                | Failure::BodyTooLarge
+                | Failure::MalformedRequest
+                | Failure::UnsupportedTransferCoding
         );
         let request = RequestInfo {
             close: request.close || framing,
