@@ -3646,3 +3646,96 @@ fn a_transfer_coding_other_than_chunked_is_501() {
     assert_error(&one(&sim.request(raw.as_bytes())), 400, "INVALID_URL");
     assert_eq!(site_requests(&sim), 0);
 }
+
+/// A raw response split into its header lines (without `X-Request-Id`, which differs per
+/// request) and the bytes after the head.
+fn head_and_rest(raw: &[u8]) -> (Vec<String>, Vec<u8>) {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete head")
+        + 4;
+    let lines = String::from_utf8(raw[..end].to_vec())
+        .unwrap()
+        .split("\r\n")
+        .filter(|line| !line.starts_with("X-Request-Id:"))
+        .map(str::to_string)
+        .collect();
+    (lines, raw[end..].to_vec())
+}
+
+#[test]
+fn head_on_every_get_route_is_the_get_without_its_body() {
+    for ready in [false, true] {
+        let mut sim = world(&[]);
+        if ready {
+            sim.check_facilitator();
+        }
+        for path in [
+            "/api/health",
+            "/api/healthz",
+            "/api/ready",
+            "/openapi.json",
+            "/.well-known/x402",
+            "/.well-known/x402.json",
+            "/.well-known/mcp.json",
+        ] {
+            let get =
+                sim.request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+            let head = sim
+                .request(format!("HEAD {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+            let (get_lines, get_body) = head_and_rest(&get);
+            let (head_lines, head_body) = head_and_rest(&head);
+            assert!(!get_body.is_empty(), "{path}");
+            assert_eq!(head_lines, get_lines, "{path}");
+            assert!(head_body.is_empty(), "{path}: {head_body:?}");
+            assert!(head_lines.contains(&format!("Content-Length: {}", get_body.len())));
+        }
+        // Not-ready is a 503 either way; ready, a 200.
+        let status = if ready {
+            "HTTP/1.1 200 OK"
+        } else {
+            "HTTP/1.1 503 Service Unavailable"
+        };
+        let head = sim.request(b"HEAD /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert_eq!(head_and_rest(&head).0[0], status);
+    }
+}
+
+#[test]
+fn head_keeps_the_connection_and_answers_no_body_anywhere() {
+    let mut sim = world(&[]);
+    // A HEAD, then a GET on the same connection: the first answer ends at its head.
+    let both = sim.request(
+        b"HEAD /api/health HTTP/1.1\r\n\r\nGET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n",
+    );
+    let (first, rest) = head_and_rest(&both);
+    assert_eq!(first[0], "HTTP/1.1 200 OK");
+    assert!(
+        rest.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&rest)
+    );
+    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
+    for (path, status, allow) in [
+        (
+            "/api/v1/extract-contact",
+            "HTTP/1.1 405 Method Not Allowed",
+            Some("Allow: POST, OPTIONS"),
+        ),
+        ("/nope", "HTTP/1.1 404 Not Found", None),
+    ] {
+        let raw =
+            sim.request(format!("HEAD {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+        let (lines, rest) = head_and_rest(&raw);
+        assert_eq!(lines[0], status);
+        if let Some(allow) = allow {
+            assert!(lines.contains(&allow.to_string()), "{lines:?}");
+        }
+        assert!(rest.is_empty());
+    }
+    // A wrong method on a GET route names HEAD among the allowed ones.
+    let r = one(&sim.request(b"POST /api/health HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(r.header("Allow"), Some("GET, HEAD, OPTIONS"));
+}

@@ -156,8 +156,14 @@ impl Exchange {
     ) {
         // While the service drains, every answer is the connection's last.
         let close = request.close || self.server.is_draining();
-        self.outputs
-            .push_back(Output::SendToClient(response.to_bytes(&request.id, close)));
+        // A response to HEAD is the GET's status and headers, without content (RFC 9110
+        // §9.3.2), whatever its status.
+        let bytes = if request.method == "HEAD" {
+            response.head_bytes(&request.id, close)
+        } else {
+            response.to_bytes(&request.id, close)
+        };
+        self.outputs.push_back(Output::SendToClient(bytes));
         self.log(request, response.status, error_code, log, now);
         if close {
             self.close();
