@@ -220,6 +220,8 @@ pub enum Failure {
     BodyTooLarge,
     /// Unparseable request or bad framing.
     MalformedRequest,
+    /// A transfer coding other than `chunked` (RFC 9112 §6.1).
+    UnsupportedTransferCoding,
     /// Unknown path.
     NotFound,
     /// Wrong method for a known path.
@@ -271,6 +273,7 @@ pub fn reply_for(failure: &Failure) -> (u16, ErrorCode) {
         Failure::MalformedRequest | Failure::InvalidBody => (400, ErrorCode::InvalidUrl),
         Failure::NotFound => (404, ErrorCode::InvalidUrl),
         Failure::MethodNotAllowed => (405, ErrorCode::InvalidUrl),
+        Failure::UnsupportedTransferCoding => (501, ErrorCode::InvalidUrl),
         Failure::RateLimited => (429, ErrorCode::RateLimited),
         Failure::InvalidUrl(rejection) if rejection.is_private_address() => {
             (400, ErrorCode::PrivateAddress)
@@ -326,6 +329,11 @@ mod tests {
             (Failure::MalformedRequest, 400, ErrorCode::InvalidUrl),
             (Failure::NotFound, 404, ErrorCode::InvalidUrl),
             (Failure::MethodNotAllowed, 405, ErrorCode::InvalidUrl),
+            (
+                Failure::UnsupportedTransferCoding,
+                501,
+                ErrorCode::InvalidUrl,
+            ),
             (Failure::RateLimited, 429, ErrorCode::RateLimited),
             (Failure::InvalidBody, 400, ErrorCode::InvalidUrl),
             (

@@ -246,7 +246,7 @@ pub fn openapi_document(
         "info": {
             "title": "contact-extract",
             "version": API_VERSION,
-            "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free.",
+            "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free. Every GET route also answers HEAD (its status and headers, no body; RFC 9110 §9.3.2). A request body may come with Content-Length or in the chunked transfer coding (RFC 9112 §7.1).",
             "x-guidance": GUIDANCE,
             "contact": contact_email.map(|email| json!({"email": email}))
         },
@@ -281,7 +281,7 @@ pub fn openapi_document(
                     "404": error("Unknown path (INVALID_URL)"),
                     "405": error("Wrong method (INVALID_URL); see the Allow header"),
                     "409": error("The payment-identifier id was already used with a different payment or request (INVALID_URL)"),
-                    "413": error("Request body over 16 KiB"),
+                    "413": error("Request body over 16 KiB (decoded bytes, for a chunked body)"),
                     "422": error("The site could not be fetched or read (FETCH_FAILED, UNSUPPORTED_CONTENT_TYPE, RESPONSE_TOO_LARGE, TIMEOUT); never charged"),
                     "429": {
                         "description": "Rate limited (RATE_LIMITED)",
@@ -290,6 +290,7 @@ pub fn openapi_document(
                     },
                     "431": error("Request head over 32 KiB or 100 headers"),
                     "500": error("Internal error (INTERNAL_ERROR); never charged"),
+                    "501": error("A transfer coding other than chunked (INVALID_URL)"),
                     "503": {
                         "description": "INTERNAL_ERROR: payments not configured, overloaded, too many unfinished payments from one payer, the service shutting down, facilitator unavailable, a request with the same payment still in progress (never charged; see Retry-After); or the settlement is pending (message \"settlement pending: retry with the same PAYMENT-SIGNATURE\"): once a settlement's outcome is unknown the money may have moved, so no later answer for that authorization is a 402 unless the chain shows it was never used or was cancelled; the result is kept, and a retry with the same PAYMENT-SIGNATURE gets the 200 once the facilitator (or the chain) confirms",
                         "headers": {
@@ -375,7 +376,8 @@ mod tests {
             .keys()
             .collect();
         for status in [
-            "200", "400", "402", "404", "405", "409", "413", "422", "429", "431", "500", "503",
+            "200", "400", "402", "404", "405", "409", "413", "422", "429", "431", "500", "501",
+            "503",
         ] {
             assert!(statuses.contains(&&status.to_string()), "{status}");
         }

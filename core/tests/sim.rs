@@ -3673,3 +3673,247 @@ fn offers_are_signed_again_before_they_lapse_and_are_off_without_a_key() {
     assert!(settled.get("extensions").is_none());
     assert!(paid.header("Content-Digest").is_some());
 }
+
+// HTTP/1.1 as clients send it: chunked request bodies (RFC 9112 §7.1), refused framings
+// (§6.1, §6.3) and HEAD on every GET route (RFC 9110 §9.3.2).
+
+/// `body` in the chunked coding, in chunks of at most `size` bytes, an extension on the first
+/// chunk and a trailer field.
+fn chunked_body(body: &str, size: usize) -> String {
+    let mut wire = String::new();
+    for (i, piece) in body.as_bytes().chunks(size).enumerate() {
+        let extension = if i == 0 { ";name=value" } else { "" };
+        wire.push_str(&format!("{:x}{extension}\r\n", piece.len()));
+        wire.push_str(std::str::from_utf8(piece).unwrap());
+        wire.push_str("\r\n");
+    }
+    wire.push_str("0\r\nX-Checksum: none\r\n\r\n");
+    wire
+}
+
+/// A chunked POST to the paid route, with `extra` header lines.
+fn chunked_post(body: &str, size: usize, extra: &str) -> Vec<u8> {
+    format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n{extra}\r\n{}",
+        chunked_body(body, size)
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_chunked_post_is_answered_as_its_content_length_twin() {
+    let mut sim = world(&[]);
+    let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+    let plain = one(&sim.request(&post(body, None)));
+    assert_eq!(plain.status, 402);
+    for size in [1, 7, body.len()] {
+        let r = one(&sim.request(&chunked_post(body, size, "Connection: close\r\n")));
+        assert_eq!(r.status, 402, "{}", r.body);
+        assert_eq!(
+            r.header("PAYMENT-REQUIRED"),
+            plain.header("PAYMENT-REQUIRED")
+        );
+        assert_eq!(r.body, plain.body);
+    }
+    // A bad body is the same 400 either way.
+    let bad = one(&sim.request(&chunked_post(r#"{"url":1}"#, 3, "Connection: close\r\n")));
+    let plain_bad = one(&sim.request(&post(r#"{"url":1}"#, None)));
+    assert_error(&bad, 400, "INVALID_URL");
+    assert_eq!(
+        bad.body["error"]["message"],
+        plain_bad.body["error"]["message"]
+    );
+    // Paid and chunked: the crawl, the settlement, the 200.
+    let header = payment_header(&requirements(&sim), 140, 0, SIM_UNIX_START + 100);
+    let paid = chunked_post(
+        body,
+        10,
+        &format!("PAYMENT-SIGNATURE: {header}\r\nConnection: close\r\n"),
+    );
+    let r = one(&sim.request(&paid));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["emails"][0]["value"], "info@acme-shop.com");
+    assert_eq!(calls(&sim, "/settle"), 1);
+}
+
+#[test]
+fn a_chunked_request_keeps_the_connection_for_the_next_one() {
+    let mut sim = world(&[]);
+    let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+    // Pipelined behind the terminating CRLF, and the same a byte per read.
+    let mut raw = chunked_post(body, 4, "");
+    raw.extend_from_slice(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    let statuses: Vec<u16> = responses(&sim.request(&raw))
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, [402, 200]);
+    let script: Vec<(std::time::Duration, Vec<u8>)> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (std::time::Duration::from_millis(i as u64), vec![*b]))
+        .collect();
+    let statuses: Vec<u16> = responses(&sim.request_over_time(&script))
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, [402, 200]);
+}
+
+#[test]
+fn chunked_bodies_over_the_limit_or_malformed_are_refused_and_closed() {
+    let mut sim = world(&[]);
+    let follow = b"GET /api/health HTTP/1.1\r\n\r\n";
+    // 16 KiB + 1 decoded bytes, in chunks whose framing alone would be under the limit.
+    let big = format!(
+        r#"{{"url":"https://www.acme-shop.com/","x":"{}"}}"#,
+        "a".repeat(16 * 1024)
+    );
+    let mut raw = chunked_post(&big, 4096, "");
+    raw.extend_from_slice(follow);
+    let all = responses(&sim.request(&raw));
+    assert_eq!(all.len(), 1);
+    assert_error(&all[0], 413, "INVALID_URL");
+    assert_eq!(all[0].header("Connection"), Some("close"));
+    let mut raw = b"POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\r\n".to_vec();
+    raw.extend_from_slice(follow);
+    let all = responses(&sim.request(&raw));
+    assert_eq!(all.len(), 1);
+    assert_error(&all[0], 400, "INVALID_URL");
+    assert_eq!(all[0].header("Connection"), Some("close"));
+}
+
+#[test]
+fn content_length_with_transfer_encoding_is_400_and_closes() {
+    // RFC 9112 §6.3: a request that two parsers could frame differently (smuggling).
+    let mut sim = world(&[]);
+    let body = r#"{"url":"https://www.acme-shop.com/"}"#;
+    let chunked = chunked_body(body, 8);
+    for order in [
+        format!(
+            "Content-Length: {}\r\nTransfer-Encoding: chunked\r\n",
+            chunked.len()
+        ),
+        format!(
+            "Transfer-Encoding: chunked\r\nContent-Length: {}\r\n",
+            chunked.len()
+        ),
+    ] {
+        let raw = format!(
+            "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{order}\r\n{chunked}GET /api/health HTTP/1.1\r\n\r\n"
+        );
+        let all = responses(&sim.request(raw.as_bytes()));
+        assert_eq!(all.len(), 1, "nothing after it is read");
+        assert_error(&all[0], 400, "INVALID_URL");
+        assert_eq!(all[0].header("Connection"), Some("close"));
+    }
+}
+
+#[test]
+fn a_transfer_coding_other_than_chunked_is_501() {
+    let mut sim = world(&[]);
+    let body = chunked_body(r#"{"url":"https://www.acme-shop.com/"}"#, 8);
+    let raw = format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n{body}"
+    );
+    let r = one(&sim.request(raw.as_bytes()));
+    assert_error(&r, 501, "INVALID_URL");
+    assert_eq!(r.header("Connection"), Some("close"));
+    // Chunked not last: the body's end cannot be known (RFC 9112 §6.3).
+    let raw = "POST /api/v1/extract-contact HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n";
+    assert_error(&one(&sim.request(raw.as_bytes())), 400, "INVALID_URL");
+    assert_eq!(site_requests(&sim), 0);
+}
+
+/// A raw response split into its header lines (without `X-Request-Id`, which differs per
+/// request) and the bytes after the head.
+fn head_and_rest(raw: &[u8]) -> (Vec<String>, Vec<u8>) {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete head")
+        + 4;
+    let lines = String::from_utf8(raw[..end].to_vec())
+        .unwrap()
+        .split("\r\n")
+        .filter(|line| !line.starts_with("X-Request-Id:"))
+        .map(str::to_string)
+        .collect();
+    (lines, raw[end..].to_vec())
+}
+
+#[test]
+fn head_on_every_get_route_is_the_get_without_its_body() {
+    for ready in [false, true] {
+        let mut sim = world(&[]);
+        if ready {
+            sim.check_facilitator();
+        }
+        for path in [
+            "/api/health",
+            "/api/healthz",
+            "/api/ready",
+            "/openapi.json",
+            "/.well-known/x402",
+            "/.well-known/x402.json",
+            "/.well-known/mcp.json",
+        ] {
+            let get =
+                sim.request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+            let head = sim
+                .request(format!("HEAD {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+            let (get_lines, get_body) = head_and_rest(&get);
+            let (head_lines, head_body) = head_and_rest(&head);
+            assert!(!get_body.is_empty(), "{path}");
+            assert_eq!(head_lines, get_lines, "{path}");
+            assert!(head_body.is_empty(), "{path}: {head_body:?}");
+            assert!(head_lines.contains(&format!("Content-Length: {}", get_body.len())));
+        }
+        // Not-ready is a 503 either way; ready, a 200.
+        let status = if ready {
+            "HTTP/1.1 200 OK"
+        } else {
+            "HTTP/1.1 503 Service Unavailable"
+        };
+        let head = sim.request(b"HEAD /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert_eq!(head_and_rest(&head).0[0], status);
+    }
+}
+
+#[test]
+fn head_keeps_the_connection_and_answers_no_body_anywhere() {
+    let mut sim = world(&[]);
+    // A HEAD, then a GET on the same connection: the first answer ends at its head.
+    let both = sim.request(
+        b"HEAD /api/health HTTP/1.1\r\n\r\nGET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n",
+    );
+    let (first, rest) = head_and_rest(&both);
+    assert_eq!(first[0], "HTTP/1.1 200 OK");
+    assert!(
+        rest.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&rest)
+    );
+    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
+    for (path, status, allow) in [
+        (
+            "/api/v1/extract-contact",
+            "HTTP/1.1 405 Method Not Allowed",
+            Some("Allow: POST, OPTIONS"),
+        ),
+        ("/nope", "HTTP/1.1 404 Not Found", None),
+    ] {
+        let raw =
+            sim.request(format!("HEAD {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+        let (lines, rest) = head_and_rest(&raw);
+        assert_eq!(lines[0], status);
+        if let Some(allow) = allow {
+            assert!(lines.contains(&allow.to_string()), "{lines:?}");
+        }
+        assert!(rest.is_empty());
+    }
+    // A wrong method on a GET route names HEAD among the allowed ones.
+    let r = one(&sim.request(b"POST /api/health HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(r.header("Allow"), Some("GET, HEAD, OPTIONS"));
+}

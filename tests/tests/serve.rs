@@ -1255,6 +1255,210 @@ fn connections_over_the_per_ip_cap_are_closed_at_accept() {
     }
 }
 
+/// What one real client got for a body it sent in the chunked transfer coding: status,
+/// `PAYMENT-REQUIRED`, body text.
+type ChunkedAnswer = (u16, Option<String>, String);
+
+/// `body` POSTed to the paid route by `client` in the chunked coding, in pieces of 7 bytes
+/// where the client lets the test choose: curl with `Transfer-Encoding: chunked`, Node `fetch`
+/// with a `ReadableStream` body (`duplex: 'half'`), Python's `http.client` with a generator
+/// body (`encode_chunked=True`; the standard library, so no package to install).
+fn chunked_by(
+    client: &str,
+    service: &Service,
+    body: &str,
+    signature: Option<&str>,
+) -> ChunkedAnswer {
+    let url = format!("http://{}/api/v1/extract-contact", service.addr);
+    let signature = signature.unwrap_or("");
+    let output = match client {
+        "curl" => {
+            let mut curl = std::process::Command::new("curl");
+            curl.args(["--silent", "--show-error", "--max-time", "20"])
+                .args(["--dump-header", "-"])
+                .args(["-H", "Content-Type: application/json"])
+                .args(["-H", "Transfer-Encoding: chunked"])
+                .args(["--data-binary", body]);
+            if !signature.is_empty() {
+                curl.args(["-H", &format!("PAYMENT-SIGNATURE: {signature}")]);
+            }
+            let output = curl
+                .arg(&url)
+                .output_in_group()
+                .expect("this test needs curl (Debian: curl)");
+            assert!(output.status.success(), "{output:?}");
+            let text = String::from_utf8(output.stdout).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap();
+            let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+            let required = header(head, "PAYMENT-REQUIRED").map(str::to_string);
+            return (status, required, body.to_string());
+        }
+        "node" => std::process::Command::new("node")
+            .arg("-e")
+            .arg(
+                r#"
+const [url, body, signature] = process.argv.slice(1);
+const bytes = new TextEncoder().encode(body);
+const stream = new ReadableStream({
+  start(controller) {
+    for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.slice(i, i + 7));
+    controller.close();
+  },
+});
+const headers = { "Content-Type": "application/json" };
+if (signature) headers["PAYMENT-SIGNATURE"] = signature;
+(async () => {
+  const r = await fetch(url, { method: "POST", headers, body: stream, duplex: "half" });
+  const text = await r.text();
+  console.log(JSON.stringify({ status: r.status, required: r.headers.get("payment-required"), body: text }));
+})().catch((e) => { console.error(e); process.exit(1); });
+"#,
+            )
+            .args([&url, body, signature])
+            .output_in_group()
+            .expect("this test needs Node.js"),
+        "python" => std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                r#"
+import http.client, json, sys
+port, body, signature = int(sys.argv[1]), sys.argv[2].encode(), sys.argv[3]
+def pieces():
+    for i in range(0, len(body), 7):
+        yield body[i:i + 7]
+headers = {"Content-Type": "application/json"}
+if signature:
+    headers["PAYMENT-SIGNATURE"] = signature
+connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+connection.request("POST", "/api/v1/extract-contact", body=pieces(), headers=headers, encode_chunked=True)
+r = connection.getresponse()
+print(json.dumps({"status": r.status, "required": r.getheader("PAYMENT-REQUIRED"), "body": r.read().decode()}))
+"#,
+            )
+            .args([&service.addr.port().to_string(), body, signature])
+            .output_in_group()
+            .expect("this test needs python3"),
+        other => panic!("no client {other}"),
+    };
+    assert!(
+        output.status.success(),
+        "{client}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    (
+        u16::try_from(report["status"].as_u64().unwrap()).unwrap(),
+        report["required"].as_str().map(str::to_string),
+        report["body"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The body's JSON without its `requestId` (different for every request).
+fn without_request_id(body: &str) -> serde_json::Value {
+    let mut json: serde_json::Value = serde_json::from_str(body).unwrap();
+    if let Some(object) = json.as_object_mut() {
+        object.remove("requestId");
+    }
+    json
+}
+
+/// Chunked request bodies (RFC 9112 §7.1) from real clients — curl, Node `fetch` with a
+/// stream, Python `http.client` with a generator — get the answers their `Content-Length`
+/// twins get: the unpaid 402 byte for byte, the same 400, and a paid 200 with the result.
+fn chunked_bodies_from_curl_node_and_python_get_the_content_length_answers() {
+    let (site, facilitator, service) = world();
+    let url = format!(r#"{{"url":"{}"}}"#, site_url(&site));
+    let (status, head, unpaid) = service.call(&post(&url, None));
+    assert_eq!(status, 402);
+    let required = header(&head, "PAYMENT-REQUIRED").map(str::to_string);
+    let bad = r#"{"url":"ftp://www.fixture-shop.com/"}"#;
+    let (status, _, refused) = service.call(&post(bad, None));
+    assert_eq!(status, 400);
+    for (client, nonce) in [("curl", 150), ("node", 151), ("python", 152)] {
+        let answer = chunked_by(client, &service, &url, None);
+        assert_eq!(answer, (402, required.clone(), unpaid.clone()), "{client}");
+        let (status, _, body) = chunked_by(client, &service, bad, None);
+        assert_eq!(status, 400, "{client}");
+        assert_eq!(without_request_id(&body), without_request_id(&refused));
+        let signature = fresh_signature(&service, nonce);
+        let (status, _, body) = chunked_by(client, &service, &url, Some(&signature));
+        assert_eq!(status, 200, "{client}: {body}");
+        assert!(body.contains("info@fixture-shop.com"), "{client}: {body}");
+    }
+    assert_eq!(
+        (facilitator.count("/verify"), facilitator.count("/settle")),
+        (3, 3)
+    );
+}
+
+/// Request smuggling (RFC 9112 §6.3): `Content-Length` with `Transfer-Encoding` is 400 and
+/// the connection closes, so the bytes behind it are never read as a request; a transfer
+/// coding other than chunked is 501.
+fn content_length_with_chunked_is_refused_and_closed_over_real_sockets() {
+    let (_site, _facilitator, service) = world();
+    let body = "5\r\nhello\r\n0\r\n\r\n";
+    let raw = format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nTransfer-Encoding: chunked\r\n\r\n{body}GET /api/health HTTP/1.1\r\n\r\n",
+        body.len()
+    );
+    let (status, head, rest) = service.call(raw.as_bytes());
+    assert_eq!(status, 400, "{head}");
+    assert_eq!(header(&head, "Connection"), Some("close"));
+    assert!(!rest.contains("HTTP/1.1"), "a second answer: {rest}");
+    let raw = format!(
+        "POST /api/v1/extract-contact HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n{body}"
+    );
+    let (status, _, rest) = service.call(raw.as_bytes());
+    assert_eq!(status, 501, "{rest}");
+}
+
+/// `HEAD` on every GET route (RFC 9110 §9.3.2): the GET's status and headers, no body; curl
+/// `--head` reuses one connection for two of them (a body would break its framing).
+fn head_answers_every_get_route_with_the_get_headers_and_no_body() {
+    let (_site, _facilitator, service) = world();
+    service.wait_ready();
+    let lines = |head: &str| -> Vec<String> {
+        head.split("\r\n")
+            .filter(|line| !line.starts_with("X-Request-Id:"))
+            .map(str::to_string)
+            .collect()
+    };
+    for path in [
+        "/api/health",
+        "/api/ready",
+        "/openapi.json",
+        "/.well-known/x402",
+        "/.well-known/x402.json",
+        "/.well-known/mcp.json",
+    ] {
+        let (status, get_head, get_body) =
+            service.call(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+        assert_eq!(status, 200, "{path}");
+        let (_, head_head, head_body) =
+            service.call(format!("HEAD {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes());
+        assert_eq!(lines(&head_head), lines(&get_head), "{path}");
+        assert_eq!(head_body, "", "{path}");
+        assert_eq!(
+            header(&head_head, "Content-Length"),
+            Some(get_body.len().to_string().as_str())
+        );
+    }
+    let curl = std::process::Command::new("curl")
+        .args(["--silent", "--show-error", "--max-time", "20", "--head"])
+        .arg(format!("http://{}/api/health", service.addr))
+        .arg(format!("http://{}/openapi.json", service.addr))
+        .output_in_group()
+        .expect("this test needs curl (Debian: curl)");
+    assert!(curl.status.success(), "{curl:?}");
+    let text = String::from_utf8(curl.stdout).unwrap();
+    assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 2, "{text}");
+    assert!(text.contains("Content-Length: 15\r\n"), "{text}");
+    let (status, head, body) =
+        service.call(b"HEAD /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, body.as_str()), (405, ""));
+    assert_eq!(header(&head, "Allow"), Some("POST, OPTIONS"));
+}
+
 // Every test above, once on each runtime.
 contact_e2e::both_runtimes!(
     health_402_and_private_target_over_real_sockets,
@@ -1286,4 +1490,7 @@ contact_e2e::both_runtimes!(
     a_client_that_stops_reading_is_closed_after_the_write_deadline,
     a_client_streaming_behind_its_paid_request_is_not_read_while_the_job_runs,
     connections_over_the_per_ip_cap_are_closed_at_accept,
+    chunked_bodies_from_curl_node_and_python_get_the_content_length_answers,
+    content_length_with_chunked_is_refused_and_closed_over_real_sockets,
+    head_answers_every_get_route_with_the_get_headers_and_no_body,
 );

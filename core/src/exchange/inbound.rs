@@ -2,6 +2,7 @@
 //! to a free route or the paid one.
 
 use super::*;
+use crate::http::chunked::ChunkError;
 
 impl Exchange {
     pub(super) fn advance_inbound(&mut self, server: &Server, now: Instant) {
@@ -22,22 +23,32 @@ impl Exchange {
                     Ok(Some((used, head))) => {
                         self.inbound.drain(..used);
                         self.head_scanned = 0;
+                        let chunked = head.chunked.then(Box::default);
                         self.state = State::ReadingBody {
                             head,
                             started: now,
                             deadline: now + BODY_TIMEOUT,
+                            chunked,
                         };
                     }
                     Err(error) => {
                         let failure = match error.status() {
                             431 => Failure::HeadTooLarge,
                             413 => Failure::BodyTooLarge,
+                            501 => Failure::UnsupportedTransferCoding,
                             _ => Failure::MalformedRequest,
                         };
                         self.refuse_stream(server, &failure, &error.to_string(), now);
                         return;
                     }
                 },
+                State::ReadingBody {
+                    chunked: Some(_), ..
+                } => {
+                    if !self.read_chunked(server, now) {
+                        return;
+                    }
+                }
                 State::ReadingBody { head, .. } => {
                     if self.inbound.len() < head.content_length {
                         return;
@@ -60,6 +71,66 @@ impl Exchange {
                 | State::Closed => return,
             }
         }
+    }
+
+    /// Decodes what has come of a chunked body, taking the bytes it used from `inbound`;
+    /// `true` once the request was handled (the body ended: what follows in `inbound` is the
+    /// next request). A body over the limit or malformed is answered (413, 400) and closed.
+    #[cold]
+    fn read_chunked(&mut self, server: &Server, now: Instant) -> bool {
+        let State::ReadingBody {
+            chunked: Some(chunked),
+            ..
+        } = &mut self.state
+        else {
+            return false;
+        };
+        let ChunkedBody { decoder, body } = &mut **chunked;
+        let result = decoder.decode(&self.inbound, body);
+        let done = decoder.is_done();
+        let used = match result {
+            Ok(used) => used,
+            Err(error) => {
+                let State::ReadingBody { head, started, .. } =
+                    std::mem::replace(&mut self.state, State::Busy)
+                else {
+                    return false;
+                };
+                let request = RequestInfo {
+                    id: server.next_request_id(now),
+                    method: head.method,
+                    path: head.path,
+                    started,
+                    close: true,
+                };
+                let failure = match error {
+                    ChunkError::TooLarge => Failure::BodyTooLarge,
+                    ChunkError::Malformed(_) => Failure::MalformedRequest,
+                };
+                self.respond_error(&request, &failure, &error.to_string(), now);
+                return false;
+            }
+        };
+        self.inbound.drain(..used);
+        if !done {
+            return false;
+        }
+        let State::ReadingBody {
+            head,
+            started,
+            chunked: Some(chunked),
+            ..
+        } = std::mem::replace(
+            &mut self.state,
+            State::Idle {
+                deadline: now + HEAD_TIMEOUT,
+            },
+        )
+        else {
+            return false;
+        };
+        self.handle_request(server, head, chunked.body, started, now);
+        true
     }
 
     /// Whether the buffered head is worth parsing: a head can only end when a line does, so

@@ -51,6 +51,7 @@ use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
 use crate::fetch::http1;
 use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
+use crate::http::chunked::ChunkedDecoder;
 use crate::http::proxy_protocol::{self, ProxyHeader};
 use crate::http::request::{try_parse, RequestHead};
 use crate::http::response::{PreparedResponse, Response};
@@ -194,11 +195,13 @@ pub struct Exchange {
 enum State {
     /// Waiting for (the rest of) a request head.
     Idle { deadline: Instant },
-    /// Head read; waiting for `content_length` body bytes.
+    /// Head read; waiting for `content_length` body bytes, or for the end of a chunked body.
     ReadingBody {
         head: RequestHead,
         started: Instant,
         deadline: Instant,
+        /// A chunked body's decoder and what it decoded so far (`None`: `Content-Length`).
+        chunked: Option<Box<ChunkedBody>>,
     },
     /// A paid-route request waits for the shared store's admission ([`StoreOp::Admit`]).
     Admitting(Box<Admitting>),
@@ -211,6 +214,13 @@ enum State {
     Busy,
     /// The connection is closed: the exchange is finished.
     Closed,
+}
+
+/// A chunked request body being read ([`State::ReadingBody`]).
+#[derive(Debug, Default)]
+struct ChunkedBody {
+    decoder: ChunkedDecoder,
+    body: Vec<u8>,
 }
 
 /// A request waiting for [`StoreOp::Admit`]'s answer, with what the paid route needs after it.

@@ -119,7 +119,10 @@ impl Exchange {
         // After a framing error the stream cannot be trusted: close it.
         let framing = matches!(
             failure,
-            Failure::HeadTooLarge | Failure::BodyTooLarge | Failure::MalformedRequest
+            Failure::HeadTooLarge
+                | Failure::BodyTooLarge
+                | Failure::MalformedRequest
+                | Failure::UnsupportedTransferCoding
         );
         let request = RequestInfo {
             close: request.close || framing,
@@ -155,8 +158,14 @@ impl Exchange {
     ) {
         // While the service drains, every answer is the connection's last.
         let close = request.close || self.server.is_draining();
-        self.outputs
-            .push_back(Output::SendToClient(response.to_bytes(&request.id, close)));
+        // A response to HEAD is the GET's status and headers, without content (RFC 9110
+        // §9.3.2), whatever its status.
+        let bytes = if request.method == "HEAD" {
+            response.head_bytes(&request.id, close)
+        } else {
+            response.to_bytes(&request.id, close)
+        };
+        self.outputs.push_back(Output::SendToClient(bytes));
         self.log(request, response.status, error_code, log, now);
         if close {
             self.close();

@@ -112,6 +112,23 @@ impl PreparedResponse {
     /// The bytes to send for the request `request_id`, with `Connection: close` when `close`.
     pub fn to_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.head.len() + request_id.len() + 48 + self.body.len());
+        self.write_head(&mut out, request_id, close);
+        out.extend_from_slice(&self.body);
+        out
+    }
+
+    /// The bytes to send for a `HEAD` request (RFC 9110 §9.3.2): those of
+    /// [`PreparedResponse::to_bytes`] without the body; `Content-Length` still gives the
+    /// body's length.
+    pub fn head_bytes(&self, request_id: &str, close: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.head.len() + request_id.len() + 48);
+        self.write_head(&mut out, request_id, close);
+        out
+    }
+
+    /// The head: status line, headers, `X-Request-Id`, `Connection: close` when `close`, the
+    /// blank line.
+    fn write_head(&self, out: &mut Vec<u8>, request_id: &str, close: bool) {
         out.extend_from_slice(&self.head);
         out.extend_from_slice(b"X-Request-Id: ");
         out.extend_from_slice(request_id.as_bytes());
@@ -120,8 +137,6 @@ impl PreparedResponse {
             out.extend_from_slice(b"Connection: close\r\n");
         }
         out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(&self.body);
-        out
     }
 }
 
@@ -155,6 +170,7 @@ fn reason(status: u16) -> &'static str {
         429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
+        501 => "Not Implemented",
         503 => "Service Unavailable",
         _ => "Unknown",
     }
@@ -185,6 +201,11 @@ mod tests {
         }
         assert!(!text.contains("Connection: close"));
         assert!(text.ends_with("\r\n\r\n{}"));
+        // For HEAD: the same head, no body.
+        let prepared = Response::json(402, b"{}".to_vec()).prepare();
+        let head = prepared.head_bytes("req_1", true);
+        let full = prepared.to_bytes("req_1", true);
+        assert_eq!(full.strip_suffix(b"{}"), Some(head.as_slice()));
         // The parser of our own HTTP client side agrees on framing.
         let mut headers = [httparse::EMPTY_HEADER; 16];
         let mut response = httparse::Response::new(&mut headers);

@@ -32,18 +32,21 @@ pub enum RouteError {
 }
 
 /// Routes a request. Methods are case-sensitive (RFC 9110 §9.1) and only the listed ones are
-/// answered (`HEAD` gets 405).
+/// answered. `HEAD` on a `GET` route routes as the `GET` (RFC 9110 §9.3.2; the exchange sends
+/// its head without the body); the paid route is `POST` only.
 pub fn route(method: &str, path: &str) -> Result<Route, RouteError> {
     let route = path_route(path).ok_or(RouteError::NotFound)?;
-    let (wanted, allow) = if route == Route::ExtractContact {
-        ("POST", "POST, OPTIONS")
-    } else {
-        ("GET", "GET, OPTIONS")
+    let allowed = match (route, method) {
+        (_, "OPTIONS") => return Ok(Route::Preflight),
+        (Route::ExtractContact, method) => method == "POST",
+        (_, method) => method == "GET" || method == "HEAD",
     };
-    match method {
-        "OPTIONS" => Ok(Route::Preflight),
-        m if m == wanted => Ok(route),
-        _ => Err(RouteError::MethodNotAllowed(allow)),
+    if allowed {
+        Ok(route)
+    } else if route == Route::ExtractContact {
+        Err(RouteError::MethodNotAllowed("POST, OPTIONS"))
+    } else {
+        Err(RouteError::MethodNotAllowed("GET, HEAD, OPTIONS"))
     }
 }
 
@@ -73,6 +76,16 @@ mod tests {
         );
         assert_eq!(route("GET", "/api/healthz"), Ok(Route::Health));
         assert_eq!(route("GET", "/api/health"), Ok(Route::Health));
+        assert_eq!(route("HEAD", "/api/health"), Ok(Route::Health));
+        assert_eq!(route("HEAD", "/.well-known/x402"), Ok(Route::X402Resources));
+        assert_eq!(
+            route("HEAD", "/api/v1/extract-contact"),
+            Err(RouteError::MethodNotAllowed("POST, OPTIONS"))
+        );
+        assert_eq!(
+            route("head", "/api/health"),
+            Err(RouteError::MethodNotAllowed("GET, HEAD, OPTIONS"))
+        );
         assert_eq!(route("GET", "/api/ready"), Ok(Route::Ready));
         assert_eq!(route("GET", "/openapi.json"), Ok(Route::OpenApi));
         assert_eq!(
@@ -93,11 +106,11 @@ mod tests {
         );
         assert_eq!(
             route("POST", "/api/health"),
-            Err(RouteError::MethodNotAllowed("GET, OPTIONS"))
+            Err(RouteError::MethodNotAllowed("GET, HEAD, OPTIONS"))
         );
         assert_eq!(
             route("get", "/api/health"),
-            Err(RouteError::MethodNotAllowed("GET, OPTIONS"))
+            Err(RouteError::MethodNotAllowed("GET, HEAD, OPTIONS"))
         );
         for path in [
             "/",

@@ -82,18 +82,52 @@ fn check_page(home: &Url, page: &extract::PageExtraction) {
 
 /// `request_head`: arbitrary bytes into the request-head parser; a complete head never claims
 /// more bytes than it was given, and feeding the same bytes in two pieces gives the same
-/// answer once complete.
+/// answer once complete. After a chunked head, the rest is its body
+/// ([`crate::http::chunked`]): decoded whole, and again in three pieces split where the
+/// bytes say, it gives the same body, the same bytes used and the same error; never more
+/// than the bytes given nor over the body limit.
 ///
 /// # Panics
-/// When the parser panics or an invariant breaks.
+/// When the parser or the decoder panics or an invariant breaks.
 pub fn request_head(data: &[u8]) {
     use crate::http::request::try_parse;
     let whole = try_parse(data);
-    if let Ok(Some((used, _))) = &whole {
+    if let Ok(Some((used, head))) = &whole {
         assert!(*used <= data.len());
         // Any prefix shorter than the head is incomplete (or already an error).
         let prefix = &data[..used / 2];
         assert!(!matches!(try_parse(prefix), Ok(Some(_))));
+        if head.chunked {
+            chunked_body(&data[*used..]);
+        }
+    }
+}
+
+/// The chunked-body half of [`request_head`].
+fn chunked_body(wire: &[u8]) {
+    use crate::http::chunked::{ChunkError, ChunkedDecoder};
+    use crate::http::request::MAX_BODY_BYTES;
+    let decode = |cuts: &[usize]| -> Result<(Vec<u8>, usize, bool), ChunkError> {
+        let mut decoder = ChunkedDecoder::new();
+        let mut body = Vec::new();
+        let mut used = 0;
+        for &cut in cuts.iter().chain([&wire.len()]) {
+            let end = cut.clamp(used, wire.len());
+            used += decoder.decode(&wire[used..end], &mut body)?;
+        }
+        assert!(used <= wire.len() && body.len() <= MAX_BODY_BYTES);
+        assert_eq!(body.len(), decoder.decoded());
+        Ok((body, used, decoder.is_done()))
+    };
+    let once = decode(&[]);
+    // Split points from the body's own first bytes, so the fuzzer steers them.
+    let first = usize::from(wire.first().copied().unwrap_or(0));
+    let second = first + usize::from(wire.get(1).copied().unwrap_or(0)) * 3;
+    let pieces = decode(&[first, second]);
+    assert_eq!(once, pieces);
+    if let Ok((_, used, done)) = once {
+        // Only a finished body leaves bytes over (the next request).
+        assert!(done || used == wire.len());
     }
 }
 
