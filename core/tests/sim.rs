@@ -862,18 +862,21 @@ fn client_disconnect_mid_crawl_runs_the_job_and_a_failure_is_not_settled() {
 }
 
 fn world_site(sim: &mut Sim) {
-    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), |raw| {
-        let body = if request_path(raw) == "/" {
-            HOME
-        } else {
-            CONTACT
-        };
-        Reply::Bytes(http_response(
-            200,
-            &[("Content-Type", "text/html")],
-            body.as_bytes(),
-        ))
-    });
+    sim.endpoint(format!("{SITE_IP}:443").parse().unwrap(), site_page);
+}
+
+/// The site's answer to `raw`: the homepage at `/`, the contact page elsewhere.
+fn site_page(raw: &[u8]) -> Reply {
+    let body = if request_path(raw) == "/" {
+        HOME
+    } else {
+        CONTACT
+    };
+    Reply::Bytes(http_response(
+        200,
+        &[("Content-Type", "text/html")],
+        body.as_bytes(),
+    ))
 }
 
 /// The official client's header for the Base mainnet vector (docs/payments.md "x402 v2 in practice"), paying our
@@ -3321,16 +3324,7 @@ fn a_claimed_settlement_obeys_the_job_cap_and_the_drain() {
         if stalls.get() {
             return Reply::Stall;
         }
-        let body = if request_path(raw) == "/" {
-            HOME
-        } else {
-            CONTACT
-        };
-        Reply::Bytes(http_response(
-            200,
-            &[("Content-Type", "text/html")],
-            body.as_bytes(),
-        ))
+        site_page(raw)
     });
     let retry = paid_post(&sim, 220);
     assert_error(&one(&sim.request(&retry)), 503, "INTERNAL_ERROR");
