@@ -75,10 +75,10 @@ impl RateLimiter {
     }
 
     /// Takes up to `want` tokens for `ip` at `now` (time since the UNIX epoch), for a lease
-    /// ([`LocalLeases`]): at least one, and never more than half of the tokens available
-    /// (rounded down), so a client near its limit is back to one token per request and the
-    /// rest of its burst is left for the other instances. Returns how many were taken
-    /// (1 ≤ n ≤ `want.max(1)`).
+    /// ([`LocalLeases`]): at least one, and never more than the tokens available divided by
+    /// [`LEASE_SHARE`] (rounded down), so only a client well under its limit draws a batch,
+    /// one near it is back to one token per request, and most of its burst is left for the
+    /// other instances. Returns how many were taken (1 ≤ n ≤ `want.max(1)`).
     ///
     /// # Errors
     /// As [`RateLimiter::check`]: no token is available.
@@ -116,16 +116,26 @@ impl RateLimiter {
 }
 
 /// How many tokens a lease takes when `available` (≥ 1) are available and `want` are asked:
-/// at least one, at most `want`, and at most half of `available` (the shared store's script
-/// applies the same rule).
+/// at least one, at most `want`, and at most `available / LEASE_SHARE` (the shared store's
+/// script applies the same rule).
 pub fn grant(available: u64, want: u32) -> u32 {
-    let half = u32::try_from(available / 2).unwrap_or(u32::MAX);
-    want.max(1).min(half.max(1))
+    let share = u32::try_from(available / u64::from(LEASE_SHARE)).unwrap_or(u32::MAX);
+    want.max(1).min(share.max(1))
+}
+
+/// The largest batch a client with bursts of `burst` can draw: `min(LEASE_TOKENS, burst /
+/// LEASE_SHARE)`, at least 1. With `I` instances, the shared limit's tolerance is
+/// `I × (largest_batch − 1)` tokens (docs/operations.md, "Rate limits across instances").
+pub fn largest_batch(burst: u32) -> u32 {
+    grant(u64::from(burst), LEASE_TOKENS)
 }
 
 /// Tokens an unpaid request asks the shared store for when its client holds none here: one for
 /// the request, the rest kept by this instance ([`LocalLeases`]).
-pub const LEASE_TOKENS: u32 = 8;
+pub const LEASE_TOKENS: u32 = 32;
+
+/// A batch is at most the client's available tokens divided by this.
+pub const LEASE_SHARE: u32 = 8;
 
 /// How long leased tokens stay spendable after they were drawn from the shared limit; unspent
 /// ones lapse (they are not returned).
@@ -301,20 +311,24 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_takes_at_most_half_of_what_is_available_and_at_least_one() {
-        assert_eq!(grant(20, 8), 8);
-        assert_eq!(grant(12, 8), 6);
-        assert_eq!(grant(3, 8), 1);
-        assert_eq!(grant(1, 8), 1);
+    fn a_batch_takes_at_most_an_eighth_of_what_is_available_and_at_least_one() {
+        assert_eq!(grant(1_000, 32), 32);
+        assert_eq!(grant(200, 32), 25);
+        assert_eq!(grant(15, 32), 1);
+        assert_eq!(grant(1, 32), 1);
         assert_eq!(grant(100, 0), 1);
+        assert_eq!(largest_batch(20), 2);
+        assert_eq!(largest_batch(60), 7);
+        assert_eq!(largest_batch(1_000_000), LEASE_TOKENS);
         let start = Duration::from_secs(1_800_000_000);
         let mut limiter = RateLimiter::new(60, 20);
         let ip: IpAddr = "203.0.113.7".parse().unwrap();
-        let taken: Vec<_> = (0..8).map(|_| limiter.take(ip, start, 8)).collect();
-        assert_eq!(
-            taken,
-            [Ok(8), Ok(6), Ok(3), Ok(1), Ok(1), Ok(1), Err(1), Err(1)]
-        );
+        let taken: Vec<_> = (0..5).map(|_| limiter.take(ip, start, 32)).collect();
+        assert_eq!(taken, [Ok(2), Ok(2), Ok(2), Ok(1), Ok(1)]);
+        let rest = (0..20)
+            .filter(|_| limiter.take(ip, start, 32).is_ok())
+            .count();
+        assert_eq!(rest, 20 - 8, "never more than the burst");
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //!
 //! A paid request costs at most four operations: [`StoreOp::Admit`] (rate limit and recall of a
 //! known payment), [`StoreOp::Reserve`], [`StoreOp::BeginSettle`] (written before the first
-//! `/settle`) and [`StoreOp::Finish`]; a request without a payment costs one `Admit` for
-//! [`crate::limiter::LEASE_TOKENS`] of them with a shared store (the surplus is leased in the
+//! `/settle`) and [`StoreOp::Finish`]; requests without a payment cost one `Admit` per batch
+//! of up to [`crate::limiter::LEASE_TOKENS`] of them with a shared store (the surplus is leased in the
 //! instance: [`crate::limiter::LocalLeases`]), one each in the process.
 
 use std::net::IpAddr;
@@ -133,7 +133,7 @@ pub struct Admit {
     pub recall: Option<Recall>,
     /// Rate-limit tokens asked for (≥ 1): without a recall, the store takes up to this many
     /// when the client is well under its limit ([`crate::limiter::grant`]: at least one, at
-    /// most half of those available) and says how many in [`Admission::Admitted`]; the caller
+    /// most those available / [`crate::limiter::LEASE_SHARE`]) and says how many in [`Admission::Admitted`]; the caller
     /// keeps the surplus as a lease ([`crate::limiter::LocalLeases`]). With a recall, one.
     pub tokens: u32,
 }

@@ -2989,30 +2989,23 @@ fn a_client_over_its_rate_limit_on_one_instance_is_limited_on_all() {
 }
 
 /// With a shared store, requests without a payment spend tokens leased from the shared limit:
-/// one store round trip draws a batch (at most `LEASE_TOKENS`, at most half of the client's
-/// available tokens), the rest of the batch is spent here without one, and a batch lapses
+/// one store round trip draws a batch (at most `LEASE_TOKENS`, at most the client's available
+/// tokens / `LEASE_SHARE`), the rest of the batch is spent here without one, and a batch lapses
 /// after `LEASE_LAPSE`. A paid request still asks the store itself (four operations).
 #[test]
 fn requests_without_a_payment_spend_a_lease_drawn_in_one_round_trip() {
     use contact_core::limiter::{LEASE_LAPSE, LEASE_TOKENS};
-    // 60 a minute, bursts of 20 (the defaults): the first batch is min(8, 20 / 2) = 8.
-    let (mut a, _b, store) = two_instances(&[]);
-    assert_eq!(LEASE_TOKENS, 8);
+    // Bursts of 1 000: the first batches are min(32, 1 000 / 8) = 32.
+    let extra = [("RATE_LIMIT_BURST", "1000")];
+    let (mut a, _b, store) = two_instances(&extra);
+    assert_eq!(LEASE_TOKENS, 32);
     let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
-    for n in 0..8 {
+    for n in 0..32 {
         assert_eq!(one(&a.request(&unpaid)).status, 402, "request {n}");
     }
-    assert_eq!(
-        store_ops(&store),
-        ["admit"],
-        "eight requests, one round trip"
-    );
-    // The ninth draws the next batch: 12 left, so min(8, 6) = 6.
-    for _ in 0..6 {
-        assert_eq!(one(&a.request(&unpaid)).status, 402);
-    }
-    assert_eq!(store_ops(&store), ["admit"]);
-    // A garbled payment cannot reach the facilitator either: it spends from the lease.
+    assert_eq!(store_ops(&store), ["admit"], "32 requests, one round trip");
+    // The 33rd draws the next batch; a garbled payment cannot reach the facilitator either, so
+    // it spends from the lease too.
     let garbled = post(
         r#"{"url":"https://www.acme-shop.com/"}"#,
         Some("not-base64-json"),
@@ -3020,9 +3013,9 @@ fn requests_without_a_payment_spend_a_lease_drawn_in_one_round_trip() {
     assert_eq!(one(&a.request(&unpaid)).status, 402);
     assert_eq!(store_ops(&store), ["admit"]);
     assert_eq!(one(&a.request(&garbled)).status, 402);
-    // A leased batch lapses: after LEASE_LAPSE the next request asks the store again.
     assert_eq!(one(&a.request(&unpaid)).status, 402);
     assert_eq!(store_ops(&store), Vec::<&str>::new(), "still leased");
+    // A leased batch lapses: after LEASE_LAPSE the next request asks the store again.
     a.advance(LEASE_LAPSE);
     assert_eq!(one(&a.request(&unpaid)).status, 402);
     assert_eq!(store_ops(&store), ["admit"], "lapsed");
@@ -3037,11 +3030,11 @@ fn requests_without_a_payment_spend_a_lease_drawn_in_one_round_trip() {
 
 /// The shared limit holds across three instances within the documented tolerance: a client
 /// sending round robin to three instances sharing one store passes no more than its burst (every
-/// request spends a token drawn from the shared limit), and at most `3 × (LEASE_TOKENS − 1)`
+/// request spends a token drawn from the shared limit), and at most `3 × (largest_batch − 1)`
 /// fewer (tokens leased to an instance it no longer reaches); then every instance limits it.
 #[test]
 fn the_shared_limit_holds_across_three_instances_with_leases() {
-    use contact_core::limiter::LEASE_TOKENS;
+    use contact_core::limiter::largest_batch;
     let extra = [("RATE_LIMIT_PER_MINUTE", "1"), ("RATE_LIMIT_BURST", "60")];
     let mut instances: Vec<Sim> = (1..=3).map(|n| world_of_instance(&extra, n)).collect();
     let store = ScriptedStore::shared(instances[0].server.config());
@@ -3058,7 +3051,8 @@ fn the_shared_limit_holds_across_three_instances_with_leases() {
             other => panic!("{other}: {}", answer.body),
         }
     }
-    let tolerance = 3 * (LEASE_TOKENS as usize - 1);
+    let tolerance = 3 * (largest_batch(60) as usize - 1);
+    assert_eq!(tolerance, 18);
     assert!(passed <= 60, "{passed} passed, over the burst of 60");
     assert!(
         passed + tolerance >= 60,

@@ -102,8 +102,8 @@ local T, TAU = tonumber(ARGV[5]), tonumber(ARGV[6])
 local pid, m, fp, owner, lease = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local WANT = tonumber(ARGV[12] or '1')
 -- GCRA: one token per T ms, bursts of TAU / T + 1. Takes up to `want` tokens, at least one and
--- at most half of those available (contact_core::limiter::grant); returns how many were taken
--- and 0, or 0 and the wait in seconds.
+-- at most those available divided by LEASE_SHARE, 8 (contact_core::limiter::grant); returns how
+-- many were taken and 0, or 0 and the wait in seconds.
 local function take_tokens(want)
   local tat = tonumber(redis.call('GET', RK) or '0')
   if tat < NOW_MS then tat = NOW_MS end
@@ -112,7 +112,7 @@ local function take_tokens(want)
     return 0, math.max(1, math.ceil((allow_at - NOW_MS) / 1000))
   end
   local available = 1 + math.floor((NOW_MS - allow_at) / T)
-  local n = math.max(1, math.min(want, math.floor(available / 2)))
+  local n = math.max(1, math.min(want, math.floor(available / 8)))
   local next_tat = tat + n * T
   redis.call('SET', RK, string.format('%.0f', next_tat), 'PX', math.ceil(next_tat - NOW_MS) + 1000)
   return n, 0
@@ -148,6 +148,9 @@ redis.call('HSET', rkey(found), 'stage', 'settling', 'owner', owner, 'lease', le
 redis.call('ZREM', payer_key(string.match(found, '^[^:]*')), found)
 return {'claimed', by_id, found, unpack(r)}
 "#;
+
+// The admission script divides by the same share as the in-process limiter.
+const _: () = assert!(contact_core::limiter::LEASE_SHARE == 8);
 
 /// `StoreOp::Reserve`. ARGV: P, NOW, member, payer, fp, pid, vb, owner, lease, and the bounds:
 /// open, per payer, results, kept bytes.

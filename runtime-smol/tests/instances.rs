@@ -588,7 +588,7 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
     // With leases (docs/operations.md, "Rate limits across instances"): a fresh client sending
     // round robin through nginx passes at most its burst of 60 (every request spends a token
     // drawn from the shared limit; one more may refill in the meantime) and loses at most
-    // 3 × (LEASE_TOKENS − 1) to tokens leased to the instances it did not reach again; then
+    // 3 × (largest_batch − 1) = 18 to tokens leased to the instances it did not reach again; then
     // every instance limits it.
     let text = String::from_utf8(unpaid.clone()).unwrap();
     let forwarded = text
@@ -608,7 +608,7 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
         }
     }
     let refilled = 1 + started.elapsed().as_secs() / 60;
-    let tolerance = 3 * (u64::from(contact_core::limiter::LEASE_TOKENS) - 1);
+    let tolerance = 3 * (u64::from(contact_core::limiter::largest_batch(60)) - 1);
     assert!(passed <= 60 + refilled, "{passed} passed: over the limit");
     assert!(
         passed + tolerance >= 60,

@@ -250,14 +250,14 @@ proptest! {
 
     /// Batches drawn for a lease (`Admit::tokens`): Redis's GCRA takes as many tokens as the
     /// in-process bucket does (at least one, at most half of those available), and limits at
-    /// the same moments, for real limits (60 a minute, bursts of 20; 120 a minute, bursts of 5).
+    /// the same moments, for real limits (60 a minute, bursts of 20 or 400; 120 a minute,
+    /// bursts of 5).
     #[test]
     fn redis_draws_the_same_batches_as_the_in_process_limiter(
-        fast in any::<bool>(),
-        steps in proptest::collection::vec((0u8..3, 1u32..12, prop_oneof![Just(0u64), Just(0), Just(1), Just(3), Just(10)]), 1..60)
+        rate in prop_oneof![Just((60u32, 20u32)), Just((120, 5)), Just((60, 400))],
+        steps in proptest::collection::vec((0u8..3, 1u32..40, prop_oneof![Just(0u64), Just(0), Just(1), Just(3), Just(10)]), 1..60)
     ) {
         let Some(server) = redis() else { return Ok(()) };
-        let rate = if fast { (120, 5) } else { (60, 20) };
         let mut local = LocalStore {
             payments: Box::new(MemoryStore::with_limits(LIMITS)),
             limiter: RateLimiter::new(rate.0, rate.1),
