@@ -17,7 +17,7 @@ use crate::extract::{self, PageExtraction, SiteInfo};
 use crate::fetch::http1::user_agent;
 use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
-use crate::limiter::RateLimiter;
+use crate::limiter::{LocalLeases, RateLimiter};
 use crate::page_memory::PageMemory;
 use crate::payment::offer_receipt::{self, OfferPayload, OfferSigner};
 use crate::payment::store::PaymentStore;
@@ -167,6 +167,9 @@ pub(crate) struct Shared {
     /// The rate limiter and the payment store, when they live in this process (the default;
     /// see [`Server::share_store`]).
     pub(crate) store: LocalStore,
+    /// Rate-limit tokens drawn from the shared store and not yet spent, per client (only
+    /// used while the store is shared).
+    pub(crate) leases: LocalLeases,
 }
 
 impl std::ops::Deref for Server {
@@ -215,6 +218,7 @@ impl Server {
                 config.rate_limit_per_minute,
                 config.rate_limit_burst,
             )),
+            leases: LocalLeases::default(),
         };
         // The seed of this process's lease ids: random per start, derived from the seed so it
         // says nothing about the request ids.

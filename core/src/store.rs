@@ -13,7 +13,9 @@
 //!
 //! A paid request costs at most four operations: [`StoreOp::Admit`] (rate limit and recall of a
 //! known payment), [`StoreOp::Reserve`], [`StoreOp::BeginSettle`] (written before the first
-//! `/settle`) and [`StoreOp::Finish`]; a request without a payment costs one `Admit`.
+//! `/settle`) and [`StoreOp::Finish`]; requests without a payment cost one `Admit` per batch
+//! of up to [`crate::limiter::LEASE_TOKENS`] of them with a shared store (the surplus is leased in the
+//! instance: [`crate::limiter::LocalLeases`]), one each in the process.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -129,6 +131,11 @@ pub struct Admit {
     pub unix_ms: u64,
     /// The payment to recall, when the request carries one.
     pub recall: Option<Recall>,
+    /// Rate-limit tokens asked for (≥ 1): without a recall, the store takes up to this many
+    /// when the client is well under its limit ([`crate::limiter::grant`]: at least one, at
+    /// most those available / [`crate::limiter::LEASE_SHARE`]) and says how many in [`Admission::Admitted`]; the caller
+    /// keeps the surplus as a lease ([`crate::limiter::LocalLeases`]). With a recall, one.
+    pub tokens: u32,
 }
 
 /// A payment to look for in [`StoreOp::Admit`].
@@ -147,8 +154,12 @@ pub struct Recall {
 /// The answer to [`StoreOp::Admit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
-    /// No record of the payment (or none asked): a token was taken; the normal order goes on.
-    Admitted,
+    /// No record of the payment (or none asked): tokens were taken; the normal order goes on.
+    Admitted {
+        /// Tokens taken (1 ≤ `tokens` ≤ [`Admit::tokens`]): one for this request, the rest
+        /// for the caller's lease.
+        tokens: u32,
+    },
     /// The client is over its rate limit: `Retry-After` seconds (≥ 1).
     Limited {
         /// Seconds until a token is available.
@@ -293,13 +304,13 @@ impl LocalStore {
             }
         }
         let Some((key, record, by_id, recall)) = found else {
-            return self.take_token(&admit).unwrap_or(Admission::Admitted);
+            return self.take_tokens(&admit, admit.tokens);
         };
         let same = record.fingerprint == recall.fingerprint;
         if same && record.stage == Stage::Reserved && record.lease.until < unix_now {
             // Its instance died mid-job (no money moved before `/settle`): the normal order
             // runs the job again, and the reservation takes the record over.
-            return self.take_token(&admit).unwrap_or(Admission::Admitted);
+            return self.take_tokens(&admit, 1);
         }
         let redo = same
             && match record.stage {
@@ -323,7 +334,17 @@ impl LocalStore {
         {
             Claim::Claimed(kept) => Admission::Claimed { key, record, kept },
             Claim::NotClaimed(Some(record)) => Admission::Known { key, record, by_id },
-            Claim::NotClaimed(None) => Admission::Admitted,
+            Claim::NotClaimed(None) => Admission::Admitted { tokens: 1 },
+        }
+    }
+
+    /// Takes up to `want` tokens (one with a recall): `Admitted` with how many, or `Limited`.
+    fn take_tokens(&mut self, admit: &Admit, want: u32) -> Admission {
+        let want = if admit.recall.is_some() { 1 } else { want };
+        let now = Duration::from_millis(admit.unix_ms);
+        match self.limiter.take(admit.client, now, want) {
+            Ok(tokens) => Admission::Admitted { tokens },
+            Err(retry_after) => Admission::Limited { retry_after },
         }
     }
 

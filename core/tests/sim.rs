@@ -2991,6 +2991,86 @@ fn a_client_over_its_rate_limit_on_one_instance_is_limited_on_all() {
     assert_error(&one(&b.request(&unpaid)), 429, "RATE_LIMITED");
 }
 
+/// With a shared store, requests without a payment spend tokens leased from the shared limit:
+/// one store round trip draws a batch (at most `LEASE_TOKENS`, at most the client's available
+/// tokens / `LEASE_SHARE`), the rest of the batch is spent here without one, and a batch lapses
+/// after `LEASE_LAPSE`. A paid request still asks the store itself (four operations).
+#[test]
+fn requests_without_a_payment_spend_a_lease_drawn_in_one_round_trip() {
+    use contact_core::limiter::{LEASE_LAPSE, LEASE_TOKENS};
+    // Bursts of 1 000: the first batches are min(32, 1 000 / 8) = 32.
+    let extra = [("RATE_LIMIT_BURST", "1000")];
+    let (mut a, _b, store) = two_instances(&extra);
+    assert_eq!(LEASE_TOKENS, 32);
+    let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
+    for n in 0..32 {
+        assert_eq!(one(&a.request(&unpaid)).status, 402, "request {n}");
+    }
+    assert_eq!(store_ops(&store), ["admit"], "32 requests, one round trip");
+    // The 33rd draws the next batch; a garbled payment cannot reach the facilitator either, so
+    // it spends from the lease too.
+    let garbled = post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some("not-base64-json"),
+    );
+    assert_eq!(one(&a.request(&unpaid)).status, 402);
+    assert_eq!(store_ops(&store), ["admit"]);
+    assert_eq!(one(&a.request(&garbled)).status, 402);
+    assert_eq!(one(&a.request(&unpaid)).status, 402);
+    assert_eq!(store_ops(&store), Vec::<&str>::new(), "still leased");
+    // A leased batch lapses: after LEASE_LAPSE the next request asks the store again.
+    a.advance(LEASE_LAPSE);
+    assert_eq!(one(&a.request(&unpaid)).status, 402);
+    assert_eq!(store_ops(&store), ["admit"], "lapsed");
+    // A paid request is not served from the lease: its four operations, as before.
+    let paid = one(&a.request(&paid_post(&a, 31)));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(
+        store_ops(&store),
+        ["admit", "reserve", "begin_settle", "finish"]
+    );
+}
+
+/// The shared limit holds across three instances within the documented tolerance: a client
+/// sending round robin to three instances sharing one store passes no more than its burst (every
+/// request spends a token drawn from the shared limit), and at most `3 × (largest_batch − 1)`
+/// fewer (tokens leased to an instance it no longer reaches); then every instance limits it.
+#[test]
+fn the_shared_limit_holds_across_three_instances_with_leases() {
+    use contact_core::limiter::largest_batch;
+    let extra = [("RATE_LIMIT_PER_MINUTE", "1"), ("RATE_LIMIT_BURST", "60")];
+    let mut instances: Vec<Sim> = (1..=3).map(|n| world_of_instance(&extra, n)).collect();
+    let store = ScriptedStore::shared(instances[0].server.config());
+    for sim in &mut instances {
+        sim.share_store(&store);
+    }
+    let unpaid = post(r#"{"url":"https://www.acme-shop.com/"}"#, None);
+    let mut passed = 0;
+    for n in 0..300 {
+        let answer = one(&instances[n % 3].request(&unpaid));
+        match answer.status {
+            402 => passed += 1,
+            429 => assert!(answer.header("Retry-After").is_some()),
+            other => panic!("{other}: {}", answer.body),
+        }
+    }
+    let tolerance = 3 * (largest_batch(60) as usize - 1);
+    assert_eq!(tolerance, 18);
+    assert!(passed <= 60, "{passed} passed, over the burst of 60");
+    assert!(
+        passed + tolerance >= 60,
+        "{passed} passed: more than the tolerance lost"
+    );
+    let round_trips = store_ops(&store).len();
+    assert!(
+        round_trips < 300,
+        "{round_trips} store round trips for 300 requests"
+    );
+    for sim in &mut instances {
+        assert_error(&one(&sim.request(&unpaid)), 429, "RATE_LIMITED");
+    }
+}
+
 /// The store down, silent or slower than 200 ms: the paid route answers 503 with
 /// `Retry-After` before any facilitator call (nothing verified, nothing charged); free routes
 /// answer; once the store answers again, the same payment goes through.

@@ -95,40 +95,49 @@ local function kept_size(body, rid) return string.len(body) + string.len(rid) + 
 "#;
 
 /// `StoreOp::Admit`. ARGV: P, NOW, rate key, now ms, interval ms, tolerance ms, pid, member,
-/// fp, owner, lease.
+/// fp, owner, lease, tokens asked (without a recall).
 const ADMIT: &str = r#"
 local RK, NOW_MS = ARGV[3], tonumber(ARGV[4])
 local T, TAU = tonumber(ARGV[5]), tonumber(ARGV[6])
 local pid, m, fp, owner, lease = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
--- GCRA: one token per T ms, bursts of TAU / T + 1.
-local function take_token()
+local WANT = tonumber(ARGV[12] or '1')
+-- GCRA: one token per T ms, bursts of TAU / T + 1. Takes up to `want` tokens, at least one and
+-- at most those available divided by LEASE_SHARE, 8 (contact_core::limiter::grant); returns how
+-- many were taken and 0, or 0 and the wait in seconds.
+local function take_tokens(want)
   local tat = tonumber(redis.call('GET', RK) or '0')
   if tat < NOW_MS then tat = NOW_MS end
   local allow_at = tat - TAU
   if NOW_MS < allow_at then
-    return math.max(1, math.ceil((allow_at - NOW_MS) / 1000))
+    return 0, math.max(1, math.ceil((allow_at - NOW_MS) / 1000))
   end
-  local next_tat = tat + T
+  local available = 1 + math.floor((NOW_MS - allow_at) / T)
+  local n = math.max(1, math.min(want, math.floor(available / 8)))
+  local next_tat = tat + n * T
   redis.call('SET', RK, string.format('%.0f', next_tat), 'PX', math.ceil(next_tat - NOW_MS) + 1000)
-  return 0
+  return n, 0
 end
-local function admitted()
-  local wait = take_token()
+local function take_token()
+  local _, wait = take_tokens(1)
+  return wait
+end
+local function admitted(want)
+  local n, wait = take_tokens(want)
   if wait > 0 then return {'limited', tostring(wait)} end
-  return {'admitted'}
+  return {'admitted', tostring(n)}
 end
-if fp == '' then return admitted() end
+if fp == '' then return admitted(WANT) end
 local by_id, found = '0', nil
 if pid ~= '' then
   local named = redis.call('GET', P .. ':pid:' .. pid)
   if named then found, by_id = named, '1' end
 end
 if not found and m ~= '' then found = m end
-if not found then return admitted() end
+if not found then return admitted(1) end
 local r = read(found)
-if not r then return admitted() end
+if not r then return admitted(1) end
 local stage, same, r_lease = r[2], r[3] == fp, tonumber(r[7])
-if same and stage == 'reserved' and r_lease < NOW then return admitted() end
+if same and stage == 'reserved' and r_lease < NOW then return admitted(1) end
 local redo = same and (stage == 'unknown' or (stage == 'settling' and r_lease < NOW))
 if same and not redo then return {'known', by_id, found, unpack(r)} end
 local wait = take_token()
@@ -139,6 +148,9 @@ redis.call('HSET', rkey(found), 'stage', 'settling', 'owner', owner, 'lease', le
 redis.call('ZREM', payer_key(string.match(found, '^[^:]*')), found)
 return {'claimed', by_id, found, unpack(r)}
 "#;
+
+// The admission script divides by the same share as the in-process limiter.
+const _: () = assert!(contact_core::limiter::LEASE_SHARE == 8);
 
 /// `StoreOp::Reserve`. ARGV: P, NOW, member, payer, fp, pid, vb, owner, lease, and the bounds:
 /// open, per payer, results, kept bytes.
@@ -652,11 +664,18 @@ impl RedisStore {
             .arg(m)
             .arg(fp)
             .arg(owner)
-            .arg(lease);
+            .arg(lease)
+            .arg(if admit.recall.is_some() {
+                1
+            } else {
+                admit.tokens.max(1)
+            });
         let reply: Vec<Value> = self.command(|c| call.invoke(c))?;
         let words = strings(&reply);
         let admission = match words.first().map(String::as_str) {
-            Some("admitted") => Admission::Admitted,
+            Some("admitted") => Admission::Admitted {
+                tokens: words.get(1).and_then(|w| w.parse().ok()).unwrap_or(1),
+            },
             Some("limited") => Admission::Limited {
                 retry_after: words.get(1).and_then(|w| w.parse().ok()).unwrap_or(1),
             },

@@ -584,6 +584,40 @@ fn three_instances_behind_nginx_share_one_payment_store_and_one_rate_limit() {
         assert_eq!(limited.status, 429, "{}", limited.body);
         assert!(limited.header("Retry-After").is_some());
     }
+
+    // With leases (docs/operations.md, "Rate limits across instances"): a fresh client sending
+    // round robin through nginx passes at most its burst of 60 (every request spends a token
+    // drawn from the shared limit; one more may refill in the meantime) and loses at most
+    // 3 × (largest_batch − 1) = 18 to tokens leased to the instances it did not reach again; then
+    // every instance limits it.
+    let text = String::from_utf8(unpaid.clone()).unwrap();
+    let forwarded = text
+        .replacen(
+            "Host: x\r\n",
+            "Host: x\r\nX-Forwarded-For: 198.51.100.7\r\n",
+            1,
+        )
+        .into_bytes();
+    let started = Instant::now();
+    let mut passed = 0;
+    for _ in 0..150 {
+        match send(nginx.addr(), &forwarded).status {
+            402 => passed += 1,
+            429 => {}
+            other => panic!("{other}"),
+        }
+    }
+    let refilled = 1 + started.elapsed().as_secs() / 60;
+    let tolerance = 3 * (u64::from(contact_core::limiter::largest_batch(60)) - 1);
+    assert!(passed <= 60 + refilled, "{passed} passed: over the limit");
+    assert!(
+        passed + tolerance >= 60,
+        "{passed} passed: beyond the tolerance"
+    );
+    for instance in &instances {
+        let limited = send(instance.addr(), &forwarded);
+        assert_eq!(limited.status, 429, "{}", limited.body);
+    }
 }
 
 #[test]

@@ -131,7 +131,7 @@ struct Step {
 
 fn step() -> impl Strategy<Value = Step> {
     (
-        0u8..5,
+        0u8..6,
         0u8..2,
         0u8..3,
         0u8..2,
@@ -175,6 +175,13 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
                 fingerprint: print(step.print),
                 lease,
             }),
+            tokens: 1,
+        }),
+        5 => StoreOp::Admit(Admit {
+            client: IpAddr::from([192, 0, 2, 1 + step.nonce]),
+            unix_ms: now * 1000,
+            recall: None,
+            tokens: 1 + u32::from(step.stage) * 4,
         }),
         1 => StoreOp::Reserve {
             key,
@@ -238,6 +245,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Batches drawn for a lease (`Admit::tokens`): Redis's GCRA takes as many tokens as the
+    /// in-process bucket does (at least one, at most half of those available), and limits at
+    /// the same moments, for real limits (60 a minute, bursts of 20 or 400; 120 a minute,
+    /// bursts of 5).
+    #[test]
+    fn redis_draws_the_same_batches_as_the_in_process_limiter(
+        rate in prop_oneof![Just((60u32, 20u32)), Just((120, 5)), Just((60, 400))],
+        steps in proptest::collection::vec((0u8..3, 1u32..40, prop_oneof![Just(0u64), Just(0), Just(1), Just(3), Just(10)]), 1..60)
+    ) {
+        let Some(server) = redis() else { return Ok(()) };
+        let mut local = LocalStore {
+            payments: Box::new(MemoryStore::with_limits(LIMITS)),
+            limiter: RateLimiter::new(rate.0, rate.1),
+        };
+        let shared = redis_store(server, LIMITS, rate);
+        let mut now = unix_now();
+        for (n, (client, tokens, wait)) in steps.iter().enumerate() {
+            now += wait;
+            let op = StoreOp::Admit(Admit {
+                client: IpAddr::from([198, 51, 100, *client]),
+                unix_ms: now * 1000,
+                recall: None,
+                tokens: *tokens,
+            });
+            let expected = local.apply(op.clone());
+            let got = shared.run(op.clone()).unwrap();
+            prop_assert_eq!(got, expected, "step {} of {:?}", n, steps);
+        }
+    }
+}
+
 #[test]
 fn the_rate_limit_is_a_burst_then_one_per_interval_per_client_and_ipv6_slash_64() {
     let Some(server) = redis() else { return };
@@ -248,6 +289,7 @@ fn the_rate_limit_is_a_burst_then_one_per_interval_per_client_and_ipv6_slash_64(
             client: client.parse().unwrap(),
             unix_ms: ms,
             recall: None,
+            tokens: 1,
         });
         match store.run(op).unwrap() {
             StoreReply::Admission(admission) => *admission,
@@ -256,31 +298,40 @@ fn the_rate_limit_is_a_burst_then_one_per_interval_per_client_and_ipv6_slash_64(
     };
     let t = unix_now() * 1000;
     for _ in 0..3 {
-        assert_eq!(admit("203.0.113.7", t), Admission::Admitted);
+        assert_eq!(admit("203.0.113.7", t), Admission::Admitted { tokens: 1 });
     }
     assert_eq!(
         admit("203.0.113.7", t),
         Admission::Limited { retry_after: 1 }
     );
-    assert_eq!(admit("203.0.113.7", t + 1_000), Admission::Admitted);
+    assert_eq!(
+        admit("203.0.113.7", t + 1_000),
+        Admission::Admitted { tokens: 1 }
+    );
     assert_eq!(
         admit("203.0.113.7", t + 1_000),
         Admission::Limited { retry_after: 1 }
     );
     assert_eq!(
         admit("203.0.113.8", t),
-        Admission::Admitted,
+        Admission::Admitted { tokens: 1 },
         "another client"
     );
     // IPv6 by /64; IPv4-mapped IPv6 as IPv4.
     for _ in 0..3 {
-        assert_eq!(admit("2001:db8:1:2::1", t), Admission::Admitted);
+        assert_eq!(
+            admit("2001:db8:1:2::1", t),
+            Admission::Admitted { tokens: 1 }
+        );
     }
     assert!(matches!(
         admit("2001:db8:1:2:ffff::9", t),
         Admission::Limited { .. }
     ));
-    assert_eq!(admit("2001:db8:1:3::1", t), Admission::Admitted);
+    assert_eq!(
+        admit("2001:db8:1:3::1", t),
+        Admission::Admitted { tokens: 1 }
+    );
     assert!(matches!(
         admit("::ffff:203.0.113.7", t + 1_000),
         Admission::Limited { .. }
@@ -292,11 +343,12 @@ fn the_rate_limit_is_a_burst_then_one_per_interval_per_client_and_ipv6_slash_64(
             client: "198.51.100.1".parse().unwrap(),
             unix_ms: ms,
             recall: None,
+            tokens: 1,
         })
     };
     assert!(matches!(
         slow.run(op(t)).unwrap(),
-        StoreReply::Admission(a) if *a == Admission::Admitted
+        StoreReply::Admission(a) if *a == Admission::Admitted { tokens: 1 }
     ));
     assert!(matches!(
         slow.run(op(t)).unwrap(),
@@ -320,6 +372,7 @@ fn an_unreachable_redis_is_a_failure_within_the_deadline_and_the_store_heals() {
         client: "192.0.2.1".parse().unwrap(),
         unix_ms: unix_now() * 1000,
         recall: None,
+        tokens: 1,
     });
     let started = Instant::now();
     assert!(store.run(admit.clone()).is_err());
@@ -358,6 +411,7 @@ fn after_a_redis_restart_one_command_fails_not_one_per_pooled_connection() {
             client: "192.0.2.9".parse().unwrap(),
             unix_ms: unix_now() * 1000,
             recall: None,
+            tokens: 1,
         })
     };
     // Eight connections in the pool: eight commands at once.
@@ -431,6 +485,7 @@ fn redis_over_tls_with_its_own_certificate_authority() {
         client: "192.0.2.1".parse().unwrap(),
         unix_ms: unix_now() * 1000,
         recall: None,
+        tokens: 1,
     });
     let url = format!("rediss://localhost:{port}/");
     let store = |url: &str| RedisStore::new(url, "tls", ("eip155:8453", ASSET), 60, 20).unwrap();

@@ -164,6 +164,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
                 fingerprint,
                 lease,
             }),
+            tokens: 1,
         }),
         StoreOp::Reserve {
             key: key.clone(),

@@ -22,10 +22,26 @@ impl Exchange {
     ) {
         let (recall, decoded) = self.recall_query(server, head, body);
         self.claim_lease = recall.as_ref().map_or(0, |recall| recall.lease.id);
+        let mut tokens = 1;
+        if decoded.is_none() && server.store_is_shared() {
+            // No payment to check (none, or one that does not decode): nothing here can reach
+            // the facilitator, so a token leased from the shared limit will do.
+            let mut shared = server.shared();
+            if shared.leases.spend(self.client, now) {
+                drop(shared);
+                let asked = Asked { head, body };
+                let admission = Admission::Admitted { tokens: 1 };
+                let reply = Ok(StoreReply::Admission(Box::new(admission)));
+                self.admitted(server, asked, request, decoded, reply, now);
+                return;
+            }
+            tokens = shared.leases.want(self.client, now);
+        }
         let admit = Admit {
             client: self.client,
             unix_ms: millis(server.unix_time(now)),
             recall,
+            tokens,
         };
         match self.store_call(server, StoreOp::Admit(admit)) {
             Ok(reply) => {
@@ -66,7 +82,15 @@ impl Exchange {
             Err(failure) => return self.store_failed(&request, &failure, now),
         };
         let decoded = match admission {
-            Admission::Admitted => decoded,
+            Admission::Admitted { tokens } => {
+                if tokens > 1 && server.store_is_shared() {
+                    // The surplus of a batch drawn from the shared limit: this client's next
+                    // requests here spend it without a round trip.
+                    let client = self.client;
+                    server.shared().leases.keep(client, tokens - 1, now);
+                }
+                decoded
+            }
             Admission::Limited { retry_after } => {
                 let message = format!("rate limit exceeded; retry in {retry_after} s");
                 let retry = [("Retry-After", retry_after.to_string())];
