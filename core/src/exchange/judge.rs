@@ -41,8 +41,11 @@ impl Exchange {
         self.unreconciled(server, job, reason.to_string(), now);
     }
 
-    /// `/verify` refused for another reason than a used nonce, and `CHAIN_RPC_URL` is set: the
-    /// chain tells whether the authorization was used before the refusal becomes a 402.
+    /// `/verify` refused for another reason than a used nonce. The store held no record of the
+    /// authorization (this request's reservation was new): with `CHAIN_RPC_URL` the chain tells
+    /// whether it was used before the refusal becomes a 402 — a facilitator may word a used one
+    /// as anything (the payer's balance, spent on us, is "insufficient funds"). Without it, the
+    /// refusal stands.
     pub(super) fn refused_without_record(
         &mut self,
         server: &Server,
@@ -50,10 +53,15 @@ impl Exchange {
         reason: String,
         now: Instant,
     ) {
+        let query = server
+            .config
+            .chain_rpc
+            .as_ref()
+            .and_then(|_| chain_query(&job));
         if let Some(paid) = job.paid.as_mut() {
             paid.verify_refusal = Some(reason.clone());
         }
-        match chain_query(&job) {
+        match query {
             Some(query) => {
                 self.close_fetches(&mut job);
                 job.phase = Phase::Judge;
@@ -67,17 +75,14 @@ impl Exchange {
 
     /// A `/verify` refusal stands: no money moved, the authorization stays usable (its
     /// reservation is released), 402 with the facilitator's reason.
-    pub(super) fn refusal_stands(
+    fn refusal_stands(
         &mut self,
         server: &Server,
         job: Box<Job>,
         reason: &str,
         now: Instant,
     ) {
-        if let Some(paid) = &job.paid {
-            let (key, lease) = (paid.key.clone(), paid.lease);
-            self.store_write(server, StoreOp::Release { key, lease });
-        }
+        self.release(server, &job);
         self.end_job_with_402(server, job, reason, None, now);
     }
 
@@ -105,21 +110,14 @@ impl Exchange {
                     // Neither side certain: no 402 (it would make a client pay again), and
                     // nothing to reconcile yet.
                     self.audit_line(&job, "unknown", Some(why), None, 0);
-                    if let Some(paid) = &job.paid {
-                        let (key, lease) = (paid.key.clone(), paid.lease);
-                        self.store_write(server, StoreOp::Release { key, lease });
-                    }
+                    self.release(server, &job);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(
                         "the facilitator refused this payment ({reason}) and the chain could not be read to confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
                     );
-                    let (status, code) = reply_for(&Failure::FacilitatorUnavailable);
-                    let error = ApiError::new(code, message, job.request.id.clone());
-                    let mut response = json_response(status, &error);
-                    for (name, value) in retry {
-                        response = response.with_header(name, value);
-                    }
-                    return self.finish_job(server, job, response, Some(code), None, now);
+                    let failure = Failure::FacilitatorUnavailable;
+                    return self
+                        .end_job_with_error_and(server, job, &failure, &message, now, &retry);
                 }
                 ChainVerdict::Settled { .. } | ChainVerdict::Cancelled => {}
             }
@@ -178,10 +176,7 @@ impl Exchange {
     /// (payer, nonce, request id) for the operator; the reservation released.
     fn unreconciled(&mut self, server: &Server, job: Box<Job>, reason: String, now: Instant) {
         self.audit_line(&job, "unreconciled", Some(reason), None, 0);
-        if let Some(paid) = &job.paid {
-            let (key, lease) = (paid.key.clone(), paid.lease);
-            self.store_write(server, StoreOp::Release { key, lease });
-        }
+        self.release(server, &job);
         self.end_job_with_error(
             server,
             job,

@@ -378,10 +378,7 @@ impl Exchange {
                 };
                 // The reservation may have landed without its answer: let it go (a lost
                 // release leaves a lease that runs out).
-                if let Some(paid) = &job.paid {
-                    let (key, lease) = (paid.key.clone(), paid.lease);
-                    self.store_write(server, StoreOp::Release { key, lease });
-                }
+                self.release(server, &job);
                 self.state = State::Idle {
                     deadline: now + HEAD_TIMEOUT,
                 };
@@ -621,19 +618,11 @@ impl Exchange {
                 self.used_without_record(server, job, now);
             }
             Reply::Answer(answer) => {
+                self.verdict = Some(PaymentVerdict::Refused);
                 let reason = answer
                     .invalid_reason
                     .unwrap_or_else(|| "payment verification failed".to_string());
-                if server.config.chain_rpc.is_some() {
-                    // The store held no record of this authorization (the reservation was
-                    // new): before a 402, the chain says whether it was used — a facilitator
-                    // may word a used one as anything (e.g. the payer's balance, spent on us).
-                    self.verdict = Some(PaymentVerdict::Refused);
-                    return self.refused_without_record(server, job, reason, now);
-                }
-                // Refused before any money moved: the authorization stays usable.
-                self.verdict = Some(PaymentVerdict::Refused);
-                self.refusal_stands(server, job, &reason, now);
+                self.refused_without_record(server, job, reason, now);
             }
             Reply::Garbage => {
                 // Outcome unknown: keep the authorization consumed (docs/contract.md).

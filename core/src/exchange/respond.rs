@@ -6,10 +6,23 @@ impl Exchange {
     pub(super) fn end_job_with_error(
         &mut self,
         server: &Server,
+        job: Box<Job>,
+        failure: &Failure,
+        message: &str,
+        now: Instant,
+    ) {
+        self.end_job_with_error_and(server, job, failure, message, now, &[]);
+    }
+
+    /// As [`Exchange::end_job_with_error`], with `extra` header fields (e.g. `Retry-After`).
+    pub(super) fn end_job_with_error_and(
+        &mut self,
+        server: &Server,
         mut job: Box<Job>,
         failure: &Failure,
         message: &str,
         now: Instant,
+        extra: &[(&'static str, String)],
     ) {
         self.close_fetches(&mut job);
         let (status, code) = reply_for(failure);
@@ -17,7 +30,10 @@ impl Exchange {
         if job.operator {
             self.unpaid_outcome = Some(Err(error.clone()));
         }
-        let response = json_response(status, &error);
+        let mut response = json_response(status, &error);
+        for (name, value) in extra {
+            response = response.with_header(name, value.clone());
+        }
         self.finish_job(server, job, response, Some(code), None, now);
     }
 

@@ -122,6 +122,15 @@ impl Exchange {
         }
     }
 
+    /// Lets the job's reservation go (its lease's), without waiting: the authorization is
+    /// judged again on a retry (a lost release leaves a lease that runs out).
+    pub(super) fn release(&mut self, server: &Server, job: &Job) {
+        if let Some(paid) = &job.paid {
+            let (key, lease) = (paid.key.clone(), paid.lease);
+            self.store_write(server, StoreOp::Release { key, lease });
+        }
+    }
+
     /// A failure after `/verify` said valid: the authorization is consumed, without a result.
     /// A retry's failure keeps its result instead (the money may have moved).
     pub(super) fn spend(&mut self, server: &Server, job: &Job) {
@@ -129,8 +138,7 @@ impl Exchange {
             (Some(paid), _) if paid.on_chain.is_some() => {
                 // Paid before, on chain, for one result this job failed to give: the retry is
                 // judged again and runs again, never answered "already used".
-                let (key, lease) = (paid.key.clone(), paid.lease);
-                self.store_write(server, StoreOp::Release { key, lease });
+                self.release(server, job);
             }
             (Some(paid), Some(settlement)) if paid.resettle => {
                 self.record(server, job, Stage::Unknown(settlement.kept.clone()));
