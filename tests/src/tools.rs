@@ -34,3 +34,30 @@ pub fn free_port() -> u16 {
         .map(|a| a.port())
         .expect("a free port")
 }
+
+/// `.ci/node` with `packages` (of its pinned `package.json`) installed: `npm install` from the
+/// npm registry when one is missing (`.ci/run` installs them beforehand). Tests run in
+/// parallel: one installs while the others wait (two installs into one folder, or a run during
+/// an install, break each other).
+///
+/// # Panics
+/// When `npm install` cannot run or fails (Node.js and npm: Debian `nodejs npm`).
+pub fn node_packages(packages: &[&str]) -> std::path::PathBuf {
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _installing = INSTALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
+    let installed = packages
+        .iter()
+        .all(|package| dir.join("node_modules").join(package).is_dir());
+    if !installed {
+        let status = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status_in_group()
+            .expect("the official-client tests need Node.js and npm (Debian: nodejs npm)");
+        assert!(status.success(), "npm install in {} failed", dir.display());
+    }
+    dir
+}

@@ -23,30 +23,14 @@ const SIGNER: &str = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
 /// `.ci/node` with the pinned packages, or `None` (skipped) where Node.js or the npm registry
 /// is missing (with `CI=true`: a failure).
 fn node_tools() -> Option<std::path::PathBuf> {
-    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _installing = INSTALL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     contact_e2e::tools::have("node", "Debian: nodejs npm")?;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
-    let installed = [
+    Some(contact_e2e::tools::node_packages(&[
         "@x402/fetch",
         "@x402/core",
         "@x402/evm",
         "@x402/extensions",
         "viem",
-    ]
-    .iter()
-    .all(|package| dir.join("node_modules").join(package).is_dir());
-    if !installed {
-        let status = std::process::Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .status_in_group()
-            .expect("npm");
-        assert!(status.success(), "npm install in {} failed", dir.display());
-    }
-    Some(dir)
+    ]))
 }
 
 fn the_official_utilities_verify_our_offers_and_receipts_and_refuse_a_tampered_receipt() {

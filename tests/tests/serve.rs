@@ -230,25 +230,7 @@ fn a_slowloris_client_is_closed_without_affecting_others() {
 /// `.ci/node` with the pinned official client installed (`npm install` from the npm registry
 /// when `node_modules` is missing; `.ci/run` installs it beforehand).
 fn official_client_dir() -> std::path::PathBuf {
-    // Tests run in parallel: one installs while the others wait (two `npm install`s into the
-    // same folder, or a run during an install, break each other).
-    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _installing = INSTALL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
-    let installed = ["@x402/fetch", "@x402/evm", "@x402/extensions", "viem"]
-        .iter()
-        .all(|package| dir.join("node_modules").join(package).is_dir());
-    if !installed {
-        let status = std::process::Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .status_in_group()
-            .expect("the official-client test needs Node.js and npm (Debian: nodejs npm)");
-        assert!(status.success(), "npm install in {} failed", dir.display());
-    }
-    dir
+    contact_e2e::tools::node_packages(&["@x402/fetch", "@x402/evm", "@x402/extensions", "viem"])
 }
 
 /// Runs the official x402 v2 client (`.ci/node/pay.mjs`) against `service` for `site`, with
