@@ -75,13 +75,7 @@ impl Exchange {
 
     /// A `/verify` refusal stands: no money moved, the authorization stays usable (its
     /// reservation is released), 402 with the facilitator's reason.
-    fn refusal_stands(
-        &mut self,
-        server: &Server,
-        job: Box<Job>,
-        reason: &str,
-        now: Instant,
-    ) {
+    fn refusal_stands(&mut self, server: &Server, job: Box<Job>, reason: &str, now: Instant) {
         self.release(server, &job);
         self.end_job_with_402(server, job, reason, None, now);
     }
