@@ -13,6 +13,7 @@ use ipnet::IpNet;
 use url::Url;
 
 use crate::net_policy::{NetPolicy, DEFAULT_ALLOWED_PORTS};
+use crate::payment::endpoint::Facilitator;
 use crate::payment::requirements::{atomic_amount, PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
 use crate::payment::verify::parse_address;
 
@@ -57,8 +58,9 @@ pub enum PaymentConfig {
     Ready {
         /// The terms every 402 carries.
         terms: Box<PaymentTerms>,
-        /// The facilitator's base URL (`/verify`, `/settle` are appended).
-        facilitator: Url,
+        /// The facilitator: its base URL (`/supported`, `/verify`, `/settle` are appended) and
+        /// its credentials (set by the runtime from [`Config::facilitator_credentials`]).
+        facilitator: Facilitator,
     },
     /// Payments not configured: one human-readable problem per missing or invalid setting.
     Incomplete(Vec<String>),
@@ -130,8 +132,31 @@ pub struct Config {
     /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
     /// and receipts"). Its `Debug` shows the address only.
     pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
+    /// Where the facilitator's credentials are (docs/configuration.md, "Facilitator
+    /// credentials"): read by the runtime, which sets the facilitator's
+    /// [`Credentials`](crate::payment::endpoint::Credentials); files only, a secret is never
+    /// taken from the environment itself.
+    pub facilitator_credentials: CredentialFiles,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
+}
+
+/// Where a facilitator's credentials are: nothing (keyless), a header file, or a CDP API key.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CredentialFiles {
+    /// A keyless facilitator.
+    #[default]
+    None,
+    /// `FACILITATOR_AUTH_HEADER_FILE`: a file holding one header line, sent on every call.
+    HeaderFile(String),
+    /// `CDP_API_KEY_ID` and `CDP_API_KEY_SECRET_FILE`: a Coinbase Developer Platform key,
+    /// a per-request JWT on every call.
+    Cdp {
+        /// The key id (not a secret: it names the key, as a user name does).
+        key_id: String,
+        /// The file of its private key (PEM EC P-256, or base64 Ed25519).
+        secret_file: String,
+    },
 }
 
 /// Every environment variable [`Config::from_env_map`] reads (docs/configuration.md).
@@ -139,7 +164,10 @@ pub const VARIABLES: &[&str] = &[
     "ALLOWED_PORTS",
     "ALLOW_PRIVATE_CIDRS",
     "BIND_ADDR",
+    "CDP_API_KEY_ID",
+    "CDP_API_KEY_SECRET_FILE",
     "CHAIN_RPC_URL",
+    "FACILITATOR_AUTH_HEADER_FILE",
     "FACILITATOR_URL",
     "ICON_URL",
     "LOG_FORMAT",
@@ -326,6 +354,11 @@ impl Config {
                 "needs REDIS_URL with rediss:// (TLS)",
             ));
         }
+        let facilitator_credentials = credential_files(
+            get("FACILITATOR_AUTH_HEADER_FILE"),
+            get("CDP_API_KEY_ID"),
+            get("CDP_API_KEY_SECRET_FILE"),
+        )?;
         let redis_prefix = get("REDIS_PREFIX").unwrap_or("contact-extract").to_string();
         if redis_prefix.is_empty()
             || redis_prefix.len() > 64
@@ -369,6 +402,7 @@ impl Config {
                 .filter(|path| !path.trim().is_empty())
                 .map(str::to_string),
             offer_signer: None,
+            facilitator_credentials,
             warnings,
         })
     }
@@ -507,7 +541,7 @@ fn payment_config(
         Some(raw) => match endpoint_url("FACILITATOR_URL", raw) {
             Ok((url, warning)) => {
                 warnings.extend(warning);
-                Some(url)
+                Some(Facilitator::keyless(url))
             }
             Err(problem) => {
                 problems.push(problem);
@@ -539,6 +573,38 @@ fn payment_config(
             })
         }
         _ => Ok(PaymentConfig::Incomplete(problems)),
+    }
+}
+
+/// The facilitator's credential settings: at most one kind; a CDP key needs both its id and
+/// its file.
+fn credential_files(
+    header_file: Option<&str>,
+    key_id: Option<&str>,
+    secret_file: Option<&str>,
+) -> Result<CredentialFiles, ConfigError> {
+    fn set(v: Option<&str>) -> Option<&str> {
+        v.map(str::trim).filter(|v| !v.is_empty())
+    }
+    match (set(header_file), set(key_id), set(secret_file)) {
+        (None, None, None) => Ok(CredentialFiles::None),
+        (Some(file), None, None) => Ok(CredentialFiles::HeaderFile(file.to_string())),
+        (None, Some(key_id), Some(secret_file)) => Ok(CredentialFiles::Cdp {
+            key_id: key_id.to_string(),
+            secret_file: secret_file.to_string(),
+        }),
+        (Some(_), _, _) => Err(invalid(
+            "FACILITATOR_AUTH_HEADER_FILE",
+            "set either it or a CDP API key (CDP_API_KEY_ID, CDP_API_KEY_SECRET_FILE), not both",
+        )),
+        (None, Some(_), None) => Err(invalid(
+            "CDP_API_KEY_SECRET_FILE",
+            "CDP_API_KEY_ID is set: also set the file holding the key's secret",
+        )),
+        (None, None, Some(_)) => Err(invalid(
+            "CDP_API_KEY_ID",
+            "CDP_API_KEY_SECRET_FILE is set: also set the key's id",
+        )),
     }
 }
 
@@ -685,7 +751,12 @@ mod tests {
             terms.resource.url,
             "https://contacts.example.com/api/v1/extract-contact"
         );
-        assert_eq!(facilitator.as_str(), "https://facilitator.example.com/");
+        assert_eq!(facilitator.url.as_str(), "https://facilitator.example.com/");
+        assert_eq!(
+            facilitator.credentials,
+            crate::payment::endpoint::Credentials::None
+        );
+        assert_eq!(config.facilitator_credentials, CredentialFiles::None);
     }
 
     #[test]
@@ -796,6 +867,47 @@ mod tests {
             let error = Config::from_env_map(&vars(&pairs)).unwrap_err();
             assert_eq!(error.variable, name);
             assert!(error.to_string().starts_with(name));
+        }
+    }
+
+    #[test]
+    fn facilitator_credentials_are_one_kind_and_a_cdp_key_has_both_parts() {
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.extend_from_slice(extra);
+            Config::from_env_map(&vars(&pairs))
+        };
+        assert_eq!(
+            with(&[("FACILITATOR_AUTH_HEADER_FILE", "/run/secrets/h")])
+                .unwrap()
+                .facilitator_credentials,
+            CredentialFiles::HeaderFile("/run/secrets/h".into())
+        );
+        assert_eq!(
+            with(&[
+                ("CDP_API_KEY_ID", "kid"),
+                ("CDP_API_KEY_SECRET_FILE", "/run/secrets/cdp")
+            ])
+            .unwrap()
+            .facilitator_credentials,
+            CredentialFiles::Cdp {
+                key_id: "kid".into(),
+                secret_file: "/run/secrets/cdp".into()
+            }
+        );
+        for (extra, variable) in [
+            (
+                &[
+                    ("FACILITATOR_AUTH_HEADER_FILE", "/h"),
+                    ("CDP_API_KEY_ID", "kid"),
+                    ("CDP_API_KEY_SECRET_FILE", "/k"),
+                ][..],
+                "FACILITATOR_AUTH_HEADER_FILE",
+            ),
+            (&[("CDP_API_KEY_ID", "kid")][..], "CDP_API_KEY_SECRET_FILE"),
+            (&[("CDP_API_KEY_SECRET_FILE", "/k")][..], "CDP_API_KEY_ID"),
+        ] {
+            assert_eq!(with(extra).unwrap_err().variable, variable);
         }
     }
 

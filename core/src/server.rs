@@ -19,6 +19,7 @@ use crate::http::response::{PreparedResponse, Response};
 use crate::ids::RequestIds;
 use crate::limiter::{LocalLeases, RateLimiter};
 use crate::page_memory::PageMemory;
+use crate::payment::endpoint::{Call, Facilitator};
 use crate::payment::offer_receipt::{self, OfferPayload, OfferSigner};
 use crate::payment::store::PaymentStore;
 use crate::responses::payment_required_response;
@@ -59,6 +60,8 @@ pub struct Server {
     unix_at_started_ms: Arc<AtomicU64>,
     /// Lease ids handed out so far ([`Server::new_lease_id`]).
     leases_issued: Arc<AtomicU64>,
+    /// Nonces handed out so far ([`Server::facilitator_request`]).
+    nonces_issued: Arc<AtomicU64>,
     /// Signed offers (x402 `offer-receipt`), when the service has a signing key.
     offers: Option<Arc<Offers>>,
 }
@@ -158,6 +161,9 @@ pub struct Fixed {
     pub(crate) shared_store: bool,
     /// Random per process start: the seed of this process's lease ids.
     pub(crate) instance: u64,
+    /// Random per process start: the key of the facilitator JWTs' nonces
+    /// ([`Server::facilitator_request`]), derived from the seed apart from every other use.
+    nonce_key: [u8; 32],
 }
 
 /// The mutable part of the [`Server`], behind its lock.
@@ -226,6 +232,9 @@ impl Server {
         owner_seed.extend_from_slice(b"lease owner");
         let digest: [u8; 32] = Keccak256::digest(&owner_seed).into();
         let instance = u64::from_le_bytes(digest[..8].try_into().unwrap_or_default());
+        let mut nonce_seed = seed.to_vec();
+        nonce_seed.extend_from_slice(b"facilitator jwt nonce");
+        let nonce_key: [u8; 32] = Keccak256::digest(&nonce_seed).into();
         Server {
             fixed: Arc::new(Fixed {
                 unpaid_response,
@@ -236,6 +245,7 @@ impl Server {
                 started: now,
                 shared_store: false,
                 instance,
+                nonce_key,
             }),
             connections,
             page_memory,
@@ -246,6 +256,7 @@ impl Server {
             store_problem: Arc::new(Mutex::new(None)),
             unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
             leases_issued: Arc::new(AtomicU64::new(0)),
+            nonces_issued: Arc::new(AtomicU64::new(0)),
             offers,
         }
     }
@@ -391,6 +402,29 @@ impl Server {
         input[8..].copy_from_slice(&n.to_le_bytes());
         let digest: [u8; 32] = Keccak256::digest(input).into();
         u64::from_le_bytes(digest[..8].try_into().unwrap_or_default())
+    }
+
+    /// The request bytes of a facilitator `call` (`body`: the JSON of `/verify` and
+    /// `/settle`, empty for `/supported`) with the facilitator's credentials, and the URL they
+    /// go to: every facilitator request is built here ([`Facilitator::request`]). A CDP JWT
+    /// is valid from this server's unix time at `now` and carries a fresh nonce: Keccak-256 of
+    /// this process's random nonce key and a counter (16 bytes), unpredictable without an RNG
+    /// in the core.
+    pub fn facilitator_request(
+        &self,
+        facilitator: &Facilitator,
+        call: Call,
+        body: &[u8],
+        now: Instant,
+    ) -> (url::Url, Vec<u8>) {
+        let n = self.nonces_issued.fetch_add(1, Ordering::Relaxed);
+        let mut input = self.fixed.nonce_key.to_vec();
+        input.extend_from_slice(&n.to_le_bytes());
+        let digest: [u8; 32] = Keccak256::digest(&input).into();
+        let mut nonce = [0u8; 16];
+        nonce.copy_from_slice(&digest[..16]);
+        let unix_now = self.unix_time(now).as_secs();
+        facilitator.request(call, body, &self.user_agent, unix_now, nonce)
     }
 
     /// The configuration.

@@ -17,6 +17,15 @@ pub struct ServeArgs {
     /// x402 facilitator base URL (https; http only for loopback).
     #[arg(long, env = "FACILITATOR_URL")]
     pub facilitator_url: Option<String>,
+    /// File holding one header line sent on every facilitator call (`X-API-Key: …`).
+    #[arg(long, env = "FACILITATOR_AUTH_HEADER_FILE")]
+    pub facilitator_auth_header_file: Option<String>,
+    /// Coinbase Developer Platform API key id (with CDP_API_KEY_SECRET_FILE).
+    #[arg(long, env = "CDP_API_KEY_ID")]
+    pub cdp_api_key_id: Option<String>,
+    /// File holding the CDP API key's secret (PEM EC P-256, or base64 Ed25519).
+    #[arg(long, env = "CDP_API_KEY_SECRET_FILE")]
+    pub cdp_api_key_secret_file: Option<String>,
     /// Price per request in USD (default 0.01).
     #[arg(long, env = "PRICE_USD")]
     pub price_usd: Option<String>,
@@ -135,6 +144,12 @@ impl ServeArgs {
             ("PUBLIC_BASE_URL", &self.public_base_url),
             ("PAY_TO", &self.pay_to),
             ("FACILITATOR_URL", &self.facilitator_url),
+            (
+                "FACILITATOR_AUTH_HEADER_FILE",
+                &self.facilitator_auth_header_file,
+            ),
+            ("CDP_API_KEY_ID", &self.cdp_api_key_id),
+            ("CDP_API_KEY_SECRET_FILE", &self.cdp_api_key_secret_file),
             ("PRICE_USD", &self.price_usd),
             ("X402_NETWORK", &self.x402_network),
             ("X402_ASSET", &self.x402_asset),

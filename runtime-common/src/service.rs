@@ -7,7 +7,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use contact_core::io::Now;
 
-use contact_core::config::{Config, PaymentConfig};
+use contact_core::config::{Config, CredentialFiles, PaymentConfig};
+use contact_core::payment::cdp_jwt::CdpKey;
+use contact_core::payment::endpoint::{AuthHeader, Credentials};
 use contact_core::server::Server;
 
 use crate::cli::ServeArgs;
@@ -123,6 +125,38 @@ pub fn load_offer_signer(config: &mut Config) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads the facilitator's credentials, when set, into the facilitator of
+/// [`PaymentConfig::Ready`] (docs/configuration.md, "Facilitator credentials"): the one header
+/// line of `FACILITATOR_AUTH_HEADER_FILE`, or the private key of `CDP_API_KEY_SECRET_FILE`
+/// (with `CDP_API_KEY_ID`). The files are read once, here, and checked at start; a secret is
+/// never in the environment or a log.
+///
+/// # Errors
+/// `<VARIABLE>: <path>: <why>` — the file cannot be read or holds no valid header or key (the
+/// message never contains the file's bytes).
+pub fn load_facilitator_credentials(config: &mut Config) -> Result<(), String> {
+    let credentials = match &config.facilitator_credentials {
+        CredentialFiles::None => return Ok(()),
+        CredentialFiles::HeaderFile(path) => std::fs::read(path)
+            .map_err(|error| error.to_string())
+            .and_then(|bytes| AuthHeader::from_file(&bytes))
+            .map(Credentials::Header)
+            .map_err(|why| format!("FACILITATOR_AUTH_HEADER_FILE: {path}: {why}"))?,
+        CredentialFiles::Cdp {
+            key_id,
+            secret_file,
+        } => std::fs::read(secret_file)
+            .map_err(|error| error.to_string())
+            .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
+            .map(|key| Credentials::Cdp(std::sync::Arc::new(key)))
+            .map_err(|why| format!("CDP_API_KEY_SECRET_FILE: {secret_file}: {why}"))?,
+    };
+    if let PaymentConfig::Ready { facilitator, .. } = &mut config.payment {
+        facilitator.credentials = credentials;
+    }
+    Ok(())
+}
+
 /// Reads the `serve` settings and logs their warnings and a missing payment setup.
 ///
 /// # Errors
@@ -133,6 +167,10 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
         ExitCode::from(2)
     })?;
     if let Err(why) = load_offer_signer(&mut config) {
+        eprintln!("contact-extract: invalid configuration: {why}");
+        return Err(ExitCode::from(2));
+    }
+    if let Err(why) = load_facilitator_credentials(&mut config) {
         eprintln!("contact-extract: invalid configuration: {why}");
         return Err(ExitCode::from(2));
     }
@@ -151,6 +189,16 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
             &format!(
                 "offers and receipts signed (x402 offer-receipt, EIP-712) by {}",
                 signer.address()
+            ),
+        );
+    }
+    if let PaymentConfig::Ready { facilitator, .. } = &config.payment {
+        log_line(
+            format,
+            &format!(
+                "facilitator {} ({})",
+                facilitator.url,
+                facilitator.credentials.describe()
             ),
         );
     }

@@ -119,7 +119,7 @@ impl Exchange {
                     .map(ChainCheck::request_body)
                     .ok_or(Failure::Internal)?;
                 (
-                    http1::json_post(&url, &body, &server.user_agent),
+                    http1::json_post(&url, &body, &server.user_agent, None),
                     Peer::Facilitator { patient: true },
                     settle::MAX_CHAIN_REPLY,
                     job.deadline,
@@ -138,8 +138,10 @@ impl Exchange {
                 } else {
                     now + PAGE_TIMEOUT
                 };
+                let call = if patient { Call::Settle } else { Call::Verify };
+                let (_, request) = server.facilitator_request(&paid.facilitator, call, &body, now);
                 (
-                    http1::json_post(&url, &body, &server.user_agent),
+                    request,
                     Peer::Facilitator { patient },
                     MAX_FACILITATOR_REPLY,
                     deadline,

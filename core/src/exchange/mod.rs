@@ -62,6 +62,7 @@ use crate::io::{
 use crate::net_policy::PublicUrl;
 use crate::page_memory::PageMemorySlot;
 use crate::payment::codec;
+use crate::payment::endpoint::{Call, Facilitator};
 use crate::payment::facilitator::{self, reports_already_used, Reply, SettleOutcome};
 use crate::payment::identifier;
 use crate::payment::requirements::PaymentTerms;
@@ -318,7 +319,7 @@ struct Job {
 #[derive(Debug)]
 struct Paid {
     terms: PaymentTerms,
-    facilitator: Url,
+    facilitator: Facilitator,
     payment: PaymentPayload,
     /// The request's fingerprint (what a retry must match).
     fingerprint: Fingerprint,
@@ -348,7 +349,7 @@ struct Paid {
 #[derive(Debug)]
 struct Check {
     terms: PaymentTerms,
-    facilitator: Url,
+    facilitator: Facilitator,
     payment: PaymentPayload,
     payment_id: Option<String>,
     fingerprint: Fingerprint,
@@ -892,14 +893,6 @@ fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
         .iter_mut()
         .find(|o| o.fetch.id() == id)
         .map(|o| &mut o.fetch)
-}
-
-/// `{facilitator}/verify` or `/settle`, keeping a base path.
-fn endpoint(base: &Url, name: &str) -> Url {
-    let mut url = base.clone();
-    let path = format!("{}/{name}", base.path().trim_end_matches('/'));
-    url.set_path(&path);
-    url
 }
 
 fn millis(duration: Duration) -> u64 {

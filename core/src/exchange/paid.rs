@@ -398,7 +398,7 @@ impl Exchange {
         }
         job.phase = Phase::Verify;
         let Some(paid) = &job.paid else { return };
-        let verify_url = endpoint(&paid.facilitator, "verify");
+        let verify_url = paid.facilitator.url_of(Call::Verify);
         match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
             Ok(()) => self.state = State::Job(job),
             Err(failure) => self.after_verify(server, job, FetchEnd::Failed(failure), now),
@@ -599,6 +599,19 @@ impl Exchange {
         now: Instant,
     ) {
         let reply = match end {
+            FetchEnd::Response(response, _) if probe::refuses_credentials(response.status) => {
+                // The facilitator refused the service's credentials and looked at nothing: no
+                // money can move, the authorization stays usable (docs/payments.md,
+                // "Authenticated facilitators").
+                self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
+                self.release(server, &job);
+                let message = format!(
+                    "the payment facilitator refuses this service's credentials ({}); this request changed nothing, retry later with the same PAYMENT-SIGNATURE",
+                    response.status
+                );
+                let failure = Failure::FacilitatorUnavailable;
+                return self.end_job_with_error(server, job, &failure, &message, now);
+            }
             FetchEnd::Response(response, _) => facilitator::parse_verify(&response.body),
             FetchEnd::Failed(_) => Reply::Garbage,
         };

@@ -14,6 +14,12 @@ pub const FACILITATOR_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest `/supported` answer read, in bytes.
 const MAX_SUPPORTED_REPLY: usize = 64 * 1024;
 
+/// Whether a facilitator's HTTP status says it refuses the service's credentials (missing,
+/// wrong or expired): 401 Unauthorized or 403 Forbidden (RFC 9110 §15.5.2, §15.5.4).
+pub(super) fn refuses_credentials(status: u16) -> bool {
+    status == 401 || status == 403
+}
+
 impl Exchange {
     /// A facilitator check: drive it like a connection without a client (it never emits
     /// `SendToClient`); when it is finished, [`Server::facilitator_health`] holds its outcome.
@@ -22,10 +28,10 @@ impl Exchange {
         let PaymentConfig::Ready { facilitator, .. } = &server.config.payment else {
             return None;
         };
-        let url = endpoint(facilitator, "supported");
+        let (url, request) = server.facilitator_request(facilitator, Call::Supported, &[], now);
         let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
         let plan = FetchPlan {
-            request: http1::json_get(&url, &server.user_agent),
+            request,
             url,
             peer: Peer::Facilitator { patient: false },
             cap: MAX_SUPPORTED_REPLY,
@@ -57,6 +63,12 @@ impl Exchange {
                     Ok(()) => FacilitatorHealth::Supported,
                     Err(problem) => FacilitatorHealth::Problem(problem),
                 }
+            }
+            FetchEnd::Response(response, _) if refuses_credentials(response.status) => {
+                FacilitatorHealth::Problem(format!(
+                    "facilitator refuses our credentials ({}): check its API key or header file",
+                    response.status
+                ))
             }
             FetchEnd::Response(response, _) => FacilitatorHealth::Problem(format!(
                 "facilitator unreachable: GET /supported answered HTTP {}",

@@ -114,7 +114,7 @@ impl Exchange {
             return;
         };
         settlement.attempts += 1;
-        let settle_url = endpoint(&paid.facilitator, "settle");
+        let settle_url = paid.facilitator.url_of(Call::Settle);
         let Some(mut job) = self.take_job() else {
             return;
         };

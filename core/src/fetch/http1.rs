@@ -34,36 +34,40 @@ pub fn page_request(url: &Url, user_agent: &str) -> Vec<u8> {
 }
 
 /// `GET` request bytes asking for JSON, without content coding (the facilitator's
-/// `/supported`).
-pub fn json_get(url: &Url, user_agent: &str) -> Vec<u8> {
-    format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {user_agent}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+/// `/supported`), with `extra` (a credentials header: name, value) when given.
+pub fn json_get(url: &Url, user_agent: &str, extra: Option<(&str, &str)>) -> Vec<u8> {
+    let mut out = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {user_agent}\r\nAccept: application/json\r\n",
         target(url),
         authority(url)
-    )
-    .into_bytes()
+    );
+    push_extra(&mut out, extra);
+    out.push_str("Connection: close\r\n\r\n");
+    out.into_bytes()
 }
 
-/// `POST` request bytes with a JSON body (facilitator `/verify` and `/settle`).
-pub fn json_post(url: &Url, body: &[u8], user_agent: &str) -> Vec<u8> {
-    let mut out = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\n",
+/// `POST` request bytes with a JSON body (facilitator `/verify` and `/settle`, the chain's
+/// JSON-RPC), with `extra` (a credentials header: name, value) when given.
+pub fn json_post(url: &Url, body: &[u8], user_agent: &str, extra: Option<(&str, &str)>) -> Vec<u8> {
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {user_agent}\r\nAccept: application/json\r\n",
         target(url),
         authority(url)
-    )
-    .into_bytes();
-    out.extend_from_slice(
-        format!("User-Agent: {user_agent}\r\nAccept: application/json\r\n").as_bytes(),
     );
-    out.extend_from_slice(
-        format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        )
-        .as_bytes(),
-    );
+    push_extra(&mut head, extra);
+    head.push_str(&format!(
+        "Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut out = head.into_bytes();
     out.extend_from_slice(body);
     out
+}
+
+fn push_extra(head: &mut String, extra: Option<(&str, &str)>) {
+    if let Some((name, value)) = extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
 }
 
 fn target(url: &Url) -> String {
@@ -459,6 +463,7 @@ mod tests {
             &Url::parse("https://f.example.com/verify").unwrap(),
             b"{}",
             &agent,
+            None,
         ))
         .unwrap();
         assert!(post.starts_with("POST /verify HTTP/1.1\r\nHost: f.example.com\r\n"));

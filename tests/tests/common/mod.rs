@@ -44,6 +44,7 @@ impl Service {
             .collect();
         let mut config = Config::from_env_map(&map).unwrap();
         contact_runtime_common::service::load_offer_signer(&mut config).unwrap();
+        contact_runtime_common::service::load_facilitator_credentials(&mut config).unwrap();
         let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
