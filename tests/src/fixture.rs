@@ -96,20 +96,7 @@ impl Fixture {
     /// `exact` on `eip155:8453`, `/verify` answers `{"isValid":true}`, `/settle` a success with
     /// transaction `0xfeed` on `eip155:8453`.
     pub fn accepting_facilitator() -> Fixture {
-        Fixture::start(|raw| {
-            let path = request_path(raw);
-            if path == "/supported" {
-                response(200, "application/json", SUPPORTED)
-            } else if path == "/verify" {
-                response(200, "application/json", r#"{"isValid":true}"#)
-            } else {
-                response(
-                    200,
-                    "application/json",
-                    r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
-                )
-            }
-        })
+        Fixture::start(accepting_answer)
     }
 
     /// Requests received for `path`.
@@ -159,6 +146,20 @@ pub fn read_request(stream: &mut dyn ReadWrite) -> Vec<u8> {
         }
     }
     data
+}
+
+/// The answer of a test facilitator that verifies and settles everything
+/// ([`Fixture::accepting_facilitator`]) to the raw request `raw`.
+pub fn accepting_answer(raw: &[u8]) -> Vec<u8> {
+    match request_path(raw).as_str() {
+        "/supported" => response(200, "application/json", SUPPORTED),
+        "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
+        _ => response(
+            200,
+            "application/json",
+            r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+        ),
+    }
 }
 
 /// The request target of a raw request.

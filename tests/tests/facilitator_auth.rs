@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use contact_core::config::PaymentConfig;
 use contact_core::payment::cdp_jwt::CdpKey;
 use contact_core::testing::sim::payment_header;
-use contact_e2e::fixture::{request_path, response, service_vars_with, Fixture, SUPPORTED};
+use contact_e2e::fixture::{accepting_answer, response, service_vars_with, Fixture};
 use contact_e2e::process::{Group, Grouped as _};
 use serde_json::Value;
 
@@ -111,15 +111,7 @@ fn header_facilitator(key: &'static str) -> Fixture {
         if !carries {
             return response(401, "application/json", r#"{"error":"unauthorized"}"#);
         }
-        match request_path(raw).as_str() {
-            "/supported" => response(200, "application/json", SUPPORTED),
-            "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
-            _ => response(
-                200,
-                "application/json",
-                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
-            ),
-        }
+        accepting_answer(raw)
     })
 }
 
