@@ -443,7 +443,10 @@ fn collect_phones(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        if let Some(phone) = phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+            found.push((link.text_pos, phone));
+        }
+        if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
             found.push((link.text_pos, phone));
         }
     }
