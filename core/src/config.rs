@@ -14,7 +14,6 @@ use url::Url;
 
 use crate::eth::parse_address;
 use crate::net_policy::{NetPolicy, DEFAULT_ALLOWED_PORTS};
-use crate::payment::endpoint::Facilitator;
 use crate::payment::requirements::{atomic_amount, PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
 
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
@@ -58,13 +57,25 @@ pub enum PaymentConfig {
     Ready {
         /// The terms every 402 carries.
         terms: Box<PaymentTerms>,
-        /// The facilitator: its base URL (`/supported`, `/verify`, `/settle` are appended) and
-        /// its credentials (set by the runtime from [`Config::facilitator_credentials`]).
-        facilitator: Facilitator,
+        /// The facilitators, in the order of `FACILITATOR_URL` (at least one): new payments go
+        /// to the first whose `GET /supported` check passes; an authorization stays with the
+        /// one that first saw it (docs/payments.md, "Several facilitators").
+        facilitators: Vec<Facilitator>,
     },
     /// Payments not configured: one human-readable problem per missing or invalid setting.
     Incomplete(Vec<String>),
 }
+
+pub use crate::payment::endpoint::{Facilitator, FacilitatorCredentials};
+
+/// The public x402.org facilitator: keyless, testnets only (Base Sepolia among them). The
+/// default `FACILITATOR_URL` on Base Sepolia (`X402_NETWORK=eip155:84532`) and nowhere else.
+pub const X402_ORG_TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
+
+/// Coinbase's CDP facilitator (Base mainnet and Base Sepolia; every call authenticated with
+/// a JWT made from a CDP API key), named in the start-up problem when mainnet has no
+/// `FACILITATOR_URL`.
+pub const CDP_FACILITATOR: &str = "https://api.cdp.coinbase.com/platform/v2/x402";
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,9 +143,9 @@ pub struct Config {
     /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
     /// and receipts"). Its `Debug` shows the address only.
     pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
-    /// Where the facilitator's credentials are (docs/configuration.md, "Facilitator
-    /// credentials"): read by the runtime, which sets the facilitator's
-    /// [`Credentials`](crate::payment::endpoint::Credentials); files only, a secret is never
+    /// Where the first facilitator's credentials are (docs/configuration.md, "Facilitator
+    /// credentials"): read by the runtime, which sets that facilitator's
+    /// [`FacilitatorCredentials`]; files only, a secret is never
     /// taken from the environment itself.
     pub facilitator_credentials: CredentialFiles,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
@@ -533,15 +544,29 @@ fn payment_config(
         }
         Some(address) => Some(address.to_string()),
     };
-    let facilitator = match get("FACILITATOR_URL") {
+    let facilitators = match get("FACILITATOR_URL") {
+        None if sepolia => {
+            warnings.push(format!(
+                "FACILITATOR_URL is not set: payments on Base Sepolia ({BASE_SEPOLIA}) go to the public testnet facilitator {X402_ORG_TESTNET_FACILITATOR} (keyless, testnets only)"
+            ));
+            let url = Url::parse(X402_ORG_TESTNET_FACILITATOR).ok();
+            url.map(|url| {
+                vec![Facilitator {
+                    url,
+                    credentials: FacilitatorCredentials::None,
+                }]
+            })
+        }
         None => {
-            problems.push("FACILITATOR_URL is not set".to_string());
+            problems.push(format!(
+                "FACILITATOR_URL is not set: name the facilitator(s) that settle payments on {network}, comma-separated: Coinbase CDP {CDP_FACILITATOR} (with CDP_API_KEY_ID and CDP_API_KEY_SECRET_FILE), or a keyless facilitator"
+            ));
             None
         }
-        Some(raw) => match endpoint_url("FACILITATOR_URL", raw) {
-            Ok((url, warning)) => {
+        Some(raw) => match facilitator_list(raw) {
+            Ok((list, warning)) => {
                 warnings.extend(warning);
-                Some(Facilitator::keyless(url))
+                Some(list)
             }
             Err(problem) => {
                 problems.push(problem);
@@ -549,8 +574,8 @@ fn payment_config(
             }
         },
     };
-    match (base, pay_to, facilitator) {
-        (Some(base), Some(pay_to), Some(facilitator)) if problems.is_empty() => {
+    match (base, pay_to, facilitators) {
+        (Some(base), Some(pay_to), Some(facilitators)) if problems.is_empty() => {
             let resource = format!(
                 "{}/api/v1/extract-contact",
                 base.as_str().trim_end_matches('/')
@@ -569,7 +594,7 @@ fn payment_config(
             terms.resource.icon_url = icon_url;
             Ok(PaymentConfig::Ready {
                 terms: Box::new(terms),
-                facilitator,
+                facilitators,
             })
         }
         _ => Ok(PaymentConfig::Incomplete(problems)),
@@ -606,6 +631,32 @@ fn credential_files(
             "CDP_API_KEY_SECRET_FILE is set: also set the key's id",
         )),
     }
+}
+
+/// `FACILITATOR_URL`: one or more endpoints, comma-separated, in order of preference, each
+/// once; each without credentials (the runtime gives the first its credentials from
+/// [`Config::facilitator_credentials`]). At most one warning (plain http on
+/// loopback).
+fn facilitator_list(raw: &str) -> Result<(Vec<Facilitator>, Option<String>), String> {
+    let mut list: Vec<Facilitator> = Vec::new();
+    let mut warning = None;
+    for entry in raw.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err(
+                "FACILITATOR_URL has an empty entry (a comma-separated list of URLs)".to_string(),
+            );
+        }
+        let (url, loopback) = endpoint_url("FACILITATOR_URL", entry)?;
+        if list.iter().any(|f| f.url == url) {
+            return Err(format!("FACILITATOR_URL names {url} twice"));
+        }
+        warning = warning.or(loopback);
+        list.push(Facilitator {
+            url,
+            credentials: FacilitatorCredentials::None,
+        });
+    }
+    Ok((list, warning))
 }
 
 /// A configured endpoint (`FACILITATOR_URL`, `CHAIN_RPC_URL`): https, or http to a loopback
@@ -739,7 +790,11 @@ mod tests {
         assert_eq!(byte_size("4194304"), Some(4 << 20));
         assert_eq!(config.net_policy, NetPolicy::default());
         assert_eq!(config.log_format, LogFormat::Json);
-        let PaymentConfig::Ready { terms, facilitator } = config.payment else {
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = config.payment
+        else {
             panic!("ready")
         };
         assert_eq!(terms.requirements.amount, "10000");
@@ -751,12 +806,98 @@ mod tests {
             terms.resource.url,
             "https://contacts.example.com/api/v1/extract-contact"
         );
-        assert_eq!(facilitator.url.as_str(), "https://facilitator.example.com/");
+        assert_eq!(facilitators.len(), 1);
         assert_eq!(
-            facilitator.credentials,
-            crate::payment::endpoint::Credentials::None
+            facilitators[0].url.as_str(),
+            "https://facilitator.example.com/"
         );
-        assert_eq!(config.facilitator_credentials, CredentialFiles::None);
+        assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+    }
+
+    #[test]
+    fn facilitator_url_names_several_in_order() {
+        let mut pairs = PAYMENT.to_vec();
+        pairs.push((
+            "FACILITATOR_URL",
+            " https://a.example.com/x402 ,https://b.example.com ",
+        ));
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        let PaymentConfig::Ready { facilitators, .. } = config.payment else {
+            panic!("ready")
+        };
+        let urls: Vec<&str> = facilitators.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            ["https://a.example.com/x402", "https://b.example.com/"]
+        );
+        for bad in [
+            "https://a.example.com,,https://b.example.com",
+            "https://a.example.com,http://b.example.com",
+            "https://a.example.com,https://a.example.com/",
+        ] {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.push(("FACILITATOR_URL", bad));
+            let config = Config::from_env_map(&vars(&pairs)).unwrap();
+            let PaymentConfig::Incomplete(problems) = config.payment else {
+                panic!("{bad} is refused")
+            };
+            assert!(
+                problems.len() == 1 && problems[0].starts_with("FACILITATOR_URL"),
+                "{bad}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn base_sepolia_without_a_facilitator_uses_the_public_testnet_one() {
+        let pairs = [
+            ("PUBLIC_BASE_URL", "https://contacts.example.com/"),
+            ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+            ("X402_NETWORK", "eip155:84532"),
+        ];
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = config.payment
+        else {
+            panic!("ready on Base Sepolia without FACILITATOR_URL")
+        };
+        assert_eq!(facilitators.len(), 1);
+        assert_eq!(facilitators[0].url.as_str(), X402_ORG_TESTNET_FACILITATOR);
+        assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+        // The EIP-712 domain of Circle's USDC on Base Sepolia (chain 84532).
+        assert_eq!(
+            (
+                terms.requirements.asset.as_str(),
+                terms.requirements.extra.name.as_str(),
+                terms.requirements.extra.version.as_str()
+            ),
+            ("0x036CbD53842c5426634e7929541eC2318f3dCF7e", "USDC", "2")
+        );
+        assert!(
+            config
+                .warnings
+                .iter()
+                .any(|w| w.contains("https://x402.org/facilitator") && w.contains("testnet")),
+            "{:?}",
+            config.warnings
+        );
+        // On mainnet FACILITATOR_URL stays required, and the problem names the choices.
+        let mainnet = Config::from_env_map(&vars(&pairs[..2])).unwrap();
+        let PaymentConfig::Incomplete(problems) = mainnet.payment else {
+            panic!("mainnet needs FACILITATOR_URL")
+        };
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        for words in [
+            "FACILITATOR_URL is not set",
+            "https://api.cdp.coinbase.com/platform/v2/x402",
+            "CDP_API_KEY_ID",
+            "CDP_API_KEY_SECRET_FILE",
+            "keyless",
+        ] {
+            assert!(problems[0].contains(words), "{words}: {}", problems[0]);
+        }
     }
 
     #[test]

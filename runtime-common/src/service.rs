@@ -9,7 +9,7 @@ use contact_core::io::Now;
 
 use contact_core::config::{Config, CredentialFiles, PaymentConfig};
 use contact_core::payment::cdp_jwt::CdpKey;
-use contact_core::payment::endpoint::{AuthHeader, Credentials};
+use contact_core::payment::endpoint::{AuthHeader, FacilitatorCredentials};
 use contact_core::server::Server;
 
 use crate::cli::ServeArgs;
@@ -125,7 +125,7 @@ pub fn load_offer_signer(config: &mut Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads the facilitator's credentials, when set, into the facilitator of
+/// Reads the facilitator credentials, when set, into the first facilitator of
 /// [`PaymentConfig::Ready`] (docs/configuration.md, "Facilitator credentials"): the one header
 /// line of `FACILITATOR_AUTH_HEADER_FILE`, or the private key of `CDP_API_KEY_SECRET_FILE`
 /// (with `CDP_API_KEY_ID`). The files are read once, here, and checked at start; a secret is
@@ -140,7 +140,7 @@ pub fn load_facilitator_credentials(config: &mut Config) -> Result<(), String> {
         CredentialFiles::HeaderFile(path) => std::fs::read(path)
             .map_err(|error| error.to_string())
             .and_then(|bytes| AuthHeader::from_file(&bytes))
-            .map(Credentials::Header)
+            .map(FacilitatorCredentials::Header)
             .map_err(|why| format!("FACILITATOR_AUTH_HEADER_FILE: {path}: {why}"))?,
         CredentialFiles::Cdp {
             key_id,
@@ -148,11 +148,14 @@ pub fn load_facilitator_credentials(config: &mut Config) -> Result<(), String> {
         } => std::fs::read(secret_file)
             .map_err(|error| error.to_string())
             .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
-            .map(|key| Credentials::Cdp(std::sync::Arc::new(key)))
+            .map(|key| FacilitatorCredentials::Cdp(std::sync::Arc::new(key)))
             .map_err(|why| format!("CDP_API_KEY_SECRET_FILE: {secret_file}: {why}"))?,
     };
-    if let PaymentConfig::Ready { facilitator, .. } = &mut config.payment {
-        facilitator.credentials = credentials;
+    // The credentials are the first facilitator's (docs/configuration.md).
+    if let PaymentConfig::Ready { facilitators, .. } = &mut config.payment {
+        if let Some(first) = facilitators.first_mut() {
+            first.credentials = credentials;
+        }
     }
     Ok(())
 }
@@ -192,15 +195,17 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
             ),
         );
     }
-    if let PaymentConfig::Ready { facilitator, .. } = &config.payment {
-        log_line(
-            format,
-            &format!(
-                "facilitator {} ({})",
-                facilitator.url,
-                facilitator.credentials.describe()
-            ),
-        );
+    if let PaymentConfig::Ready { facilitators, .. } = &config.payment {
+        for facilitator in facilitators {
+            log_line(
+                format,
+                &format!(
+                    "facilitator {} ({})",
+                    facilitator.url,
+                    facilitator.credentials.describe()
+                ),
+            );
+        }
     }
     if let PaymentConfig::Incomplete(problems) = &config.payment {
         log_line(
@@ -399,12 +404,13 @@ pub async fn drain_connections<Sleep, Stop>(
     }
 }
 
-/// Checks the facilitator's `GET /supported` now and
-/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each check ends
-/// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` reads the outcome), and
-/// logs each change of the outcome, and signs the offers again when due
-/// (`Server::refresh_offers`). `drive` runs one client-less exchange to its end on the
-/// runtime; `sleep` is the runtime's timer. Ends when payments are not configured.
+/// Checks each facilitator's `GET /supported` (one after the other) now and
+/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each round ends
+/// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` and the choice of a
+/// new payment's facilitator read the outcomes), logs each change of an outcome, and signs
+/// the offers again when due (`Server::refresh_offers`). `drive` runs one client-less exchange
+/// to its end on the runtime; `sleep` is the runtime's timer. Ends when payments are not
+/// configured.
 pub async fn check_facilitator<Drive, Sleep>(
     server: Server,
     mut drive: impl FnMut(contact_core::exchange::Exchange) -> Drive,
@@ -415,16 +421,31 @@ pub async fn check_facilitator<Drive, Sleep>(
 {
     use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
     let log_format = server.config().log_format;
-    let mut last = server.facilitator_health();
+    let urls: Vec<String> = match &server.config().payment {
+        PaymentConfig::Ready { facilitators, .. } => {
+            facilitators.iter().map(|f| f.url.to_string()).collect()
+        }
+        PaymentConfig::Incomplete(_) => return,
+    };
+    let mut last: Vec<_> = (0..urls.len())
+        .map(|index| server.facilitator_health(index))
+        .collect();
     loop {
-        let Some(check) = Exchange::facilitator_check(&server, Instant::now()) else {
-            return;
-        };
-        drive(check).await;
-        let health = server.facilitator_health();
-        if health != last {
-            log_line(log_format, &health.to_string());
-            last = health;
+        for (index, url) in urls.iter().enumerate() {
+            let Some(check) = Exchange::facilitator_check(&server, index, Instant::now()) else {
+                return;
+            };
+            drive(check).await;
+            let health = server.facilitator_health(index);
+            if health != last[index] {
+                let line = if urls.len() > 1 {
+                    format!("{health} [{url}]")
+                } else {
+                    health.to_string()
+                };
+                log_line(log_format, &line);
+                last[index] = health;
+            }
         }
         // Signed offers (x402 offer-receipt) are signed again before they lapse.
         server.refresh_offers(read_clocks().unix);

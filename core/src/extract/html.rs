@@ -44,6 +44,8 @@ pub struct Document {
     pub heading_ranges: Vec<Range<usize>>,
     /// JSON-LD blocks (raw text).
     pub json_ld: Vec<String>,
+    /// Framework state (Next.js, Nuxt, SvelteKit, Astro; `state.rs`), as written.
+    pub state: Vec<crate::extract::state::Script>,
     /// Hex payloads of Cloudflare email protection (`data-cfemail`, `/cdn-cgi/l/email-protection#`).
     /// Each with the byte offset in [`Document::text`] where it occurs.
     pub cf_emails: Vec<(usize, String)>,
@@ -126,6 +128,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
     let mut walker = Walker {
         doc: Document {
             json_ld: pre.json_ld,
+            state: pre.state,
             ..Document::default()
         },
         ..Walker::default()
@@ -975,6 +978,23 @@ mod tests {
         assert_eq!(doc.base_href.as_deref(), Some("http://acme.com/"));
         assert_eq!(doc.canonical.as_deref(), Some("http://acme.com/contact"));
         assert_eq!(lines(&doc), ["x"]);
+    }
+
+    #[test]
+    fn an_unclosed_head_ends_where_the_body_starts() {
+        // No `</head>`: the body and everything after it is visible, with `</html>` at the end
+        // or not, `<body>` written or not; a `<noscript>` in the head changes nothing.
+        for page in [
+            "<html><head><title>T</title><body><p>Tel 076 816 38 38</p></body></html>",
+            "<html><head><title>T</title><!-- <style> --><body><p>Tel 076 816 38 38</p></body></html>",
+            "<html><head><title>T</title><body><p>Tel 076 816 38 38</p></body>",
+            "<html><head><meta charset=utf-8><p>Tel 076 816 38 38</p></html>",
+            "<html><head><noscript><link rel=x></noscript><body><p>Tel 076 816 38 38</p></html>",
+        ] {
+            let doc = parse(page);
+            assert_eq!(lines(&doc), ["Tel 076 816 38 38"], "{page}");
+            assert_eq!(doc.title.as_deref().unwrap_or("T"), "T", "{page}");
+        }
     }
 
     #[test]

@@ -19,12 +19,12 @@ pub struct Facilitator {
     /// keeping a base path (`https://api.cdp.coinbase.com/platform/v2/x402/verify`).
     pub url: Url,
     /// What every request to it carries.
-    pub credentials: Credentials,
+    pub credentials: FacilitatorCredentials,
 }
 
 /// The credentials a facilitator demands.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Credentials {
+pub enum FacilitatorCredentials {
     /// None (a keyless facilitator).
     #[default]
     None,
@@ -35,14 +35,16 @@ pub enum Credentials {
     Cdp(Arc<CdpKey>),
 }
 
-impl Credentials {
+impl FacilitatorCredentials {
     /// How an operator reads them in a log line: `no credentials`, `header X-API-Key`,
     /// `CDP API key <id> (ES256)` — never the secret.
     pub fn describe(&self) -> String {
         match self {
-            Credentials::None => "no credentials".to_string(),
-            Credentials::Header(header) => format!("header {}", header.name()),
-            Credentials::Cdp(key) => format!("CDP API key {} ({})", key.id(), key.algorithm()),
+            FacilitatorCredentials::None => "no credentials".to_string(),
+            FacilitatorCredentials::Header(header) => format!("header {}", header.name()),
+            FacilitatorCredentials::Cdp(key) => {
+                format!("CDP API key {} ({})", key.id(), key.algorithm())
+            }
         }
     }
 }
@@ -73,7 +75,7 @@ impl Facilitator {
     pub fn keyless(url: Url) -> Facilitator {
         Facilitator {
             url,
-            credentials: Credentials::None,
+            credentials: FacilitatorCredentials::None,
         }
     }
 
@@ -106,9 +108,9 @@ impl Facilitator {
         };
         let bearer;
         let auth = match &self.credentials {
-            Credentials::None => None,
-            Credentials::Header(header) => Some((header.name(), header.value.as_str())),
-            Credentials::Cdp(key) => {
+            FacilitatorCredentials::None => None,
+            FacilitatorCredentials::Header(header) => Some((header.name(), header.value.as_str())),
+            FacilitatorCredentials::Cdp(key) => {
                 let token = key.jwt(method, &cdp_jwt::uri(&url), unix_now, nonce);
                 bearer = format!("Bearer {token}");
                 Some(("Authorization", bearer.as_str()))
@@ -209,7 +211,7 @@ impl AuthHeader {
 mod tests {
     use super::*;
 
-    fn facilitator(base: &str, credentials: Credentials) -> Facilitator {
+    fn facilitator(base: &str, credentials: FacilitatorCredentials) -> Facilitator {
         Facilitator {
             url: Url::parse(base).unwrap(),
             credentials,
@@ -254,7 +256,10 @@ mod tests {
     #[test]
     fn every_call_carries_the_fixed_header() {
         let header = AuthHeader::from_file(b"X-API-Key: k-123\n").unwrap();
-        let f = facilitator("https://f.example/x402/", Credentials::Header(header));
+        let f = facilitator(
+            "https://f.example/x402/",
+            FacilitatorCredentials::Header(header),
+        );
         for (call, first) in [
             (Call::Supported, "GET /x402/supported HTTP/1.1"),
             (Call::Verify, "POST /x402/verify HTTP/1.1"),
@@ -269,7 +274,7 @@ mod tests {
                 format!("https://f.example/x402/{}", call.name())
             );
         }
-        let (_, request) = facilitator("https://f.example", Credentials::None).request(
+        let (_, request) = facilitator("https://f.example", FacilitatorCredentials::None).request(
             Call::Verify,
             b"{}",
             "ua",
@@ -292,7 +297,7 @@ mod tests {
         let key = CdpKey::from_parts("kid", secret.as_bytes()).unwrap();
         let f = facilitator(
             "http://127.0.0.1:8402/platform/v2/x402",
-            Credentials::Cdp(Arc::new(key)),
+            FacilitatorCredentials::Cdp(Arc::new(key)),
         );
         for (call, uri) in [
             (
