@@ -112,6 +112,8 @@ mod reserving;
 mod respond;
 mod settling;
 mod stored;
+#[cfg(all(test, feature = "testing"))]
+mod tests;
 mod verifying;
 
 use admitting::Admitting;
