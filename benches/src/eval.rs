@@ -1,4 +1,5 @@
-//! Quality evaluation of the extractor on `shared/corpus` (hand-labelled real pages).
+//! Quality evaluation of the extractor on the hand-labelled corpora of real pages
+//! (`shared/corpus`, `shared/corpus-2026`, `shared/corpus-frameworks`).
 //!
 //! Each labelled page is extracted as a one-page site at its `page_url` and compared with
 //! `truth.json` (format in the corpus README and SOURCES.md "Conventions"):
@@ -7,26 +8,66 @@
 //!   penalised; socials after the same canonicalisation on both sides; addresses matched by
 //!   postcode (upper-case, no spaces), or by street when the page shows no postcode;
 //! - company name accuracy: equal to the name or an accepted alternative, ignoring case,
-//!   punctuation and white space.
+//!   punctuation and white space;
+//! - `corpus-frameworks` also lists per page the values found only in framework state
+//!   (`in_state_only`), counted as found when the extraction holds them.
+//!
+//! Each corpus has a per-page [`Baseline`] (`benches/baseline/<corpus>.json`): a page whose
+//! fields get worse than it (more false positives or negatives, a company name lost) is a
+//! regression, whatever the averages say. Corpora with floors: [`floors_for`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use contact_core::extract::{self, socials};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
-/// The quality floors: (field, minimum precision, minimum recall). Addresses at
-/// P ≥ 0.97, R ≥ 0.95.
-pub const FLOORS: [(&str, f64, f64); 4] = [
-    ("emails", 0.97, 0.95),
-    ("phones", 0.93, 0.85),
-    ("socials", 0.95, 0.93),
-    ("addresses", 0.97, 0.95),
-];
-/// Minimum company-name accuracy.
-pub const COMPANY_FLOOR: f64 = 0.95;
+/// The quality floors of one corpus: per field (in the order of [`FIELDS`]) the minimum
+/// precision and recall, and the minimum company-name accuracy.
+#[derive(Debug, Clone, Copy)]
+pub struct Floors {
+    /// (field, minimum precision, minimum recall), in the order of [`FIELDS`].
+    pub fields: [(&'static str, f64, f64); 4],
+    /// Minimum company-name accuracy.
+    pub company: f64,
+}
+
+/// The fields compared, in the order of [`Report::fields`] and [`Floors::fields`].
+pub const FIELDS: [&str; 4] = ["emails", "phones", "socials", "addresses"];
+
+/// The floors of `shared/corpus` (old pages, saturated). Addresses at P ≥ 0.97, R ≥ 0.95.
+pub const CORPUS_FLOORS: Floors = Floors {
+    fields: [
+        ("emails", 0.97, 0.95),
+        ("phones", 0.93, 0.85),
+        ("socials", 0.95, 0.93),
+        ("addresses", 0.97, 0.95),
+    ],
+    company: 0.95,
+};
+
+/// The floors of `shared/corpus-2026` (modern sites nobody tuned for).
+pub const CORPUS_2026_FLOORS: Floors = Floors {
+    fields: [
+        ("emails", 0.98, 0.98),
+        ("phones", 0.95, 0.95),
+        ("socials", 0.97, 0.95),
+        ("addresses", 0.90, 0.85),
+    ],
+    company: 0.90,
+};
+
+/// The floors of a corpus by its folder name (`corpus`, `corpus-2026`); `None` for a corpus
+/// held only to its per-page baseline (`corpus-frameworks`).
+pub fn floors_for(corpus: &str) -> Option<Floors> {
+    match corpus {
+        "corpus" => Some(CORPUS_FLOORS),
+        "corpus-2026" => Some(CORPUS_2026_FLOORS),
+        _ => None,
+    }
+}
 
 #[derive(Deserialize)]
 struct Truth {
@@ -40,6 +81,10 @@ struct Truth {
     company_name: Option<String>,
     #[serde(rename = "companyNameAlternatives", default)]
     company_name_alternatives: Vec<String>,
+    /// `corpus-frameworks`: labelled values found only in framework state (emails, E.164
+    /// phones, social URLs, street addresses).
+    #[serde(default)]
+    in_state_only: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -58,13 +103,14 @@ struct TruthAddress {
 }
 
 /// True/false positives and false negatives of one field.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Predicted and expected.
     pub tp: usize,
     /// Predicted, not expected.
     pub fp: usize,
     /// Expected, not predicted.
+    #[serde(rename = "fn")]
     pub fn_: usize,
 }
 
@@ -86,6 +132,60 @@ impl Counts {
             self.tp as f64 / (self.tp + self.fn_) as f64
         }
     }
+
+    fn add(&mut self, other: Counts) {
+        self.tp += other.tp;
+        self.fp += other.fp;
+        self.fn_ += other.fn_;
+    }
+}
+
+/// One field of one page: the counts and the values behind the errors.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldResult {
+    /// The counts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Predicted values that are not expected (the false positives), as compared.
+    pub extra: Vec<String>,
+    /// Expected values not predicted (the false negatives), as compared.
+    pub missed: Vec<String>,
+}
+
+/// The company name found on one page and whether it is accepted.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameResult {
+    /// The name extracted, if any.
+    pub got: Option<String>,
+    /// Whether it equals the labelled name or an accepted alternative (or both are absent).
+    pub ok: bool,
+}
+
+/// The result of one labelled page: per field in the order of [`FIELDS`], and the name.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageResult {
+    /// Emails (lower-case).
+    pub emails: FieldResult,
+    /// Phones (E.164; fax numbers neither required nor penalised).
+    pub phones: FieldResult,
+    /// Social profile URLs (canonical, lower-case).
+    pub socials: FieldResult,
+    /// Addresses (postcode, or `street:` and the squashed street).
+    pub addresses: FieldResult,
+    /// Company name.
+    pub company: NameResult,
+}
+
+impl PageResult {
+    /// The fields in the order of [`FIELDS`].
+    pub fn fields(&self) -> [(&'static str, &FieldResult); 4] {
+        [
+            (FIELDS[0], &self.emails),
+            (FIELDS[1], &self.phones),
+            (FIELDS[2], &self.socials),
+            (FIELDS[3], &self.addresses),
+        ]
+    }
 }
 
 /// The evaluation's outcome.
@@ -93,12 +193,17 @@ impl Counts {
 pub struct Report {
     /// Pages evaluated.
     pub pages: usize,
-    /// Per field, in the order of [`FLOORS`].
+    /// Per field, in the order of [`FIELDS`], summed over the pages.
     pub fields: Vec<(&'static str, Counts)>,
     /// Pages whose company name was accepted.
     pub names_right: usize,
-    /// Per page, the differences (extra and missed values), for `--verbose`.
-    pub differences: Vec<String>,
+    /// Per page (by file name), its result.
+    pub per_page: BTreeMap<String, PageResult>,
+    /// `corpus-frameworks`: the labelled values only in framework state that were found, and
+    /// the labelled ones that were not (`(page, value)`).
+    pub in_state_only_found: usize,
+    /// See [`Report::in_state_only_found`].
+    pub in_state_only_missed: Vec<(String, String)>,
 }
 
 impl Report {
@@ -107,13 +212,57 @@ impl Report {
         self.names_right as f64 / self.pages.max(1) as f64
     }
 
-    /// Whether every floor of [`FLOORS`] and [`COMPANY_FLOOR`] is met.
-    pub fn meets_floors(&self) -> bool {
-        self.fields
-            .iter()
-            .zip(FLOORS)
-            .all(|((_, c), (_, p, r))| c.precision() >= p && c.recall() >= r)
-            && self.name_accuracy() >= COMPANY_FLOOR
+    /// Every floor of `floors` with whether it is met: `("phones recall 0.810 >= 0.950",
+    /// false)`.
+    pub fn floor_lines(&self, floors: &Floors) -> Vec<(String, bool)> {
+        let mut lines = Vec::new();
+        for ((name, c), (_, p, r)) in self.fields.iter().zip(floors.fields) {
+            lines.push((
+                format!("{name} precision {:.3} >= {p:.3}", c.precision()),
+                c.precision() >= p,
+            ));
+            lines.push((
+                format!("{name} recall {:.3} >= {r:.3}", c.recall()),
+                c.recall() >= r,
+            ));
+        }
+        lines.push((
+            format!(
+                "company accuracy {:.3} >= {:.3}",
+                self.name_accuracy(),
+                floors.company
+            ),
+            self.name_accuracy() >= floors.company,
+        ));
+        lines
+    }
+
+    /// Whether every floor of `floors` is met.
+    pub fn meets(&self, floors: &Floors) -> bool {
+        self.floor_lines(floors).iter().all(|(_, met)| *met)
+    }
+
+    /// Per page, the differences from the truth (extra and missed values, a wrong name).
+    pub fn differences(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (file, page) in &self.per_page {
+            let mut notes: Vec<String> = Vec::new();
+            for (field, r) in page.fields() {
+                if !r.extra.is_empty() || !r.missed.is_empty() {
+                    notes.push(format!(
+                        "  {field}: extra {:?} missed {:?}",
+                        r.extra, r.missed
+                    ));
+                }
+            }
+            if !page.company.ok {
+                notes.push(format!("  companyName: got {:?}", page.company.got));
+            }
+            if !notes.is_empty() {
+                out.push(format!("{file}\n{}", notes.join("\n")));
+            }
+        }
+        out
     }
 
     /// The results as a table.
@@ -143,30 +292,38 @@ impl Report {
             self.names_right,
             self.pages
         );
+        let state_total = self.in_state_only_found + self.in_state_only_missed.len();
+        if state_total > 0 {
+            let _ = writeln!(
+                out,
+                "in_state_only found {}/{state_total}{}",
+                self.in_state_only_found,
+                self.in_state_only_missed
+                    .iter()
+                    .map(|(page, value)| format!("\n  missed {value} ({page})"))
+                    .collect::<String>()
+            );
+        }
         out
     }
 }
 
-/// Multiset comparison; `ignored` predictions count neither way. Returns (extra, missed).
-fn compare(
-    counts: &mut Counts,
-    predicted: &[String],
-    expected: &[String],
-    ignored: &[String],
-) -> (Vec<String>, Vec<String>) {
+/// Multiset comparison; `ignored` predictions count neither way.
+fn compare(predicted: &[String], expected: &[String], ignored: &[String]) -> FieldResult {
+    let mut result = FieldResult::default();
     let mut remaining: Vec<&String> = expected.iter().collect();
-    let mut extra = Vec::new();
     for p in predicted {
         if let Some(i) = remaining.iter().position(|e| *e == p) {
             remaining.remove(i);
-            counts.tp += 1;
+            result.counts.tp += 1;
         } else if !ignored.contains(p) {
-            counts.fp += 1;
-            extra.push(p.clone());
+            result.counts.fp += 1;
+            result.extra.push(p.clone());
         }
     }
-    counts.fn_ += remaining.len();
-    (extra, remaining.into_iter().cloned().collect())
+    result.counts.fn_ = remaining.len();
+    result.missed = remaining.into_iter().cloned().collect();
+    result
 }
 
 fn squash(s: &str) -> String {
@@ -213,21 +370,12 @@ pub fn evaluate(corpus_dir: &Path) -> Result<Report, String> {
         let url = Url::parse(&page.page_url)
             .map_err(|e| format!("bad page_url for {}: {e}", page.file))?;
         let got = extract::extract_page(&url, None, &html);
-        let mut notes: Vec<String> = Vec::new();
-        let mut note = |field: &str, (extra, missed): (Vec<String>, Vec<String>)| {
-            if !extra.is_empty() || !missed.is_empty() {
-                notes.push(format!("  {field}: extra {extra:?} missed {missed:?}"));
-            }
-        };
-        note(
-            "emails",
-            compare(&mut counts[0], &got.emails, &page.emails, &[]),
-        );
+        let emails = compare(&got.emails, &page.emails, &[]);
         let (fax, voice): (Vec<&TruthPhone>, Vec<&TruthPhone>) =
             page.phones.iter().partition(|p| p.kind == "fax");
         let voice: Vec<String> = voice.iter().map(|p| p.e164.clone()).collect();
         let fax: Vec<String> = fax.iter().map(|p| p.e164.clone()).collect();
-        note("phones", compare(&mut counts[1], &got.phones, &voice, &fax));
+        let phones = compare(&got.phones, &voice, &fax);
         let mut expected_socials: Vec<String> = page
             .socials
             .values()
@@ -237,10 +385,7 @@ pub fn evaluate(corpus_dir: &Path) -> Result<Report, String> {
         expected_socials.sort();
         expected_socials.dedup();
         let got_socials: Vec<String> = got.socials.iter().map(|(_, u)| u.to_lowercase()).collect();
-        note(
-            "socials",
-            compare(&mut counts[2], &got_socials, &expected_socials, &[]),
-        );
+        let social_results = compare(&got_socials, &expected_socials, &[]);
         let expected_addresses: Vec<String> = page
             .addresses
             .iter()
@@ -251,37 +396,319 @@ pub fn evaluate(corpus_dir: &Path) -> Result<Report, String> {
             .iter()
             .map(|a| address_key(a.postal_code.as_deref(), a.street.as_deref()))
             .collect();
-        note(
-            "addresses",
-            compare(&mut counts[3], &got_addresses, &expected_addresses, &[]),
-        );
+        let addresses = compare(&got_addresses, &expected_addresses, &[]);
         let accepted: Vec<String> = page
             .company_name
             .iter()
             .chain(&page.company_name_alternatives)
             .map(|n| squash(n))
             .collect();
-        let name_ok = match &got.company_name {
+        let ok = match &got.company_name {
             Some(name) => accepted.contains(&squash(name)),
             None => accepted.is_empty(),
         };
-        report.names_right += usize::from(name_ok);
-        if !name_ok {
-            notes.push(format!(
-                "  companyName: got {:?}, want {:?}",
-                got.company_name, page.company_name
-            ));
+        report.names_right += usize::from(ok);
+        for value in &page.in_state_only {
+            let found = got.emails.iter().any(|e| e.eq_ignore_ascii_case(value))
+                || got.phones.contains(value)
+                || got_socials.contains(&canonical_social(value))
+                || got.addresses.iter().any(|a| {
+                    a.street
+                        .as_deref()
+                        .is_some_and(|s| squash(s) == squash(value))
+                });
+            if found {
+                report.in_state_only_found += 1;
+            } else {
+                report
+                    .in_state_only_missed
+                    .push((page.file.clone(), value.clone()));
+            }
         }
-        if !notes.is_empty() {
-            report
-                .differences
-                .push(format!("{}\n{}", page.file, notes.join("\n")));
+        let result = PageResult {
+            emails,
+            phones,
+            socials: social_results,
+            addresses,
+            company: NameResult {
+                got: got.company_name.clone(),
+                ok,
+            },
+        };
+        for (i, (_, r)) in result.fields().iter().enumerate() {
+            counts[i].add(r.counts);
+        }
+        report.per_page.insert(page.file.clone(), result);
+    }
+    report.fields = FIELDS.iter().copied().zip(counts).collect();
+    Ok(report)
+}
+
+/// The per-page baseline of a corpus: the results it had when the baseline was written
+/// (`eval --write-baseline`), kept in `benches/baseline/<corpus>.json` and reviewed like code.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// Per page (by file name), its result.
+    pub pages: BTreeMap<String, PageResult>,
+}
+
+/// Where the baseline of the corpus in folder `corpus` (`corpus-2026`) is kept:
+/// `benches/baseline/corpus-2026.json`.
+pub fn baseline_path(corpus: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("baseline")
+        .join(format!("{corpus}.json"))
+}
+
+impl Baseline {
+    /// The baseline of `report`'s results.
+    pub fn of(report: &Report) -> Self {
+        Self {
+            pages: report.per_page.clone(),
         }
     }
-    report.fields = FLOORS
-        .iter()
-        .zip(counts)
-        .map(|((name, _, _), c)| (*name, c))
-        .collect();
-    Ok(report)
+
+    /// The baseline as JSON, one line per page and field, so that a change reads as a diff of
+    /// the lines that changed.
+    pub fn to_text(&self) -> String {
+        let mut out = String::from("{\"pages\": {\n");
+        let pages: Vec<String> = self
+            .pages
+            .iter()
+            .map(|(file, page)| {
+                let mut lines: Vec<String> = page
+                    .fields()
+                    .iter()
+                    .map(|(field, r)| format!("    {}: {}", json(field), json(r)))
+                    .collect();
+                lines.push(format!("    \"company\": {}", json(&page.company)));
+                format!("  {}: {{\n{}\n  }}", json(file), lines.join(",\n"))
+            })
+            .collect();
+        out.push_str(&pages.join(",\n"));
+        out.push_str("\n}}\n");
+        out
+    }
+
+    /// Reads a baseline written by [`Baseline::to_text`].
+    ///
+    /// # Errors
+    /// The text is not such a baseline.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a baseline: {e}"))
+    }
+
+    /// The pages of `report` worse than this baseline, one line per page naming its fields
+    /// that got worse: more false positives or more false negatives on a field, a company name
+    /// lost; and a page with no baseline. Empty when none got worse.
+    pub fn regressions(&self, report: &Report) -> Vec<String> {
+        let mut out = Vec::new();
+        for (file, page) in &report.per_page {
+            match self.pages.get(file) {
+                None => out.push(format!("{file}: not in the baseline")),
+                Some(before) => {
+                    let worse = worse(before, page);
+                    if !worse.is_empty() {
+                        out.push(format!("{file}: {}", worse.join("; ")));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The pages of `report` whose results differ from this baseline without being worse (a
+    /// field with fewer errors, a name now right, other wrong values): the baseline is due to
+    /// be written again.
+    pub fn changed_not_worse(&self, report: &Report) -> Vec<String> {
+        report
+            .per_page
+            .iter()
+            .filter(|(file, page)| {
+                self.pages
+                    .get(*file)
+                    .is_some_and(|before| before != *page && worse(before, page).is_empty())
+            })
+            .map(|(file, _)| file.clone())
+            .collect()
+    }
+}
+
+/// How `now` is worse than `before`: a field with more false positives or more false
+/// negatives, a company name lost.
+fn worse(before: &PageResult, now: &PageResult) -> Vec<String> {
+    let mut worse: Vec<String> = Vec::new();
+    for ((field, now), (_, then)) in now.fields().iter().zip(before.fields()) {
+        if now.counts.fp > then.counts.fp {
+            worse.push(format!(
+                "{field} fp {} -> {} (extra {:?})",
+                then.counts.fp, now.counts.fp, now.extra
+            ));
+        }
+        if now.counts.fn_ > then.counts.fn_ {
+            worse.push(format!(
+                "{field} fn {} -> {} (missed {:?})",
+                then.counts.fn_, now.counts.fn_, now.missed
+            ));
+        }
+    }
+    if before.company.ok && !now.company.ok {
+        worse.push(format!(
+            "company name lost: {:?} -> {:?}",
+            before.company.got, now.company.got
+        ));
+    }
+    worse
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(tp: usize, extra: &[&str], missed: &[&str]) -> FieldResult {
+        FieldResult {
+            counts: Counts {
+                tp,
+                fp: extra.len(),
+                fn_: missed.len(),
+            },
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+            missed: missed.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn page(phones: FieldResult, name_ok: bool) -> PageResult {
+        PageResult {
+            emails: field(1, &[], &[]),
+            phones,
+            socials: FieldResult::default(),
+            addresses: field(1, &[], &["10115"]),
+            company: NameResult {
+                got: Some(if name_ok { "Acme" } else { "Kontakt" }.into()),
+                ok: name_ok,
+            },
+        }
+    }
+
+    fn report(pages: &[(&str, PageResult)]) -> Report {
+        Report {
+            pages: pages.len(),
+            per_page: pages
+                .iter()
+                .map(|(f, p)| (f.to_string(), p.clone()))
+                .collect(),
+            ..Report::default()
+        }
+    }
+
+    fn baseline() -> Baseline {
+        Baseline::of(&report(&[
+            ("a.html", page(field(2, &[], &["+4930123"]), true)),
+            ("b.html", page(field(1, &["+4930999"], &[]), false)),
+        ]))
+    }
+
+    #[test]
+    fn the_baseline_text_reads_back_one_line_per_page_field() {
+        let baseline = baseline();
+        let text = baseline.to_text();
+        assert_eq!(Baseline::parse(&text), Ok(baseline));
+        assert!(
+            text.contains(
+                "    \"phones\": {\"tp\":2,\"fp\":0,\"fn\":1,\"extra\":[],\"missed\":[\"+4930123\"]},\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("\"company\": {\"got\":\"Acme\",\"ok\":true}\n"));
+    }
+
+    #[test]
+    fn equal_results_are_no_regression() {
+        let now = report(&[
+            ("a.html", page(field(2, &[], &["+4930123"]), true)),
+            ("b.html", page(field(1, &["+4930999"], &[]), false)),
+        ]);
+        assert!(baseline().regressions(&now).is_empty());
+        assert!(baseline().changed_not_worse(&now).is_empty());
+    }
+
+    #[test]
+    fn every_worse_page_is_named_with_its_worse_fields() {
+        let now = report(&[
+            // A new false positive and a lost name.
+            (
+                "a.html",
+                page(field(2, &["+4940111"], &["+4930123"]), false),
+            ),
+            // A new false negative.
+            (
+                "b.html",
+                page(field(0, &["+4930999"], &["+4930555"]), false),
+            ),
+            ("c.html", page(field(1, &[], &[]), true)),
+        ]);
+        let regressions = baseline().regressions(&now);
+        assert_eq!(regressions.len(), 3, "{regressions:#?}");
+        assert!(regressions[0].starts_with("a.html: phones fp 0 -> 1"));
+        assert!(regressions[0].contains("company name lost: Some(\"Acme\") -> Some(\"Kontakt\")"));
+        assert!(regressions[1].starts_with("b.html: phones fn 0 -> 1"));
+        assert!(regressions[1].contains("+4930555"));
+        assert_eq!(regressions[2], "c.html: not in the baseline");
+    }
+
+    #[test]
+    fn a_better_page_is_no_regression_but_is_named_as_changed() {
+        let now = report(&[
+            ("a.html", page(field(3, &[], &[]), true)),
+            ("b.html", page(field(1, &[], &[]), true)),
+        ]);
+        assert!(baseline().regressions(&now).is_empty());
+        assert_eq!(baseline().changed_not_worse(&now), ["a.html", "b.html"]);
+    }
+
+    #[test]
+    fn floors_name_each_unmet_line() {
+        let mut now = report(&[("a.html", page(field(1, &["x"], &[]), true))]);
+        now.names_right = 1;
+        now.fields = vec![
+            (
+                "emails",
+                Counts {
+                    tp: 1,
+                    fp: 0,
+                    fn_: 0,
+                },
+            ),
+            (
+                "phones",
+                Counts {
+                    tp: 1,
+                    fp: 1,
+                    fn_: 0,
+                },
+            ),
+            ("socials", Counts::default()),
+            (
+                "addresses",
+                Counts {
+                    tp: 1,
+                    fp: 0,
+                    fn_: 0,
+                },
+            ),
+        ];
+        let lines = now.floor_lines(&CORPUS_2026_FLOORS);
+        let unmet: Vec<&str> = lines
+            .iter()
+            .filter(|(_, met)| !met)
+            .map(|(l, _)| l.as_str())
+            .collect();
+        assert_eq!(unmet, ["phones precision 0.500 >= 0.950"]);
+        assert!(!now.meets(&CORPUS_2026_FLOORS));
+        assert_eq!(floors_for("corpus-frameworks").map(|f| f.company), None);
+    }
 }

@@ -12,9 +12,9 @@ use std::net::{IpAddr, SocketAddr};
 use ipnet::IpNet;
 use url::Url;
 
+use crate::eth::parse_address;
 use crate::net_policy::{NetPolicy, DEFAULT_ALLOWED_PORTS};
 use crate::payment::requirements::{atomic_amount, PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
-use crate::payment::verify::parse_address;
 
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
 const BASE_SEPOLIA: &str = "eip155:84532";
@@ -422,7 +422,7 @@ fn payment_config(
     let price = get("PRICE_USD").unwrap_or("0.01");
     let amount = atomic_amount(price).map_err(|e| invalid("PRICE_USD", &e.to_string()))?;
     let network = get("X402_NETWORK").unwrap_or(BASE_MAINNET);
-    if crate::payment::verify::chain_id(network).is_none() {
+    if crate::eth::chain_id(network).is_none() {
         return Err(invalid(
             "X402_NETWORK",
             "expected a CAIP-2 EVM network such as eip155:8453",

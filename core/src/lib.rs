@@ -84,6 +84,7 @@ pub mod connections;
 pub mod crawl;
 pub mod discovery;
 pub mod driver;
+pub mod eth;
 pub mod exchange;
 pub mod extract;
 pub mod fetch;

@@ -3585,7 +3585,8 @@ fn world_signing_offers() -> Sim {
 
 /// The address that signed `digest` with the `0x` r‖s‖v `signature`.
 fn signer_of(digest: &[u8; 32], signature: &serde_json::Value) -> String {
-    use contact_core::payment::verify::{address_hex, recover_signer};
+    use contact_core::eth::address_hex;
+    use contact_core::payment::verify::recover_signer;
     let hex = signature.as_str().unwrap().trim_start_matches("0x");
     let bytes: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())

@@ -1,47 +1,129 @@
-//! Quality evaluation on the labelled corpus (see `contact_benches::eval` for the rules).
+//! Quality evaluation on the labelled corpora (see `contact_benches::eval` for the rules).
 //!
-//! `cargo run --release -p contact-benches --bin eval -- ../shared/corpus [--check] [--verbose]`
+//! `cargo run --release -p contact-benches --bin eval -- [CORPUS_DIR…] [--check] [--verbose]
+//! [--write-baseline]`
 //!
-//! Prints per-field precision/recall and company-name accuracy. With `--check` the exit status
-//! is 1 when a field is below the floors of the quality issue; 2 for bad arguments or an
-//! unreadable corpus.
+//! Without a folder it evaluates `corpus`, `corpus-2026` and `corpus-frameworks` of the shared
+//! folder beside the checkout. Per corpus it prints per-field precision/recall and
+//! company-name accuracy. `--check` also prints every floor of the corpus (`eval::floors_for`)
+//! and every page worse than the corpus's per-page baseline (`benches/baseline/<corpus>.json`),
+//! and exits with status 1 when a floor is not met or a page got worse. `--write-baseline`
+//! writes the baseline from this run (a commit that changes it says why). `--verbose` prints
+//! each page's differences from the truth. Status 2: bad arguments, an unreadable corpus or
+//! baseline.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use contact_benches::eval;
+use contact_benches::{eval, shared_dir};
+
+const USAGE: &str = "usage: eval [CORPUS_DIR...] [--check] [--verbose] [--write-baseline]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let check = args.iter().any(|a| a == "--check");
-    let verbose = args.iter().any(|a| a == "--verbose");
-    let Some(dir) = args
-        .iter()
-        .find(|a| !a.starts_with("--"))
-        .map(PathBuf::from)
-    else {
-        eprintln!("usage: eval CORPUS_DIR [--check] [--verbose]");
-        return ExitCode::from(2);
-    };
-    let report = match eval::evaluate(&dir) {
-        Ok(report) => report,
-        Err(message) => {
-            eprintln!("eval: {message}");
-            return ExitCode::from(2);
+    let mut check = false;
+    let mut verbose = false;
+    let mut write = false;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for arg in &args {
+        match arg.as_str() {
+            "--check" => check = true,
+            "--verbose" => verbose = true,
+            "--write-baseline" => write = true,
+            flag if flag.starts_with("--") => {
+                eprintln!("eval: unknown option {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            dir => dirs.push(PathBuf::from(dir)),
         }
-    };
+    }
+    if dirs.is_empty() {
+        dirs = ["corpus", "corpus-2026", "corpus-frameworks"]
+            .iter()
+            .map(|c| shared_dir().join(c))
+            .collect();
+    }
+    let mut failed = false;
+    for dir in &dirs {
+        match run(dir, check, verbose, write) {
+            Ok(passed) => failed |= !passed,
+            Err(message) => {
+                eprintln!("eval: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Evaluates one corpus; `Ok(false)` when `--check` found a floor not met or a page worse.
+fn run(dir: &Path, check: bool, verbose: bool, write: bool) -> Result<bool, String> {
+    let name = corpus_name(dir)?;
+    let report = eval::evaluate(dir)?;
+    println!("== {name} ({})", dir.display());
     if verbose {
-        for difference in &report.differences {
+        for difference in report.differences() {
             println!("{difference}");
         }
     }
     print!("{}", report.table());
-    if check {
-        if !report.meets_floors() {
-            eprintln!("eval: below the quality floors");
-            return ExitCode::FAILURE;
-        }
-        println!("eval: all quality floors met");
+    let path = eval::baseline_path(&name);
+    if write {
+        std::fs::write(&path, eval::Baseline::of(&report).to_text())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("baseline written: {}", path.display());
     }
-    ExitCode::SUCCESS
+    if !check {
+        return Ok(true);
+    }
+    let mut passed = true;
+    match eval::floors_for(&name) {
+        Some(floors) => {
+            for (line, met) in report.floor_lines(&floors) {
+                println!("floor {line}: {}", if met { "met" } else { "NOT MET" });
+                passed &= met;
+            }
+        }
+        None => println!("floors: none for {name} (held to its per-page baseline)"),
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+    let baseline = eval::Baseline::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let regressions = baseline.regressions(&report);
+    for line in &regressions {
+        println!("worse than the baseline: {line}");
+    }
+    passed &= regressions.is_empty();
+    let changed = baseline.changed_not_worse(&report);
+    if !changed.is_empty() {
+        println!(
+            "better than or different from the baseline (write it again with --write-baseline \
+             and say why in the commit): {}",
+            changed.join(", ")
+        );
+    }
+    println!(
+        "eval {name}: {}",
+        if passed {
+            "all floors met, no page worse than the baseline"
+        } else {
+            "FAILED"
+        }
+    );
+    Ok(passed)
+}
+
+/// The corpus's folder name (`corpus-2026`), which names its floors and its baseline.
+fn corpus_name(dir: &Path) -> Result<String, String> {
+    let canonical = dir
+        .canonicalize()
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{} names no corpus folder", dir.display()))
 }

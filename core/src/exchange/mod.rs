@@ -54,6 +54,7 @@ use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, 
 use crate::client_ip::client_ip;
 use crate::config::PaymentConfig;
 use crate::crawl;
+use crate::eth::address_hex;
 use crate::extract::PageExtraction;
 use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
 use crate::fetch::http1;
@@ -76,7 +77,7 @@ use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::{
     AuthorizationKey, Fingerprint, KeptResponse, Lease, Record, ReserveError, Stage,
 };
-use crate::payment::verify::{address_hex, claimed_authorization, PaymentError, VerifiedPayment};
+use crate::payment::verify::{claimed_authorization, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,

@@ -4,9 +4,9 @@
 //! every attempt and verdict.
 
 use super::*;
+use crate::eth::{hex, parse_address, parse_uint256};
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
 use crate::payment::offer_receipt::{self, ReceiptPayload};
-use crate::payment::verify::{parse_address, parse_uint256};
 
 /// Time the chain reading (up to four JSON-RPC calls) gets, after the settlement's attempts.
 pub const CHAIN_READ_BUDGET: Duration = Duration::from_secs(5);
@@ -665,8 +665,4 @@ pub(super) fn authorization_key(
         from,
         nonce,
     }
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

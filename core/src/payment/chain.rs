@@ -31,7 +31,7 @@
 use serde_json::{json, Value};
 use sha3::{Digest, Keccak256};
 
-use crate::payment::verify::{parse_address, parse_hex};
+use crate::eth::{hex, parse_address, parse_hex};
 
 /// `AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)` (EIP-3009).
 pub const AUTHORIZATION_USED: &str = "AuthorizationUsed(address,bytes32)";
@@ -367,10 +367,6 @@ fn word_of_address(address: &[u8; 20]) -> [u8; 32] {
 
 fn address(bytes: &[u8; 20]) -> String {
     format!("0x{}", hex(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -18,9 +18,8 @@
 
 use k256::ecdsa::SigningKey;
 use serde_json::{json, Value};
-use sha3::{Digest, Keccak256};
 
-use crate::payment::verify::{address_hex, address_of};
+use crate::eth::{address_hex, address_of, hex, keccak};
 use crate::payment::PaymentRequirements;
 
 /// The extension's key in `extensions` (x402 v2).
@@ -236,23 +235,11 @@ fn typed_digest(name: &str, struct_hash: &[u8; 32]) -> [u8; 32] {
     keccak(&[&[0x19, 0x01], &domain, struct_hash])
 }
 
-fn keccak(parts: &[&[u8]]) -> [u8; 32] {
-    let mut hasher = Keccak256::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    hasher.finalize().into()
-}
-
 /// `n` as an EIP-712 `uint256` word (big-endian).
 fn uint(n: u64) -> [u8; 32] {
     let mut word = [0u8; 32];
     word[24..].copy_from_slice(&n.to_be_bytes());
     word
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -323,8 +310,7 @@ mod tests {
         let signer = OfferSigner::from_hex(KEY).unwrap();
         let payload = receipt();
         let signed = signer.receipt(&payload);
-        let signature =
-            crate::payment::verify::parse_hex(signed["signature"].as_str().unwrap()).unwrap();
+        let signature = crate::eth::parse_hex(signed["signature"].as_str().unwrap()).unwrap();
         let recovered = recover_signer(&payload.digest(), &signature).unwrap();
         assert_eq!(address_hex(&recovered), signer.address());
         let tampered = ReceiptPayload {

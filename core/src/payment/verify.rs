@@ -7,8 +7,11 @@
 
 use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
 use serde_json::Value;
-use sha3::{Digest, Keccak256};
 
+use crate::eth::{
+    address_of, chain_id, keccak, pad_address, parse_address, parse_bytes32, parse_hex,
+    parse_uint256, saturating_u64, Address,
+};
 use crate::payment::wire::{ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION};
 
 /// Seconds of validity an authorization must still have when it arrives: the sum of the
@@ -24,9 +27,6 @@ pub const MIN_VALIDITY_SECONDS: u64 = crate::exchange::JOB_TIMEOUT.as_secs()
 /// Seconds beyond `maxTimeoutSeconds` that `validBefore` may lie ahead (client clock skew).
 /// Bounds how long an authorization — and so its payment record — can live.
 pub const VALIDITY_SLACK_SECONDS: u64 = 60;
-
-/// A 20-byte EVM address.
-pub type Address = [u8; 20];
 
 /// `keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")`.
 const DOMAIN_TYPEHASH: &str =
@@ -272,100 +272,10 @@ pub fn recover_signer(digest: &[u8; 32], signature: &[u8]) -> Option<Address> {
     Some(address_of(&key))
 }
 
-/// The address of a public key: the last 20 bytes of `keccak256(uncompressed point without the
-/// 0x04 prefix)`.
-pub fn address_of(key: &VerifyingKey) -> Address {
-    let point = key.to_encoded_point(false);
-    let hash = keccak(&[&point.as_bytes()[1..]]);
-    let mut address = [0u8; 20];
-    address.copy_from_slice(&hash[12..]);
-    address
-}
-
-/// `0x`-prefixed lower-case hex of an address.
-pub fn address_hex(address: &Address) -> String {
-    format!("0x{}", hex(address))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn keccak(parts: &[&[u8]]) -> [u8; 32] {
-    let mut hasher = Keccak256::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    hasher.finalize().into()
-}
-
-fn pad_address(address: &Address) -> [u8; 32] {
-    let mut word = [0u8; 32];
-    word[12..].copy_from_slice(address);
-    word
-}
-
-/// The chain id of a CAIP-2 `eip155:<id>` network.
-pub fn chain_id(network: &str) -> Option<u64> {
-    network.strip_prefix("eip155:")?.parse().ok()
-}
-
-/// `0x` + 40 hex digits, any case (checksums are not required).
-pub fn parse_address(s: &str) -> Option<Address> {
-    let bytes = parse_hex(s)?;
-    bytes.try_into().ok()
-}
-
-fn parse_bytes32(s: &str) -> Option<[u8; 32]> {
-    let bytes = parse_hex(s)?;
-    bytes.try_into().ok()
-}
-
-/// `0x`-prefixed hex with an even number of digits.
-/// `0x` + an even number of hex digits (at most 2 048 bytes) as bytes.
-pub(crate) fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    if digits.len() % 2 != 0 || digits.len() > 4096 {
-        return None;
-    }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
-/// A decimal uint256 (no sign, no exponent, at most 78 digits) as 32 big-endian bytes.
-pub fn parse_uint256(s: &str) -> Option<[u8; 32]> {
-    if s.is_empty() || s.len() > 78 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for digit in s.bytes().map(|b| b - b'0') {
-        let mut carry = u16::from(digit);
-        for byte in out.iter_mut().rev() {
-            let value = u16::from(*byte) * 10 + carry;
-            *byte = (value & 0xff) as u8;
-            carry = value >> 8;
-        }
-        if carry != 0 {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-fn saturating_u64(word: &[u8; 32]) -> u64 {
-    if word[..24].iter().any(|b| *b != 0) {
-        return u64::MAX;
-    }
-    let mut low = [0u8; 8];
-    low.copy_from_slice(&word[24..]);
-    u64::from_be_bytes(low)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eth::address_hex;
     use crate::payment::codec;
     use crate::payment::requirements::{PaymentTerms, BASE_MAINNET, BASE_MAINNET_USDC};
     use crate::payment::wire::Authorization;
@@ -608,22 +518,5 @@ mod tests {
         let mut high_bytes = high.to_bytes().to_vec();
         high_bytes.push(28);
         assert_eq!(recover_signer(&real, &high_bytes), None);
-    }
-
-    #[test]
-    fn uint256_parsing() {
-        assert_eq!(parse_uint256("0"), Some([0u8; 32]));
-        let max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
-        assert_eq!(parse_uint256(max), Some([0xff; 32]));
-        assert_eq!(
-            parse_uint256(
-                "115792089237316195423570985008687907853269984665640564039457584007913129639936"
-            ),
-            None
-        );
-        for bad in ["", "-1", "1e3", "0x10", " 1"] {
-            assert_eq!(parse_uint256(bad), None, "{bad}");
-        }
-        assert_eq!(saturating_u64(&parse_uint256(max).unwrap()), u64::MAX);
     }
 }

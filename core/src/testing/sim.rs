@@ -13,12 +13,11 @@ use k256::ecdsa::SigningKey;
 use crate::api::{ApiError, ContactExtractionResult};
 use crate::config::Config;
 use crate::driver::{Driver, Happened, WriteEnd};
+use crate::eth::{parse_address, parse_uint256};
 use crate::exchange::Exchange;
 use crate::io::{FetchId, Input, IoFailure, Now, Output, RequestEvent, SettlementEvent};
 use crate::payment::codec;
-use crate::payment::verify::{
-    domain_separator, parse_address, parse_uint256, typed_data_digest, TransferWithAuthorization,
-};
+use crate::payment::verify::{domain_separator, typed_data_digest, TransferWithAuthorization};
 use crate::payment::{
     Authorization, ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION,
 };
@@ -812,7 +811,7 @@ pub fn payment_header_wide(
         .map(|i| u8::from_str_radix(&TEST_PAYER_KEY[2 * i..2 * i + 2], 16).unwrap_or(0))
         .collect();
     let key = SigningKey::from_slice(&key_bytes).unwrap_or_else(|e| panic!("test key: {e}"));
-    let from = crate::payment::verify::address_of(key.verifying_key());
+    let from = crate::eth::address_of(key.verifying_key());
     let mut nonce_bytes = [0u8; 32];
     nonce_bytes[24..].copy_from_slice(&nonce.to_be_bytes());
     let message = TransferWithAuthorization {
@@ -823,7 +822,7 @@ pub fn payment_header_wide(
         valid_before: parse_uint256(&valid_before.to_string()).unwrap_or([0; 32]),
         nonce: nonce_bytes,
     };
-    let chain = crate::payment::verify::chain_id(&requirements.network).unwrap_or(0);
+    let chain = crate::eth::chain_id(&requirements.network).unwrap_or(0);
     let asset = parse_address(&requirements.asset).unwrap_or_else(|| panic!("asset"));
     let domain = domain_separator(
         &requirements.extra.name,
