@@ -360,7 +360,7 @@ impl Exchange {
         self.outputs.push_back(Output::Settlement(SettlementEvent {
             request_id: core.request.id.clone(),
             payer: paid.payer.clone(),
-            nonce: format!("0x{}", settling::hex(&paid.key.nonce)),
+            nonce: format!("0x{}", crate::eth::hex(&paid.key.nonce)),
             outcome,
             reason,
             transaction,

@@ -4,7 +4,7 @@
 //! every attempt and verdict.
 
 use super::*;
-use crate::eth::{hex, parse_address, parse_uint256};
+use crate::eth::{parse_address, parse_uint256};
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
 use crate::payment::offer_receipt::{self, ReceiptPayload};
 
