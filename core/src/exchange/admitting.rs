@@ -243,10 +243,20 @@ impl Exchange {
             }
             return;
         };
-        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = &server.config.payment
+        else {
             return;
         };
-        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        // A new payment goes to the first facilitator whose check passed (docs/payments.md,
+        // "Several facilitators"); its reservation may find it bound to another one already.
+        let facilitator = match facilitators.get(server.chosen_facilitator()) {
+            Some(chosen) => chosen.url.clone(),
+            None => return,
+        };
+        let terms = (**terms).clone();
         let (payment, fingerprint) = match decoded.map(|decoded| *decoded) {
             Some(decoded) => decoded,
             None => match codec::decode::<PaymentPayload>(header) {
@@ -404,7 +414,16 @@ impl Exchange {
     ) {
         let (key, record, kept) = claim;
         let Asked { head, body } = asked;
-        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+        let PaymentConfig::Ready { terms, .. } = &server.config.payment else {
+            return;
+        };
+        // The settlement goes to the facilitator that first saw the authorization, whichever
+        // is healthy now: another one never settles what the first may have broadcast.
+        let Some(facilitator) = bound_facilitator(server, &record.facilitator) else {
+            let (lease, stage) = (self.claim_lease, Stage::Unknown(kept));
+            self.store_write(server, StoreOp::Finish { key, lease, stage });
+            let message = "the payment's record names no usable facilitator; retry with the same PAYMENT-SIGNATURE";
+            self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
             return;
         };
         let input_url =
@@ -420,7 +439,7 @@ impl Exchange {
             self.respond_error(&request, &Failure::Internal, "internal error", now);
             return;
         };
-        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let terms = (**terms).clone();
         let settle_by = settle_by(server, now, record.valid_before);
         let paid = Paid {
             terms,
@@ -438,6 +457,22 @@ impl Exchange {
         let core = JobCore::new(server, request, target, now + SETTLE_BUDGET);
         self.begin_settlement(server, (core, paid), kept, true, now);
     }
+}
+
+/// The base URL of the facilitator an authorization's record is bound to (docs/payments.md,
+/// "Several facilitators"): the one it names, or the first configured facilitator for a record
+/// that names none (written by a version with a single facilitator). `None` when the name
+/// does not parse (the caller fails closed: no facilitator call).
+pub(super) fn bound_facilitator(server: &Server, recorded: &str) -> Option<Url> {
+    if recorded.is_empty() {
+        return match &server.config.payment {
+            PaymentConfig::Ready { facilitators, .. } => {
+                facilitators.first().map(|f| f.url.clone())
+            }
+            PaymentConfig::Incomplete(_) => None,
+        };
+    }
+    Url::parse(recorded).ok()
 }
 
 /// Why a claimed settlement may not start now (the drain, or `MAX_CONCURRENT_JOBS`), as the

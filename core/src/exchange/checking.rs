@@ -48,6 +48,7 @@ impl Checking {
             key: key.clone(),
             fingerprint,
             payment_id,
+            facilitator: facilitator.to_string(),
             valid_before: verified.valid_before,
             lease: Lease {
                 id: lease,

@@ -81,6 +81,7 @@ use crate::payment::verify::{claimed_authorization, PaymentError, VerifiedPaymen
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,
+    ready_response,
 };
 use crate::server::{JobSlot, Server};
 use crate::store::{
@@ -241,8 +242,9 @@ enum State {
     Job(Box<Job>),
     /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
     Operator(Box<OperatorJob>),
-    /// A facilitator check (no client): its `GET /supported` fetch.
-    Probe(Box<Fetch>),
+    /// A facilitator check (no client): its `GET /supported` fetch, and the facilitator's
+    /// place in `FACILITATOR_URL`.
+    Probe(Box<Fetch>, usize),
     /// The connection is closed: the exchange is finished.
     Closed,
 }
@@ -411,10 +413,11 @@ impl Exchange {
                 }
                 return;
             }
-            State::Probe(fetch) => {
+            State::Probe(fetch, index) => {
                 if now >= fetch.deadline() {
                     fetch.note_timeout();
-                    self.check_done(server, FetchEnd::Failed(Failure::Timeout));
+                    let index = *index;
+                    self.check_done(server, index, FetchEnd::Failed(Failure::Timeout));
                 }
                 return;
             }
@@ -512,7 +515,7 @@ impl Exchange {
                 .fetches
                 .iter()
                 .any(|o| o.fetch.id() == fetch),
-            State::Probe(probe) => probe.id() == fetch,
+            State::Probe(probe, _) => probe.id() == fetch,
             _ => false,
         }
     }
@@ -549,7 +552,7 @@ impl Exchange {
                 .chain(Some(operator.core().deadline))
                 .chain(operator.memory_retry_at())
                 .min(),
-            State::Probe(fetch) => Some(fetch.deadline()),
+            State::Probe(fetch, _) => Some(fetch.deadline()),
             State::Closed => None,
         };
         match (state, self.write_deadline) {
@@ -774,8 +777,11 @@ impl Exchange {
 
     /// A fetch ended: close it and route its end to what it was for.
     fn end_fetch(&mut self, server: &Server, id: FetchId, end: FetchEnd, now: Instant) {
-        if matches!(&self.state, State::Probe(fetch) if fetch.id() == id) {
-            self.check_done(server, end);
+        if let State::Probe(fetch, index) = &self.state {
+            if fetch.id() == id {
+                let index = *index;
+                self.check_done(server, index, end);
+            }
             return;
         }
         let Some(core) = core_in(&mut self.state) else {
@@ -859,7 +865,7 @@ fn core_in(state: &mut State) -> Option<&mut JobCore> {
 
 /// The job's fetch `id`, if the exchange has a job (or a check) and it still has that fetch.
 fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
-    if let State::Probe(fetch) = state {
+    if let State::Probe(fetch, _) = state {
         return (fetch.id() == id).then_some(&mut **fetch);
     }
     core_in(state)?

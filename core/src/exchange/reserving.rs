@@ -2,6 +2,7 @@
 //! ([`StoreOp::Reserve`]) before anything is asked of the facilitator, so two requests with
 //! one authorization never both reach `/verify` (docs/payments.md).
 
+use super::admitting::bound_facilitator;
 use super::*;
 
 /// A paid job whose reservation the store is writing; it holds the homepage's page memory.
@@ -13,13 +14,15 @@ pub(super) struct Reserving {
 }
 
 impl Reserving {
-    /// Reserved: the job asks the facilitator's `/verify` next.
-    pub(super) fn into_verifying(self) -> Verifying {
+    /// Reserved, bound to `facilitator` (the one that first saw the authorization,
+    /// docs/payments.md "Several facilitators"): the job asks its `/verify` next.
+    pub(super) fn into_verifying(self, facilitator: Url) -> Verifying {
         let Reserving {
             core,
-            paid,
+            mut paid,
             home_memory,
         } = self;
+        paid.facilitator = facilitator;
         Verifying {
             core,
             paid,
@@ -72,17 +75,29 @@ impl Exchange {
                 return self.after_early_answer(server, now);
             }
         };
-        if let Err(error) = reserved {
-            let Reserving {
-                core,
-                home_memory,
-                paid,
-            } = reserving;
-            drop((core, home_memory));
-            self.reserve_refused(&request, &paid, error, now);
+        let bound = match reserved {
+            Ok(bound) => bound,
+            Err(error) => {
+                let Reserving {
+                    core,
+                    home_memory,
+                    paid,
+                } = reserving;
+                drop((core, home_memory));
+                self.reserve_refused(&request, &paid, error, now);
+                return self.after_early_answer(server, now);
+            }
+        };
+        // A reservation taken over keeps the facilitator that first saw the authorization.
+        let Some(bound) = bound_facilitator(server, &bound) else {
+            self.release(server, &reserving.paid);
+            drop(reserving);
+            let message =
+                "the payment's record names no usable facilitator; this request changed nothing";
+            self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
             return self.after_early_answer(server, now);
-        }
-        let mut verifying = reserving.into_verifying();
+        };
+        let mut verifying = reserving.into_verifying(bound);
         let (core, paid) = (&mut verifying.core, &verifying.paid);
         match self.call_facilitator(server, core, paid, Purpose::Verify, now) {
             Ok(()) => self.keep(Job::Verifying(verifying)),

@@ -12,6 +12,11 @@ use std::collections::BTreeMap;
 
 const URL: &str = "https://example.com/";
 
+/// The facilitator a reservation binds the job to.
+fn facilitator() -> Url {
+    Url::parse("http://127.0.0.1:9000/").unwrap()
+}
+
 fn server() -> (Server, Instant) {
     let vars: BTreeMap<String, String> = [
         ("PUBLIC_BASE_URL", "https://contacts.example.com"),
@@ -31,7 +36,7 @@ fn server() -> (Server, Instant) {
 /// A job checking a payment valid until `valid_for` seconds after the start, and the local
 /// checks' verdict on it (made 10 s before the start: a window of 50 s passes them).
 fn checking(server: &Server, now: Instant, valid_for: u64) -> (Checking, VerifiedPayment) {
-    let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+    let PaymentConfig::Ready { terms, .. } = &server.config.payment else {
         panic!("payments are configured");
     };
     let header = payment_header(&terms.requirements, 1, 0, SIM_UNIX_START + valid_for);
@@ -54,7 +59,7 @@ fn checking(server: &Server, now: Instant, valid_for: u64) -> (Checking, Verifie
     let checking = Checking {
         core,
         terms: (**terms).clone(),
-        facilitator: facilitator.clone(),
+        facilitator: facilitator(),
         fingerprint: Fingerprint::of(&payment, URL),
         payment,
         payment_id: None,
@@ -83,8 +88,11 @@ fn a_paid_job_hands_its_payment_and_settlement_on_from_phase_to_phase() {
     let share = server.page_memory.used();
     assert!(share > 0);
 
-    let crawling = reserving.into_verifying().into_crawling();
+    // The reservation found the authorization bound to another facilitator: it stays there.
+    let bound = Url::parse("http://127.0.0.1:9001/").unwrap();
+    let crawling = reserving.into_verifying(bound.clone()).into_crawling();
     assert!(crawling.paid.on_chain.is_none());
+    assert_eq!(crawling.paid.facilitator, bound);
     assert_eq!(
         server.page_memory.used(),
         share,
@@ -135,7 +143,7 @@ fn a_short_validity_window_shortens_the_crawl_and_the_settlement_budget() {
     let (reserving, _) = checking.into_reserving(&server, &verified, memory, now);
     assert_eq!(reserving.core.deadline, now + Duration::from_secs(25));
     assert_eq!(reserving.paid.settle_by, now + Duration::from_secs(45));
-    let crawling = reserving.into_verifying().into_crawling();
+    let crawling = reserving.into_verifying(facilitator()).into_crawling();
     let (building, _) = crawling.into_building(&server, now + Duration::from_secs(25));
     let kept = KeptResponse {
         body: Arc::from(b"{}".to_vec()),
@@ -157,7 +165,7 @@ fn a_job_the_chain_shows_paid_crawls_with_the_transaction_and_a_fresh_deadline()
     let query = settling::chain_query(&reserving.paid).unwrap();
     let judged_at = now + Duration::from_secs(3);
     let judging = reserving
-        .into_verifying()
+        .into_verifying(facilitator())
         .into_judging(query, None, judged_at);
     assert_eq!(
         judging.core.deadline,
