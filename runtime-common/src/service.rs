@@ -283,7 +283,7 @@ pub fn signal_line(name: &str, round: usize) -> String {
     if round == 0 {
         format!(
             "received {name}; draining (up to {} s; a second signal exits now)",
-            contact_core::exchange::DRAIN_GRACE.as_secs()
+            contact_core::budget::DRAIN_GRACE.as_secs()
         )
     } else {
         format!("received {name} again; exiting")
@@ -352,7 +352,7 @@ pub async fn drain_connections<Sleep, Stop>(
 }
 
 /// Checks the facilitator's `GET /supported` now and
-/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each check ends
+/// [`contact_core::budget::FACILITATOR_CHECK_INTERVAL`] after each check ends
 /// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` reads the outcome), and
 /// logs each change of the outcome, and signs the offers again when due
 /// (`Server::refresh_offers`). `drive` runs one client-less exchange to its end on the
@@ -365,7 +365,8 @@ pub async fn check_facilitator<Drive, Sleep>(
     Drive: std::future::Future,
     Sleep: std::future::Future,
 {
-    use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
+    use contact_core::budget::FACILITATOR_CHECK_INTERVAL;
+    use contact_core::exchange::Exchange;
     let log_format = server.config().log_format;
     let mut last = server.facilitator_health();
     loop {
