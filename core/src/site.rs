@@ -78,9 +78,28 @@ pub fn region_from_host(host: &str) -> Option<&'static str> {
         "hr" => "HR",
         "sg" => "SG",
         "hk" => "HK",
-        _ => return None,
+        _ => {
+            return OTHER_CCTLD_REGIONS
+                .iter()
+                .find(|code| code.eq_ignore_ascii_case(&tld))
+                .copied()
+        }
     })
 }
+
+/// Further country-code TLDs that sites use for their own country (the code is the TLD,
+/// upper-cased). Left out on purpose: TLDs sold as generic names (`.io`, `.co`, `.me`, `.tv`,
+/// `.ai`, `.fm`, `.ly`, `.to`, `.cc`, `.ws`, `.gg`, `.sh`, `.ac`, `.so`, `.gl`, `.vc`, `.la`,
+/// `.nu`, `.tk`, `.ml`, `.ga`, `.cf`, `.st`, `.am`, `.im`, `.ag`, `.bz`, `.cx`, `.fo`, `.gs`, `.ms`,
+/// `.sc`, `.tc`, `.vg`, `.ps`).
+const OTHER_CCTLD_REGIONS: &[&str] = &[
+    "AE", "AL", "AO", "AZ", "BA", "BD", "BG", "BH", "BO", "BW", "BY", "CI", "CL", "CM", "CN", "CR",
+    "CU", "CY", "DO", "DZ", "EC", "EE", "EG", "ET", "GE", "GH", "GT", "HN", "ID", "IL", "IQ", "IR",
+    "IS", "JM", "JO", "KE", "KH", "KR", "KW", "KZ", "LB", "LK", "LT", "LV", "MA", "MD", "MK", "MN",
+    "MO", "MT", "MU", "MY", "MZ", "NA", "NG", "NI", "NP", "OM", "PA", "PE", "PH", "PK", "PY", "QA",
+    "RS", "RU", "RW", "SA", "SN", "SV", "TH", "TN", "TR", "TT", "TW", "TZ", "UA", "UG", "UY", "UZ",
+    "VE", "VN", "ZM", "ZW",
+];
 
 #[cfg(test)]
 mod tests {
@@ -133,5 +152,9 @@ mod tests {
         assert_eq!(region_from_host("fincar.com.au"), Some("AU"));
         assert_eq!(region_from_host("example.com"), None);
         assert_eq!(region_from_host("depelgrim.eu"), None);
+        assert_eq!(region_from_host("1521hotel.com.ph"), Some("PH"));
+        assert_eq!(region_from_host("jesu-arte.cl"), Some("CL"));
+        assert_eq!(region_from_host("startup.io"), None);
+        assert_eq!(region_from_host("brand.co"), None);
     }
 }

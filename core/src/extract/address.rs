@@ -43,6 +43,7 @@ struct Patterns {
     nl: Regex,
     pt: Regex,
     se: Regex,
+    pl: Regex,
     ie: Regex,
     ie_county: Regex,
     eu: Regex,
@@ -54,6 +55,9 @@ const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|Briti
 const AU_STATES: &str = "NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT|New South Wales|Victoria|Queensland|South Australia|Western Australia|Tasmania|Northern Territory|Australian Capital Territory";
 /// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five.
 const CITY: &str = r"[A-Z][\p{L}'’.\-]*(?:[ \-][A-Za-z][\p{L}'’.\-]*){0,4}";
+/// [`CITY`] with capitals of any script (`Štěpánov`, `Łódź`, `Óbuda`), for the patterns of
+/// regions that write them.
+const CITY_ANY: &str = r"\p{Lu}[\p{L}'’.\-]*(?:[ \-]\p{L}[\p{L}'’.\-]*){0,4}";
 
 fn patterns() -> Option<&'static Patterns> {
     static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
@@ -67,13 +71,15 @@ fn patterns() -> Option<&'static Patterns> {
                 // (ABEHMNPRVWXY: `EC4Y 1AA`, which the A9A letters alone missed).
                 gb: Regex::new(r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b").ok()?,
                 nl: Regex::new(&format!(r"\b(?P<zip>[1-9]\d{{3}} ?[A-Z]{{2}})\b,?\s+(?P<city>{CITY})")).ok()?,
-                pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY})")).ok()?,
-                se: Regex::new(&format!(r"\b(?:SE-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY})")).ok()?,
+                pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY_ANY})")).ok()?,
+                // `123 45 City`: Sweden, Czechia, Slovakia, Greece (`SE-`, `CZ-`… optional).
+                se: Regex::new(&format!(r"\b(?:[A-Z]{{2}}-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY_ANY})")).ok()?,
+                pl: Regex::new(&format!(r"\b(?:PL-)?(?P<zip>\d{{2}}-\d{{3}})\s+(?P<city>{CITY_ANY})")).ok()?,
                 ie: Regex::new(r"\b(?P<zip>[AC-FHKNPRTV-Y]\d{2}|D6W) ?[AC-FHKNPRTV-Y0-9]{4}\b").ok()?,
                 // An Irish county (`Co. Mayo`, `County Cork`) or a Dublin postal district
                 // (`Dublin 2`, `Dublin 6W`): Irish addresses often carry no Eircode.
                 ie_county: Regex::new(&format!(r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b")).ok()?,
-                eu: Regex::new(&format!(r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY})")).ok()?,
+                eu: Regex::new(&format!(r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY_ANY})")).ok()?,
             })
         })
         .as_ref()
@@ -232,10 +238,17 @@ fn match_line(
             });
         }
     }
+    // `123 45` postcodes are Swedish on a page of no region.
+    let three_two_region = THREE_TWO
+        .iter()
+        .find(|r| Some(**r) == page_region)
+        .copied()
+        .unwrap_or("SE");
     for (re, region, shaped) in [
         (&p.nl, "NL", shapes.four && shapes.digit_letters),
         (&p.pt, "PT", shapes.four_dash_three),
-        (&p.se, "SE", shapes.three_two),
+        (&p.se, three_two_region, shapes.three_two),
+        (&p.pl, "PL", shapes.two_dash_three),
     ] {
         if !shaped || !found.is_empty() || !allows(region) {
             continue;
@@ -263,6 +276,10 @@ fn match_line(
                 continue;
             }
             let before = &line[..zip.start()];
+            // `© 2026 JP Schilderwerken` is a year and a name.
+            if is_copyright_mark(before) {
+                continue;
+            }
             let street = street_for(lines, street_index, before);
             if street.is_none() && page_region != Some(region) {
                 continue;
@@ -281,10 +298,13 @@ fn match_line(
             });
         }
     }
-    if found.is_empty()
-        && page_region.is_some_and(|r| EU_NUMERIC.contains(&r))
-        && p.eu.is_match(line)
-    {
+    // `12345 City` / `1234 City`: on pages of a region that writes postcodes so, or on pages
+    // of no known region when the address itself tells its country (`A-1010`, `rue`, `Via`).
+    let eu_region = EU_NUMERIC
+        .iter()
+        .find(|r| Some(**r) == page_region)
+        .copied();
+    if found.is_empty() && (eu_region.is_some() || page_region.is_none()) && p.eu.is_match(line) {
         for caps in p.eu.captures_iter(line) {
             let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
                 continue;
@@ -294,6 +314,7 @@ fn match_line(
             if is_copyright_mark(before) {
                 continue;
             }
+            let lettered = country_letters_region(before);
             // Text before the postcode on its line must be a street (`Musterstraße 12,`,
             // `12 rue Victor Hugo`, `Amsterdamer Str.192`, `Avenida Salvador Joan, 17 bajos.`),
             // not a sentence with a number in it (`Über 1200 Kunden vertrauen uns seit 2004
@@ -303,6 +324,7 @@ fn match_line(
                 .trim_end_matches(char::is_alphabetic)
                 .trim_end_matches(['-', ' ', ',']);
             let same_line = last_segment(same_line).trim();
+            let same_line = strip_label(same_line);
             if !same_line.is_empty()
                 && !ends_with_house_number(same_line)
                 && !same_line.starts_with(|c: char| c.is_ascii_digit())
@@ -310,28 +332,52 @@ fn match_line(
             {
                 continue;
             }
-            // Needs a street with a house number: bare "1234 Words" is too common.
-            let Some(street) = street_for(
+            // A street with a house number: above the postcode line or before the postcode on
+            // it, or (`76437 Rastatt` / `Hindenburgstrasse 2`) on the line below.
+            let street = street_for(
                 lines,
                 street_index,
                 before
                     .trim_end_matches(['-', ' '])
                     .trim_end_matches(char::is_alphabetic),
-            ) else {
+            )
+            .or_else(|| {
+                if same_line.is_empty() {
+                    street_below(lines, index)
+                } else {
+                    None
+                }
+            });
+            let region = lettered.or(eu_region).or_else(|| {
+                street
+                    .as_deref()
+                    .and_then(|s| street_language_region(&s.to_lowercase()))
+            });
+            let Some(region) = region else {
                 continue;
             };
+            let after_city = &line[city.end()..];
+            let street = match street {
+                Some(street) => Some(street),
+                // A postcode and town alone on their line (`46485 Wesel` in a footer) are an
+                // address when contact details stand next to them; bare "1234 Words" is too
+                // common elsewhere (counters, prices).
+                None if same_line.is_empty()
+                    && eu_region.is_some()
+                    && town_only(after_city)
+                    && contact_nearby(lines, index) =>
+                {
+                    None
+                }
+                None => continue,
+            };
             let parts = MarkedAddress {
-                street: Some(street),
+                street,
                 locality: Some(clean_city(city.as_str())),
                 region: None,
                 postal_code: Some(zip.as_str().to_string()),
-                country: country_after(&line[city.end()..]),
+                country: country_after(after_city),
             };
-            let region = EU_NUMERIC
-                .iter()
-                .find(|r| Some(**r) == page_region)
-                .copied()
-                .unwrap_or("DE");
             found.push(TextAddress {
                 parts,
                 region,
@@ -367,9 +413,98 @@ fn is_copyright_mark(before: &str) -> bool {
     end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
 }
 
+/// Regions whose postcodes are three digits, a space and two digits (`123 45 City`).
+const THREE_TWO: &[&str] = &["SE", "CZ", "SK", "GR"];
+
+/// Regions whose postcodes are 4 or 5 digits written before the town.
 const EU_NUMERIC: &[&str] = &[
-    "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI",
+    "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI", "HU", "SI", "HR", "BG", "EE",
+    "PH",
 ];
+
+/// The region of the country letters written before a postcode (`A-1010`, `CH-8001`,
+/// `D-10115`, `F-75001`, `I-00100`), the old European vehicle codes.
+fn country_letters_region(before: &str) -> Option<&'static str> {
+    let letters = before.strip_suffix('-')?;
+    let start = letters
+        .rfind(|c: char| !c.is_ascii_uppercase())
+        .map_or(0, |i| i + 1);
+    if start > 0 && !letters[..start].ends_with([' ', ',', '(', '\u{a0}']) {
+        return None;
+    }
+    Some(match &letters[start..] {
+        "A" => "AT",
+        "CH" => "CH",
+        "D" => "DE",
+        "F" => "FR",
+        "I" => "IT",
+        "E" => "ES",
+        "B" => "BE",
+        "L" => "LU",
+        "DK" => "DK",
+        "N" => "NO",
+        "FL" => "CH",
+        "H" => "HU",
+        "HR" => "HR",
+        _ => return None,
+    })
+}
+
+/// The region a street word of one language implies (`rue` → FR, `Straße` → DE, `via` → IT,
+/// `calle` → ES), for an address on a page of no known region; `lower` is lower-case.
+fn street_language_region(lower: &str) -> Option<&'static str> {
+    for word in lower.split(|c: char| !c.is_alphanumeric()) {
+        let region = match word {
+            "rue" | "chemin" | "impasse" | "allée" | "quai" | "bd" => "FR",
+            "str" | "straße" | "strasse" | "gasse" | "platz" | "weg" => "DE",
+            "via" | "viale" | "piazza" | "piazzale" | "corso" | "vicolo" | "largo" => "IT",
+            "calle" | "avenida" | "avda" | "paseo" | "carrer" => "ES",
+            _ => {
+                if ["straße", "strasse", "gasse", "platz"]
+                    .iter()
+                    .any(|suffix| word.ends_with(suffix) && word.len() > suffix.len() + 2)
+                {
+                    "DE"
+                } else {
+                    continue;
+                }
+            }
+        };
+        return Some(region);
+    }
+    None
+}
+
+/// The street on the line below a postcode line that starts with its postcode (an address
+/// printed town first): a street word and a house number, not another postcode line.
+fn street_below(lines: &[&str], index: usize) -> Option<String> {
+    let line = strip_label(lines.get(index + 1)?.trim());
+    let line = line.trim_end_matches([',', '.']);
+    let usable = line.len() <= 60
+        && is_streetish(line)
+        && has_street_word(&line.to_lowercase())
+        && ends_with_house_number(line)
+        && !Shapes::of(line.as_bytes()).any();
+    usable.then(|| line.to_string())
+}
+
+/// Whether the text after a town ends the line (or names a country only).
+fn town_only(after_city: &str) -> bool {
+    let rest = after_city.trim().trim_start_matches([',', '.']).trim();
+    rest.is_empty() || country_after(rest).is_some_and(|c| c.len() == rest.len())
+}
+
+/// Whether contact details (an `@`, or a number of seven digits or more) are within three
+/// lines of line `index`.
+fn contact_nearby(lines: &[&str], index: usize) -> bool {
+    let from = index.saturating_sub(3);
+    let to = (index + 4).min(lines.len());
+    (from..to).filter(|&i| i != index).any(|i| {
+        let line = lines[i];
+        line.len() <= 200
+            && (line.contains('@') || line.bytes().filter(u8::is_ascii_digit).count() >= 7)
+    })
+}
 
 /// Postcode shapes present in a line, from one pass over its bytes: the regular expressions
 /// run only where their postcode can be (most lines with digits hold none).
@@ -391,6 +526,8 @@ struct Shapes {
     postcode_after_au_state: bool,
     /// Four digits, a dash, three digits (PT).
     four_dash_three: bool,
+    /// Two digits, a dash, three digits (PL).
+    two_dash_three: bool,
 }
 
 /// The word (ASCII letters) ending just before `end`, skipping spaces, commas and dots.
@@ -574,6 +711,13 @@ impl Shapes {
                     shapes.five = true;
                     shapes.zip_after_state |= US_STATE_WORDS.contains(&state_word());
                 }
+                2 if b == b'-'
+                    && line
+                        .get(i + 1..i + 4)
+                        .is_some_and(|d| d.iter().all(u8::is_ascii_digit)) =>
+                {
+                    shapes.two_dash_three = true;
+                }
                 3 if b == b' '
                     && line
                         .get(i + 1..i + 3)
@@ -589,7 +733,12 @@ impl Shapes {
     }
 
     fn any(self) -> bool {
-        self.four || self.five || self.three_two || self.digit_letters || self.letter_digit_letter
+        self.four
+            || self.five
+            || self.three_two
+            || self.two_dash_three
+            || self.digit_letters
+            || self.letter_digit_letter
     }
 }
 
@@ -638,11 +787,20 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
     }
 }
 
-/// The part of a line after its last field separator (`|`, `•`, `·`, `♦`, ` - `, `:`).
+/// The part of a line after its last field separator (`|`, `•`, `·`, `♦`, ` - `, `:`, `/`).
+/// A slash inside a street is no separator: between two house numbers or a door number
+/// (`Laurenzerberg 5/I/8-9`, `12/14`) or after a house number (`Schwedenplatz 2 /
+/// Laurenzerberg 5`, a corner address).
 fn last_segment(s: &str) -> &str {
+    let in_street = |i: usize| {
+        let before = &s[..i];
+        let glued_before = before.ends_with(|c: char| c.is_alphanumeric());
+        let glued_after = s[i + 1..].starts_with(|c: char| c.is_alphanumeric());
+        (glued_before && glued_after) || before.trim_end().ends_with(|c: char| c.is_ascii_digit())
+    };
     let cut = s
         .rmatch_indices(['|', '•', '·', '♦', '■', '/'])
-        .next()
+        .find(|(i, m)| *m != "/" || !in_street(*i))
         .map(|(i, m)| i + m.len())
         .into_iter()
         .chain(s.rfind(": ").map(|i| i + 2))
@@ -661,7 +819,12 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
             .trim_end(),
     );
     let prefix = without_leading_name(strip_label(prefix).trim_matches([',', ' ']));
-    if is_streetish(prefix) && prefix.starts_with(|c: char| c.is_ascii_digit()) {
+    // A street with its house number on the postcode line is the whole street: `12 Main
+    // Street` or, the European way, `Lágymányosi u. 15`, `Via G. Verdi, 12`.
+    if is_streetish(prefix)
+        && (prefix.starts_with(|c: char| c.is_ascii_digit())
+            || (ends_with_house_number(prefix) && has_street_name(prefix)))
+    {
         return Some(prefix.to_string());
     }
     let mut collected: Vec<&str> = Vec::new();
@@ -741,6 +904,37 @@ fn holds_postcode(line: &str) -> bool {
                 || p.gb.is_match(line)
                 || p.nl.is_match(line)
         })
+}
+
+/// Whether `text` holds a word of three letters or more besides its numbers that is not a
+/// unit word (a street name: not a bare number, `Nr. 5` or `Suite 12`).
+fn has_street_name(text: &str) -> bool {
+    const UNIT_WORDS: &[&str] = &[
+        "suite",
+        "unit",
+        "floor",
+        "apt",
+        "apartment",
+        "ste",
+        "bldg",
+        "building",
+        "room",
+        "office",
+        "stock",
+        "etage",
+        "piso",
+        "planta",
+        "box",
+        "postfach",
+        "flat",
+        "level",
+    ];
+    let mut words = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3);
+    words
+        .next()
+        .is_some_and(|first| !UNIT_WORDS.contains(&first.to_lowercase().as_str()))
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Hospital Club`.
@@ -1141,6 +1335,115 @@ mod tests {
         }
         let a = one(&["Keizerstraat 12", "2000 Antwerpen"], Some("BE"));
         assert_eq!(a.postal_code.as_deref(), Some("2000"));
+        // A Dutch-looking postcode after a copyright mark.
+        let found = from_lines(
+            &["info@schilder.nl", "© 2026 JP Schilderwerken. Privacy"],
+            Some("NL"),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn postcodes_with_country_letters() {
+        let a = one(&["Stephansplatz 3, A-1010 Wien"], Some("AT"));
+        assert_eq!(a.postal_code.as_deref(), Some("1010"));
+        assert_eq!(a.locality.as_deref(), Some("Wien"));
+        assert_eq!(a.street.as_deref(), Some("Stephansplatz 3"));
+        // The letters tell the country on a page of none.
+        let found = from_lines(&["Bahnhofstrasse 10", "CH-8001 Zürich"], None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "CH");
+        assert_eq!(found[0].parts.postal_code.as_deref(), Some("8001"));
+        assert_eq!(found[0].parts.street.as_deref(), Some("Bahnhofstrasse 10"));
+    }
+
+    #[test]
+    fn italian_and_abbreviated_street_names() {
+        let a = one(&["Via G. Verdi, 12 - 00100 Roma (RM)"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Via G. Verdi, 12"));
+        assert_eq!(a.postal_code.as_deref(), Some("00100"));
+        assert_eq!(a.locality.as_deref(), Some("Roma"));
+        let a = one(
+            &["Studio Budapest: Lágymányosi u. 15, 1111 Budapest"],
+            Some("AT"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Lágymányosi u. 15"));
+        // A street with its house number on the postcode line does not take the line above.
+        let found = from_lines(
+            &[
+                "Studio Wien: Schwedenplatz 2 / Laurenzerberg 5/I/8-9, 1010 Wien, Österreich",
+                "Studio Budapest: Lágymányosi u. 15, 1111 Budapest, Ungarn",
+            ],
+            Some("AT"),
+        );
+        let streets: Vec<Option<&str>> = found.iter().map(|a| a.parts.street.as_deref()).collect();
+        assert_eq!(
+            streets,
+            [
+                Some("Schwedenplatz 2 / Laurenzerberg 5/I/8-9"),
+                Some("Lágymányosi u. 15")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_country_of_a_street_word_on_a_page_of_no_region() {
+        let found = from_lines(&["Couleur Café", "4 rue du lycée", "53000 Laval"], None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "FR");
+        assert_eq!(found[0].parts.street.as_deref(), Some("4 rue du lycée"));
+        // English street words give no country: no European pattern on such pages.
+        assert!(from_lines(&["Corporate Park", "1234 Main Street"], None).is_empty());
+    }
+
+    #[test]
+    fn postcodes_of_other_shapes() {
+        // Czech `123 45`, Polish `12-345`, town names with capitals outside ASCII.
+        let a = one(&["Moravská Huzová 119,", "783 13 Štěpánov"], Some("CZ"));
+        assert_eq!(a.postal_code.as_deref(), Some("783 13"));
+        assert_eq!(a.locality.as_deref(), Some("Štěpánov"));
+        let a = one(&["Zawady 38A", "98-235 Błaszki"], Some("PL"));
+        assert_eq!(a.postal_code.as_deref(), Some("98-235"));
+        assert_eq!(a.street.as_deref(), Some("Zawady 38A"));
+        assert!(from_lines(&["Tel. 12-345 678"], Some("PL")).is_empty());
+    }
+
+    #[test]
+    fn a_town_line_before_its_street() {
+        let a = one(
+            &[
+                "Ingenieurbüro für Vermessung",
+                "76437 Rastatt",
+                "Hindenburgstrasse 2",
+                "fon 07222 91499",
+            ],
+            Some("DE"),
+        );
+        assert_eq!(a.postal_code.as_deref(), Some("76437"));
+        assert_eq!(a.street.as_deref(), Some("Hindenburgstrasse 2"));
+    }
+
+    #[test]
+    fn a_postcode_and_town_without_a_street() {
+        // Next to contact details: an address with no street.
+        let a = one(
+            &["Kontakt", "46485 Wesel", "Impressum", "+49 176 471 560 17"],
+            Some("DE"),
+        );
+        assert_eq!(a.postal_code.as_deref(), Some("46485"));
+        assert_eq!(a.locality.as_deref(), Some("Wesel"));
+        assert_eq!(a.street, None);
+        // Alone, or followed by more words: a counter, not an address.
+        for lines in [
+            &["Unsere Zahlen", "12000 Kunden", "Seit 1998"][..],
+            &[
+                "Kontakt",
+                "46485 Wesel und Umgebung sind unser Gebiet",
+                "+49 176 471 560 17",
+            ],
+        ] {
+            assert!(from_lines(lines, Some("DE")).is_empty(), "{lines:?}");
+        }
     }
 
     #[test]

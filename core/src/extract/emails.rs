@@ -154,6 +154,7 @@ fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
     while start < at && matches!(bytes[start], b'\'' | b'&' | b'=' | b'.' | b'-' | b'+') {
         start += 1;
     }
+    start += glued_prefix_len(&line[..start], &line[start..at]);
     let domain_start = at + at_len;
     let mut end = domain_start;
     while end < bytes.len() && end - domain_start < MAX_DOMAIN && is_domain_byte(bytes[end]) {
@@ -162,6 +163,41 @@ fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
     let local = line.get(start..at)?;
     let domain = line.get(domain_start..end)?;
     normalise(&format!("{local}@{domain}")).map(|email| (start, email))
+}
+
+/// How many bytes at the start of a local part `local` (as written, after `before` on its line)
+/// belong to the text in front of the address, written against it with no space (adjacent
+/// elements): a label (`Emailinfo@x.it` from `<b>Email</b>info@x.it`, `E-Mail`, `Mail`,
+/// `Correo`…, capitalised as labels are, followed by a lower-case local part), or the last
+/// digits of a number (`+31 6 49 24 04 12info@x.nl` from two adjacent links).
+fn glued_prefix_len(before: &str, local: &str) -> usize {
+    const LABELS: &[&str] = &[
+        "E-Mail", "E-mail", "E-MAIL", "EMail", "Email", "EMAIL", "e-mail", "email", "Mail", "MAIL",
+        "Correo", "CORREO", "Courriel", "COURRIEL", "E-post", "Epost", "Posta",
+    ];
+    let digits = local.bytes().take_while(u8::is_ascii_digit).count();
+    if (1..=4).contains(&digits)
+        && local
+            .as_bytes()
+            .get(digits)
+            .is_some_and(u8::is_ascii_alphabetic)
+    {
+        let trimmed = before.trim_end_matches([' ', '\u{a0}']);
+        if trimmed.len() < before.len() && trimmed.ends_with(|c: char| c.is_ascii_digit()) {
+            return digits;
+        }
+    }
+    for label in LABELS {
+        if let Some(rest) = local.strip_prefix(label) {
+            let rest = rest.trim_start_matches(['-', '.', '_']);
+            if rest.len() >= 2
+                && rest.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            {
+                return local.len() - rest.len();
+            }
+        }
+    }
+    0
 }
 
 /// A domain with at least two labels, LDH labels, and a known public suffix whose last label is
@@ -497,6 +533,37 @@ mod tests {
         );
         let emails: Vec<_> = found.iter().map(|(_, e)| e.as_str()).collect();
         assert_eq!(emails, ["info@stearnsdesignbuild.com", "sales@acme.co.uk"]);
+    }
+
+    #[test]
+    fn labels_and_numbers_glued_to_addresses() {
+        let emails = |line: &str| -> Vec<String> {
+            from_text(line, None).into_iter().map(|(_, e)| e).collect()
+        };
+        // A label in an element of its own, written against the address.
+        assert_eq!(emails("Emailinfo@fraschina.it"), ["info@fraschina.it"]);
+        assert_eq!(emails("E-Mailkontakt@firma.de"), ["kontakt@firma.de"]);
+        assert_eq!(emails("EMAILinfo@x.it"), ["info@x.it"]);
+        assert_eq!(emails("Email:info@x.it"), ["info@x.it"]);
+        assert_eq!(emails("Correoreservas@hotel.es"), ["reservas@hotel.es"]);
+        // A number's last digits against the address (two adjacent links).
+        assert_eq!(
+            emails("+31 (0)6 49 24 04 12info@bouwadvies.nl"),
+            ["info@bouwadvies.nl"]
+        );
+        // Addresses that only look like it stay whole.
+        assert_eq!(emails("mailbox@x.de"), ["mailbox@x.de"]);
+        assert_eq!(emails("Mail@firma.de"), ["mail@firma.de"]);
+        assert_eq!(emails("Write to 24hours@x.com"), ["24hours@x.com"]);
+    }
+
+    #[test]
+    fn mailto_with_a_space_after_the_colon() {
+        assert_eq!(
+            from_mailto("mailto: contacto@jesu-arte.cl"),
+            ["contacto@jesu-arte.cl"]
+        );
+        assert_eq!(from_mailto("mailto:%20%20info@x.it"), ["info@x.it"]);
     }
 
     #[test]

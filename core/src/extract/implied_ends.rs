@@ -34,6 +34,27 @@ pub(super) fn is_void(name: &[u8]) -> bool {
     )
 }
 
+/// Start tags that stay in an open `<head>` (§13.2.6.4.4, "in head"; `html` and a second
+/// `head` are ignored there).
+fn is_head_content(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"base"
+            | b"basefont"
+            | b"bgsound"
+            | b"link"
+            | b"meta"
+            | b"title"
+            | b"noscript"
+            | b"noframes"
+            | b"style"
+            | b"script"
+            | b"template"
+            | b"html"
+            | b"head"
+    )
+}
+
 /// Start tags that close an open `<p>` (§13.2.6.4.7).
 fn closes_p(name: &[u8]) -> bool {
     matches!(
@@ -285,6 +306,17 @@ impl OpenElements {
     /// (unless void).
     pub fn start(&mut self, bytes: &[u8], name: (usize, usize), out: &mut Vec<(usize, usize)>) {
         let tag = &bytes[name.0..name.1];
+        // A `<head>` left open ends at the first start tag that does not belong in it
+        // (§13.2.6.4.4, "in head": anything else pops the head); inside a `<template>` it stays.
+        if !is_head_content(tag) && !self.none_open(&[b"head"]) {
+            if let Some(i) = self.innermost(bytes, &[b"head"], |_| false) {
+                let only_noscript =
+                    (i + 1..self.stack.len()).all(|j| self.name(bytes, j) == b"noscript");
+                if only_noscript {
+                    self.close_from(bytes, i, out);
+                }
+            }
+        }
         match tag {
             b"li" => {
                 if let Some(i) = self.item_to_close(bytes, &[b"li"]) {

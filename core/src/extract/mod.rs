@@ -430,7 +430,10 @@ fn collect_phones(
         .iter()
         .filter(|link| !sections::inside(hosting, link.text_pos))
     {
-        if let Some(phone) = phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+            found.push((link.text_pos, phone));
+        }
+        if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
             found.push((link.text_pos, phone));
         }
     }

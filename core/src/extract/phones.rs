@@ -86,22 +86,38 @@ pub struct FoundPhone {
     pub fax: bool,
 }
 
-/// The number in a `tel:`/`callto:` href (percent-decoded, labels and extensions cut), or in
-/// the link's text when the href is unusable.
+/// The numbers of a `tel:`/`callto:` link: the href's (percent-decoded, a repeated scheme
+/// such as `tel:tel:` and spaces after the colon skipped, labels and extensions cut), then any
+/// other number printed in the link's text (a visible number that differs from its target is
+/// the page's too, so both are taken); the text alone when the href is unusable. Empty for
+/// other links.
 pub fn from_tel(
     href: &str,
     link_text: &str,
     hint: RegionHint,
     judgements: &mut Judgements,
-) -> Option<FoundPhone> {
-    let lower = href.trim().to_ascii_lowercase();
-    let rest = ["tel:", "callto:", "phone:", "telephone:"]
-        .iter()
-        .find_map(|p| lower.strip_prefix(p))?;
-    let rest = rest.trim_start_matches('/');
+) -> Vec<FoundPhone> {
+    let Some(rest) = strip_phone_scheme(href) else {
+        return Vec::new();
+    };
     let decoded = percent_encoding::percent_decode_str(rest).decode_utf8_lossy();
-    if !decoded.contains('@') {
-        let number: String = decoded
+    // `tel:tel:+49…`, `tel: +49…`, `callto://+49…`: the scheme written twice, spaces or
+    // slashes after it.
+    let mut target: &str = &decoded;
+    loop {
+        let trimmed = target.trim_start_matches(|c: char| c == '/' || c.is_whitespace());
+        match strip_phone_scheme(trimmed) {
+            Some(inner) if inner.len() < trimmed.len() => target = inner,
+            _ => {
+                target = trimmed;
+                break;
+            }
+        }
+    }
+    let mut out: Vec<FoundPhone> = Vec::new();
+    let mut text_hint = hint;
+    if !target.contains('@') {
+        let number: String = target
             .split([';', ',', '?'])
             .next()
             .unwrap_or("")
@@ -109,13 +125,85 @@ pub fn from_tel(
             .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
             .collect();
         if let Some(e164) = validate(&number, hint, true, judgements) {
-            return Some(FoundPhone { e164, fax: false });
+            // A national number in the text is read in the target's country when the page
+            // gives none.
+            if text_hint.region.is_none() {
+                text_hint.region = PhoneNumber::parse(&e164, None)
+                    .ok()
+                    .and_then(|n| n.get_region_code());
+            }
+            out.push(FoundPhone { e164, fax: false });
         }
     }
-    from_text(link_text, hint, judgements)
-        .into_iter()
-        .next()
-        .map(|(_, p)| p)
+    // The link's text is a phone context: its numbers count as labelled. Only texts with a
+    // number's worth of digits are read (most are "Call us" or an icon).
+    if link_text.bytes().filter(u8::is_ascii_digit).count() >= 7 {
+        let labelled = format!("tel: {link_text}");
+        for (_, phone) in from_text(&labelled, text_hint, judgements) {
+            if !out.iter().any(|p| p.e164 == phone.e164) {
+                out.push(phone);
+            }
+        }
+    }
+    out
+}
+
+/// `href` after a phone-call scheme (`tel:`, `callto:`, `phone:`, `telephone:`; any case), or
+/// `None` when it has none.
+fn strip_phone_scheme(href: &str) -> Option<&str> {
+    let href = href.trim_start();
+    ["tel:", "callto:", "phone:", "telephone:"]
+        .iter()
+        .find_map(|scheme| strip_prefix_ci(href, scheme))
+}
+
+/// The number of a WhatsApp click-to-chat link (`https://wa.me/31612345678`,
+/// `https://api.whatsapp.com/send?phone=31612345678`, `whatsapp://send?phone=+316…`), which
+/// is written internationally without `+` (WhatsApp's click-to-chat documentation); `None`
+/// for other links and for invalid numbers.
+pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPhone> {
+    // Every link of a page comes here: prefix comparisons only, no allocation, until one
+    // matches.
+    let href = href.trim();
+    let rest = ["https://", "http://", "//"]
+        .iter()
+        .find_map(|scheme| strip_prefix_ci(href, scheme))
+        .unwrap_or(href);
+    let rest = strip_prefix_ci(rest, "www.").unwrap_or(rest);
+    let digits_from: &str = if let Some(path) = strip_prefix_ci(rest, "wa.me/") {
+        path
+    } else if [
+        "api.whatsapp.com/send",
+        "web.whatsapp.com/send",
+        "whatsapp://send",
+    ]
+    .iter()
+    .any(|prefix| strip_prefix_ci(rest, prefix).is_some())
+    {
+        let query = rest.split_once('?')?.1;
+        query
+            .split('&')
+            .find_map(|pair| strip_prefix_ci(pair, "phone="))?
+    } else {
+        return None;
+    };
+    let decoded = percent_encoding::percent_decode_str(digits_from).decode_utf8_lossy();
+    let number: String = decoded
+        .trim_start_matches(['+', ' '])
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, ' ' | '-'))
+        .filter(char::is_ascii_digit)
+        .collect();
+    if !(8..=15).contains(&number.len()) {
+        return None;
+    }
+    let e164 = validate(
+        &format!("+{number}"),
+        RegionHint::default(),
+        true,
+        judgements,
+    )?;
+    Some(FoundPhone { e164, fax: false })
 }
 
 /// The region of an international `tel:+…` link's number (the page's own numbers are likely in
@@ -200,6 +288,16 @@ pub fn from_text(
                     break;
                 }
             }
+            if let Some((end, start_byte, _)) = accepted {
+                // `04321 / 98765 0171 2345678`: a landline and a mobile side by side read as
+                // one long (and valid) number; a group opening with the trunk prefix `0` inside
+                // it starts a second number when both halves are valid on their own.
+                if let Some((split, phone)) =
+                    split_at_trunk_prefix(line, &run, g, end, hint, judgements)
+                {
+                    accepted = Some((split, start_byte, phone));
+                }
+            }
             match accepted {
                 Some((end, start_byte, phone)) => {
                     out.push((start_byte, phone));
@@ -210,6 +308,50 @@ pub fn from_text(
         }
     }
     out
+}
+
+/// For an accepted span of groups `g..end` of `run`: the first interior group `k` that
+/// opens with the trunk prefix `0` (two digits or more, after a space or slash) such that
+/// `g..k` is a valid number and so is a span from `k` on; returns `k` and the number `g..k`.
+fn split_at_trunk_prefix(
+    line: &str,
+    run: &Run,
+    g: usize,
+    end: usize,
+    hint: RegionHint,
+    judgements: &mut Judgements,
+) -> Option<(usize, FoundPhone)> {
+    let digits =
+        |from: usize, to: usize| -> usize { run.groups[from..to].iter().map(|r| r.digits).sum() };
+    for k in g + 1..end {
+        let group = run.groups[k];
+        let separator = &line[run.groups[k - 1].end..group.start];
+        let opens_number = group.digits >= 2
+            && line.as_bytes()[group.start] == b'0'
+            && separator.contains(|c: char| c == '/' || c.is_whitespace());
+        if !opens_number || digits(g, k) < 7 {
+            continue;
+        }
+        let span =
+            |from: usize, to: usize| (run.group_start(from, line), run.group_end(to - 1, line));
+        // The second number: the longest span from `k` that is one (at most three tries).
+        let second_valid = (k + 1..=run.groups.len())
+            .rev()
+            .filter(|&to| (7..=17).contains(&digits(k, to)))
+            .take(3)
+            .any(|to| {
+                let (a, b) = span(k, to);
+                judge(line, a, b, &line[a..b], to - k, hint, judgements).is_some()
+            });
+        if !second_valid {
+            continue;
+        }
+        let (a, b) = span(g, k);
+        if let Some(first) = judge(line, a, b, &line[a..b], k - g, hint, judgements) {
+            return Some((k, first));
+        }
+    }
+    None
 }
 
 /// One digit group of a run: its byte range in the line and digit count.
@@ -262,7 +404,8 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
         start += offset;
         let glued = start > 0 && {
             let prev = line[..start].chars().next_back().unwrap_or(' ');
-            prev.is_alphanumeric() || prev == '_' || prev == '€' || prev == '$' || prev == '£'
+            (prev.is_alphanumeric() || prev == '_' || prev == '€' || prev == '$' || prev == '£')
+                && !ends_with_glued_label(&line[..start])
         };
         if !glued {
             break;
@@ -334,12 +477,49 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
     })
 }
 
+/// Whether `before` ends with a phone or fax label written right against the number
+/// (`Tel0421…`, `Telefon+49…`, `Mobil0171…`: a label and its value in adjacent elements with
+/// no space between them): the digits that follow are a number, not the end of a word.
+fn ends_with_glued_label(before: &str) -> bool {
+    const GLUED_LABELS: &[&str] = &[
+        "tel",
+        "phone",
+        "telefon",
+        "telefono",
+        "teléfono",
+        "telefoon",
+        "téléphone",
+        "tél",
+        "fon",
+        "mobil",
+        "mobile",
+        "handy",
+        "cell",
+        "gsm",
+        "whatsapp",
+        "fax",
+        "telefax",
+    ];
+    let word_start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphabetic())
+        .last()
+        .map_or(before.len(), |(i, _)| i);
+    let word = &before[word_start..];
+    if word.is_empty() || word.len() > 12 {
+        return false;
+    }
+    let lower = word.to_lowercase();
+    GLUED_LABELS.contains(&lower.as_str())
+}
+
 /// Length in bytes of the separator at the start of `s` (0 when there is none).
 fn separator_len(s: &str) -> usize {
     let mut len = 0;
     let mut spaces = 0;
     for ch in s.chars().take(4) {
-        let is_space = matches!(ch, ' ' | '\u{A0}' | '\u{2009}' | '\u{202F}');
+        let is_space = matches!(ch, ' ' | '\u{A0}' | '\u{2007}' | '\u{2009}' | '\u{202F}');
         let is_sep = is_space || matches!(ch, '-' | '.' | '/' | '(' | ')' | '–' | '—' | '‑');
         if !is_sep {
             break;
@@ -389,8 +569,11 @@ fn judge(
     let international = text.starts_with('+') || text.starts_with("00");
     let labelled = matches!(label, Some(Label::Phone | Label::Fax));
     let grouped = groups >= 2;
+    // `0653299783`: a national number written without spaces still shows itself by its
+    // trunk prefix and length.
+    let trunk_national = groups == 1 && is_trunk_national(text);
     // Cheap checks first: validation runs libphonenumber's regular expressions.
-    let trusted = international || labelled || (hint.confident && grouped);
+    let trusted = international || labelled || (hint.confident && (grouped || trunk_national));
     if !trusted {
         return None;
     }
@@ -466,6 +649,16 @@ fn clean_number(text: &str) -> String {
         }
     }
     out
+}
+
+/// One run of 9 to 12 digits opening with a single trunk prefix `0` (`0653299783`,
+/// `07211234567`), the national form of most European and many other numbering plans.
+fn is_trunk_national(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (9..=12).contains(&bytes.len())
+        && bytes.iter().all(u8::is_ascii_digit)
+        && bytes[0] == b'0'
+        && bytes[1] != b'0'
 }
 
 fn nanp_digits(cleaned: &str) -> bool {
@@ -810,6 +1003,14 @@ fn fax_after(after: &str) -> bool {
     })
 }
 
+/// `s` after `prefix`, ASCII letters compared case-insensitively.
+fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    s.as_bytes()
+        .get(..prefix.len())
+        .filter(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+        .map(|_| &s[prefix.len()..])
+}
+
 fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
     let lower: String = s.chars().take(4).collect::<String>().to_lowercase();
     prefixes.iter().any(|p| lower.starts_with(p))
@@ -838,7 +1039,7 @@ mod tests {
         assert_eq!(last.len(), 1);
         assert!(judgements.exhausted());
         assert!(from_text("+44 1625 856 500", none, &mut judgements).is_empty());
-        assert!(from_tel("tel:+441625856500", "", none, &mut judgements).is_none());
+        assert!(from_tel("tel:+441625856500", "", none, &mut judgements).is_empty());
         assert_eq!(
             from_structured("+44 1625 856 500", none, &mut Judgements::per_page()).as_deref(),
             Some("+441625856500")
@@ -951,37 +1152,107 @@ mod tests {
         assert_eq!(region_of_tel("mailto:x@y.nl"), None);
     }
 
+    fn tel(href: &str, text: &str, h: RegionHint) -> Vec<String> {
+        from_tel(href, text, h, &mut Judgements::per_page())
+            .into_iter()
+            .map(|p| p.e164)
+            .collect()
+    }
+
     #[test]
     fn tel_links() {
         let us = hint("US");
+        assert_eq!(tel("tel:+1-317-887-0729", "", us), ["+13178870729"]);
+        assert_eq!(tel("tel:0115%20616400", "", hint("NL")), ["+31115616400"]);
         assert_eq!(
-            from_tel("tel:+1-317-887-0729", "", us, &mut Judgements::per_page())
-                .unwrap()
-                .e164,
-            "+13178870729"
+            tel("tel:+support@x.com", "Call 317-887-0729", us),
+            ["+13178870729"]
+        );
+        assert!(tel("tel:", "Call now", us).is_empty());
+    }
+
+    #[test]
+    fn tel_link_oddities() {
+        let none = RegionHint::default();
+        let it = hint("IT");
+        // The scheme twice, a space after the colon, raw spaces, `callto:` and `callto://`.
+        assert_eq!(tel("tel:tel:+390612345678", "", none), ["+390612345678"]);
+        assert_eq!(tel("TEL: +39 06 1234 5678", "", none), ["+390612345678"]);
+        assert_eq!(tel("tel:06 1234 5678", "", it), ["+390612345678"]);
+        assert_eq!(tel("callto:+390612345678", "", none), ["+390612345678"]);
+        assert_eq!(tel("callto://+390612345678", "", none), ["+390612345678"]);
+        // A visible number that differs from the link's target: both, the target first; the
+        // text's national number read in the target's country on a page with no region.
+        assert_eq!(
+            tel("tel:+49432198765", "0171 2345678", none),
+            ["+49432198765", "+491712345678"]
         );
         assert_eq!(
-            from_tel(
-                "tel:0115%20616400",
-                "",
-                hint("NL"),
-                &mut Judgements::per_page()
-            )
-            .unwrap()
-            .e164,
-            "+31115616400"
+            tel("tel:+4943219876500", "+49 4321 98765-00", none),
+            ["+4943219876500"]
+        );
+    }
+
+    #[test]
+    fn whatsapp_links() {
+        let wa = |href: &str| from_whatsapp(href, &mut Judgements::per_page()).map(|p| p.e164);
+        assert_eq!(
+            wa("https://wa.me/31638075625").as_deref(),
+            Some("+31638075625")
         );
         assert_eq!(
-            from_tel(
-                "tel:+support@x.com",
-                "Call 317-887-0729",
-                us,
-                &mut Judgements::per_page()
-            )
-            .unwrap()
-            .e164,
-            "+13178870729"
+            wa("https://api.whatsapp.com/send?phone=56937511923&text=Hola").as_deref(),
+            Some("+56937511923")
         );
-        assert!(from_tel("tel:", "Call now", us, &mut Judgements::per_page()).is_none());
+        assert_eq!(
+            wa("whatsapp://send?phone=%2B31638075625").as_deref(),
+            Some("+31638075625")
+        );
+        assert_eq!(wa("https://wa.me/message/ABCDEF"), None);
+        assert_eq!(wa("https://example.com/wa.me/123"), None);
+        assert_eq!(wa("https://www.example.com/contact"), None);
+    }
+
+    #[test]
+    fn numbers_joined_across_separators() {
+        let de = hint("DE");
+        // A landline with a slash after the area code, then a mobile: two numbers, not one
+        // 15-digit number.
+        assert_eq!(
+            texts("Tel. 04321 / 98765 0171 2345678", de),
+            ["+49432198765", "+491712345678"]
+        );
+        assert_eq!(texts("04321/98765", de), ["+49432198765"]);
+        // The `(0)` trunk prefix after the country code, with and without spaces.
+        assert_eq!(texts("+49 (0) 4321 98765", de), ["+49432198765"]);
+        assert_eq!(
+            texts("+49(0)4321-98765", RegionHint::default()),
+            ["+49432198765"]
+        );
+        // No-break, figure and narrow spaces inside a number.
+        assert_eq!(texts("Tel 04321\u{a0}98765", de), ["+49432198765"]);
+        assert_eq!(texts("+49\u{202f}4321\u{2007}98765", de), ["+49432198765"]);
+        // Numbers whose later groups open with 0 stay whole when no second number follows.
+        assert_eq!(texts("Phone: 317-887-0729", hint("US")), ["+13178870729"]);
+        assert_eq!(texts("Tel. 0421 / 2020 0456", de), ["+4942120200456"]);
+        // An unspaced national number with its trunk prefix.
+        assert_eq!(
+            texts("0653299783 · info@example.nl", hint("NL")),
+            ["+31653299783"]
+        );
+        assert!(texts("Order 0653299783", RegionHint::default()).is_empty());
+    }
+
+    #[test]
+    fn labels_glued_to_numbers() {
+        let it = hint("IT");
+        assert_eq!(texts("Tel.:+39 06 1234 5678", it), ["+390612345678"]);
+        assert_eq!(texts("Tel:+390612345678", it), ["+390612345678"]);
+        assert_eq!(texts("Telefono06 1234 5678", it), ["+390612345678"]);
+        assert_eq!(texts("Tel0612345678", it), ["+390612345678"]);
+        let found = from_text("Fax0612345678", it, &mut Judgements::per_page());
+        assert!(found[0].1.fax);
+        // Digits glued to other words are still not numbers.
+        assert!(texts("Art0612345678", it).is_empty());
     }
 }
