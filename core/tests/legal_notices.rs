@@ -1,6 +1,7 @@
 //! Failure classes seen on unseen sites, each on a small page written for the test, modelled on
 //! the class (docs/extraction.md): addresses written to dodge scrapers, a copyright year range
-//! read as a number, the hosting provider's contact data in a legal notice, postcodes of
+//! read as a number, the contact data of third parties in a legal notice (hosting provider,
+//! chamber, authority, arbitration body, web agency, photographer), postcodes of
 //! Canada, Sweden, Germany's Impressum lines and Irish addresses without an Eircode, and names a
 //! person would give the business.
 
@@ -90,6 +91,14 @@ fn a_copyright_year_range_is_not_a_phone() {
     assert_eq!(p.phones, ["+33142685300"]);
 }
 
+/// The postcodes of the addresses found, in order.
+fn postcodes(p: &PageExtraction) -> Vec<&str> {
+    p.addresses
+        .iter()
+        .filter_map(|a| a.postal_code.as_deref())
+        .collect()
+}
+
 const MENTIONS: &str = r#"<h1>Mentions légales</h1>
 <h2>Éditeur du site</h2>
 <p>Boulangerie Dupont SARL, 12 rue de la Paix, 75002 Paris<br>Tél : 01 42 68 53 00<br>
@@ -104,11 +113,7 @@ fn the_hosting_providers_phone_and_address_are_not_the_business() {
         MENTIONS,
     );
     assert_eq!(p.phones, ["+33142685300"]);
-    let postcodes: Vec<&str> = p
-        .addresses
-        .iter()
-        .filter_map(|a| a.postal_code.as_deref())
-        .collect();
+    let postcodes = postcodes(&p);
     assert_eq!(postcodes, ["75002"], "{:?}", p.addresses);
 }
 
@@ -121,12 +126,76 @@ fn hosting_sections_in_english_and_german_are_left_out_too() {
          10249 Berlin, Telefon: 030 300 146 000</p>",
     );
     assert_eq!(p.phones, ["+493028094130"]);
-    let postcodes: Vec<&str> = p
-        .addresses
-        .iter()
-        .filter_map(|a| a.postal_code.as_deref())
-        .collect();
+    let postcodes = postcodes(&p);
     assert_eq!(postcodes, ["10115"], "{:?}", p.addresses);
+}
+
+/// A dentist's Impressum in the shape the German generators print: the practice's own block,
+/// then the chamber, the supervisory authority, the dispute-resolution body, the web agency and
+/// the photographer, each with its own phone, email and address.
+const IMPRESSUM: &str = r#"<h1>Impressum</h1>
+<h2>Angaben gemäß § 5 DDG</h2>
+<p>Zahnarztpraxis Dr. Anna Schmidt<br>Lindenallee 12<br>50667 Köln</p>
+<h2>Kontakt</h2>
+<p>Telefon: 0221 9257810<br>E-Mail: praxis@zahnarzt-schmidt.de</p>
+<h2>Zuständige Aufsichtsbehörde</h2>
+<p>Kassenzahnärztliche Vereinigung Nordrhein<br>Lindemannstraße 34-42<br>40237 Düsseldorf<br>
+Telefon: 0211 96840</p>
+<h2>Berufsbezeichnung und berufsrechtliche Regelungen</h2>
+<p>Berufsbezeichnung: Zahnärztin<br>Zuständige Kammer:<br>Zahnärztekammer Nordrhein<br>
+Emanuel-Leutze-Str. 8<br>40547 Düsseldorf<br>Tel.: 0211 526050</p>
+<h2>Verbraucherstreitbeilegung</h2>
+<p>Schlichtungsstelle der Zahnärztekammer, Postfach 10 55 22, 40046 Düsseldorf,
+<a href="mailto:schlichtung@zaek-nr.de">schlichtung@zaek-nr.de</a></p>
+<h2>Konzept &amp; Design</h2>
+<p>Pixelwerk Agentur GmbH<br>Ehrenstraße 5<br>50672 Köln<br>
+<a href="tel:+4922199887766">0221 99887766</a><br>hallo@pixelwerk-agentur.de</p>
+<p>Fotos: Studio Licht, Aachener Str. 3, 50674 Köln, studio@licht-foto.de</p>"#;
+
+#[test]
+fn the_chamber_authority_arbitration_body_agency_and_photographer_are_not_the_business() {
+    let p = page("https://www.zahnarzt-schmidt.de/impressum", IMPRESSUM);
+    assert_eq!(p.phones, ["+492219257810"]);
+    assert_eq!(p.emails, ["praxis@zahnarzt-schmidt.de"]);
+    let postcodes = postcodes(&p);
+    assert_eq!(postcodes, ["50667"], "{:?}", p.addresses);
+}
+
+#[test]
+fn french_italian_and_spanish_notices_and_credit_lines() {
+    let p = page(
+        "https://www.avocat-martin.fr/mentions-legales",
+        r#"<h1>Mentions légales</h1>
+        <p>Éditeur : Maître Claire Martin, 8 rue Royale, 75008 Paris, Tél : 01 44 55 66 77,
+        contact@avocat-martin.fr</p>
+        <p>Ordre des avocats : Barreau de Paris, 11 place Dauphine, 75001 Paris,
+        Tél : 01 44 32 48 48</p>
+        <p>Réalisation : Agence Bleue, 3 rue du Port, 44000 Nantes, hello@agence-bleue.fr</p>"#,
+    );
+    assert_eq!(p.phones, ["+33144556677"]);
+    assert_eq!(p.emails, ["contact@avocat-martin.fr"]);
+    let p = page(
+        "https://www.studiorossi.it/note-legali",
+        r#"<h1>Note legali</h1><p>Studio Rossi, Via Roma 10, 20121 Milano, tel. 02 1234 5678</p>
+        <h3>Ordine degli Avvocati di Milano</h3><p>Via Freguglia 1, 20122 Milano, tel. 02 549 2921</p>
+        <footer><p>© 2025 Studio Rossi · Realizzato da WebLab, info@weblab.it</p></footer>"#,
+    );
+    assert_eq!(p.phones, ["+390212345678"]);
+    assert!(p.emails.is_empty(), "{:?}", p.emails);
+    let p = page(
+        "https://www.clinicalopez.es/",
+        r#"<p>Clínica López · Tel. 943 111 222 · Diseñado por WebNorte, 943 999 888</p>"#,
+    );
+    assert_eq!(p.phones, ["+34943111222"]);
+}
+
+#[test]
+fn a_design_studios_own_design_heading_is_not_a_credit() {
+    let p = page(
+        "https://www.kuechen-design.de/",
+        "<h2>Design</h2><p>Wir planen Ihre Küche. Telefon: 030 28094130</p>",
+    );
+    assert_eq!(p.phones, ["+493028094130"]);
 }
 
 // ---- addresses -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! Differential test of the page walker against a spec-compliant HTML5 parser:
 //! `html5ever` (with its reference DOM `markup5ever_rcdom`; a test-only feature, production keeps `tl`) is the
-//! oracle. For every page of `../shared/corpus` and `../shared/corpus-perf` and for generated
+//! oracle. For every page of `../shared/corpus`, `../shared/corpus-perf` and
+//! `../shared/corpus-2026` and for generated
 //! pages, the visible text our walker yields (`extract::html::parse`) must equal the oracle's
 //! modulo white space (and invisible format characters), and so must the `href`s of
 //! `<a>`/`<area>`, in document order (modulo white space, which URL parsing drops).
@@ -34,7 +35,7 @@ fn divergent_pages(dir: &std::path::Path) -> (usize, Vec<String>) {
 fn the_walker_agrees_with_html5_on_the_shared_corpora() {
     let mut all = Vec::new();
     let mut pages = 0;
-    for sub in ["corpus/pages", "corpus-perf"] {
+    for sub in ["corpus/pages", "corpus-perf", "corpus-2026/pages"] {
         let Some(dir) = contact_benches::shared_or_skip(
             sub,
             "the_walker_agrees_with_html5_on_the_shared_corpora",

@@ -138,22 +138,18 @@ impl ParsedPage {
             })
             .collect();
         pace::work(doc.text.len());
-        // The hosting provider's section of a legal notice: its phone and address are not
-        // the business's (`sections.rs`); its lines read as empty for both.
-        let hosting = sections::hosting_ranges(&doc.text, &line_starts, &doc.heading_ranges);
-        let contact_lines: Vec<&str> = if hosting.is_empty() {
+        // The sections of a legal notice (and credit lines) that name someone else than the
+        // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
+        // emails and addresses are not the business's, so those lines read as empty.
+        let third_party =
+            sections::third_party_ranges(&doc.text, &line_starts, &doc.heading_ranges);
+        let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {
             lines
                 .iter()
                 .zip(&line_starts)
-                .map(|(line, start)| {
-                    if sections::inside(&hosting, *start) {
-                        ""
-                    } else {
-                        *line
-                    }
-                })
+                .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
         let json_ld = jsonld::read(&doc.json_ld);
@@ -167,12 +163,18 @@ impl ParsedPage {
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, lang_region);
 
         let site = url.host_str().map(crate::site::registrable_domain);
-        let emails = collect_emails(doc, &json_ld, (&lines, &line_starts), site.as_deref());
+        let emails = collect_emails(
+            doc,
+            &json_ld,
+            (&contact_lines, &line_starts),
+            &third_party,
+            site.as_deref(),
+        );
         let phones = collect_phones(
             doc,
             &json_ld,
             (&contact_lines, &line_starts),
-            &hosting,
+            &third_party,
             hint,
         );
         let socials = first_distinct(
@@ -356,16 +358,23 @@ pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
         .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
-/// The page's emails; `site`: the page's registrable domain (an address spelled with the word
-/// "at" counts only on it or at a mail provider: `emails::from_text`).
+/// The page's emails; `third_party`: text ranges whose `mailto:` links and protected addresses
+/// are someone else's (`sections.rs`; `lines` has those parts blanked already); `site`: the
+/// page's registrable domain (an address spelled with the word "at" counts only on it or at a
+/// mail provider: `emails::from_text`).
 fn collect_emails(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
     (lines, line_starts): (&[&str], &[usize]),
+    third_party: &[std::ops::Range<usize>],
     site: Option<&str>,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
-    for link in &doc.links {
+    for link in doc
+        .links
+        .iter()
+        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
+    {
         for email in emails::from_mailto(&link.href) {
             found.push((link.text_pos, email));
         }
@@ -387,7 +396,11 @@ fn collect_emails(
             }
         }
     }
-    for (pos, hex) in &doc.cf_emails {
+    for (pos, hex) in doc
+        .cf_emails
+        .iter()
+        .filter(|(pos, _)| !sections::inside(third_party, *pos))
+    {
         if let Some(email) = emails::from_cloudflare(hex) {
             found.push((*pos, email));
         }
@@ -406,13 +419,13 @@ fn collect_emails(
     })
 }
 
-/// The page's phones in E.164; `hosting`: text ranges whose `tel:` links are the hosting
-/// provider's (`sections.rs`; `lines` has those lines blanked already).
+/// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
+/// else's (`sections.rs`; `lines` has those parts blanked already).
 fn collect_phones(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
     (lines, line_starts): (&[&str], &[usize]),
-    hosting: &[std::ops::Range<usize>],
+    third_party: &[std::ops::Range<usize>],
     hint: RegionHint,
 ) -> Vec<String> {
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
@@ -428,7 +441,7 @@ fn collect_phones(
     for link in doc
         .links
         .iter()
-        .filter(|link| !sections::inside(hosting, link.text_pos))
+        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
         for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
             found.push((link.text_pos, phone));

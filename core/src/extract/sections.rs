@@ -1,18 +1,33 @@
-//! The parts of a legal notice that name someone else than the business: the hosting
-//! provider's section ("Hébergeur", "Hébergement", "Hosting", "Provider"), whose phone and
-//! address are the host's (docs/extraction.md). A section is found two ways:
-//! - a heading (`<h1>`–`<h6>`) that is a hosting label: the section runs to the next heading,
-//!   at most [`MAX_SECTION_LINES`] lines;
-//! - a line that starts with a hosting label and a colon ("Hébergeur : OVH SAS, …"): that line
-//!   and the lines after it up to the next heading, the next labelled line ("Directeur de la
-//!   publication : …") or [`MAX_SECTION_LINES`] lines.
+//! The parts of a page that name someone else than the business (docs/extraction.md): a legal
+//! notice's sections on the hosting provider ("Hébergeur", "Hosting"), the supervisory
+//! authority and the professional chamber ("Zuständige Aufsichtsbehörde", "Kammer", "Ordre des
+//! avocats"), dispute-resolution bodies ("Schlichtungsstelle"), the insurer, the bank, the
+//! memberships, and the credits for the web agency, designer and photographer ("Konzept &
+//! Design", "Réalisation", "Foto"); and credit phrases in a line ("Designed by …",
+//! "Diseñado por …"). Their phones, emails and addresses are not the business's; the
+//! business's own block stays in. A section is found three ways:
+//! - a heading (`<h1>`–`<h6>`) that names such a party: the section runs to the next heading,
+//!   at most [`MAX_SECTION_LINES`] lines. Hosting headings count on any page; the others only on
+//!   a legal notice (a heading "Impressum", "Mentions légales", … or a line "Angaben gemäß …"),
+//!   where a heading "Design" cannot be a design studio's own services;
+//! - a line that starts with such a label and a colon ("Hébergeur : OVH SAS, …", "Zuständige
+//!   Kammer:"): that line and the lines after it up to the next heading, the next labelled line
+//!   that is not a contact field ("Verliehen in: Deutschland") or [`MAX_SECTION_LINES`] lines;
+//! - a credit phrase inside a line ("… · Diseñado por unaxaller.com"): from the phrase to the
+//!   end of that line.
+//!
+//! [`third_party_ranges`] gives the byte ranges; [`inside`] and [`own_part`] tell the field
+//! extractors (and any other reader of the text, such as social links) what is left out.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
-/// Most lines a hosting section spans (name, street, town, phone, email, web site).
+use aho_corasick::{AhoCorasick, MatchKind};
+
+/// Most lines a third party's section spans (name, street, town, phone, email, web site).
 pub const MAX_SECTION_LINES: usize = 6;
 
-/// Labels that open a hosting provider's section, lower-case, in the languages of the corpus.
+/// Labels that open a hosting provider's section, lower-case: on any page.
 const HOSTING_LABELS: &[&str] = &[
     "hébergeur",
     "hébergement",
@@ -26,7 +41,7 @@ const HOSTING_LABELS: &[&str] = &[
     "web hosting",
     "hoster",
     "provider",
-    "host:",
+    "host",
     "gehostet",
     "alojamiento",
     "hospedaje",
@@ -36,21 +51,372 @@ const HOSTING_LABELS: &[&str] = &[
     "hosting provider",
 ];
 
-/// Whether `text` (a heading or the start of a line) names the hosting provider's section.
-fn is_hosting_label(text: &str) -> bool {
+/// Labels of the other third parties' sections, lower-case, in the languages of the corpora
+/// (de, fr, it, es, nl, en, pl, sv, cs).
+const OTHER_LABELS: &[&str] = &[
+    // Supervisory authorities and professional chambers.
+    "aufsichtsbehörde",
+    "zuständige aufsichtsbehörde",
+    "aufsicht",
+    "behörde",
+    "kammer",
+    "berufskammer",
+    "berufsrechtliche regelungen",
+    "berufsrechtliche vorschriften",
+    "berufsrechtliche angaben",
+    "berufsbezeichnung und berufsrechtliche",
+    "autorité de contrôle",
+    "autorité de tutelle",
+    "ordre des",
+    "ordre professionnel",
+    "conseil de l'ordre",
+    "barreau",
+    "chambre des",
+    "chambre de",
+    "autorità di vigilanza",
+    "autorità di controllo",
+    "ordine degli",
+    "ordine dei",
+    "ordine professionale",
+    "albo professionale",
+    "collegio professionale",
+    "autoridad de control",
+    "organismo de control",
+    "colegio profesional",
+    "colegio oficial",
+    "colegio de",
+    "toezichthouder",
+    "toezicht",
+    "beroepsorganisatie",
+    "beroepsvereniging",
+    "orde van",
+    "supervisory authority",
+    "regulatory body",
+    "regulator",
+    "regulated by",
+    "professional body",
+    "professional chamber",
+    "bar association",
+    "izba",
+    "tillsynsmyndighet",
+    // Dispute resolution.
+    "schlichtungsstelle",
+    "streitschlichtung",
+    "streitbeilegung",
+    "verbraucherstreitbeilegung",
+    "online-streitbeilegung",
+    "universalschlichtungsstelle",
+    "médiation",
+    "médiateur",
+    "mediation",
+    "mediazione",
+    "organismo di mediazione",
+    "risoluzione delle controversie",
+    "resolución de litigios",
+    "resolución de conflictos",
+    "mediación",
+    "arbitraje",
+    "geschillencommissie",
+    "geschillen",
+    "dispute resolution",
+    "online dispute resolution",
+    "ombudsman",
+    "arbitration",
+    // Insurers, banks, memberships.
+    "berufshaftpflichtversicherung",
+    "haftpflichtversicherung",
+    "versicherer",
+    "versicherung",
+    "assureur",
+    "assurance professionnelle",
+    "assicurazione",
+    "seguro de responsabilidad",
+    "verzekeraar",
+    "insurer",
+    "professional indemnity",
+    "bankverbindung",
+    "kontoverbindung",
+    "bank",
+    "coordonnées bancaires",
+    "banque",
+    "coordinate bancarie",
+    "datos bancarios",
+    "bankgegevens",
+    "bank details",
+    "mitgliedschaft",
+    "mitgliedschaften",
+    "membership",
+    "memberships",
+    // The web agency, designer, developer, photographer.
+    "konzept",
+    "konzeption",
+    "design",
+    "webdesign",
+    "web design",
+    "website design",
+    "gestaltung",
+    "umsetzung",
+    "technische umsetzung",
+    "realisierung",
+    "programmierung",
+    "entwicklung",
+    "webentwicklung",
+    "agentur",
+    "webagentur",
+    "internetagentur",
+    "foto",
+    "fotos",
+    "fotografie",
+    "fotografien",
+    "fotonachweis",
+    "bildnachweis",
+    "bildnachweise",
+    "bildquellen",
+    "bildrechte",
+    "conception",
+    "réalisation",
+    "realisation",
+    "création du site",
+    "création",
+    "développement",
+    "crédits",
+    "credits",
+    "crédit photo",
+    "crédits photos",
+    "photos",
+    "photo",
+    "photographies",
+    "photographe",
+    "agence",
+    "realizzazione",
+    "progettazione",
+    "sviluppo",
+    "crediti",
+    "fotografia",
+    "web agency",
+    "agenzia",
+    "diseño",
+    "diseño web",
+    "desarrollo",
+    "desarrollo web",
+    "créditos",
+    "fotografía",
+    "realización",
+    "agencia",
+    "ontwerp",
+    "realisatie",
+    "ontwikkeling",
+    "fotografie",
+    "foto's",
+    "concept",
+    "development",
+    "web development",
+    "photography",
+    "photo credits",
+    "image credits",
+    "agency",
+    "projekt i wykonanie",
+    "wykonanie",
+    "projekt strony",
+    "realizacja",
+    "webbdesign",
+    "utveckling",
+    "tvorba webu",
+    "realizace",
+];
+
+/// Heads of German compounds that name such a party whatever comes before them
+/// ("Rechtsanwaltskammer", "Landeszahnärztekammer", "Verbraucherschlichtungsstelle").
+const COMPOUND_HEADS: &[&str] = &[
+    "kammer",
+    "aufsichtsbehörde",
+    "schlichtungsstelle",
+    "streitbeilegung",
+    "haftpflichtversicherung",
+    "versicherer",
+];
+
+/// Words before a label that do not change whom it names ("Zuständige Kammer", "L'hébergeur",
+/// "Notre agence").
+const FILLERS: &[&str] = &[
+    "zuständige",
+    "zuständiger",
+    "zuständig",
+    "die",
+    "der",
+    "das",
+    "le",
+    "la",
+    "les",
+    "l",
+    "il",
+    "lo",
+    "el",
+    "the",
+    "het",
+    "de",
+    "angaben",
+    "zur",
+    "zum",
+];
+
+/// Words that join two labels in one heading ("Konzept & Design", "L'hébergeur et l'éditeur").
+const JOINERS: &[&str] = &[
+    "&", "+", "und", "and", "et", "e", "y", "i", "en", "och", "a",
+];
+
+/// Who a label names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Party {
+    /// The hosting provider (a heading counts on any page).
+    Host,
+    /// An authority, chamber, dispute body, insurer, bank, association or the site's makers.
+    Other,
+}
+
+/// Whom `text` (a heading, or a label before its colon) names, if a third party: any of its
+/// parts joined by "&", "und", "et" … starts with a label, after filler words, or has a word
+/// that ends in a [`COMPOUND_HEADS`] noun.
+fn party_of(text: &str) -> Option<Party> {
     let text = text.trim();
-    // Every label starts with one of these letters: most lines are rejected without a copy.
-    let first = text.bytes().next().map(|b| b.to_ascii_lowercase());
-    if !matches!(first, Some(b'h' | b'p' | b'w' | b'g' | b'a' | b'o' | b's')) || text.len() > 60 {
-        return false;
+    if text.is_empty() || text.chars().count() > 60 {
+        return None;
     }
     let lower = text.to_lowercase();
-    HOSTING_LABELS.iter().any(|label| {
-        lower.strip_prefix(label).is_some_and(|rest| {
-            // A whole word: "Hosting", "Hosting :", "Hébergeur du site", not "Hostinger".
-            rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
+    // Words: letters, digits, `'` inside a word ("foto's"), `&` and `/` as their own words.
+    let spaced = lower.replace(['’', '\''], "' ");
+    let words: Vec<&str> = spaced
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ':' | '(' | ')' | '-' | '–' | '/' | '|')
         })
-    })
+        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | ';' | '!' | '?' | '"' | '*')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > 8 {
+        return None;
+    }
+    let mut party = None;
+    for part in words.split(|w| JOINERS.contains(w)) {
+        let part: Vec<&str> = part
+            .iter()
+            .map(|w| w.trim_end_matches('\''))
+            .skip_while(|w| FILLERS.contains(w) || w.is_empty())
+            .collect();
+        let phrase = part.join(" ");
+        let starts = |labels: &[&str]| {
+            labels.iter().any(|label| {
+                phrase
+                    .strip_prefix(label)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+            })
+        };
+        if starts(HOSTING_LABELS) {
+            return Some(Party::Host);
+        }
+        if starts(OTHER_LABELS)
+            || part.iter().any(|w| {
+                // A genitive `s` too ("des Versicherers").
+                let w = w.strip_suffix('s').unwrap_or(w);
+                COMPOUND_HEADS.iter().any(|head| w.ends_with(head))
+            })
+        {
+            party = Some(Party::Other);
+        }
+    }
+    party
+}
+
+/// Headings and lines that mark a page as a legal notice.
+const LEGAL_MARKERS: &[&str] = &[
+    "impressum",
+    "imprint",
+    "legal notice",
+    "legal information",
+    "mentions légales",
+    "mentions legales",
+    "informations légales",
+    "aviso legal",
+    "nota legal",
+    "note legali",
+    "nota legale",
+    "informazioni legali",
+    "colofon",
+    "disclaimer",
+    "offenlegung",
+    "angaben gemäß",
+    "nota prawna",
+    "právní informace",
+];
+
+/// Whether `text` (a heading) names a legal notice.
+fn is_legal_marker(text: &str) -> bool {
+    let lower = text.trim().to_lowercase();
+    lower.len() <= 120 && LEGAL_MARKERS.iter().any(|m| lower.contains(m))
+}
+
+/// Phrases that credit the site's makers inside a line (ASCII case-insensitive).
+const CREDIT_PHRASES: &[&str] = &[
+    "designed by",
+    "design by",
+    "designed and developed by",
+    "developed by",
+    "website by",
+    "web design by",
+    "webdesign by",
+    "site by",
+    "built by",
+    "réalisé par",
+    "realise par",
+    "conçu par",
+    "créé par",
+    "développé par",
+    "diseñado por",
+    "desarrollado por",
+    "diseño web:",
+    "realizzato da",
+    "sviluppato da",
+    "erstellt von",
+    "umgesetzt von",
+    "gestaltet von",
+    "entwickelt von",
+    "webdesign von",
+    "webdesign:",
+    "ontworpen door",
+    "ontwikkeld door",
+    "gerealiseerd door",
+    "webdesign door",
+    "skapad av",
+    "utvecklad av",
+    "projekt i wykonanie",
+    "wykonanie:",
+    "vytvořil",
+];
+
+/// The positions in `text` where a credit phrase starts (at a word start).
+fn credit_phrases(text: &str) -> Vec<usize> {
+    static PHRASES: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let Some(phrases) = PHRASES
+        .get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(CREDIT_PHRASES)
+                .ok()
+        })
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    phrases
+        .find_iter(text)
+        .map(|m| m.start())
+        .filter(|&start| {
+            text[..start]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+        })
+        .collect()
 }
 
 /// Whether `line` starts with a label and a colon (`Label : value`), as the fields of a legal
@@ -65,8 +431,9 @@ fn is_labelled(line: &str) -> bool {
 }
 
 /// The byte ranges of `text` (lines separated by `\n`, starting at `line_starts`) that belong
-/// to a hosting provider's section, given the page's heading ranges in document order.
-pub fn hosting_ranges(
+/// to a third party's section, given the page's heading ranges in document order; sorted by
+/// start.
+pub fn third_party_ranges(
     text: &str,
     line_starts: &[usize],
     headings: &[Range<usize>],
@@ -76,6 +443,11 @@ pub fn hosting_ranges(
             .partition_point(|start| *start <= pos)
             .saturating_sub(1)
     };
+    let line_end = |index: usize| {
+        line_starts
+            .get(index + 1)
+            .map_or(text.len(), |next| next - 1)
+    };
     let next_heading_after =
         |pos: usize| headings.iter().map(|h| h.start).find(|start| *start > pos);
     let end_after_lines = |first_line: usize| {
@@ -84,38 +456,43 @@ pub fn hosting_ranges(
             .copied()
             .unwrap_or(text.len())
     };
+    let legal = headings.iter().any(|h| is_legal_marker(&text[h.clone()]))
+        || line_starts.iter().take(2_000).any(|&start| {
+            text.get(start..start + "angaben gemäß".len())
+                .is_some_and(|head| head.eq_ignore_ascii_case("angaben gemäß"))
+        });
     let mut ranges = Vec::new();
     for heading in headings {
-        if !is_hosting_label(&text[heading.clone()]) {
-            continue;
+        let party = party_of(&text[heading.clone()]);
+        if party == Some(Party::Host) || (legal && party == Some(Party::Other)) {
+            let limit = end_after_lines(line_of(heading.end));
+            let end = next_heading_after(heading.start).map_or(limit, |next| next.min(limit));
+            ranges.push(heading.start..end);
         }
-        let limit = end_after_lines(line_of(heading.end));
-        let end = next_heading_after(heading.start).map_or(limit, |next| next.min(limit));
-        ranges.push(heading.start..end);
     }
     for (index, start) in line_starts.iter().enumerate() {
-        let end_of_line = line_starts
-            .get(index + 1)
-            .map_or(text.len(), |next| next - 1);
-        let line = &text[*start..end_of_line];
+        let line = &text[*start..line_end(index)];
         let Some((label, _)) = line.split_once(':') else {
             continue;
         };
-        if !is_hosting_label(label) || label.chars().count() > 40 {
+        // Most lines are rejected here, before any lower-casing.
+        if label.len() > 80 || label.chars().count() > 40 || party_of(label).is_none() {
             continue;
         }
-        let mut end = end_of_line;
+        let mut end = line_end(index);
         for next in index + 1..(index + MAX_SECTION_LINES).min(line_starts.len()) {
             let next_start = line_starts[next];
-            let next_end = line_starts.get(next + 1).map_or(text.len(), |n| n - 1);
-            let next_line = &text[next_start..next_end];
+            let next_line = &text[next_start..line_end(next)];
             let heading_here = headings.iter().any(|h| h.start == next_start);
             if heading_here || (is_labelled(next_line) && !is_contact_field(next_line)) {
                 break;
             }
-            end = next_end;
+            end = line_end(next);
         }
         ranges.push(*start..end);
+    }
+    for start in credit_phrases(text) {
+        ranges.push(start..line_end(line_of(start)));
     }
     ranges.sort_by_key(|r| r.start);
     ranges
@@ -131,6 +508,7 @@ fn is_contact_field(line: &str) -> bool {
         "téléphone",
         "telephone",
         "telefon",
+        "telefax",
         "phone",
         "fax",
         "email",
@@ -142,6 +520,8 @@ fn is_contact_field(line: &str) -> bool {
         "address",
         "anschrift",
         "url",
+        "internet",
+        "sitz",
     ]
     .iter()
     .any(|field| {
@@ -156,6 +536,36 @@ pub fn inside(ranges: &[Range<usize>], pos: usize) -> bool {
     ranges.iter().any(|range| range.contains(&pos))
 }
 
+/// Whether a link that starts at byte `pos` of `text` and reads `link_text` lies in one of
+/// `ranges`. A link at the very start of a range counts only when its own text starts there:
+/// a link without text of its own (an icon, text only in `alt`) sits at the position of the
+/// text after it, which may open a section it does not belong to.
+pub fn link_inside(ranges: &[Range<usize>], text: &str, pos: usize, link_text: &str) -> bool {
+    ranges.iter().any(|range| {
+        range.contains(&pos)
+            && (pos > range.start
+                || link_text.split_whitespace().next().is_some_and(|first| {
+                    text.get(pos..)
+                        .is_some_and(|there| there.trim_start().starts_with(first))
+                }))
+    })
+}
+
+/// The part of `line` (starting at byte `start` of the text) outside `ranges`: the whole line,
+/// its beginning up to a section that starts inside it, or nothing when the line starts inside
+/// one.
+pub fn own_part<'t>(ranges: &[Range<usize>], line: &'t str, start: usize) -> &'t str {
+    if inside(ranges, start) {
+        return "";
+    }
+    let end = start + line.len();
+    ranges
+        .iter()
+        .map(|r| r.start)
+        .find(|&s| s > start && s < end)
+        .map_or(line, |s| &line[..s - start])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,24 +576,26 @@ mod tests {
             .collect()
     }
 
+    fn at(text: &str, word: &str) -> Range<usize> {
+        let start = text.find(word).unwrap();
+        start..start + word.len()
+    }
+
     #[test]
     fn a_hosting_heading_runs_to_the_next_heading() {
         let text = "Éditeur\nAcme SARL\nTél : 01 42 68 53 00\nHébergeur\nOVH SAS\nTél : 09 72 10 10 07\nCrédits\nPhotos : X\n";
-        let at = |word: &str| {
-            let start = text.find(word).unwrap();
-            start..start + word.len()
-        };
-        let headings = [at("Éditeur"), at("Hébergeur"), at("Crédits")];
-        let ranges = hosting_ranges(text, &starts(text), &headings);
-        assert_eq!(ranges.len(), 1);
-        assert_eq!(ranges[0], headings[1].start..headings[2].start);
+        let headings = [at(text, "Éditeur"), at(text, "Hébergeur")];
+        let ranges = third_party_ranges(text, &starts(text), &headings);
+        assert_eq!(ranges.len(), 2, "{ranges:?}");
+        assert_eq!(ranges[0].start, headings[1].start);
         assert!(text[ranges[0].clone()].contains("09 72"));
+        assert!(!text[..ranges[0].start].contains("09 72"));
     }
 
     #[test]
     fn a_labelled_line_and_its_contact_fields() {
         let text = "Hébergeur : OVH SAS\n2 rue Kellermann, 59100 Roubaix\nTél : 09 72 10 10 07\nDirecteur de la publication : Jean Dupont\nAcme, 1 rue X";
-        let ranges = hosting_ranges(text, &starts(text), &[]);
+        let ranges = third_party_ranges(text, &starts(text), &[]);
         assert_eq!(ranges.len(), 1);
         let section = &text[ranges[0].clone()];
         assert!(section.ends_with("09 72 10 10 07"), "{section}");
@@ -191,11 +603,78 @@ mod tests {
     }
 
     #[test]
-    fn only_whole_hosting_words() {
-        assert!(is_hosting_label("Hosting"));
-        assert!(is_hosting_label("Hébergeur du site"));
-        assert!(!is_hosting_label("Hostinger deals"));
-        assert!(!is_hosting_label("Herberg De Linde"));
-        assert!(!is_hosting_label("Kontakt"));
+    fn whom_a_label_names() {
+        for host in [
+            "Hosting",
+            "Hébergeur du site",
+            "L'hébergeur et l'éditeur",
+            "Host:",
+        ] {
+            assert_eq!(party_of(host), Some(Party::Host), "{host}");
+        }
+        for other in [
+            "Zuständige Aufsichtsbehörde",
+            "Zuständige Kammer",
+            "Rechtsanwaltskammer Berlin",
+            "Berufsrechtliche Regelungen",
+            "Konzept & Design",
+            "Webdesign",
+            "Réalisation",
+            "Foto",
+            "Crédits photos",
+            "Schlichtungsstelle",
+            "Ordre des avocats de Paris",
+            "Ordine degli Avvocati di Milano",
+            "Colegio Oficial de Dentistas",
+            "Bankverbindung",
+            "Name und Sitz des Versicherers",
+        ] {
+            assert_eq!(party_of(other), Some(Party::Other), "{other}");
+        }
+        for own in [
+            "Hostinger deals",
+            "Herberg De Linde",
+            "Kontakt",
+            "Angaben gemäß § 5 TMG",
+            "Éditeur du site",
+            "Telefon",
+            "Ordini",
+            "Inhaber",
+        ] {
+            assert_eq!(party_of(own), None, "{own}");
+        }
+    }
+
+    #[test]
+    fn other_parties_headings_count_only_on_a_legal_notice() {
+        let text = "Design\nWe design kitchens. Call 030 1234567\nImpressum\n";
+        let headings = [at(text, "Design")];
+        assert!(third_party_ranges(text, &starts(text), &headings).is_empty());
+        let headings = [at(text, "Design"), at(text, "Impressum")];
+        assert_eq!(third_party_ranges(text, &starts(text), &headings).len(), 1);
+    }
+
+    #[test]
+    fn a_credit_phrase_cuts_its_line() {
+        let text =
+            "© 2026 Acme · Tel 0123 456789 · Diseñado por unaxaller.com, tel 0987 654321\nNext";
+        let ranges = third_party_ranges(text, &starts(text), &[]);
+        assert_eq!(ranges.len(), 1);
+        let line = text.lines().next().unwrap();
+        assert_eq!(
+            own_part(&ranges, line, 0),
+            "© 2026 Acme · Tel 0123 456789 · "
+        );
+        assert_eq!(own_part(&ranges, "Next", line.len() + 1), "Next");
+    }
+
+    #[test]
+    fn an_icon_link_just_before_a_section_is_not_in_it() {
+        let text = "Blog\nDesigned by X\nNext";
+        let ranges = third_party_ranges(text, &starts(text), &[]);
+        let pos = text.find("Designed").unwrap();
+        assert!(!link_inside(&ranges, text, pos, "send email"));
+        assert!(link_inside(&ranges, text, pos, "Designed by X"));
+        assert!(link_inside(&ranges, text, pos + 12, "X"));
     }
 }
