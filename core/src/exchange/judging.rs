@@ -15,7 +15,7 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settling::{chain_query, CHAIN_READ_BUDGET};
+use super::settling::chain_query;
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
 

@@ -167,10 +167,7 @@ fn a_job_the_chain_shows_paid_crawls_with_the_transaction_and_a_fresh_deadline()
     let judging = reserving
         .into_verifying(facilitator())
         .into_judging(query, None, judged_at);
-    assert_eq!(
-        judging.core.deadline,
-        judged_at + settling::CHAIN_READ_BUDGET
-    );
+    assert_eq!(judging.core.deadline, judged_at + CHAIN_READ_BUDGET);
     assert!(judging.refusal.is_none());
     let crawling = judging.into_crawling("0xabc".to_string(), judged_at);
     assert_eq!(crawling.paid.on_chain.as_deref(), Some("0xabc"));
