@@ -51,12 +51,17 @@ fn corpus_2026_no_page_worse_than_the_baseline() {
 }
 
 #[test]
-fn corpus_frameworks_no_page_worse_than_the_baseline() {
+fn corpus_frameworks_no_page_worse_and_every_state_only_value_found() {
     let Some(report) = no_page_worse(
         "corpus-frameworks",
-        "corpus_frameworks_no_page_worse_than_the_baseline",
+        "corpus_frameworks_no_page_worse_and_every_state_only_value_found",
     ) else {
         return;
     };
     assert_eq!(report.pages, 16, "corpus-frameworks has 16 labelled pages");
+    assert!(
+        report.in_state_only_missed.is_empty(),
+        "values only in framework state not found:\n{}",
+        report.table()
+    );
 }

@@ -57,12 +57,40 @@ pub enum PaymentConfig {
     Ready {
         /// The terms every 402 carries.
         terms: Box<PaymentTerms>,
-        /// The facilitator's base URL (`/verify`, `/settle` are appended).
-        facilitator: Url,
+        /// The facilitators, in the order of `FACILITATOR_URL` (at least one): new payments go
+        /// to the first whose `GET /supported` check passes; an authorization stays with the
+        /// one that first saw it (docs/payments.md, "Several facilitators").
+        facilitators: Vec<Facilitator>,
     },
     /// Payments not configured: one human-readable problem per missing or invalid setting.
     Incomplete(Vec<String>),
 }
+
+/// One configured facilitator (docs/configuration.md, `FACILITATOR_URL`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facilitator {
+    /// Its base URL: `/supported`, `/verify` and `/settle` are appended to its path.
+    pub url: Url,
+    /// What this service sends it to authenticate.
+    pub credentials: FacilitatorCredentials,
+}
+
+/// What authenticates this service to one facilitator.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FacilitatorCredentials {
+    /// Nothing: a keyless facilitator.
+    #[default]
+    None,
+}
+
+/// The public x402.org facilitator: keyless, testnets only (Base Sepolia among them). The
+/// default `FACILITATOR_URL` on Base Sepolia (`X402_NETWORK=eip155:84532`) and nowhere else.
+pub const X402_ORG_TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
+
+/// Coinbase's CDP facilitator (Base mainnet and Base Sepolia; every call authenticated with
+/// a JWT made from a CDP API key), named in the start-up problem when mainnet has no
+/// `FACILITATOR_URL`.
+pub const CDP_FACILITATOR: &str = "https://api.cdp.coinbase.com/platform/v2/x402";
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -499,15 +527,29 @@ fn payment_config(
         }
         Some(address) => Some(address.to_string()),
     };
-    let facilitator = match get("FACILITATOR_URL") {
+    let facilitators = match get("FACILITATOR_URL") {
+        None if sepolia => {
+            warnings.push(format!(
+                "FACILITATOR_URL is not set: payments on Base Sepolia ({BASE_SEPOLIA}) go to the public testnet facilitator {X402_ORG_TESTNET_FACILITATOR} (keyless, testnets only)"
+            ));
+            let url = Url::parse(X402_ORG_TESTNET_FACILITATOR).ok();
+            url.map(|url| {
+                vec![Facilitator {
+                    url,
+                    credentials: FacilitatorCredentials::None,
+                }]
+            })
+        }
         None => {
-            problems.push("FACILITATOR_URL is not set".to_string());
+            problems.push(format!(
+                "FACILITATOR_URL is not set: name the facilitator(s) that settle payments on {network}, comma-separated: Coinbase CDP {CDP_FACILITATOR} (with CDP_API_KEY_ID and CDP_API_KEY_SECRET_FILE), or a keyless facilitator"
+            ));
             None
         }
-        Some(raw) => match endpoint_url("FACILITATOR_URL", raw) {
-            Ok((url, warning)) => {
+        Some(raw) => match facilitator_list(raw) {
+            Ok((list, warning)) => {
                 warnings.extend(warning);
-                Some(url)
+                Some(list)
             }
             Err(problem) => {
                 problems.push(problem);
@@ -515,8 +557,8 @@ fn payment_config(
             }
         },
     };
-    match (base, pay_to, facilitator) {
-        (Some(base), Some(pay_to), Some(facilitator)) if problems.is_empty() => {
+    match (base, pay_to, facilitators) {
+        (Some(base), Some(pay_to), Some(facilitators)) if problems.is_empty() => {
             let resource = format!(
                 "{}/api/v1/extract-contact",
                 base.as_str().trim_end_matches('/')
@@ -535,11 +577,36 @@ fn payment_config(
             terms.resource.icon_url = icon_url;
             Ok(PaymentConfig::Ready {
                 terms: Box::new(terms),
-                facilitator,
+                facilitators,
             })
         }
         _ => Ok(PaymentConfig::Incomplete(problems)),
     }
+}
+
+/// `FACILITATOR_URL`: one or more endpoints, comma-separated, in order of preference, each
+/// once; each without credentials (a keyless facilitator). At most one warning (plain http on
+/// loopback).
+fn facilitator_list(raw: &str) -> Result<(Vec<Facilitator>, Option<String>), String> {
+    let mut list: Vec<Facilitator> = Vec::new();
+    let mut warning = None;
+    for entry in raw.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err(
+                "FACILITATOR_URL has an empty entry (a comma-separated list of URLs)".to_string(),
+            );
+        }
+        let (url, loopback) = endpoint_url("FACILITATOR_URL", entry)?;
+        if list.iter().any(|f| f.url == url) {
+            return Err(format!("FACILITATOR_URL names {url} twice"));
+        }
+        warning = warning.or(loopback);
+        list.push(Facilitator {
+            url,
+            credentials: FacilitatorCredentials::None,
+        });
+    }
+    Ok((list, warning))
 }
 
 /// A configured endpoint (`FACILITATOR_URL`, `CHAIN_RPC_URL`): https, or http to a loopback
@@ -673,7 +740,11 @@ mod tests {
         assert_eq!(byte_size("4194304"), Some(4 << 20));
         assert_eq!(config.net_policy, NetPolicy::default());
         assert_eq!(config.log_format, LogFormat::Json);
-        let PaymentConfig::Ready { terms, facilitator } = config.payment else {
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = config.payment
+        else {
             panic!("ready")
         };
         assert_eq!(terms.requirements.amount, "10000");
@@ -685,7 +756,98 @@ mod tests {
             terms.resource.url,
             "https://contacts.example.com/api/v1/extract-contact"
         );
-        assert_eq!(facilitator.as_str(), "https://facilitator.example.com/");
+        assert_eq!(facilitators.len(), 1);
+        assert_eq!(
+            facilitators[0].url.as_str(),
+            "https://facilitator.example.com/"
+        );
+        assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+    }
+
+    #[test]
+    fn facilitator_url_names_several_in_order() {
+        let mut pairs = PAYMENT.to_vec();
+        pairs.push((
+            "FACILITATOR_URL",
+            " https://a.example.com/x402 ,https://b.example.com ",
+        ));
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        let PaymentConfig::Ready { facilitators, .. } = config.payment else {
+            panic!("ready")
+        };
+        let urls: Vec<&str> = facilitators.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            ["https://a.example.com/x402", "https://b.example.com/"]
+        );
+        for bad in [
+            "https://a.example.com,,https://b.example.com",
+            "https://a.example.com,http://b.example.com",
+            "https://a.example.com,https://a.example.com/",
+        ] {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.push(("FACILITATOR_URL", bad));
+            let config = Config::from_env_map(&vars(&pairs)).unwrap();
+            let PaymentConfig::Incomplete(problems) = config.payment else {
+                panic!("{bad} is refused")
+            };
+            assert!(
+                problems.len() == 1 && problems[0].starts_with("FACILITATOR_URL"),
+                "{bad}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn base_sepolia_without_a_facilitator_uses_the_public_testnet_one() {
+        let pairs = [
+            ("PUBLIC_BASE_URL", "https://contacts.example.com/"),
+            ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+            ("X402_NETWORK", "eip155:84532"),
+        ];
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = config.payment
+        else {
+            panic!("ready on Base Sepolia without FACILITATOR_URL")
+        };
+        assert_eq!(facilitators.len(), 1);
+        assert_eq!(facilitators[0].url.as_str(), X402_ORG_TESTNET_FACILITATOR);
+        assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+        // The EIP-712 domain of Circle's USDC on Base Sepolia (chain 84532).
+        assert_eq!(
+            (
+                terms.requirements.asset.as_str(),
+                terms.requirements.extra.name.as_str(),
+                terms.requirements.extra.version.as_str()
+            ),
+            ("0x036CbD53842c5426634e7929541eC2318f3dCF7e", "USDC", "2")
+        );
+        assert!(
+            config
+                .warnings
+                .iter()
+                .any(|w| w.contains("https://x402.org/facilitator") && w.contains("testnet")),
+            "{:?}",
+            config.warnings
+        );
+        // On mainnet FACILITATOR_URL stays required, and the problem names the choices.
+        let mainnet = Config::from_env_map(&vars(&pairs[..2])).unwrap();
+        let PaymentConfig::Incomplete(problems) = mainnet.payment else {
+            panic!("mainnet needs FACILITATOR_URL")
+        };
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        for words in [
+            "FACILITATOR_URL is not set",
+            "https://api.cdp.coinbase.com/platform/v2/x402",
+            "CDP_API_KEY_ID",
+            "CDP_API_KEY_SECRET_FILE",
+            "keyless",
+        ] {
+            assert!(problems[0].contains(words), "{words}: {}", problems[0]);
+        }
     }
 
     #[test]

@@ -12,6 +12,18 @@ use crate::payment::offer_receipt::{self, OfferSigner};
 use crate::payment::requirements::PaymentTerms;
 use crate::payment::store::KeptResponse;
 
+/// The 200 of `/api/ready` with payments configured: the configuration's warnings, then
+/// `more` (the problems of facilitators other than a healthy one).
+pub(crate) fn ready_response(config: &Config, more: Vec<String>) -> Response {
+    let warnings: Vec<String> = readiness_warnings(config)
+        .into_iter()
+        .map(str::to_string)
+        .chain(more)
+        .collect();
+    let body = serde_json::json!({"status": "ready", "warnings": warnings});
+    Response::json(200, serde_json::to_vec(&body).unwrap_or_default())
+}
+
 /// The answer of a free route (`None` for the paid one).
 pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
     let payment = &config.payment;
@@ -25,10 +37,7 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
     Some(match route {
         Route::Health => json(serde_json::json!({"status": "ok"})),
         Route::Ready => match payment {
-            PaymentConfig::Ready { .. } => json(serde_json::json!({
-                "status": "ready",
-                "warnings": readiness_warnings(config),
-            })),
+            PaymentConfig::Ready { .. } => ready_response(config, Vec::new()),
             PaymentConfig::Incomplete(problems) => Response::json(
                 503,
                 serde_json::to_vec(

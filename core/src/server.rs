@@ -50,8 +50,9 @@ pub struct Server {
     pub(crate) page_memory: PageMemory,
     /// Set once the service drains (SIGTERM): see [`Server::begin_drain`].
     draining: Arc<AtomicBool>,
-    /// What the latest facilitator check found (readiness).
-    facilitator: Arc<Mutex<FacilitatorHealth>>,
+    /// What the latest check of each configured facilitator found (readiness, and where new
+    /// payments go), in the order of `FACILITATOR_URL`.
+    facilitators: Arc<Mutex<Vec<FacilitatorHealth>>>,
     /// What is wrong with the shared store, as the runtime last found (readiness).
     store_problem: Arc<Mutex<Option<String>>>,
     /// The wall clock, as the runtime last read it: the unix time, in milliseconds, that
@@ -202,6 +203,10 @@ impl Server {
             PaymentConfig::Incomplete(_) => Response::json(503, Vec::new()),
         }
         .prepare();
+        let facilitator_count = match &config.payment {
+            PaymentConfig::Ready { facilitators, .. } => facilitators.len(),
+            PaymentConfig::Incomplete(_) => 0,
+        };
         let offers = config.offer_signer.as_ref().and_then(|signer| {
             let signed = Offers::sign(signer, &config, unix_now.as_secs())?;
             Some(Arc::new(Offers {
@@ -242,7 +247,10 @@ impl Server {
             shared: Arc::new(Mutex::new(shared)),
             jobs: JobCounter::default(),
             draining: Arc::new(AtomicBool::new(false)),
-            facilitator: Arc::new(Mutex::new(FacilitatorHealth::Unchecked)),
+            facilitators: Arc::new(Mutex::new(vec![
+                FacilitatorHealth::Unchecked;
+                facilitator_count
+            ])),
             store_problem: Arc::new(Mutex::new(None)),
             unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
             leases_issued: Arc::new(AtomicU64::new(0)),
@@ -425,35 +433,91 @@ impl Server {
         self.connections.open()
     }
 
-    /// What the latest facilitator check found.
-    pub fn facilitator_health(&self) -> FacilitatorHealth {
-        self.facilitator
+    /// What the latest check of facilitator `index` (its place in `FACILITATOR_URL`) found;
+    /// [`FacilitatorHealth::Unchecked`] for an index out of range.
+    pub fn facilitator_health(&self, index: usize) -> FacilitatorHealth {
+        self.facilitators
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .get(index)
+            .cloned()
+            .unwrap_or(FacilitatorHealth::Unchecked)
     }
 
-    /// Records the outcome of a facilitator check; returns the previous one (a runtime logs
-    /// the change).
-    pub(crate) fn set_facilitator_health(&self, health: FacilitatorHealth) -> FacilitatorHealth {
-        let mut current = self
-            .facilitator
+    /// Records the outcome of facilitator `index`'s check; returns the previous one (a runtime
+    /// logs the change).
+    pub(crate) fn set_facilitator_health(
+        &self,
+        index: usize,
+        health: FacilitatorHealth,
+    ) -> FacilitatorHealth {
+        let mut all = self
+            .facilitators
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        std::mem::replace(&mut current, health)
+        match all.get_mut(index) {
+            Some(current) => std::mem::replace(current, health),
+            None => FacilitatorHealth::Unchecked,
+        }
     }
 
-    /// Why the facilitator makes the service not ready, if it does (docs/operations.md,
-    /// "Readiness"): not checked yet, unreachable, or not listing x402 v2 `exact` on the
-    /// configured network.
-    pub fn facilitator_problem(&self) -> Option<String> {
-        match self.facilitator_health() {
-            FacilitatorHealth::Supported => None,
-            FacilitatorHealth::Unchecked => {
-                Some("facilitator not checked yet (GET /supported is under way)".to_string())
-            }
-            FacilitatorHealth::Problem(problem) => Some(problem),
+    /// Where a new payment goes (docs/payments.md, "Several facilitators"): the index of the
+    /// first facilitator whose latest check passed, or the first one when none has.
+    pub fn chosen_facilitator(&self) -> usize {
+        self.facilitators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .position(|h| *h == FacilitatorHealth::Supported)
+            .unwrap_or(0)
+    }
+
+    /// Why the facilitators make the service not ready (docs/operations.md, "Readiness"): when
+    /// none passed its latest check, each one's problem (not checked yet, unreachable, or not
+    /// listing x402 v2 `exact` on the configured network); empty while one is healthy.
+    pub fn facilitator_problems(&self) -> Vec<String> {
+        self.facilitator_lines(false)
+    }
+
+    /// The problems of the facilitators that failed their latest check while another one is
+    /// healthy: `/api/ready`'s warnings (the service is ready, with fewer fallbacks).
+    pub fn facilitator_warnings(&self) -> Vec<String> {
+        self.facilitator_lines(true)
+    }
+
+    /// One line per facilitator that is not healthy (with several configured, each names its
+    /// URL), when one is healthy (`with_a_healthy_one`) or when none is; otherwise none.
+    fn facilitator_lines(&self, with_a_healthy_one: bool) -> Vec<String> {
+        let all = self
+            .facilitators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if all.contains(&FacilitatorHealth::Supported) != with_a_healthy_one {
+            return Vec::new();
         }
+        let urls: Vec<String> = match &self.fixed.config.payment {
+            PaymentConfig::Ready { facilitators, .. } => {
+                facilitators.iter().map(|f| f.url.to_string()).collect()
+            }
+            PaymentConfig::Incomplete(_) => Vec::new(),
+        };
+        all.iter()
+            .enumerate()
+            .filter_map(|(index, health)| {
+                let problem = match health {
+                    FacilitatorHealth::Supported => return None,
+                    FacilitatorHealth::Unchecked => {
+                        "facilitator not checked yet (GET /supported is under way)".to_string()
+                    }
+                    FacilitatorHealth::Problem(problem) => problem.clone(),
+                };
+                Some(match urls.get(index) {
+                    Some(url) if urls.len() > 1 => format!("{url}: {problem}"),
+                    _ => problem,
+                })
+            })
+            .collect()
     }
 
     /// Records what the runtime found about the shared store (`REDIS_URL`): `None` when it

@@ -52,6 +52,9 @@ pub enum StoreOp {
         fingerprint: Fingerprint,
         /// The x402 `payment-identifier` id, if any.
         payment_id: Option<String>,
+        /// The base URL of the facilitator chosen for a new payment (a taken-over reservation
+        /// keeps its own).
+        facilitator: String,
         /// The authorization's `validBefore`, unix seconds.
         valid_before: u64,
         /// This instance and its lease.
@@ -192,8 +195,10 @@ pub enum Admission {
 pub enum StoreReply {
     /// To [`StoreOp::Admit`] (boxed: a record with its kept response is large).
     Admission(Box<Admission>),
-    /// To [`StoreOp::Reserve`]: made, or refused for a budget or a payment id.
-    Reserved(Result<(), ReserveError>),
+    /// To [`StoreOp::Reserve`]: made (with the base URL of the facilitator the record is bound
+    /// to: the one asked for, or on a take-over the one that first saw the authorization), or
+    /// refused for a budget or a payment id.
+    Reserved(Result<String, ReserveError>),
     /// To [`StoreOp::Reserve`]: the authorization has a record already; here it is (the same
     /// request sent twice at once is answered from it).
     Exists(Box<Record>),
@@ -251,6 +256,7 @@ impl LocalStore {
                 key,
                 fingerprint,
                 payment_id,
+                facilitator,
                 valid_before,
                 lease,
                 unix_now,
@@ -259,6 +265,7 @@ impl LocalStore {
                     &key,
                     fingerprint,
                     payment_id.as_deref(),
+                    &facilitator,
                     valid_before,
                     lease,
                     unix_now,

@@ -2754,12 +2754,20 @@ impl contact_core::payment::store::PaymentStore for RivalClaims {
         key: &AuthorizationKey,
         fingerprint: Fingerprint,
         payment_id: Option<&str>,
+        facilitator: &str,
         valid_before: u64,
         lease: Lease,
         unix_now: u64,
-    ) -> Result<(), ReserveError> {
-        self.inner
-            .reserve(key, fingerprint, payment_id, valid_before, lease, unix_now)
+    ) -> Result<String, ReserveError> {
+        self.inner.reserve(
+            key,
+            fingerprint,
+            payment_id,
+            facilitator,
+            valid_before,
+            lease,
+            unix_now,
+        )
     }
     fn release(&mut self, key: &AuthorizationKey, owner: u64) {
         self.inner.release(key, owner);
@@ -3991,4 +3999,170 @@ fn head_keeps_the_connection_and_answers_no_body_anywhere() {
     // A wrong method on a GET route names HEAD among the allowed ones.
     let r = one(&sim.request(b"POST /api/health HTTP/1.1\r\nConnection: close\r\n\r\n"));
     assert_eq!(r.header("Allow"), Some("GET, HEAD, OPTIONS"));
+}
+
+// ---- several facilitators ---------------------------------------------------------------------
+
+const SECOND_FACILITATOR: &str = "127.0.0.1:9001";
+const TWO_FACILITATORS: (&str, &str) = (
+    "FACILITATOR_URL",
+    "http://127.0.0.1:9000, http://127.0.0.1:9001",
+);
+
+/// A facilitator at `addr` that lists exact on Base, accepts every `/verify` and answers the
+/// n-th `/settle` with `settles[n]` (the last one repeats).
+fn facilitator_at(sim: &mut Sim, addr: &str, settles: Vec<Reply>) {
+    let mut n = 0;
+    sim.endpoint(addr.parse().unwrap(), move |raw| {
+        match request_path(raw).as_str() {
+            "/supported" => json_reply(SUPPORTED),
+            "/verify" => json_reply(&format!(r#"{{"isValid":true,"payer":"{PAYER}"}}"#)),
+            _ => {
+                let reply = settles[n.min(settles.len() - 1)].clone();
+                n += 1;
+                reply
+            }
+        }
+    });
+}
+
+/// Calls to `path` seen by the endpoint at `addr` (0 when none listens there).
+fn calls_at(sim: &Sim, addr: &str, path: &str) -> usize {
+    sim.endpoints.get(&addr.parse().unwrap()).map_or(0, |e| {
+        e.requests
+            .iter()
+            .filter(|r| request_path(r) == path)
+            .count()
+    })
+}
+
+fn ready(sim: &mut Sim) -> Parsed {
+    one(&sim.request(b"GET /api/ready HTTP/1.1\r\nConnection: close\r\n\r\n"))
+}
+
+/// The first facilitator is down at start: the check of each tells, the service is ready on
+/// the second with a warning naming the first, and a paid request goes to the second.
+#[test]
+fn with_the_first_facilitator_down_at_start_the_second_serves_and_ready_warns() {
+    let mut sim = world(&[TWO_FACILITATORS]);
+    sim.endpoints.remove(&FACILITATOR.parse().unwrap());
+    facilitator_at(&mut sim, SECOND_FACILITATOR, vec![json_reply(SETTLED)]);
+    let r = ready(&mut sim);
+    assert_eq!(r.status, 503);
+    let problems: Vec<&str> = r.body["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert_eq!(problems.len(), 2, "one per facilitator: {problems:?}");
+    assert!(problems[0].starts_with("http://127.0.0.1:9000/: facilitator not checked yet"));
+    assert!(problems[1].starts_with("http://127.0.0.1:9001/: facilitator not checked yet"));
+
+    assert!(matches!(
+        sim.check_facilitator_at(0),
+        FacilitatorHealth::Problem(p) if p.starts_with("facilitator unreachable")
+    ));
+    assert_eq!(sim.check_facilitator_at(1), FacilitatorHealth::Supported);
+    let r = ready(&mut sim);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let warnings = r.body["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:9000/: facilitator unreachable")),
+        "{warnings:?}"
+    );
+
+    let paid = one(&sim.request(&paid_post(&sim, 201)));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(
+        (
+            calls_at(&sim, SECOND_FACILITATOR, "/verify"),
+            calls_at(&sim, SECOND_FACILITATOR, "/settle")
+        ),
+        (1, 1)
+    );
+}
+
+/// The first facilitator fails after `/verify` (its `/settle` times out): the outcome is
+/// unknown (503, the result kept); the retries with the same `PAYMENT-SIGNATURE` go to the
+/// first facilitator again even once it is down and the second is the healthy one (another
+/// 503), and settle there once it is back. The second never sees the authorization.
+#[test]
+fn after_verify_the_settlement_and_every_retry_stay_with_the_first_facilitator() {
+    let mut sim = world(&[TWO_FACILITATORS]);
+    facilitator_at(&mut sim, FACILITATOR, vec![Reply::Stall]);
+    facilitator_at(&mut sim, SECOND_FACILITATOR, vec![json_reply(SETTLED)]);
+    assert_eq!(sim.check_facilitator_at(0), FacilitatorHealth::Supported);
+    assert_eq!(sim.check_facilitator_at(1), FacilitatorHealth::Supported);
+    let request = paid_post(&sim, 202);
+    let first = one(&sim.request(&request));
+    assert_error(&first, 503, "INTERNAL_ERROR");
+    assert_eq!(outcomes(&sim), ["unknown"]);
+    assert_eq!(
+        (calls(&sim, "/verify"), calls(&sim, "/settle")),
+        (1, 1),
+        "verified and settled at the first"
+    );
+
+    // The first goes down: the second is where new payments go now.
+    sim.endpoints.remove(&FACILITATOR.parse().unwrap());
+    assert!(matches!(
+        sim.check_facilitator_at(0),
+        FacilitatorHealth::Problem(_)
+    ));
+    let retry = one(&sim.request(&request));
+    assert_error(&retry, 503, "INTERNAL_ERROR");
+    assert!(outcomes(&sim).iter().all(|o| *o == "unknown"));
+
+    // It comes back: the retry settles there.
+    facilitator_at(&mut sim, FACILITATOR, vec![json_reply(SETTLED)]);
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(calls(&sim, "/settle"), 1);
+    for path in ["/verify", "/settle"] {
+        assert_eq!(
+            calls_at(&sim, SECOND_FACILITATOR, path),
+            0,
+            "{path} never reaches the second facilitator"
+        );
+    }
+    // A new payment goes to the second (the first's latest check failed).
+    let other = one(&sim.request(&paid_post(&sim, 203)));
+    assert_eq!(other.status, 200, "{}", other.body);
+    assert_eq!(calls_at(&sim, SECOND_FACILITATOR, "/settle"), 1);
+}
+
+/// The record names the facilitator for every instance sharing the store: a retry through
+/// another instance (or after a restart), whose first facilitator is down, settles with the
+/// facilitator that first saw the authorization, never with its own healthy one.
+#[test]
+fn a_retry_through_another_instance_settles_with_the_facilitator_that_first_saw_it() {
+    let (mut a, mut b, _store) = two_instances(&[TWO_FACILITATORS]);
+    facilitator_at(&mut a, FACILITATOR, vec![Reply::Stall]);
+    facilitator_at(&mut a, SECOND_FACILITATOR, vec![json_reply(SETTLED)]);
+    assert_eq!(a.check_facilitator_at(0), FacilitatorHealth::Supported);
+    let request = paid_post(&a, 204);
+    assert_error(&one(&a.request(&request)), 503, "INTERNAL_ERROR");
+
+    // Instance b: the first facilitator is down at its start, the second healthy.
+    b.endpoints.remove(&FACILITATOR.parse().unwrap());
+    facilitator_at(&mut b, SECOND_FACILITATOR, vec![json_reply(SETTLED)]);
+    assert!(matches!(
+        b.check_facilitator_at(0),
+        FacilitatorHealth::Problem(_)
+    ));
+    assert_eq!(b.check_facilitator_at(1), FacilitatorHealth::Supported);
+    assert_error(&one(&b.request(&request)), 503, "INTERNAL_ERROR");
+    facilitator_at(&mut b, FACILITATOR, vec![json_reply(SETTLED)]);
+    let paid = one(&b.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!(calls_at(&b, FACILITATOR, "/settle"), 1);
+    for sim in [&a, &b] {
+        for path in ["/verify", "/settle"] {
+            assert_eq!(calls_at(sim, SECOND_FACILITATOR, path), 0, "{path}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, and with a result `body`, `rid`, `settlement`; `EXAT exp` |
+//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, `fac` (the base URL of the facilitator that first saw the authorization; absent in records of older versions), and with a result `body`, `rid`, `settlement`; `EXAT exp` |
 //! | `P:pid:{id}` | string | the record a payment identifier names; `EXAT exp` |
 //! | `P:open`, `P:results` | sorted sets | records without a result / with one or in flight, scored by expiry (the store's bounds) |
 //! | `P:sizes`, `P:kept_bytes` | hash, integer | kept response bytes per record, and their sum |
@@ -83,7 +83,7 @@ local function sweep()
     redis.call('ZREM', P .. ':results', m)
   end
 end
-local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement'}
+local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement', 'fac'}
 -- The record at m as a flat list (FIELDS order), or nil.
 local function read(m)
   local r = redis.call('HMGET', rkey(m), unpack(FIELDS))
@@ -153,7 +153,8 @@ return {'claimed', by_id, found, unpack(r)}
 const _: () = assert!(contact_core::limiter::LEASE_SHARE == 8);
 
 /// `StoreOp::Reserve`. ARGV: P, NOW, member, payer, fp, pid, vb, owner, lease, and the bounds:
-/// open, per payer, results, kept bytes.
+/// open, per payer, results, kept bytes; the retention seconds, the facilitator. Answers
+/// `ok` with the facilitator the record is bound to (a take-over keeps the record's).
 const RESERVE: &str = r#"
 local m, payer, fp, pid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local vb, owner, lease = tonumber(ARGV[7]), ARGV[8], ARGV[9]
@@ -164,7 +165,7 @@ local r = read(m)
 if r then
   if r[2] == 'reserved' and r[3] == fp and tonumber(r[7]) < NOW then
     redis.call('HSET', rkey(m), 'owner', owner, 'lease', lease)
-    return {'ok'}
+    return {'ok', r[12]}
   end
   return {'exists', '0', m, unpack(r)}
 end
@@ -186,12 +187,13 @@ if redis.call('ZCARD', P .. ':open') >= max_open
   return {'full', tostring(earliest or NOW)}
 end
 local exp = vb + tonumber(ARGV[14])
+local fac = ARGV[15]
 redis.call('HSET', rkey(m), 'v', '1', 'stage', 'reserved', 'fp', fp, 'pid', pid, 'vb', vb,
-  'owner', owner, 'lease', lease, 'exp', exp)
+  'owner', owner, 'lease', lease, 'exp', exp, 'fac', fac)
 redis.call('EXPIREAT', rkey(m), exp)
 if pid ~= '' then redis.call('SET', P .. ':pid:' .. pid, m, 'EXAT', exp) end
 account(m, payer, 'reserved', exp, 0)
-return {'ok'}
+return {'ok', fac}
 "#;
 
 /// `StoreOp::BeginSettle`. ARGV: P, NOW, member, payer, owner, lease, body, rid, settlement.
@@ -550,6 +552,7 @@ impl RedisStore {
                 key,
                 fingerprint,
                 payment_id,
+                facilitator,
                 valid_before,
                 lease,
                 unix_now,
@@ -568,7 +571,8 @@ impl RedisStore {
                     .arg(self.limits.open_per_payer)
                     .arg(self.limits.results)
                     .arg(self.limits.kept_bytes)
-                    .arg(RETENTION_SECONDS);
+                    .arg(RETENTION_SECONDS)
+                    .arg(&facilitator);
                 let reply: Vec<Value> = self.command(|c| call.invoke(c))?;
                 let words = strings(&reply);
                 let retry = |at: &str| {
@@ -576,7 +580,10 @@ impl RedisStore {
                     ((at as u64).saturating_sub(unix_now)).max(1)
                 };
                 match words.first().map(String::as_str) {
-                    Some("ok") => Ok(StoreReply::Reserved(Ok(()))),
+                    Some("ok") => Ok(StoreReply::Reserved(Ok(words
+                        .get(1)
+                        .cloned()
+                        .unwrap_or_default()))),
                     Some("exists") => {
                         let record = parse_record(&reply[3..])?;
                         Ok(StoreReply::Exists(Box::new(record)))
@@ -805,12 +812,13 @@ fn bytes_of(value: &Value) -> Vec<u8> {
 }
 
 /// A record from the fields `read` returns (`v`, `stage`, `fp`, `pid`, `vb`, `owner`,
-/// `lease`, `exp`, `body`, `rid`, `settlement`).
+/// `lease`, `exp`, `body`, `rid`, `settlement`, `fac`); `fac` is empty in a record of an
+/// older version.
 fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
-    if fields.len() < 11 {
+    if fields.len() < 12 {
         return Err(garbled());
     }
-    let text: Vec<String> = strings(&fields[..11]);
+    let text: Vec<String> = strings(&fields[..12]);
     if text[0] != "1" {
         return Err(garbled());
     }
@@ -837,6 +845,7 @@ fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
         stage,
         fingerprint,
         payment_id: Some(text[3].clone()).filter(|id| !id.is_empty()),
+        facilitator: text[11].clone(),
         valid_before: number(4)?,
         lease: Lease {
             id: number(5)?,

@@ -351,12 +351,13 @@ pub async fn drain_connections<Sleep, Stop>(
     }
 }
 
-/// Checks the facilitator's `GET /supported` now and
-/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each check ends
-/// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` reads the outcome), and
-/// logs each change of the outcome, and signs the offers again when due
-/// (`Server::refresh_offers`). `drive` runs one client-less exchange to its end on the
-/// runtime; `sleep` is the runtime's timer. Ends when payments are not configured.
+/// Checks each facilitator's `GET /supported` (one after the other) now and
+/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each round ends
+/// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` and the choice of a
+/// new payment's facilitator read the outcomes), logs each change of an outcome, and signs
+/// the offers again when due (`Server::refresh_offers`). `drive` runs one client-less exchange
+/// to its end on the runtime; `sleep` is the runtime's timer. Ends when payments are not
+/// configured.
 pub async fn check_facilitator<Drive, Sleep>(
     server: Server,
     mut drive: impl FnMut(contact_core::exchange::Exchange) -> Drive,
@@ -367,16 +368,31 @@ pub async fn check_facilitator<Drive, Sleep>(
 {
     use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
     let log_format = server.config().log_format;
-    let mut last = server.facilitator_health();
+    let urls: Vec<String> = match &server.config().payment {
+        PaymentConfig::Ready { facilitators, .. } => {
+            facilitators.iter().map(|f| f.url.to_string()).collect()
+        }
+        PaymentConfig::Incomplete(_) => return,
+    };
+    let mut last: Vec<_> = (0..urls.len())
+        .map(|index| server.facilitator_health(index))
+        .collect();
     loop {
-        let Some(check) = Exchange::facilitator_check(&server, Instant::now()) else {
-            return;
-        };
-        drive(check).await;
-        let health = server.facilitator_health();
-        if health != last {
-            log_line(log_format, &health.to_string());
-            last = health;
+        for (index, url) in urls.iter().enumerate() {
+            let Some(check) = Exchange::facilitator_check(&server, index, Instant::now()) else {
+                return;
+            };
+            drive(check).await;
+            let health = server.facilitator_health(index);
+            if health != last[index] {
+                let line = if urls.len() > 1 {
+                    format!("{health} [{url}]")
+                } else {
+                    health.to_string()
+                };
+                log_line(log_format, &line);
+                last[index] = health;
+            }
         }
         // Signed offers (x402 offer-receipt) are signed again before they lapse.
         server.refresh_offers(read_clocks().unix);

@@ -187,6 +187,8 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
             key,
             fingerprint: print(step.print),
             payment_id,
+            // Each owner its facilitator: a take-over must keep the first one's.
+            facilitator: format!("https://facilitator-{}.example/", step.owner),
             valid_before,
             lease,
             unix_now: now,

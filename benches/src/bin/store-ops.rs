@@ -170,6 +170,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
             key: key.clone(),
             fingerprint,
             payment_id: None,
+            facilitator: "https://facilitator.example/".into(),
             valid_before: now + 120,
             lease,
             unix_now: now,

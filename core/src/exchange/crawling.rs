@@ -229,8 +229,11 @@ impl Exchange {
 
     /// A fetch ended: close it and go on with what it was for.
     pub(super) fn end_fetch(&mut self, server: &Server, id: FetchId, end: FetchEnd, now: Instant) {
-        if matches!(&self.state, State::Probe(fetch) if fetch.id() == id) {
-            self.check_done(server, end);
+        if let State::Probe(fetch, index) = &self.state {
+            if fetch.id() == id {
+                let index = *index;
+                self.check_done(server, index, end);
+            }
             return;
         }
         let Some(mut job) = self.take_job() else {

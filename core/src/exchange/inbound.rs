@@ -66,7 +66,7 @@ impl Exchange {
                 }
                 State::Admitting(_)
                 | State::Job(_)
-                | State::Probe(_)
+                | State::Probe(..)
                 | State::Busy
                 | State::Closed => return,
             }
@@ -213,7 +213,7 @@ impl Exchange {
         let (shedding, unusable) = match route {
             Route::Ready if matches!(server.config.payment, PaymentConfig::Ready { .. }) => {
                 let unusable: Vec<String> = server
-                    .facilitator_problem()
+                    .facilitator_problems()
                     .into_iter()
                     .chain(server.store_problem())
                     .collect();
@@ -233,6 +233,12 @@ impl Exchange {
             let body = serde_json::json!({"status": status, "problems": problems});
             let response = Response::json(503, serde_json::to_vec(&body).unwrap_or_default())
                 .with_header("Retry-After", "1");
+            self.send_plain(&response.prepare(), &request, now);
+            return;
+        }
+        if route == Route::Ready && matches!(server.config.payment, PaymentConfig::Ready { .. }) {
+            // Ready: the other facilitators' problems are warnings.
+            let response = ready_response(&server.config, server.facilitator_warnings());
             self.send_plain(&response.prepare(), &request, now);
             return;
         }

@@ -73,6 +73,7 @@ use crate::payment::verify::{claimed_authorization, PaymentError, VerifiedPaymen
 use crate::payment::{PaymentPayload, SettleResponse};
 use crate::responses::{
     failure_message, free_response, json_response, paid_response, payment_required_response,
+    ready_response,
 };
 use crate::server::{JobSlot, Server};
 use crate::store::{
@@ -208,8 +209,9 @@ enum State {
     Admitting(Box<Admitting>),
     /// A paid job in progress.
     Job(Box<Job>),
-    /// A facilitator check (no client): its `GET /supported` fetch.
-    Probe(Box<Fetch>),
+    /// A facilitator check (no client): its `GET /supported` fetch, and the facilitator's
+    /// place in `FACILITATOR_URL`.
+    Probe(Box<Fetch>, usize),
     /// The job is taken out to be worked on, inside one `handle_*` call (never seen between
     /// calls; see `take_job`).
     Busy,
@@ -753,10 +755,11 @@ impl Exchange {
                     self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
                 }
             }
-            State::Probe(fetch) => {
+            State::Probe(fetch, index) => {
                 if now >= fetch.deadline() {
                     fetch.note_timeout();
-                    self.check_done(server, FetchEnd::Failed(Failure::Timeout));
+                    let index = *index;
+                    self.check_done(server, index, FetchEnd::Failed(Failure::Timeout));
                 }
             }
             State::Busy | State::Closed => {}
@@ -804,7 +807,7 @@ impl Exchange {
     pub fn has_fetch(&self, fetch: FetchId) -> bool {
         match &self.state {
             State::Job(job) => job.fetches.iter().any(|o| o.fetch.id() == fetch),
-            State::Probe(probe) => probe.id() == fetch,
+            State::Probe(probe, _) => probe.id() == fetch,
             _ => false,
         }
     }
@@ -826,7 +829,7 @@ impl Exchange {
                 .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
                 .chain(job.memory_retry_at)
                 .min(),
-            State::Probe(fetch) => Some(fetch.deadline()),
+            State::Probe(fetch, _) => Some(fetch.deadline()),
             State::Busy | State::Closed => None,
         };
         match (state, self.write_deadline) {
@@ -886,7 +889,7 @@ impl Exchange {
 fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
     let job = match state {
         State::Job(job) => job,
-        State::Probe(fetch) => return (fetch.id() == id).then_some(&mut **fetch),
+        State::Probe(fetch, _) => return (fetch.id() == id).then_some(&mut **fetch),
         _ => return None,
     };
     job.fetches

@@ -199,10 +199,20 @@ impl Exchange {
             }
             return;
         };
-        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+        let PaymentConfig::Ready {
+            terms,
+            facilitators,
+        } = &server.config.payment
+        else {
             return;
         };
-        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        // A new payment goes to the first facilitator whose check passed (docs/payments.md,
+        // "Several facilitators"); its reservation may find it bound to another one already.
+        let facilitator = match facilitators.get(server.chosen_facilitator()) {
+            Some(chosen) => chosen.url.clone(),
+            None => return,
+        };
+        let terms = (**terms).clone();
         let (payment, fingerprint) = match decoded.map(|decoded| *decoded) {
             Some(decoded) => decoded,
             None => match codec::decode::<PaymentPayload>(header) {
@@ -308,6 +318,7 @@ impl Exchange {
             key: key.clone(),
             fingerprint,
             payment_id,
+            facilitator: facilitator.to_string(),
             valid_before: verified.valid_before,
             lease: Lease {
                 id: lease,
@@ -387,17 +398,35 @@ impl Exchange {
                 return self.after_early_answer(server, now);
             }
         };
-        if let Err(error) = reserved {
+        let bound = match reserved {
+            Ok(bound) => bound,
+            Err(error) => {
+                self.state = State::Idle {
+                    deadline: now + HEAD_TIMEOUT,
+                };
+                let Some(paid) = job.paid.take() else { return };
+                drop(job);
+                self.reserve_refused(&request, &paid, error, now);
+                return self.after_early_answer(server, now);
+            }
+        };
+        // A reservation taken over keeps the facilitator that first saw the authorization.
+        let Some(bound) = bound_facilitator(server, &bound) else {
+            self.release(server, &job);
             self.state = State::Idle {
                 deadline: now + HEAD_TIMEOUT,
             };
-            let Some(paid) = job.paid.take() else { return };
             drop(job);
-            self.reserve_refused(&request, &paid, error, now);
+            let message =
+                "the payment's record names no usable facilitator; this request changed nothing";
+            self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
             return self.after_early_answer(server, now);
-        }
+        };
         job.phase = Phase::Verify;
-        let Some(paid) = &job.paid else { return };
+        let Some(paid) = job.paid.as_mut() else {
+            return;
+        };
+        paid.facilitator = bound;
         let verify_url = endpoint(&paid.facilitator, "verify");
         match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
             Ok(()) => self.state = State::Job(job),
@@ -552,7 +581,16 @@ impl Exchange {
     ) {
         let (key, record, kept) = claim;
         let Asked { head, body } = asked;
-        let PaymentConfig::Ready { terms, facilitator } = &server.config.payment else {
+        let PaymentConfig::Ready { terms, .. } = &server.config.payment else {
+            return;
+        };
+        // The settlement goes to the facilitator that first saw the authorization, whichever
+        // is healthy now: another one never settles what the first may have broadcast.
+        let Some(facilitator) = bound_facilitator(server, &record.facilitator) else {
+            let (lease, stage) = (self.claim_lease, Stage::Unknown(kept));
+            self.store_write(server, StoreOp::Finish { key, lease, stage });
+            let message = "the payment's record names no usable facilitator; retry with the same PAYMENT-SIGNATURE";
+            self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
             return;
         };
         let input_url =
@@ -568,7 +606,7 @@ impl Exchange {
             self.respond_error(&request, &Failure::Internal, "internal error", now);
             return;
         };
-        let (terms, facilitator) = ((**terms).clone(), facilitator.clone());
+        let terms = (**terms).clone();
         let settle_by = settle_by(server, now, record.valid_before);
         let paid = Paid {
             terms,
@@ -638,6 +676,22 @@ impl Exchange {
             }
         }
     }
+}
+
+/// The base URL of the facilitator an authorization's record is bound to (docs/payments.md,
+/// "Several facilitators"): the one it names, or the first configured facilitator for a record
+/// that names none (written by a version with a single facilitator). `None` when the name
+/// does not parse (the caller fails closed: no facilitator call).
+fn bound_facilitator(server: &Server, recorded: &str) -> Option<Url> {
+    if recorded.is_empty() {
+        return match &server.config.payment {
+            PaymentConfig::Ready { facilitators, .. } => {
+                facilitators.first().map(|f| f.url.clone())
+            }
+            PaymentConfig::Incomplete(_) => None,
+        };
+    }
+    Url::parse(recorded).ok()
 }
 
 /// Why a claimed settlement may not start now (the drain, or `MAX_CONCURRENT_JOBS`), as the

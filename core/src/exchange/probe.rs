@@ -1,7 +1,9 @@
-//! The facilitator check behind readiness (docs/operations.md, "Readiness"): an exchange
-//! without a client that fetches `GET {FACILITATOR_URL}/supported` and records on the
-//! [`Server`] whether the facilitator lists x402 v2 `exact` on the configured network.
-//! `/api/ready` is 503 until a check has found it, and again whenever a later check does not.
+//! The facilitator checks behind readiness (docs/operations.md, "Readiness"): for each
+//! facilitator of `FACILITATOR_URL`, an exchange without a client that fetches
+//! `GET {facilitator}/supported` and records on the [`Server`] whether it lists x402 v2
+//! `exact` on the configured network. New payments go to the first facilitator whose check
+//! passed ([`Server::chosen_facilitator`]); `/api/ready` is 503 while none has, and lists the
+//! others' problems as warnings while one has.
 
 use super::*;
 use crate::server::FacilitatorHealth;
@@ -15,14 +17,15 @@ pub const FACILITATOR_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_SUPPORTED_REPLY: usize = 64 * 1024;
 
 impl Exchange {
-    /// A facilitator check: drive it like a connection without a client (it never emits
-    /// `SendToClient`); when it is finished, [`Server::facilitator_health`] holds its outcome.
-    /// `None` when payments are not configured (readiness already names that).
-    pub fn facilitator_check(server: &Server, now: Instant) -> Option<Exchange> {
-        let PaymentConfig::Ready { facilitator, .. } = &server.config.payment else {
+    /// The check of facilitator `index` (its place in `FACILITATOR_URL`): drive it like a
+    /// connection without a client (it never emits `SendToClient`); when it is finished,
+    /// [`Server::facilitator_health`] of `index` holds its outcome. `None` when payments are
+    /// not configured (readiness already names that) or there is no facilitator `index`.
+    pub fn facilitator_check(server: &Server, index: usize, now: Instant) -> Option<Exchange> {
+        let PaymentConfig::Ready { facilitators, .. } = &server.config.payment else {
             return None;
         };
-        let url = endpoint(facilitator, "supported");
+        let url = endpoint(&facilitators.get(index)?.url, "supported");
         let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
         let plan = FetchPlan {
             request: http1::json_get(&url, &server.user_agent),
@@ -32,16 +35,16 @@ impl Exchange {
             deadline: now + FACILITATOR_CHECK_TIMEOUT,
         };
         match exchange.open_fetch(server, plan, now) {
-            Ok(fetch) => exchange.state = State::Probe(Box::new(fetch)),
-            Err(failure) => exchange.check_done(server, FetchEnd::Failed(failure)),
+            Ok(fetch) => exchange.state = State::Probe(Box::new(fetch), index),
+            Err(failure) => exchange.check_done(server, index, FetchEnd::Failed(failure)),
         }
         Some(exchange)
     }
 
-    /// The check's fetch ended: record what it found and finish.
-    pub(super) fn check_done(&mut self, server: &Server, end: FetchEnd) {
+    /// The check of facilitator `index` ended: record what it found and finish.
+    pub(super) fn check_done(&mut self, server: &Server, index: usize, end: FetchEnd) {
         let mut cause = None;
-        if let State::Probe(fetch) = &self.state {
+        if let State::Probe(fetch, _) = &self.state {
             self.outputs
                 .push_back(Output::CloseFetch { fetch: fetch.id() });
             cause = fetch.cause().map(str::to_string);
@@ -71,6 +74,6 @@ impl Exchange {
                 cause.as_deref().unwrap_or("DNS, connection or TLS")
             )),
         };
-        server.set_facilitator_health(health);
+        server.set_facilitator_health(index, health);
     }
 }

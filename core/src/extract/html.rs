@@ -44,6 +44,8 @@ pub struct Document {
     pub heading_ranges: Vec<Range<usize>>,
     /// JSON-LD blocks (raw text).
     pub json_ld: Vec<String>,
+    /// Framework state (Next.js, Nuxt, SvelteKit, Astro; `state.rs`), as written.
+    pub state: Vec<crate::extract::state::Script>,
     /// Hex payloads of Cloudflare email protection (`data-cfemail`, `/cdn-cgi/l/email-protection#`).
     /// Each with the byte offset in [`Document::text`] where it occurs.
     pub cf_emails: Vec<(usize, String)>,
@@ -126,6 +128,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
     let mut walker = Walker {
         doc: Document {
             json_ld: pre.json_ld,
+            state: pre.state,
             ..Document::default()
         },
         ..Walker::default()

@@ -29,6 +29,23 @@ pub struct JsonLdData {
     pub address_strings: Vec<String>,
 }
 
+impl JsonLdData {
+    /// Adds `other`'s values after this one's, skipping those already here.
+    pub fn absorb(&mut self, other: JsonLdData) {
+        fn add<T: PartialEq>(to: &mut Vec<T>, from: Vec<T>) {
+            for item in from {
+                push_unique(to, item);
+            }
+        }
+        add(&mut self.org_names, other.org_names);
+        add(&mut self.emails, other.emails);
+        add(&mut self.telephones, other.telephones);
+        add(&mut self.same_as, other.same_as);
+        add(&mut self.addresses, other.addresses);
+        add(&mut self.address_strings, other.address_strings);
+    }
+}
+
 /// Reads every block; a block that is not JSON even after clean-up is skipped.
 pub fn read(blocks: &[String]) -> JsonLdData {
     let mut data = JsonLdData::default();

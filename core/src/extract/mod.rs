@@ -10,6 +10,10 @@
 //!                                              ├─ company name
 //!                                              └─ links    (for the crawl planner)
 //! ```
+//!
+//! Framework state (Next.js, Nuxt, SvelteKit, Astro; `state.rs`) joins the JSON-LD values: the
+//! JSON-LD inside it is read as JSON-LD, the values it holds under contact keys as structured
+//! values.
 
 pub mod address;
 mod address_list;
@@ -27,6 +31,7 @@ mod prescan;
 pub mod sections;
 mod skipped_ends;
 pub mod socials;
+pub mod state;
 mod whitespace;
 mod words8;
 
@@ -152,7 +157,14 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        let json_ld = jsonld::read(&doc.json_ld);
+        let mut json_ld = jsonld::read(&doc.json_ld);
+        if !doc.state.is_empty() {
+            // JSON-LD inside framework state counts as JSON-LD; the values read by their keys
+            // join the structured ones.
+            let state = state::read(&doc.state);
+            json_ld.absorb(jsonld::read(&state.json_ld));
+            json_ld.absorb(state.values);
+        }
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref());

@@ -33,6 +33,7 @@ use crate::extract::markup::{
     breaks_line, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::SkippedEnds;
+use crate::extract::state;
 use crate::pace;
 
 /// The normalised markup, its nodes and the JSON-LD blocks found in it.
@@ -46,6 +47,8 @@ pub struct Prescanned {
     pub tree: TreeInput,
     /// The text of every `<script type="application/ld+json">` element, in document order.
     pub json_ld: Vec<String>,
+    /// Framework state (`state.rs`): Next.js, Nuxt and SvelteKit scripts, Astro island props.
+    pub state: Vec<state::Script>,
 }
 
 /// Blanks the comment starting at `lt` (its `<!--`), delimiters included, and returns where
@@ -128,6 +131,8 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
     page.extend_from_slice(input.as_bytes());
     let mut bytes = page;
     let mut json_ld = Vec::new();
+    let mut state: Vec<state::Script> = Vec::new();
+    let mut state_bytes = 0usize;
     let mut writer = TreeWriter::reusing(input, tree);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
@@ -215,6 +220,21 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
+                // Framework state (`state.rs`): known by a script's attributes or first bytes,
+                // or an Astro island's props.
+                let mut state_kind = None;
+                let name = &bytes[lt + 1..name_end];
+                if state_bytes < state::MAX_STATE_BYTES && state.len() < state::MAX_STATE_SCRIPTS {
+                    let attributes = &writer.attribute_list()[first_attribute..];
+                    if name == b"script" && !tag.json_ld {
+                        state_kind = state::kind_by_attributes(&bytes, attributes);
+                    } else if name == b"astro-island" {
+                        if let Some(props) = state::astro_props(&bytes, attributes) {
+                            state_bytes += props.text.len();
+                            state.push(props);
+                        }
+                    }
+                }
                 if outside_skipped && tag.complete {
                     writer.before_tag(&bytes, lt, &ends, breaks_line(&bytes[lt + 1..name_end]));
                     writer.start(
@@ -236,6 +256,18 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     let close = find_closing(&bytes, tag.end, name).unwrap_or(bytes.len());
                     if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
                         json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
+                    } else if name == b"script"
+                        && state_bytes < state::MAX_STATE_BYTES
+                        && state.len() < state::MAX_STATE_SCRIPTS
+                    {
+                        let content = &bytes[tag.end..close];
+                        if let Some(kind) = state_kind.or_else(|| state::kind_by_content(content)) {
+                            state_bytes += content.len();
+                            state.push(state::Script {
+                                kind,
+                                text: String::from_utf8_lossy(content).into_owned(),
+                            });
+                        }
                     }
                     bytes[tag.end..close].fill(b' ');
                     if outside_skipped {
@@ -279,6 +311,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
         page: bytes,
         tree,
         json_ld,
+        state,
     }
 }
 

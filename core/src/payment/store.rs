@@ -155,6 +155,12 @@ pub struct Record {
     pub fingerprint: Fingerprint,
     /// The x402 `payment-identifier` id the payment carried, if any.
     pub payment_id: Option<String>,
+    /// The base URL of the facilitator that first saw the authorization (its first
+    /// `/verify`): every later `/verify` and `/settle` of it goes there, never to another
+    /// configured facilitator (docs/payments.md, "Several facilitators"). Empty in a record
+    /// written without one (a shared store's record from an older version): then the first
+    /// configured facilitator, the only one such a version used.
+    pub facilitator: String,
     /// The authorization's `validBefore`, unix seconds.
     pub valid_before: u64,
     /// The lease it is held under (meaningful while `Reserved` or `Settling`).
@@ -221,20 +227,24 @@ pub enum Claim {
 /// behind one load balancer) implements the same calls atomically.
 pub trait PaymentStore: Debug + Send {
     /// Creates a `Reserved` record for `key` under `lease`, valid until `valid_before` (unix
-    /// seconds). A `Reserved` record with the same fingerprint whose lease ran out before
-    /// `unix_now` (its instance died mid-job; no money moved) is taken over instead.
+    /// seconds), bound to `facilitator` (the base URL its `/verify` goes to). A `Reserved`
+    /// record with the same fingerprint whose lease ran out before `unix_now` (its instance
+    /// died mid-job; no money moved) is taken over instead, keeping the facilitator it is
+    /// bound to. Either way the answer is the facilitator the record is bound to.
     ///
     /// # Errors
     /// [`ReserveError`]: a record exists, the payment id is taken, or the store is full.
+    #[allow(clippy::too_many_arguments)] // one atomic step of the store takes all of them
     fn reserve(
         &mut self,
         key: &AuthorizationKey,
         fingerprint: Fingerprint,
         payment_id: Option<&str>,
+        facilitator: &str,
         valid_before: u64,
         lease: Lease,
         unix_now: u64,
-    ) -> Result<(), ReserveError>;
+    ) -> Result<String, ReserveError>;
 
     /// Forgets the `Reserved` record held under lease id `lease` (a refused `/verify`: the
     /// authorization stays usable). Any other stage, or a record under another lease, is kept.
@@ -457,10 +467,11 @@ impl PaymentStore for MemoryStore {
         key: &AuthorizationKey,
         fingerprint: Fingerprint,
         payment_id: Option<&str>,
+        facilitator: &str,
         valid_before: u64,
         lease: Lease,
         unix_now: u64,
-    ) -> Result<(), ReserveError> {
+    ) -> Result<String, ReserveError> {
         self.expire(unix_now);
         if let Some(record) = self.records.get_mut(key) {
             let abandoned = record.stage == Stage::Reserved
@@ -469,9 +480,9 @@ impl PaymentStore for MemoryStore {
             if !abandoned {
                 return Err(ReserveError::AlreadyUsed);
             }
-            // Same budgets, same expiry: only the lease changes.
+            // Same budgets, same expiry, same facilitator: only the lease changes.
             record.lease = lease;
-            return Ok(());
+            return Ok(record.facilitator.clone());
         }
         if payment_id.is_some_and(|id| self.payment_ids.contains_key(id)) {
             return Err(ReserveError::IdInUse);
@@ -500,13 +511,14 @@ impl PaymentStore for MemoryStore {
             stage: Stage::Reserved,
             fingerprint,
             payment_id: payment_id.map(str::to_string),
+            facilitator: facilitator.to_string(),
             valid_before,
             lease,
             expires: expiry(valid_before, &Stage::Reserved, 0),
         };
         self.count(key, &record, true);
         self.records.insert(key.clone(), record);
-        Ok(())
+        Ok(facilitator.to_string())
     }
 
     fn release(&mut self, key: &AuthorizationKey, lease: u64) {
@@ -625,6 +637,12 @@ mod tests {
         }
     }
 
+    /// The facilitator that first saw the authorizations of most tests.
+    const F: &str = "https://facilitator-1.example/";
+
+    /// Another configured facilitator.
+    const F2: &str = "https://facilitator-2.example/";
+
     /// Instance 1's lease, long enough for every test.
     const OWN: Lease = Lease {
         id: 1,
@@ -643,11 +661,11 @@ mod tests {
     fn one_authorization_is_reserved_once_and_only_its_owner_releases_it() {
         let mut store = MemoryStore::new(10, 1 << 20);
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, OWN, 100),
-            Ok(())
+            store.reserve(&key(1), print(1), None, F, 1_000, OWN, 100),
+            Ok(F.to_string())
         );
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, OWN, 101),
+            store.reserve(&key(1), print(1), None, F, 1_000, OWN, 101),
             Err(ReserveError::AlreadyUsed)
         );
         store.release(&key(1), 2);
@@ -659,8 +677,8 @@ mod tests {
         store.release(&key(1), 1);
         assert_eq!(store.look_up(&key(1), 103), None);
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, OWN, 103),
-            Ok(())
+            store.reserve(&key(1), print(1), None, F, 1_000, OWN, 103),
+            Ok(F.to_string())
         );
         store.finish(&key(1), 1, Stage::Spent);
         store.release(&key(1), 1);
@@ -677,21 +695,22 @@ mod tests {
         let dead = Lease { id: 1, until: 200 };
         let other = Lease { id: 2, until: 400 };
         store
-            .reserve(&key(1), print(1), None, 1_000, dead, 100)
+            .reserve(&key(1), print(1), None, F, 1_000, dead, 100)
             .unwrap();
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, other, 200),
+            store.reserve(&key(1), print(1), None, F, 1_000, other, 200),
             Err(ReserveError::AlreadyUsed),
             "not before the lease runs out"
         );
         assert_eq!(
-            store.reserve(&key(1), print(2), None, 1_000, other, 201),
+            store.reserve(&key(1), print(2), None, F, 1_000, other, 201),
             Err(ReserveError::AlreadyUsed),
             "never by another payload"
         );
         assert_eq!(
-            store.reserve(&key(1), print(1), None, 1_000, other, 201),
-            Ok(())
+            store.reserve(&key(1), print(1), None, F2, 1_000, other, 201),
+            Ok(F.to_string()),
+            "the facilitator that first saw it stays"
         );
         // The dead owner's late writes change nothing; the new owner's do.
         assert!(!store.begin_settle(&key(1), kept(5), dead));
@@ -716,13 +735,21 @@ mod tests {
     fn records_expire_ten_minutes_after_valid_before_never_earlier() {
         let mut store = MemoryStore::new(2, 1 << 20);
         store
-            .reserve(&key(1), print(1), Some("pay_aaaaaaaaaaaaaaaa"), 100, OWN, 0)
+            .reserve(
+                &key(1),
+                print(1),
+                Some("pay_aaaaaaaaaaaaaaaa"),
+                F,
+                100,
+                OWN,
+                0,
+            )
             .unwrap();
         store
-            .reserve(&key(2), print(2), None, 10_000, OWN, 0)
+            .reserve(&key(2), print(2), None, F, 10_000, OWN, 0)
             .unwrap();
         assert_eq!(
-            store.reserve(&key(3), print(3), None, 10_000, OWN, 50),
+            store.reserve(&key(3), print(3), None, F, 10_000, OWN, 50),
             Err(ReserveError::Full {
                 retry_after: 100 + RETENTION_SECONDS - 50
             }),
@@ -735,8 +762,8 @@ mod tests {
         assert_eq!(store.look_up(&key(1), later), None);
         assert_eq!(store.key_of_payment_id("pay_aaaaaaaaaaaaaaaa", later), None);
         assert_eq!(
-            store.reserve(&key(3), print(3), None, 10_000, OWN, later),
-            Ok(())
+            store.reserve(&key(3), print(3), None, F, 10_000, OWN, later),
+            Ok(F.to_string())
         );
         assert_eq!(store.usage().0, 2);
     }
@@ -747,7 +774,9 @@ mod tests {
             open_per_payer: 2,
             ..StoreLimits::default()
         });
-        store.reserve(&key(1), print(1), None, 100, OWN, 0).unwrap();
+        store
+            .reserve(&key(1), print(1), None, F, 100, OWN, 0)
+            .unwrap();
         store.finish(&key(1), 1, Stage::Unknown(kept(10)));
         let record = store.look_up(&key(1), 100 + RETENTION_SECONDS).unwrap();
         assert_eq!(record.expires, 100 + UNKNOWN_RETENTION_SECONDS);
@@ -755,9 +784,11 @@ mod tests {
             .look_up(&key(1), 100 + UNKNOWN_RETENTION_SECONDS - 1)
             .is_some());
         // Its payer's budget: the unknown outcome and one more record.
-        store.reserve(&key(2), print(2), None, 100, OWN, 1).unwrap();
+        store
+            .reserve(&key(2), print(2), None, F, 100, OWN, 1)
+            .unwrap();
         assert!(matches!(
-            store.reserve(&key(3), print(3), None, 100, OWN, 1),
+            store.reserve(&key(3), print(3), None, F, 100, OWN, 1),
             Err(ReserveError::PayerBusy { .. })
         ));
         // Settled after the unknown outcome: the record keeps its longer life, and leaves the
@@ -768,8 +799,8 @@ mod tests {
         let record = store.look_up(&key(1), 200).unwrap();
         assert_eq!(record.expires, 100 + UNKNOWN_RETENTION_SECONDS);
         assert_eq!(
-            store.reserve(&key(3), print(3), None, 1_000, OWN, 1),
-            Ok(())
+            store.reserve(&key(3), print(3), None, F, 1_000, OWN, 1),
+            Ok(F.to_string())
         );
         store.expire(100 + UNKNOWN_RETENTION_SECONDS);
         assert_eq!(
@@ -781,11 +812,13 @@ mod tests {
     #[test]
     fn kept_bytes_are_bounded_and_released_on_expiry() {
         let mut store = MemoryStore::new(100, 10_000);
-        store.reserve(&key(1), print(1), None, 100, OWN, 0).unwrap();
+        store
+            .reserve(&key(1), print(1), None, F, 100, OWN, 0)
+            .unwrap();
         store.finish(&key(1), 1, Stage::Settled(kept(20_000)));
         assert!(store.usage().1 >= 20_000);
         assert!(matches!(
-            store.reserve(&key(2), print(2), None, 100, OWN, 1),
+            store.reserve(&key(2), print(2), None, F, 100, OWN, 1),
             Err(ReserveError::Full { .. })
         ));
         // A settled record is final.
@@ -797,8 +830,8 @@ mod tests {
         store.expire(100 + RETENTION_SECONDS);
         assert_eq!(store.usage(), (0, 0));
         assert_eq!(
-            store.reserve(&key(2), print(2), None, 1_000, OWN, 700),
-            Ok(())
+            store.reserve(&key(2), print(2), None, F, 1_000, OWN, 700),
+            Ok(F.to_string())
         );
     }
 
@@ -810,6 +843,7 @@ mod tests {
                 &key(1),
                 print(1),
                 Some("pay_0123456789abcdef"),
+                F,
                 1_000,
                 OWN,
                 0,
@@ -820,6 +854,7 @@ mod tests {
                 &key(2),
                 print(2),
                 Some("pay_0123456789abcdef"),
+                F,
                 1_000,
                 OWN,
                 0
@@ -872,10 +907,10 @@ mod tests {
     fn a_spent_record_is_forgotten_at_valid_before_a_kept_result_ten_minutes_later() {
         let mut store = MemoryStore::new(10, 1 << 20);
         store
-            .reserve(&key(1), print(1), None, 1_000, OWN, 0)
+            .reserve(&key(1), print(1), None, F, 1_000, OWN, 0)
             .unwrap();
         store
-            .reserve(&key(2), print(2), None, 1_000, OWN, 0)
+            .reserve(&key(2), print(2), None, F, 1_000, OWN, 0)
             .unwrap();
         store.finish(&key(1), 1, Stage::Spent);
         store.finish(&key(2), 1, Stage::Settled(kept(10)));
@@ -911,6 +946,7 @@ mod tests {
                     &payer_key(7, n),
                     print(1),
                     None,
+                    F,
                     1_000 + u64::from(n),
                     OWN,
                     0,
@@ -919,24 +955,24 @@ mod tests {
             store.finish(&payer_key(7, n), 1, Stage::Spent);
         }
         assert_eq!(
-            store.reserve(&payer_key(7, 99), print(1), None, 5_000, OWN, 10),
+            store.reserve(&payer_key(7, 99), print(1), None, F, 5_000, OWN, 10),
             Err(ReserveError::PayerBusy { retry_after: 990 }),
             "until the earliest of its records is forgotten"
         );
         // Other payers are not affected.
         assert_eq!(
-            store.reserve(&payer_key(8, 0), print(1), None, 5_000, OWN, 10),
-            Ok(())
+            store.reserve(&payer_key(8, 0), print(1), None, F, 5_000, OWN, 10),
+            Ok(F.to_string())
         );
         // A record that gets a result leaves the payer's count.
         store
-            .reserve(&payer_key(9, 0), print(1), None, 5_000, OWN, 10)
+            .reserve(&payer_key(9, 0), print(1), None, F, 5_000, OWN, 10)
             .unwrap();
         store.release(&payer_key(9, 0), 1);
         store.expire(1_000);
         assert_eq!(
-            store.reserve(&payer_key(7, 99), print(1), None, 5_000, OWN, 1_000),
-            Ok(())
+            store.reserve(&payer_key(7, 99), print(1), None, F, 5_000, OWN, 1_000),
+            Ok(F.to_string())
         );
         store.finish(&payer_key(7, 99), 1, Stage::Settled(kept(5)));
         assert_eq!(store.open_by_payer[&[7; 20]].len(), 31);
@@ -954,28 +990,28 @@ mod tests {
         // Two paid results fill the result budget...
         for n in 0..2 {
             store
-                .reserve(&payer_key(1, n), print(1), None, 1_000, OWN, 0)
+                .reserve(&payer_key(1, n), print(1), None, F, 1_000, OWN, 0)
                 .unwrap();
             store.finish(&payer_key(1, n), 1, Stage::Settled(kept(5)));
         }
         assert!(matches!(
-            store.reserve(&payer_key(2, 0), print(1), None, 1_000, OWN, 0),
+            store.reserve(&payer_key(2, 0), print(1), None, F, 1_000, OWN, 0),
             Err(ReserveError::Full { .. })
         ));
         // ...and a result-less flood fills only its own budget: the kept results stay.
         let mut store = MemoryStore::with_limits(limits);
         store
-            .reserve(&payer_key(1, 0), print(1), None, 1_000, OWN, 0)
+            .reserve(&payer_key(1, 0), print(1), None, F, 1_000, OWN, 0)
             .unwrap();
         store.finish(&payer_key(1, 0), 1, Stage::Settled(kept(5)));
         for n in 0..4 {
             store
-                .reserve(&payer_key(3, n), print(1), None, 1_000, OWN, 0)
+                .reserve(&payer_key(3, n), print(1), None, F, 1_000, OWN, 0)
                 .unwrap();
             store.finish(&payer_key(3, n), 1, Stage::Spent);
         }
         assert!(matches!(
-            store.reserve(&payer_key(4, 0), print(1), None, 1_000, OWN, 0),
+            store.reserve(&payer_key(4, 0), print(1), None, F, 1_000, OWN, 0),
             Err(ReserveError::Full { .. })
         ));
         assert!(matches!(

@@ -386,17 +386,27 @@ impl Sim {
             .expect("a finished unpaid crawl has an outcome")
     }
 
-    /// Runs one facilitator check ([`Exchange::facilitator_check`]) against the scripted
-    /// endpoints, as a runtime does at start-up and every minute; returns what it recorded.
+    /// Runs the check of the first facilitator ([`Exchange::facilitator_check`]) against the
+    /// scripted endpoints, as a runtime does at start-up and every minute; returns what it
+    /// recorded.
     ///
     /// # Panics
     /// When payments are not configured, or the check exceeds [`MAX_STEPS`].
     pub fn check_facilitator(&mut self) -> crate::server::FacilitatorHealth {
-        let exchange =
-            Exchange::facilitator_check(&self.server, self.now).expect("payments are configured");
+        self.check_facilitator_at(0)
+    }
+
+    /// [`Sim::check_facilitator`] for facilitator `index` (its place in `FACILITATOR_URL`).
+    ///
+    /// # Panics
+    /// When payments are not configured, there is no facilitator `index`, or the check exceeds
+    /// [`MAX_STEPS`].
+    pub fn check_facilitator_at(&mut self, index: usize) -> crate::server::FacilitatorHealth {
+        let exchange = Exchange::facilitator_check(&self.server, index, self.now)
+            .expect("payments are configured");
         let received = self.drive(&mut [Driver::new(exchange, false)]);
         assert!(received[0].is_empty(), "a facilitator check has no client");
-        self.server.facilitator_health()
+        self.server.facilitator_health(index)
     }
 
     /// Drives `exchanges` concurrently until all have finished; returns each one's client bytes.

@@ -1,0 +1,608 @@
+//! Contact data held in the serialized state of JavaScript frameworks, read without running
+//! any script: Next.js App Router RSC payloads (`self.__next_f.push([1,"…"])`: the React
+//! Flight rows, JSON inside a JS string), Next.js pages-router `__NEXT_DATA__`, Nuxt 3
+//! `__NUXT_DATA__` (devalue's flattened JSON array), SvelteKit's `data-sveltekit-fetched`
+//! responses and Astro island `props` (values as `[type, value]` pairs).
+//!
+//! Values are read by their keys, never every string of a blob: emails under `email` keys,
+//! phones under `telephone`/`phone`/`tel`/`mobile` keys, social profile URLs under `sameAs`,
+//! network-named or `social…` keys, addresses from objects with at least two of street,
+//! postcode and locality keys (or a string under `address`). Schema.org objects (`@type`,
+//! `@context`) and JSON-LD text found in the state (a Flight text row, a
+//! `dangerouslySetInnerHTML` string) are JSON-LD, read by `jsonld.rs` with its own rules.
+//!
+//! The prescan (`prescan.rs`) keeps a script for this module only when its opening bytes or
+//! its attributes say it is framework state, so a page without any pays one short comparison
+//! per `<script>`.
+
+use serde_json::{Map, Value};
+
+use crate::extract::html::MarkedAddress;
+use crate::extract::jsonld::JsonLdData;
+use crate::extract::markup::AttributeSpan;
+use crate::extract::whitespace::collapse;
+use crate::pace;
+
+/// Deepest nesting followed in one state value.
+const MAX_DEPTH: usize = 48;
+/// Most JSON nodes (objects, arrays, strings) visited per state script.
+const MAX_NODES: usize = 200_000;
+/// Most bytes of framework state kept per page (the scripts past it are ignored).
+pub const MAX_STATE_BYTES: usize = 4 << 20;
+/// Most state scripts kept per page.
+pub const MAX_STATE_SCRIPTS: usize = 512;
+
+/// How a piece of framework state is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A script of `self.__next_f.push([1,"…"])` calls (Next.js App Router, React Flight rows).
+    NextFlight,
+    /// JSON text (`__NEXT_DATA__`, a SvelteKit fetched response, Astro island props).
+    Json,
+    /// Nuxt 3 `__NUXT_DATA__`: a JSON array whose object and array members are indices into it
+    /// (devalue).
+    NuxtData,
+}
+
+/// One piece of framework state of a page, as written in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// How it is written.
+    pub kind: Kind,
+    /// Its text (a script's content; an attribute's value with character references decoded).
+    pub text: String,
+}
+
+/// The kind of state a `<script>` holds, by its attributes (names lower-cased, spans of
+/// `page`): `id="__NEXT_DATA__"`, `id="__NUXT_DATA__"`, `data-sveltekit-fetched`.
+pub(crate) fn kind_by_attributes(page: &[u8], attributes: &[AttributeSpan]) -> Option<Kind> {
+    attributes.iter().find_map(|attribute| {
+        let name = page.get(attribute.name.range()).unwrap_or_default();
+        let value = page.get(attribute.value.range()).unwrap_or_default();
+        match name {
+            b"id" if value == b"__NEXT_DATA__" => Some(Kind::Json),
+            b"id" if value == b"__NUXT_DATA__" => Some(Kind::NuxtData),
+            b"data-sveltekit-fetched" => Some(Kind::Json),
+            _ => None,
+        }
+    })
+}
+
+/// The kind of state a `<script>` holds, by the first bytes of its content: Next.js's
+/// `self.__next_f.push(` calls.
+pub(crate) fn kind_by_content(content: &[u8]) -> Option<Kind> {
+    let start = content
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(content.len());
+    let head = &content[start..];
+    (head.starts_with(b"self.__next_f.push(") || head.starts_with(b"(self.__next_f=self.__next_f"))
+        .then_some(Kind::NextFlight)
+}
+
+/// The `props` of an `<astro-island>` (attribute spans of `page`), character references
+/// decoded.
+pub(crate) fn astro_props(page: &[u8], attributes: &[AttributeSpan]) -> Option<Script> {
+    let props = attributes
+        .iter()
+        .find(|a| page.get(a.name.range()) == Some(b"props".as_slice()))?;
+    let value = String::from_utf8_lossy(page.get(props.value.range())?);
+    Some(Script {
+        kind: Kind::Json,
+        text: crate::extract::entities::decode_attribute(&value).into_owned(),
+    })
+}
+
+/// What the framework state of a page gives.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct StateData {
+    /// JSON-LD found in the state (text of each block), for `jsonld::read`.
+    pub json_ld: Vec<String>,
+    /// Values read by their keys: emails, telephones, profile URLs (`same_as`), addresses.
+    pub values: JsonLdData,
+}
+
+/// Reads every piece of state of a page.
+pub fn read(scripts: &[Script]) -> StateData {
+    let mut out = StateData::default();
+    let mut flight = String::new();
+    for script in scripts {
+        if !pace::work(script.text.len()) {
+            return out;
+        }
+        match script.kind {
+            Kind::NextFlight => flight_chunks(&script.text, &mut flight),
+            Kind::Json => {
+                if let Ok(value) = serde_json::from_str::<Value>(script.text.trim()) {
+                    Walker::new(&mut out).value(&value, None, 0);
+                }
+            }
+            Kind::NuxtData => {
+                if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(script.text.trim()) {
+                    let mut budget = ReviveBudget {
+                        members: MAX_NODES,
+                        text_bytes: MAX_STATE_BYTES,
+                    };
+                    if let Some(first) = items.first() {
+                        let value = revive(&items, first, 0, &mut budget);
+                        Walker::new(&mut out).value(&value, None, 0);
+                    }
+                }
+            }
+        }
+    }
+    if !flight.is_empty() {
+        flight_rows(&flight, &mut out);
+    }
+    out
+}
+
+/// Appends the strings of the `self.__next_f.push([1,"…"])` calls in `script` to `flight`
+/// (chunks of type 0, 2 and 3 — bootstrap, form state, binary — carry no rows).
+fn flight_chunks(script: &str, flight: &mut String) {
+    const PUSH: &str = "__next_f.push(";
+    let mut rest = script;
+    while let Some(at) = memchr::memmem::find(rest.as_bytes(), PUSH.as_bytes()) {
+        rest = &rest[at + PUSH.len()..];
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        if let Some(Ok(Value::Array(call))) = stream.next() {
+            if let [Value::Number(kind), Value::String(chunk)] = call.as_slice() {
+                if kind.as_u64() == Some(1) {
+                    flight.push_str(chunk);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the React Flight rows of a Next.js payload: `<hex id>:<tag?><JSON>\n`, or
+/// `<hex id>:T<hex byte length>,<text>` (a long string, without a line end).
+fn flight_rows(flight: &str, out: &mut StateData) {
+    let bytes = flight.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let id_end = pos
+            + bytes[pos..]
+                .iter()
+                .position(|b| !b.is_ascii_hexdigit())
+                .unwrap_or(bytes.len() - pos);
+        if bytes.get(id_end) != Some(&b':') {
+            pos = next_line(bytes, pos);
+            continue;
+        }
+        let row = id_end + 1;
+        if bytes.get(row) == Some(&b'T') {
+            let len_start = row + 1;
+            let len_end = len_start
+                + bytes[len_start..]
+                    .iter()
+                    .position(|b| !b.is_ascii_hexdigit())
+                    .unwrap_or(bytes.len() - len_start);
+            let length = std::str::from_utf8(&bytes[len_start..len_end])
+                .ok()
+                .and_then(|hex| usize::from_str_radix(hex, 16).ok());
+            if let (Some(length), Some(b',')) = (length, bytes.get(len_end)) {
+                let start = len_end + 1;
+                let mut end = start.saturating_add(length).min(bytes.len());
+                while !flight.is_char_boundary(end) {
+                    end -= 1;
+                }
+                Walker::new(out).text(&flight[start..end]);
+                pos = end;
+                continue;
+            }
+            pos = next_line(bytes, pos);
+            continue;
+        }
+        // Row tags: `I` (import), `HL` (hint), `E` (error), `D` (debug)…
+        let json_start = row
+            + bytes[row..]
+                .iter()
+                .position(|b| !b.is_ascii_uppercase())
+                .unwrap_or(bytes.len() - row);
+        let mut stream =
+            serde_json::Deserializer::from_str(&flight[json_start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(value)) => {
+                Walker::new(out).value(&value, None, 0);
+                pos = next_line(bytes, json_start + stream.byte_offset());
+            }
+            _ => pos = next_line(bytes, pos),
+        }
+    }
+}
+
+/// The position after the next `\n` from `from` (or the end).
+fn next_line(bytes: &[u8], from: usize) -> usize {
+    match memchr::memchr(b'\n', bytes.get(from..).unwrap_or_default()) {
+        Some(at) => from + at + 1,
+        None => bytes.len(),
+    }
+}
+
+/// What rebuilding one devalue array may cost: members followed, bytes of text copied (an
+/// index may be shared by many members, so the rebuilt value can outgrow the page).
+struct ReviveBudget {
+    members: usize,
+    text_bytes: usize,
+}
+
+/// Rebuilds a devalue value: in `items` (Nuxt's `__NUXT_DATA__` array) an object's values and
+/// an array's members are indices into `items`; `["Reactive", i]`-style pairs wrap one value.
+/// Past the budget, values are `null`.
+fn revive(items: &[Value], value: &Value, depth: usize, budget: &mut ReviveBudget) -> Value {
+    let at = |index: &Value, budget: &mut ReviveBudget| {
+        // Every member followed costs one, however deep (a member past the depth too).
+        if budget.members == 0 {
+            return Value::Null;
+        }
+        budget.members -= 1;
+        if depth >= MAX_DEPTH {
+            return Value::Null;
+        }
+        index
+            .as_u64()
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| items.get(i))
+            .map_or(Value::Null, |v| revive(items, v, depth + 1, budget))
+    };
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (key, index) in map {
+                if budget.members == 0 {
+                    break;
+                }
+                out.insert(key.clone(), at(index, budget));
+            }
+            Value::Object(out)
+        }
+        Value::Array(members) => match members.as_slice() {
+            [Value::String(_), index] if index.is_u64() => at(index, budget),
+            _ => {
+                let mut out = Vec::new();
+                for index in members {
+                    if budget.members == 0 {
+                        break;
+                    }
+                    out.push(at(index, budget));
+                }
+                Value::Array(out)
+            }
+        },
+        Value::String(text) if text.len() > budget.text_bytes => Value::Null,
+        Value::String(text) => {
+            budget.text_bytes -= text.len();
+            Value::String(text.clone())
+        }
+        other => other.clone(),
+    }
+}
+
+/// What a key says its value holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Email,
+    Phone,
+    Social,
+    Address,
+}
+
+/// The field a key names (letters and digits only, lower-cased), if any.
+fn field_of(key: &str) -> Option<Field> {
+    let key = squash(key);
+    let key = key.as_str();
+    if key.contains("fax") {
+        return None;
+    }
+    if matches!(
+        key,
+        "email" | "mail" | "emailaddress" | "courriel" | "correo"
+    ) || key.ends_with("email")
+    {
+        return Some(Field::Email);
+    }
+    if matches!(
+        key,
+        "telephone"
+            | "phone"
+            | "tel"
+            | "phonenumber"
+            | "telephonenumber"
+            | "telefon"
+            | "telefono"
+            | "teléfono"
+            | "téléphone"
+            | "mobile"
+            | "mobil"
+            | "handy"
+            | "cell"
+            | "cellphone"
+    ) || key.ends_with("phone")
+    {
+        return Some(Field::Phone);
+    }
+    if key == "sameas"
+        || key.contains("social")
+        || matches!(
+            key,
+            "facebook" | "instagram" | "linkedin" | "twitter" | "x" | "youtube" | "tiktok" | "xing"
+        )
+    {
+        return Some(Field::Social);
+    }
+    (key == "address").then_some(Field::Address)
+}
+
+/// A key's letters and digits, lower-cased (`contact_email` → `contactemail`).
+fn squash(key: &str) -> String {
+    key.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Keys whose subtree holds examples, not contact data (`placeholder`, `example`).
+fn is_example(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("placeholder") || key.contains("example")
+}
+
+/// The address part a key names: 0 street, 1 postcode, 2 locality.
+fn address_part(key: &str) -> Option<usize> {
+    let key = squash(key);
+    match key.as_str() {
+        "street" | "streetaddress" | "addressline1" | "address1" | "strasse" | "straße" => Some(0),
+        "postalcode" | "postcode" | "zip" | "zipcode" | "plz" | "codepostal" => Some(1),
+        "city" | "locality" | "addresslocality" | "town" | "ort" | "stadt" | "ville" | "ciudad" => {
+            Some(2)
+        }
+        _ => None,
+    }
+}
+
+/// Walks state values, filling a [`StateData`].
+struct Walker<'o> {
+    out: &'o mut StateData,
+    budget: usize,
+}
+
+impl<'o> Walker<'o> {
+    fn new(out: &'o mut StateData) -> Self {
+        Walker {
+            out,
+            budget: MAX_NODES,
+        }
+    }
+
+    /// A long text (a Flight text row): JSON-LD, or JSON walked by its keys, or nothing.
+    fn text(&mut self, text: &str) {
+        let trimmed = text.trim();
+        if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+            return;
+        }
+        if is_json_ld_text(trimmed) {
+            push_unique(&mut self.out.json_ld, trimmed.to_string());
+        } else if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+            self.value(&value, None, 0);
+        }
+    }
+
+    /// `value`, found under a key naming `field` (`None`: no contact field).
+    fn value(&mut self, value: &Value, field: Option<Field>, depth: usize) {
+        if depth > MAX_DEPTH || self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        match value {
+            Value::String(s) => self.string(s, field, depth),
+            Value::Array(items) => {
+                for item in items {
+                    self.value(item, field, depth + 1);
+                }
+            }
+            Value::Object(map) => {
+                if map.contains_key("@type") || map.contains_key("@context") {
+                    push_unique(&mut self.out.json_ld, value.to_string());
+                    return;
+                }
+                self.address_object(map);
+                for (key, child) in map {
+                    if is_example(key) {
+                        continue;
+                    }
+                    // Inside a social container (`socials: [{url: …}]`) every key stays social.
+                    let child_field = match field {
+                        Some(Field::Social) => Some(Field::Social),
+                        _ => field_of(key),
+                    };
+                    self.value(child, child_field, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn string(&mut self, s: &str, field: Option<Field>, depth: usize) {
+        let trimmed = s.trim();
+        if trimmed.starts_with('{') && is_json_ld_text(trimmed) {
+            push_unique(&mut self.out.json_ld, trimmed.to_string());
+            return;
+        }
+        let values = &mut self.out.values;
+        match field {
+            Some(Field::Email) => push_unique(&mut values.emails, trimmed.to_string()),
+            Some(Field::Phone) => push_unique(&mut values.telephones, trimmed.to_string()),
+            Some(Field::Social) => push_unique(&mut values.same_as, trimmed.to_string()),
+            Some(Field::Address) => push_unique(&mut values.address_strings, collapse(trimmed)),
+            // JSON inside a string (a SvelteKit fetched response's `body`).
+            None if trimmed.starts_with('{') => {
+                if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+                    self.value(&value, None, depth + 1);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// An object with at least two of street, postcode and locality keys is an address.
+    fn address_object(&mut self, map: &Map<String, Value>) {
+        let mut parts: [Option<String>; 3] = [None, None, None];
+        for (key, value) in map {
+            if let Some(part) = address_part(key) {
+                let text = match value {
+                    Value::String(s) => Some(collapse(s)),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                };
+                parts[part] = text.filter(|t| !t.is_empty());
+            }
+        }
+        if parts.iter().filter(|p| p.is_some()).count() >= 2 {
+            let [street, postal_code, locality] = parts;
+            push_unique(
+                &mut self.out.values.addresses,
+                MarkedAddress {
+                    street,
+                    locality,
+                    region: None,
+                    postal_code,
+                    country: None,
+                },
+            );
+        }
+    }
+}
+
+/// Whether JSON text is schema.org JSON-LD.
+fn is_json_ld_text(text: &str) -> bool {
+    text.contains("\"@context\"") || text.contains("\"@type\"")
+}
+
+/// Most values of one kind (emails, phones, profiles, addresses, JSON-LD blocks) kept from the
+/// state of one page: far above real pages, and it keeps the uniqueness checks linear.
+const MAX_VALUES: usize = 200;
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if list.len() < MAX_VALUES && !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use url::Url;
+
+    use super::*;
+    use crate::extract::extract_page;
+    use crate::extract::html::parse;
+
+    fn page(url: &str, html: &str) -> crate::extract::PageExtraction {
+        extract_page(&Url::parse(url).unwrap(), None, html.as_bytes())
+    }
+
+    /// A Next.js App Router page whose contact data is only in its RSC payload: translation
+    /// messages with a phone and an email (`\u0040` in the inner JSON), a text row with the
+    /// JSON-LD of the business, and values that must not be read: a sentence with a number
+    /// under no contact key, placeholders, a fax.
+    const NEXT_FLIGHT: &str = r#"<!DOCTYPE html><html lang="de"><head><title>Beispiel Bau</title></head>
+<body><div id="root"><h1>Beispiel Bau</h1><p>Willkommen</p></div>
+<script>(self.__next_f=self.__next_f||[]).push([0])</script>
+<script>self.__next_f.push([1,"1:HL[\"/_next/static/css/a.css\",\"style\"]\n2:I[2846,[],\"\"]\n"])</script>
+<script>self.__next_f.push([1,"5:[\"$\",\"$L2\",null,{\"locale\":\"de\",\"messages\":{\"topBar\":{\"phone\":\"+49 30 2847 1022\",\"fax\":\"+49 30 2847 1023\"},\"footer\":{\"mail\":\"kontakt\\u0040beispiel-bau.de\",\"intro\":\"Rufen Sie +49 30 2847 1099 an\",\"address\":\"Hauptstra\u00dfe 5, 10115 Berlin\"},\"form\":{\"emailPlaceholder\":\"max@mustermann.de\",\"placeholders\":{\"email\":\"erika@mustermann.de\"}}}}]\n"])</script>
+<script>self.__next_f.push([1,"6:T98,"])</script>
+<script>self.__next_f.push([1,"{\"@context\":\"https://schema.org\",\"@type\":\"LocalBusiness\",\"name\":\"Beispiel Bau GmbH\",\"sameAs\":[\"https://www.facebook.com/p/Beispiel-Bau-61566745449635\"]}7:null\n"])</script>
+</body></html>"#;
+
+    #[test]
+    fn next_flight_values_are_read_by_their_keys() {
+        let got = page("https://beispiel-bau.de/", NEXT_FLIGHT);
+        assert_eq!(got.phones, ["+493028471022"]);
+        assert_eq!(got.emails, ["kontakt@beispiel-bau.de"]);
+        assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
+        assert_eq!(got.addresses[0].postal_code.as_deref(), Some("10115"));
+        assert_eq!(got.company_name.as_deref(), Some("Beispiel Bau GmbH"));
+    }
+
+    #[test]
+    fn json_ld_in_a_flight_text_row_is_json_ld() {
+        let doc = parse(NEXT_FLIGHT);
+        let state = read(&doc.state);
+        assert_eq!(state.json_ld.len(), 1, "{:?}", state.json_ld);
+        assert!(state.json_ld[0].starts_with("{\"@context\""));
+        let json_ld = crate::extract::jsonld::read(&state.json_ld);
+        assert_eq!(json_ld.org_names, ["Beispiel Bau GmbH"]);
+        assert_eq!(
+            json_ld.same_as,
+            ["https://www.facebook.com/p/Beispiel-Bau-61566745449635"]
+        );
+    }
+
+    #[test]
+    fn next_data_nuxt_data_astro_props_and_sveltekit_responses() {
+        let html = r#"<html><body><p>Kontakt</p>
+<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"company":{"phone":"+49 89 7654321","contactEmail":"info@next-laden.de","street":"Lindenweg 3","zip":"80331","city":"München","socials":[{"platform":"instagram","url":"https://www.instagram.com/nextladen"}]}}},"page":"/"}</script>
+<script type="application/json" id="__NUXT_DATA__" data-ssr="true">[["ShallowReactive",1],{"data":2},["ShallowReactive",3],{"contact":4},{"email":5,"telephone":6},"hallo@nuxt-laden.de","+49 40 2345678"]</script>
+<astro-island uid="Z1" component-url="/c.js" props="{&quot;email&quot;:[0,&quot;office@astro-laden.de&quot;],&quot;linkedin&quot;:[0,&quot;https://www.linkedin.com/company/astro-laden&quot;]}"></astro-island>
+<script type="application/json" data-sveltekit-fetched data-url="/api/contact">{"status":200,"statusText":"","headers":{},"body":"{\"email\":\"team@svelte-laden.de\",\"phone\":\"+49 221 345678\"}"}</script>
+<script>var config = {"email": "tracker@analytics.example", "phone": "+49 30 5555555"};</script>
+</body></html>"#;
+        let got = page("https://laden.de/", html);
+        assert_eq!(
+            got.emails,
+            [
+                "info@next-laden.de",
+                "hallo@nuxt-laden.de",
+                "office@astro-laden.de",
+                "team@svelte-laden.de"
+            ]
+        );
+        assert_eq!(got.phones, ["+49897654321", "+49402345678", "+49221345678"]);
+        let socials: Vec<&str> = got.socials.iter().map(|(_, u)| u.as_str()).collect();
+        assert_eq!(
+            socials,
+            [
+                "https://instagram.com/nextladen",
+                "https://linkedin.com/company/astro-laden"
+            ]
+        );
+        assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
+        assert_eq!(got.addresses[0].street.as_deref(), Some("Lindenweg 3"));
+    }
+
+    #[test]
+    fn only_state_scripts_are_kept() {
+        let doc = parse(
+            r#"<script>var a = "self.__next_f.push([1,\"x\"])";</script><script src="/a.js"></script>
+<script id="__NEXT_DATA__" type="application/json">{}</script><script>
+ self.__next_f.push([1,"0:null\n"])</script><p>x</p>"#,
+        );
+        let kinds: Vec<Kind> = doc.state.iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [Kind::Json, Kind::NextFlight]);
+    }
+
+    #[test]
+    fn a_flight_text_row_is_cut_by_its_byte_length() {
+        // A text row of 7 bytes, then a JSON row right after it; a length that ends inside a
+        // character, rows cut short and junk do not panic.
+        let mut out = StateData::default();
+        flight_rows("1:T7,{\"a\":1}2:{\"email\":\"a@b.de\"}\n", &mut out);
+        assert_eq!(out.values.emails, ["a@b.de"]);
+        flight_rows("1:T2,h\u{e9}llo\n", &mut StateData::default());
+        flight_rows("zz\n1:T\n2:E{\n3:", &mut StateData::default());
+    }
+
+    #[test]
+    fn shared_devalue_references_stay_bounded() {
+        // Item 0 is an array of 2 000 references to itself, and a long string: rebuilt naively
+        // it would never end.
+        let mut items: Vec<String> = vec!["0".to_string(); 2_000];
+        items.push("1".to_string());
+        let text = format!("[[{}],\"{}\"]", items.join(","), "x".repeat(100_000));
+        let scripts = [Script {
+            kind: Kind::NuxtData,
+            text,
+        }];
+        assert_eq!(read(&scripts), StateData::default());
+    }
+}
