@@ -15,7 +15,7 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settle::{chain_query, CHAIN_READ_BUDGET};
+use super::settle::chain_query;
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainVerdict};
 

@@ -43,6 +43,11 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use crate::api::{self, reply_for, ApiError, ContactExtractionResult, ErrorCode, Failure};
+use crate::budget::{
+    BODY_TIMEOUT, CHAIN_READ_BUDGET, FACILITATOR_CHECK_TIMEOUT, HEAD_TIMEOUT, JOB_TIMEOUT,
+    MIN_BUILD_TIME, PAGE_TIMEOUT, PAGE_WORK_BUDGET, RESERVE_LEASE, SETTLE_BUDGET, SETTLE_LEASE,
+    SETTLE_MARGIN, SETTLE_RETRY_DELAY,
+};
 use crate::client_ip::client_ip;
 use crate::config::PaymentConfig;
 use crate::crawl;
@@ -80,18 +85,8 @@ use crate::store::{
     Admission, Admit, Recall, StoreFailure, StoreId, StoreOp, StoreReply, STORE_RETRY_AFTER,
     STORE_TIMEOUT,
 };
-use crate::work::{
-    BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId, PAGE_WORK_BUDGET,
-};
+use crate::work::{BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId};
 
-/// Time a client has to send a complete request head (and, between requests, to start one).
-pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
-/// Time a client has to send the body after the head.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Whole paid job up to the settlement, from the request head (docs/contract.md: 30 s).
-pub const JOB_TIMEOUT: Duration = Duration::from_secs(30);
-/// One page, all hops included (docs/contract.md: 15 s).
-pub const PAGE_TIMEOUT: Duration = Duration::from_secs(15);
 mod crawling;
 mod inbound;
 mod judge;
@@ -102,17 +97,6 @@ mod settle;
 mod stored;
 
 pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
-pub use probe::{FACILITATOR_CHECK_INTERVAL, FACILITATOR_CHECK_TIMEOUT};
-/// The settlement's own budget, from its first `/settle`, whatever is left of the job deadline
-/// (docs/payments.md: 15 s).
-pub const SETTLE_BUDGET: Duration = Duration::from_secs(15);
-/// Every `/settle` of a job ends this long before the authorization's `validBefore`: the
-/// reference facilitator refuses to settle within 6 s of it by its own clock (x402 reference
-/// `verifyEIP3009` check 7: `validBefore >= now + 6`), USDC refuses a transfer at or after
-/// it, and the facilitator's clock and the chain's may trail ours: 4 s of room for skew.
-pub const SETTLE_MARGIN: Duration = Duration::from_secs(10);
-/// Pause before the second `/settle` after an unknown outcome (docs/payments.md).
-pub const SETTLE_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// `Retry-After` of a 503 "settlement pending", in seconds (docs/payments.md).
 pub const SETTLEMENT_PENDING_RETRY_AFTER: u64 = 5;
 /// `Retry-After` of a 503 for a request whose payment is still being processed, in seconds.
@@ -120,30 +104,12 @@ pub const IN_PROGRESS_RETRY_AFTER: u64 = 2;
 /// The message of a 503 "settlement pending" (docs/payments.md).
 pub const SETTLEMENT_PENDING_MESSAGE: &str =
     "settlement pending: retry with the same PAYMENT-SIGNATURE";
-/// The result build (merge and serialisation, on a worker) must end by the job deadline — so
-/// the settlement budget still fits in the authorization's validity — but gets at least this
-/// long after the crawl; later, the job is answered 500 and not charged.
-pub const MIN_BUILD_TIME: Duration = Duration::from_secs(5);
 /// Most bytes of a client's input held at once: one request head and body at their limits
 /// (32 KiB + 16 KiB). While a job runs, what a client sends behind its request (a pipelined
 /// request, or a stream) waits in this buffer; past it, the runtime stops reading the client
 /// ([`Exchange::client_read_limit`]), so a client cannot grow the service's memory.
 pub const INBOUND_LIMIT: usize =
     crate::http::request::MAX_HEAD_BYTES + crate::http::request::MAX_BODY_BYTES;
-/// How long a draining service waits for its paid jobs before it exits (docs/operations.md,
-/// "Drain"): a job's crawl, its result build and its settlement budget, plus 10 s (the chain
-/// reading, 5 s, fits inside them).
-pub const DRAIN_GRACE: Duration = Duration::from_secs(
-    JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + SETTLE_BUDGET.as_secs() + 10,
-);
-/// How long a reservation is its instance's before another may take it over (its instance
-/// died mid-job): the job's whole time to its settlement, with a margin (docs/payments.md).
-pub const RESERVE_LEASE: Duration =
-    Duration::from_secs(JOB_TIMEOUT.as_secs() + MIN_BUILD_TIME.as_secs() + 10);
-/// How long a settlement is its instance's before another may settle again (its instance
-/// died mid-settlement): the settlement budget and the chain reading, with a margin.
-pub const SETTLE_LEASE: Duration =
-    Duration::from_secs(SETTLE_BUDGET.as_secs() + settle::CHAIN_READ_BUDGET.as_secs() + 5);
 /// How often an extra page waiting for page memory tries again.
 const MEMORY_RETRY: Duration = Duration::from_millis(50);
 /// Largest facilitator reply, in bytes.

@@ -8,8 +8,6 @@ use crate::eth::{hex, parse_address, parse_uint256};
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
 use crate::payment::offer_receipt::{self, ReceiptPayload};
 
-/// Time the chain reading (up to four JSON-RPC calls) gets, after the settlement's attempts.
-pub const CHAIN_READ_BUDGET: Duration = Duration::from_secs(5);
 /// Largest JSON-RPC answer read, in bytes (a receipt with its logs, a page of logs).
 pub(super) const MAX_CHAIN_REPLY: usize = 1024 * 1024;
 
