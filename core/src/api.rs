@@ -246,7 +246,7 @@ pub enum Failure {
     UnsupportedContentType,
     /// Homepage over the size cap.
     ResponseTooLarge,
-    /// Homepage whose extraction ran over [`crate::work::PAGE_WORK_BUDGET`].
+    /// Homepage whose extraction ran over [`crate::budget::PAGE_WORK_BUDGET`].
     TooCostly,
     /// Job deadline passed before the homepage was read.
     Timeout,

@@ -19,9 +19,9 @@ use crate::payment::requirements::{atomic_amount, PaymentTerms, BASE_MAINNET, BA
 /// Base Sepolia (CAIP-2) and its USDC, whose EIP-712 name is `"USDC"`.
 const BASE_SEPOLIA: &str = "eip155:84532";
 /// Smallest `X402_MAX_TIMEOUT_SECONDS`: a payment must still be valid for 60 s when it arrives
-/// ([`crate::payment::verify::MIN_VALIDITY_SECONDS`]), plus 4 s for the client's signing,
+/// ([`crate::budget::MIN_VALIDITY_SECONDS`]), plus 4 s for the client's signing,
 /// the trip and clock skew.
-pub const MIN_MAX_TIMEOUT_SECONDS: u64 = crate::payment::verify::MIN_VALIDITY_SECONDS + 4;
+pub const MIN_MAX_TIMEOUT_SECONDS: u64 = crate::budget::MIN_VALIDITY_SECONDS + 4;
 const BASE_SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 /// A variable with an unusable value.

@@ -203,7 +203,7 @@ pub enum Input<'a> {
         /// How long `Work::run` ran on its worker: the worker thread's CPU time (measured by
         /// the runtime: the core reads no clock; time spent waiting for a core does not
         /// count). A page that took longer than
-        /// [`crate::work::PAGE_WORK_BUDGET`] is treated as too costly to process.
+        /// [`crate::budget::PAGE_WORK_BUDGET`] is treated as too costly to process.
         took: Duration,
     },
     /// The answer to `Output::Store`.
@@ -339,7 +339,7 @@ pub struct RequestEvent {
     /// jobs at `MAX_CONCURRENT_JOBS`, the payment store full).
     pub shed: bool,
     /// Pages left out because their extraction took longer than
-    /// [`crate::work::PAGE_WORK_BUDGET`].
+    /// [`crate::budget::PAGE_WORK_BUDGET`].
     pub pages_too_costly: u32,
     /// Why the request failed, for an operator: the homepage's fetch, or a facilitator call
     /// with no usable reply — the runtime's IO failure or the fetch step that timed out ("dns:

@@ -78,6 +78,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod api;
+pub mod budget;
 pub mod client_ip;
 pub mod config;
 pub mod connections;

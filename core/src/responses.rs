@@ -104,7 +104,7 @@ pub(crate) fn failure_message(failure: &Failure) -> String {
         Failure::TooCostly => format!(
             "the homepage was too costly to process (over the {} s work budget per page); \
              this request changed nothing",
-            crate::work::PAGE_WORK_BUDGET.as_secs()
+            crate::budget::PAGE_WORK_BUDGET.as_secs()
         ),
         Failure::Timeout => "the site did not answer before the deadline".to_string(),
         Failure::Internal => {

@@ -118,7 +118,7 @@ impl Offers {
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
 /// "Readiness"). The runtime starts a check at start-up and then every
-/// [`crate::exchange::FACILITATOR_CHECK_INTERVAL`] ([`crate::exchange::Exchange::facilitator_check`]).
+/// [`crate::budget::FACILITATOR_CHECK_INTERVAL`] ([`crate::exchange::Exchange::facilitator_check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FacilitatorHealth {
     /// No check has ended yet.

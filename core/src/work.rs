@@ -14,6 +14,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::api::{ContactExtractionResult, Failure};
+use crate::budget::PAGE_WORK_BUDGET;
 use crate::crawl::{self, CrawlPlan};
 use crate::extract::{PageExtraction, SiteInfo};
 use crate::fetch::decode::decode_body;
@@ -22,15 +23,6 @@ use crate::fetch::{FetchError, MAX_PAGE_BYTES};
 use crate::payment::verify::{verify_locally, PaymentError, VerifiedPayment};
 use crate::payment::{PaymentPayload, PaymentRequirements};
 use crate::server::{Extractor, Merger};
-
-/// Longest a page's decoding and extraction may run on a worker, in CPU time of the worker
-/// thread (a CPU budget per page; a worker kept waiting by a busy machine does not
-/// use it up). The runtime reports how long each piece of work ran (`Input::WorkDone::took`); an
-/// extra page over the budget is left out of the result, a homepage over it ends the job with
-/// 422 `RESPONSE_TOO_LARGE` ([`Failure::TooCostly`]), never settled. The costliest crafted
-/// 2 MiB pages (`benches/pathological`) take under 0.3 s in a release build, so only a bug
-/// or a class of page nobody has measured reaches it.
-pub const PAGE_WORK_BUDGET: Duration = Duration::from_secs(3);
 
 /// Names one piece of work of an exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use contact_core::api::ErrorCode;
+use contact_core::budget::FACILITATOR_CHECK_TIMEOUT;
 use contact_core::config::{Config, PaymentConfig};
-use contact_core::exchange::{Exchange, FACILITATOR_CHECK_TIMEOUT};
+use contact_core::exchange::Exchange;
 use contact_core::payment::{codec, PaymentRequired, PaymentRequirements, SettleResponse};
 use contact_core::server::FacilitatorHealth;
 use contact_core::testing::sim::{
@@ -1220,7 +1221,7 @@ fn an_extractor_panic_on_an_extra_page_skips_that_page() {
 #[test]
 fn a_homepage_over_the_work_budget_is_a_422_never_charged() {
     let mut sim = world(&[]);
-    let over = contact_core::work::PAGE_WORK_BUDGET + std::time::Duration::from_millis(1);
+    let over = contact_core::budget::PAGE_WORK_BUDGET + std::time::Duration::from_millis(1);
     sim.page_work_delays
         .insert("https://www.acme-shop.com/".into(), over);
     let r = one(&sim.request(&paid_post(&sim, 63)));
@@ -1238,7 +1239,7 @@ fn a_homepage_over_the_work_budget_is_a_422_never_charged() {
 #[test]
 fn an_extra_page_over_the_work_budget_is_left_out_and_logged() {
     let mut sim = world(&[]);
-    let budget = contact_core::work::PAGE_WORK_BUDGET;
+    let budget = contact_core::budget::PAGE_WORK_BUDGET;
     // Exactly the budget is still within it; over it is not.
     sim.page_work_delays
         .insert("https://www.acme-shop.com/".into(), budget);
@@ -3130,7 +3131,7 @@ fn a_store_that_fails_or_answers_late_fails_closed_before_any_facilitator_call()
         .contains("in progress"));
     assert_eq!(calls(&a, "/verify"), 0);
     // ...and is taken over when it runs out: no money moved before /settle.
-    a.advance(contact_core::exchange::RESERVE_LEASE + std::time::Duration::from_secs(1));
+    a.advance(contact_core::budget::RESERVE_LEASE + std::time::Duration::from_secs(1));
     let paid = one(&a.request(&request));
     assert_eq!(paid.status, 200, "{}", paid.body);
     assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (1, 1));
@@ -3159,7 +3160,7 @@ fn an_instance_that_dies_mid_settlement_is_taken_over_after_its_lease() {
     assert_error(&wait, 503, "INTERNAL_ERROR");
     assert!(wait.header("Retry-After").is_some());
     assert_eq!(calls(&b, "/settle"), 0, "not while the lease runs");
-    b.advance(contact_core::exchange::SETTLE_LEASE + std::time::Duration::from_secs(1));
+    b.advance(contact_core::budget::SETTLE_LEASE + std::time::Duration::from_secs(1));
     let recovered = one(&b.request(&request));
     assert_eq!(recovered.status, 200, "{}", recovered.body);
     assert_eq!(recovered.body["requestId"], lost.body["requestId"]);

@@ -336,7 +336,7 @@ pub fn signal_line(name: &str, round: usize) -> String {
     if round == 0 {
         format!(
             "received {name}; draining (up to {} s; a second signal exits now)",
-            contact_core::exchange::DRAIN_GRACE.as_secs()
+            contact_core::budget::DRAIN_GRACE.as_secs()
         )
     } else {
         format!("received {name} again; exiting")
@@ -405,7 +405,7 @@ pub async fn drain_connections<Sleep, Stop>(
 }
 
 /// Checks each facilitator's `GET /supported` (one after the other) now and
-/// [`contact_core::exchange::FACILITATOR_CHECK_INTERVAL`] after each round ends
+/// [`contact_core::budget::FACILITATOR_CHECK_INTERVAL`] after each round ends
 /// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` and the choice of a
 /// new payment's facilitator read the outcomes), logs each change of an outcome, and signs
 /// the offers again when due (`Server::refresh_offers`). `drive` runs one client-less exchange
@@ -419,7 +419,8 @@ pub async fn check_facilitator<Drive, Sleep>(
     Drive: std::future::Future,
     Sleep: std::future::Future,
 {
-    use contact_core::exchange::{Exchange, FACILITATOR_CHECK_INTERVAL};
+    use contact_core::budget::FACILITATOR_CHECK_INTERVAL;
+    use contact_core::exchange::Exchange;
     let log_format = server.config().log_format;
     let urls: Vec<String> = match &server.config().payment {
         PaymentConfig::Ready { facilitators, .. } => {

@@ -51,7 +51,7 @@ pub fn run_service(setup: ServeSetup) -> ExitCode {
             let _ = stop_sender.send(()).await;
         }
     });
-    let grace = contact_core::exchange::DRAIN_GRACE;
+    let grace = contact_core::budget::DRAIN_GRACE;
     crate::start_workers(workers);
     crate::run(io_threads, async move {
         // The metrics listener lives as long as the service (dropped with its task).

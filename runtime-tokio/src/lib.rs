@@ -23,8 +23,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use contact_core::api::{ApiError, ContactExtractionResult, ErrorCode};
+use contact_core::budget::DRAIN_GRACE;
 use contact_core::config::Config;
-use contact_core::exchange::{Exchange, DRAIN_GRACE};
+use contact_core::exchange::Exchange;
 use contact_core::server::Server;
 use contact_runtime_common::log::{flush_logs, log_line};
 use contact_runtime_common::service::{

@@ -8,11 +8,6 @@
 use super::*;
 use crate::server::FacilitatorHealth;
 
-/// How often a runtime starts a facilitator check: at start-up, then this long after each
-/// check ended.
-pub const FACILITATOR_CHECK_INTERVAL: Duration = Duration::from_secs(60);
-/// The whole check (DNS, connect, TLS, answer); no answer by then is "unreachable".
-pub const FACILITATOR_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest `/supported` answer read, in bytes.
 const MAX_SUPPORTED_REPLY: usize = 64 * 1024;
 

@@ -105,6 +105,9 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
         }
         let irish_county = page_region == Some("IE") && p.ie_county.is_match(line);
         if line.len() > MAX_LINE || !(irish_county || Shapes::of(line.as_bytes()).any()) {
+            if let Some(found) = labelled_street(line, index, page_region) {
+                out.push(found);
+            }
             continue;
         }
         pace::work(MATCHED_LINE_UNITS);
@@ -486,6 +489,86 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
         && ends_with_house_number(line)
         && !Shapes::of(line.as_bytes()).any();
     usable.then(|| line.to_string())
+}
+
+/// Labels that open a line holding the business's address, lower-case, with their colon.
+const ADDRESS_LABELS: &[&str] = &[
+    "address:",
+    "adresse:",
+    "adres:",
+    "anschrift:",
+    "domicilio:",
+    "domicilio social:",
+    "dirección:",
+    "direccion:",
+    "indirizzo:",
+    "sede:",
+    "sede legale:",
+    "morada:",
+    "endereço:",
+    "siège social:",
+    "siège:",
+    "adresa:",
+];
+
+/// An address without postcode on a line that an address label opens (`Domicilio: AVENIDA
+/// PIRINEOS 16, ZUERA, ZARAGOZA`): the street is the text up to its house number (a street
+/// word is needed), then the town and the province or region, when they are place names.
+fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Option<TextAddress> {
+    // Cheap refusal: a colon near the start of a short line.
+    let head = line.trim_start();
+    if head.len() > 160 || !head.as_bytes().iter().take(24).any(|b| *b == b':') {
+        return None;
+    }
+    let lower = head.to_lowercase();
+    let label = ADDRESS_LABELS.iter().find(|l| lower.starts_with(*l))?;
+    let rest = head.get(label.len()..)?.trim();
+    if rest.contains('@') || rest.contains("http") {
+        return None;
+    }
+    let chunks: Vec<&str> = rest.split(',').map(str::trim).collect();
+    // The street: the chunks up to the first that ends with a house number.
+    let number_at = chunks.iter().position(|c| {
+        ends_with_house_number(c) || c.chars().all(|ch| ch.is_ascii_digit()) && !c.is_empty()
+    })?;
+    let street = chunks[..=number_at].join(", ");
+    let street_lower = street.to_lowercase();
+    if !has_street_word(&street_lower) || street.len() > 80 || !has_street_name(&street) {
+        return None;
+    }
+    let place = |i: usize| {
+        chunks
+            .get(i)
+            .filter(|c| {
+                !c.is_empty()
+                    && c.split_whitespace().count() <= 4
+                    && c.chars().all(|ch| {
+                        ch.is_alphabetic() || matches!(ch, ' ' | '-' | '\'' | '.' | '(' | ')')
+                    })
+            })
+            .map(|c| c.to_string())
+    };
+    let locality = place(number_at + 1)?;
+    let region_name = place(number_at + 2);
+    let region = street_language_region(&street_lower).or_else(|| {
+        EU_NUMERIC
+            .iter()
+            .chain(THREE_TWO)
+            .chain(&["US", "GB", "NL", "PT", "PL", "IE", "CA", "AU"])
+            .find(|r| Some(**r) == page_region)
+            .copied()
+    })?;
+    Some(TextAddress {
+        parts: MarkedAddress {
+            street: Some(street),
+            locality: Some(locality),
+            region: region_name,
+            postal_code: None,
+            country: None,
+        },
+        region,
+        line: index,
+    })
 }
 
 /// Whether the text after a town ends the line (or names a country only).
@@ -1406,6 +1489,30 @@ mod tests {
         assert_eq!(a.postal_code.as_deref(), Some("98-235"));
         assert_eq!(a.street.as_deref(), Some("Zawady 38A"));
         assert!(from_lines(&["Tel. 12-345 678"], Some("PL")).is_empty());
+    }
+
+    #[test]
+    fn a_labelled_street_without_postcode() {
+        let a = one(
+            &["Domicilio: AVENIDA PIRINEOS 16, ZUERA, ZARAGOZA"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("AVENIDA PIRINEOS 16"));
+        assert_eq!(a.locality.as_deref(), Some("ZUERA"));
+        assert_eq!(a.region.as_deref(), Some("ZARAGOZA"));
+        assert_eq!(a.postal_code, None);
+        let a = one(&["Adresse: Hauptstraße 5, Graz"], Some("AT"));
+        assert_eq!(a.street.as_deref(), Some("Hauptstraße 5"));
+        // Without a label, a street word, a house number or a town: no address.
+        for line in [
+            "AVENIDA PIRINEOS 16, ZUERA, ZARAGOZA",
+            "Domicilio: el que figura en el registro, 16",
+            "Adresse: Hauptstraße, Graz",
+            "Adresse: Hauptstraße 5",
+            "Address: info@acme.com",
+        ] {
+            assert!(from_lines(&[line], Some("ES")).is_empty(), "{line}");
+        }
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub(crate) struct AddressList {
     by_key: BTreeMap<String, usize>,
     /// Postcode as written → entries with it, in order.
     by_postcode: BTreeMap<String, Vec<usize>>,
+    /// Street, letters and digits only, lower-case → first entry with it.
+    by_street: BTreeMap<String, usize>,
     cap: usize,
 }
 
@@ -35,12 +37,14 @@ impl AddressList {
             entries: Vec::new(),
             by_key: BTreeMap::new(),
             by_postcode: BTreeMap::new(),
+            by_street: BTreeMap::new(),
             cap,
         }
     }
 
     /// Adds `candidate`, or merges it into the first entry it repeats: the same
-    /// [`address_key`], or the same postcode where one of the two has no street.
+    /// [`address_key`], the same postcode where one of the two has no street, or the same
+    /// street where one of the two has no postcode.
     pub(crate) fn push(&mut self, candidate: MarkedAddress) -> Pushed {
         if candidate.street.is_none() && candidate.postal_code.is_none() {
             return Pushed::Ignored;
@@ -54,12 +58,20 @@ impl AddressList {
                 .copied()
                 .find(|i| candidate.street.is_none() || self.entries[*i].street.is_none())
         });
-        let Some(index) = by_key.into_iter().chain(by_postcode).min() else {
+        let street = candidate.street.as_deref().map(squash);
+        let by_street = street
+            .as_ref()
+            .and_then(|street| self.by_street.get(street).copied())
+            .filter(|i| candidate.postal_code.is_none() || self.entries[*i].postal_code.is_none());
+        let Some(index) = by_key.into_iter().chain(by_postcode).chain(by_street).min() else {
             if self.entries.len() >= self.cap {
                 return Pushed::Ignored;
             }
             let index = self.entries.len();
             self.by_key.insert(key, index);
+            if let Some(street) = street {
+                self.by_street.entry(street).or_insert(index);
+            }
             if let Some(postcode) = &candidate.postal_code {
                 self.by_postcode
                     .entry(postcode.clone())
@@ -71,6 +83,8 @@ impl AddressList {
         };
         let existing = &mut self.entries[index];
         let had_street = existing.street.is_some();
+        let had_postcode = existing.postal_code.is_some();
+        let old_key = address_key(existing);
         let fill = |slot: &mut Option<String>, value: &Option<String>| {
             if slot.is_none() {
                 slot.clone_from(value);
@@ -80,15 +94,21 @@ impl AddressList {
         fill(&mut existing.locality, &candidate.locality);
         fill(&mut existing.region, &candidate.region);
         fill(&mut existing.country, &candidate.country);
-        if !had_street && existing.street.is_some() {
-            // A filled-in street changes the entry's key: later sightings match the new one.
-            let old = address_key(&MarkedAddress {
-                street: None,
-                ..existing.clone()
-            });
+        fill(&mut existing.postal_code, &candidate.postal_code);
+        if (!had_street && existing.street.is_some())
+            || (!had_postcode && existing.postal_code.is_some())
+        {
+            // A filled-in street or postcode changes the entry's key: later sightings match
+            // the new one.
             let new = address_key(existing);
-            if self.by_key.get(&old) == Some(&index) {
-                self.by_key.remove(&old);
+            if let (false, Some(street)) = (had_street, existing.street.as_deref()) {
+                self.by_street.entry(squash(street)).or_insert(index);
+            }
+            if let (false, Some(postcode)) = (had_postcode, existing.postal_code.clone()) {
+                self.by_postcode.entry(postcode).or_default().push(index);
+            }
+            if self.by_key.get(&old_key) == Some(&index) {
+                self.by_key.remove(&old_key);
             }
             let slot = self.by_key.entry(new).or_insert(index);
             *slot = (*slot).min(index);
@@ -100,6 +120,15 @@ impl AddressList {
     pub(crate) fn into_entries(self) -> Vec<MarkedAddress> {
         self.entries
     }
+}
+
+/// `text` lower-cased with its letters and digits only (`Avenida Pirineos, 16` and `AVENIDA
+/// PIRINEOS 16` are one street).
+fn squash(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Identity of an address for de-duplication: postcode (upper-case, no spaces) and the first
@@ -189,6 +218,40 @@ mod tests {
             address(Some("1 Main St"), Some("Denver"), Some("80202"))
         );
         assert_eq!(entries[2], address(Some("Main St"), Some("X"), None));
+    }
+
+    #[test]
+    fn a_street_without_postcode_is_the_same_street_with_one() {
+        let mut list = AddressList::new(10);
+        assert_eq!(
+            list.push(address(Some("AVENIDA PIRINEOS 16"), Some("ZUERA"), None)),
+            Pushed::Added(0)
+        );
+        assert_eq!(
+            list.push(address(
+                Some("Avenida Pirineos, 16"),
+                Some("Zuera"),
+                Some("50800")
+            )),
+            Pushed::Merged(0)
+        );
+        // The postcode filled in: later sightings with it merge by key.
+        assert_eq!(
+            list.push(address(Some("Av. Pirineos 16"), None, Some("50800"))),
+            Pushed::Merged(0)
+        );
+        assert_eq!(
+            list.push(address(Some("Avenida Pirineos 16"), None, None)),
+            Pushed::Merged(0)
+        );
+        // The same street with two postcodes stays two addresses.
+        assert_eq!(
+            list.push(address(Some("Avenida Pirineos 16"), None, Some("50801"))),
+            Pushed::Added(1)
+        );
+        let entries = list.into_entries();
+        assert_eq!(entries[0].postal_code.as_deref(), Some("50800"));
+        assert_eq!(entries[0].street.as_deref(), Some("AVENIDA PIRINEOS 16"));
     }
 
     #[test]

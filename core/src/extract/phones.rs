@@ -406,6 +406,7 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
             let prev = line[..start].chars().next_back().unwrap_or(' ');
             (prev.is_alphanumeric() || prev == '_' || prev == '€' || prev == '$' || prev == '£')
                 && !ends_with_glued_label(&line[..start])
+                || continues_code(&line[..start])
         };
         if !glued {
             break;
@@ -514,6 +515,25 @@ fn ends_with_glued_label(before: &str) -> bool {
     GLUED_LABELS.contains(&lower.as_str())
 }
 
+/// Whether `before` ends with a code of letters and digits and one space (`DE21 337 1503`, a
+/// VAT number printed in groups; `NL91 ABNA 0417 1643 00`, an IBAN): the digits that follow
+/// continue the code.
+fn continues_code(before: &str) -> bool {
+    let Some(token_end) = before
+        .strip_suffix(' ')
+        .or_else(|| before.strip_suffix('\u{a0}'))
+    else {
+        return false;
+    };
+    let token_start = token_end
+        .rfind(|c: char| !c.is_ascii_alphanumeric())
+        .map_or(0, |i| i + 1);
+    let token = &token_end.as_bytes()[token_start..];
+    token.len() >= 3
+        && token[0].is_ascii_uppercase()
+        && token.last().is_some_and(u8::is_ascii_digit)
+}
+
 /// Length in bytes of the separator at the start of `s` (0 when there is none).
 fn separator_len(s: &str) -> usize {
     let mut len = 0;
@@ -618,11 +638,22 @@ fn validate(
     };
     let number = match parse_valid(region) {
         Some(number) => number,
-        None if hint.weak
-            && region != Some(Region::US)
-            && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned)) =>
-        {
-            parse_valid(Some(Region::US))?
+        None if hint.weak && !cleaned.starts_with('+') => {
+            // A region from `<html lang>` only: a number written the North American way may
+            // be one; otherwise the other countries where the language is spoken
+            // (`076 816 38 38` on an Italian page is Swiss), the first that makes it valid.
+            let nanp = region != Some(Region::US)
+                && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned));
+            nanp.then(|| parse_valid(Some(Region::US)))
+                .flatten()
+                .or_else(|| {
+                    region
+                        .map(sibling_regions)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|code| code.parse::<Region>().ok())
+                        .find_map(|sibling| parse_valid(Some(sibling)))
+                })?
         }
         None => return None,
     };
@@ -630,6 +661,21 @@ fn validate(
         return None;
     }
     Some(number.format_as(PhoneNumberFormat::E164).into_owned())
+}
+
+/// The other countries where the main language of `region` is a national language (for a
+/// region guessed from `<html lang>`), most populous first.
+fn sibling_regions(region: Region) -> &'static [&'static str] {
+    match region {
+        Region::IT => &["CH", "SM"],
+        Region::DE => &["AT", "CH", "LU", "LI"],
+        Region::FR => &["BE", "CH", "LU", "MC"],
+        Region::NL => &["BE"],
+        Region::SE => &["FI"],
+        Region::PT => &["BR"],
+        Region::GB => &["IE"],
+        _ => &[],
+    }
 }
 
 /// Maps `00` to `+`, drops the `(0)` trunk marker and separators.
@@ -1241,6 +1287,26 @@ mod tests {
             ["+31653299783"]
         );
         assert!(texts("Order 0653299783", RegionHint::default()).is_empty());
+    }
+
+    #[test]
+    fn a_region_from_the_language_only_tries_its_sister_countries() {
+        let weak_it = RegionHint {
+            weak: true,
+            ..hint("IT")
+        };
+        assert_eq!(texts("Telefono: 076 816 38 38", weak_it), ["+41768163838"]);
+        // An Italian number stays Italian; a page whose country is known gets no second try.
+        assert_eq!(texts("Telefono: 06 1234 5678", weak_it), ["+390612345678"]);
+        assert!(texts("Telefono: 076 816 38 38", hint("IT")).is_empty());
+    }
+
+    #[test]
+    fn codes_printed_in_groups_are_not_numbers() {
+        let de = hint("DE");
+        assert!(texts("DE21 337 1503", de).is_empty());
+        assert!(texts("USt-IdNr. DE21 337 1503", de).is_empty());
+        assert_eq!(texts("Tel 0421 337 1503", de), ["+494213371503"]);
     }
 
     #[test]

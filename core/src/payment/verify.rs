@@ -8,25 +8,12 @@
 use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
 use serde_json::Value;
 
+use crate::budget::{MIN_VALIDITY_SECONDS, VALIDITY_SLACK_SECONDS};
 use crate::eth::{
     address_of, chain_id, keccak, pad_address, parse_address, parse_bytes32, parse_hex,
     parse_uint256, saturating_u64, Address,
 };
 use crate::payment::wire::{ExactEvmPayload, PaymentPayload, PaymentRequirements, X402_VERSION};
-
-/// Seconds of validity an authorization must still have when it arrives: the sum of the
-/// job's parts — the crawl (30 s), the result build (5 s), the settlement budget (15 s) and the
-/// margin every `/settle` keeps before `validBefore` (10 s: the reference facilitator refuses a
-/// settlement within 6 s of `validBefore` by its own clock, x402 reference `verifyEIP3009`
-/// check 7, and clocks differ) — so a job we
-/// start can always be settled inside the authorization (docs/payments.md, "The window").
-pub const MIN_VALIDITY_SECONDS: u64 = crate::exchange::JOB_TIMEOUT.as_secs()
-    + crate::exchange::MIN_BUILD_TIME.as_secs()
-    + crate::exchange::SETTLE_BUDGET.as_secs()
-    + crate::exchange::SETTLE_MARGIN.as_secs();
-/// Seconds beyond `maxTimeoutSeconds` that `validBefore` may lie ahead (client clock skew).
-/// Bounds how long an authorization — and so its payment record — can live.
-pub const VALIDITY_SLACK_SECONDS: u64 = 60;
 
 /// `keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")`.
 const DOMAIN_TYPEHASH: &str =
