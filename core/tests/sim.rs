@@ -4130,10 +4130,19 @@ fn after_verify_the_settlement_and_every_retry_stay_with_the_first_facilitator()
             "{path} never reaches the second facilitator"
         );
     }
+    // Every audit line names the facilitator the authorization is bound to.
+    assert!(sim
+        .settlements
+        .iter()
+        .all(|s| s.facilitator == "http://127.0.0.1:9000/"));
     // A new payment goes to the second (the first's latest check failed).
     let other = one(&sim.request(&paid_post(&sim, 203)));
     assert_eq!(other.status, 200, "{}", other.body);
     assert_eq!(calls_at(&sim, SECOND_FACILITATOR, "/settle"), 1);
+    assert_eq!(
+        sim.settlements.last().unwrap().facilitator,
+        "http://127.0.0.1:9001/"
+    );
 }
 
 /// The record names the facilitator for every instance sharing the store: a retry through

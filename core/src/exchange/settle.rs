@@ -548,6 +548,7 @@ impl Exchange {
             reason,
             transaction,
             attempt,
+            facilitator: crate::config::endpoint_label(&paid.facilitator),
             client_gone: self.client_gone,
             extension_responses: job.extension_responses.clone(),
         }));
