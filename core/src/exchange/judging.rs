@@ -15,13 +15,9 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settling::chain_query;
+use super::settling::{chain_query, UNRECONCILED_MESSAGE};
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
-
-/// The 503's message when an authorization is used and nothing can say whether it paid us.
-pub const UNRECONCILED_MESSAGE: &str =
-    "payment outcome unknown: this authorization is already used and the service holds no record of it";
 
 /// A paid job whose authorization the chain is judging (`CHAIN_RPC_URL`) before anything is
 /// crawled; it holds the homepage's page memory.
