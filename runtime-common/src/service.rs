@@ -201,7 +201,7 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
                 format,
                 &format!(
                     "facilitator {} ({})",
-                    facilitator.url,
+                    contact_core::config::endpoint_label(&facilitator.url),
                     facilitator.credentials.describe()
                 ),
             );

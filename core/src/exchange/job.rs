@@ -366,7 +366,7 @@ impl Exchange {
             reason,
             transaction,
             attempt,
-            facilitator: crate::config::endpoint_label(&paid.facilitator),
+            facilitator: crate::config::endpoint_label(&paid.facilitator.url),
             client_gone: self.client_gone,
             extension_responses: extension_responses.cloned(),
         }));
