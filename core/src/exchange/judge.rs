@@ -15,13 +15,9 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settle::chain_query;
+use super::settle::{chain_query, UNRECONCILED_MESSAGE};
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainVerdict};
-
-/// The 503's message when an authorization is used and nothing can say whether it paid us.
-pub const UNRECONCILED_MESSAGE: &str =
-    "payment outcome unknown: this authorization is already used and the service holds no record of it";
 
 impl Exchange {
     /// `/verify` reported the job's authorization used, and the store had no record of it:

@@ -10,6 +10,9 @@ use crate::payment::offer_receipt::{self, ReceiptPayload};
 
 /// Largest JSON-RPC answer read, in bytes (a receipt with its logs, a page of logs).
 pub(super) const MAX_CHAIN_REPLY: usize = 1024 * 1024;
+/// The 503's message when an authorization is used and nothing can say whether it paid us.
+pub const UNRECONCILED_MESSAGE: &str =
+    "payment outcome unknown: this authorization is already used and the service holds no record of it";
 
 impl Exchange {
     /// Starts the settlement of `kept` with its own budget, which ends no later than the
@@ -245,7 +248,7 @@ impl Exchange {
             server,
             job,
             &Failure::FacilitatorUnavailable,
-            super::judge::UNRECONCILED_MESSAGE,
+            UNRECONCILED_MESSAGE,
             now,
         );
     }

@@ -9,7 +9,7 @@
 
 use url::Url;
 
-use crate::extract::starts_with_ignore_ascii_case;
+use crate::extract::ascii::starts_with_ignore_ascii_case;
 
 /// The five networks of `SocialLinks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
