@@ -196,6 +196,68 @@ fn serve_answers_then_drains_and_exits_zero_on_sigterm() {
     assert!(rest.iter().any(|l| l.contains("draining")), "{rest:?}");
 }
 
+/// The start-up log of `serve` with `vars` (and no `PAY_TO` or `FACILITATOR_URL` from the
+/// environment), up to the line that names its address; the service is stopped then.
+fn start_up_lines(vars: &[(&str, &str)]) -> Vec<String> {
+    use std::io::BufRead;
+    let mut command = bin();
+    command
+        .arg("serve")
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("LOG_FORMAT", "pretty")
+        .env_remove("PAY_TO")
+        .env_remove("FACILITATOR_URL")
+        // The facilitator's name never reaches a real resolver: loopback, refused there.
+        .env("RESOLVE", "x402.org=127.0.0.1")
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let mut child = command.spawn_in_group().expect("start serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut seen = Vec::new();
+    for line in std::io::BufReader::new(stderr).lines().take(40) {
+        let Ok(line) = line else { break };
+        let done = line.starts_with("listening on ");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    sigterm(&child);
+    wait_exit(&mut child);
+    seen
+}
+
+/// On Base Sepolia without `FACILITATOR_URL` the service says at start that it uses the public
+/// x402.org testnet facilitator; on Base mainnet it names the choices instead.
+fn the_start_up_log_names_the_testnet_facilitator_or_the_mainnet_choices() {
+    let payments = [
+        ("PUBLIC_BASE_URL", "http://127.0.0.1:8080"),
+        ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+    ];
+    let mut sepolia = payments.to_vec();
+    sepolia.push(("X402_NETWORK", "eip155:84532"));
+    let lines = start_up_lines(&sepolia);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("https://x402.org/facilitator")
+                && l.contains("FACILITATOR_URL is not set")),
+        "{lines:?}"
+    );
+    let lines = start_up_lines(&payments);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("FACILITATOR_URL is not set")
+                && l.contains("https://api.cdp.coinbase.com/platform/v2/x402")
+                && l.contains("keyless")),
+        "{lines:?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("x402.org")), "{lines:?}");
+}
+
 /// A loopback site: a homepage linking to /contact (the phone) and /about (a 404).
 fn live_site() -> contact_e2e::fixture::Fixture {
     use contact_e2e::fixture::{request_path, response, Fixture};
@@ -967,6 +1029,7 @@ fn extract_batch_reads_its_list_from_stdin() {
 // The commands that do network IO, once on each runtime.
 contact_e2e::both_runtimes!(
     serve_answers_then_drains_and_exits_zero_on_sigterm,
+    the_start_up_log_names_the_testnet_facilitator_or_the_mainnet_choices,
     extract_crawls_a_live_site_without_payment,
     extract_applies_the_ssrf_rules_and_reports_an_api_error,
     sigterm_lets_an_in_flight_paid_request_finish_and_refuses_new_connections,

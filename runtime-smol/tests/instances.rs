@@ -6,7 +6,8 @@
 //! restart); a client's rate limit is one for all; an instance killed while its `/settle` is in
 //! flight is taken over by another, with one transfer in all; Redis stopped fails the paid
 //! route closed on every instance while free routes answer, and Redis back heals them without a
-//! restart. With `CI=true` a missing tool is a failure; elsewhere the tests skip with a reason.
+//! restart; with several facilitators, a retry through another instance settles with the
+//! facilitator the Redis record names. With `CI=true` a missing tool is a failure; elsewhere the tests skip with a reason.
 //! Loopback only.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -692,4 +693,74 @@ fn an_instance_killed_while_its_settle_is_in_flight_is_taken_over_with_one_trans
         let line = format!("contact_store_seconds_count{{op=\"{op}\"}}");
         assert!(scraped.contains(&line), "{line} in {scraped}");
     }
+}
+
+/// Several facilitators, one store (docs/payments.md, "Several facilitators"): the first
+/// facilitator fails after `/verify` (its `/settle` answers 500: the outcome is unknown, 503,
+/// the result kept in Redis); another instance, started while the first facilitator fails its
+/// check (so its new payments go to the second), takes the retry with the same
+/// `PAYMENT-SIGNATURE` to the first facilitator — the one the Redis record names — never to
+/// the second.
+#[test]
+fn a_retry_through_another_instance_settles_with_the_facilitator_recorded_in_redis() {
+    if tools_missing() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    // The first facilitator: healthy, its /settle failing, until `recovered`; then its
+    // /supported fails and its /settle succeeds.
+    let recovered = Arc::new(AtomicBool::new(false));
+    let first = Fixture::start({
+        let recovered = recovered.clone();
+        move |raw| {
+            let later = recovered.load(Ordering::SeqCst);
+            match request_path(raw).as_str() {
+                "/supported" if later => response(503, "application/json", r#"{"error":"down"}"#),
+                "/supported" => response(200, "application/json", SUPPORTED),
+                "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
+                _ if later => response(
+                    200,
+                    "application/json",
+                    r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+                ),
+                _ => response(500, "application/json", r#"{"error":"boom"}"#),
+            }
+        }
+    });
+    let second = Fixture::accepting_facilitator();
+    let mut vars = vars_for(&site, &first, &redis);
+    vars.retain(|(name, _)| *name != "FACILITATOR_URL");
+    vars.push((
+        "FACILITATOR_URL",
+        format!("http://{},http://{}", first.addr, second.addr),
+    ));
+    let a = Instance::start(vars.clone());
+    wait_ready(&[&a]);
+    let request = paid(&site, Some(&signature(&vars, 9)));
+    let unknown = send(a.addr(), &request);
+    assert_eq!(unknown.status, 503, "{}", unknown.body);
+    assert_eq!(first.count("/verify"), 1);
+    assert!(first.count("/settle") >= 1);
+
+    recovered.store(true, Ordering::SeqCst);
+    let b = Instance::start(vars.clone());
+    wait_ready(&[&b]);
+    let ready = get(b.addr(), "/api/ready");
+    assert!(
+        ready
+            .body
+            .contains(&format!("http://{}/: facilitator unreachable", first.addr)),
+        "{}",
+        ready.body
+    );
+    let paid_answer = send(b.addr(), &request);
+    assert_eq!(paid_answer.status, 200, "{}", paid_answer.body);
+    assert!(paid_answer.body.contains("info@fixture-shop.com"));
+    assert_eq!(site.count("/"), 1, "no second crawl");
+    assert_eq!(
+        (second.count("/verify"), second.count("/settle")),
+        (0, 0),
+        "the second facilitator never sees the authorization"
+    );
 }

@@ -61,3 +61,47 @@ pub fn node_packages(packages: &[&str]) -> std::path::PathBuf {
     }
     dir
 }
+
+/// The Python of `.ci/python/venv` with the official x402 client (`.ci/python/requirements.txt`)
+/// installed: a virtual environment made and `pip install`ed from PyPI on first use (`.ci/run`
+/// makes it beforehand). `None` when that cannot be done here (python3-venv or PyPI missing):
+/// the test skips, saying so — or, with `CI=true`, fails.
+pub fn python_client() -> Option<std::path::PathBuf> {
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _installing = INSTALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/python");
+    let python = dir.join("venv/bin/python");
+    let ready = || {
+        Command::new(&python)
+            .args(["-c", "import x402, eth_account, httpx"])
+            .output_in_group()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !ready() {
+        let made = Command::new("python3")
+            .args(["-m", "venv", "venv"])
+            .current_dir(&dir)
+            .status_in_group()
+            .is_ok_and(|s| s.success())
+            && Command::new(dir.join("venv/bin/pip"))
+                .args(["install", "--quiet", "-r", "requirements.txt"])
+                .current_dir(&dir)
+                .status_in_group()
+                .is_ok_and(|s| s.success());
+        if !made || !ready() {
+            let reason = format!(
+                "the official Python client could not be installed in {}/venv (needs python3-venv and PyPI)",
+                dir.display()
+            );
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true and {reason}"
+            );
+            skip(&reason);
+            return None;
+        }
+    }
+    Some(python)
+}

@@ -102,40 +102,6 @@ fn node_tools() -> Option<PathBuf> {
     Some(dir)
 }
 
-/// The Python interpreter of `.ci/python/venv` with the official `x402` client, installed
-/// from PyPI on first use.
-fn python_client() -> Option<PathBuf> {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _installing = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = repository().join(".ci/python");
-    let python = dir.join("venv/bin/python");
-    let ready = || {
-        Command::new(&python)
-            .args(["-c", "import x402, eth_account, httpx"])
-            .output_in_group()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !ready() {
-        let made = Command::new("python3")
-            .args(["-m", "venv", "venv"])
-            .current_dir(&dir)
-            .status_in_group()
-            .is_ok_and(|s| s.success())
-            && Command::new(dir.join("venv/bin/pip"))
-                .args(["install", "--quiet", "-r", "requirements.txt"])
-                .current_dir(&dir)
-                .status_in_group()
-                .is_ok_and(|s| s.success());
-        if !made || !ready() {
-            return unavailable(&format!(
-                "the Python client could not be installed in {}/venv (needs python3-venv and PyPI)",
-                dir.display()
-            ));
-        }
-    }
-    Some(python)
-}
-
 /// A local chain (anvil, chain id 8453) with the test token and the reference facilitator.
 struct Chain {
     rpc: String,
@@ -837,7 +803,7 @@ fn the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money() {
 
 fn the_official_python_client_pays_on_a_real_chain_and_a_replay_moves_no_money() {
     let Some(tools) = node_tools() else { return };
-    let Some(python) = python_client() else {
+    let Some(python) = contact_e2e::tools::python_client() else {
         return;
     };
     let chain = Chain::start(&tools, &[]);

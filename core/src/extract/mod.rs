@@ -192,12 +192,26 @@ impl ParsedPage {
             &third_party,
             hint,
         );
-        let socials = first_distinct(
+        // The business's profile links (not the site makers' in and under a credit), then
+        // JSON-LD `sameAs`.
+        let linked = socials::business_profiles(
             doc.links
                 .iter()
-                .map(|l| l.href.as_str())
-                .chain(json_ld.same_as.iter().map(String::as_str))
-                .filter_map(socials::classify),
+                .map(|l| (l.href.as_str(), l.text.as_str(), l.in_footer, l.text_pos)),
+            &doc.text,
+            &third_party,
+            &line_starts,
+        );
+        let socials = first_distinct(
+            linked
+                .into_iter()
+                .map(|(_, network, url)| (network, url))
+                .chain(
+                    json_ld
+                        .same_as
+                        .iter()
+                        .filter_map(|url| socials::classify(url)),
+                ),
             MAX_SOCIALS,
             |(_, url)| url.to_ascii_lowercase(),
         );
@@ -949,5 +963,82 @@ mod tests {
                 "https://shop.acme.co.uk/about"
             ]
         );
+    }
+
+    fn social_urls(page: &PageExtraction) -> Vec<&str> {
+        page.socials.iter().map(|(_, u)| u.as_str()).collect()
+    }
+
+    #[test]
+    fn the_site_makers_profiles_in_a_credit_are_left_out() {
+        // The business's own profiles in the page; the designer's in a credit line (a
+        // personal `/in/` profile as the credit's link) and in a block right after it.
+        let html = r#"<html><body><main><h1>Atelier Sonne</h1>
+<p><a href="https://www.instagram.com/atelier.sonne/">Instagram</a>
+<a href="https://www.facebook.com/ateliersonne">Facebook</a></p></main>
+<footer><p>© 2024 Atelier Sonne</p>
+<p>Projekt i wykonanie: <a href="https://www.linkedin.com/in/jan-kowalski-54b511129/">Jan Kowalski</a></p>
+<h4>Designed and developed by <a href="https://pixelwerk.example">Pixelwerk</a></h4>
+<div><h5>SOCIALIZE</h5><a href="https://www.linkedin.com/company/pixelwerk/"><img alt="linkedin logo"></a>
+<a href="https://www.instagram.com/pixelwerk.studio/"><img alt="instagram logo"></a></div>
+</footer></body></html>"#;
+        let page = extract_page(
+            &Url::parse("https://atelier-sonne.de/").unwrap(),
+            None,
+            html.as_bytes(),
+        );
+        assert_eq!(
+            social_urls(&page),
+            [
+                "https://instagram.com/atelier.sonne",
+                "https://facebook.com/ateliersonne"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_credit_before_the_businesss_only_profiles_leaves_them_in() {
+        // No profile before the credit: the icons after it are the business's.
+        let html = r#"<html><body><h1>Bäckerei Kern</h1><p>Brot seit 1950</p>
+<footer><p>Website by Pixelwerk</p>
+<p>Folgen Sie uns</p><a href="https://www.instagram.com/baeckerei.kern/">Instagram</a></footer></body></html>"#;
+        let page = extract_page(
+            &Url::parse("https://baeckerei-kern.de/").unwrap(),
+            None,
+            html.as_bytes(),
+        );
+        assert_eq!(social_urls(&page), ["https://instagram.com/baeckerei.kern"]);
+    }
+
+    #[test]
+    fn an_organizations_same_as_on_another_page_reaches_the_site() {
+        let home = extract_page(
+            &Url::parse("https://acme.de/").unwrap(),
+            None,
+            b"<html><body><h1>Acme</h1><p>Willkommen</p></body></html>",
+        );
+        let about = extract_page(
+            &Url::parse("https://acme.de/ueber-uns").unwrap(),
+            None,
+            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61566745449635/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
+        );
+        assert!(home.socials.is_empty());
+        let url = Url::parse("https://acme.de/").unwrap();
+        let result = merge(
+            SiteInfo {
+                input_url: "https://acme.de/",
+                url: &url,
+                contact_pages: Vec::new(),
+                pages_fetched: 2,
+                duration_ms: 1,
+                request_id: String::new(),
+            },
+            &[home, about],
+        );
+        assert_eq!(
+            result.socials.facebook,
+            ["https://facebook.com/p/Acme-GmbH-61566745449635"]
+        );
+        assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
     }
 }

@@ -3,13 +3,18 @@
 //!
 //! Canonical form: `https://`, lower-case host without `www.`/`m.`/`mobile.`/country
 //! sub-domains, no query or fragment (except Facebook's `profile.php?id=`), no trailing slash,
-//! profile base only (sub-pages such as `/about` or `/videos` cut). `twitter.com` becomes
+//! profile base only (sub-pages such as `/about` or `/videos` cut); Facebook pages named with
+//! their numeric id keep their whole path (`/p/Name-61566745449635`,
+//! `/pages/category/<Category>/<Name>-<id>`, `/people/<Name>/<id>`). `twitter.com` becomes
 //! `x.com`, and the old `twitter.com/#!/name` form is read as `x.com/name`. Share, intent,
 //! login, search, post, video and plugin links are not profiles.
+
+use std::ops::Range;
 
 use url::Url;
 
 use crate::extract::ascii::starts_with_ignore_ascii_case;
+use crate::extract::sections;
 
 /// The five networks of `SocialLinks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -120,6 +125,49 @@ fn looks_like_social_host(href: &str) -> bool {
     .any(|h| starts_with_ignore_ascii_case(rest, h))
 }
 
+/// The profile links of a page that are the business's, classified, in document order: `links`
+/// are the page's `(href, anchor text, in footer, byte position in text)`, `third_party` the
+/// ranges of `text` that name someone else (`sections::third_party_ranges`: hosting provider,
+/// chamber, the site's makers and their credit lines), `line_starts` where each line of `text`
+/// starts. Left out: a link inside such a range (the designer's LinkedIn in "Projekt i
+/// wykonanie: Jan Kowalski"), and a footer link at most `sections::MAX_SECTION_LINES` lines
+/// after one when the page linked a profile before that range (the maker's "Socialize" icons
+/// under their credit, while the business's own icons came earlier).
+pub fn business_profiles<'l>(
+    links: impl Iterator<Item = (&'l str, &'l str, bool, usize)>,
+    text: &str,
+    third_party: &[Range<usize>],
+    line_starts: &[usize],
+) -> Vec<(usize, Network, String)> {
+    let line_of = |pos: usize| line_starts.partition_point(|start| *start <= pos);
+    // In document order, so its first entry is the earliest profile kept.
+    let mut kept: Vec<(usize, Network, String)> = Vec::new();
+    for (href, link_text, in_footer, pos) in links {
+        let Some((network, url)) = classify(href) else {
+            continue;
+        };
+        if third_party.is_empty() {
+            kept.push((pos, network, url));
+            continue;
+        }
+        if sections::link_inside(third_party, text, pos, link_text) {
+            continue;
+        }
+        let under_a_credit = in_footer
+            && third_party.iter().any(|range| {
+                range.end <= pos
+                    && line_of(pos) - line_of(range.end) <= sections::MAX_SECTION_LINES
+                    && kept
+                        .first()
+                        .is_some_and(|(first, _, _)| *first < range.start)
+            });
+        if !under_a_credit {
+            kept.push((pos, network, url));
+        }
+    }
+    kept
+}
+
 fn strip_subdomain(host: &str) -> &str {
     for base in [
         "facebook.com",
@@ -152,6 +200,14 @@ fn valid_handle(s: &str, max: usize) -> bool {
         && s.len() <= max
         && s.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '%' | '&' | '\'' | '!'))
+}
+
+/// Whether a path segment ends in a numeric id of at least six digits (`Name-61566745449635`,
+/// `100063512345678`).
+fn ends_in_id(segment: &str) -> bool {
+    let digits = segment.bytes().rev().take_while(u8::is_ascii_digit).count();
+    digits >= 6
+        && (digits == segment.len() || segment.as_bytes()[segment.len() - digits - 1] == b'-')
 }
 
 fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
@@ -205,6 +261,7 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
         "intern",
         "watch",
         "home.php",
+        "home",
         "tr",
         "v2.0",
         "search",
@@ -254,11 +311,43 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
             format!("https://facebook.com/profile.php?id={id}"),
         ));
     }
+    // A page or profile named with its numeric id: `/p/<Name>-<id>` (new pages),
+    // `/people/<Name>/<id>` (people), `/pages/category/<Category>/<Name>-<id>`.
+    if lower == "p" {
+        let page = segments
+            .get(1)
+            .filter(|p| ends_in_id(p) && valid_handle(p, 120))?;
+        return Some((Network::Facebook, format!("https://facebook.com/p/{page}")));
+    }
+    if lower == "people" {
+        let (name, id) = (segments.get(1)?, segments.get(2)?);
+        return (valid_handle(name, 120) && ends_in_id(id)).then(|| {
+            (
+                Network::Facebook,
+                format!("https://facebook.com/people/{name}/{id}"),
+            )
+        });
+    }
+    if lower == "pages"
+        && segments
+            .get(1)
+            .is_some_and(|s| s.eq_ignore_ascii_case("category"))
+    {
+        let (category, page) = (segments.get(2)?, segments.get(3)?);
+        return (valid_handle(category, 120) && ends_in_id(page) && valid_handle(page, 120)).then(
+            || {
+                (
+                    Network::Facebook,
+                    format!("https://facebook.com/pages/category/{category}/{page}"),
+                )
+            },
+        );
+    }
     if lower == "pages" {
         // Old page URLs: /pages/<Name>/<id> (also /pages/<Category>/<Name>/<id>).
         if matches!(
             segments.get(1).map(|s| s.to_ascii_lowercase()).as_deref(),
-            Some("create" | "category" | "launchpoint")
+            Some("create" | "launchpoint")
         ) {
             return None;
         }
@@ -280,10 +369,13 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
             )
         });
     }
-    if RESERVED.contains(&lower.as_str()) || lower.ends_with(".php") || !valid_handle(first, 80) {
+    if RESERVED.contains(&lower.as_str())
+        || lower.ends_with(".php")
+        || lower.ends_with(".html")
+        || !valid_handle(first, 80)
+    {
         return None;
     }
-    // `/people/<Name>/<id>` is a profile too, but `people` alone is reserved above.
     Some((Network::Facebook, format!("https://facebook.com/{first}")))
 }
 
@@ -322,6 +414,11 @@ fn instagram(segments: &[&str]) -> Option<(Network, String)> {
 }
 
 fn linkedin(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
+    // The mobile site's prefix (`/mwlite/company/…`) names the same profile.
+    let segments = match segments.first() {
+        Some(first) if first.eq_ignore_ascii_case("mwlite") => &segments[1..],
+        _ => segments,
+    };
     let first = segments.first()?.to_ascii_lowercase();
     match first.as_str() {
         "company" | "school" | "in" | "showcase" | "pub" => {
@@ -601,6 +698,69 @@ mod tests {
             "https://example.com/facebook.com/x",
             "https://developers.facebook.com/acme",
             "mailto:x@facebook.com",
+        ] {
+            assert_eq!(c(href), None, "{href}");
+        }
+    }
+
+    #[test]
+    fn profile_url_shapes_survive_whole() {
+        for (href, want) in [
+            (
+                "https://www.facebook.com/p/Studio-Nord-61566745449635/",
+                "https://facebook.com/p/Studio-Nord-61566745449635",
+            ),
+            (
+                "https://m.facebook.com/pages/category/Pub/Couleur-Caf%C3%A9-921468631332458/?locale2=fr_FR",
+                "https://facebook.com/pages/category/Pub/Couleur-Café-921468631332458",
+            ),
+            (
+                "https://www.facebook.com/pages/Acme-Co/Berlin/123456789",
+                "https://facebook.com/pages/Acme-Co/Berlin/123456789",
+            ),
+            (
+                "https://www.facebook.com/people/Anna-Muster/100063512345678/",
+                "https://facebook.com/people/Anna-Muster/100063512345678",
+            ),
+            (
+                "https://de-de.facebook.com/profile.php?id=100089123456789&sk=about",
+                "https://facebook.com/profile.php?id=100089123456789",
+            ),
+            (
+                "https://www.linkedin.com/company/acme-gmbh/?locale=de_DE",
+                "https://linkedin.com/company/acme-gmbh",
+            ),
+            (
+                "https://ch.linkedin.com/company/acme-ag/about/?originalSubdomain=ch",
+                "https://linkedin.com/company/acme-ag",
+            ),
+            (
+                "https://www.linkedin.com/mwlite/company/acme-gmbh",
+                "https://linkedin.com/company/acme-gmbh",
+            ),
+            (
+                "https://www.youtube.com/@StudioNord/videos",
+                "https://youtube.com/@StudioNord",
+            ),
+            (
+                "https://www.youtube.com/channel/UCa1b2c3d4e5f6g7h8i9j0k/featured",
+                "https://youtube.com/channel/UCa1b2c3d4e5f6g7h8i9j0k",
+            ),
+        ] {
+            assert_eq!(c(href).as_deref(), Some(want), "{href}");
+        }
+    }
+
+    #[test]
+    fn shapes_without_a_profile_are_not_profiles() {
+        for href in [
+            "https://www.facebook.com/p/",
+            "https://www.facebook.com/pages/category/Pub/",
+            "https://www.facebook.com/people/Anna-Muster/",
+            "https://www.facebook.com/home",
+            "https://www.facebook.com/index.html",
+            "https://www.linkedin.com/sharing/share-offsite/?url=x",
+            "https://www.linkedin.com/feed/",
         ] {
             assert_eq!(c(href), None, "{href}");
         }
