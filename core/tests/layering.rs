@@ -9,8 +9,9 @@
 //! longest prefix that is a file: `crate::payment::verify::verify_locally` is
 //! `payment::verify`, `crate::fetch::MAX_PAGE_BYTES` is `fetch` (`fetch/mod.rs`). A file's
 //! imports of its own folder (`use super::*` in a child) do not count: the folder's `mod.rs`
-//! is the common ground of its files. Unit tests (`#[cfg(test)] mod tests`) do not count
-//! either: they may drive a module through the modules above it.
+//! is the common ground of its files. Unit tests (`#[cfg(test)] mod tests { … }`, or
+//! `#[cfg(test)] mod tests;` in a file of their own) do not count either: they may drive a
+//! module through the modules above it.
 
 // Test code: it reads the core's sources and the docs; a failed unwrap is a failed test.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
@@ -59,6 +60,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::limits",
             "extract::sections",
             "extract::implied_ends",
+            "extract::js_literal",
         ],
     ),
     (
@@ -247,10 +249,10 @@ fn code_only(source: &str) -> String {
 fn without_unit_tests(code: &str) -> String {
     let mut code = code.to_string();
     let mut from = 0;
-    while let Some(found) = code[from..].find("#[cfg(test)]") {
-        let at = from + found;
+    while let Some(attribute_end) = test_cfg_ends(&code[from..]).first().map(|end| from + end) {
+        let at = code[..attribute_end].rfind("#[cfg(").unwrap();
         let rest = &code[at..];
-        let item = rest["#[cfg(test)]".len()..].trim_start();
+        let item = code[attribute_end..].trim_start();
         let item = match item.strip_prefix("pub") {
             Some(public) => public
                 .trim_start()
@@ -260,7 +262,14 @@ fn without_unit_tests(code: &str) -> String {
                 .trim_start(),
             None => item,
         };
-        if !item.starts_with("mod ") {
+        let braced = item.strip_prefix("mod ").is_some_and(|declared| {
+            declared
+                .trim_start()
+                .trim_start_matches(is_ident)
+                .trim_start()
+                .starts_with('{')
+        });
+        if !braced {
             from = at + 1;
             continue;
         }
@@ -283,6 +292,27 @@ fn without_unit_tests(code: &str) -> String {
         code.replace_range(at..at + end, " ");
     }
     code
+}
+
+/// Where each `#[cfg(…)]` that compiles only under test (`test`, `all(test, …)`) ends in
+/// `code`: the index just past its `]`.
+fn test_cfg_ends(code: &str) -> Vec<usize> {
+    code.match_indices("#[cfg(")
+        .filter_map(|(at, _)| {
+            let close = code[at..].find(")]")? + at;
+            let condition = &code[at + "#[cfg(".len()..close];
+            let words: Vec<&str> = condition
+                .split(|c: char| !is_ident(c))
+                .filter(|word| !word.is_empty())
+                .collect();
+            (words.contains(&"test") && !words.contains(&"not") && !words.contains(&"any"))
+                .then_some(close + 2)
+        })
+        .collect()
+}
+
+fn is_module_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(is_ident)
 }
 
 fn is_ident(c: char) -> bool {
@@ -478,7 +508,29 @@ fn inline_modules(code: &str) -> Vec<(String, std::ops::Range<usize>)> {
 type Graph = BTreeMap<Module, BTreeMap<Module, BTreeSet<String>>>;
 
 fn graph(root: &Path) -> Graph {
-    let known = modules(root);
+    let mut known = modules(root);
+    // Unit tests in a file of their own (`#[cfg(test)] mod tests;`) are test code too.
+    let test_files: Vec<Module> = known
+        .iter()
+        .flat_map(|(module, path)| {
+            let code = code_only(&std::fs::read_to_string(path).unwrap());
+            test_cfg_ends(&code)
+                .into_iter()
+                .filter_map(|end| {
+                    let item = code[end..].trim_start().strip_prefix("mod ")?;
+                    let (name, rest) = item.split_once(';')?;
+                    (!rest.is_empty() && is_module_name(name.trim())).then(|| {
+                        let mut child = module.clone();
+                        child.push(name.trim().to_string());
+                        child
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for test_file in &test_files {
+        known.remove(test_file);
+    }
     known
         .iter()
         .map(|(module, path)| {

@@ -319,3 +319,81 @@ fn a_legal_notice_names_the_publisher_instead_of_the_domain() {
         assert_eq!(name(url, html).as_deref(), Some(expected), "{url}");
     }
 }
+
+/// Names as the pages of small practices, breeders and local firms print them: a profession
+/// word, a title or an education line is not the name; a person's practice takes the person's
+/// full name with title as printed; a brand keeps its own spelling without the tagline; host
+/// names and words with accents match the domain they spell.
+#[test]
+fn names_of_practices_brands_and_accented_or_abbreviated_domains() {
+    for (url, head, body, expected) in [
+        (
+            "https://www.zahnarzt-schmidt.de/",
+            "<title>Zahnarzt | Dr. med. dent. Anna Schmidt</title>",
+            "<p>Willkommen</p>",
+            "Dr. med. dent. Anna Schmidt",
+        ),
+        (
+            "https://www.tierarzt-berger.at/",
+            r#"<title>Tierarzt</title><meta property="og:site_name" content="Tierarzt">"#,
+            "<h1>Tierarztpraxis Dr. Julia Berger</h1><p>© 2025 Dr. Julia Berger</p>",
+            "Dr. Julia Berger",
+        ),
+        (
+            "https://www.avvocatorossi.it/",
+            "<title>Avv. Mario Rossi - Avvocato a Milano</title>",
+            "<p>Studio</p>",
+            "Avv. Mario Rossi",
+        ),
+        (
+            "https://www.studiobianchi.it/chi-sono",
+            "<title>Laurea in Economia, Università di Bologna | Dott. Marco Bianchi</title>",
+            "<p>Commercialista</p>",
+            "Dott. Marco Bianchi",
+        ),
+        (
+            "https://www.katzenhof.de/",
+            r#"<title>Katzenhof*DE – Maine-Coon-Zucht</title><meta property="og:site_name" content="Katzenhof*DE – Maine-Coon-Zucht">"#,
+            "<p>Kitten</p>",
+            "Katzenhof*DE",
+        ),
+        (
+            "https://www.clinicadentalelgorriaga.net/aviso-legal",
+            "<title>Aviso Legal | Clínica Dental Elgorriaga en Irún</title>",
+            "<p>Titular</p>",
+            "Clínica Dental Elgorriaga",
+        ),
+        (
+            "https://www.mueller-bau.de/kontakt",
+            "<title>Kontakt | Müller Bau</title>",
+            "<p>Hallo</p>",
+            "Müller Bau",
+        ),
+        (
+            "https://hgservice.net/impressum",
+            "<title>Impressum | Service</title>",
+            "<footer>© 2026 Haus &amp; Garten Service</footer>",
+            "Haus & Garten Service",
+        ),
+        (
+            "https://www.geofurrer.de/",
+            "<title>Herzlich Willkommen</title>",
+            "<footer>Copyright 2020 © www.geofurrer.de</footer>",
+            "geofurrer.de",
+        ),
+        (
+            "https://fraschinagiardini.com/contatti",
+            "<title>Home</title>",
+            r#"<a href="/"><img src="logo.png" alt="Logo Fraschina Giardini"></a>"#,
+            "Fraschina Giardini",
+        ),
+    ] {
+        let html = format!("<html><head>{head}</head><body>{body}</body></html>");
+        assert_eq!(name(url, &html).as_deref(), Some(expected), "{url}");
+    }
+    // A logo described in words leaves no name; a gallery in JSON-LD is not the business.
+    let html = r#"<head><title>Contáctame</title>
+        <script type="application/ld+json">{"@type":"ImageGallery","name":"Selected photographs by Ann Lee"}</script></head>
+        <body><a href="/"><img alt="girl holding a cat logo"></a></body>"#;
+    assert_eq!(name("https://annlee-arte.cl/contact", html), None);
+}

@@ -4,6 +4,13 @@
 use super::*;
 use crate::http::chunked::ChunkError;
 
+/// A chunked request body being read ([`State::ReadingBody`]).
+#[derive(Debug, Default)]
+pub(super) struct ChunkedBody {
+    decoder: ChunkedDecoder,
+    body: Vec<u8>,
+}
+
 impl Exchange {
     pub(super) fn advance_inbound(&mut self, server: &Server, now: Instant) {
         // Bounded: every request takes at most two rounds (head, then body) and at least one
@@ -66,8 +73,8 @@ impl Exchange {
                 }
                 State::Admitting(_)
                 | State::Job(_)
+                | State::Operator(_)
                 | State::Probe(..)
-                | State::Busy
                 | State::Closed => return,
             }
         }
@@ -91,9 +98,7 @@ impl Exchange {
         let used = match result {
             Ok(used) => used,
             Err(error) => {
-                let State::ReadingBody { head, started, .. } =
-                    std::mem::replace(&mut self.state, State::Busy)
-                else {
+                let State::ReadingBody { head, started, .. } = self.take_state(now) else {
                     return false;
                 };
                 let request = RequestInfo {

@@ -8,12 +8,18 @@
 //!   ▲                                    │                       │ keep-alive
 //!   │                                    ▼ POST extract          │
 //!   │   Admitting (store: rate limit + recall) ─▶ kept result? replay it / re-settle a claim
-//!   │        └─▶ body → URL → configured → 402 / local checks
-//!   │                                    ▼ Reserve (store)
-//!   │     Job: Verify ─▶ CrawlHome ─▶ CrawlExtras ─▶ build 200 ─▶ BeginSettle (store)
-//!   │          ─▶ Settle ─▶ Finish settled (store) ─▶ respond
+//!   │        └─▶ body → URL → configured → 402 / a paid job:     │
+//!   │   Job: Checking ─▶ Reserving ─▶ Verifying ─▶ Crawling ─▶ Building ─▶ Settling ─▶ Recording
+//!   │                                     └─▶ Judging ─┘ (a used authorization with no record)
 //!   └────────────────────────────────────────────────────────────┘
 //! ```
+//!
+//! A paid job ([`job::Job`]) is one of its phases, each a type that owns exactly what the phase
+//! needs and hands it on by value: the payment ([`job::Paid`]) from `Reserving` on, the
+//! settlement ([`settling::Settlement`]) only in `Settling` and `Recording`. An operator's crawl
+//! ([`Exchange::unpaid_crawl`]) is its own path ([`operator::OperatorJob`]): the same crawl and
+//! build, no payment. While a call works on a job, the job is out of the state by value and
+//! the connection is `Idle`; a phase that goes on puts its successor back.
 //!
 //! The store steps are [`crate::store`] operations: applied at once with the in-process store,
 //! or `Output::Store` effects answered by `Input::Stored` with a shared one (`stored.rs`).
@@ -27,13 +33,15 @@
 //! unknown-outcome result is kept in the payment store, so the same `PAYMENT-SIGNATURE` gets it
 //! again.
 //!
-//! This file holds the lifecycle: the states, the runtime-facing calls, and the job's
-//! bookkeeping. The steps live beside it: `inbound` (heads, bodies, routing), `paid` (the
-//! paid route up to `/verify`, and recovery of repeated payments), `stored` (store operations
-//! and their answers), `crawling` (pages,
-//! redirects, worker effects, the result build, deadlines), `settle` (the settlement and its
-//! audit), `respond` (responses, the access log, closing). One outbound fetch is
-//! `fetch::conn`; response bodies are built in `responses`.
+//! This file holds the connection's states, the runtime-facing calls and the routing of each
+//! input to the state or phase it is for. Each state's and phase's handling lives beside its
+//! type: `inbound` (heads, bodies, routing a request), `admitting` (the paid route up to the
+//! local checks, and repeated payments), `checking`, `reserving`, `verifying`, `judging`,
+//! `crawling`, `building`, `settling`, `recording` (the paid job's phases), `operator` (an
+//! operator's crawl), `job` (what every phase carries, the payment, the facilitator calls, the
+//! audit line), `stored` (store operations), `respond` (responses, the access log, closing),
+//! `probe` (the facilitator check). One outbound fetch is `fetch::conn`; response bodies are
+//! built in `responses`.
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -87,14 +95,37 @@ use crate::store::{
 };
 use crate::work::{BuiltResult, PageWork, PaymentWork, ResultWork, Work, WorkDone, WorkId};
 
+mod admitting;
+mod building;
+mod checking;
 mod crawling;
 mod inbound;
-mod judge;
-mod paid;
+mod job;
+mod judging;
+mod operator;
 mod probe;
+mod recording;
+mod reserving;
 mod respond;
-mod settle;
+mod settling;
 mod stored;
+#[cfg(all(test, feature = "testing"))]
+mod tests;
+mod verifying;
+
+use admitting::Admitting;
+use building::Building;
+use checking::Checking;
+use crawling::{Crawl, Crawling, PageFetch, Progress};
+use inbound::ChunkedBody;
+use job::{Job, JobCore, Outbound, Paid, Purpose, StoreWait, WorkFor};
+use judging::Judging;
+use operator::OperatorJob;
+use recording::Recording;
+use reserving::Reserving;
+use respond::{JobLog, RequestInfo};
+use settling::{Settlement, Settling};
+use verifying::Verifying;
 
 pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
 /// `Retry-After` of a 503 "settlement pending", in seconds (docs/payments.md).
@@ -173,281 +204,15 @@ enum State {
     },
     /// A paid-route request waits for the shared store's admission ([`StoreOp::Admit`]).
     Admitting(Box<Admitting>),
-    /// A paid job in progress.
+    /// A paid job, in one of its phases.
     Job(Box<Job>),
+    /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
+    Operator(Box<OperatorJob>),
     /// A facilitator check (no client): its `GET /supported` fetch, and the facilitator's
     /// place in `FACILITATOR_URL`.
     Probe(Box<Fetch>, usize),
-    /// The job is taken out to be worked on, inside one `handle_*` call (never seen between
-    /// calls; see `take_job`).
-    Busy,
     /// The connection is closed: the exchange is finished.
     Closed,
-}
-
-/// A chunked request body being read ([`State::ReadingBody`]).
-#[derive(Debug, Default)]
-struct ChunkedBody {
-    decoder: ChunkedDecoder,
-    body: Vec<u8>,
-}
-
-/// A request waiting for [`StoreOp::Admit`]'s answer, with what the paid route needs after it.
-#[derive(Debug)]
-struct Admitting {
-    id: StoreId,
-    deadline: Instant,
-    head: RequestHead,
-    body: Vec<u8>,
-    request: RequestInfo,
-    decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
-}
-
-/// A paid-route request as read: its head and body.
-#[derive(Debug, Clone, Copy)]
-struct Asked<'a> {
-    head: &'a RequestHead,
-    body: &'a [u8],
-}
-
-/// What every response to one request needs: the request id, the method and path (for the
-/// access log), when its head arrived, and whether the connection closes after it.
-#[derive(Debug, Clone)]
-struct RequestInfo {
-    id: String,
-    method: String,
-    path: String,
-    started: Instant,
-    close: bool,
-}
-
-/// The extra access-log fields of a job's response.
-#[derive(Debug, Default)]
-struct JobLog {
-    pages_fetched: u32,
-    pages_too_costly: u32,
-    payer: Option<String>,
-    transaction: Option<String>,
-    /// Why the request failed, for the access log (see `Job::cause`).
-    cause: Option<String>,
-}
-
-#[derive(Debug)]
-struct Job {
-    request: RequestInfo,
-    /// The crawl's deadline; in [`Phase::Settle`], the end of the settlement budget.
-    deadline: Instant,
-    input_url: String,
-    target: PublicUrl,
-    /// The payment, once checked locally and reserved (`None` while in [`Phase::Check`], and
-    /// for an operator's crawl).
-    paid: Option<Paid>,
-    /// The payment being checked locally ([`Phase::Check`]).
-    check: Option<Box<Check>>,
-    /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
-    operator: bool,
-    phase: Phase,
-    fetches: Vec<Outbound>,
-    pages: Vec<Option<PageExtraction>>,
-    contact_pages: Vec<String>,
-    pages_fetched: u32,
-    /// Pages left out (or, the homepage, failed) for running over the work budget.
-    pages_too_costly: u32,
-    /// The facilitator's `EXTENSION-RESPONSES` on the latest `/settle` answer, for the audit
-    /// line.
-    extension_responses: Option<String>,
-    /// Why the request failed, for an operator ("dns: …", "tls: …", "http 503", "http: no
-    /// response in time", …): the homepage's fetch, or the latest facilitator or chain call
-    /// that got no usable reply. The access line's `cause`; the audit reason of a `/settle`
-    /// without a reply.
-    cause: Option<String>,
-    bytes_total: usize,
-    /// Set in [`Phase::Settle`].
-    settlement: Option<Settlement>,
-    /// The chain reading, once started (at most one per job): in [`Phase::Judge`], or in
-    /// [`Phase::Settle`] after an unknown outcome.
-    chain: Option<crate::payment::chain::ChainCheck>,
-    /// Work handed to the runtime and not answered yet.
-    work: Vec<(WorkId, WorkFor)>,
-    /// The homepage's crawl plan, made by the worker that extracted it.
-    plan: Option<crawl::CrawlPlan>,
-    /// Page memory shares (`MAX_PAGE_MEMORY`), by page slot, held until the page is done.
-    memory: Vec<(usize, PageMemorySlot)>,
-    /// Extra pages waiting for a page memory share, retried at `memory_retry_at`.
-    waiting: Vec<WaitingPage>,
-    memory_retry_at: Option<Instant>,
-    /// The store operation the job waits for ([`Phase::Reserve`], or `BeginSettle` in
-    /// [`Phase::Settle`]) and when it counts as failed ([`STORE_TIMEOUT`]).
-    store_wait: Option<(StoreId, Instant)>,
-    /// Counts this job in `MAX_CONCURRENT_JOBS` until the job is dropped.
-    _slot: JobSlot,
-}
-
-/// The payment context of a paid job.
-#[derive(Debug)]
-struct Paid {
-    terms: PaymentTerms,
-    facilitator: Url,
-    payment: PaymentPayload,
-    /// The request's fingerprint (what a retry must match).
-    fingerprint: Fingerprint,
-    key: AuthorizationKey,
-    payer: String,
-    /// The authorization's `validBefore`, unix seconds.
-    valid_before: u64,
-    /// When every `/settle` must have ended: `validBefore` − [`SETTLE_MARGIN`].
-    settle_by: Instant,
-    /// A retry that settles a kept result whose outcome was unknown (no crawl).
-    resettle: bool,
-    /// The lease id the job holds the authorization's record under (its reservation's, or its
-    /// claim's): every store write of the job carries it (docs/payments.md, fencing).
-    lease: u64,
-    /// The transaction in which the chain shows this authorization paid us, read before the
-    /// crawl because the facilitator reported it used and the store held no record of it
-    /// ([`Phase::Judge`]): the result is delivered without a `/settle` (docs/payments.md, "A
-    /// used authorization with no record").
-    on_chain: Option<String>,
-    /// While the chain judges a `/verify` refusal that did not say "already used"
-    /// ([`Phase::Judge`]): the facilitator's reason, which stands if the chain shows the
-    /// authorization unused.
-    verify_refusal: Option<String>,
-}
-
-/// A paid request whose payment a worker is checking (docs/contract.md "Request order" step 6, local checks).
-#[derive(Debug)]
-struct Check {
-    terms: PaymentTerms,
-    facilitator: Url,
-    payment: PaymentPayload,
-    payment_id: Option<String>,
-    fingerprint: Fingerprint,
-}
-
-/// The settlement of a paid job: the 200 is built before the first `/settle`.
-#[derive(Debug)]
-struct Settlement {
-    /// The 200 to deliver (and keep); `settlement` is the facilitator's latest useful answer.
-    kept: KeptResponse,
-    /// `/settle` calls made by this job.
-    attempts: u8,
-    /// When the second `/settle` is due, after an unknown first outcome.
-    retry_at: Option<Instant>,
-    /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
-    /// a retry, in the original one): no later answer is a 402 unless the chain says so.
-    unknown_before: bool,
-}
-
-impl Job {
-    /// The job's deadline passed while a fetch for `purpose` was open: its cause names the step
-    /// it was in (for the access and audit lines).
-    fn note_timeout(&mut self, purpose: impl Fn(&Purpose) -> bool) {
-        if let Some(open) = self.fetches.iter_mut().find(|o| purpose(&o.purpose)) {
-            open.fetch.note_timeout();
-            self.cause = open.fetch.cause().map(str::to_string);
-        }
-    }
-
-    /// A job for `request` in `phase`, with nothing fetched yet; it counts in
-    /// `MAX_CONCURRENT_JOBS` until dropped.
-    fn new(
-        server: &Server,
-        request: RequestInfo,
-        target: (String, PublicUrl),
-        phase: Phase,
-        deadline: Instant,
-    ) -> Job {
-        let (input_url, target) = target;
-        Job {
-            request,
-            deadline,
-            input_url,
-            target,
-            paid: None,
-            check: None,
-            operator: false,
-            phase,
-            fetches: Vec::new(),
-            pages: Vec::new(),
-            contact_pages: Vec::new(),
-            pages_fetched: 0,
-            pages_too_costly: 0,
-            cause: None,
-            extension_responses: None,
-            bytes_total: 0,
-            settlement: None,
-            chain: None,
-            work: Vec::new(),
-            plan: None,
-            memory: Vec::new(),
-            waiting: Vec::new(),
-            memory_retry_at: None,
-            store_wait: None,
-            _slot: server.jobs.acquire(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// The payment's local checks (signature recovery) run on a worker.
-    Check,
-    /// The reservation is being written to the shared store.
-    Reserve,
-    Verify,
-    /// `/verify` reported the authorization used and the store held no record of it: the
-    /// chain judges (`CHAIN_RPC_URL`) before anything is crawled.
-    Judge,
-    CrawlHome,
-    CrawlExtras,
-    /// The result is being built (merge and serialisation, by a worker).
-    Build,
-    Settle,
-    /// Settled: the outcome is being recorded in the store before the 200 is sent.
-    Record,
-}
-
-/// What a piece of work is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WorkFor {
-    /// The payment's local checks.
-    Payment,
-    /// Decoding and extracting page `n` (0 = the homepage).
-    Page(usize),
-    /// Building the result.
-    Result,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Purpose {
-    Verify,
-    Settle,
-    /// A JSON-RPC call of the chain reading (`CHAIN_RPC_URL`).
-    Chain,
-    Page(PageFetch),
-}
-
-/// A page fetch: its slot in `Job::pages` (0 = the homepage), the redirects followed so far,
-/// and when the page (all hops) must be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PageFetch {
-    slot: usize,
-    hops: usize,
-    deadline: Instant,
-}
-
-/// An extra page planned but not started: the page memory budget is spent (it waits within
-/// its own deadline).
-#[derive(Debug)]
-struct WaitingPage {
-    page: PageFetch,
-    url: Url,
-}
-
-/// One of the job's outbound fetches ([`crate::fetch::conn`]) and what it is for.
-#[derive(Debug)]
-struct Outbound {
-    fetch: Fetch,
-    purpose: Purpose,
 }
 
 impl Exchange {
@@ -485,53 +250,6 @@ impl Exchange {
             client_gone: false,
             unpaid_outcome: None,
         }
-    }
-
-    /// An operator's crawl of `url` without payment (`contact-extract extract URL`): the same
-    /// URL checks, SSRF rules, caps, deadlines and extraction as a paid job, with no
-    /// facilitator call. Drive it like a connection (it never emits `SendToClient`), then take
-    /// the outcome with [`Exchange::take_unpaid_outcome`] once [`Exchange::is_finished`].
-    ///
-    /// # Errors
-    /// The URL's `ApiError` (`INVALID_URL`, `PRIVATE_ADDRESS`, …), as the paid route would
-    /// answer it (docs/contract.md "Request order" step 3).
-    pub fn unpaid_crawl(server: &Server, url: &str, now: Instant) -> Result<Exchange, ApiError> {
-        let request_id = server.next_request_id(now);
-        let target = PublicUrl::parse(url, &server.config.net_policy).map_err(|rejection| {
-            let message = rejection.to_string();
-            let (_, code) = reply_for(&Failure::InvalidUrl(rejection));
-            ApiError::new(code, message, request_id.clone())
-        })?;
-        let mut exchange = Exchange::new(server.clone(), IpAddr::from([127, 0, 0, 1]), now);
-        let request = RequestInfo {
-            id: request_id,
-            method: "EXTRACT".to_string(),
-            path: url.to_string(),
-            started: now,
-            close: true,
-        };
-        let job = Job {
-            operator: true,
-            ..Job::new(
-                server,
-                request,
-                (url.to_string(), target),
-                Phase::CrawlHome,
-                now + JOB_TIMEOUT,
-            )
-        };
-        let mut job = Box::new(job);
-        let Some(memory) = server.page_memory.try_acquire() else {
-            let (_, code) = reply_for(&Failure::Overloaded);
-            let message = "the page memory budget (MAX_PAGE_MEMORY) is spent; retry shortly";
-            return Err(ApiError::new(code, message, job.request.id.clone()));
-        };
-        job.memory.push((0, memory));
-        match exchange.start_home(server, &mut job, now) {
-            Ok(()) => exchange.state = State::Job(job),
-            Err(failure) => exchange.page_done(server, job, 0, Err(failure), now),
-        }
-        Ok(exchange)
     }
 
     /// The result or error of an [`Exchange::unpaid_crawl`], once finished (taken once).
@@ -588,7 +306,6 @@ impl Exchange {
             Input::WorkDone { id, done, took } => self.on_work_done(server, id, done, took, now),
             Input::Stored { id, result } => self.on_stored(server, id, result, now),
         }
-        debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }
 
     /// The runtime read the clocks at an event: the wall clock becomes the server's
@@ -615,34 +332,10 @@ impl Exchange {
     /// finished afterwards; drain its outputs, then drop it.
     pub fn cut_short(&mut self, now: Instant) {
         self.last_now = now;
-        if let Some(mut job) = self.take_job() {
-            if job.paid.is_some() {
-                let phase = match job.phase {
-                    Phase::Check => "check",
-                    Phase::Reserve => "reserve",
-                    Phase::Verify => "verify",
-                    Phase::Judge => "judge",
-                    Phase::CrawlHome | Phase::CrawlExtras => "crawl",
-                    Phase::Build => "build",
-                    Phase::Settle => "settle",
-                    Phase::Record => "record",
-                };
-                let attempts = job.settlement.as_ref().map_or(0, |s| s.attempts);
-                let reason = Some(format!("process exiting during {phase}"));
-                self.audit_line(&job, "cut_short", reason, None, attempts);
-                let server = self.server.clone();
-                match job.settlement.take() {
-                    // Settled, its record not yet confirmed: write it again.
-                    Some(settlement) if job.phase == Phase::Record => {
-                        self.record(&server, &job, Stage::Settled(settlement.kept));
-                    }
-                    Some(settlement) => {
-                        self.record(&server, &job, Stage::Unknown(settlement.kept));
-                    }
-                    None => self.spend(&server, &job),
-                }
-            }
-            self.close_fetches(&mut job);
+        match self.take_state(now) {
+            State::Job(job) => self.cut_job_short(*job),
+            State::Operator(mut operator) => self.close_fetches(operator.core_mut()),
+            other => self.state = other,
         }
         self.close();
     }
@@ -666,11 +359,10 @@ impl Exchange {
         }
         let server = &self.server.clone();
         self.on_timeout(server, now);
-        debug_assert!(!matches!(self.state, State::Busy), "a job left taken out");
     }
 
-    /// Whatever deadline has passed at `now`: the client's, the job's, a settle retry's, a
-    /// fetch's.
+    /// Whatever deadline has passed at `now`: the client's, a store answer's, the job's, a
+    /// settle retry's, a page memory retry's, a fetch's.
     fn on_timeout(&mut self, server: &Server, now: Instant) {
         match &mut self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => {
@@ -678,48 +370,14 @@ impl Exchange {
                     // A slow or idle client: close without disturbing others.
                     self.close();
                 }
+                return;
             }
             State::Admitting(admitting) => {
                 if now >= admitting.deadline {
                     let id = admitting.id;
                     self.on_stored(server, id, Err(StoreFailure::Timeout), now);
                 }
-            }
-            State::Job(job) => {
-                if let Some((id, at)) = job.store_wait {
-                    if now >= at {
-                        self.on_stored(server, id, Err(StoreFailure::Timeout), now);
-                        return;
-                    }
-                }
-                if now >= job.deadline && job.store_wait.is_none() {
-                    self.job_deadline(server, now);
-                    return;
-                }
-                if let Some(settlement) = &mut job.settlement {
-                    if settlement.retry_at.is_some_and(|at| now >= at) {
-                        settlement.retry_at = None;
-                        self.retry_settle(server, now);
-                        return;
-                    }
-                }
-                if job.memory_retry_at.is_some_and(|at| now >= at) {
-                    job.memory_retry_at = None;
-                    self.start_waiting_pages(server, now);
-                    return;
-                }
-                let expired: Vec<FetchId> = job
-                    .fetches
-                    .iter_mut()
-                    .filter(|o| now >= o.fetch.deadline())
-                    .map(|o| {
-                        o.fetch.note_timeout();
-                        o.fetch.id()
-                    })
-                    .collect();
-                for id in expired {
-                    self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
-                }
+                return;
             }
             State::Probe(fetch, index) => {
                 if now >= fetch.deadline() {
@@ -727,8 +385,53 @@ impl Exchange {
                     let index = *index;
                     self.check_done(server, index, FetchEnd::Failed(Failure::Timeout));
                 }
+                return;
             }
-            State::Busy | State::Closed => {}
+            State::Closed => return,
+            State::Job(job) => {
+                if let Some(wait) = job.store_wait() {
+                    // Nothing else runs while a store answer is awaited.
+                    if now >= wait.until {
+                        self.on_stored(server, wait.id, Err(StoreFailure::Timeout), now);
+                    }
+                    return;
+                }
+                if now >= job.core().deadline {
+                    return self.job_deadline(server, now);
+                }
+                match &mut **job {
+                    Job::Settling(settling) if settling.retry_due(now) => {
+                        return self.retry_settle(server, now);
+                    }
+                    Job::Crawling(crawling) if crawling.crawl.memory_retry_due(now) => {
+                        return self.crawl_memory_retry(server, now);
+                    }
+                    _ => {}
+                }
+            }
+            State::Operator(operator) => {
+                if now >= operator.core().deadline {
+                    return self.operator_deadline(server, now);
+                }
+                if operator.memory_retry_due(now) {
+                    return self.crawl_memory_retry(server, now);
+                }
+            }
+        }
+        let Some(core) = core_in(&mut self.state) else {
+            return;
+        };
+        let expired: Vec<FetchId> = core
+            .fetches
+            .iter_mut()
+            .filter(|o| now >= o.fetch.deadline())
+            .map(|o| {
+                o.fetch.note_timeout();
+                o.fetch.id()
+            })
+            .collect();
+        for id in expired {
+            self.end_fetch(server, id, FetchEnd::Failed(Failure::Timeout), now);
         }
     }
 
@@ -772,7 +475,12 @@ impl Exchange {
     /// closed, at one of its deadlines, is abandoned).
     pub fn has_fetch(&self, fetch: FetchId) -> bool {
         match &self.state {
-            State::Job(job) => job.fetches.iter().any(|o| o.fetch.id() == fetch),
+            State::Job(job) => job.core().fetches.iter().any(|o| o.fetch.id() == fetch),
+            State::Operator(operator) => operator
+                .core()
+                .fetches
+                .iter()
+                .any(|o| o.fetch.id() == fetch),
             State::Probe(probe, _) => probe.id() == fetch,
             _ => false,
         }
@@ -784,19 +492,34 @@ impl Exchange {
         let state = match &self.state {
             State::Idle { deadline } | State::ReadingBody { deadline, .. } => Some(*deadline),
             State::Admitting(admitting) => Some(admitting.deadline),
-            State::Job(job) => job
+            State::Job(job) => {
+                let core = job.core();
+                let timer = match &**job {
+                    Job::Settling(settling) => settling.retry_at(),
+                    Job::Crawling(crawling) => crawling.crawl.memory_retry_at(),
+                    _ => None,
+                };
+                core.fetches
+                    .iter()
+                    .map(|o| o.fetch.deadline())
+                    // While a store answer is awaited its deadline comes first (the job's is
+                    // looked at after it).
+                    .chain(Some(
+                        job.store_wait().map_or(core.deadline, |wait| wait.until),
+                    ))
+                    .chain(timer)
+                    .min()
+            }
+            State::Operator(operator) => operator
+                .core()
                 .fetches
                 .iter()
                 .map(|o| o.fetch.deadline())
-                // While a store answer is awaited its deadline comes first (the job's is
-                // looked at after it).
-                .chain(job.store_wait.map_or(Some(job.deadline), |_| None))
-                .chain(job.store_wait.map(|(_, at)| at))
-                .chain(job.settlement.as_ref().and_then(|s| s.retry_at))
-                .chain(job.memory_retry_at)
+                .chain(Some(operator.core().deadline))
+                .chain(operator.memory_retry_at())
                 .min(),
             State::Probe(fetch, _) => Some(fetch.deadline()),
-            State::Busy | State::Closed => None,
+            State::Closed => None,
         };
         match (state, self.write_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -809,15 +532,25 @@ impl Exchange {
         matches!(self.state, State::Closed)
     }
 
-    /// Takes the job out of the state to work on it (the state is `Busy` until it is put
-    /// back or replaced); `None`, with the state untouched, when there is no job — so a late
-    /// answer can never disturb an idle keep-alive connection.
-    fn take_job(&mut self) -> Option<Box<Job>> {
+    /// Takes the state out by value to work on it, leaving the connection `Idle` — what it is
+    /// once a job ends; a phase that goes on puts its successor back.
+    fn take_state(&mut self, now: Instant) -> State {
+        std::mem::replace(
+            &mut self.state,
+            State::Idle {
+                deadline: now + HEAD_TIMEOUT,
+            },
+        )
+    }
+
+    /// Takes the paid job out (see [`Exchange::take_state`]); `None`, with the state untouched,
+    /// when there is none — so a late answer can never disturb an idle keep-alive connection.
+    fn take_job(&mut self, now: Instant) -> Option<Job> {
         if !matches!(self.state, State::Job(_)) {
             return None;
         }
-        match std::mem::replace(&mut self.state, State::Busy) {
-            State::Job(job) => Some(job),
+        match self.take_state(now) {
+            State::Job(job) => Some(*job),
             other => {
                 self.state = other;
                 None
@@ -825,16 +558,9 @@ impl Exchange {
         }
     }
 
-    /// Closes the job's fetches and cancels its work: nothing more is waited for.
-    fn close_fetches(&mut self, job: &mut Job) {
-        for outbound in job.fetches.drain(..) {
-            self.outputs.push_back(Output::CloseFetch {
-                fetch: outbound.fetch.id(),
-            });
-        }
-        for (id, _) in job.work.drain(..) {
-            self.outputs.push_back(Output::CancelWork { id });
-        }
+    /// Puts a paid job that goes on back into the state.
+    fn keep(&mut self, job: Job) {
+        self.state = State::Job(Box::new(job));
     }
 
     /// The client closed the connection. A paid job (its request read and its payment
@@ -849,16 +575,267 @@ impl Exchange {
         }
         self.state = State::Closed;
     }
+
+    /// The answer to a piece of work, routed to the phase that waits for it; ignored when the
+    /// core no longer waits for it.
+    fn on_work_done(
+        &mut self,
+        server: &Server,
+        id: WorkId,
+        done: WorkDone,
+        took: Duration,
+        now: Instant,
+    ) {
+        let Some(core) = core_in(&mut self.state) else {
+            return;
+        };
+        let Some(index) = core.work.iter().position(|(w, _)| *w == id) else {
+            return;
+        };
+        let (_, purpose) = core.work.remove(index);
+        match (self.take_state(now), purpose) {
+            (State::Job(job), purpose) => match (*job, purpose) {
+                (Job::Checking(checking), WorkFor::Payment) => match done {
+                    WorkDone::Payment(checked) => {
+                        self.payment_checked(server, checking, checked, now)
+                    }
+                    // An answer of the wrong kind (a runtime bug): a failed check.
+                    _ => self.check_failed(server, checking, now),
+                },
+                (Job::Crawling(mut crawling), WorkFor::Page(page)) => {
+                    let progress = self.crawl_work_done(
+                        server,
+                        &mut crawling.core,
+                        &mut crawling.crawl,
+                        (page, done, took),
+                        now,
+                    );
+                    self.crawling(server, crawling, progress, now);
+                }
+                (Job::Building(building), WorkFor::Result) => {
+                    self.result_built(server, building, built(done), now);
+                }
+                (job, _) => self.keep(job),
+            },
+            (State::Operator(operator), WorkFor::Page(page)) => {
+                self.operator_work_done(server, *operator, (page, done, took), now);
+            }
+            (State::Operator(operator), WorkFor::Result) => {
+                self.operator_built(server, *operator, built(done), now);
+            }
+            (other, _) => self.state = other,
+        }
+    }
+
+    /// An answer (or, at its deadline, the lack of one) to store operation `id`, routed to
+    /// the state or phase that waits for it. An answer nothing waits for any more (it came
+    /// after its deadline) is dropped.
+    fn on_stored(
+        &mut self,
+        server: &Server,
+        id: StoreId,
+        result: Result<StoreReply, StoreFailure>,
+        now: Instant,
+    ) {
+        match &self.state {
+            State::Admitting(admitting) if admitting.id == id => {
+                let State::Admitting(admitting) = self.take_state(now) else {
+                    return;
+                };
+                self.admission_answered(server, *admitting, result, now);
+            }
+            State::Job(job) if job.store_wait().is_some_and(|wait| wait.id == id) => {
+                match self.take_job(now) {
+                    Some(Job::Reserving(reserving, _)) => {
+                        self.reserved(server, reserving, result, now);
+                    }
+                    Some(Job::Settling(settling)) => {
+                        self.settle_begun(server, settling, result, now);
+                    }
+                    Some(Job::Recording(recording, _)) => self.delivered(server, recording, now),
+                    Some(job) => self.keep(job),
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The job deadline passed: each phase says what that means for it.
+    fn job_deadline(&mut self, server: &Server, now: Instant) {
+        match self.take_job(now) {
+            Some(Job::Checking(checking)) => self.checking_deadline(server, checking, now),
+            Some(Job::Verifying(verifying)) => self.verifying_deadline(server, verifying, now),
+            Some(Job::Judging(judging)) => self.judging_deadline(server, judging, now),
+            Some(Job::Crawling(mut crawling)) => {
+                let progress = self.crawl_deadline(&mut crawling.core, &mut crawling.crawl);
+                self.crawling(server, crawling, progress, now);
+            }
+            Some(Job::Building(building)) => self.building_deadline(server, building, now),
+            Some(Job::Settling(settling)) => self.settling_deadline(server, settling, now),
+            // A store wait's deadline comes first (`on_timeout`): the job's is not looked at.
+            Some(job @ (Job::Reserving(..) | Job::Recording(..))) => self.keep(job),
+            None => {}
+        }
+    }
+
+    /// The crawl's memory retry is due: start the pages that wait, as far as the budget
+    /// allows.
+    fn crawl_memory_retry(&mut self, server: &Server, now: Instant) {
+        match self.take_state(now) {
+            State::Job(job) => match *job {
+                Job::Crawling(mut crawling) => {
+                    let progress = self.start_waiting_pages(
+                        server,
+                        &mut crawling.core,
+                        &mut crawling.crawl,
+                        now,
+                    );
+                    self.crawling(server, crawling, progress, now);
+                }
+                job => self.keep(job),
+            },
+            State::Operator(operator) => self.operator_memory_retry(server, *operator, now),
+            other => self.state = other,
+        }
+    }
+
+    fn on_resolved(
+        &mut self,
+        server: &Server,
+        id: FetchId,
+        result: Result<Vec<IpAddr>, IoFailure>,
+        now: Instant,
+    ) {
+        let policy = &server.config.net_policy;
+        let end = fetch_in(&mut self.state, id)
+            .and_then(|f| f.on_resolved(result, policy, now, &mut self.outputs));
+        if let Some(end) = end {
+            self.end_fetch(server, id, end, now);
+        }
+    }
+
+    fn on_connected(
+        &mut self,
+        server: &Server,
+        id: FetchId,
+        result: Result<(), IoFailure>,
+        now: Instant,
+    ) {
+        let end = fetch_in(&mut self.state, id)
+            .and_then(|f| f.on_connected(result, now, &mut self.outputs));
+        if let Some(end) = end {
+            self.end_fetch(server, id, end, now);
+        }
+    }
+
+    fn on_fetch_data(&mut self, server: &Server, id: FetchId, data: &[u8], now: Instant) {
+        if let Some(end) = fetch_in(&mut self.state, id).and_then(|f| f.on_data(data, now)) {
+            self.end_fetch(server, id, end, now);
+        }
+    }
+
+    fn on_fetch_closed(&mut self, server: &Server, id: FetchId, now: Instant) {
+        if let Some(end) = fetch_in(&mut self.state, id).map(Fetch::on_closed) {
+            self.end_fetch(server, id, end, now);
+        }
+    }
+
+    /// A fetch ended: close it and route its end to what it was for.
+    fn end_fetch(&mut self, server: &Server, id: FetchId, end: FetchEnd, now: Instant) {
+        if let State::Probe(fetch, index) = &self.state {
+            if fetch.id() == id {
+                let index = *index;
+                self.check_done(server, index, end);
+            }
+            return;
+        }
+        let Some(core) = core_in(&mut self.state) else {
+            return;
+        };
+        let Some(index) = core.fetches.iter().position(|o| o.fetch.id() == id) else {
+            return;
+        };
+        let Outbound { purpose, fetch } = core.fetches.remove(index);
+        // Why it failed, for the access and audit lines: the homepage's fetch, or a facilitator
+        // or chain call that got no usable reply (pages after the homepage are skipped quietly).
+        let cause = fetch.cause().map(str::to_string);
+        match purpose {
+            Purpose::Page(PageFetch { slot: 0, .. }) => core.cause = cause,
+            Purpose::Verify | Purpose::Settle | Purpose::Chain if cause.is_some() => {
+                core.cause = cause;
+            }
+            _ => {}
+        }
+        if matches!((purpose, &end), (Purpose::Page(_), FetchEnd::Response(..))) {
+            core.pages_fetched += 1;
+        }
+        self.outputs.push_back(Output::CloseFetch { fetch: id });
+        match (self.take_state(now), purpose) {
+            (State::Job(job), purpose) => match (*job, purpose) {
+                (Job::Verifying(verifying), Purpose::Verify) => {
+                    self.after_verify(server, verifying, end, now);
+                }
+                (Job::Settling(settling), Purpose::Settle) => {
+                    self.after_settle(server, settling, end, now);
+                }
+                (Job::Settling(settling), Purpose::Chain) => {
+                    self.settling_chain_reply(server, settling, end, now);
+                }
+                (Job::Judging(judging), Purpose::Chain) => {
+                    self.judging_chain_reply(server, judging, end, now);
+                }
+                (Job::Crawling(mut crawling), Purpose::Page(page)) => {
+                    let (core, crawl) = (&mut crawling.core, &mut crawling.crawl);
+                    let progress = self.after_page(server, core, crawl, page, end, now);
+                    self.crawling(server, crawling, progress, now);
+                }
+                (job, _) => self.keep(job),
+            },
+            (State::Operator(operator), Purpose::Page(page)) => {
+                self.operator_page_end(server, *operator, page, end, now);
+            }
+            (other, _) => self.state = other,
+        }
+    }
+
+    /// Closes the job's fetches and cancels its work: nothing more is waited for.
+    fn close_fetches(&mut self, core: &mut JobCore) {
+        for outbound in core.fetches.drain(..) {
+            self.outputs.push_back(Output::CloseFetch {
+                fetch: outbound.fetch.id(),
+            });
+        }
+        for (id, _) in core.work.drain(..) {
+            self.outputs.push_back(Output::CancelWork { id });
+        }
+    }
 }
 
-/// The job's fetch `id`, if the exchange has a job and the job still has that fetch.
+/// A result build's answer; one of the wrong kind (a runtime bug) is a failed build.
+fn built(done: WorkDone) -> Result<Box<BuiltResult>, Failure> {
+    match done {
+        WorkDone::Result(built) => built,
+        _ => Err(Failure::Internal),
+    }
+}
+
+/// What the state's job (paid, or an operator's) carries whatever its phase, if there is one.
+fn core_in(state: &mut State) -> Option<&mut JobCore> {
+    match state {
+        State::Job(job) => Some(job.core_mut()),
+        State::Operator(operator) => Some(operator.core_mut()),
+        _ => None,
+    }
+}
+
+/// The job's fetch `id`, if the exchange has a job (or a check) and it still has that fetch.
 fn fetch_in(state: &mut State, id: FetchId) -> Option<&mut Fetch> {
-    let job = match state {
-        State::Job(job) => job,
-        State::Probe(fetch, _) => return (fetch.id() == id).then_some(&mut **fetch),
-        _ => return None,
-    };
-    job.fetches
+    if let State::Probe(fetch, _) = state {
+        return (fetch.id() == id).then_some(&mut **fetch);
+    }
+    core_in(state)?
+        .fetches
         .iter_mut()
         .find(|o| o.fetch.id() == id)
         .map(|o| &mut o.fetch)

@@ -1,99 +1,30 @@
-//! Answering: queuing a response and its access-log line, ending a job, closing.
+//! Answering: queuing a response and its access-log line, closing.
 
 use super::*;
 
+/// What every response to one request needs: the request id, the method and path (for the
+/// access log), when its head arrived, and whether the connection closes after it.
+#[derive(Debug, Clone)]
+pub(super) struct RequestInfo {
+    pub(super) id: String,
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) started: Instant,
+    pub(super) close: bool,
+}
+
+/// The extra access-log fields of a job's response.
+#[derive(Debug, Default)]
+pub(super) struct JobLog {
+    pub(super) pages_fetched: u32,
+    pub(super) pages_too_costly: u32,
+    pub(super) payer: Option<String>,
+    pub(super) transaction: Option<String>,
+    /// Why the request failed, for the access log (see `JobCore::cause`).
+    pub(super) cause: Option<String>,
+}
+
 impl Exchange {
-    pub(super) fn end_job_with_error(
-        &mut self,
-        server: &Server,
-        job: Box<Job>,
-        failure: &Failure,
-        message: &str,
-        now: Instant,
-    ) {
-        self.end_job_with_error_and(server, job, failure, message, now, &[]);
-    }
-
-    /// As [`Exchange::end_job_with_error`], with `extra` header fields (e.g. `Retry-After`).
-    pub(super) fn end_job_with_error_and(
-        &mut self,
-        server: &Server,
-        mut job: Box<Job>,
-        failure: &Failure,
-        message: &str,
-        now: Instant,
-        extra: &[(&'static str, String)],
-    ) {
-        self.close_fetches(&mut job);
-        let (status, code) = reply_for(failure);
-        let error = ApiError::new(code, message, job.request.id.clone());
-        if job.operator {
-            self.unpaid_outcome = Some(Err(error.clone()));
-        }
-        let mut response = json_response(status, &error);
-        for (name, value) in extra {
-            response = response.with_header(name, value.clone());
-        }
-        self.finish_job(server, job, response, Some(code), None, now);
-    }
-
-    pub(super) fn end_job_with_402(
-        &mut self,
-        server: &Server,
-        mut job: Box<Job>,
-        reason: &str,
-        settle: Option<SettleResponse>,
-        now: Instant,
-    ) {
-        self.close_fetches(&mut job);
-        let response = match (settle, &job.paid) {
-            // A refused settlement: the result is withheld; PAYMENT-RESPONSE says why.
-            (Some(settled), _) => Response::json(402, b"{}".to_vec())
-                .with_header("PAYMENT-RESPONSE", codec::encode(&settled))
-                .with_header("Cache-Control", "no-store"),
-            (None, Some(paid)) => {
-                payment_required_response(&paid.terms, reason, server.payment_extensions())
-            }
-            // Only paid jobs reach the facilitator; an unpaid one cannot get here.
-            (None, None) => Response::json(402, b"{}".to_vec()),
-        };
-        self.finish_job(server, job, response, None, None, now);
-    }
-
-    pub(super) fn finish_job(
-        &mut self,
-        server: &Server,
-        job: Box<Job>,
-        response: Response,
-        code: Option<ErrorCode>,
-        transaction: Option<String>,
-        now: Instant,
-    ) {
-        self.state = State::Idle {
-            deadline: now + HEAD_TIMEOUT,
-        };
-        let log = JobLog {
-            pages_fetched: job.pages_fetched,
-            pages_too_costly: job.pages_too_costly,
-            payer: job.paid.as_ref().map(|paid| paid.payer.clone()),
-            transaction,
-            cause: job.cause.clone(),
-        };
-        if job.operator || self.client_gone {
-            // An operator's crawl has no client; a client that left gets nothing sent (a paid
-            // result is in the payment store for its retry). Log it and end.
-            self.log(&job.request, response.status, code, log, now);
-            self.close();
-            return;
-        }
-        self.send(&response.prepare(), &job.request, now, code, log);
-        // The job ends here: its slot is free before a pipelined request is read.
-        drop(job);
-        if !self.is_finished() {
-            self.advance_inbound(server, now);
-        }
-    }
-
     pub(super) fn payment_required(
         &mut self,
         request: &RequestInfo,

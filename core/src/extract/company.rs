@@ -3,7 +3,9 @@
 //! brand part of `<title>`, then the copyright line. Microdata/hCard organisation names rank
 //! with JSON-LD. Template placeholders and CMS names are never names. Two additions: a title
 //! match that spells only part of the domain gives way to a copyright holder that spells all
-//! of it, and the header logo's `alt` (a link to the homepage) is the last resort.
+//! of it, and the header logo's `alt` (a link to the homepage) is the last resort. Professions,
+//! titles and education lines are never names; a person's practice is named by the person
+//! with title; the domain is matched with accents folded and initials allowed.
 
 use std::sync::OnceLock;
 
@@ -39,22 +41,38 @@ pub struct NameSources<'a> {
 pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
     let chosen = match chosen_name(sources) {
         Some(name) if !is_domain_name(&name) => Some(name),
-        chosen => legal_notice_name(sources.text).or(chosen),
+        chosen => legal_notice_name(sources.text)
+            // A host name stands for the business as its registrable name, without `www.`.
+            .or(chosen.map(|host| strip_www(&host))),
     };
     chosen
         .map(|name| full_trading_name(&name, sources).unwrap_or(name))
         .map(|name| tidy(&name, &squash(sources.domain_label)))
 }
 
-/// Whether `name` is a host name (`acme.nl`, `www.acme-shop.com`), not a business name.
+/// `host` without a leading `www.` (any case).
+fn strip_www(host: &str) -> String {
+    let host = host.trim();
+    match host.get(..4) {
+        Some(head) if head.eq_ignore_ascii_case("www.") => host[4..].to_string(),
+        _ => host.to_string(),
+    }
+}
+
+/// Whether `name` is a host name (`acme.nl`, `www.acme-shop.com`), not a business name; a
+/// brand written with a dot and capitals (`Jesu.Arte`) is a name.
 fn is_domain_name(name: &str) -> bool {
-    let name = name.trim().to_lowercase();
+    let name = name.trim();
+    let www = name
+        .get(..4)
+        .is_some_and(|h| h.eq_ignore_ascii_case("www."));
     !name.contains(' ')
         && name.contains('.')
-        && name
-            .rsplit('.')
-            .next()
-            .is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+        && name.rsplit('.').next().is_some_and(|tld| {
+            tld.len() >= 2
+                && tld.bytes().all(|b| b.is_ascii_alphabetic())
+                && (www || tld.bytes().all(|b| b.is_ascii_lowercase()))
+        })
 }
 
 /// The title segment that is `name` plus one or two more words (`Acme Wood Products` for
@@ -174,13 +192,14 @@ pub fn legal_notice_name(text: &str) -> Option<String> {
 
 /// The name as chosen, before [`tidy`].
 fn chosen_name(sources: &NameSources<'_>) -> Option<String> {
+    let domain = squash(sources.domain_label);
     sources
         .structured
         .iter()
         .map(String::as_str)
         .chain(sources.og_site_name)
         .chain(sources.application_name)
-        .map(clean)
+        .map(|name| brand_without_tagline(name, &domain).unwrap_or_else(|| clean(name)))
         .find(|n| usable(n))
         .or_else(|| {
             let from_title = sources
@@ -193,8 +212,9 @@ fn chosen_name(sources: &NameSources<'_>) -> Option<String> {
             // `&` may stand for "and" (`Flint & Son` on flintandson.co.uk).
             let spells_domain = |name: &String| {
                 domain.len() >= 3
-                    && (squash(name).contains(&domain)
-                        || squash(&name.replace('&', "and")).contains(&domain))
+                    && (squash_as(name, &domain).contains(&domain)
+                        || squash_as(&name.replace('&', "and"), &domain).contains(&domain)
+                        || abbreviates_domain(name, &domain))
             };
             // The brand as the page writes it, when a line spells the domain name exactly
             // (`CBG Aanhangwagens`, `H&S Solicitors`).
@@ -264,13 +284,13 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
             // The squashed words spell the domain from its first character: a word whose
             // first character lower-cases to another cannot start it (checked before
             // squashing, which allocates).
-            if first.to_lowercase().next() != first_of_domain {
+            if squash(&first.to_string()).chars().next() != first_of_domain {
                 continue;
             }
             let (mut plain, mut with_and) = (String::new(), String::new());
             for j in i..words.len().min(i + MAX_BRAND_WORDS) {
-                plain.push_str(&squash(words[j]));
-                with_and.push_str(&squash(&words[j].replace('&', "and")));
+                plain.push_str(&squash_as(words[j], domain));
+                with_and.push_str(&squash_as(&words[j].replace('&', "and"), domain));
                 if plain == domain || with_and == domain {
                     let mut last = j;
                     while words
@@ -292,6 +312,36 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `name` spells `domain` with some of its words cut to their initial (`Haus & Garten
+/// Service` on hgservice.net, `Jan Peters Schilderwerken` on jpschilderwerken.nl): every word
+/// but connectors gives its initial or all its letters, in order, at least one an initial and
+/// one whole.
+fn abbreviates_domain(name: &str, domain: &str) -> bool {
+    let words: Vec<String> = name
+        .split_whitespace()
+        .filter(|w| !CONNECTORS.contains(&w.to_lowercase().as_str()))
+        .map(|w| squash_as(w, domain))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() < 2 || words.len() > MAX_BRAND_WORDS {
+        return false;
+    }
+    // Depth-first over (word, position in the domain, an initial used, a whole word used).
+    fn spell(words: &[String], domain: &str, initial: bool, whole: bool) -> bool {
+        let Some((word, rest)) = words.split_first() else {
+            return domain.is_empty() && initial && whole;
+        };
+        (domain.starts_with(word.as_str()) && spell(rest, &domain[word.len()..], initial, true))
+            || (word.len() > 1
+                && word.chars().next().is_some_and(|c| domain.starts_with(c))
+                && word
+                    .chars()
+                    .next()
+                    .is_some_and(|c| spell(rest, &domain[c.len_utf8()..], true, whole)))
+    }
+    spell(&words, domain, false, false)
 }
 
 /// A copyright holder on the page that is `name` followed only by legal forms (`FinCar Pty
@@ -317,12 +367,36 @@ pub fn adds_legal_form(brand: &str, candidate: &str) -> bool {
 /// `Zynk Design`), when that is short and not a generic word like `Home` or `Logo`.
 fn logo_name(text: &str) -> Option<String> {
     let first = clean(split_title(text).first()?);
+    // The word "Logo" before or after a proper name (`Logo Fraschina Giardini`, `Furrer
+    // Logo`) leaves the name; after a description (`girl holding a cat logo`) it leaves none.
+    let first = without_logo_word(&first).unwrap_or(first);
     let lower = first.to_lowercase();
     let generic = GENERIC_SEGMENTS.contains(&lower.as_str())
+        || is_domain_name(&first)
         || lower.contains("logo")
         || lower.starts_with("back to")
         || lower.starts_with("go to");
     (usable(&first) && !generic && first.split_whitespace().count() <= 8).then_some(first)
+}
+
+/// `text` without a leading or trailing word "Logo" when what is left is capitalised like a
+/// name (every word but connectors starts with a capital or a digit).
+fn without_logo_word(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let is_logo = |w: &&str| w.eq_ignore_ascii_case("logo");
+    let rest: &[&str] = match words.as_slice() {
+        [first, rest @ ..] if is_logo(first) => rest,
+        [rest @ .., last] if is_logo(last) => rest,
+        _ => return None,
+    };
+    let capitalised = !rest.is_empty()
+        && rest.iter().all(|w| {
+            CONNECTORS.contains(&w.to_lowercase().as_str())
+                || w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        });
+    capitalised.then(|| rest.join(" "))
 }
 
 fn clean(name: &str) -> String {
@@ -341,9 +415,147 @@ fn usable(name: &str) -> bool {
     letters >= 2
         && name.chars().count() <= 120
         && !name.contains(['{', '}', '$', '<', '>'])
+        && !only_titles(&lower)
+        && !is_education_line(&lower)
         && !PLACEHOLDERS.iter().any(|p| {
             lower == *p || lower.contains("your company") || lower.contains("company name")
         })
+}
+
+/// Professions and titles that name what someone is, not who (lower-case, without dots): a
+/// name made only of them (`Zahnarzt`, `Dr`, `Avvocato`) is no name.
+const TITLES: &[&str] = &[
+    "dr",
+    "prof",
+    "med",
+    "dent",
+    "vet",
+    "dott",
+    "dottssa",
+    "drssa",
+    "avv",
+    "mag",
+    "ing",
+    "dipl",
+    "arch",
+    "me",
+    "maître",
+    "mr",
+    "mrs",
+    "ms",
+    "mme",
+    "sig",
+    "sra",
+    "sr",
+    "lic",
+    "zahnarzt",
+    "zahnärztin",
+    "zahnärzte",
+    "zahnarztpraxis",
+    "tierarzt",
+    "tierärztin",
+    "tierarztpraxis",
+    "arzt",
+    "ärztin",
+    "arztpraxis",
+    "praxis",
+    "rechtsanwalt",
+    "rechtsanwältin",
+    "rechtsanwälte",
+    "anwalt",
+    "anwältin",
+    "kanzlei",
+    "notar",
+    "notarin",
+    "steuerberater",
+    "steuerberaterin",
+    "physiotherapie",
+    "avvocato",
+    "avvocata",
+    "avvocati",
+    "studio",
+    "legale",
+    "notaio",
+    "commercialista",
+    "dentista",
+    "veterinario",
+    "veterinaria",
+    "medico",
+    "psicologo",
+    "psicologa",
+    "abogado",
+    "abogada",
+    "abogados",
+    "avocat",
+    "avocate",
+    "avocats",
+    "notaire",
+    "dentiste",
+    "vétérinaire",
+    "médecin",
+    "advocaat",
+    "advocaten",
+    "tandarts",
+    "dierenarts",
+    "notaris",
+    "lawyer",
+    "attorney",
+    "dentist",
+    "veterinarian",
+    "vet",
+    "doctor",
+    "physician",
+];
+
+/// Whether `lower` (a lower-case name) is made only of [`TITLES`] and connectors.
+fn only_titles(lower: &str) -> bool {
+    let mut words = lower
+        .split(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | '-' | '–' | '|'))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some() && words.all(|w| TITLES.contains(&w) || CONNECTORS.contains(&w))
+}
+
+/// Degrees that open an education line (`Laurea in Economia, Università di Bologna`).
+const DEGREES: &[&str] = &[
+    "laurea",
+    "laureato",
+    "laureata",
+    "diploma",
+    "diplom",
+    "master",
+    "bachelor",
+    "phd",
+    "ph.d",
+    "dottorato",
+    "licenciatura",
+    "licenciado",
+    "licenciada",
+    "graduated",
+    "studium",
+    "abschluss",
+    "doctorat",
+];
+/// Institutions an education line names.
+const SCHOOLS: &[&str] = &[
+    "università",
+    "universita",
+    "universität",
+    "universitat",
+    "university",
+    "universidad",
+    "université",
+    "universiteit",
+    "hochschule",
+    "politecnico",
+];
+
+/// Whether `lower` (a lower-case candidate) is a line of someone's education: it opens with a
+/// degree, or names a degree and a university.
+fn is_education_line(lower: &str) -> bool {
+    let first = lower.split_whitespace().next().unwrap_or("");
+    DEGREES.contains(&first)
+        || (DEGREES.iter().any(|d| lower.contains(d)) && SCHOOLS.iter().any(|s| lower.contains(s)))
 }
 
 const PLACEHOLDERS: &[&str] = &[
@@ -434,6 +646,29 @@ const GENERIC_SEGMENTS: &[&str] = &[
     "sitemap",
     "page not found",
     "404",
+    "contáctame",
+    "contáctanos",
+    "contáctenos",
+    "contactenos",
+    "kontakta oss",
+    "kontakty",
+    "chi siamo",
+    "servizi",
+    "leistungen",
+    "o nas",
+    "nosotros",
+    "quiénes somos",
+    "sobre nosotros",
+    "qui sommes nous",
+    "about me",
+    "über mich",
+    "acerca de mi",
+    "acerca de mí",
+    "sobre mi",
+    "sobre mí",
+    "chi sono",
+    "à propos de moi",
+    "so erreichen sie uns",
 ];
 
 /// The brand part of a title: split on separators and drop generic segments; a segment that
@@ -449,12 +684,12 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
         .collect();
     let domain = squash(domain_label);
     if domain.len() >= 3 {
-        if let Some(whole) = segments.iter().find(|s| {
-            let squashed = squash(s);
-            squashed.len() >= 3
-                && (domain == squashed
-                    || domain.contains(&squashed) && squashed.len() * 2 >= domain.len())
-        }) {
+        // A person's practice: the person's name with title as printed (`Dr. med. dent. Anna
+        // Schmidt` on zahnarzt-schmidt.de), before a profession word the domain also spells.
+        if let Some(person) = segments.iter().find(|s| is_titled_person(s, &domain)) {
+            return Some(person.clone());
+        }
+        if let Some(whole) = segments.iter().find(|s| spells_whole(s, &domain)) {
             return Some(whole.clone());
         }
         let best = segments
@@ -490,7 +725,8 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
 
 /// Words that may sit between brand words (`Flint & Son`, `Skin by Lovely`).
 const CONNECTORS: &[&str] = &[
-    "&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et",
+    "&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et", "i",
+    "y", "e", "di", "du", "des", "del",
 ];
 /// Legal forms kept after a brand run.
 const LEGAL_FORMS: &[&str] = &[
@@ -519,6 +755,56 @@ const LEGAL_FORMS: &[&str] = &[
     "spa",
 ];
 
+/// The brand of a name written with a tagline (`Katzenhof*DE – Maine-Coon-Zucht` on
+/// katzenhof.de): the segment that spells the domain, when the name has several.
+fn brand_without_tagline(name: &str, domain: &str) -> Option<String> {
+    let segments = split_title(name);
+    if segments.len() < 2 || domain.len() < 3 {
+        return None;
+    }
+    segments
+        .iter()
+        .map(|s| clean(s))
+        .find(|s| usable(s) && spells_whole(s, domain))
+}
+
+/// Whether `segment` is the brand the domain names: it spells the domain, or a good part of
+/// it, or the domain and its suffix (`Katzenhof*DE` on katzenhof.de).
+fn spells_whole(segment: &str, domain: &str) -> bool {
+    let squashed = squash_as(segment, domain);
+    squashed.len() >= 3
+        && (domain == squashed
+            || domain.contains(&squashed) && squashed.len() * 2 >= domain.len()
+            || squashed.strip_prefix(domain).is_some_and(|tld| {
+                (2..=3).contains(&tld.len()) && tld.bytes().all(|b| b.is_ascii_lowercase())
+            }) && segment.contains(['*', '.']))
+}
+
+/// Whether `segment` is a person's name after a title or profession (`Dr. med. dent. Anna
+/// Schmidt`, `Avv. Mario Rossi`, `Rechtsanwalt Jörn Buhlke`): title words, then two to four
+/// capitalised words, the last of which (the surname) the domain spells.
+fn is_titled_person(segment: &str, domain: &str) -> bool {
+    let words: Vec<&str> = segment.split_whitespace().collect();
+    let titles = words
+        .iter()
+        .take_while(|w| {
+            let bare = w.to_lowercase().replace('.', "");
+            TITLES.contains(&bare.as_str())
+        })
+        .count();
+    let names = &words[titles..];
+    titles >= 1
+        && (2..=4).contains(&names.len())
+        && names.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().skip(1).all(|c| c.is_alphabetic() || c == '-')
+        })
+        && names.last().is_some_and(|surname| {
+            let surname = squash_as(surname, domain);
+            surname.len() >= 3 && domain.contains(&surname)
+        })
+}
+
 /// The longest run of consecutive words of `segment` that `domain` contains, scored by the
 /// letters matched; `None` when no word matches.
 fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
@@ -527,7 +813,7 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
         .map(|w| (w.as_ptr() as usize - segment.as_ptr() as usize, w))
         .collect();
     let matches = |w: &str| {
-        let sq = squash(w);
+        let sq = squash_as(w, domain);
         // Two-letter words count only as acronyms (`V1`, `HS`), not as `in`, `at`.
         let long_enough = sq.len() >= 3
             || (sq.len() == 2 && w.chars().any(|c| c.is_uppercase() || c.is_ascii_digit()));
@@ -551,7 +837,7 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
             i += 1;
             continue;
         }
-        let mut run = squash(words[i].1);
+        let mut run = squash_as(words[i].1, domain);
         let (mut last, mut score, mut j) = (i, run.len(), i + 1);
         while j < words.len() {
             // A comma or semicolon ends the name (`FinCar, Car Loans Provider`).
@@ -561,8 +847,9 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
             let w = words[j].1;
             if matches(w) && !is_connector(w) {
                 last = j;
-                score += squash(w).len();
-                run.push_str(&squash(w));
+                let sq = squash_as(w, domain);
+                score += sq.len();
+                run.push_str(&sq);
             } else if !is_connector(w) && abbreviates(&run, w) {
                 last = j;
                 score += domain.len().saturating_sub(run.len());
@@ -573,7 +860,7 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
             j += 1;
         }
         // A run that starts the domain name is the brand more often than one inside it.
-        if domain.starts_with(&squash(words[i].1)) {
+        if domain.starts_with(&squash_as(words[i].1, domain)) {
             score += 3;
         }
         if best.is_none_or(|(b, _, _)| score > b) {
@@ -610,12 +897,74 @@ fn split_title(title: &str) -> Vec<String> {
         .collect()
 }
 
-/// Lower-case letters and digits only.
+/// Lower-case letters and digits only, accents and other marks folded to the letter a host
+/// name writes (`Clínica` → `clinica`, `Trädgård` → `tradgard`, `ß` → `ss`).
 fn squash(s: &str) -> String {
-    s.chars()
+    squash_with(s, false)
+}
+
+/// [`squash`] as `domain` spells `s`: German host names write umlauts as `ae`, `oe`, `ue`
+/// (`Müller` on mueller-bau.de), others drop the dots (`Trädgårdsfix` on tradgardsfixskane.se).
+fn squash_as(s: &str, domain: &str) -> String {
+    let plain = squash_with(s, false);
+    if !s.contains(['ä', 'ö', 'ü', 'Ä', 'Ö', 'Ü']) {
+        return plain;
+    }
+    let german = squash_with(s, true);
+    if domain.contains(&german) {
+        german
+    } else {
+        plain
+    }
+}
+
+fn squash_with(s: &str, german_umlauts: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s
+        .chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
-        .collect()
+    {
+        let folded = match c {
+            'ä' | 'ö' | 'ü' if german_umlauts => {
+                out.push(match c {
+                    'ä' => 'a',
+                    'ö' => 'o',
+                    _ => 'u',
+                });
+                'e'
+            }
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
+            'ç' | 'ć' | 'č' => 'c',
+            'ď' | 'đ' => 'd',
+            'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => 'e',
+            'ì' | 'í' | 'î' | 'ï' | 'ī' => 'i',
+            'ł' => 'l',
+            'ñ' | 'ń' | 'ň' => 'n',
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => 'o',
+            'ř' => 'r',
+            'ś' | 'š' | 'ș' => 's',
+            'ť' | 'ț' => 't',
+            'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' => 'u',
+            'ý' | 'ÿ' => 'y',
+            'ź' | 'ż' | 'ž' => 'z',
+            'ß' => {
+                out.push('s');
+                's'
+            }
+            'æ' => {
+                out.push('a');
+                'e'
+            }
+            'œ' => {
+                out.push('o');
+                'e'
+            }
+            other => other,
+        };
+        out.push(folded);
+    }
+    out
 }
 
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or
@@ -704,6 +1053,12 @@ fn holder_after(after: &str) -> Option<String> {
         rest = trimmed;
     }
     let lower = rest.to_lowercase();
+    // A full stop ends the name, unless it ends a title or an initial (`Dr. Julia Berger`).
+    let full_stop = rest.match_indices(". ").map(|(i, _)| i).find(|&i| {
+        let word = rest[..i].rsplit(' ').next().unwrap_or("");
+        let bare = word.to_lowercase();
+        !(TITLES.contains(&bare.as_str()) || word.chars().count() == 1)
+    });
     let end = [
         "all rights",
         "alle rechten",
@@ -711,7 +1066,6 @@ fn holder_after(after: &str) -> Option<String> {
         "tous droits",
         " | ",
         " - ",
-        ". ",
         "website by",
         "web design",
         "designed by",
@@ -721,6 +1075,7 @@ fn holder_after(after: &str) -> Option<String> {
     ]
     .iter()
     .filter_map(|stop| lower.find(stop))
+    .chain(full_stop)
     // A year after the name ends it too (`© Thames Plumbers 2012 l Terms and Conditions`).
     .chain(year_after_words(rest))
     .min()

@@ -155,8 +155,12 @@ fn types_of(value: &Value) -> Vec<String> {
 }
 
 /// Types whose `name` is an organisation name: schema.org `Organization`, `LocalBusiness` and
-/// their subtypes (recognised by excluding the types that are not organisations).
+/// their subtypes (recognised by excluding the types that are not organisations: every
+/// `…Page` and `…Action` type, and the others named here).
 fn is_org_type(t: &str) -> bool {
+    if t.ends_with("Page") || t.ends_with("Action") {
+        return false;
+    }
     !matches!(
         t,
         "WebSite"
@@ -212,6 +216,39 @@ fn is_org_type(t: &str) -> bool {
             | "MonetaryAmount"
             | "QuantitativeValue"
             | "Duration"
+            | "ImageGallery"
+            | "MediaGallery"
+            | "VideoGallery"
+            | "OfferCatalog"
+            | "DataCatalog"
+            | "Dataset"
+            | "DefinedTermSet"
+            | "DefinedTerm"
+            | "CategoryCode"
+            | "Menu"
+            | "MenuSection"
+            | "MenuItem"
+            | "WebPageElement"
+            | "WPHeader"
+            | "WPFooter"
+            | "WPSideBar"
+            | "Photograph"
+            | "VisualArtwork"
+            | "Book"
+            | "Movie"
+            | "MusicRecording"
+            | "Trip"
+            | "TouristTrip"
+            | "Occupation"
+            | "EducationalOccupationalCredential"
+            | "Audience"
+            | "Schedule"
+            | "PriceSpecification"
+            | "UnitPriceSpecification"
+            | "LocationFeatureSpecification"
+            | "Language"
+            | "Demand"
+            | "Intangible"
     )
 }
 
@@ -302,5 +339,17 @@ mod tests {
             "not json".to_string(),
         ]);
         assert_eq!(data.org_names, ["Smile Co", "Trail"]);
+    }
+
+    #[test]
+    fn galleries_catalogs_and_term_sets_are_not_organisations() {
+        let data = read(&[r#"{"@graph":[
+            {"@type":"ImageGallery","name":"Selected photographs by Ann Lee"},
+            {"@type":"OfferCatalog","name":"Guided enquiry and prices"},
+            {"@type":"DefinedTermSet","name":"Ann Lee terms"},
+            {"@type":"ItemPage","name":"Portraits"},
+            {"@type":"ProfessionalService","name":"Ann Lee Photography"}]}"#
+            .to_string()]);
+        assert_eq!(data.org_names, ["Ann Lee Photography"]);
     }
 }

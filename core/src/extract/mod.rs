@@ -24,6 +24,7 @@ pub mod emails;
 pub mod entities;
 pub mod html;
 mod implied_ends;
+pub mod js_literal;
 pub mod jsonld;
 pub mod limits;
 mod markup;

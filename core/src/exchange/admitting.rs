@@ -1,9 +1,27 @@
-//! The paid route up to the crawl (docs/contract.md "Request order" steps 2–6): recovery of a repeated paid
-//! request from the payment store, the validation order, local payment checks, the
-//! reservation, and `/verify`.
+//! The paid route up to its job (docs/contract.md "Request order" steps 2–6): the shared
+//! state's admission (rate limit, and recovery of a repeated paid request from the payment
+//! store), the validation order, the 402, and the start of a paid job ([`Checking`]).
 
-use super::settle::{authorization_key, settle_by};
+use super::settling::{authorization_key, settle_by};
 use super::*;
+
+/// A request waiting for [`StoreOp::Admit`]'s answer, with what the paid route needs after it.
+#[derive(Debug)]
+pub(super) struct Admitting {
+    pub(super) id: StoreId,
+    pub(super) deadline: Instant,
+    head: RequestHead,
+    body: Vec<u8>,
+    request: RequestInfo,
+    decoded: Option<Box<(PaymentPayload, Fingerprint)>>,
+}
+
+/// A paid-route request as read: its head and body.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Asked<'a> {
+    head: &'a RequestHead,
+    body: &'a [u8],
+}
 
 impl Exchange {
     /// The paid route, docs/contract.md "Request order" steps 2–6; step 7 is the job. First
@@ -58,6 +76,32 @@ impl Exchange {
                     decoded,
                 }));
             }
+        }
+    }
+
+    /// The store's answer (or its absence) to an [`Admitting`] request: the paid route goes on
+    /// as [`Exchange::admitted`] says; a pipelined request is read after an answer.
+    pub(super) fn admission_answered(
+        &mut self,
+        server: &Server,
+        admitting: Admitting,
+        result: Result<StoreReply, StoreFailure>,
+        now: Instant,
+    ) {
+        let Admitting {
+            head,
+            body,
+            request,
+            decoded,
+            ..
+        } = admitting;
+        let asked = Asked {
+            head: &head,
+            body: &body,
+        };
+        self.admitted(server, asked, request, decoded, result, now);
+        if matches!(self.state, State::Idle { .. }) {
+            self.after_early_answer(server, now);
         }
     }
 
@@ -234,7 +278,7 @@ impl Exchange {
             }
         };
         // The local checks (EIP-712 digest and ECDSA recovery, ~0.2 ms) are CPU work: a
-        // worker does them; the job waits in `Phase::Check` and nothing is reserved yet.
+        // worker does them; the job waits in `Checking` and nothing is reserved yet.
         let unix_now = server.unix_time(now).as_secs();
         let work = Work::Payment(Box::new(PaymentWork {
             payment: payment.clone(),
@@ -242,227 +286,16 @@ impl Exchange {
             unix_now,
         }));
         let deadline = request.started + JOB_TIMEOUT;
-        let check = Check {
+        let mut checking = Checking {
+            core: JobCore::new(server, request, (input_url, target), deadline),
             terms,
             facilitator,
             payment,
             payment_id,
             fingerprint,
         };
-        let mut job = Box::new(Job {
-            check: Some(Box::new(check)),
-            ..Job::new(server, request, (input_url, target), Phase::Check, deadline)
-        });
-        self.start_work(&mut job, WorkFor::Payment, work);
-        self.state = State::Job(job);
-    }
-
-    /// The local payment checks are done (docs/contract.md "Request order" step 6): refuse (402), or reserve the
-    /// authorization and call `/verify`. The checking job ends here; a paid job takes its place.
-    pub(super) fn payment_checked(
-        &mut self,
-        server: &Server,
-        job: Box<Job>,
-        checked: Result<Box<VerifiedPayment>, PaymentError>,
-        now: Instant,
-    ) {
-        let Job {
-            request,
-            input_url,
-            target,
-            check,
-            ..
-        } = *job;
-        // The checking job is over (its slot is free); the connection answers or goes on.
-        self.state = State::Idle {
-            deadline: now + HEAD_TIMEOUT,
-        };
-        let Some(check) = check else {
-            self.respond_error(&request, &Failure::Internal, "internal error", now);
-            return self.after_early_answer(server, now);
-        };
-        let Check {
-            terms,
-            facilitator,
-            payment,
-            payment_id,
-            fingerprint,
-        } = *check;
-        let verified = match checked {
-            Ok(verified) => verified,
-            Err(error) => {
-                self.verdict = Some(PaymentVerdict::Refused);
-                self.payment_required(&request, &terms, &error.reason(), now);
-                return self.after_early_answer(server, now);
-            }
-        };
-        // The homepage's share of the page memory budget, before anything is reserved or
-        // verified: without one the request is shed, nothing consumed.
-        let Some(home_memory) = server.page_memory.try_acquire() else {
-            let retry = [("Retry-After", "1".to_string())];
-            let message = "too many pages in memory; retry shortly, nothing was charged";
-            self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
-            return self.after_early_answer(server, now);
-        };
-        let unix_now = server.unix_time(now).as_secs();
-        let key = authorization_key(&terms, verified.payer, verified.nonce);
-        let lease = server.new_lease_id();
-        // The window (docs/payments.md): the crawl ends early enough for the result build and
-        // the whole settlement budget to end before validBefore - SETTLE_MARGIN.
-        let settle_by = settle_by(server, now, verified.valid_before);
-        let crawl_by = settle_by
-            .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
-            .unwrap_or(now);
-        let deadline = (request.started + JOB_TIMEOUT).min(crawl_by);
-        let reserve = StoreOp::Reserve {
-            key: key.clone(),
-            fingerprint,
-            payment_id,
-            facilitator: facilitator.to_string(),
-            valid_before: verified.valid_before,
-            lease: Lease {
-                id: lease,
-                until: unix_now + RESERVE_LEASE.as_secs(),
-            },
-            unix_now,
-        };
-        let paid = Paid {
-            terms,
-            facilitator,
-            payment,
-            fingerprint,
-            key,
-            payer: address_hex(&verified.payer),
-            valid_before: verified.valid_before,
-            settle_by,
-            resettle: false,
-            on_chain: None,
-            verify_refusal: None,
-            lease,
-        };
-        let job = Box::new(Job {
-            paid: Some(paid),
-            memory: vec![(0, home_memory)],
-            ..Job::new(
-                server,
-                request,
-                (input_url, target),
-                Phase::Reserve,
-                deadline,
-            )
-        });
-        self.wait_for_store(server, job, reserve, now);
-    }
-
-    /// The store answered [`StoreOp::Reserve`] for a job in [`Phase::Reserve`] (or failed):
-    /// call `/verify`, or answer without one (nothing consumed).
-    pub(super) fn reserved(
-        &mut self,
-        server: &Server,
-        mut job: Box<Job>,
-        answer: Result<StoreReply, StoreFailure>,
-        now: Instant,
-    ) {
-        let request = job.request.clone();
-        let reserved = match answer {
-            Ok(StoreReply::Reserved(reserved)) => reserved,
-            Ok(StoreReply::Exists(record)) => {
-                // Possibly the same payment sent twice at once: the other one reserved first
-                // (after this one's admission found nothing).
-                self.state = State::Idle {
-                    deadline: now + HEAD_TIMEOUT,
-                };
-                let Some(paid) = job.paid.take() else { return };
-                drop(job);
-                if record.fingerprint == paid.fingerprint {
-                    self.answer_same_payment(&request, &paid.terms, &paid.key, record.stage, now);
-                } else {
-                    let reason = "payment authorization already used";
-                    self.payment_required(&request, &paid.terms, reason, now);
-                }
-                return self.after_early_answer(server, now);
-            }
-            other => {
-                let failure = match other {
-                    Err(failure) => failure,
-                    Ok(_) => StoreFailure::Unavailable("a mismatched answer".into()),
-                };
-                // The reservation may have landed without its answer: let it go (a lost
-                // release leaves a lease that runs out).
-                self.release(server, &job);
-                self.state = State::Idle {
-                    deadline: now + HEAD_TIMEOUT,
-                };
-                drop(job);
-                self.store_failed(&request, &failure, now);
-                return self.after_early_answer(server, now);
-            }
-        };
-        let bound = match reserved {
-            Ok(bound) => bound,
-            Err(error) => {
-                self.state = State::Idle {
-                    deadline: now + HEAD_TIMEOUT,
-                };
-                let Some(paid) = job.paid.take() else { return };
-                drop(job);
-                self.reserve_refused(&request, &paid, error, now);
-                return self.after_early_answer(server, now);
-            }
-        };
-        // A reservation taken over keeps the facilitator that first saw the authorization.
-        let Some(bound) = bound_facilitator(server, &bound) else {
-            self.release(server, &job);
-            self.state = State::Idle {
-                deadline: now + HEAD_TIMEOUT,
-            };
-            drop(job);
-            let message =
-                "the payment's record names no usable facilitator; this request changed nothing";
-            self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
-            return self.after_early_answer(server, now);
-        };
-        job.phase = Phase::Verify;
-        let Some(paid) = job.paid.as_mut() else {
-            return;
-        };
-        paid.facilitator = bound;
-        let verify_url = endpoint(&paid.facilitator, "verify");
-        match self.start_fetch(server, &mut job, Purpose::Verify, verify_url, now) {
-            Ok(()) => self.state = State::Job(job),
-            Err(failure) => self.after_verify(server, job, FetchEnd::Failed(failure), now),
-        }
-    }
-
-    /// Answers a reservation the store refused: the same payment in flight or kept, an
-    /// authorization already used, a payment id taken, or a budget spent (nothing charged).
-    fn reserve_refused(
-        &mut self,
-        request: &RequestInfo,
-        paid: &Paid,
-        error: ReserveError,
-        now: Instant,
-    ) {
-        match error {
-            ReserveError::AlreadyUsed => {
-                let reason = "payment authorization already used";
-                self.payment_required(request, &paid.terms, reason, now);
-            }
-            ReserveError::IdInUse => {
-                let message = "payment identifier already used with a different payment";
-                self.respond_error(request, &Failure::PaymentIdConflict, message, now);
-            }
-            ReserveError::Full { retry_after } => {
-                let retry = [("Retry-After", retry_after.to_string())];
-                let message = "too many payments held; retry later, nothing was charged";
-                self.respond_error_with(request, &Failure::Overloaded, message, now, &retry);
-            }
-            ReserveError::PayerBusy { retry_after } => {
-                let retry = [("Retry-After", retry_after.to_string())];
-                let message = "too many unfinished payments from this payer; retry later, nothing was charged";
-                self.respond_error_with(request, &Failure::Overloaded, message, now, &retry);
-            }
-        }
+        self.start_work(&mut checking.core, WorkFor::Payment, work);
+        self.keep(Job::Checking(checking));
     }
 
     /// Answers 503 with `Retry-After` when the shared store failed: nothing was reserved or
@@ -491,7 +324,7 @@ impl Exchange {
     /// Answers a request that carries a payment the store already has, with the same
     /// fingerprint: the kept 200, a 503 while it is in progress (or its settlement outcome is
     /// unknown), or a 402 when it was consumed without a result.
-    fn answer_same_payment(
+    pub(super) fn answer_same_payment(
         &mut self,
         request: &RequestInfo,
         terms: &PaymentTerms,
@@ -619,62 +452,10 @@ impl Exchange {
             settle_by,
             resettle: true,
             on_chain: None,
-            verify_refusal: None,
             lease: self.claim_lease,
         };
-        let job = Box::new(Job {
-            paid: Some(paid),
-            ..Job::new(server, request, target, Phase::Settle, now + SETTLE_BUDGET)
-        });
-        self.begin_settlement(server, job, kept, true, now);
-    }
-
-    pub(super) fn after_verify(
-        &mut self,
-        server: &Server,
-        mut job: Box<Job>,
-        end: FetchEnd,
-        now: Instant,
-    ) {
-        let reply = match end {
-            FetchEnd::Response(response, _) => facilitator::parse_verify(&response.body),
-            FetchEnd::Failed(_) => Reply::Garbage,
-        };
-        match reply {
-            Reply::Answer(answer) if answer.is_valid => {
-                // Consumed for good from here on, whatever happens next (Money safety).
-                self.verdict = Some(PaymentVerdict::Verified);
-                match self.start_home(server, &mut job, now) {
-                    Ok(()) => self.state = State::Job(job),
-                    Err(failure) => self.page_done(server, job, 0, Err(failure), now),
-                }
-            }
-            Reply::Answer(answer) if facilitator::verify_reports_already_used(&answer) => {
-                // Used on chain, and the store held no record of it (this request's
-                // reservation was new): the money may have come to us (docs/payments.md).
-                self.verdict = Some(PaymentVerdict::UsedWithoutRecord);
-                self.used_without_record(server, job, now);
-            }
-            Reply::Answer(answer) => {
-                self.verdict = Some(PaymentVerdict::Refused);
-                let reason = answer
-                    .invalid_reason
-                    .unwrap_or_else(|| "payment verification failed".to_string());
-                self.refused_without_record(server, job, reason, now);
-            }
-            Reply::Garbage => {
-                // Outcome unknown: keep the authorization consumed (docs/contract.md).
-                self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
-                self.spend(server, &job);
-                self.end_job_with_error(
-                    server,
-                    job,
-                    &Failure::FacilitatorUnavailable,
-                    "the payment facilitator is unavailable; this request changed nothing",
-                    now,
-                );
-            }
-        }
+        let core = JobCore::new(server, request, target, now + SETTLE_BUDGET);
+        self.begin_settlement(server, (core, paid), kept, true, now);
     }
 }
 
@@ -682,7 +463,7 @@ impl Exchange {
 /// "Several facilitators"): the one it names, or the first configured facilitator for a record
 /// that names none (written by a version with a single facilitator). `None` when the name
 /// does not parse (the caller fails closed: no facilitator call).
-fn bound_facilitator(server: &Server, recorded: &str) -> Option<Url> {
+pub(super) fn bound_facilitator(server: &Server, recorded: &str) -> Option<Url> {
     if recorded.is_empty() {
         return match &server.config.payment {
             PaymentConfig::Ready { facilitators, .. } => {

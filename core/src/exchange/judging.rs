@@ -1,0 +1,276 @@
+//! An authorization the facilitator reports as already used, of which the payment store held no
+//! record (docs/payments.md, "A used authorization with no record"): the record was lost — a
+//! restart of the in-process store, a Redis failover or eviction — after the payer's first
+//! request paid. Such a report is never a 402 (x402 clients pay again on every 402):
+//!
+//! ```text
+//! /verify "already used" ─▶ CHAIN_RPC_URL? ─no──▶ 503 "payment outcome unknown" (audit: unreconciled)
+//!                                  │ yes
+//!                                  ▼ Judge: the chain reading (payment::chain)
+//!   used, Transfer(from, payTo, amount) ─▶ crawl, no /settle, 200 naming that transaction
+//!                                          (audit: confirmed_on_chain_without_record)
+//!   cancelled ─────────────────────────▶ 402 "authorization cancelled"
+//!   anything else ─────────────────────▶ 503 "payment outcome unknown" (audit: unreconciled)
+//! ```
+//!
+//! The reservation this request made is released on a 503, so a later retry is judged again.
+
+use super::settling::{chain_query, UNRECONCILED_MESSAGE};
+use super::*;
+use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
+
+/// A paid job whose authorization the chain is judging (`CHAIN_RPC_URL`) before anything is
+/// crawled; it holds the homepage's page memory.
+#[derive(Debug)]
+pub(super) struct Judging {
+    pub(super) core: JobCore,
+    pub(super) paid: Paid,
+    pub(super) home_memory: PageMemorySlot,
+    /// The chain reading ([`Purpose::Chain`] calls).
+    pub(super) chain: ChainCheck,
+    /// The facilitator's reason when it refused for another reason than a used nonce (it
+    /// stands if the chain shows the authorization unused); `None` when it reported the
+    /// authorization used.
+    pub(super) refusal: Option<String>,
+}
+
+impl Verifying {
+    /// `/verify` reported the authorization used, or refused it (`refusal`), and the store had
+    /// no record of it: the chain judges, within [`CHAIN_READ_BUDGET`].
+    pub(super) fn into_judging(
+        self,
+        query: ChainQuery,
+        refusal: Option<String>,
+        now: Instant,
+    ) -> Judging {
+        let Verifying {
+            mut core,
+            paid,
+            home_memory,
+        } = self;
+        core.deadline = now + CHAIN_READ_BUDGET;
+        Judging {
+            core,
+            paid,
+            home_memory,
+            chain: ChainCheck::new(query),
+            refusal,
+        }
+    }
+}
+
+impl Judging {
+    /// The chain shows the authorization paid us in `transaction`: the job crawls, and
+    /// delivers without a `/settle`. The crawl's deadline is a fresh paid job's: no settlement
+    /// follows, but the result is kept under the same authorization window.
+    pub(super) fn into_crawling(self, transaction: String, now: Instant) -> Crawling {
+        let Judging {
+            mut core,
+            mut paid,
+            home_memory,
+            ..
+        } = self;
+        paid.on_chain = Some(transaction);
+        let crawl_by = paid
+            .settle_by
+            .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
+            .unwrap_or(now);
+        core.deadline = (core.request.started + JOB_TIMEOUT).min(crawl_by).max(now);
+        Crawling {
+            core,
+            paid,
+            crawl: Crawl::new(home_memory),
+        }
+    }
+}
+
+impl Exchange {
+    /// `/verify` reported the job's authorization used, and the store had no record of it:
+    /// the chain judges (`CHAIN_RPC_URL`), or the answer is 503 "payment outcome unknown".
+    pub(super) fn used_without_record(
+        &mut self,
+        server: &Server,
+        mut verifying: Verifying,
+        now: Instant,
+    ) {
+        if server.config.chain_rpc.is_some() {
+            if let Some(query) = chain_query(&verifying.paid) {
+                self.close_fetches(&mut verifying.core);
+                let judging = verifying.into_judging(query, None, now);
+                return self.judging_read_chain(server, judging, now);
+            }
+        }
+        let reason = "the facilitator reports the authorization used; no record of it";
+        let Verifying { core, paid, .. } = verifying;
+        self.unreconciled(server, (core, paid), reason.to_string(), now);
+    }
+
+    /// `/verify` refused for another reason than a used nonce. The store held no record of the
+    /// authorization (this request's reservation was new): with `CHAIN_RPC_URL` the chain tells
+    /// whether it was used before the refusal becomes a 402 — a facilitator may word a used one
+    /// as anything (the payer's balance, spent on us, is "insufficient funds"). Without it, the
+    /// refusal stands.
+    pub(super) fn refused_without_record(
+        &mut self,
+        server: &Server,
+        mut verifying: Verifying,
+        reason: String,
+        now: Instant,
+    ) {
+        let query = server
+            .config
+            .chain_rpc
+            .as_ref()
+            .and_then(|_| chain_query(&verifying.paid));
+        match query {
+            Some(query) => {
+                self.close_fetches(&mut verifying.core);
+                let judging = verifying.into_judging(query, Some(reason), now);
+                self.judging_read_chain(server, judging, now);
+            }
+            None => {
+                let Verifying { core, paid, .. } = verifying;
+                self.refusal_stands(server, (core, paid), &reason, now);
+            }
+        }
+    }
+
+    /// Sends the chain reading's current JSON-RPC call.
+    fn judging_read_chain(&mut self, server: &Server, mut judging: Judging, now: Instant) {
+        match self.call_chain(server, &mut judging.core, &judging.chain, now) {
+            Ok(()) => self.keep(Job::Judging(judging)),
+            Err(failure) => {
+                self.judging_chain_reply(server, judging, FetchEnd::Failed(failure), now);
+            }
+        }
+    }
+
+    /// One JSON-RPC answer (or none) of the chain reading.
+    pub(super) fn judging_chain_reply(
+        &mut self,
+        server: &Server,
+        mut judging: Judging,
+        end: FetchEnd,
+        now: Instant,
+    ) {
+        let body = match &end {
+            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
+            FetchEnd::Failed(_) => None,
+        };
+        let unix_now = server.unix_time(now).as_secs();
+        match judging.chain.on_reply(body, unix_now) {
+            None => self.judging_read_chain(server, judging, now),
+            Some(verdict) => self.judged(server, judging, verdict, now),
+        }
+    }
+
+    /// The chain reading ran out of time: nothing is certain.
+    pub(super) fn judging_deadline(&mut self, server: &Server, mut judging: Judging, now: Instant) {
+        judging.core.note_timeout(|p| matches!(p, Purpose::Chain));
+        let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());
+        self.judged(server, judging, verdict, now);
+    }
+
+    /// A `/verify` refusal stands: no money moved, the authorization stays usable (its
+    /// reservation is released), 402 with the facilitator's reason.
+    fn refusal_stands(
+        &mut self,
+        server: &Server,
+        (core, paid): (JobCore, Paid),
+        reason: &str,
+        now: Instant,
+    ) {
+        self.release(server, &paid);
+        self.end_job_with_402(server, (core, &paid), reason, None, now);
+    }
+
+    /// The chain's verdict on an authorization used (or refused) without a record.
+    fn judged(
+        &mut self,
+        server: &Server,
+        mut judging: Judging,
+        verdict: ChainVerdict,
+        now: Instant,
+    ) {
+        self.close_fetches(&mut judging.core);
+        if let Some(reason) = judging.refusal.take() {
+            // The facilitator refused, and not for a used nonce.
+            match verdict {
+                ChainVerdict::Unused(_) | ChainVerdict::ExpiredUnused => {
+                    let Judging { core, paid, .. } = judging;
+                    return self.refusal_stands(server, (core, paid), &reason, now);
+                }
+                ChainVerdict::Undetermined(why) => {
+                    // Neither side certain: no 402 (it would make a client pay again), and
+                    // nothing to reconcile yet.
+                    let Judging { core, paid, .. } = judging;
+                    self.audit_line((&core, &paid), "unknown", Some(why), None, (0, None));
+                    self.release(server, &paid);
+                    let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
+                    let message = format!(
+                        "the facilitator refused this payment ({reason}) and the chain could not be read to confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
+                    );
+                    let failure = Failure::FacilitatorUnavailable;
+                    let job = (core, Some(&paid));
+                    return self
+                        .end_job_with_error_and(server, job, &failure, &message, now, &retry);
+                }
+                ChainVerdict::Settled { .. } | ChainVerdict::Cancelled => {}
+            }
+        }
+        match verdict {
+            ChainVerdict::Settled { transaction } => {
+                let job = (&judging.core, &judging.paid);
+                let confirmed = "confirmed_on_chain_without_record";
+                self.audit_line(job, confirmed, None, Some(transaction.clone()), (0, None));
+                self.verdict = Some(PaymentVerdict::Verified);
+                self.begin_crawl(server, judging.into_crawling(transaction, now), now);
+            }
+            ChainVerdict::Cancelled => {
+                // The payer cancelled it: no money moved to us, and none ever can.
+                let Judging { core, paid, .. } = judging;
+                self.audit_line((&core, &paid), "cancelled", None, None, (0, None));
+                self.record(server, &paid, Stage::Spent);
+                self.end_job_with_402(server, (core, &paid), "authorization cancelled", None, now);
+            }
+            // "Expired unused" contradicts the facilitator's "used": a node behind the head
+            // the facilitator read. Nothing certain.
+            ChainVerdict::ExpiredUnused => {
+                let reason = "the chain shows the authorization unused; the facilitator, used";
+                let Judging { core, paid, .. } = judging;
+                self.unreconciled(server, (core, paid), reason.to_string(), now);
+            }
+            ChainVerdict::Unused(why) | ChainVerdict::Undetermined(why) => {
+                let Judging { core, paid, .. } = judging;
+                self.unreconciled(server, (core, paid), why, now);
+            }
+        }
+    }
+
+    /// 503 "payment outcome unknown", no `PAYMENT-REQUIRED`; the audit line `unreconciled`
+    /// (payer, nonce, request id) for the operator; the reservation released.
+    fn unreconciled(
+        &mut self,
+        server: &Server,
+        (core, paid): (JobCore, Paid),
+        reason: String,
+        now: Instant,
+    ) {
+        self.audit_line(
+            (&core, &paid),
+            "unreconciled",
+            Some(reason),
+            None,
+            (0, None),
+        );
+        self.release(server, &paid);
+        let failure = Failure::FacilitatorUnavailable;
+        self.end_job_with_error(
+            server,
+            (core, Some(&paid)),
+            &failure,
+            UNRECONCILED_MESSAGE,
+            now,
+        );
+    }
+}
