@@ -139,6 +139,9 @@ pub struct SettlementEvent {
     pub transaction: Option<String>,
     /// 1 for the first `/settle` of this request, 2 for the retry after an unknown outcome.
     pub attempt: u8,
+    /// The facilitator the authorization is bound to (the one that first saw it), as
+    /// [`crate::config::endpoint_label`] names it: where to ask about an unknown outcome.
+    pub facilitator: String,
     /// Whether the client had left before the outcome was known.
     pub client_gone: bool,
     /// The facilitator's `EXTENSION-RESPONSES` header on its `/settle` answer, when it sent

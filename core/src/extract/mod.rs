@@ -393,13 +393,28 @@ fn collect_emails(
     site: Option<&str>,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
+    // `mailto:` targets under a link that shows an address of another domain (`<a
+    // href="mailto:dev@gmail.com">info@acme.pl</a>`, a web developer's test address left
+    // behind): decided below.
+    let mut behind_other: Vec<(usize, String)> = Vec::new();
     for link in doc
         .links
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
+        let shown = emails::normalise(link.text.trim());
+        let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in emails::from_mailto(&link.href) {
-            found.push((link.text_pos, email));
+            // Another address of the same domain is the business's too (a slip between two
+            // colleagues' addresses).
+            if shown
+                .as_ref()
+                .is_some_and(|shown| domain_of(shown) != domain_of(&email))
+            {
+                behind_other.push((link.text_pos, email));
+            } else {
+                found.push((link.text_pos, email));
+            }
         }
     }
     // Only lines with an `@` or an at-token are read (one pass over the whole text).
@@ -426,6 +441,18 @@ fn collect_emails(
     {
         if let Some(email) = emails::from_cloudflare(hex) {
             found.push((*pos, email));
+        }
+    }
+    // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
+    // else it is someone else's.
+    for (pos, email) in behind_other {
+        let on_site = site.is_some_and(|site| {
+            email
+                .rsplit_once('@')
+                .is_some_and(|(_, domain)| crate::site::registrable_domain(domain) == site)
+        });
+        if on_site || found.iter().any(|(_, shown)| *shown == email) {
+            found.push((pos, email));
         }
     }
     let structured_pos = usize::MAX;
