@@ -365,6 +365,7 @@ impl Exchange {
             reason,
             transaction,
             attempt,
+            facilitator: crate::config::endpoint_label(&paid.facilitator),
             client_gone: self.client_gone,
             extension_responses: extension_responses.cloned(),
         }));

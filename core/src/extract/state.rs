@@ -17,7 +17,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::extract::html::MarkedAddress;
+use crate::extract::address::MarkedAddress;
+use crate::extract::js_literal;
 use crate::extract::jsonld::JsonLdData;
 use crate::extract::markup::AttributeSpan;
 use crate::extract::whitespace::collapse;
@@ -42,6 +43,12 @@ pub enum Kind {
     /// Nuxt 3 `__NUXT_DATA__`: a JSON array whose object and array members are indices into it
     /// (devalue).
     NuxtData,
+    /// Nuxt 2 `window.__NUXT__=…`: a JavaScript literal or a function called at once that
+    /// returns one (`js_literal.rs`).
+    NuxtWindow,
+    /// SvelteKit's start script (`{ __sveltekit_… }`): its `data: […]` array, a JavaScript
+    /// literal (`js_literal.rs`).
+    SvelteKit,
 }
 
 /// One piece of framework state of a page, as written in it.
@@ -69,15 +76,28 @@ pub(crate) fn kind_by_attributes(page: &[u8], attributes: &[AttributeSpan]) -> O
 }
 
 /// The kind of state a `<script>` holds, by the first bytes of its content: Next.js's
-/// `self.__next_f.push(` calls.
+/// `self.__next_f.push(` calls, Nuxt 2's `window.__NUXT__`, SvelteKit's `{ __sveltekit_`.
 pub(crate) fn kind_by_content(content: &[u8]) -> Option<Kind> {
     let start = content
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(content.len());
     let head = &content[start..];
-    (head.starts_with(b"self.__next_f.push(") || head.starts_with(b"(self.__next_f=self.__next_f"))
-        .then_some(Kind::NextFlight)
+    if head.starts_with(b"self.__next_f.push(") || head.starts_with(b"(self.__next_f=self.__next_f")
+    {
+        return Some(Kind::NextFlight);
+    }
+    if head.starts_with(b"window.__NUXT__") {
+        return Some(Kind::NuxtWindow);
+    }
+    let after_brace = head.strip_prefix(b"{")?;
+    let start = after_brace
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(after_brace.len());
+    after_brace[start..]
+        .starts_with(b"__sveltekit_")
+        .then_some(Kind::SvelteKit)
 }
 
 /// The `props` of an `<astro-island>` (attribute spans of `page`), character references
@@ -129,12 +149,45 @@ pub fn read(scripts: &[Script]) -> StateData {
                     }
                 }
             }
+            Kind::NuxtWindow => {
+                let value = script
+                    .text
+                    .split_once('=')
+                    .and_then(|(_, state)| js_literal::parse_iife(state));
+                if let Some(value) = value {
+                    Walker::new(&mut out).value(&value, None, 0);
+                }
+            }
+            Kind::SvelteKit => {
+                if let Some(value) = sveltekit_data(&script.text) {
+                    Walker::new(&mut out).value(&value, None, 0);
+                }
+            }
         }
     }
     if !flight.is_empty() {
         flight_rows(&flight, &mut out);
     }
     out
+}
+
+/// The `data: […]` (or `const data = […]`) array of a SvelteKit start script.
+fn sveltekit_data(script: &str) -> Option<Value> {
+    let bytes = script.as_bytes();
+    memchr::memmem::find_iter(bytes, b"data").find_map(|at| {
+        let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.') {
+            return None;
+        }
+        let rest = script[at + 4..].trim_start();
+        let rest = rest
+            .strip_prefix(':')
+            .or_else(|| rest.strip_prefix('='))?
+            .trim_start();
+        rest.starts_with('[')
+            .then(|| js_literal::parse(rest))
+            .flatten()
+    })
 }
 
 /// Appends the strings of the `self.__next_f.push([1,"…"])` calls in `script` to `flight`
@@ -568,6 +621,31 @@ mod tests {
         );
         assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
         assert_eq!(got.addresses[0].street.as_deref(), Some("Lindenweg 3"));
+    }
+
+    #[test]
+    fn nuxt_2_window_state_and_sveltekit_start_data() {
+        let html = r#"<html><body><div id="__nuxt"><p>Willkommen</p></div>
+<script>window.__NUXT__=(function(a,b,c){return {layout:"default",data:[{firma:{email:a,telefon:b,adresse:{strasse:"Lindenweg 3",plz:c,ort:"Hamburg"}}}],fetch:{}}}("kontakt@nuxt-laden.de","+49 40 2345678","20095"));</script>
+<div style="display: contents"><script>
+{
+    __sveltekit_1x2y3z = { base: new URL(".", location).pathname.slice(0, -1) };
+    const element = document.currentScript.parentElement;
+    Promise.all([import("./app.js")]).then(([kit, app]) => {
+        kit.start(app, element, {
+            node_ids: [0, 2],
+            data: [null,{type:"data",data:{contact:{mail:"hej@svelte-butik.se",phone:"+46 8 123 456 78"}},uses:{}}],
+            form: null,
+            error: null
+        });
+    });
+}
+</script></div></body></html>"#;
+        let got = page("https://laden.de/", html);
+        assert_eq!(got.emails, ["kontakt@nuxt-laden.de", "hej@svelte-butik.se"]);
+        assert_eq!(got.phones, ["+49402345678", "+46812345678"]);
+        assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
+        assert_eq!(got.addresses[0].postal_code.as_deref(), Some("20095"));
     }
 
     #[test]
