@@ -198,6 +198,33 @@ fn a_design_studios_own_design_heading_is_not_a_credit() {
     assert_eq!(p.phones, ["+493028094130"]);
 }
 
+#[test]
+fn a_developers_address_behind_the_business_address_it_shows_is_left_out() {
+    // The visible address is the business's; the href is the web developer's test address.
+    let p = page(
+        "https://www.montaz-alarmy.pl/",
+        r#"<p>Napisz: <a href="mailto: jan.kowalski92@gmail.com">biuro@montaz-alarmy.pl</a></p>
+        <p>Projekt i wykonanie: Jan Kowalski</p>"#,
+    );
+    assert_eq!(p.emails, ["biuro@montaz-alarmy.pl"]);
+    // A slip between two addresses of one domain keeps both; so does a target shown elsewhere.
+    let p = page(
+        "https://www.acme-trailers.nl/contact",
+        r#"<p><a href="mailto:piet@acme-goes.nl">bert@acme-goes.nl</a></p>
+        <p><a href="mailto:acme.trailers@gmail.com">info@acme-trailers.nl</a>
+        or acme.trailers@gmail.com</p>"#,
+    );
+    assert_eq!(
+        p.emails,
+        [
+            "piet@acme-goes.nl",
+            "bert@acme-goes.nl",
+            "info@acme-trailers.nl",
+            "acme.trailers@gmail.com"
+        ]
+    );
+}
+
 // ---- addresses -------------------------------------------------------------------------------
 
 fn one_address(p: &PageExtraction) -> (Option<&str>, Option<&str>, Option<&str>) {

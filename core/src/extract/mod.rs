@@ -17,6 +17,7 @@
 
 pub mod address;
 mod address_list;
+mod ascii;
 pub mod company;
 pub mod decode;
 pub mod emails;
@@ -42,9 +43,11 @@ use url::Url;
 
 use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks, SourcedValue};
 use crate::crawl::PageLink;
+use crate::extract::address::MarkedAddress;
 use crate::extract::address_list::{AddressList, Pushed};
+use crate::extract::ascii::starts_with_ignore_ascii_case;
+use crate::extract::html::Document;
 pub use crate::extract::html::ParseBuffers;
-use crate::extract::html::{Document, MarkedAddress};
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
@@ -378,13 +381,6 @@ fn is_not_a_page(href: &str) -> bool {
         .any(|scheme| starts_with_ignore_ascii_case(href, scheme))
 }
 
-/// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
-pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
-    text.as_bytes()
-        .get(..prefix.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
-}
-
 /// The page's emails; `third_party`: text ranges whose `mailto:` links and protected addresses
 /// are someone else's (`sections.rs`; `lines` has those parts blanked already); `site`: the
 /// page's registrable domain (an address spelled with the word "at" counts only on it or at a
@@ -397,13 +393,28 @@ fn collect_emails(
     site: Option<&str>,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
+    // `mailto:` targets under a link that shows an address of another domain (`<a
+    // href="mailto:dev@gmail.com">info@acme.pl</a>`, a web developer's test address left
+    // behind): decided below.
+    let mut behind_other: Vec<(usize, String)> = Vec::new();
     for link in doc
         .links
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
+        let shown = emails::normalise(link.text.trim());
+        let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in emails::from_mailto(&link.href) {
-            found.push((link.text_pos, email));
+            // Another address of the same domain is the business's too (a slip between two
+            // colleagues' addresses).
+            if shown
+                .as_ref()
+                .is_some_and(|shown| domain_of(shown) != domain_of(&email))
+            {
+                behind_other.push((link.text_pos, email));
+            } else {
+                found.push((link.text_pos, email));
+            }
         }
     }
     // Only lines with an `@` or an at-token are read (one pass over the whole text).
@@ -430,6 +441,18 @@ fn collect_emails(
     {
         if let Some(email) = emails::from_cloudflare(hex) {
             found.push((*pos, email));
+        }
+    }
+    // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
+    // else it is someone else's.
+    for (pos, email) in behind_other {
+        let on_site = site.is_some_and(|site| {
+            email
+                .rsplit_once('@')
+                .is_some_and(|(_, domain)| crate::site::registrable_domain(domain) == site)
+        });
+        if on_site || found.iter().any(|(_, shown)| *shown == email) {
+            found.push((pos, email));
         }
     }
     let structured_pos = usize::MAX;
