@@ -83,6 +83,15 @@ pub enum FacilitatorCredentials {
     None,
 }
 
+/// How logs, `/api/ready` and audit lines name a configured endpoint: `scheme://host[:port]/path`
+/// of `url`, without its query or fragment (an operator may have put a key there).
+pub fn endpoint_label(url: &Url) -> String {
+    let mut label = url.clone();
+    label.set_query(None);
+    label.set_fragment(None);
+    label.to_string()
+}
+
 /// The public x402.org facilitator: keyless, testnets only (Base Sepolia among them). The
 /// default `FACILITATOR_URL` on Base Sepolia (`X402_NETWORK=eip155:84532`) and nowhere else.
 pub const X402_ORG_TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
@@ -762,6 +771,12 @@ mod tests {
             "https://facilitator.example.com/"
         );
         assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+    }
+
+    #[test]
+    fn an_endpoint_label_leaves_out_query_and_fragment() {
+        let url = Url::parse("https://f.example.com:8443/x402?key=secret#frag").unwrap();
+        assert_eq!(endpoint_label(&url), "https://f.example.com:8443/x402");
     }
 
     #[test]

@@ -49,7 +49,10 @@
 //!
 //! # Modules
 //!
-//! - [`exchange`], [`server`], [`io`]: the lifecycle state machine and its contract;
+//! - [`exchange`], [`server`], [`io`], [`effects`]: the lifecycle state machine, its contract
+//!   and the outputs it carries;
+//! - [`eth`], [`budget`]: Ethereum primitives (addresses, hex, uint256, CAIP-2 chain ids); the
+//!   request's time budget;
 //! - [`http`], [`api`], [`discovery`]: inbound HTTP/1.1, the JSON contract, the discovery
 //!   documents;
 //! - [`payment`]: x402 v2 (requirements, header codec, EIP-712 + ECDSA verification, replay
@@ -60,6 +63,9 @@
 //! - [`work`], [`driver`]: CPU work as effects; the IO-free bookkeeping of runtime drivers;
 //! - [`pace`]: checkpoints in long CPU work, where a runtime's pacer yields or stops it;
 //! - `testing` (feature): fuzz entry points and the deterministic network simulation.
+//!
+//! They stand in layers, each importing only from its own layer and those below it
+//! (docs/architecture.md, "Layers").
 //!
 //! Offline extraction, as the CLI does it:
 //!
@@ -85,6 +91,7 @@ pub mod connections;
 pub mod crawl;
 pub mod discovery;
 pub mod driver;
+pub mod effects;
 pub mod eth;
 pub mod exchange;
 pub mod extract;

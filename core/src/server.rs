@@ -497,9 +497,10 @@ impl Server {
             return Vec::new();
         }
         let urls: Vec<String> = match &self.fixed.config.payment {
-            PaymentConfig::Ready { facilitators, .. } => {
-                facilitators.iter().map(|f| f.url.to_string()).collect()
-            }
+            PaymentConfig::Ready { facilitators, .. } => facilitators
+                .iter()
+                .map(|f| crate::config::endpoint_label(&f.url))
+                .collect(),
             PaymentConfig::Incomplete(_) => Vec::new(),
         };
         all.iter()

@@ -4130,10 +4130,19 @@ fn after_verify_the_settlement_and_every_retry_stay_with_the_first_facilitator()
             "{path} never reaches the second facilitator"
         );
     }
+    // Every audit line names the facilitator the authorization is bound to.
+    assert!(sim
+        .settlements
+        .iter()
+        .all(|s| s.facilitator == "http://127.0.0.1:9000/"));
     // A new payment goes to the second (the first's latest check failed).
     let other = one(&sim.request(&paid_post(&sim, 203)));
     assert_eq!(other.status, 200, "{}", other.body);
     assert_eq!(calls_at(&sim, SECOND_FACILITATOR, "/settle"), 1);
+    assert_eq!(
+        sim.settlements.last().unwrap().facilitator,
+        "http://127.0.0.1:9001/"
+    );
 }
 
 /// The record names the facilitator for every instance sharing the store: a retry through
@@ -4165,5 +4174,46 @@ fn a_retry_through_another_instance_settles_with_the_facilitator_that_first_saw_
         for path in ["/verify", "/settle"] {
             assert_eq!(calls_at(sim, SECOND_FACILITATOR, path), 0, "{path}");
         }
+    }
+}
+
+/// A reservation whose instance died (it landed, its release was lost) is taken over once its
+/// lease runs out, and keeps the facilitator that first saw it: the job runs again with its
+/// `/verify` and `/settle` at that facilitator, though the second is where new payments go now.
+#[test]
+fn a_reservation_taken_over_keeps_its_facilitator() {
+    let (mut a, _b, store) = two_instances(&[TWO_FACILITATORS]);
+    facilitator_at(&mut a, SECOND_FACILITATOR, vec![json_reply(SETTLED)]);
+    assert_eq!(a.check_facilitator_at(0), FacilitatorHealth::Supported);
+    // Valid long enough for the job to run again after the lease (at most maxTimeoutSeconds
+    // + 60 s ahead when it arrives).
+    let header = payment_header(&requirements(&a), 205, 0, SIM_UNIX_START + 120);
+    let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+    {
+        let mut s = store.lock().unwrap();
+        (s.slow_op, s.delay, s.lose_writes) =
+            (Some("reserve"), std::time::Duration::from_millis(250), true);
+    }
+    assert_error(&one(&a.request(&request)), 503, "INTERNAL_ERROR");
+    {
+        let mut s = store.lock().unwrap();
+        (s.slow_op, s.delay, s.lose_writes) = (None, std::time::Duration::ZERO, false);
+    }
+    // The first facilitator now fails its check; the second passes.
+    a.endpoint(FACILITATOR.parse().unwrap(), |_| {
+        Reply::Bytes(http_response(503, &[], b"down"))
+    });
+    assert!(matches!(
+        a.check_facilitator_at(0),
+        FacilitatorHealth::Problem(_)
+    ));
+    assert_eq!(a.check_facilitator_at(1), FacilitatorHealth::Supported);
+    facilitator_at(&mut a, FACILITATOR, vec![json_reply(SETTLED)]);
+    a.advance(contact_core::budget::RESERVE_LEASE + std::time::Duration::from_secs(1));
+    let paid = one(&a.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (1, 1));
+    for path in ["/verify", "/settle"] {
+        assert_eq!(calls_at(&a, SECOND_FACILITATOR, path), 0, "{path}");
     }
 }

@@ -183,6 +183,7 @@ struct SettlementLine<'a> {
     reason: Option<&'a str>,
     transaction: Option<&'a str>,
     attempt: u8,
+    facilitator: &'a str,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     client_gone: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,12 +203,13 @@ pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
             reason: event.reason.as_deref(),
             transaction: event.transaction.as_deref(),
             attempt: event.attempt,
+            facilitator: &event.facilitator,
             client_gone: event.client_gone,
             extension_responses: event.extension_responses.as_deref(),
         })
         .unwrap_or_default(),
         LogFormat::Pretty => format!(
-            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={}{}{}",
+            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={} facilitator={}{}{}",
             event.request_id,
             event.payer,
             event.nonce,
@@ -215,6 +217,7 @@ pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
             event.reason,
             event.transaction,
             event.attempt,
+            event.facilitator,
             if event.client_gone {
                 " client gone"
             } else {

@@ -370,9 +370,10 @@ pub async fn check_facilitator<Drive, Sleep>(
     use contact_core::exchange::Exchange;
     let log_format = server.config().log_format;
     let urls: Vec<String> = match &server.config().payment {
-        PaymentConfig::Ready { facilitators, .. } => {
-            facilitators.iter().map(|f| f.url.to_string()).collect()
-        }
+        PaymentConfig::Ready { facilitators, .. } => facilitators
+            .iter()
+            .map(|f| contact_core::config::endpoint_label(&f.url))
+            .collect(),
         PaymentConfig::Incomplete(_) => return,
     };
     let mut last: Vec<_> = (0..urls.len())

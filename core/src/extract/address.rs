@@ -15,9 +15,23 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::extract::html::MarkedAddress;
 use crate::extract::words8::{any_ascii_digit, load};
 use crate::pace;
+
+/// Address parts found in markup, as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedAddress {
+    /// `streetAddress` / `street-address` (+ `extended-address`, `postOfficeBoxNumber`).
+    pub street: Option<String>,
+    /// `addressLocality` / `locality`.
+    pub locality: Option<String>,
+    /// `addressRegion` / `region`.
+    pub region: Option<String>,
+    /// `postalCode` / `postal-code`.
+    pub postal_code: Option<String>,
+    /// `addressCountry` / `country-name`.
+    pub country: Option<String>,
+}
 
 /// Longest line examined, in bytes; longer lines are prose.
 const MAX_LINE: usize = 400;

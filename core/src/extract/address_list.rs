@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::extract::html::MarkedAddress;
+use crate::extract::address::MarkedAddress;
 
 /// Addresses in order of first sighting, at most `cap` of them.
 #[derive(Debug)]

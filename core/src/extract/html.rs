@@ -13,8 +13,9 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
-use crate::extract::markup::{Element, ElementFacts, Markup, Node, TreeInput};
+use crate::extract::markup::{is_block, Element, ElementFacts, Markup, Node, TreeInput};
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::pace;
@@ -71,21 +72,6 @@ pub struct Link {
     pub in_footer: bool,
     /// Byte offset in [`Document::text`] where the link starts (for document order).
     pub text_pos: usize,
-}
-
-/// Address parts found in markup, as written.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarkedAddress {
-    /// `streetAddress` / `street-address` (+ `extended-address`, `postOfficeBoxNumber`).
-    pub street: Option<String>,
-    /// `addressLocality` / `locality`.
-    pub locality: Option<String>,
-    /// `addressRegion` / `region`.
-    pub region: Option<String>,
-    /// `postalCode` / `postal-code`.
-    pub postal_code: Option<String>,
-    /// `addressCountry` / `country-name`.
-    pub country: Option<String>,
 }
 
 /// Longest captured anchor or property text, in characters.
@@ -780,57 +766,6 @@ fn style_hides(style: &[u8]) -> bool {
         .collect();
     memchr::memmem::find(&compact, b"display:none").is_some()
         || memchr::memmem::find(&compact, b"visibility:hidden").is_some()
-}
-
-/// Elements that start and end a line of text (pitfall 10, see the module docs).
-pub(super) fn is_block(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"address"
-            | b"article"
-            | b"aside"
-            | b"blockquote"
-            | b"body"
-            | b"caption"
-            | b"center"
-            | b"dd"
-            | b"details"
-            | b"dialog"
-            | b"div"
-            | b"dl"
-            | b"dt"
-            | b"fieldset"
-            | b"figcaption"
-            | b"figure"
-            | b"footer"
-            | b"form"
-            | b"h1"
-            | b"h2"
-            | b"h3"
-            | b"h4"
-            | b"h5"
-            | b"h6"
-            | b"header"
-            | b"hr"
-            | b"html"
-            | b"legend"
-            | b"li"
-            | b"main"
-            | b"nav"
-            | b"ol"
-            | b"p"
-            | b"pre"
-            | b"section"
-            | b"summary"
-            | b"table"
-            | b"tbody"
-            | b"td"
-            | b"tfoot"
-            | b"th"
-            | b"thead"
-            | b"tr"
-            | b"ul"
-    )
 }
 
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::extract::html::MarkedAddress;
+use crate::extract::address::MarkedAddress;
 use crate::extract::whitespace::collapse;
 
 /// Deepest nesting followed inside one block.

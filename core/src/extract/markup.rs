@@ -29,7 +29,6 @@
 
 use std::ops::Range;
 
-use crate::extract::html::is_block;
 use crate::extract::implied_ends::is_void;
 
 /// The longest page the prescan reads, in bytes: positions are kept in 32 bits, and the copy
@@ -287,6 +286,57 @@ impl<'p> TreeWriter<'p> {
         write_name(&mut self.out, name);
         self.out.push('>');
     }
+}
+
+/// Elements that start and end a line of text (pitfall 10 of the walker, `html.rs`).
+pub(super) fn is_block(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"address"
+            | b"article"
+            | b"aside"
+            | b"blockquote"
+            | b"body"
+            | b"caption"
+            | b"center"
+            | b"dd"
+            | b"details"
+            | b"dialog"
+            | b"div"
+            | b"dl"
+            | b"dt"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"form"
+            | b"h1"
+            | b"h2"
+            | b"h3"
+            | b"h4"
+            | b"h5"
+            | b"h6"
+            | b"header"
+            | b"hr"
+            | b"html"
+            | b"legend"
+            | b"li"
+            | b"main"
+            | b"nav"
+            | b"ol"
+            | b"p"
+            | b"pre"
+            | b"section"
+            | b"summary"
+            | b"table"
+            | b"tbody"
+            | b"td"
+            | b"tfoot"
+            | b"th"
+            | b"thead"
+            | b"tr"
+            | b"ul"
+    )
 }
 
 /// Whether the walker (`html.rs`) breaks the line of text when it enters an element named

@@ -17,6 +17,7 @@
 
 pub mod address;
 mod address_list;
+mod ascii;
 pub mod company;
 pub mod decode;
 pub mod emails;
@@ -42,9 +43,11 @@ use url::Url;
 
 use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks, SourcedValue};
 use crate::crawl::PageLink;
+use crate::extract::address::MarkedAddress;
 use crate::extract::address_list::{AddressList, Pushed};
+use crate::extract::ascii::starts_with_ignore_ascii_case;
+use crate::extract::html::Document;
 pub use crate::extract::html::ParseBuffers;
-use crate::extract::html::{Document, MarkedAddress};
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
@@ -380,13 +383,6 @@ fn is_not_a_page(href: &str) -> bool {
         ]
         .iter()
         .any(|scheme| starts_with_ignore_ascii_case(href, scheme))
-}
-
-/// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
-pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
-    text.as_bytes()
-        .get(..prefix.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
 /// The page's emails; `third_party`: text ranges whose `mailto:` links and protected addresses

@@ -28,6 +28,7 @@
 //! written and recorded as ranges of it (read as HTML5 reads valueless and unquoted ones), and
 //! so is a `<` that starts no tag (`18 <3`: text, written `&lt;` into the copy).
 
+use crate::extract::ascii::{is_name_byte, starts_with_name};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
     breaks_line, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
@@ -341,18 +342,6 @@ fn is_skipped(name: &[u8]) -> bool {
         name,
         b"noscript" | b"select" | b"datalist" | b"iframe" | b"object" | b"svg"
     )
-}
-
-/// Bytes of a tag name as this pass reads one.
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
-}
-
-/// Whether `rest` starts with the tag name `name` (ASCII case-insensitive) as a whole name.
-pub(super) fn starts_with_name(rest: &[u8], name: &[u8]) -> bool {
-    rest.len() >= name.len()
-        && rest[..name.len()].eq_ignore_ascii_case(name)
-        && !rest.get(name.len()).copied().is_some_and(is_name_byte)
 }
 
 /// Lower-cases the name starting at `start`; returns the index just past it.

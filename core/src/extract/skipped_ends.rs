@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::extract::prescan::starts_with_name;
+use crate::extract::ascii::starts_with_name;
 
 /// Elements that may contain themselves (`<svg>` in an `<svg>`, `<object>` in an `<object>`):
 /// their end is the end tag at the same depth. The other skipped elements are raw text in

@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use url::Url;
 
+use crate::extract::ascii::starts_with_ignore_ascii_case;
 use crate::extract::sections;
-use crate::extract::starts_with_ignore_ascii_case;
 
 /// The five networks of `SocialLinks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::extract::html::MarkedAddress;
+use crate::extract::address::MarkedAddress;
 use crate::extract::js_literal;
 use crate::extract::jsonld::JsonLdData;
 use crate::extract::markup::AttributeSpan;

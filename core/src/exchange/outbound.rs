@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use crate::api::Failure;
+use crate::effects::{FetchId, IoFailure, Output};
 use crate::fetch::http1::{Progress, Response, ResponseReader};
 use crate::fetch::FetchError;
-use crate::io::{FetchId, IoFailure, Output};
 use crate::net_policy::{approve, approve_configured, NetPolicy, UrlRejection};
 
 /// DNS answer (docs/contract.md: 3 s).

@@ -1,0 +1,22 @@
+//! ASCII comparisons the extractors share: a prefix compared case-insensitively (URL schemes and
+//! hosts in links), and a tag name as the prescan reads one (HTML5 §13.2.5.8: tag names are
+//! compared ASCII case-insensitively; the prescan takes letters, digits, `-`, `_`, `:` and `.`).
+
+/// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
+pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// Bytes of a tag name as the prescan reads one.
+pub(super) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
+}
+
+/// Whether `rest` starts with the tag name `name` (ASCII case-insensitive) as a whole name.
+pub(super) fn starts_with_name(rest: &[u8], name: &[u8]) -> bool {
+    rest.len() >= name.len()
+        && rest[..name.len()].eq_ignore_ascii_case(name)
+        && !rest.get(name.len()).copied().is_some_and(is_name_byte)
+}
