@@ -109,10 +109,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "configuration and shared state",
         &["config", "responses", "server"],
     ),
-    (
-        "work and the runtime contract",
-        &["work", "effects", "io", "fetch::conn"],
-    ),
+    ("work and the runtime contract", &["work", "effects", "io"]),
     ("the lifecycle", &["exchange::*", "driver"]),
     ("test support", &["testing::*"]),
 ];
