@@ -1,4 +1,4 @@
-//! The quality checks of the extraction, at every test run: the floors of the labelled corpus,
+//! The quality checks of the extraction, at every test run: the floors of the labelled corpora,
 //! and on every corpus no page worse than its per-page baseline (`benches/baseline/`).
 
 use contact_benches::{eval, shared_or_skip};
@@ -42,12 +42,20 @@ fn corpus_quality_meets_the_floors() {
 }
 
 #[test]
-fn corpus_2026_no_page_worse_than_the_baseline() {
-    let Some(report) = no_page_worse("corpus-2026", "corpus_2026_no_page_worse_than_the_baseline")
-    else {
+fn corpus_2026_meets_the_floors_and_no_page_is_worse_than_the_baseline() {
+    let Some(report) = no_page_worse(
+        "corpus-2026",
+        "corpus_2026_meets_the_floors_and_no_page_is_worse_than_the_baseline",
+    ) else {
         return;
     };
     assert_eq!(report.pages, 53, "corpus-2026 has 53 labelled pages");
+    assert!(
+        report.meets(&eval::CORPUS_2026_FLOORS),
+        "below the floors:\n{}\n{}",
+        report.table(),
+        report.differences().join("\n")
+    );
 }
 
 #[test]
