@@ -44,6 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "payment",
             "payment::wire",
             "payment::codec",
+            "payment::cdp_jwt",
             "fetch",
             "fetch::http1",
             "fetch::decode",
@@ -77,6 +78,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "payment::offer_receipt",
             "payment::identifier",
             "payment::facilitator",
+            "payment::endpoint",
             "payment::store",
             "store",
             "discovery",
@@ -109,10 +111,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "configuration and shared state",
         &["config", "responses", "server"],
     ),
-    (
-        "work and the runtime contract",
-        &["work", "effects", "io", "fetch::conn"],
-    ),
+    ("work and the runtime contract", &["work", "effects", "io"]),
     ("the lifecycle", &["exchange::*", "driver"]),
     ("test support", &["testing::*"]),
 ];

@@ -207,7 +207,7 @@ pub(super) enum Purpose {
     Page(PageFetch),
 }
 
-/// One of the job's outbound fetches ([`crate::fetch::conn`]) and what it is for.
+/// One of the job's outbound fetches ([`super::outbound`]) and what it is for.
 #[derive(Debug)]
 pub(super) struct Outbound {
     pub(super) fetch: Fetch,

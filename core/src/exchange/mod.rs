@@ -40,7 +40,7 @@
 //! `crawling`, `building`, `settling`, `recording` (the paid job's phases), `operator` (an
 //! operator's crawl), `job` (what every phase carries, the payment, the facilitator calls, the
 //! audit line), `stored` (store operations), `respond` (responses, the access log, closing),
-//! `probe` (the facilitator check). One outbound fetch is `fetch::conn`; response bodies are
+//! `probe` (the facilitator check). One outbound fetch is `outbound`; response bodies are
 //! built in `responses`.
 
 use std::collections::VecDeque;
@@ -61,7 +61,6 @@ use crate::config::PaymentConfig;
 use crate::crawl;
 use crate::eth::address_hex;
 use crate::extract::PageExtraction;
-use crate::fetch::conn::{Fetch, FetchEnd, FetchPlan, Peer};
 use crate::fetch::http1;
 use crate::fetch::policy::{is_redirect, redirect_target, RedirectError};
 use crate::fetch::{MAX_JOB_BYTES, MAX_PAGE_BYTES};
@@ -104,6 +103,7 @@ mod inbound;
 mod job;
 mod judging;
 mod operator;
+mod outbound;
 mod probe;
 mod recording;
 mod reserving;
@@ -128,7 +128,8 @@ use respond::{JobLog, RequestInfo};
 use settling::{Settlement, Settling};
 use verifying::Verifying;
 
-pub use crate::fetch::conn::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
+use outbound::{Fetch, FetchEnd, FetchPlan, Peer};
+pub use outbound::{CONNECT_TIMEOUT, DNS_TIMEOUT, READ_TIMEOUT, TLS_TIMEOUT};
 /// `Retry-After` of a 503 "settlement pending", in seconds (docs/payments.md).
 pub const SETTLEMENT_PENDING_RETRY_AFTER: u64 = 5;
 /// `Retry-After` of a 503 for a request whose payment is still being processed, in seconds.

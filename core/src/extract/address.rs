@@ -69,9 +69,10 @@ const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|Briti
 const AU_STATES: &str = "NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT|New South Wales|Victoria|Queensland|South Australia|Western Australia|Tasmania|Northern Territory|Australian Capital Territory";
 /// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five.
 const CITY: &str = r"[A-Z][\p{L}'’.\-]*(?:[ \-][A-Za-z][\p{L}'’.\-]*){0,4}";
-/// [`CITY`] with capitals of any script (`Štěpánov`, `Łódź`, `Óbuda`), for the patterns of
-/// regions that write them.
-const CITY_ANY: &str = r"\p{Lu}[\p{L}'’.\-]*(?:[ \-]\p{L}[\p{L}'’.\-]*){0,4}";
+/// [`CITY`] with Latin capitals beyond ASCII (`Štěpánov`, `Łódź`, `Óbuda`: Latin-1 and
+/// Latin Extended-A), for the patterns of regions that write them. Not `\p{Lu}`: building
+/// its automaton cost about as many instructions as extracting 3 MB of pages.
+const CITY_ANY: &str = r"[A-ZÀ-ÖØ-ÞĀ-ž][\p{L}'’.\-]*(?:[ \-][A-Za-zÀ-ÖØ-öø-ž][\p{L}'’.\-]*){0,4}";
 
 fn patterns() -> Option<&'static Patterns> {
     static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
@@ -529,9 +530,14 @@ const ADDRESS_LABELS: &[&str] = &[
 /// PIRINEOS 16, ZUERA, ZARAGOZA`): the street is the text up to its house number (a street
 /// word is needed), then the town and the province or region, when they are place names.
 fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Option<TextAddress> {
-    // Cheap refusal: a colon near the start of a short line.
+    // Cheap refusal (most lines come here): the first letter of a label, then a colon near
+    // the start of a short line.
     let head = line.trim_start();
-    if head.len() > 160 || !head.as_bytes().iter().take(24).any(|b| *b == b':') {
+    let initial = head.as_bytes().first().map(u8::to_ascii_lowercase);
+    if !matches!(initial, Some(b'a' | b'd' | b'e' | b'i' | b'm' | b's'))
+        || head.len() > 160
+        || !head.as_bytes().iter().take(24).any(|b| *b == b':')
+    {
         return None;
     }
     let lower = head.to_lowercase();

@@ -284,7 +284,7 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
             // The squashed words spell the domain from its first character: a word whose
             // first character lower-cases to another cannot start it (checked before
             // squashing, which allocates).
-            if squash(&first.to_string()).chars().next() != first_of_domain {
+            if fold_first(first) != first_of_domain {
                 continue;
             }
             let (mut plain, mut with_and) = (String::new(), String::new());
@@ -918,6 +918,15 @@ fn squash_as(s: &str, domain: &str) -> String {
     }
 }
 
+/// The first character [`squash`] makes of `c` (without allocating); `None` for a character
+/// it drops.
+fn fold_first(c: char) -> Option<char> {
+    if !c.is_alphanumeric() {
+        return None;
+    }
+    c.to_lowercase().next().map(|lower| fold(lower, false).0)
+}
+
 fn squash_with(s: &str, german_umlauts: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s
@@ -925,46 +934,39 @@ fn squash_with(s: &str, german_umlauts: bool) -> String {
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
     {
-        let folded = match c {
-            'ä' | 'ö' | 'ü' if german_umlauts => {
-                out.push(match c {
-                    'ä' => 'a',
-                    'ö' => 'o',
-                    _ => 'u',
-                });
-                'e'
-            }
-            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
-            'ç' | 'ć' | 'č' => 'c',
-            'ď' | 'đ' => 'd',
-            'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => 'e',
-            'ì' | 'í' | 'î' | 'ï' | 'ī' => 'i',
-            'ł' => 'l',
-            'ñ' | 'ń' | 'ň' => 'n',
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => 'o',
-            'ř' => 'r',
-            'ś' | 'š' | 'ș' => 's',
-            'ť' | 'ț' => 't',
-            'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' => 'u',
-            'ý' | 'ÿ' => 'y',
-            'ź' | 'ż' | 'ž' => 'z',
-            'ß' => {
-                out.push('s');
-                's'
-            }
-            'æ' => {
-                out.push('a');
-                'e'
-            }
-            'œ' => {
-                out.push('o');
-                'e'
-            }
-            other => other,
-        };
-        out.push(folded);
+        let (first, second) = fold(c, german_umlauts);
+        out.push(first);
+        out.extend(second);
     }
     out
+}
+
+/// A lower-case character as a host name writes it: one or two letters.
+fn fold(c: char, german_umlauts: bool) -> (char, Option<char>) {
+    let one = match c {
+        'ä' if german_umlauts => return ('a', Some('e')),
+        'ö' if german_umlauts => return ('o', Some('e')),
+        'ü' if german_umlauts => return ('u', Some('e')),
+        'ß' => return ('s', Some('s')),
+        'æ' => return ('a', Some('e')),
+        'œ' => return ('o', Some('e')),
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
+        'ç' | 'ć' | 'č' => 'c',
+        'ď' | 'đ' => 'd',
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => 'e',
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => 'i',
+        'ł' => 'l',
+        'ñ' | 'ń' | 'ň' => 'n',
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => 'o',
+        'ř' => 'r',
+        'ś' | 'š' | 'ș' => 's',
+        'ť' | 'ț' => 't',
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' => 'u',
+        'ý' | 'ÿ' => 'y',
+        'ź' | 'ż' | 'ž' => 'z',
+        other => other,
+    };
+    (one, None)
 }
 
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or

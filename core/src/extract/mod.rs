@@ -150,8 +150,12 @@ impl ParsedPage {
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
-        let third_party =
-            sections::third_party_ranges(&doc.text, &line_starts, &doc.heading_ranges);
+        let third_party = sections::third_party_ranges(
+            &doc.text,
+            &line_starts,
+            &doc.heading_ranges,
+            &doc.footer_ranges,
+        );
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {

@@ -640,13 +640,17 @@ fn validate(
         Some(number) => number,
         None if hint.weak && !cleaned.starts_with('+') => {
             // A region from `<html lang>` only: a number written the North American way may
-            // be one; otherwise the other countries where the language is spoken
-            // (`076 816 38 38` on an Italian page is Swiss), the first that makes it valid.
+            // be one; otherwise, for a labelled number, the other countries where the language
+            // is spoken (`Telefono: 076 816 38 38` on an Italian page is Swiss), the first that
+            // makes it valid (unlabelled digits such as `n°2019-1130` would find one too often).
             let nanp = region != Some(Region::US)
                 && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned));
             nanp.then(|| parse_valid(Some(Region::US)))
                 .flatten()
                 .or_else(|| {
+                    if !labelled {
+                        return None;
+                    }
                     region
                         .map(sibling_regions)
                         .unwrap_or_default()
@@ -1299,6 +1303,12 @@ mod tests {
         // An Italian number stays Italian; a page whose country is known gets no second try.
         assert_eq!(texts("Telefono: 06 1234 5678", weak_it), ["+390612345678"]);
         assert!(texts("Telefono: 076 816 38 38", hint("IT")).is_empty());
+        // Unlabelled digits get no second country.
+        let weak_fr = RegionHint {
+            weak: true,
+            ..hint("FR")
+        };
+        assert!(texts("Le décret n°2019-1130 validant", weak_fr).is_empty());
     }
 
     #[test]

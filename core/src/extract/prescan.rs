@@ -221,21 +221,6 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
-                // Framework state (`state.rs`): known by a script's attributes or first bytes,
-                // or an Astro island's props.
-                let mut state_kind = None;
-                let name = &bytes[lt + 1..name_end];
-                if state_bytes < state::MAX_STATE_BYTES && state.len() < state::MAX_STATE_SCRIPTS {
-                    let attributes = &writer.attribute_list()[first_attribute..];
-                    if name == b"script" && !tag.json_ld {
-                        state_kind = state::kind_by_attributes(&bytes, attributes);
-                    } else if name == b"astro-island" {
-                        if let Some(props) = state::astro_props(&bytes, attributes) {
-                            state_bytes += props.text.len();
-                            state.push(props);
-                        }
-                    }
-                }
                 if outside_skipped && tag.complete {
                     writer.before_tag(&bytes, lt, &ends, breaks_line(&bytes[lt + 1..name_end]));
                     writer.start(
@@ -261,8 +246,12 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         && state_bytes < state::MAX_STATE_BYTES
                         && state.len() < state::MAX_STATE_SCRIPTS
                     {
+                        // Framework state (`state.rs`): known by the script's attributes or its
+                        // first bytes; only scripts pay for the look.
                         let content = &bytes[tag.end..close];
-                        if let Some(kind) = state_kind.or_else(|| state::kind_by_content(content)) {
+                        let kind = state::kind_by_tag(&bytes[name_end..tag.end])
+                            .or_else(|| state::kind_by_content(content));
+                        if let Some(kind) = kind {
                             state_bytes += content.len();
                             state.push(state::Script {
                                 kind,
@@ -276,6 +265,16 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     }
                     close
                 } else {
+                    if name == b"astro-island"
+                        && state_bytes < state::MAX_STATE_BYTES
+                        && state.len() < state::MAX_STATE_SCRIPTS
+                    {
+                        let attributes = &writer.attribute_list()[first_attribute..];
+                        if let Some(props) = state::astro_props(&bytes, attributes) {
+                            state_bytes += props.text.len();
+                            state.push(props);
+                        }
+                    }
                     if outside_skipped && is_skipped(name) {
                         if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag.end) {
                             skipped.push((tag.end, close));

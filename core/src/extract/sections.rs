@@ -13,8 +13,8 @@
 //! - a line that starts with such a label and a colon ("Hébergeur : OVH SAS, …", "Zuständige
 //!   Kammer:"): that line and the lines after it up to the next heading, the next labelled line
 //!   that is not a contact field ("Verliehen in: Deutschland") or [`MAX_SECTION_LINES`] lines;
-//! - a credit phrase inside a line ("… · Diseñado por unaxaller.com"): from the phrase to the
-//!   end of that line.
+//! - a credit phrase inside a line ("… · Diseñado por unaxaller.com") in the footer or at the
+//!   end of the page: from the phrase to the end of that line.
 //!
 //! [`third_party_ranges`] gives the byte ranges; [`inside`] and [`own_part`] tell the field
 //! extractors (and any other reader of the text, such as social links) what is left out.
@@ -279,7 +279,7 @@ enum Party {
 /// that ends in a [`COMPOUND_HEADS`] noun.
 fn party_of(text: &str) -> Option<Party> {
     let text = text.trim();
-    if text.is_empty() || text.chars().count() > 60 {
+    if text.is_empty() || text.chars().count() > 60 || !may_name_a_party(text) {
         return None;
     }
     let lower = text.to_lowercase();
@@ -324,6 +324,33 @@ fn party_of(text: &str) -> Option<Party> {
         }
     }
     party
+}
+
+/// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`):
+/// one automaton pass that spares most labels ("Tel", "Mo–Fr") the lower-casing and splitting
+/// of [`party_of`].
+fn may_name_a_party(text: &str) -> bool {
+    static STEMS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    STEMS
+        .get_or_init(|| {
+            let stems = HOSTING_LABELS
+                .iter()
+                .chain(OTHER_LABELS)
+                .chain(COMPOUND_HEADS)
+                .filter_map(|label| {
+                    label
+                        .split(|c: char| !c.is_ascii())
+                        .max_by_key(|run| run.len())
+                        .filter(|run| run.trim().len() >= 3)
+                        .map(str::trim)
+                });
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(stems)
+                .ok()
+        })
+        .as_ref()
+        .is_none_or(|stems| stems.is_match(text))
 }
 
 /// Headings and lines that mark a page as a legal notice.
@@ -430,13 +457,19 @@ fn is_labelled(line: &str) -> bool {
     })
 }
 
+/// The end of the page where credit lines sit when no footer element holds them, in bytes
+/// of text.
+const PAGE_END_BYTES: usize = 3_000;
+
 /// The byte ranges of `text` (lines separated by `\n`, starting at `line_starts`) that belong
-/// to a third party's section, given the page's heading ranges in document order; sorted by
-/// start.
+/// to a third party's section, given the page's heading ranges in document order and its
+/// footer ranges (credit phrases are looked for there and in the last [`PAGE_END_BYTES`]);
+/// sorted by start.
 pub fn third_party_ranges(
     text: &str,
     line_starts: &[usize],
     headings: &[Range<usize>],
+    footers: &[Range<usize>],
 ) -> Vec<Range<usize>> {
     let line_of = |pos: usize| {
         line_starts
@@ -491,8 +524,27 @@ pub fn third_party_ranges(
         }
         ranges.push(*start..end);
     }
-    for start in credit_phrases(text) {
-        ranges.push(start..line_end(line_of(start)));
+    // Credits sit in the footer or at the end of the page: only there is the text searched.
+    let mut end_of_page = text.len().saturating_sub(PAGE_END_BYTES);
+    while !text.is_char_boundary(end_of_page) {
+        end_of_page -= 1;
+    }
+    let mut areas: Vec<Range<usize>> = footers
+        .iter()
+        .cloned()
+        .chain(std::iter::once(end_of_page..text.len()))
+        .collect();
+    areas.sort_by_key(|area| area.start);
+    let mut searched = 0;
+    for area in areas {
+        let start = area.start.max(searched);
+        if start >= area.end || !text.is_char_boundary(start) || !text.is_char_boundary(area.end) {
+            continue;
+        }
+        for at in credit_phrases(&text[start..area.end]) {
+            ranges.push(start + at..line_end(line_of(start + at)));
+        }
+        searched = searched.max(area.end);
     }
     ranges.sort_by_key(|r| r.start);
     ranges
@@ -585,7 +637,7 @@ mod tests {
     fn a_hosting_heading_runs_to_the_next_heading() {
         let text = "Éditeur\nAcme SARL\nTél : 01 42 68 53 00\nHébergeur\nOVH SAS\nTél : 09 72 10 10 07\nCrédits\nPhotos : X\n";
         let headings = [at(text, "Éditeur"), at(text, "Hébergeur")];
-        let ranges = third_party_ranges(text, &starts(text), &headings);
+        let ranges = third_party_ranges(text, &starts(text), &headings, &[]);
         assert_eq!(ranges.len(), 2, "{ranges:?}");
         assert_eq!(ranges[0].start, headings[1].start);
         assert!(text[ranges[0].clone()].contains("09 72"));
@@ -595,7 +647,7 @@ mod tests {
     #[test]
     fn a_labelled_line_and_its_contact_fields() {
         let text = "Hébergeur : OVH SAS\n2 rue Kellermann, 59100 Roubaix\nTél : 09 72 10 10 07\nDirecteur de la publication : Jean Dupont\nAcme, 1 rue X";
-        let ranges = third_party_ranges(text, &starts(text), &[]);
+        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
         assert_eq!(ranges.len(), 1);
         let section = &text[ranges[0].clone()];
         assert!(section.ends_with("09 72 10 10 07"), "{section}");
@@ -649,16 +701,19 @@ mod tests {
     fn other_parties_headings_count_only_on_a_legal_notice() {
         let text = "Design\nWe design kitchens. Call 030 1234567\nImpressum\n";
         let headings = [at(text, "Design")];
-        assert!(third_party_ranges(text, &starts(text), &headings).is_empty());
+        assert!(third_party_ranges(text, &starts(text), &headings, &[]).is_empty());
         let headings = [at(text, "Design"), at(text, "Impressum")];
-        assert_eq!(third_party_ranges(text, &starts(text), &headings).len(), 1);
+        assert_eq!(
+            third_party_ranges(text, &starts(text), &headings, &[]).len(),
+            1
+        );
     }
 
     #[test]
     fn a_credit_phrase_cuts_its_line() {
         let text =
             "© 2026 Acme · Tel 0123 456789 · Diseñado por unaxaller.com, tel 0987 654321\nNext";
-        let ranges = third_party_ranges(text, &starts(text), &[]);
+        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
         assert_eq!(ranges.len(), 1);
         let line = text.lines().next().unwrap();
         assert_eq!(
@@ -671,7 +726,7 @@ mod tests {
     #[test]
     fn an_icon_link_just_before_a_section_is_not_in_it() {
         let text = "Blog\nDesigned by X\nNext";
-        let ranges = third_party_ranges(text, &starts(text), &[]);
+        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
         let pos = text.find("Designed").unwrap();
         assert!(!link_inside(&ranges, text, pos, "send email"));
         assert!(link_inside(&ranges, text, pos, "Designed by X"));

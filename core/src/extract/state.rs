@@ -60,19 +60,18 @@ pub struct Script {
     pub text: String,
 }
 
-/// The kind of state a `<script>` holds, by its attributes (names lower-cased, spans of
-/// `page`): `id="__NEXT_DATA__"`, `id="__NUXT_DATA__"`, `data-sveltekit-fetched`.
-pub(crate) fn kind_by_attributes(page: &[u8], attributes: &[AttributeSpan]) -> Option<Kind> {
-    attributes.iter().find_map(|attribute| {
-        let name = page.get(attribute.name.range()).unwrap_or_default();
-        let value = page.get(attribute.value.range()).unwrap_or_default();
-        match name {
-            b"id" if value == b"__NEXT_DATA__" => Some(Kind::Json),
-            b"id" if value == b"__NUXT_DATA__" => Some(Kind::NuxtData),
-            b"data-sveltekit-fetched" => Some(Kind::Json),
-            _ => None,
-        }
-    })
+/// The kind of state a `<script>` holds, by its start tag's attributes (`tag`: the bytes from
+/// after its name to its `>`, names lower-cased): `id="__NEXT_DATA__"`, `id="__NUXT_DATA__"`,
+/// `data-sveltekit-fetched`.
+pub(crate) fn kind_by_tag(tag: &[u8]) -> Option<Kind> {
+    let has = |needle: &[u8]| memchr::memmem::find(tag, needle).is_some();
+    if has(b"__NEXT_DATA__") || has(b"data-sveltekit-fetched") {
+        Some(Kind::Json)
+    } else if has(b"__NUXT_DATA__") {
+        Some(Kind::NuxtData)
+    } else {
+        None
+    }
 }
 
 /// The kind of state a `<script>` holds, by the first bytes of its content: Next.js's

@@ -1,9 +1,8 @@
-//! Fetching target pages, the pieces that decide (docs/contract.md "Fetching"):
-//! one fetch as a state machine (`conn`: resolve, connect, send, read, with its deadlines),
-//! the HTTP/1.1 client codec with size caps ([`http1`]), content decoding with the cap counted
-//! after decompression ([`decode`]), and the redirect and content-type rules ([`policy`]).
+//! Fetching target pages, the pieces that decide (docs/contract.md "Fetching"): the HTTP/1.1
+//! client codec with size caps ([`http1`]), content decoding with the cap counted after
+//! decompression ([`decode`]), and the redirect and content-type rules ([`policy`]). One
+//! fetch as a state machine, which emits the runtime's outputs, is the exchange's.
 
-pub(crate) mod conn;
 pub mod decode;
 pub mod http1;
 pub mod policy;
