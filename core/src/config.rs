@@ -152,11 +152,12 @@ pub struct Config {
     /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
     /// and receipts"). Its `Debug` shows the address only.
     pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
-    /// Where the first facilitator's credentials are (docs/configuration.md, "Facilitator
-    /// credentials"): read by the runtime, which sets that facilitator's
-    /// [`FacilitatorCredentials`]; files only, a secret is never
-    /// taken from the environment itself.
-    pub facilitator_credentials: CredentialFiles,
+    /// Where each facilitator's credentials are, by position in `FACILITATOR_URL`
+    /// (docs/configuration.md, "Facilitator credentials"; facilitators past the end of the
+    /// list have none): read by the runtime, which sets each facilitator's
+    /// [`FacilitatorCredentials`]; files only, a secret is never taken from the environment
+    /// itself.
+    pub facilitator_credentials: Vec<CredentialFiles>,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
 }
@@ -374,11 +375,31 @@ impl Config {
                 "needs REDIS_URL with rediss:// (TLS)",
             ));
         }
-        let facilitator_credentials = credential_files(
+        let facilitator_credentials = credential_lists(
             get("FACILITATOR_AUTH_HEADER_FILE"),
             get("CDP_API_KEY_ID"),
             get("CDP_API_KEY_SECRET_FILE"),
         )?;
+        if let PaymentConfig::Ready { facilitators, .. } = &payment {
+            if facilitator_credentials.len() > facilitators.len() {
+                let variable = [
+                    "FACILITATOR_AUTH_HEADER_FILE",
+                    "CDP_API_KEY_ID",
+                    "CDP_API_KEY_SECRET_FILE",
+                ]
+                .into_iter()
+                .max_by_key(|name| get(name).map_or(0, |v| v.split(',').count()))
+                .unwrap_or("FACILITATOR_URL");
+                return Err(invalid(
+                    variable,
+                    &format!(
+                        "{} entries for {} facilitators in FACILITATOR_URL (one entry per facilitator, by position)",
+                        facilitator_credentials.len(),
+                        facilitators.len()
+                    ),
+                ));
+            }
+        }
         let redis_prefix = get("REDIS_PREFIX").unwrap_or("contact-extract").to_string();
         if redis_prefix.is_empty()
             || redis_prefix.len() > 64
@@ -610,7 +631,50 @@ fn payment_config(
     }
 }
 
-/// The facilitator's credential settings: at most one kind; a CDP key needs both its id and
+/// The credential settings of each facilitator, by position in `FACILITATOR_URL`
+/// (docs/configuration.md, "Facilitator credentials"): each variable is a comma-separated list
+/// whose n-th entry belongs to the n-th facilitator, an empty or missing entry meaning none.
+/// Entry n of the three settings obeys [`credential_files`]. Trailing facilitators without
+/// credentials have no entry.
+fn credential_lists(
+    header_files: Option<&str>,
+    key_ids: Option<&str>,
+    secret_files: Option<&str>,
+) -> Result<Vec<CredentialFiles>, ConfigError> {
+    fn entries(value: Option<&str>) -> Vec<&str> {
+        value.map_or_else(Vec::new, |v| v.split(',').map(str::trim).collect())
+    }
+    let (header_files, key_ids, secret_files) = (
+        entries(header_files),
+        entries(key_ids),
+        entries(secret_files),
+    );
+    let count = header_files
+        .len()
+        .max(key_ids.len())
+        .max(secret_files.len());
+    let mut list = Vec::with_capacity(count);
+    for n in 0..count {
+        let files = credential_files(
+            header_files.get(n).copied(),
+            key_ids.get(n).copied(),
+            secret_files.get(n).copied(),
+        )
+        .map_err(|mut error| {
+            if count > 1 {
+                error.message = format!("facilitator {}: {}", n + 1, error.message);
+            }
+            error
+        })?;
+        list.push(files);
+    }
+    while list.last() == Some(&CredentialFiles::None) {
+        list.pop();
+    }
+    Ok(list)
+}
+
+/// One facilitator's credential settings: at most one kind; a CDP key needs both its id and
 /// its file.
 fn credential_files(
     header_file: Option<&str>,
@@ -1027,6 +1091,72 @@ mod tests {
     }
 
     #[test]
+    fn credentials_of_several_facilitators_go_by_position() {
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.push((
+                "FACILITATOR_URL",
+                "https://a.example.com,https://b.example.com,https://c.example.com",
+            ));
+            pairs.extend_from_slice(extra);
+            Config::from_env_map(&vars(&pairs))
+        };
+        // The first keyless, the second with a CDP key, the third with a header file.
+        let config = with(&[
+            ("CDP_API_KEY_ID", ",kid"),
+            ("CDP_API_KEY_SECRET_FILE", " , /run/secrets/cdp"),
+            ("FACILITATOR_AUTH_HEADER_FILE", ",,/run/secrets/h"),
+        ])
+        .unwrap();
+        assert_eq!(
+            config.facilitator_credentials,
+            [
+                CredentialFiles::None,
+                CredentialFiles::Cdp {
+                    key_id: "kid".into(),
+                    secret_file: "/run/secrets/cdp".into()
+                },
+                CredentialFiles::HeaderFile("/run/secrets/h".into()),
+            ]
+        );
+        // Nothing for the last ones: keyless.
+        let config = with(&[("FACILITATOR_AUTH_HEADER_FILE", "/h,")]).unwrap();
+        assert_eq!(
+            config.facilitator_credentials,
+            [CredentialFiles::HeaderFile("/h".into())]
+        );
+        // Two kinds for one facilitator, half a key, or more entries than facilitators.
+        for (extra, variable, words) in [
+            (
+                &[
+                    ("FACILITATOR_AUTH_HEADER_FILE", ",/h"),
+                    ("CDP_API_KEY_ID", ",kid"),
+                    ("CDP_API_KEY_SECRET_FILE", ",/k"),
+                ][..],
+                "FACILITATOR_AUTH_HEADER_FILE",
+                "facilitator 2",
+            ),
+            (
+                &[
+                    ("CDP_API_KEY_ID", "kid,kid2"),
+                    ("CDP_API_KEY_SECRET_FILE", "/k"),
+                ][..],
+                "CDP_API_KEY_SECRET_FILE",
+                "facilitator 2",
+            ),
+            (
+                &[("FACILITATOR_AUTH_HEADER_FILE", "/1,/2,/3,/4")][..],
+                "FACILITATOR_AUTH_HEADER_FILE",
+                "4 entries for 3 facilitators",
+            ),
+        ] {
+            let error = with(extra).unwrap_err();
+            assert_eq!(error.variable, variable, "{error}");
+            assert!(error.message.contains(words), "{error}");
+        }
+    }
+
+    #[test]
     fn facilitator_credentials_are_one_kind_and_a_cdp_key_has_both_parts() {
         let with = |extra: &[(&'static str, &'static str)]| {
             let mut pairs = PAYMENT.to_vec();
@@ -1037,7 +1167,7 @@ mod tests {
             with(&[("FACILITATOR_AUTH_HEADER_FILE", "/run/secrets/h")])
                 .unwrap()
                 .facilitator_credentials,
-            CredentialFiles::HeaderFile("/run/secrets/h".into())
+            [CredentialFiles::HeaderFile("/run/secrets/h".into())]
         );
         assert_eq!(
             with(&[
@@ -1046,10 +1176,10 @@ mod tests {
             ])
             .unwrap()
             .facilitator_credentials,
-            CredentialFiles::Cdp {
+            [CredentialFiles::Cdp {
                 key_id: "kid".into(),
                 secret_file: "/run/secrets/cdp".into()
-            }
+            }]
         );
         for (extra, variable) in [
             (

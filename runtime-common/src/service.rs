@@ -125,37 +125,47 @@ pub fn load_offer_signer(config: &mut Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads the facilitator credentials, when set, into the first facilitator of
-/// [`PaymentConfig::Ready`] (docs/configuration.md, "Facilitator credentials"): the one header
-/// line of `FACILITATOR_AUTH_HEADER_FILE`, or the private key of `CDP_API_KEY_SECRET_FILE`
-/// (with `CDP_API_KEY_ID`). The files are read once, here, and checked at start; a secret is
+/// Reads the facilitator credentials, when set, into the facilitators of
+/// [`PaymentConfig::Ready`], by position (docs/configuration.md, "Facilitator credentials"):
+/// the one header line of `FACILITATOR_AUTH_HEADER_FILE`, or the private key of
+/// `CDP_API_KEY_SECRET_FILE` (with `CDP_API_KEY_ID`). The files are read once, here, and checked at start; a secret is
 /// never in the environment or a log.
 ///
 /// # Errors
-/// `<VARIABLE>: <path>: <why>` — the file cannot be read or holds no valid header or key (the
+/// `<VARIABLE>[ (facilitator n)]: <path>: <why>` — the file cannot be read or holds no valid header or key (the
 /// message never contains the file's bytes).
 pub fn load_facilitator_credentials(config: &mut Config) -> Result<(), String> {
-    let credentials = match &config.facilitator_credentials {
-        CredentialFiles::None => return Ok(()),
-        CredentialFiles::HeaderFile(path) => std::fs::read(path)
-            .map_err(|error| error.to_string())
-            .and_then(|bytes| AuthHeader::from_file(&bytes))
-            .map(FacilitatorCredentials::Header)
-            .map_err(|why| format!("FACILITATOR_AUTH_HEADER_FILE: {path}: {why}"))?,
-        CredentialFiles::Cdp {
-            key_id,
-            secret_file,
-        } => std::fs::read(secret_file)
-            .map_err(|error| error.to_string())
-            .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
-            .map(|key| FacilitatorCredentials::Cdp(std::sync::Arc::new(key)))
-            .map_err(|why| format!("CDP_API_KEY_SECRET_FILE: {secret_file}: {why}"))?,
+    let PaymentConfig::Ready { facilitators, .. } = &mut config.payment else {
+        return Ok(());
     };
-    // The credentials are the first facilitator's (docs/configuration.md).
-    if let PaymentConfig::Ready { facilitators, .. } = &mut config.payment {
-        if let Some(first) = facilitators.first_mut() {
-            first.credentials = credentials;
-        }
+    // By position (docs/configuration.md): the n-th entry is the n-th facilitator's.
+    let several = facilitators.len() > 1;
+    for (n, (facilitator, files)) in facilitators
+        .iter_mut()
+        .zip(&config.facilitator_credentials)
+        .enumerate()
+    {
+        let entry = if several {
+            format!(" (facilitator {})", n + 1)
+        } else {
+            String::new()
+        };
+        facilitator.credentials = match files {
+            CredentialFiles::None => continue,
+            CredentialFiles::HeaderFile(path) => std::fs::read(path)
+                .map_err(|error| error.to_string())
+                .and_then(|bytes| AuthHeader::from_file(&bytes))
+                .map(FacilitatorCredentials::Header)
+                .map_err(|why| format!("FACILITATOR_AUTH_HEADER_FILE{entry}: {path}: {why}"))?,
+            CredentialFiles::Cdp {
+                key_id,
+                secret_file,
+            } => std::fs::read(secret_file)
+                .map_err(|error| error.to_string())
+                .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
+                .map(|key| FacilitatorCredentials::Cdp(std::sync::Arc::new(key)))
+                .map_err(|why| format!("CDP_API_KEY_SECRET_FILE{entry}: {secret_file}: {why}"))?,
+        };
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Several facilitators over real sockets, on both runtimes (docs/payments.md, "Several
 //! facilitators"): the first one down at start leaves the service ready on the second, which
 //! serves the paid route; the first failing after `/verify` keeps the settlement and every
-//! retry with the same `PAYMENT-SIGNATURE`, which never reach the second.
+//! retry with the same `PAYMENT-SIGNATURE`, which never reach the second; credentials by
+//! position reach their own facilitator only.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
@@ -97,7 +98,57 @@ fn after_verify_the_first_facilitator_keeps_the_settlement_and_its_retries() {
     );
 }
 
+/// Credentials go by position: `FACILITATOR_AUTH_HEADER_FILE=,<file>` gives the second
+/// facilitator its header line and the first none. The first fails its check, so the paid
+/// request goes to the second, with the header on every call; the first never sees it.
+fn credentials_by_position_reach_only_their_facilitator() {
+    let site = Fixture::start(fixture_pages);
+    let first = Fixture::start(|_| response(503, "application/json", r#"{"error":"down"}"#));
+    let second = Fixture::start(|raw| {
+        let text = String::from_utf8_lossy(raw);
+        if !text.contains("\r\nX-API-Key: second-key\r\n") {
+            return response(401, "application/json", r#"{"error":"unauthorized"}"#);
+        }
+        match request_path(raw).as_str() {
+            "/supported" => response(200, "application/json", SUPPORTED),
+            "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
+            _ => response(
+                200,
+                "application/json",
+                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
+            ),
+        }
+    });
+    let dir = std::env::temp_dir().join(format!("facilitators-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let header_file = dir.join(format!("header-{}", second.addr.port()));
+    std::fs::write(&header_file, "X-API-Key: second-key\n").unwrap();
+    let mut vars = service_vars(&site, &site);
+    vars.retain(|(name, _)| *name != "FACILITATOR_URL");
+    vars.push((
+        "FACILITATOR_URL",
+        format!("http://{},http://{}", first.addr, second.addr),
+    ));
+    vars.push((
+        "FACILITATOR_AUTH_HEADER_FILE",
+        format!(",{}", header_file.display()),
+    ));
+    let service = Service::start_with_tls(&vars, Vec::new(), None);
+    let (status, body) = service.wait_ready();
+    std::fs::remove_file(&header_file).unwrap();
+    assert_eq!(status, 200, "{body}");
+    let (status, _, body) = service.call(&paid_request(&service, &site, 33));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((second.count("/verify"), second.count("/settle")), (1, 1));
+    let first_saw = first.requests.lock().unwrap();
+    assert!(!first_saw.is_empty());
+    assert!(first_saw
+        .iter()
+        .all(|r| !String::from_utf8_lossy(r).contains("second-key")));
+}
+
 contact_e2e::both_runtimes!(
     the_first_facilitator_down_at_start_leaves_the_second_serving,
     after_verify_the_first_facilitator_keeps_the_settlement_and_its_retries,
+    credentials_by_position_reach_only_their_facilitator,
 );
