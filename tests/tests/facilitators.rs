@@ -10,7 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use contact_core::config::PaymentConfig;
 use contact_core::testing::sim::payment_header;
-use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
+use contact_e2e::fixture::{
+    accepting_answer, request_path, response, service_vars, Fixture, SUPPORTED,
+};
 use contact_e2e::tools::free_port;
 
 mod common;
@@ -109,15 +111,7 @@ fn credentials_by_position_reach_only_their_facilitator() {
         if !text.contains("\r\nX-API-Key: second-key\r\n") {
             return response(401, "application/json", r#"{"error":"unauthorized"}"#);
         }
-        match request_path(raw).as_str() {
-            "/supported" => response(200, "application/json", SUPPORTED),
-            "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
-            _ => response(
-                200,
-                "application/json",
-                r#"{"success":true,"transaction":"0xfeed","network":"eip155:8453"}"#,
-            ),
-        }
+        accepting_answer(raw)
     });
     let dir = std::env::temp_dir().join(format!("facilitators-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
