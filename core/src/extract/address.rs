@@ -165,15 +165,33 @@ enum Pattern {
     Ie,
     IeCounty,
     Eu,
+    /// The postcode of [`Pattern::Ca`] alone.
+    CaZip,
+    /// The state and postcode of [`Pattern::Au`] alone.
+    AuStateZip,
 }
 
 impl Pattern {
     /// The compiled pattern (`None` only if it failed to compile, which tests rule out).
     fn regex(self) -> Option<&'static Regex> {
-        static COMPILED: [OnceLock<Option<Regex>>; 11] = [const { OnceLock::new() }; 11];
+        static COMPILED: [OnceLock<Option<Regex>>; 13] = [const { OnceLock::new() }; 13];
         COMPILED[self as usize]
             .get_or_init(|| Regex::new(&self.source()).ok())
             .as_ref()
+    }
+
+    /// Whether the pattern matches in `line`. A pattern with a part that matches wherever it
+    /// does and costs a tenth to compile (no place name: [`Pattern::CaZip`],
+    /// [`Pattern::AuStateZip`]) tries that part first, so pages without such a postcode never
+    /// compile the whole pattern.
+    fn is_match(self, line: &str) -> bool {
+        let part = match self {
+            Pattern::Ca => Some(Pattern::CaZip),
+            Pattern::Au => Some(Pattern::AuStateZip),
+            _ => None,
+        };
+        part.is_none_or(|part| part.regex().is_some_and(|re| re.is_match(line)))
+            && self.regex().is_some_and(|re| re.is_match(line))
     }
 
     /// The pattern's source. Those that end with a place name (NL, PT, SE, PL and the `12345
@@ -218,6 +236,10 @@ impl Pattern {
             Pattern::Eu => format!(
                 r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY_ANY_FIRST})"
             ),
+            Pattern::CaZip => {
+                r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d".to_string()
+            }
+            Pattern::AuStateZip => format!(r"(?:{AU_STATES}),?\s+\d{{4}}"),
         }
     }
 }
@@ -286,12 +308,9 @@ fn match_line(
         if !shaped || (region == "AU" && !allows("AU")) {
             continue;
         }
-        let Some(re) = pattern.regex() else {
+        let Some(re) = pattern.regex().filter(|_| pattern.is_match(line)) else {
             continue;
         };
-        if !re.is_match(line) {
-            continue;
-        }
         for caps in re.captures_iter(line) {
             let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
                 continue;
@@ -1161,7 +1180,7 @@ fn holds_postcode(line: &str) -> bool {
             Pattern::Nl,
         ]
         .into_iter()
-        .any(|pattern| pattern.regex().is_some_and(|re| re.is_match(line)))
+        .any(|pattern| pattern.is_match(line))
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
@@ -1451,7 +1470,7 @@ mod tests {
             Pattern::Nl => (CITY_FIRST, CITY, city_word),
             _ => (CITY_ANY_FIRST, CITY_ANY, city_any_word),
         };
-        static WHOLE: [OnceLock<Regex>; 11] = [const { OnceLock::new() }; 11];
+        static WHOLE: [OnceLock<Regex>; 13] = [const { OnceLock::new() }; 13];
         let short = pattern.regex().unwrap();
         let full = WHOLE[pattern as usize].get_or_init(|| {
             let source = pattern.source();
@@ -1469,6 +1488,30 @@ mod tests {
                 .map(|caps| (zip(&caps), caps.name("city").unwrap().range()))
                 .collect(),
         ]
+    }
+
+    #[test]
+    fn the_parts_tried_first_match_wherever_their_patterns_do() {
+        for line in [
+            "123 Main St, Toronto, ON M5V 2T6",
+            "Edmonton, Alberta T6B 3E9, Canada",
+            "Level 3, 100 George St, Sydney NSW 2000",
+            "Hobart, Tas. 7000",
+            "Perth,  Western Australia, 6000",
+            "Sydney NSW\u{a0}2000",
+        ] {
+            for (pattern, part) in [
+                (Pattern::Ca, Pattern::CaZip),
+                (Pattern::Au, Pattern::AuStateZip),
+            ] {
+                let whole = pattern.regex().unwrap().is_match(line);
+                assert_eq!(pattern.is_match(line), whole, "{line}");
+                assert!(!whole || part.regex().unwrap().is_match(line), "{line}");
+            }
+        }
+        assert!(Pattern::Ca.is_match("Toronto, ON M5V 2T6"));
+        assert!(Pattern::Au.is_match("Sydney NSW 2000"));
+        assert!(!Pattern::Au.is_match("Sydney NSW 200"));
     }
 
     const CITY_PATTERNS: [Pattern; 5] = [
