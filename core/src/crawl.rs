@@ -349,6 +349,189 @@ const KEYWORDS: &[(Intent, i32, &[&str])] = &[
     ),
 ];
 
+/// Whether `s` (a link's text, or the path its URL has) may hold a [`KEYWORDS`] phrase:
+/// `false` only when [`score_link`] finds none in it, so a caller can leave such a link out
+/// before resolving it. Some word of `s`, as [`normalise`] reads it, must be the longest word
+/// of a phrase, or that word with `us` glued on. ASCII text is read in place; from the word
+/// with the first other character on, words are folded first.
+pub(crate) fn may_hold_keyword(s: &str) -> bool {
+    let index = LongestWords::get();
+    let bytes = s.as_bytes();
+    // The run of ASCII letters and digits read so far starts at `start`.
+    let mut start = 0;
+    for (at, &b) in bytes.iter().enumerate() {
+        if SLOTS[usize::from(b)] < 36 {
+            continue;
+        }
+        if !b.is_ascii() {
+            return may_hold_keyword_folded(&s[start..]);
+        }
+        if at > start && index.holds(&bytes[start..at]) {
+            return true;
+        }
+        start = at + 1;
+    }
+    bytes.len() > start && index.holds(&bytes[start..])
+}
+
+/// [`may_hold_keyword`] for text with characters other than ASCII: each word folded
+/// character by character as [`normalise`] folds it (at most 64 bytes, longer than any
+/// keyword; a letter that folds outside ASCII is in no keyword).
+fn may_hold_keyword_folded(s: &str) -> bool {
+    let index = LongestWords::get();
+    let mut word = FoldedWord::default();
+    for ch in s.chars() {
+        let folded = if ch.is_ascii() {
+            Some(ch).filter(char::is_ascii_alphanumeric)
+        } else {
+            fold_non_ascii(ch)
+        };
+        match folded {
+            Some(letter) => word.push(letter),
+            None => {
+                if word.fits && index.holds(&word.bytes[..word.len]) {
+                    return true;
+                }
+                word = FoldedWord::default();
+            }
+        }
+    }
+    word.fits && index.holds(&word.bytes[..word.len])
+}
+
+/// A word being folded by [`may_hold_keyword`]: its ASCII bytes, and whether it has only
+/// ASCII letters and digits and at most 64 of them.
+struct FoldedWord {
+    bytes: [u8; 64],
+    len: usize,
+    fits: bool,
+}
+
+impl Default for FoldedWord {
+    fn default() -> Self {
+        FoldedWord {
+            bytes: [0; 64],
+            len: 0,
+            fits: true,
+        }
+    }
+}
+
+impl FoldedWord {
+    fn push(&mut self, letter: char) {
+        match (u8::try_from(letter), self.bytes.get_mut(self.len)) {
+            (Ok(byte), Some(slot)) if letter.is_ascii() => {
+                *slot = byte;
+                self.len += 1;
+            }
+            _ => self.fits = false,
+        }
+    }
+}
+
+/// The longest word of each [`KEYWORDS`] phrase (lower-case ASCII, 2 to 29 bytes), grouped by
+/// their first two bytes, with a bit per length (the word's, and with `us` glued on) for each
+/// group: most words of a text are turned away by that bit.
+struct LongestWords {
+    /// Sorted.
+    words: Vec<&'static [u8]>,
+    /// For each pair of leading bytes ([`LongestWords::group`]), the range of `words` that
+    /// start with them and the lengths of those words.
+    groups: Vec<(u8, u8, u32)>,
+}
+
+impl LongestWords {
+    fn get() -> &'static LongestWords {
+        static INDEX: OnceLock<LongestWords> = OnceLock::new();
+        INDEX.get_or_init(|| {
+            let mut words: Vec<&'static [u8]> = KEYWORDS
+                .iter()
+                .flat_map(|(_, _, phrases)| phrases.iter())
+                .map(|phrase| {
+                    phrase
+                        .split(' ')
+                        .rev()
+                        .max_by_key(|word| word.len())
+                        .unwrap_or(phrase)
+                        .as_bytes()
+                })
+                .collect();
+            words.sort_unstable();
+            words.dedup();
+            let mut groups = vec![(0u8, 0u8, 0u32); 36 * 36];
+            for (at, word) in words.iter().enumerate() {
+                let Some(group) = LongestWords::group(word).and_then(|g| groups.get_mut(g)) else {
+                    continue;
+                };
+                let at = u8::try_from(at).unwrap_or(u8::MAX);
+                if group.0 == group.1 {
+                    (group.0, group.1) = (at, at);
+                }
+                group.1 = at.saturating_add(1);
+                for len in [word.len(), word.len() + 2] {
+                    group.2 |= 1 << len.min(31);
+                }
+            }
+            LongestWords { words, groups }
+        })
+    }
+
+    /// The group of a word by its first two bytes (ASCII letters and digits, any case).
+    #[inline]
+    fn group(word: &[u8]) -> Option<usize> {
+        let (first, second) = (
+            SLOTS[usize::from(*word.first()?)],
+            SLOTS[usize::from(*word.get(1)?)],
+        );
+        (first < 36 && second < 36).then(|| usize::from(first) * 36 + usize::from(second))
+    }
+
+    /// Whether `run` (ASCII letters and digits) is one of the words, or one with `us` after
+    /// it, in any ASCII case. Most runs are turned away by their group's lengths, inline.
+    #[inline(always)]
+    fn holds(&self, run: &[u8]) -> bool {
+        let Some(&(from, to, lengths)) = LongestWords::group(run).and_then(|g| self.groups.get(g))
+        else {
+            return false;
+        };
+        run.len() <= 31 && lengths & (1 << run.len()) != 0 && self.holds_in(from, to, run)
+    }
+
+    /// [`LongestWords::holds`] past the lengths: `run` against `words[from..to]`.
+    #[inline(never)]
+    fn holds_in(&self, from: u8, to: u8, run: &[u8]) -> bool {
+        self.words
+            .get(usize::from(from)..usize::from(to))
+            .unwrap_or_default()
+            .iter()
+            .any(|word| match run.split_at_checked(word.len()) {
+                Some((head, rest)) => {
+                    (rest.is_empty() || rest.eq_ignore_ascii_case(b"us"))
+                        && head.eq_ignore_ascii_case(word)
+                }
+                None => false,
+            })
+    }
+}
+
+/// ASCII letters (any case) to 0–25, digits to 26–35, other bytes to 36: a word's group in
+/// [`LongestWords`], and the test for a letter or digit in [`may_hold_keyword`].
+const SLOTS: [u8; 256] = {
+    let mut slots = [36; 256];
+    let mut b = 0;
+    while b < 26 {
+        slots[b'a' as usize + b] = b as u8;
+        slots[b'A' as usize + b] = b as u8;
+        b += 1;
+    }
+    let mut d = 0;
+    while d < 10 {
+        slots[b'0' as usize + d] = 26 + d as u8;
+        d += 1;
+    }
+    slots
+};
+
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
 #[cfg(test)]
 fn normalise(s: &str) -> String {
@@ -677,6 +860,15 @@ mod tests {
         found
     }
 
+    /// Every word of every phrase.
+    fn keyword_words() -> Vec<&'static str> {
+        KEYWORDS
+            .iter()
+            .flat_map(|(_, _, phrases)| phrases.iter())
+            .flat_map(|p| p.split(' '))
+            .collect()
+    }
+
     #[test]
     fn without_www_strips_every_leading_www_label() {
         for (host, bare) in [
@@ -713,13 +905,7 @@ mod tests {
         fn keyword_lookup_finds_what_a_full_scan_finds(
             words in proptest::collection::vec(
                 proptest::prop_oneof![
-                    proptest::sample::select(
-                        KEYWORDS
-                            .iter()
-                            .flat_map(|(_, _, phrases)| phrases.iter())
-                            .flat_map(|p| p.split(' '))
-                            .collect::<Vec<_>>()
-                    ).prop_map(str::to_string),
+                    proptest::sample::select(keyword_words()).prop_map(str::to_string),
                     proptest::sample::select(
                         KEYWORDS.iter().flat_map(|(_, _, phrases)| phrases.iter()).copied().collect::<Vec<_>>()
                     ).prop_map(|p| format!("{p}us")),
@@ -730,6 +916,58 @@ mod tests {
         ) {
             let words = words.join(" ");
             proptest::prop_assert_eq!(intents_in(&words), intents_model(&words), "{}", words);
+        }
+    }
+
+    #[test]
+    fn every_phrase_may_hold_a_keyword_in_any_ascii_case() {
+        for (_, _, phrases) in KEYWORDS {
+            for phrase in *phrases {
+                for written in [
+                    phrase.to_string(),
+                    phrase.to_ascii_uppercase(),
+                    format!("/{}us/", phrase.replace(' ', "-")),
+                ] {
+                    assert!(may_hold_keyword(&written), "{written}");
+                }
+            }
+        }
+        assert!(LongestWords::get()
+            .words
+            .iter()
+            .all(|w| (2..30).contains(&w.len()) && LongestWords::group(w).is_some()));
+        assert!(!may_hold_keyword("/produkte/neu"));
+        // Words count whole: `discover` holds `over`, `steam` holds `team`.
+        assert!(!may_hold_keyword("Discover the steam engine"));
+        assert!(!may_hold_keyword("Our products"));
+        // Accents fold into keywords; other letters leave a word out of them.
+        assert!(may_hold_keyword("Über uns"));
+        assert!(may_hold_keyword("À propos"));
+        assert!(may_hold_keyword("Kontaktformular, Anfahrt"));
+        assert!(!may_hold_keyword("Zürich Schmökern Fútbol Русский"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn text_without_a_possible_keyword_scores_nothing(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(keyword_words()).prop_map(str::to_string),
+                    "[a-zA-Z0-9]{0,6}",
+                    "[ /_.?=&%-]{1,2}",
+                    "[éÉüÜßàÀñ\u{212a}\u{130}\u{4e2d}\u{a0}]{1,2}",
+                    proptest::sample::select(vec!["Über", "über", "À", "Qui", "Contáct", "\u{212a}ontakt"])
+                        .prop_map(str::to_string),
+                ],
+                0..10,
+            )
+        ) {
+            let written = parts.concat();
+            if !may_hold_keyword(&written) {
+                proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; KEYWORDS.len()]);
+                let home = Url::parse("https://acme.com/").unwrap();
+                proptest::prop_assert_eq!(score_link(&home, &written), None);
+            }
         }
     }
 

@@ -11,9 +11,12 @@
 //! - `12345 City` / `1234 City` for DE, AT, CH, FR, IT, ES, BE, DK, NO, LU only when the page's
 //!   region is one of those (too ambiguous otherwise).
 
+use std::cmp::Ordering;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::Regex;
+use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::extract::words8::{any_ascii_digit, load};
 use crate::pace;
@@ -49,20 +52,6 @@ pub struct TextAddress {
     pub line: usize,
 }
 
-struct Patterns {
-    us: Regex,
-    ca: Regex,
-    au: Regex,
-    gb: Regex,
-    nl: Regex,
-    pt: Regex,
-    se: Regex,
-    pl: Regex,
-    ie: Regex,
-    ie_county: Regex,
-    eu: Regex,
-}
-
 const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming";
 const IE_COUNTIES: &str = "Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|Down|Dublin|Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|Offaly|Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow";
 const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|British Columbia|Manitoba|New Brunswick|Newfoundland(?: and Labrador)?|Nova Scotia|Northwest Territories|Nunavut|Ontario|Prince Edward Island|Quebec|Québec|Saskatchewan|Yukon";
@@ -72,32 +61,187 @@ const CITY: &str = r"[A-Z][\p{L}'’.\-]*(?:[ \-][A-Za-z][\p{L}'’.\-]*){0,4}";
 /// [`CITY`] with Latin capitals beyond ASCII (`Štěpánov`, `Łódź`, `Óbuda`: Latin-1 and
 /// Latin Extended-A), for the patterns of regions that write them. Not `\p{Lu}`: building
 /// its automaton cost about as many instructions as extracting 3 MB of pages.
+#[cfg(test)]
 const CITY_ANY: &str = r"[A-ZÀ-ÖØ-ÞĀ-ž][\p{L}'’.\-]*(?:[ \-][A-Za-zÀ-ÖØ-öø-ž][\p{L}'’.\-]*){0,4}";
+/// The first letter of [`CITY`].
+const CITY_FIRST: &str = "[A-Z]";
+/// The first letter of [`CITY_ANY`].
+const CITY_ANY_FIRST: &str = "[A-ZÀ-ÖØ-ÞĀ-ž]";
 
-fn patterns() -> Option<&'static Patterns> {
-    static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
-    PATTERNS
-        .get_or_init(|| {
-            Some(Patterns {
-                us: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")).ok()?,
-                ca: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b")).ok()?,
-                au: Regex::new(&format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")).ok()?,
-                // Outward codes A9, A99, AA9, AA99, A9A (ABCDEFGHJKPSTUW) and AA9A
-                // (ABEHMNPRVWXY: `EC4Y 1AA`, which the A9A letters alone missed).
-                gb: Regex::new(r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b").ok()?,
-                nl: Regex::new(&format!(r"\b(?P<zip>[1-9]\d{{3}} ?[A-Z]{{2}})\b,?\s+(?P<city>{CITY})")).ok()?,
-                pt: Regex::new(&format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY_ANY})")).ok()?,
-                // `123 45 City`: Sweden, Czechia, Slovakia, Greece (`SE-`, `CZ-`… optional).
-                se: Regex::new(&format!(r"\b(?:[A-Z]{{2}}-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY_ANY})")).ok()?,
-                pl: Regex::new(&format!(r"\b(?:PL-)?(?P<zip>\d{{2}}-\d{{3}})\s+(?P<city>{CITY_ANY})")).ok()?,
-                ie: Regex::new(r"\b(?P<zip>[AC-FHKNPRTV-Y]\d{2}|D6W) ?[AC-FHKNPRTV-Y0-9]{4}\b").ok()?,
-                // An Irish county (`Co. Mayo`, `County Cork`) or a Dublin postal district
-                // (`Dublin 2`, `Dublin 6W`): Irish addresses often carry no Eircode.
-                ie_county: Regex::new(&format!(r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b")).ok()?,
-                eu: Regex::new(&format!(r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY_ANY})")).ok()?,
-            })
+/// The first letter of a later word of [`CITY`].
+fn city_word(c: char) -> bool {
+    c.is_ascii_alphabetic()
+}
+
+/// The first letter of a later word of [`CITY_ANY`].
+fn city_any_word(c: char) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, 'À'..='Ö' | 'Ø'..='ö' | 'ø'..='ž')
+}
+
+/// The matches in `line` of `re`, a pattern whose group `city` is the first letter of a place
+/// name and ends it, each with the byte range of the whole name as [`CITY`] (`word`:
+/// [`city_word`]) or [`CITY_ANY`] ([`city_any_word`]) would match it there: a run of letters,
+/// apostrophes, dots and hyphens, then up to four words, each a space or hyphen, a letter
+/// `word` accepts and such a run. That tail is greedy and nothing follows it, so it ends where
+/// the whole pattern's match would, and each search starts where the whole pattern's would:
+/// the matches are the whole pattern's, without compiling its Unicode letter class five times
+/// over.
+fn with_city<'h>(
+    re: &Regex,
+    line: &'h str,
+    word: fn(char) -> bool,
+) -> Vec<(regex::Captures<'h>, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(caps) = re.captures_at(line, from) {
+        let Some(first) = caps.name("city") else {
+            break;
+        };
+        let mut end = name_run(line, first.end());
+        for _ in 0..4 {
+            let mut next = line[end..].chars();
+            match (next.next(), next.next()) {
+                (Some(' ' | '-'), Some(c)) if word(c) => {
+                    end = name_run(line, end + 1 + c.len_utf8())
+                }
+                _ => break,
+            }
+        }
+        let name = first.start()..end;
+        out.push((caps, name));
+        from = end;
+    }
+    out
+}
+
+/// The end of the run of `[\p{L}'’.\-]` in `line` from byte `from`.
+fn name_run(line: &str, from: usize) -> usize {
+    line[from..]
+        .char_indices()
+        .find(|&(_, c)| !(is_letter(c) || matches!(c, '\'' | '’' | '.' | '-')))
+        .map_or(line.len(), |(at, _)| from + at)
+}
+
+/// Whether `c` is a letter (`\p{L}`, Unicode General_Category L), by the tables the regular
+/// expressions are built from.
+fn is_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    static LETTERS: OnceLock<Vec<(char, char)>> = OnceLock::new();
+    let letters = LETTERS.get_or_init(|| match regex_syntax::parse(r"\p{L}").map(Hir::into_kind) {
+        Ok(HirKind::Class(Class::Unicode(class))) => class
+            .ranges()
+            .iter()
+            .map(|r| (r.start(), r.end()))
+            .collect(),
+        _ => Vec::new(),
+    });
+    letters
+        .binary_search_by(|&(start, end)| {
+            if end < c {
+                Ordering::Less
+            } else if start > c {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
         })
-        .as_ref()
+        .is_ok()
+}
+
+/// The postcode patterns, each compiled on first use: a page of one region needs only a few
+/// of them, and compiling the ones with Unicode letter classes costs milliseconds.
+#[derive(Clone, Copy)]
+enum Pattern {
+    Us,
+    Ca,
+    Au,
+    Gb,
+    Nl,
+    Pt,
+    Se,
+    Pl,
+    Ie,
+    IeCounty,
+    Eu,
+    /// The postcode of [`Pattern::Ca`] alone.
+    CaZip,
+    /// The state and postcode of [`Pattern::Au`] alone.
+    AuStateZip,
+}
+
+impl Pattern {
+    /// The compiled pattern (`None` only if it failed to compile, which tests rule out).
+    fn regex(self) -> Option<&'static Regex> {
+        static COMPILED: [OnceLock<Option<Regex>>; 13] = [const { OnceLock::new() }; 13];
+        COMPILED[self as usize]
+            .get_or_init(|| Regex::new(&self.source()).ok())
+            .as_ref()
+    }
+
+    /// Whether the pattern matches in `line`. A pattern with a part that matches wherever it
+    /// does and costs a tenth to compile (no place name: [`Pattern::CaZip`],
+    /// [`Pattern::AuStateZip`]) tries that part first, so pages without such a postcode never
+    /// compile the whole pattern.
+    fn is_match(self, line: &str) -> bool {
+        let part = match self {
+            Pattern::Ca => Some(Pattern::CaZip),
+            Pattern::Au => Some(Pattern::AuStateZip),
+            _ => None,
+        };
+        part.is_none_or(|part| part.regex().is_some_and(|re| re.is_match(line)))
+            && self.regex().is_some_and(|re| re.is_match(line))
+    }
+
+    /// The pattern's source. Those that end with a place name (NL, PT, SE, PL and the `12345
+    /// City` form) match only its first letter, as group `city`: [`with_city`] reads the
+    /// rest of it.
+    fn source(self) -> String {
+        match self {
+            Pattern::Us => format!(
+                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b"
+            ),
+            Pattern::Ca => format!(
+                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
+            ),
+            Pattern::Au => format!(
+                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b"
+            ),
+            // Outward codes A9, A99, AA9, AA99, A9A (ABCDEFGHJKPSTUW) and AA9A
+            // (ABEHMNPRVWXY: `EC4Y 1AA`, which the A9A letters alone missed).
+            Pattern::Gb => {
+                r"\b(?P<zip>(?:[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?) ?\d[ABD-HJLNP-UW-Z]{2})\b"
+                    .to_string()
+            }
+            Pattern::Nl => {
+                format!(r"\b(?P<zip>[1-9]\d{{3}} ?[A-Z]{{2}})\b,?\s+(?P<city>{CITY_FIRST})")
+            }
+            Pattern::Pt => format!(r"\b(?P<zip>\d{{4}}-\d{{3}})\s+(?P<city>{CITY_ANY_FIRST})"),
+            // `123 45 City`: Sweden, Czechia, Slovakia, Greece (`SE-`, `CZ-`… optional).
+            Pattern::Se => {
+                format!(r"\b(?:[A-Z]{{2}}-)?(?P<zip>\d{{3}} \d{{2}})\s+(?P<city>{CITY_ANY_FIRST})")
+            }
+            Pattern::Pl => {
+                format!(r"\b(?:PL-)?(?P<zip>\d{{2}}-\d{{3}})\s+(?P<city>{CITY_ANY_FIRST})")
+            }
+            Pattern::Ie => {
+                r"\b(?P<zip>[AC-FHKNPRTV-Y]\d{2}|D6W) ?[AC-FHKNPRTV-Y0-9]{4}\b".to_string()
+            }
+            // An Irish county (`Co. Mayo`, `County Cork`) or a Dublin postal district
+            // (`Dublin 2`, `Dublin 6W`): Irish addresses often carry no Eircode.
+            Pattern::IeCounty => format!(
+                r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b"
+            ),
+            Pattern::Eu => format!(
+                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY_ANY_FIRST})"
+            ),
+            Pattern::CaZip => {
+                r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d".to_string()
+            }
+            Pattern::AuStateZip => format!(r"(?:{AU_STATES}),?\s+\d{{4}}"),
+        }
+    }
 }
 
 /// Pacing units (`crate::pace`) for a line the postcode patterns run on: tens of
@@ -109,16 +253,16 @@ const MATCHED_LINE_UNITS: usize = 2048;
 /// the page (ccTLD or `lang`), which enables the ambiguous European patterns and the
 /// GB/NL/PT/SE/IE patterns on pages of other regions.
 pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
-    let Some(p) = patterns() else {
-        return Vec::new();
-    };
     let mut out: Vec<TextAddress> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         // Pacing (`crate::pace`): a line costs its length; one the patterns run on, more.
         if !pace::work(line.len() + 16) {
             break;
         }
-        let irish_county = page_region == Some("IE") && p.ie_county.is_match(line);
+        let irish_county = page_region == Some("IE")
+            && Pattern::IeCounty
+                .regex()
+                .is_some_and(|re| re.is_match(line));
         if line.len() > MAX_LINE || !(irish_county || Shapes::of(line.as_bytes()).any()) {
             if let Some(found) = labelled_street(line, index, page_region) {
                 out.push(found);
@@ -126,12 +270,12 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
             continue;
         }
         pace::work(MATCHED_LINE_UNITS);
-        let mut found = match_line(p, lines, index, line, index, page_region);
+        let mut found = match_line(lines, index, line, index, page_region);
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6B 3E9`); only a postcode inside this line counts.
         if found.is_empty() && line.len() <= 24 && index > 0 {
             let joined = format!("{} {}", lines[index - 1].trim_end(), line.trim());
-            found = match_line(p, lines, index, &joined, index - 1, page_region);
+            found = match_line(lines, index, &joined, index - 1, page_region);
             found.retain(|a| {
                 a.parts
                     .postal_code
@@ -147,7 +291,6 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
 /// Matches the postcode patterns on `line` (line `index`, or a join of it with the line above);
 /// street lines are looked for above `street_index`.
 fn match_line(
-    p: &Patterns,
     lines: &[&str],
     index: usize,
     line: &str,
@@ -157,17 +300,17 @@ fn match_line(
     let shapes = Shapes::of(line.as_bytes());
     let allows = |code: &str| page_region.is_none_or(|r| r == code);
     let mut found: Vec<TextAddress> = Vec::new();
-    for (re, region, shaped) in [
-        (&p.us, "US", shapes.zip_after_state),
-        (&p.ca, "CA", shapes.letter_digit_letter),
-        (&p.au, "AU", shapes.postcode_after_au_state),
+    for (pattern, region, shaped) in [
+        (Pattern::Us, "US", shapes.zip_after_state),
+        (Pattern::Ca, "CA", shapes.letter_digit_letter),
+        (Pattern::Au, "AU", shapes.postcode_after_au_state),
     ] {
         if !shaped || (region == "AU" && !allows("AU")) {
             continue;
         }
-        if !re.is_match(line) {
+        let Some(re) = pattern.regex().filter(|_| pattern.is_match(line)) else {
             continue;
-        }
+        };
         for caps in re.captures_iter(line) {
             let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
                 continue;
@@ -190,7 +333,11 @@ fn match_line(
         }
     }
     if found.is_empty() && allows("GB") && shapes.digit_letters {
-        for caps in p.gb.captures_iter(line) {
+        let all = Pattern::Gb
+            .regex()
+            .into_iter()
+            .flat_map(|re| re.captures_iter(line));
+        for caps in all {
             let Some(zip) = caps.name("zip") else {
                 continue;
             };
@@ -214,7 +361,11 @@ fn match_line(
         }
     }
     if found.is_empty() && allows("IE") && page_region == Some("IE") {
-        for m in p.ie.find_iter(line) {
+        let all = Pattern::Ie
+            .regex()
+            .into_iter()
+            .flat_map(|re| re.find_iter(line));
+        for m in all {
             let before = &line[..m.start()];
             let (street_prefix, locality) = split_locality(before);
             let parts = MarkedAddress {
@@ -232,7 +383,11 @@ fn match_line(
         }
     }
     if found.is_empty() && page_region == Some("IE") {
-        for caps in p.ie_county.captures_iter(line) {
+        let all = Pattern::IeCounty
+            .regex()
+            .into_iter()
+            .flat_map(|re| re.captures_iter(line));
+        for caps in all {
             let Some(county) = caps.name("county") else {
                 continue;
             };
@@ -262,20 +417,33 @@ fn match_line(
         .find(|r| Some(**r) == page_region)
         .copied()
         .unwrap_or("SE");
-    for (re, region, shaped) in [
-        (&p.nl, "NL", shapes.four && shapes.digit_letters),
-        (&p.pt, "PT", shapes.four_dash_three),
-        (&p.se, three_two_region, shapes.three_two),
-        (&p.pl, "PL", shapes.two_dash_three),
+    for (pattern, region, shaped, word) in [
+        (
+            Pattern::Nl,
+            "NL",
+            shapes.four && shapes.digit_letters,
+            city_word as fn(char) -> bool,
+        ),
+        (Pattern::Pt, "PT", shapes.four_dash_three, city_any_word),
+        (
+            Pattern::Se,
+            three_two_region,
+            shapes.three_two,
+            city_any_word,
+        ),
+        (Pattern::Pl, "PL", shapes.two_dash_three, city_any_word),
     ] {
         if !shaped || !found.is_empty() || !allows(region) {
             continue;
         }
+        let Some(re) = pattern.regex() else {
+            continue;
+        };
         if !re.is_match(line) {
             continue;
         }
-        for caps in re.captures_iter(line) {
-            let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+        for (caps, city) in with_city(re, line, word) {
+            let Some(zip) = caps.name("zip") else {
                 continue;
             };
             let letters = zip
@@ -304,10 +472,10 @@ fn match_line(
             }
             let parts = MarkedAddress {
                 street,
-                locality: Some(clean_city(city.as_str())).filter(|c| !c.is_empty()),
+                locality: Some(clean_city(&line[city.clone()])).filter(|c| !c.is_empty()),
                 region: None,
                 postal_code: Some(zip.as_str().to_string()),
-                country: country_after(&line[city.end()..]),
+                country: country_after(&line[city.end..]),
             };
             found.push(TextAddress {
                 parts,
@@ -322,9 +490,13 @@ fn match_line(
         .iter()
         .find(|r| Some(**r) == page_region)
         .copied();
-    if found.is_empty() && (eu_region.is_some() || page_region.is_none()) && p.eu.is_match(line) {
-        for caps in p.eu.captures_iter(line) {
-            let (Some(zip), Some(city)) = (caps.name("zip"), caps.name("city")) else {
+    let eu = Pattern::Eu
+        .regex()
+        .filter(|_| found.is_empty() && (eu_region.is_some() || page_region.is_none()))
+        .filter(|re| re.is_match(line));
+    if let Some(re) = eu {
+        for (caps, city) in with_city(re, line, city_any_word) {
+            let Some(zip) = caps.name("zip") else {
                 continue;
             };
             let before = &line[..zip.start()];
@@ -374,7 +546,7 @@ fn match_line(
             let Some(region) = region else {
                 continue;
             };
-            let after_city = &line[city.end()..];
+            let after_city = &line[city.end..];
             let street = match street {
                 Some(street) => Some(street),
                 // A postcode and town alone on their line (`46485 Wesel` in a footer) are an
@@ -391,7 +563,7 @@ fn match_line(
             };
             let parts = MarkedAddress {
                 street,
-                locality: Some(clean_city(city.as_str())),
+                locality: Some(clean_city(&line[city])),
                 region: None,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(after_city),
@@ -1000,13 +1172,15 @@ fn without_legal_form(text: &str) -> &str {
 /// of the street of the address below).
 fn holds_postcode(line: &str) -> bool {
     Shapes::of(line.as_bytes()).any()
-        && patterns().is_some_and(|p| {
-            p.us.is_match(line)
-                || p.ca.is_match(line)
-                || p.au.is_match(line)
-                || p.gb.is_match(line)
-                || p.nl.is_match(line)
-        })
+        && [
+            Pattern::Us,
+            Pattern::Ca,
+            Pattern::Au,
+            Pattern::Gb,
+            Pattern::Nl,
+        ]
+        .into_iter()
+        .any(|pattern| pattern.is_match(line))
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
@@ -1289,7 +1463,101 @@ pub fn region_of_country(country: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// The matches of `pattern` with [`with_city`], as (zip, city) byte ranges, and those of the
+    /// same pattern with the whole place name in it (`CITY` or `CITY_ANY` for its first letter).
+    fn city_matches(pattern: Pattern, line: &str) -> [Vec<(Range<usize>, Range<usize>)>; 2] {
+        let (first, whole, word): (&str, &str, fn(char) -> bool) = match pattern {
+            Pattern::Nl => (CITY_FIRST, CITY, city_word),
+            _ => (CITY_ANY_FIRST, CITY_ANY, city_any_word),
+        };
+        static WHOLE: [OnceLock<Regex>; 13] = [const { OnceLock::new() }; 13];
+        let short = pattern.regex().unwrap();
+        let full = WHOLE[pattern as usize].get_or_init(|| {
+            let source = pattern.source();
+            let city = format!("(?P<city>{first})");
+            assert!(source.contains(&city));
+            Regex::new(&source.replace(&city, &format!("(?P<city>{whole})"))).unwrap()
+        });
+        let zip = |caps: &regex::Captures| caps.name("zip").unwrap().range();
+        [
+            with_city(short, line, word)
+                .iter()
+                .map(|(caps, city)| (zip(caps), city.clone()))
+                .collect(),
+            full.captures_iter(line)
+                .map(|caps| (zip(&caps), caps.name("city").unwrap().range()))
+                .collect(),
+        ]
+    }
+
+    #[test]
+    fn the_parts_tried_first_match_wherever_their_patterns_do() {
+        for line in [
+            "123 Main St, Toronto, ON M5V 2T6",
+            "Edmonton, Alberta T6B 3E9, Canada",
+            "Level 3, 100 George St, Sydney NSW 2000",
+            "Hobart, Tas. 7000",
+            "Perth,  Western Australia, 6000",
+            "Sydney NSW\u{a0}2000",
+        ] {
+            for (pattern, part) in [
+                (Pattern::Ca, Pattern::CaZip),
+                (Pattern::Au, Pattern::AuStateZip),
+            ] {
+                let whole = pattern.regex().unwrap().is_match(line);
+                assert_eq!(pattern.is_match(line), whole, "{line}");
+                assert!(!whole || part.regex().unwrap().is_match(line), "{line}");
+            }
+        }
+        assert!(Pattern::Ca.is_match("Toronto, ON M5V 2T6"));
+        assert!(Pattern::Au.is_match("Sydney NSW 2000"));
+        assert!(!Pattern::Au.is_match("Sydney NSW 200"));
+    }
+
+    const CITY_PATTERNS: [Pattern; 5] = [
+        Pattern::Nl,
+        Pattern::Pt,
+        Pattern::Se,
+        Pattern::Pl,
+        Pattern::Eu,
+    ];
+
+    #[test]
+    fn place_names_read_after_the_pattern_end_where_the_whole_pattern_ends() {
+        for line in [
+            "Hauptstraße 5, 10115 Berlin",
+            "Postbus 12, 2500 AA Den Haag-Centrum Zuid, Nederland",
+            "1234 AB Foo 5678 CD Bar-Baz  Qux",
+            "Rua Augusta 1, 1100-053 Lisboa l’Église St. Jean-Pierre Über Ärger Ende Extra Mehr",
+            "Vodičkova 20, 110 00 Praha 1, 114 55 Stockholm",
+            "ul. Marszałkowska 1, 00-950 Warszawa - Śródmieście",
+            "D-10115 Berlin-Mitte, A-1010 Wien, CH-8001 Zürich",
+            "12345 Étretat ßtraße -Ost- x",
+            "12345 Foo\u{301}bar Baz\u{2019}s Qux.",
+            "12345 Ab 日本 Cd",
+            "12345 XⅣ Ab\u{345}cd",
+            "12345 Ab- Cd -Ef - Gh",
+            ",12345 Ab\u{a0}Cd 54321 Ef",
+        ] {
+            for pattern in CITY_PATTERNS {
+                let [read, whole] = city_matches(pattern, line);
+                assert_eq!(read, whole, "{line}");
+            }
+        }
+        assert!(!city_matches(Pattern::Eu, "10115 Berlin-Mitte Ost")[0].is_empty());
+    }
+
     proptest::proptest! {
+        #[test]
+        fn place_names_read_as_the_whole_pattern_would(
+            line in "([0-9]{2,5}|[A-Z]{1,2}|[a-z]{1,4}|[ -]|[’'.,]|[ÀÖØÞĀžéßøĲⅣ]|Ab|\u{301}|\u{345}|日|\u{a0}){0,14}"
+        ) {
+            for pattern in CITY_PATTERNS {
+                let [read, whole] = city_matches(pattern, &line);
+                proptest::prop_assert_eq!(read, whole);
+            }
+        }
+
         #[test]
         fn shapes_skip_digitless_words_without_missing_any(
             line in "([A-Z]{1,3}|[a-z]{1,12}|[0-9]{1,6}|[ ,.-]|NSW |CO |Colorado ){0,12}"

@@ -102,15 +102,40 @@ pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
 }
 
 /// Byte offsets in `text`, in increasing order, where an address may be written: every `@`
-/// (also full-width) and every at-token of the obfuscated forms. One pass each.
+/// (also full-width) and a byte inside every at-token of the obfuscated forms (ASCII
+/// case-insensitive), on the same line as the token. One vectorised pass per opening byte:
+/// every at-token without an `@` opens with a bracket (`[at]`, `(a)`, `{at}`, `<at>`), holds
+/// one right after its opening space (` (at) `, ` [at] `) or is a word after a space (` at `,
+/// ` arobase `).
 pub fn candidate_positions(text: &str) -> Vec<usize> {
-    let mut positions: Vec<usize> = memchr::memchr_iter(b'@', text.as_bytes()).collect();
+    let bytes = text.as_bytes();
+    let mut positions: Vec<usize> = memchr::memchr_iter(b'@', bytes).collect();
     positions.extend(text.match_indices('＠').map(|(i, _)| i));
-    if let Some(matcher) = at_tokens() {
-        positions.extend(matcher.find_iter(text).map(|m| m.start()));
-    }
+    let brackets =
+        memchr::memchr3_iter(b'[', b'(', b'{', bytes).chain(memchr::memchr_iter(b'<', bytes));
+    positions.extend(brackets.filter(|&at| at_token_at(&bytes[at..])));
+    let words =
+        memchr::memmem::find_iter(bytes, b" a").chain(memchr::memmem::find_iter(bytes, b" A"));
+    positions.extend(words.filter(|&at| {
+        // ` at ` and ` arobase `, the at-tokens that open with a space and a letter.
+        let after_a = &bytes[at + 2..];
+        after_a
+            .get(..2)
+            .is_some_and(|t| t.eq_ignore_ascii_case(b"t "))
+            || after_a
+                .get(..7)
+                .is_some_and(|t| t.eq_ignore_ascii_case(b"robase "))
+    }));
     positions.sort_unstable();
     positions
+}
+
+/// Whether `rest` starts with an at-token (ASCII case-insensitive, as [`at_tokens`] matches).
+fn at_token_at(rest: &[u8]) -> bool {
+    AT_TOKENS.iter().any(|token| {
+        rest.get(..token.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(token.as_bytes()))
+    })
 }
 
 /// Lower-cases and validates one address; `None` when it is not a usable business address.
@@ -505,6 +530,35 @@ fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidate_positions_fall_on_every_line_with_an_at_token() {
+        // Each at-token, in both cases, inside a line of its own among lines without one.
+        let mut text = String::from("no address here\n(see above) [note] {x} <b>\n");
+        for token in AT_TOKENS {
+            for token in [token.to_string(), token.to_ascii_uppercase()] {
+                text.push_str(&format!(
+                    "write to info{token}acme dot com please\nplain line\n"
+                ));
+            }
+        }
+        text.push_str("we are at home, (at)tention: [a]\nend");
+        let line_of = |pos: usize| text[..pos].matches('\n').count();
+        let mut found: Vec<usize> = candidate_positions(&text)
+            .into_iter()
+            .map(line_of)
+            .collect();
+        found.dedup();
+        let lines: Vec<&str> = text.split('\n').collect();
+        let expected: Vec<usize> = (0..lines.len())
+            .filter(|&i| {
+                let line = lines[i];
+                line.contains('@') || at_tokens().is_some_and(|matcher| matcher.is_match(line))
+            })
+            .collect();
+        assert_eq!(found, expected);
+        assert_eq!(expected.len(), 2 * AT_TOKENS.len() + 1);
+    }
 
     #[test]
     fn mailto_decoding() {

@@ -74,8 +74,11 @@ pub struct PageExtraction {
     pub addresses: Vec<MarkedAddress>,
     /// The business name this page gives.
     pub company_name: Option<String>,
-    /// Same-site links (the crawl planner's input), resolved against the page's base URL,
-    /// http(s) only, fragments removed. Links to other sites are left out.
+    /// The same-site links that can be crawl candidates (the crawl planner's input: a
+    /// keyword of [`crate::crawl::score_link`] in their text or URL path), in document order,
+    /// resolved against the page's base URL, http(s) only, fragments removed. Links to other
+    /// sites, and links that name no contact, legal, about, support or privacy page, are left
+    /// out: [`crate::crawl::plan`] gives the same plan as with every link.
     pub links: Vec<PageLink>,
 }
 
@@ -257,31 +260,45 @@ impl ParsedPage {
             registrable: &registrable,
             resolved: BTreeMap::new(),
         };
-        // Sized for every link at once (a filtered collect grows it a few times over).
-        let mut links: Vec<PageLink> = Vec::with_capacity(doc.links.len());
-        links.extend(doc.links.iter().filter_map(|link| {
-            // Pacing (`crate::pace`): resolving a link is about a microsecond.
-            if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
-                return None;
-            }
-            Some(PageLink {
-                url: resolver.resolve(&link.href)?,
-                text: link.text.clone(),
-                in_footer: link.in_footer,
-            })
-        }));
+        // A page has hundreds of links and a few crawl candidates: a link whose path is plain
+        // to see (`written_path`) and holds no crawl keyword, nor its text, is not resolved.
+        let plain_base = matches!(base.scheme(), "http" | "https");
+        let mut path = String::new();
+        let mut links: Vec<PageLink> = Vec::new();
         // Links to the homepage outside the footer: the header logo is one of them, and its
         // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
-        let home_link_texts: Vec<&str> = links
-            .iter()
-            .filter(|link| {
-                !link.in_footer
-                    && !link.text.is_empty()
-                    && (link.url.path() == "/" || link.url.path().starts_with("/index."))
-                    && link.url.query().is_none()
-            })
-            .map(|link| link.text.as_str())
-            .collect();
+        let mut home_link_texts: Vec<&str> = Vec::new();
+        for link in &doc.links {
+            // Pacing (`crate::pace`): resolving a link is about a microsecond.
+            if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
+                continue;
+            }
+            let may_be_home = !link.in_footer && !link.text.is_empty();
+            if let Some(has_query) =
+                written_path(&base, &link.href, &mut path).filter(|_| plain_base)
+            {
+                let home = may_be_home && !has_query && is_home_path(&path);
+                if !home
+                    && !crate::crawl::may_hold_keyword(&path)
+                    && !crate::crawl::may_hold_keyword(&link.text)
+                {
+                    continue;
+                }
+            }
+            let Some(url) = resolver.resolve(&link.href) else {
+                continue;
+            };
+            if may_be_home && is_home_path(url.path()) && url.query().is_none() {
+                home_link_texts.push(&link.text);
+            }
+            if crate::crawl::score_link(&url, &link.text).is_some() {
+                links.push(PageLink {
+                    url,
+                    text: link.text.clone(),
+                    in_footer: link.in_footer,
+                });
+            }
+        }
         let company_name = company::company_name(&company::NameSources {
             structured: &structured_names,
             og_site_name: meta("og:site_name"),
@@ -365,6 +382,92 @@ fn written_host(href: &str) -> Option<&str> {
         _ => host,
     };
     Some(host.trim_end_matches('.'))
+}
+
+/// Whether a URL path is the homepage's: `/` or `/index.…`.
+fn is_home_path(path: &str) -> bool {
+    path == "/" || path.starts_with("/index.")
+}
+
+/// The path `href` resolves to against `base` (an http(s) URL), written into `path`, and
+/// whether the resolved URL has a query; `None` unless the path is plain to see without URL
+/// parsing (WHATWG URL Standard, "basic URL parser"): an absolute path (`/a/b`), a path
+/// relative to the base's directory (`b.html`), a query or fragment alone (the base's path),
+/// or an http(s) or scheme-relative URL with a host (`https://host/a`, `//host/a`). Not plain:
+/// bytes the parser percent-encodes, drops (tab, new line, spaces around) or reads as `/`
+/// (`\`), dot segments (`.`, `..`, `%2e`), a first segment that may be a scheme (`x:y`).
+fn written_path(base: &Url, href: &str, path: &mut String) -> Option<bool> {
+    let end = memchr::memchr2(b'?', b'#', href.as_bytes()).unwrap_or(href.len());
+    let written = &href[..end];
+    let has_query = href.as_bytes().get(end) == Some(&b'?');
+    /// Bytes the parser copies into a path as they are (RFC 3986 `pchar` and `/`, less
+    /// `%`, which is looked at on its own).
+    const PLAIN: [bool; 256] = {
+        let mut plain = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            plain[b] = (b as u8).is_ascii_alphanumeric();
+            b += 1;
+        }
+        let others = b"-._~!$&'()*+,;=:@/";
+        let mut at = 0;
+        while at < others.len() {
+            plain[others[at] as usize] = true;
+            at += 1;
+        }
+        plain
+    };
+    // One pass: only bytes the parser copies as they are, and no dot segment (a `.` that
+    // starts a segment, or `%2e`).
+    let bytes = written.as_bytes();
+    for (at, &b) in bytes.iter().enumerate() {
+        let plain = match b {
+            b'.' => at > 0 && bytes[at - 1] != b'/',
+            b'%' => !bytes
+                .get(at + 1..at + 3)
+                .is_some_and(|hex| hex.eq_ignore_ascii_case(b"2e")),
+            _ => PLAIN[usize::from(b)],
+        };
+        if !plain {
+            return None;
+        }
+    }
+    path.clear();
+    let after_scheme = if starts_with_ignore_ascii_case(written, "https://") {
+        Some(&written[8..])
+    } else if starts_with_ignore_ascii_case(written, "http://") {
+        Some(&written[7..])
+    } else {
+        written.strip_prefix("//")
+    };
+    if let Some(rest) = after_scheme {
+        // No host: `http:///host` reads `host` as the host.
+        if rest.is_empty() || rest.starts_with('/') {
+            return None;
+        }
+        path.push_str(rest.find('/').map_or("/", |at| &rest[at..]));
+        return Some(has_query);
+    }
+    if written.starts_with('/') {
+        path.push_str(written);
+        return Some(has_query);
+    }
+    if written.is_empty() {
+        path.push_str(base.path());
+        // A fragment alone keeps the base's query.
+        return Some(has_query || base.query().is_some());
+    }
+    if written
+        .split('/')
+        .next()
+        .is_some_and(|first| first.contains(':'))
+    {
+        return None;
+    }
+    let base_path = base.path();
+    path.push_str(&base_path[..base_path.rfind('/').map_or(0, |at| at + 1)]);
+    path.push_str(written);
+    Some(has_query)
 }
 
 /// Hrefs that never lead to a page (skipped before URL parsing).
@@ -995,6 +1098,89 @@ mod tests {
                 "https://shop.acme.co.uk/about"
             ]
         );
+    }
+
+    #[test]
+    fn links_are_the_crawl_candidates_wherever_their_keyword_is() {
+        // The page sits under `/kontakt/`: a relative href takes its directory, a query alone
+        // its whole path; a keyword in the text alone, or in the path alone, counts too.
+        let url = Url::parse("https://www.acme.de/kontakt/").unwrap();
+        let page = extract_page(
+            &url,
+            None,
+            br#"<a href="/produkte">Produkte</a><a href="/p/17">Impressum</a>
+                <a href="/ueber-uns/">Mehr</a><a href="formular">Formular</a>
+                <a href="?lang=en">English</a><a href="https://www.acme.de/blog/">Blog</a>
+                <a href="/%C3%BCber">x</a><a href="./team">y</a><a href="/">Acme GmbH</a>"#,
+        );
+        let urls: Vec<&str> = page.links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://www.acme.de/p/17",
+                "https://www.acme.de/ueber-uns/",
+                "https://www.acme.de/kontakt/formular",
+                "https://www.acme.de/kontakt/?lang=en",
+                "https://www.acme.de/kontakt/team",
+            ]
+        );
+        // A link to the homepage without a keyword still gives the name its text.
+        let page = extract_page(
+            &url,
+            None,
+            b"<title>Kontakt</title><a href='/'><img alt='Acme Werkzeuge GmbH'></a>",
+        );
+        assert_eq!(page.company_name.as_deref(), Some("Acme Werkzeuge GmbH"));
+    }
+
+    #[test]
+    fn a_written_path_is_the_path_the_url_parser_resolves() {
+        let base = Url::parse("https://www.acme.de/kontakt/form?x=1").unwrap();
+        let mut path = String::new();
+        for (href, resolved) in [
+            ("/a/b?c", Some(("/a/b", true))),
+            ("b.html#top", Some(("/kontakt/b.html", false))),
+            ("?lang=en", Some(("/kontakt/form", true))),
+            ("#top", Some(("/kontakt/form", true))),
+            ("HTTPS://acme.de", Some(("/", false))),
+            ("//cdn.acme.de/x?", Some(("/x", true))),
+            ("./x", None),
+            ("/a/../b", None),
+            ("/a/%2E%2e/b", None),
+            ("/a b", None),
+            ("/a\\b", None),
+            ("/%C3%BCber", Some(("/%C3%BCber", false))),
+            ("/über", None),
+            ("http:///acme.de/", None),
+            ("x:y/z", None),
+        ] {
+            let written = written_path(&base, href, &mut path).map(|q| (path.as_str(), q));
+            assert_eq!(written, resolved, "{href}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn written_paths_agree_with_the_url_parser(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "/", "//", ".", "..", "a", "Kontakt", "index.html", "?", "#", "%2e", "%41",
+                    "%", ":", "@", "http://", "HTTPS://", "x.com", " ", "\t", "\\", "é", "-",
+                ]),
+                0..8,
+            ),
+            base in proptest::sample::select(vec![
+                "https://acme.com/", "https://acme.com/a/b", "http://acme.com/a/?q", "https://acme.com",
+            ]),
+        ) {
+            let href = parts.concat();
+            let base = Url::parse(base).unwrap();
+            let mut path = String::new();
+            if let (Some(has_query), Ok(url)) = (written_path(&base, &href, &mut path), base.join(&href)) {
+                proptest::prop_assert_eq!(path.as_str(), url.path(), "{}", href);
+                proptest::prop_assert_eq!(has_query, url.query().is_some(), "{}", href);
+            }
+        }
     }
 
     fn social_urls(page: &PageExtraction) -> Vec<&str> {
