@@ -360,7 +360,7 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
     // The run of ASCII letters and digits read so far starts at `start`.
     let mut start = 0;
     for (at, &b) in bytes.iter().enumerate() {
-        if b.is_ascii_alphanumeric() {
+        if SLOTS[usize::from(b)] < 36 {
             continue;
         }
         if !b.is_ascii() {
@@ -479,22 +479,6 @@ impl LongestWords {
     /// The group of a word by its first two bytes (ASCII letters and digits, any case).
     #[inline]
     fn group(word: &[u8]) -> Option<usize> {
-        /// Letters (any case) to 0–25, digits to 26–35, other bytes to 36.
-        const SLOTS: [u8; 256] = {
-            let mut slots = [36; 256];
-            let mut b = 0;
-            while b < 26 {
-                slots[b'a' as usize + b] = b as u8;
-                slots[b'A' as usize + b] = b as u8;
-                b += 1;
-            }
-            let mut d = 0;
-            while d < 10 {
-                slots[b'0' as usize + d] = 26 + d as u8;
-                d += 1;
-            }
-            slots
-        };
         let (first, second) = (
             SLOTS[usize::from(*word.first()?)],
             SLOTS[usize::from(*word.get(1)?)],
@@ -503,17 +487,22 @@ impl LongestWords {
     }
 
     /// Whether `run` (ASCII letters and digits) is one of the words, or one with `us` after
-    /// it, in any ASCII case.
-    #[inline]
+    /// it, in any ASCII case. Most runs are turned away by their group's lengths, inline.
+    #[inline(always)]
     fn holds(&self, run: &[u8]) -> bool {
         let Some(&(from, to, lengths)) = LongestWords::group(run).and_then(|g| self.groups.get(g))
         else {
             return false;
         };
-        if run.len() > 31 || lengths & (1 << run.len()) == 0 {
-            return false;
-        }
-        self.words[usize::from(from)..usize::from(to)]
+        run.len() <= 31 && lengths & (1 << run.len()) != 0 && self.holds_in(from, to, run)
+    }
+
+    /// [`LongestWords::holds`] past the lengths: `run` against `words[from..to]`.
+    #[inline(never)]
+    fn holds_in(&self, from: u8, to: u8, run: &[u8]) -> bool {
+        self.words
+            .get(usize::from(from)..usize::from(to))
+            .unwrap_or_default()
             .iter()
             .any(|word| match run.split_at_checked(word.len()) {
                 Some((head, rest)) => {
@@ -524,6 +513,24 @@ impl LongestWords {
             })
     }
 }
+
+/// ASCII letters (any case) to 0–25, digits to 26–35, other bytes to 36: a word's group in
+/// [`LongestWords`], and the test for a letter or digit in [`may_hold_keyword`].
+const SLOTS: [u8; 256] = {
+    let mut slots = [36; 256];
+    let mut b = 0;
+    while b < 26 {
+        slots[b'a' as usize + b] = b as u8;
+        slots[b'A' as usize + b] = b as u8;
+        b += 1;
+    }
+    let mut d = 0;
+    while d < 10 {
+        slots[b'0' as usize + d] = 26 + d as u8;
+        d += 1;
+    }
+    slots
+};
 
 /// Lower-case, accents stripped, letters and digits only (others become spaces).
 #[cfg(test)]
