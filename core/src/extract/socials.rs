@@ -148,8 +148,22 @@ pub fn business_profiles<'l>(
     let line_of = |pos: usize| line_starts.partition_point(|start| *start <= pos);
     // In document order, so its first entry is the earliest profile kept.
     let mut kept: Vec<(usize, Network, String)> = Vec::new();
+    // A page repeats its profile links (header, footer, contact block): each distinct href
+    // is classified once.
+    let mut classified: Vec<(&str, Option<(Network, String)>)> = Vec::new();
     for (href, link_text, in_footer, pos) in links {
-        let Some((network, url)) = classify(href) else {
+        if !mentions_network(href.trim()) {
+            continue;
+        }
+        let profile = match classified.iter().find(|(seen, _)| *seen == href) {
+            Some((_, profile)) => profile.clone(),
+            None => {
+                let profile = classify(href);
+                classified.push((href, profile.clone()));
+                profile
+            }
+        };
+        let Some((network, url)) = profile else {
             continue;
         };
         if third_party.is_empty() {
