@@ -88,7 +88,7 @@ pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
         }
     }
     // Full-width commercial at (U+FF20) is 3 bytes in UTF-8.
-    for (at, _) in line.match_indices('＠') {
+    for at in memchr::memmem::find_iter(line.as_bytes(), "＠") {
         if let Some((start, email)) = around(line, at, '＠'.len_utf8()) {
             out.push((start, email));
         }
@@ -110,7 +110,9 @@ pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
 pub fn candidate_positions(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut positions: Vec<usize> = memchr::memchr_iter(b'@', bytes).collect();
-    positions.extend(text.match_indices('＠').map(|(i, _)| i));
+    // A substring search: `str::match_indices` looks for the char's last byte, 0xA0, which
+    // every no-break space holds.
+    positions.extend(memchr::memmem::find_iter(bytes, "＠"));
     let brackets =
         memchr::memchr3_iter(b'[', b'(', b'{', bytes).chain(memchr::memchr_iter(b'<', bytes));
     positions.extend(brackets.filter(|&at| at_token_at(&bytes[at..])));
@@ -558,6 +560,20 @@ mod tests {
             .collect();
         assert_eq!(found, expected);
         assert_eq!(expected.len(), 2 * AT_TOKENS.len() + 1);
+    }
+
+    #[test]
+    fn a_full_width_at_is_read_and_a_no_break_space_is_not_one() {
+        // U+FF20 ends in the byte 0xA0 that U+00A0 also holds.
+        let text = "Tel.\u{a0}030\u{a0}12345\nMail\u{a0}info＠acme.de\u{a0}or\u{a0}x＠\n\u{a0}＠";
+        let positions = candidate_positions(text);
+        let at = |n: usize| text.match_indices('＠').nth(n).unwrap().0;
+        assert_eq!(positions, [at(0), at(1), at(2)]);
+        let line = text.split('\n').nth(1).unwrap();
+        assert_eq!(
+            from_text(line, None),
+            [(line.find("info").unwrap(), "info@acme.de".to_string())]
+        );
     }
 
     #[test]

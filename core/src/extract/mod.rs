@@ -509,9 +509,13 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
+        let mailto = emails::from_mailto(&link.href);
+        if mailto.is_empty() {
+            continue;
+        }
         let shown = emails::normalise(link.text.trim());
         let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
-        for email in emails::from_mailto(&link.href) {
+        for email in mailto {
             // Another address of the same domain is the business's too (a slip between two
             // colleagues' addresses).
             if shown
