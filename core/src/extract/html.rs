@@ -852,6 +852,39 @@ mod tests {
         assert!(buffers.tree.text.is_empty() && buffers.tree.attributes.is_empty());
     }
 
+    /// Pieces of markup for [`white_space_left_out_of_the_copy_shows_nothing`]: block,
+    /// inline, skipped and opaque elements (`<title>`, `<template>`), void and self-closing
+    /// tags, implied end tags, comments, white space and text.
+    #[rustfmt::skip]
+    const PIECES: &[&str] = &[
+        "<div>", "</div>", "<p>", "</p>", "<span>", "</span>", "<a href=x>", "</a>", "<ul>",
+        "</ul>", "<li>", "</li>", "<h1>", "</h1>", "<b>", "</b>", "<title>", "</title>",
+        "<template>", "</template>", "<script>s</script>", "<style>s</style>", "<svg>", "</svg>",
+        "<noscript>n</noscript>", "<xmp>m</xmp>", "<br>", "<img alt=i>", "<div/>",
+        "<span class=\"c\"/>", "<script src=s />", "<!-- c -->", "<!DOCTYPE html>", "<head>",
+        "</head>", "<body>", "<table>", "<tr>", "<td>", "<div hidden>", "<p class=footer>",
+        "<i itemprop=telephone>", "<a.b>", "</a.b>", "<long-custom-element>",
+        "</long-custom-element>", "<b title=\"</svg><i>\">", "</ x>", "<script>", "<textarea>",
+        "</textarea>", "<select><option>o</select>", "&lt;", "<", " ", " ", "\n  ", "\t", "\u{1}",
+        "x", "y z",
+    ];
+
+    proptest::proptest! {
+        /// The white space and blanks the copy for `tl` leaves out (`markup.rs`,
+        /// `TreeWriter::before_tag`) change nothing the walker reads.
+        #[test]
+        fn white_space_left_out_of_the_copy_shows_nothing(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40)
+        ) {
+            let page: String = pieces.concat();
+            let left_out = format!("{:?}", parse(&page));
+            crate::extract::markup::KEEP_WHITE_SPACE.set(true);
+            let kept = format!("{:?}", parse(&page));
+            crate::extract::markup::KEEP_WHITE_SPACE.set(false);
+            proptest::prop_assert_eq!(left_out, kept, "{:?}", page);
+        }
+    }
+
     #[test]
     fn first_chars_counts_characters_not_bytes() {
         assert_eq!(first_chars("abc", 0), "");

@@ -10,10 +10,13 @@
 //!   wins, an unquoted value stops at `/`) never applies;
 //! - each end tag as `</name>`, with the end tags HTML5's tree builder implies before a tag
 //!   (`implied_ends.rs`) written in;
-//! - comments, declarations and the contents of raw-text and skipped elements as one space;
-//! - white space alone next to a line break of the walker's text (after or before the start
-//!   tag of a block element or `<br>`) not at all: the walker would drop it there anyway
-//!   ([`TreeWriter::before_tag`]).
+//! - comments, declarations and the contents of raw-text and skipped elements as one space,
+//!   but the contents of an element the walker skips (`<script>`, `<svg>`, …) as nothing;
+//! - white space alone where the walker's text is empty or has a line break (after or before
+//!   the start tag of a block element or `<br>`, after or before an end tag that closes a
+//!   block element) not at all: the walker would drop it there anyway
+//!   ([`TreeWriter::before_tag`]). On real pages that is close to half the text nodes
+//!   (indentation), each 168 bytes in `tl`'s node vector, which grows by copying as it fills.
 //!
 //! On that copy `tl` 0.7 nests as HTML5's tree builder does with the implied end tags given:
 //! a start tag opens an element unless it ends in `/>` or is void; an end tag closes the
@@ -30,6 +33,7 @@
 use std::ops::Range;
 
 use crate::extract::implied_ends::is_void;
+use crate::extract::words8::{any_byte_above, load};
 
 /// The longest page the prescan reads, in bytes: positions are kept in 32 bits, and the copy
 /// `tl` parses (at most about five times the page: `<` becomes `&lt;`, implied end tags are
@@ -113,11 +117,47 @@ pub struct TreeWriter<'p> {
     text_start: usize,
     /// Set once the page ended inside a tag: nothing after it counts.
     stopped: bool,
-    /// Whether the last thing written is a start tag after which the walker breaks the line
-    /// (see [`TreeWriter::before_tag`]).
+    /// Whether the last thing written is a start tag after which the walker breaks the line,
+    /// or an end tag that closed a block element (see [`TreeWriter::before_tag`]).
     after_line_break: bool,
     /// Whether the text not yet written holds a `<` that starts no tag (to be written `&lt;`).
     bare_less_than: bool,
+    /// `tl`'s stack of open elements as it will be when it reads the copy written so far:
+    /// where each open element's name is written in `out`. `tl` opens an element for each
+    /// start tag not written `/>` and closes the innermost one with an end tag of its name
+    /// (and nothing otherwise), so this knows which end tags close which element.
+    open: Vec<OpenElement>,
+    /// How many `<title>` elements [`TreeWriter::open`] holds: the walker reads a title's
+    /// text as written (`Markup::inner_text`), so no white space is left out inside one.
+    titles_open: usize,
+    /// Whether text other than white space has been written outside a `<title>`: before
+    /// that the walker's text is empty, and white space alone adds nothing to it.
+    shown_text: bool,
+    /// Whether the last thing written is a start tag that opened an element.
+    opened_last: bool,
+    /// Whether white space that shows nothing is left out: until the copy holds tags the
+    /// prescan did not read ([`TreeWriter::unread`]), and never in tests that check that it
+    /// shows nothing ([`KEEP_WHITE_SPACE`]).
+    drops: bool,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to have the writers of this thread write all white space and blanks, to
+    /// check that what [`TreeWriter`] leaves out shows nothing.
+    pub(crate) static KEEP_WHITE_SPACE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether writers leave out white space that shows nothing (see [`KEEP_WHITE_SPACE`]).
+fn drops_white_space() -> bool {
+    #[cfg(test)]
+    {
+        !KEEP_WHITE_SPACE.get()
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
 }
 
 impl<'p> TreeWriter<'p> {
@@ -130,6 +170,7 @@ impl<'p> TreeWriter<'p> {
             out: input.text,
             attributes: input.attributes,
             start_tags: input.start_tags,
+            drops: drops_white_space(),
             ..TreeWriter::default()
         }
     }
@@ -138,39 +179,100 @@ impl<'p> TreeWriter<'p> {
     /// ranges of element names in `bytes`, innermost first. `breaks_line`: the tag is a start
     /// tag after which the walker breaks the line ([`breaks_line`]).
     ///
-    /// White space alone between a start tag that breaks the line and the next tag, or
-    /// between a tag and a start tag that breaks the line (no end tag implied between them), is
-    /// not written: the walker's text has a line break there anyway (`newline` drops a space
-    /// before one, `push_collapsed` writes none after one). Much of a page's text between
-    /// tags is such white space (indentation), each one more node for `tl` and the walker.
+    /// `end_tag`: the tag is an end tag with this name, which will be written (it has its `>`).
+    ///
+    /// White space alone is not written where the walker's text has a line break anyway
+    /// (`newline` drops a space before one, `push_collapsed` writes none after one) or is still
+    /// empty (`push_collapsed` writes no space at its start):
+    /// - between a start tag that breaks the line, or an end tag that closes a block element,
+    ///   and the next tag;
+    /// - between a tag and a start tag that breaks the line (no end tag implied between them),
+    ///   or an end tag (implied or written) that closes a block element: the walker leaves the
+    ///   element, whose last child the white space is, right after it;
+    /// - before any other text is written.
+    ///
+    /// Inside a `<title>`, whose text the walker reads as written, all is written.
+    /// Much of a page's text between tags is such white space (indentation), each one more
+    /// node for `tl` and the walker.
+    #[inline]
     pub fn before_tag(
         &mut self,
         bytes: &[u8],
         lt: usize,
         implied: &[(usize, usize)],
         breaks_line: bool,
+        end_tag: Option<&[u8]>,
     ) {
         if self.stopped {
             return;
         }
-        self.text_to(lt, breaks_line && implied.is_empty());
+        let next_end = match implied.first() {
+            Some(&(start, end)) => bytes.get(start..end),
+            None => end_tag,
+        };
+        let line_break_next = (breaks_line && implied.is_empty())
+            || next_end.is_some_and(|name| self.closes_block(name));
+        self.text_to(lt, line_break_next);
         for &(start, end) in implied {
             self.write_end_tag(bytes.get(start..end).unwrap_or_default());
         }
     }
 
+    /// Whether an end tag named `name` written now closes a block element (outside a title).
+    fn closes_block(&self, name: &[u8]) -> bool {
+        self.titles_open == 0
+            && self
+                .open
+                .last()
+                .is_some_and(|top| top.block && self.is_named(top, name))
+    }
+
+    /// Whether the open element `element` is named `name` (as the prescan gives names:
+    /// [`OpenElement::key`] tells a name of at most eight bytes whole; a longer one is
+    /// compared with the name written, where `.` is `+`).
+    fn is_named(&self, element: &OpenElement, name: &[u8]) -> bool {
+        name_key(name) == element.key
+            && (name.len() <= 8 || {
+                let range = element.name.start as usize..element.name.end as usize;
+                let written = self.out.as_bytes().get(range).unwrap_or_default();
+                written.len() == name.len()
+                    && written
+                        .iter()
+                        .zip(name)
+                        .all(|(&w, &n)| w == n || (w == b'+' && n == b'.'))
+            })
+    }
+
     /// Bytes `from..to` of the page show nothing (a comment, a declaration, the contents of a
-    /// raw-text or skipped element): the text before them, then one space in their place.
-    /// Ignored where the writer is already past `from` (inside a skipped element).
+    /// raw-text or skipped element): the text before them, then one space in their place
+    /// (none where white space alone is left out, see [`TreeWriter::before_tag`]). Ignored
+    /// where the writer is already past `from` (inside a skipped element).
     pub fn blank(&mut self, from: usize, to: usize) {
         if self.stopped || from < self.text_start {
             return;
         }
         self.text_to(from, false);
-        if !self.after_line_break {
+        if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
             self.out.push(' ');
+            self.opened_last = false;
         }
         self.text_start = to;
+    }
+
+    /// Bytes `from..to` of the page are the contents of the element whose start tag was just
+    /// written, blanked, and the walker skips that element: nothing is written for them
+    /// (the element stays childless) if the start tag opened it, else as [`TreeWriter::blank`].
+    pub fn blank_skipped_contents(&mut self, from: usize, to: usize) {
+        if self.drops
+            && self.titles_open == 0
+            && self.opened_last
+            && !self.stopped
+            && from == self.text_start
+        {
+            self.text_start = to;
+        } else {
+            self.blank(from, to);
+        }
     }
 
     /// Where the attributes of the next start tag go: the prescan appends them as it reads the
@@ -201,13 +303,24 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         let name = bytes.get(name).unwrap_or_default();
-        self.after_line_break = breaks_line(name);
+        let block = is_block(name);
+        self.after_line_break = block || name == b"br";
         self.out.push('<');
+        let name_start = index_u32(self.out.len());
         write_name(&mut self.out, name);
+        let written = name_start..index_u32(self.out.len());
         if self_closing || is_void(name) {
             self.out.push_str(" />");
+            self.opened_last = false;
         } else {
             self.out.push('>');
+            self.titles_open += usize::from(name == b"title");
+            self.open.push(OpenElement {
+                key: name_key(name),
+                name: written,
+                block,
+            });
+            self.opened_last = true;
         }
         self.start_tags
             .push((index_u32(first_attribute), index_u32(self.attributes.len())));
@@ -220,7 +333,6 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         self.write_end_tag(name);
-        self.after_line_break = false;
         self.text_start = tag_end;
     }
 
@@ -263,29 +375,105 @@ impl<'p> TreeWriter<'p> {
         let page = self.page;
         let text = page.get(self.text_start..to).unwrap_or_default();
         self.text_start = self.text_start.max(to);
-        if text.is_empty()
-            || ((self.after_line_break || line_break_next)
-                && text.bytes().all(|b| b.is_ascii_whitespace()))
-        {
+        if text.is_empty() {
+            return;
+        }
+        let bare_less_than = std::mem::take(&mut self.bare_less_than);
+        let droppable = self.drops
+            && self.titles_open == 0
+            && (self.after_line_break || line_break_next || !self.shown_text);
+        if droppable && is_white_space(text.as_bytes()) {
             return;
         }
         self.after_line_break = false;
+        self.opened_last = false;
+        // Text other than white space (outside a title, white space alone is droppable until
+        // there is some).
+        self.shown_text |= self.titles_open == 0;
         let mut rest = text;
-        if std::mem::take(&mut self.bare_less_than) {
+        if bare_less_than {
             while let Some(lt) = rest.find('<') {
                 self.out.push_str(&rest[..lt]);
                 self.out.push_str("&lt;");
                 rest = &rest[lt + 1..];
             }
         }
+        // The prescan says where text may hold tags it did not read ([`TreeWriter::unread`]).
+        #[cfg(test)]
+        assert!(
+            !self.drops || !rest.contains('<'),
+            "tags not read: {rest:?}"
+        );
         self.out.push_str(rest);
     }
 
+    /// The copy will hold tags the prescan did not read: it read past the end of a skipped
+    /// element (a raw-text element inside one, a comment or a tag's quoted value running past
+    /// it), and the text after that end is copied as it is. `tl` reads those tags, so
+    /// [`TreeWriter::open`] no longer mirrors its stack: from here on all white space is
+    /// written.
+    pub fn unread(&mut self) {
+        self.drops = false;
+    }
+
+    /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
+    /// will.
     fn write_end_tag(&mut self, name: &[u8]) {
         self.out.push_str("</");
         write_name(&mut self.out, name);
         self.out.push('>');
+        self.after_line_break = false;
+        self.opened_last = false;
+        // `tl` compares the names as written (`.` as `+`): the same bytes for the same name.
+        if let Some(top) = self.open.last() {
+            if self.is_named(top, name) {
+                self.after_line_break = top.block && self.titles_open == 0;
+                self.open.pop();
+                self.titles_open -= usize::from(name == b"title");
+            }
+        }
     }
+}
+
+/// Whether `text` is white space and controls alone (bytes up to 0x20), which the walker
+/// reads as white space (`whitespace.rs`). Most text that is not starts or ends with another
+/// byte, looked at first; the rest is read eight bytes at a time.
+fn is_white_space(text: &[u8]) -> bool {
+    let white = |b: Option<&u8>| b.is_some_and(|&b| b <= b' ');
+    if !(white(text.first()) && white(text.last())) {
+        return false;
+    }
+    let mut at = 0;
+    while let Some(word) = load(text, at) {
+        if any_byte_above(word, b' ') {
+            return false;
+        }
+        at += 8;
+    }
+    text.get(at..)
+        .unwrap_or_default()
+        .iter()
+        .all(|&b| b <= b' ')
+}
+
+/// An element open in `tl`'s tree as a [`TreeWriter`] mirrors it.
+#[derive(Debug)]
+struct OpenElement {
+    /// [`name_key`] of its name.
+    key: u64,
+    /// Where its name is written in the copy.
+    name: Range<u32>,
+    /// Whether it is a block element ([`is_block`]).
+    block: bool,
+}
+
+/// A name's first eight bytes as a number (zero bytes after a shorter name, which names never
+/// hold): equal keys are equal names for names of at most eight bytes.
+fn name_key(name: &[u8]) -> u64 {
+    name.iter()
+        .take(8)
+        .enumerate()
+        .fold(0, |key, (i, &b)| key | u64::from(b) << (8 * i))
 }
 
 /// Elements that start and end a line of text (pitfall 10 of the walker, `html.rs`).
@@ -336,6 +524,23 @@ pub(super) fn is_block(name: &[u8]) -> bool {
             | b"thead"
             | b"tr"
             | b"ul"
+    )
+}
+
+/// Elements whose subtree the walker (`html.rs`, `Walker::enter`) skips, reading no text from
+/// it (tested there).
+pub fn walker_skips(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"script"
+            | b"style"
+            | b"textarea"
+            | b"select"
+            | b"svg"
+            | b"iframe"
+            | b"noscript"
+            | b"object"
+            | b"datalist"
     )
 }
 
@@ -690,11 +895,11 @@ pub(crate) mod tests {
         // `</div>` while `<b>` is innermost is ignored, so both run to the end of the page.
         let source = "<div><b>x</div>y";
         let tree = written(source, |writer, bytes| {
-            writer.before_tag(bytes, 0, &[], false);
+            writer.before_tag(bytes, 0, &[], false, None);
             writer.start(bytes, 1..4, 0, false, 5);
-            writer.before_tag(bytes, 5, &[], false);
+            writer.before_tag(bytes, 5, &[], false, None);
             writer.start(bytes, 6..7, 0, false, 8);
-            writer.before_tag(bytes, 9, &[], false);
+            writer.before_tag(bytes, 9, &[], false, Some(b"div"));
             writer.end(b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</div>y");
@@ -702,11 +907,11 @@ pub(crate) mod tests {
         assert_eq!(outline_of(&markup), ["div[4]", "b[4]", "x", "y"]);
         // With the implied `</b>` (bytes 6..7 name it) both close.
         let tree = written(source, |writer, bytes| {
-            writer.before_tag(bytes, 0, &[], false);
+            writer.before_tag(bytes, 0, &[], false, None);
             writer.start(bytes, 1..4, 0, false, 5);
-            writer.before_tag(bytes, 5, &[], false);
+            writer.before_tag(bytes, 5, &[], false, None);
             writer.start(bytes, 6..7, 0, false, 8);
-            writer.before_tag(bytes, 9, &[(6, 7)], false);
+            writer.before_tag(bytes, 9, &[(6, 7)], false, Some(b"div"));
             writer.end(b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</b></div>y");
@@ -731,12 +936,14 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn comments_and_skipped_contents_are_one_space_of_text() {
+    fn comments_and_shown_raw_text_are_one_space_of_text_and_skipped_contents_nothing() {
+        // The walker reads no text of a `<noscript>`; an `<xmp>`'s (blanked) it reads.
         assert_eq!(outline("a<!--x-->b"), ["a b"]);
         assert_eq!(
-            outline("<noscript><p>x</p></noscript>y"),
-            ["noscript[2]+", " ", "y"]
+            outline("<b>a</b><noscript>x</noscript>y"),
+            ["b[2]+", "a", "noscript[3]+", "y"]
         );
+        assert_eq!(outline("a<xmp>x</xmp>y"), ["a", "xmp[3]+", " ", "y"]);
     }
 
     #[test]
@@ -761,18 +968,48 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn white_space_next_to_a_line_break_is_not_written() {
-        // After `<div>` or `<br>` and before `<p>` or `<br>` the walker breaks the line
-        // anyway; between inline elements and between an end tag (which may close nothing)
-        // and anything but such a start tag it stays.
+    fn white_space_next_to_a_line_break_or_before_any_text_is_not_written() {
+        // After `<div>`, `<br>` or `</p>` and before `<p>`, `<br>` or `</div>` the walker breaks
+        // the line anyway; between inline elements and next to an end tag that closes nothing
+        // or an inline element it stays.
         let source = "<div>\n  <p>a</p>\n  <span>b</span> <span>c</span>\n <br>\n</div> ";
         let pre = prescan(source);
         assert_eq!(
             pre.tree.text,
-            "<div><p>a</p>\n  <span>b</span> <span>c</span><br /></div> "
+            "<div><p>a</p><span>b</span> <span>c</span><br /></div>"
         );
-        let stray = prescan("a </div> b");
-        assert_eq!(stray.tree.text, "a </div> b");
+        let copy = |source: &str| prescan(source).tree.text;
+        assert_eq!(copy("a </div> b"), "a </div> b");
+        assert_eq!(copy("<div><b>x</b>\n </div>"), "<div><b>x</b></div>");
+        // Before an implied end tag: of a block (`</li>`) it goes, of an inline element not.
+        assert_eq!(
+            copy("<ul><li><b>x</b>\n</ul>"),
+            "<ul><li><b>x</b></li></ul>"
+        );
+        assert_eq!(
+            copy("<div><i><b>y</b> </div>"),
+            "<div><i><b>y</b> </i></div>"
+        );
+        // Nothing shown yet: the walker's text is empty.
+        assert_eq!(
+            copy("<!DOCTYPE html>\n<html> <head>\n <meta charset=x>\n</head> <body> x"),
+            "<html><head><meta /></head><body> x"
+        );
+        // A title's text is read as written.
+        assert_eq!(
+            copy("<title><p>a</p> <b>b</b></title>"),
+            "<title><p>a</p> <b>b</b></title>"
+        );
+        // A `<template>`'s content is not walked: after it the line is not broken.
+        assert_eq!(
+            copy("x<template><div></div></template> y"),
+            "x<template><div></div></template> y"
+        );
+        // `tl` leaves a `<span/>` childless, so `</span>` closes nothing and `</div>` the div.
+        assert_eq!(
+            copy("<div>x<span class=\"a\"/> </span> </div>"),
+            "<div>x<span /> </span></div>"
+        );
     }
 
     #[test]

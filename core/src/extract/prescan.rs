@@ -31,7 +31,7 @@
 use crate::extract::ascii::{is_name_byte, starts_with_name};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
-    breaks_line, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
+    breaks_line, walker_skips, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::SkippedEnds;
 use crate::extract::state;
@@ -180,7 +180,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     // which shows nothing up to its `>`.
                     let gt = memchr::memchr(b'>', &bytes[lt..]).map(|gt| lt + gt + 1);
                     if outside_skipped {
-                        writer.before_tag(&bytes, lt, &ends, false);
+                        writer.before_tag(&bytes, lt, &ends, false, None);
                         match gt {
                             Some(tag_end) => writer.skip(tag_end),
                             None => writer.stop(),
@@ -194,8 +194,10 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     }
                     if outside_skipped {
                         open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
-                        writer.before_tag(&bytes, lt, &ends, false);
-                        if bytes.get(name_end) == Some(&b'>') {
+                        let name = &bytes[lt + 2..name_end];
+                        let complete = bytes.get(name_end) == Some(&b'>');
+                        writer.before_tag(&bytes, lt, &ends, false, complete.then_some(name));
+                        if complete {
                             writer.end(&bytes[lt + 2..name_end], tag_end);
                         } else {
                             writer.stop();
@@ -222,7 +224,8 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
                 if outside_skipped && tag.complete {
-                    writer.before_tag(&bytes, lt, &ends, breaks_line(&bytes[lt + 1..name_end]));
+                    let breaks_line = breaks_line(&bytes[lt + 1..name_end]);
+                    writer.before_tag(&bytes, lt, &ends, breaks_line, None);
                     writer.start(
                         &bytes,
                         lt + 1..name_end,
@@ -233,7 +236,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 } else {
                     writer.discard_attributes(first_attribute);
                     if outside_skipped {
-                        writer.before_tag(&bytes, lt, &ends, false);
+                        writer.before_tag(&bytes, lt, &ends, false, None);
                         writer.stop();
                     }
                 }
@@ -259,8 +262,11 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                             });
                         }
                     }
+                    let skips = walker_skips(name);
                     bytes[tag.end..close].fill(b' ');
-                    if outside_skipped {
+                    if outside_skipped && skips {
+                        writer.blank_skipped_contents(tag.end, close);
+                    } else if outside_skipped {
                         writer.blank(tag.end, close);
                     }
                     close
@@ -279,7 +285,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         if let Some(close) = skipped_ends.end_of(&bytes, name, lt, tag.end) {
                             skipped.push((tag.end, close));
                             skip_until = skip_until.max(close);
-                            writer.blank(tag.end, close);
+                            writer.blank_skipped_contents(tag.end, close);
                         }
                     }
                     tag.end
@@ -292,6 +298,11 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 lt + 1
             }
         };
+        if !outside_skipped && pos > skip_until {
+            // Read past the end of the skipped element: the text from there on is copied as
+            // written, tags and all.
+            writer.unread();
+        }
     }
     if let Some(cut) = cut {
         bytes.truncate(cut);
@@ -714,16 +725,24 @@ mod tests {
             .collect();
         assert_eq!(
             shape,
-            ["ul[7]+", "li[5]+", "a", "noscript[5]+", "", "li[7]+", "c"]
+            ["ul[6]+", "li[4]+", "a", "noscript[4]+", "li[6]+", "c"]
         );
     }
 
     #[test]
-    fn hidden_bytes_are_one_space_in_the_copy() {
+    fn hidden_bytes_are_one_space_in_the_copy_or_nothing_where_the_walker_skips_them() {
         let p = prescan(
-            "<!DOCTYPE html><p>a<!-- x -->b</p><script>var s = '<b>';</script><svg><path/></svg>c",
+            "x<!DOCTYPE html><p>a<!-- x -->b</p><script>var s = '<b>';</script><svg><path/></svg>c<xmp>d</xmp>",
         );
-        assert_eq!(p.tree.text, " <p>a b</p><script> </script><svg> </svg>c");
+        assert_eq!(
+            p.tree.text,
+            "x <p>a b</p><script></script><svg></svg>c<xmp> </xmp>"
+        );
+        // A `<script/>` is written childless: what HTML5 reads as its text follows it.
+        assert_eq!(
+            prescan("a<script src=x />b</script>c").tree.text,
+            "a<script /> </script>c"
+        );
     }
 
     #[test]
