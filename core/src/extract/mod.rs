@@ -74,8 +74,8 @@ pub struct PageExtraction {
     pub addresses: Vec<MarkedAddress>,
     /// The business name this page gives.
     pub company_name: Option<String>,
-    /// The same-site links that can be crawl candidates (the crawl planner's input: a
-    /// keyword of [`crate::crawl::score_link`] in their text or URL path), in document order,
+    /// The same-site links that may be crawl candidates (the crawl planner's input: a word of
+    /// a [`crate::crawl::score_link`] keyword in their text or URL path), in document order,
     /// resolved against the page's base URL, http(s) only, fragments removed. Links to other
     /// sites, and links that name no contact, legal, about, support or privacy page, are left
     /// out: [`crate::crawl::plan`] gives the same plan as with every link.
@@ -274,16 +274,20 @@ impl ParsedPage {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
+            let may_hold_keyword = |path: &str| {
+                crate::crawl::may_hold_keyword(path) || crate::crawl::may_hold_keyword(&link.text)
+            };
+            // Whether the link may be a candidate, when its path is plain to see.
+            let mut candidate = None;
             if let Some(has_query) =
                 written_path(&base, &link.href, &mut path).filter(|_| plain_base)
             {
                 let home = may_be_home && !has_query && is_home_path(&path);
-                if !home
-                    && !crate::crawl::may_hold_keyword(&path)
-                    && !crate::crawl::may_hold_keyword(&link.text)
-                {
+                let may = may_hold_keyword(&path);
+                if !home && !may {
                     continue;
                 }
+                candidate = Some(may);
             }
             let Some(url) = resolver.resolve(&link.href) else {
                 continue;
@@ -291,7 +295,7 @@ impl ParsedPage {
             if may_be_home && is_home_path(url.path()) && url.query().is_none() {
                 home_link_texts.push(&link.text);
             }
-            if crate::crawl::score_link(&url, &link.text).is_some() {
+            if candidate.unwrap_or_else(|| may_hold_keyword(url.path())) {
                 links.push(PageLink {
                     url,
                     text: link.text.clone(),

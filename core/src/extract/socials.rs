@@ -84,27 +84,33 @@ fn mentions_network(href: &str) -> bool {
     } else {
         return looks_like_social_host(href);
     };
-    let host = rest
-        .split(['/', '?', '#', ':'])
-        .next()
-        .unwrap_or(rest)
-        .as_bytes();
-    NETWORK_HOSTS.iter().any(|base| {
-        host.len() >= base.len()
-            && host[host.len() - base.len()..].eq_ignore_ascii_case(base.as_bytes())
-            && (host.len() == base.len() || host[host.len() - base.len() - 1] == b'.')
+    let host = rest.as_bytes();
+    let host = &host[..host
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
+        .unwrap_or(host.len())];
+    // A network's host is `<name>.<suffix>` or a sub-domain of it: compare the last two labels.
+    let Some(dot) = host.iter().rposition(|&b| b == b'.') else {
+        return false;
+    };
+    let (rest, suffix) = (&host[..dot], &host[dot + 1..]);
+    let name = &rest[rest.iter().rposition(|&b| b == b'.').map_or(0, |d| d + 1)..];
+    NETWORK_HOSTS.iter().any(|(base_name, base_suffix)| {
+        name.eq_ignore_ascii_case(base_name.as_bytes())
+            && suffix.eq_ignore_ascii_case(base_suffix.as_bytes())
     })
 }
 
-const NETWORK_HOSTS: &[&str] = &[
-    "facebook.com",
-    "fb.com",
-    "instagram.com",
-    "instagr.am",
-    "linkedin.com",
-    "twitter.com",
-    "x.com",
-    "youtube.com",
+/// The networks' hosts (without sub-domain), as name and public suffix.
+const NETWORK_HOSTS: &[(&str, &str)] = &[
+    ("facebook", "com"),
+    ("fb", "com"),
+    ("instagram", "com"),
+    ("instagr", "am"),
+    ("linkedin", "com"),
+    ("twitter", "com"),
+    ("x", "com"),
+    ("youtube", "com"),
 ];
 
 fn looks_like_social_host(href: &str) -> bool {
@@ -585,6 +591,77 @@ mod tests {
 
     fn c(href: &str) -> Option<String> {
         classify(href).map(|(_, u)| u)
+    }
+
+    /// The host test as first written: the host as written ends with a network's host, whole
+    /// or after a dot.
+    fn mentions_network_by_suffix(href: &str) -> bool {
+        let rest = if starts_with_ignore_ascii_case(href, "https://") {
+            &href[8..]
+        } else if starts_with_ignore_ascii_case(href, "http://") {
+            &href[7..]
+        } else if let Some(rest) = href.strip_prefix("//") {
+            rest
+        } else {
+            return looks_like_social_host(href);
+        };
+        let host = rest.split(['/', '?', '#', ':']).next().unwrap_or(rest);
+        NETWORK_HOSTS.iter().any(|(name, suffix)| {
+            let base = format!("{name}.{suffix}");
+            host.len() >= base.len()
+                && host.as_bytes()[host.len() - base.len()..].eq_ignore_ascii_case(base.as_bytes())
+                && (host.len() == base.len()
+                    || host.as_bytes()[host.len() - base.len() - 1] == b'.')
+        })
+    }
+
+    #[test]
+    fn the_host_test_compares_the_last_two_labels() {
+        for href in [
+            "https://www.facebook.com/acme",
+            "https://facebook.com",
+            "HTTP://M.FaceBook.COM:443/x",
+            "//instagr.am/p",
+            "https://notfacebook.com/x",
+            "https://facebook.com.evil.net/x",
+            "https://x.com?x",
+            "https://ax.com#y",
+            "https://.x.com/",
+            "https://com/",
+            "https://acme.com/facebook.com",
+            "https://user@facebook.com/",
+            "https://",
+            "/about",
+            "www.youtube.com/@acme",
+        ] {
+            assert_eq!(
+                mentions_network(href),
+                mentions_network_by_suffix(href),
+                "{href}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_host_test_agrees_with_the_suffix_test(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "https://", "HTTP://", "//", "www.", ".", "x", "X", "com", "COM", "am",
+                    "facebook", "fb", "instagr", "youtube", "linkedin", "twitter", "a", "/", "?",
+                    "#", ":", "@", "é", "-",
+                ]),
+                0..8,
+            ),
+        ) {
+            let href = parts.concat();
+            proptest::prop_assert_eq!(
+                mentions_network(&href),
+                mentions_network_by_suffix(&href),
+                "{}",
+                href
+            );
+        }
     }
 
     #[test]
