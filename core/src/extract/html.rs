@@ -231,7 +231,7 @@ impl Walker {
     /// subtree is not to be visited.
     fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element<'_>) -> Option<Exit> {
         let name = element.name;
-        let attrs = Attrs::read(markup.attributes(element), name);
+        let mut attrs = Attrs::read(markup.attributes(element), name);
         // An element the page never closed spans the rest of the page (`markup.rs`), so
         // effects that last for an element's extent (hidden text, a link's text, a footer)
         // apply only to closed ones.
@@ -301,7 +301,8 @@ impl Walker {
                 return None;
             }
             b"a" | b"area" => {
-                if let Some(href) = attrs.href.clone() {
+                if let Some(href) = attrs.href.take() {
+                    let cf_hex = href_cfemail(&href).map(str::to_string);
                     if self.doc.links.len() < MAX_LINKS {
                         let mut text = String::new();
                         if let Some(title) = &attrs.title {
@@ -319,16 +320,14 @@ impl Walker {
                             exit.link = true;
                         }
                     }
-                    if let Some(hex) = href_cfemail(attrs.href.as_deref().unwrap_or("")) {
-                        self.doc
-                            .cf_emails
-                            .push((self.doc.text.len(), hex.to_string()));
+                    if let Some(hex) = cf_hex {
+                        self.doc.cf_emails.push((self.doc.text.len(), hex));
                     }
                 }
             }
             _ => {}
         }
-        if let Some(hex) = attrs.cfemail.clone() {
+        if let Some(hex) = attrs.cfemail.take() {
             self.doc.cf_emails.push((self.doc.text.len(), hex));
         }
         if attrs.hidden && closed {
@@ -773,6 +772,8 @@ fn href_cfemail(href: &str) -> Option<&str> {
     const MARK: &str = "/cdn-cgi/l/email-protection#";
     // Built once: every link is looked at, and building the searcher cost more than the search.
     static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    // Most links have no `#`: a `memchr` answers for them.
+    memchr::memchr(b'#', href.as_bytes())?;
     let finder = FINDER.get_or_init(|| memchr::memmem::Finder::new(MARK));
     let at = finder.find(href.as_bytes())?;
     let hex = href.get(at + MARK.len()..)?;
