@@ -417,9 +417,17 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
             Some(_) => {}
         }
         // The name; a leading `=` belongs to it (§13.2.5.32).
+        // Read and lower-cased in one pass.
         let name_start = i;
-        i = skip(bytes, i + 1, NAME);
-        bytes[name_start..i].make_ascii_lowercase();
+        bytes[i].make_ascii_lowercase();
+        i += 1;
+        while let Some(b) = bytes.get_mut(i) {
+            if BYTE_CLASS[usize::from(*b)] & NAME == 0 {
+                break;
+            }
+            b.make_ascii_lowercase();
+            i += 1;
+        }
         let name = Span::new(name_start..i);
         let is_type = &bytes[name_start..i] == b"type";
         i = skip(bytes, i, SPACE);
