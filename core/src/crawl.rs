@@ -410,7 +410,7 @@ fn alphanumeric_bytes(word: u64) -> u64 {
     let within = |byte: u64, lo: u64, hi: u64| {
         (ONES * (0x80 + hi)).wrapping_sub(byte) & byte.wrapping_add(ONES * (0x80 - lo))
     };
-    (within(word, 0x30, 0x39) | within(word | ONES * 0x20, 0x61, 0x7a)) & HIGHS
+    (within(word, 0x30, 0x39) | within(word | (ONES * 0x20), 0x61, 0x7a)) & HIGHS
 }
 
 /// [`may_hold_keyword`] for text with characters other than ASCII: each word folded
