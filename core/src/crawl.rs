@@ -359,7 +359,22 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
     let bytes = s.as_bytes();
     // The run of ASCII letters and digits read so far starts at `start`.
     let mut start = 0;
-    for (at, &b) in bytes.iter().enumerate() {
+    // Eight ASCII bytes at a time: only their separators are visited (a link text is mostly
+    // letters). A word with a byte other than ASCII is left to the byte loop below.
+    let mut from = 0;
+    while let Some(word) = eight_bytes(bytes, from).filter(|w| w & HIGHS == 0) {
+        let mut separators = !alphanumeric_bytes(word) & HIGHS;
+        while separators != 0 {
+            let at = from + (separators.trailing_zeros() / 8) as usize;
+            if at > start && index.holds(&bytes[start..at]) {
+                return true;
+            }
+            start = at + 1;
+            separators &= separators - 1;
+        }
+        from += 8;
+    }
+    for (at, &b) in bytes.iter().enumerate().skip(from) {
         if SLOTS[usize::from(b)] < 36 {
             continue;
         }
@@ -372,6 +387,30 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
         start = at + 1;
     }
     bytes.len() > start && index.holds(&bytes[start..])
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = ONES * 0x80;
+
+/// The eight bytes of `bytes` from `at` as one little-endian word, if there are eight.
+#[inline(always)]
+fn eight_bytes(bytes: &[u8], at: usize) -> Option<u64> {
+    let chunk: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// The high bit of each byte of `word` (eight bytes, little-endian, all ASCII) that is an
+/// ASCII letter or digit, and no other bit.
+#[inline(always)]
+fn alphanumeric_bytes(word: u64) -> u64 {
+    // Per byte, with no carry or borrow between bytes (each is at most 0x7F): a byte at or
+    // below `hi` keeps the high bit of `0x7F + hi + 1 - byte`, one at or above `lo` sets it in
+    // `byte + 0x80 - lo`. Letters are read folded to lower case (`| 0x20` maps only
+    // `A`–`Z` into `a`–`z`).
+    let within = |byte: u64, lo: u64, hi: u64| {
+        (ONES * (0x80 + hi)).wrapping_sub(byte) & byte.wrapping_add(ONES * (0x80 - lo))
+    };
+    (within(word, 0x30, 0x39) | within(word | (ONES * 0x20), 0x61, 0x7a)) & HIGHS
 }
 
 /// [`may_hold_keyword`] for text with characters other than ASCII: each word folded
@@ -967,6 +1006,52 @@ mod tests {
                 proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; KEYWORDS.len()]);
                 let home = Url::parse("https://acme.com/").unwrap();
                 proptest::prop_assert_eq!(score_link(&home, &written), None);
+            }
+        }
+    }
+
+    /// [`may_hold_keyword`] one byte at a time.
+    fn may_hold_keyword_model(s: &str) -> bool {
+        let index = LongestWords::get();
+        let bytes = s.as_bytes();
+        let mut start = 0;
+        for (at, &b) in bytes.iter().enumerate() {
+            if b.is_ascii_alphanumeric() {
+                continue;
+            }
+            if !b.is_ascii() {
+                return may_hold_keyword_folded(&s[start..]);
+            }
+            if at > start && index.holds(&bytes[start..at]) {
+                return true;
+            }
+            start = at + 1;
+        }
+        bytes.len() > start && index.holds(&bytes[start..])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn keyword_scan_eight_bytes_at_a_time_agrees_with_one_at_a_time(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(keyword_words()).prop_map(str::to_string),
+                    "[a-zA-Z0-9@\\[`{/:]{0,12}",
+                    "[ /_.?=&%-]{1,2}",
+                    "[éÜß\u{212a}\u{4e2d}\u{a0}]{1,2}",
+                ],
+                0..12,
+            )
+        ) {
+            let written = parts.concat();
+            proptest::prop_assert_eq!(may_hold_keyword(&written), may_hold_keyword_model(&written), "{}", written);
+        }
+
+        #[test]
+        fn alphanumeric_bytes_marks_letters_and_digits(bytes in proptest::array::uniform8(0u8..0x80)) {
+            let marks = alphanumeric_bytes(u64::from_le_bytes(bytes));
+            for (i, b) in bytes.iter().enumerate() {
+                proptest::prop_assert_eq!(marks >> (8 * i) & 0xff, if b.is_ascii_alphanumeric() { 0x80 } else { 0 });
             }
         }
     }

@@ -341,9 +341,9 @@ enum Field {
 }
 
 /// The field a key names (letters and digits only, lower-cased), if any.
-fn field_of(key: &str) -> Option<Field> {
-    let key = squash(key);
-    let key = key.as_str();
+fn field_of(key: &str, squashed: &mut String) -> Option<Field> {
+    squash(key, squashed);
+    let key = squashed.as_str();
     if key.contains("fax") {
         return None;
     }
@@ -386,24 +386,40 @@ fn field_of(key: &str) -> Option<Field> {
     (key == "address").then_some(Field::Address)
 }
 
-/// A key's letters and digits, lower-cased (`contact_email` → `contactemail`).
-fn squash(key: &str) -> String {
-    key.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
+/// A key's letters and digits, lower-cased (`contact_email` → `contactemail`), into `out`
+/// (a buffer reused from key to key).
+fn squash(key: &str, out: &mut String) {
+    out.clear();
+    if key.is_ascii() {
+        // The same as below for ASCII, byte by byte.
+        out.extend(
+            key.bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| char::from(b.to_ascii_lowercase())),
+        );
+    } else {
+        out.extend(
+            key.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase),
+        );
+    }
 }
 
 /// Keys whose subtree holds examples, not contact data (`placeholder`, `example`).
 fn is_example(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    key.contains("placeholder") || key.contains("example")
+    let has = |word: &[u8]| {
+        key.as_bytes()
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
+    };
+    has(b"placeholder") || has(b"example")
 }
 
 /// The address part a key names: 0 street, 1 postcode, 2 locality.
-fn address_part(key: &str) -> Option<usize> {
-    let key = squash(key);
-    match key.as_str() {
+fn address_part(key: &str, squashed: &mut String) -> Option<usize> {
+    squash(key, squashed);
+    match squashed.as_str() {
         "street" | "streetaddress" | "addressline1" | "address1" | "strasse" | "straße" => Some(0),
         "postalcode" | "postcode" | "zip" | "zipcode" | "plz" | "codepostal" => Some(1),
         "city" | "locality" | "addresslocality" | "town" | "ort" | "stadt" | "ville" | "ciudad" => {
@@ -417,6 +433,8 @@ fn address_part(key: &str) -> Option<usize> {
 struct Walker<'o> {
     out: &'o mut StateData,
     budget: usize,
+    /// The squashed key being read (`squash`), reused from key to key.
+    key: String,
 }
 
 impl<'o> Walker<'o> {
@@ -424,6 +442,7 @@ impl<'o> Walker<'o> {
         Walker {
             out,
             budget: MAX_NODES,
+            key: String::new(),
         }
     }
 
@@ -466,7 +485,7 @@ impl<'o> Walker<'o> {
                     // Inside a social container (`socials: [{url: …}]`) every key stays social.
                     let child_field = match field {
                         Some(Field::Social) => Some(Field::Social),
-                        _ => field_of(key),
+                        _ => field_of(key, &mut self.key),
                     };
                     self.value(child, child_field, depth + 1);
                 }
@@ -501,7 +520,7 @@ impl<'o> Walker<'o> {
     fn address_object(&mut self, map: &Map<String, Value>) {
         let mut parts: [Option<String>; 3] = [None, None, None];
         for (key, value) in map {
-            if let Some(part) = address_part(key) {
+            if let Some(part) = address_part(key, &mut self.key) {
                 let text = match value {
                     Value::String(s) => Some(collapse(s)),
                     Value::Number(n) => Some(n.to_string()),
@@ -548,6 +567,40 @@ mod tests {
     use super::*;
     use crate::extract::extract_page;
     use crate::extract::html::parse;
+
+    proptest::proptest! {
+        #[test]
+        fn keys_are_squashed_and_told_examples_as_by_chars(key in "[ -~éÉßİ]{0,24}") {
+            let by_chars: String = key
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            let mut squashed = String::from("left over");
+            squash(&key, &mut squashed);
+            proptest::prop_assert_eq!(squashed, by_chars);
+            let lower = key.to_ascii_lowercase();
+            proptest::prop_assert_eq!(
+                is_example(&key),
+                lower.contains("placeholder") || lower.contains("example")
+            );
+        }
+    }
+
+    #[test]
+    fn example_keys_in_any_case() {
+        for key in [
+            "placeholder",
+            "emailPlaceHolder",
+            "EXAMPLE_phone",
+            "examples",
+        ] {
+            assert!(is_example(key), "{key}");
+        }
+        for key in ["email", "exampl", "place_holder", ""] {
+            assert!(!is_example(key), "{key}");
+        }
+    }
 
     fn page(url: &str, html: &str) -> crate::extract::PageExtraction {
         extract_page(&Url::parse(url).unwrap(), None, html.as_bytes())
