@@ -231,7 +231,7 @@ impl Walker {
     /// subtree is not to be visited.
     fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element<'_>) -> Option<Exit> {
         let name = element.name;
-        let mut attrs = Attrs::read(markup.attributes(element), name);
+        let attrs = Attrs::read(markup.attributes(element), name);
         // An element the page never closed spans the rest of the page (`markup.rs`), so
         // effects that last for an element's extent (hidden text, a link's text, a footer)
         // apply only to closed ones.
@@ -250,7 +250,9 @@ impl Walker {
             b"script" | b"style" | b"textarea" | b"select" | b"svg" | b"iframe" | b"noscript"
             | b"object" | b"datalist" => {
                 if let Some(hex) = attrs.cfemail {
-                    self.doc.cf_emails.push((self.doc.text.len(), hex));
+                    self.doc
+                        .cf_emails
+                        .push((self.doc.text.len(), hex.trim().to_string()));
                 }
                 return None;
             }
@@ -265,24 +267,26 @@ impl Walker {
             }
             b"meta" => {
                 if let (Some(key), Some(content)) = (attrs.meta_key, attrs.content) {
-                    self.doc.metas.push((key, content));
+                    self.doc
+                        .metas
+                        .push((key.trim().to_ascii_lowercase(), decoded_trimmed(content)));
                 }
                 return None;
             }
             b"base" => {
                 if self.doc.base_href.is_none() {
-                    self.doc.base_href = attrs.href;
+                    self.doc.base_href = attrs.href.map(decoded_trimmed);
                 }
                 return None;
             }
             b"link" => {
                 if attrs.rel_canonical && self.doc.canonical.is_none() {
-                    self.doc.canonical = attrs.href;
+                    self.doc.canonical = attrs.href.map(decoded_trimmed);
                 }
                 return None;
             }
             b"html" if self.doc.lang.is_none() => {
-                self.doc.lang = attrs.lang.as_ref().map(|l| l.to_ascii_lowercase());
+                self.doc.lang = attrs.lang.map(|l| l.trim().to_ascii_lowercase());
             }
             b"head" => {
                 exit.head = closed;
@@ -293,20 +297,20 @@ impl Walker {
                 return None;
             }
             b"img" => {
-                if let (Some(alt), Some(&(index, _))) = (&attrs.alt, self.link_captures.last()) {
+                if let (Some(alt), Some(&(index, _))) = (attrs.alt, self.link_captures.last()) {
                     if let Some(link) = self.doc.links.get_mut(index) {
-                        append_capped(&mut link.text, alt);
+                        append_capped(&mut link.text, &collapse(&entities::decode_attribute(alt)));
                     }
                 }
                 return None;
             }
             b"a" | b"area" => {
-                if let Some(href) = attrs.href.take() {
+                if let Some(href) = attrs.href.map(decoded_trimmed) {
                     let cf_hex = href_cfemail(&href).map(str::to_string);
                     if self.doc.links.len() < MAX_LINKS {
                         let mut text = String::new();
-                        if let Some(title) = &attrs.title {
-                            append_capped(&mut text, title);
+                        if let Some(title) = attrs.title {
+                            append_capped(&mut text, &collapse(&entities::decode_attribute(title)));
                         }
                         self.doc.links.push(Link {
                             href,
@@ -327,8 +331,10 @@ impl Walker {
             }
             _ => {}
         }
-        if let Some(hex) = attrs.cfemail.take() {
-            self.doc.cf_emails.push((self.doc.text.len(), hex));
+        if let Some(hex) = attrs.cfemail {
+            self.doc
+                .cf_emails
+                .push((self.doc.text.len(), hex.trim().to_string()));
         }
         if attrs.hidden && closed {
             exit.hidden = true;
@@ -354,19 +360,21 @@ impl Walker {
     }
 
     /// Opens microdata / microformat scopes and property captures for one element.
-    fn enter_item(&mut self, attrs: &Attrs, exit: &mut Exit) {
+    fn enter_item(&mut self, attrs: &Attrs<'_>, exit: &mut Exit) {
         let prop = attrs.item_prop.and_then(|p| self.prop_target(p, true));
         let class_prop = attrs.class_prop.and_then(|p| self.prop_target(p, false));
         if let Some(prop) = prop.or(class_prop) {
-            match &attrs.content {
-                Some(content) if attrs.item_prop.is_some() => self.store_prop(prop, content),
+            match attrs.content {
+                Some(content) if attrs.item_prop.is_some() => {
+                    self.store_prop(prop, &decoded_trimmed(content))
+                }
                 _ => {
                     self.prop_captures.push((prop, self.doc.text.len()));
                     exit.prop = true;
                 }
             }
         }
-        let scope = if let Some(item_type) = &attrs.item_type {
+        let scope = if let Some(item_type) = attrs.item_type {
             Some(scope_for_type(item_type))
         } else if attrs.itemscope {
             Some(Scope::Other)
@@ -538,15 +546,15 @@ impl Walker {
 
 /// The attributes the walker reads, from one pass over a tag's attributes.
 #[derive(Default)]
-struct Attrs {
-    href: Option<String>,
-    alt: Option<String>,
-    title: Option<String>,
-    content: Option<String>,
-    lang: Option<String>,
-    meta_key: Option<String>,
-    cfemail: Option<String>,
-    item_type: Option<String>,
+struct Attrs<'s> {
+    href: Option<&'s str>,
+    alt: Option<&'s str>,
+    title: Option<&'s str>,
+    content: Option<&'s str>,
+    lang: Option<&'s str>,
+    meta_key: Option<&'s str>,
+    cfemail: Option<&'s str>,
+    item_type: Option<&'s str>,
     item_prop: Option<Prop>,
     class_prop: Option<Prop>,
     itemscope: bool,
@@ -557,51 +565,37 @@ struct Attrs {
     footer_like: bool,
 }
 
-impl Attrs {
-    /// Reads the attributes of an element named `name` in one pass; values are decoded only
-    /// for the attributes this element needs. A repeated attribute is ignored, as HTML5 does
-    /// (§13.2.5.33: the first one counts).
-    fn read<'s>(attributes: impl Iterator<Item = (&'s [u8], &'s str)>, name: &[u8]) -> Attrs {
+impl<'s> Attrs<'s> {
+    /// Reads the attributes of an element named `name` in one pass, keeping the values this
+    /// element needs as written (the walker decodes the few it uses). A repeated attribute is
+    /// ignored, as HTML5 does (§13.2.5.33: the first one counts).
+    fn read(attributes: impl Iterator<Item = (&'s [u8], &'s str)>, name: &[u8]) -> Attrs<'s> {
         let mut attrs = Attrs::default();
         let wants_href = matches!(name, b"a" | b"area" | b"base" | b"link");
         let is_link = matches!(name, b"a" | b"area");
         let mut seen = Seen::default();
         for (key, raw) in attributes {
             match key {
-                b"href" if wants_href && seen.first(Seen::HREF) => {
-                    attrs.href = Some(entities::decode_attribute(raw).trim().to_string())
-                }
-                b"alt" if name == b"img" && seen.first(Seen::ALT) => {
-                    attrs.alt = Some(collapse(&entities::decode_attribute(raw)))
-                }
-                b"title" if is_link && seen.first(Seen::TITLE) => {
-                    attrs.title = Some(collapse(&entities::decode_attribute(raw)))
-                }
-                b"content" if seen.first(Seen::CONTENT) => {
-                    attrs.content = Some(entities::decode_attribute(raw).trim().to_string())
-                }
-                b"lang" if name == b"html" && seen.first(Seen::LANG) => {
-                    attrs.lang = Some(raw.trim().to_string())
-                }
+                b"href" if wants_href && seen.first(Seen::HREF) => attrs.href = Some(raw),
+                b"alt" if name == b"img" && seen.first(Seen::ALT) => attrs.alt = Some(raw),
+                b"title" if is_link && seen.first(Seen::TITLE) => attrs.title = Some(raw),
+                b"content" if seen.first(Seen::CONTENT) => attrs.content = Some(raw),
+                b"lang" if name == b"html" && seen.first(Seen::LANG) => attrs.lang = Some(raw),
                 b"name"
                     if name == b"meta" && seen.first(Seen::NAME) && attrs.meta_key.is_none() =>
                 {
-                    attrs.meta_key = Some(raw.trim().to_ascii_lowercase());
+                    attrs.meta_key = Some(raw);
                 }
                 b"property" if name == b"meta" && seen.first(Seen::PROPERTY) => {
-                    attrs.meta_key = Some(raw.trim().to_ascii_lowercase())
+                    attrs.meta_key = Some(raw)
                 }
-                b"data-cfemail" if seen.first(Seen::CFEMAIL) => {
-                    attrs.cfemail = Some(raw.trim().to_string())
-                }
+                b"data-cfemail" if seen.first(Seen::CFEMAIL) => attrs.cfemail = Some(raw),
                 b"itemscope" => attrs.itemscope = true,
-                b"itemtype" if seen.first(Seen::ITEMTYPE) => {
-                    attrs.item_type = Some(raw.to_string())
-                }
+                b"itemtype" if seen.first(Seen::ITEMTYPE) => attrs.item_type = Some(raw),
                 b"itemprop" if seen.first(Seen::ITEMPROP) => {
                     attrs.item_prop = raw.split_ascii_whitespace().find_map(microdata_prop);
                     if attrs.meta_key.is_none() && name == b"meta" {
-                        attrs.meta_key = Some(raw.trim().to_ascii_lowercase());
+                        attrs.meta_key = Some(raw);
                     }
                 }
                 b"rel" if seen.first(Seen::REL) => {
@@ -637,6 +631,11 @@ impl Attrs {
             self.footer_like |= names_footer(class);
         }
     }
+}
+
+/// An attribute value as written, entities decoded and white space trimmed.
+fn decoded_trimmed(raw: &str) -> String {
+    entities::decode_attribute(raw).trim().to_string()
 }
 
 /// The attributes [`Attrs::read`] has seen in one tag, one bit each.
