@@ -9,6 +9,19 @@ pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
         .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
+/// What follows `https://`, `http://` (any case) or `//` at the start of `href`: the authority
+/// and the rest of an absolute or scheme-relative http(s) URL as written (RFC 3986 §4.2);
+/// `None` for any other href.
+pub(crate) fn after_web_scheme(href: &str) -> Option<&str> {
+    if starts_with_ignore_ascii_case(href, "https://") {
+        Some(&href[8..])
+    } else if starts_with_ignore_ascii_case(href, "http://") {
+        Some(&href[7..])
+    } else {
+        href.strip_prefix("//")
+    }
+}
+
 /// Bytes of a tag name as the prescan reads one.
 pub(super) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')

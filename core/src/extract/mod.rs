@@ -45,7 +45,7 @@ use crate::api::{ContactExtractionResult, PostalAddress, ResultMeta, SocialLinks
 use crate::crawl::PageLink;
 use crate::extract::address::MarkedAddress;
 use crate::extract::address_list::{AddressList, Pushed};
-use crate::extract::ascii::starts_with_ignore_ascii_case;
+use crate::extract::ascii::{after_web_scheme, starts_with_ignore_ascii_case};
 use crate::extract::html::Document;
 pub use crate::extract::html::ParseBuffers;
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
@@ -371,13 +371,7 @@ fn resolve_on_site(base: &Url, host: &str, registrable: &str, href: &str) -> Opt
 /// The host of an absolute or scheme-relative http(s) href, as written (`None` for relative
 /// hrefs).
 fn written_host(href: &str) -> Option<&str> {
-    let rest = if starts_with_ignore_ascii_case(href, "https://") {
-        &href[8..]
-    } else if starts_with_ignore_ascii_case(href, "http://") {
-        &href[7..]
-    } else {
-        href.strip_prefix("//")?
-    };
+    let rest = after_web_scheme(href)?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
     let host = authority.rsplit('@').next().unwrap_or(authority);
     // Strip a port, but not from a bracketed IPv6 literal.
@@ -437,14 +431,7 @@ fn written_path(base: &Url, href: &str, path: &mut String) -> Option<bool> {
         }
     }
     path.clear();
-    let after_scheme = if starts_with_ignore_ascii_case(written, "https://") {
-        Some(&written[8..])
-    } else if starts_with_ignore_ascii_case(written, "http://") {
-        Some(&written[7..])
-    } else {
-        written.strip_prefix("//")
-    };
-    if let Some(rest) = after_scheme {
+    if let Some(rest) = after_web_scheme(written) {
         // No host: `http:///host` reads `host` as the host.
         if rest.is_empty() || rest.starts_with('/') {
             return None;

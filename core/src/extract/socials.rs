@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use url::Url;
 
-use crate::extract::ascii::starts_with_ignore_ascii_case;
+use crate::extract::ascii::{after_web_scheme, starts_with_ignore_ascii_case};
 use crate::extract::sections;
 
 /// The five networks of `SocialLinks`.
@@ -75,13 +75,7 @@ pub fn classify(href: &str) -> Option<(Network, String)> {
 /// Cheap test before URL parsing: is the href's host, as written, one of the networks' (or,
 /// without a scheme, does it start with one)?
 fn mentions_network(href: &str) -> bool {
-    let rest = if starts_with_ignore_ascii_case(href, "https://") {
-        &href[8..]
-    } else if starts_with_ignore_ascii_case(href, "http://") {
-        &href[7..]
-    } else if let Some(rest) = href.strip_prefix("//") {
-        rest
-    } else {
+    let Some(rest) = after_web_scheme(href) else {
         return looks_like_social_host(href);
     };
     let host = rest.as_bytes();
@@ -610,13 +604,7 @@ mod tests {
     /// The host test as first written: the host as written ends with a network's host, whole
     /// or after a dot.
     fn mentions_network_by_suffix(href: &str) -> bool {
-        let rest = if starts_with_ignore_ascii_case(href, "https://") {
-            &href[8..]
-        } else if starts_with_ignore_ascii_case(href, "http://") {
-            &href[7..]
-        } else if let Some(rest) = href.strip_prefix("//") {
-            rest
-        } else {
+        let Some(rest) = after_web_scheme(href) else {
             return looks_like_social_host(href);
         };
         let host = rest.split(['/', '?', '#', ':']).next().unwrap_or(rest);
