@@ -149,7 +149,27 @@ impl Instance {
         instance
     }
 
+    /// Starts the service on this instance's port and waits until it logs that it listens.
+    /// Between a kill and this restart another socket may take the port for a moment: the
+    /// kernel hands the freed port to the next outgoing connection (another instance's, or
+    /// nginx's to an upstream) as its local port, and a listener cannot bind beside it. So a
+    /// start that fails with "Address already in use" is tried again, at most 50 times over
+    /// about 10 s; any other exit fails the test at once.
     fn restart(&mut self) {
+        for attempt in 1..=50 {
+            if self.spawn_and_wait() {
+                return;
+            }
+            let log = self.log.lock().unwrap().clone();
+            let port_taken = log.iter().any(|l| l.contains("Address already in use"));
+            assert!(port_taken && attempt < 50, "the instance exited: {log:?}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// One start: `true` once it logs that it listens, `false` if it exits first (its lines
+    /// are in `self.log`).
+    fn spawn_and_wait(&mut self) -> bool {
         let mut command = Command::new(env!("CARGO_BIN_EXE_contact-extract"));
         command
             .arg("serve")
@@ -163,7 +183,7 @@ impl Instance {
         // This run's lines only.
         self.log = Arc::new(Mutex::new(Vec::new()));
         let log = self.log.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 log.lock().unwrap().push(line);
             }
@@ -172,17 +192,22 @@ impl Instance {
         // process's (a free port handed out again) while this one failed to bind.
         let listening = format!("listening on {}", self.addr());
         let log = self.log.clone();
+        let mut exited = false;
         wait_until(
-            "the instance to log that it listens",
+            "the instance to log that it listens, or to exit",
             Duration::from_secs(20),
             || {
-                if let Some(exit) = child.try_wait().unwrap() {
-                    panic!("the instance exited ({exit}): {:?}", log.lock().unwrap());
-                }
-                log.lock().unwrap().iter().any(|l| l.contains(&listening))
+                exited = child.try_wait().unwrap().is_some();
+                exited || log.lock().unwrap().iter().any(|l| l.contains(&listening))
             },
         );
+        if exited {
+            // Its stderr is closed: the reader ends once it has read every line.
+            let _ = reader.join();
+            return false;
+        }
         self.child = Some(child);
+        true
     }
 
     /// SIGKILL: nothing is flushed, nothing recorded.
@@ -762,5 +787,37 @@ fn a_retry_through_another_instance_settles_with_the_facilitator_recorded_in_red
         (second.count("/verify"), second.count("/settle")),
         (0, 0),
         "the second facilitator never sees the authorization"
+    );
+}
+
+/// A restart after a kill finds its port taken for a moment (the kernel hands a freed port to
+/// the next outgoing connection): the instance is started again until it can listen.
+#[test]
+fn a_restart_waits_for_its_port_while_another_socket_holds_it() {
+    if tools_missing() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let mut instance = Instance::start(vars_for(&site, &facilitator, &redis));
+    wait_ready(&[&instance]);
+    instance.kill();
+    let holder = std::net::TcpListener::bind(instance.addr()).expect("hold the freed port");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        drop(holder);
+    });
+    instance.restart();
+    release.join().unwrap();
+    wait_ready(&[&instance]);
+    assert!(
+        instance
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("listening on")),
+        "the instance listens on its own port again"
     );
 }
