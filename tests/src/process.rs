@@ -176,21 +176,37 @@ fn group_runs(pgid: Pid) -> bool {
         else {
             return false;
         };
-        stat(pid).is_some_and(|(state, group)| group == pgid.as_raw_nonzero().get() && state != 'Z')
+        stat(pid).is_some_and(|(_, group)| group == pgid.as_raw_nonzero().get()) && threads_run(pid)
     })
 }
 
 /// Whether process `pid` runs (a zombie does not).
 pub fn running(pid: u32) -> bool {
-    i32::try_from(pid)
-        .ok()
-        .and_then(stat)
-        .is_some_and(|(state, _)| state != 'Z' && state != 'X')
+    i32::try_from(pid).ok().is_some_and(threads_run)
+}
+
+/// Whether a thread of process `pid` runs. Not the main thread's state alone: after SIGKILL
+/// the main thread of a multi-threaded server may be a zombie while the others still exit,
+/// and its sockets (a listening port) are closed only when the last one has.
+fn threads_run(pid: i32) -> bool {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return stat(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X');
+    };
+    threads.flatten().any(|thread| {
+        std::fs::read_to_string(thread.path().join("stat"))
+            .ok()
+            .and_then(|text| state_and_group(&text))
+            .is_some_and(|(state, _)| state != 'Z' && state != 'X')
+    })
 }
 
 /// The state and process group of `pid`, from `/proc/<pid>/stat`.
 fn stat(pid: i32) -> Option<(char, i32)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    state_and_group(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The state and process group in a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line.
+fn state_and_group(text: &str) -> Option<(char, i32)> {
     // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
     let mut fields = text.get(text.rfind(')')? + 1..)?.split_whitespace();
     let state = fields.next()?.chars().next()?;
@@ -296,6 +312,48 @@ mod tests {
         group.stop();
         assert!(!running(child));
         assert!(started.elapsed() < GRACE * 2);
+    }
+
+    /// A process whose main thread has exited (a zombie in `/proc/<pid>/stat`) while another
+    /// of its threads still runs and holds a listening socket, as a multi-threaded server
+    /// (`redis-server`) is for a moment after SIGKILL: it still runs, and a guard that stops
+    /// it frees the port.
+    #[test]
+    fn a_process_whose_main_thread_exited_runs_until_its_last_thread_ends() {
+        if crate::tools::have("python3", "apt-get install python3").is_none() {
+            return;
+        }
+        let script = "import ctypes, socket, sys, threading, time\n\
+                      s = socket.socket()\n\
+                      s.bind(('127.0.0.1', 0))\n\
+                      s.listen()\n\
+                      print(s.getsockname()[1], flush=True)\n\
+                      threading.Thread(target=lambda: time.sleep(600)).start()\n\
+                      ctypes.CDLL(None).pthread_exit(None)\n";
+        let mut group = Command::new("python3")
+            .args(["-c", script])
+            .stdout(Stdio::piped())
+            .spawn_in_group()
+            .expect("start python3");
+        let mut line = String::new();
+        BufReader::new(group.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the port");
+        let port: u16 = line.trim().parse().expect("a port");
+        let pid = group.id();
+        let started = Instant::now();
+        while stat(i32::try_from(pid).expect("a pid")).is_some_and(|(state, _)| state != 'Z') {
+            assert!(started.elapsed() < GRACE, "the main thread exits");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(running(pid), "its other thread still runs");
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        group.kill();
+        assert!(!running(pid));
+        assert!(
+            std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(),
+            "the port is free once the guard has stopped the process"
+        );
     }
 
     /// The workspace's test sources, but this file.
