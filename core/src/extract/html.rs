@@ -854,7 +854,9 @@ mod tests {
 
     /// Pieces of markup for [`white_space_left_out_of_the_copy_shows_nothing`]: block,
     /// inline, skipped and opaque elements (`<title>`, `<template>`), void and self-closing
-    /// tags, implied end tags, comments, white space and text.
+    /// tags, implied end tags, comments, white space and text; elements the walker reads
+    /// nothing from and others of the same names that it reads, and text an element between
+    /// them keeps apart (`&amp` `;`).
     #[rustfmt::skip]
     const PIECES: &[&str] = &[
         "<div>", "</div>", "<p>", "</p>", "<span>", "</span>", "<a href=x>", "</a>", "<ul>",
@@ -866,12 +868,14 @@ mod tests {
         "<i itemprop=telephone>", "<a.b>", "</a.b>", "<long-custom-element>",
         "</long-custom-element>", "<b title=\"</svg><i>\">", "</ x>", "<script>", "<textarea>",
         "</textarea>", "<select><option>o</select>", "&lt;", "<", " ", " ", "\n  ", "\t", "\u{1}",
-        "x", "y z",
+        "x", "y z", "<link rel=stylesheet href=s>", "<link rel=\"x Canonical\" href=c>",
+        "<meta charset=u>", "<meta name=n content=c>", "<meta itemprop=m content=d>",
+        "<script data-cfemail=6a0b>", "<svg data-cfemail=6a0b></svg>", "</script>", "&amp", ";",
     ];
 
     proptest::proptest! {
-        /// The white space and blanks the copy for `tl` leaves out (`markup.rs`,
-        /// `TreeWriter::before_tag`) change nothing the walker reads.
+        /// The white space, blanks and elements the copy for `tl` leaves out (`markup.rs`,
+        /// `TreeWriter::before_tag` and `TreeWriter::start`) change nothing the walker reads.
         #[test]
         fn white_space_left_out_of_the_copy_shows_nothing(
             pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40)
