@@ -464,12 +464,14 @@ impl Walker {
         }
         if exit.link {
             if let Some((index, start)) = self.link_captures.pop() {
-                let mut text = collapse(self.captured(start));
+                let mut text = one_line(self.captured(start));
                 truncate_chars(&mut text, MAX_CAPTURE_CHARS);
                 if let Some(link) = self.doc.links.get_mut(index) {
-                    let alt = std::mem::take(&mut link.text);
-                    link.text = text;
-                    append_capped(&mut link.text, &alt);
+                    // The link's `title` and image `alt` texts, read so far, go after it.
+                    let alt = std::mem::replace(&mut link.text, text);
+                    if !alt.is_empty() {
+                        append_capped(&mut link.text, &alt);
+                    }
                 }
             }
         }
@@ -631,6 +633,15 @@ impl<'s> Attrs<'s> {
             self.footer_like |= names_footer(class);
         }
     }
+}
+
+/// A piece of [`Document::text`] as one line: its line breaks as spaces, trimmed; what
+/// [`collapse`] makes of it, without reading it character by character. The text is built by
+/// `push_collapsed` and `Walker::newline` only, so its white space is single spaces and line
+/// breaks, never two next to each other, and it holds no other white space, control or
+/// zero-width character (tested against `collapse`).
+fn one_line(text: &str) -> String {
+    text.trim_matches([' ', '\n']).replace('\n', " ")
 }
 
 /// An attribute value as written, entities decoded and white space trimmed.
@@ -882,6 +893,35 @@ mod tests {
             let kept = format!("{:?}", parse(&page));
             crate::extract::markup::KEEP_WHITE_SPACE.set(false);
             proptest::prop_assert_eq!(left_out, kept, "{:?}", page);
+        }
+    }
+
+    proptest::proptest! {
+        /// Every piece of a document text built as the walker builds it (text and line
+        /// breaks) reads as one line the same through [`one_line`] as through [`collapse`].
+        #[test]
+        fn one_line_is_collapse_on_document_text(
+            parts in proptest::collection::vec(
+                proptest::option::of("([a.~]{1,3}|[ \t\n\r\u{1}\u{7f}\u{85}\u{a0}\u{ad}é\u{200b}\u{2028}\u{3000}\u{feff}]){0,6}"),
+                0..8,
+            )
+        ) {
+            // `None` is a line break.
+            let mut walker = Walker::default();
+            for part in &parts {
+                match part {
+                    Some(text) => push_collapsed(&mut walker.doc.text, text),
+                    None => walker.newline(),
+                }
+            }
+            let text = &walker.doc.text;
+            let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            for (k, &start) in bounds.iter().enumerate() {
+                for &end in &bounds[k..] {
+                    let piece = &text[start..end];
+                    proptest::prop_assert_eq!(one_line(piece), collapse(piece), "{:?}", piece);
+                }
+            }
         }
     }
 
