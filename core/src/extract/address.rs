@@ -56,7 +56,10 @@ const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|L
 const IE_COUNTIES: &str = "Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|Down|Dublin|Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|Offaly|Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow";
 const CA_PROVINCES: &str = "AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|Alberta|British Columbia|Manitoba|New Brunswick|Newfoundland(?: and Labrador)?|Nova Scotia|Northwest Territories|Nunavut|Ontario|Prince Edward Island|Quebec|Québec|Saskatchewan|Yukon";
 const AU_STATES: &str = "NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT|New South Wales|Victoria|Queensland|South Australia|Western Australia|Tasmania|Northern Territory|Australian Capital Territory";
-/// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five.
+/// A place name: capitalised words (letters, apostrophes, dots, hyphens), up to five. Read in
+/// code ([`with_city`], [`city_first`]), not compiled: its letter class, five times over, is
+/// most of what compiling a pattern holding it costs.
+#[cfg(test)]
 const CITY: &str = r"[A-Z][\p{L}'’.\-]*(?:[ \-][A-Za-z][\p{L}'’.\-]*){0,4}";
 /// [`CITY`] with Latin capitals beyond ASCII (`Štěpánov`, `Łódź`, `Óbuda`: Latin-1 and
 /// Latin Extended-A), for the patterns of regions that write them. Not `\p{Lu}`: building
@@ -99,17 +102,126 @@ fn with_city<'h>(
         };
         let mut end = name_run(line, first.end());
         for _ in 0..4 {
-            let mut next = line[end..].chars();
-            match (next.next(), next.next()) {
-                (Some(' ' | '-'), Some(c)) if word(c) => {
-                    end = name_run(line, end + 1 + c.len_utf8())
-                }
-                _ => break,
+            match next_word_end(line, end, word) {
+                Some(next) => end = next,
+                None => break,
             }
         }
         let name = first.start()..end;
         out.push((caps, name));
         from = end;
+    }
+    out
+}
+
+/// The end of the next word of a place name after byte `end` of `line` (where a word ended):
+/// a space or hyphen, a letter `word` accepts and a [`name_run`]; `None` if none starts there.
+fn next_word_end(line: &str, end: usize, word: fn(char) -> bool) -> Option<usize> {
+    let mut next = line[end..].chars();
+    match (next.next(), next.next()) {
+        (Some(' ' | '-'), Some(c)) if word(c) => Some(name_run(line, end + 1 + c.len_utf8())),
+        _ => None,
+    }
+}
+
+/// A match of a pattern whose place name comes before its region ([`Pattern::Us`],
+/// [`Pattern::Ca`], [`Pattern::Au`]), as byte ranges of `line`.
+struct CityFirst {
+    city: Option<Range<usize>>,
+    region: Range<usize>,
+    zip: Range<usize>,
+    end: usize,
+}
+
+/// The matches in `line` of `(?:^|[^\p{L}])(?P<city>CITY)?` followed by `tail` (a pattern
+/// with groups `region` and `zip` and no look-behind), found as the regex crate finds those of
+/// the whole pattern, without compiling [`CITY`]:
+/// - a match starts at the leftmost byte where one can (`^`, or a character that is not a
+///   letter), the next search where the last match ended;
+/// - at a start, `^` is tried before that character, a place name before none, and a longer
+///   place name before a shorter one. A place name ends only where a run of its letters ends
+///   (the tail starts with a comma or a space, neither of which a run holds), so its possible
+///   ends are the end of its first word and of each of up to four words after it; splitting a
+///   hyphenated word into two reaches no other end. The longest whose end the tail matches at
+///   wins, as greedy repetition tried first would have it.
+fn city_first(tail: &Regex, line: &str) -> Vec<CityFirst> {
+    let step = |at: usize| at + line[at..].chars().next().map_or(1, char::len_utf8);
+    // Every byte the tail matches from, with that match (a leftmost match from there is the
+    // match anchored there).
+    let mut tails: Vec<(usize, CityFirst)> = Vec::new();
+    let mut at = 0;
+    while at <= line.len() {
+        let Some(caps) = tail.captures_at(line, at) else {
+            break;
+        };
+        let (Some(all), Some(region), Some(zip)) =
+            (caps.get(0), caps.name("region"), caps.name("zip"))
+        else {
+            break;
+        };
+        let found = CityFirst {
+            city: None,
+            region: region.range(),
+            zip: zip.range(),
+            end: all.end(),
+        };
+        tails.push((all.start(), found));
+        at = step(all.start());
+    }
+    let tail_at = |from: usize, city: Option<Range<usize>>| {
+        tails
+            .iter()
+            .find(|(start, _)| *start == from)
+            .map(|(_, t)| CityFirst {
+                city,
+                region: t.region.clone(),
+                zip: t.zip.clone(),
+                end: t.end,
+            })
+    };
+    let match_at = |s: usize| {
+        let after_mark = line[s..]
+            .chars()
+            .next()
+            .filter(|&c| !is_letter(c))
+            .map(|c| s + c.len_utf8());
+        for start in [(s == 0).then_some(0), after_mark].into_iter().flatten() {
+            if line[start..].starts_with(|c: char| c.is_ascii_uppercase()) {
+                let mut ends = [0usize; 5];
+                ends[0] = name_run(line, start + 1);
+                let mut count = 1;
+                while count < 5 {
+                    match next_word_end(line, ends[count - 1], city_word) {
+                        Some(end) => ends[count] = end,
+                        None => break,
+                    }
+                    count += 1;
+                }
+                let longest = ends[..count]
+                    .iter()
+                    .rev()
+                    .find_map(|&end| tail_at(end, Some(start..end)));
+                if longest.is_some() {
+                    return longest;
+                }
+            }
+            if let Some(found) = tail_at(start, None) {
+                return Some(found);
+            }
+        }
+        None
+    };
+    let mut out = Vec::new();
+    let last = tails.last().map_or(0, |(start, _)| *start);
+    let mut s = 0;
+    while !tails.is_empty() && s <= last {
+        match match_at(s) {
+            Some(found) => {
+                s = found.end;
+                out.push(found);
+            }
+            None => s = step(s),
+        }
     }
     out
 }
@@ -172,7 +284,9 @@ enum Pattern {
 }
 
 impl Pattern {
-    /// The compiled pattern (`None` only if it failed to compile, which tests rule out).
+    /// The compiled pattern (`None` only if it failed to compile, which tests rule out); for
+    /// [`Pattern::Us`], [`Pattern::Ca`] and [`Pattern::Au`], the part after the place name
+    /// ([`Pattern::city_first`] reads the rest).
     fn regex(self) -> Option<&'static Regex> {
         static COMPILED: [OnceLock<Option<Regex>>; 13] = [const { OnceLock::new() }; 13];
         COMPILED[self as usize]
@@ -185,29 +299,45 @@ impl Pattern {
     /// [`Pattern::AuStateZip`]) tries that part first, so pages without such a postcode never
     /// compile the whole pattern.
     fn is_match(self, line: &str) -> bool {
+        match self {
+            Pattern::Us | Pattern::Ca | Pattern::Au => !self.city_first(line).is_empty(),
+            _ => self.regex().is_some_and(|re| re.is_match(line)),
+        }
+    }
+
+    /// The matches in `line` of [`Pattern::Us`], [`Pattern::Ca`] or [`Pattern::Au`] (the place
+    /// name, then the compiled part: [`city_first`]); none if the part tried first (see
+    /// [`Pattern::is_match`]) or the compiled part is not in the line.
+    fn city_first(self, line: &str) -> Vec<CityFirst> {
         let part = match self {
             Pattern::Ca => Some(Pattern::CaZip),
             Pattern::Au => Some(Pattern::AuStateZip),
             _ => None,
         };
-        part.is_none_or(|part| part.regex().is_some_and(|re| re.is_match(line)))
-            && self.regex().is_some_and(|re| re.is_match(line))
+        if !part.is_none_or(|part| part.regex().is_some_and(|re| re.is_match(line))) {
+            return Vec::new();
+        }
+        match self.regex() {
+            Some(tail) if tail.is_match(line) => city_first(tail, line),
+            _ => Vec::new(),
+        }
     }
 
     /// The pattern's source. Those that end with a place name (NL, PT, SE, PL and the `12345
     /// City` form) match only its first letter, as group `city`: [`with_city`] reads the
-    /// rest of it.
+    /// rest of it. Those with a place name before the region (US, CA, AU) are here without
+    /// the start `(?:^|[^\p{L}])(?P<city>CITY)?`: [`city_first`] reads it.
     fn source(self) -> String {
         match self {
-            Pattern::Us => format!(
-                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b"
-            ),
+            Pattern::Us => {
+                format!(r",?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")
+            }
             Pattern::Ca => format!(
-                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
+                r",?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
             ),
-            Pattern::Au => format!(
-                r"(?:^|[^\p{{L}}])(?P<city>{CITY})?,?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b"
-            ),
+            Pattern::Au => {
+                format!(r",?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")
+            }
             // Outward codes A9, A99, AA9, AA99, A9A (ABCDEFGHJKPSTUW) and AA9A
             // (ABEHMNPRVWXY: `EC4Y 1AA`, which the A9A letters alone missed).
             Pattern::Gb => {
@@ -308,21 +438,21 @@ fn match_line(
         if !shaped || (region == "AU" && !allows("AU")) {
             continue;
         }
-        let Some(re) = pattern.regex().filter(|_| pattern.is_match(line)) else {
-            continue;
-        };
-        for caps in re.captures_iter(line) {
-            let (Some(zip), Some(state)) = (caps.name("zip"), caps.name("region")) else {
-                continue;
-            };
-            let city = caps.name("city").map(|c| clean_city(c.as_str()));
-            let city_start = caps.name("city").map_or(state.start(), |c| c.start());
-            let after = &line[zip.end()..];
+        for CityFirst {
+            city,
+            region: state,
+            zip,
+            ..
+        } in pattern.city_first(line)
+        {
+            let city_start = city.as_ref().map_or(state.start, |c| c.start);
+            let city = city.map(|c| clean_city(&line[c]));
+            let after = &line[zip.end..];
             let parts = MarkedAddress {
                 street: street_for(lines, street_index, &line[..city_start]),
                 locality: city.filter(|c| !c.is_empty()),
-                region: Some(state.as_str().to_string()),
-                postal_code: Some(zip.as_str().to_string()),
+                region: Some(line[state].to_string()),
+                postal_code: Some(line[zip].to_string()),
                 country: country_after(after),
             };
             found.push(TextAddress {
@@ -1504,7 +1634,7 @@ mod tests {
                 (Pattern::Ca, Pattern::CaZip),
                 (Pattern::Au, Pattern::AuStateZip),
             ] {
-                let whole = pattern.regex().unwrap().is_match(line);
+                let whole = city_first_whole(pattern).is_match(line);
                 assert_eq!(pattern.is_match(line), whole, "{line}");
                 assert!(!whole || part.regex().unwrap().is_match(line), "{line}");
             }
@@ -1512,6 +1642,80 @@ mod tests {
         assert!(Pattern::Ca.is_match("Toronto, ON M5V 2T6"));
         assert!(Pattern::Au.is_match("Sydney NSW 2000"));
         assert!(!Pattern::Au.is_match("Sydney NSW 200"));
+    }
+
+    /// The whole pattern of [`Pattern::Us`], [`Pattern::Ca`] or [`Pattern::Au`], place name
+    /// included.
+    fn city_first_whole(pattern: Pattern) -> &'static Regex {
+        static WHOLE: [OnceLock<Regex>; 13] = [const { OnceLock::new() }; 13];
+        WHOLE[pattern as usize].get_or_init(|| {
+            let source = format!(r"(?:^|[^\p{{L}}])(?P<city>{CITY})?{}", pattern.source());
+            Regex::new(&source).unwrap()
+        })
+    }
+
+    /// The matches of `pattern` (US, CA or AU) with [`Pattern::city_first`], and those of its
+    /// whole pattern, as (city, region, zip) byte ranges.
+    #[allow(clippy::type_complexity)]
+    fn city_first_matches(
+        pattern: Pattern,
+        line: &str,
+    ) -> [Vec<(Option<Range<usize>>, Range<usize>, Range<usize>)>; 2] {
+        let part_matches = match pattern {
+            Pattern::Ca => Pattern::CaZip.regex().unwrap().is_match(line),
+            Pattern::Au => Pattern::AuStateZip.regex().unwrap().is_match(line),
+            _ => true,
+        };
+        [
+            pattern
+                .city_first(line)
+                .into_iter()
+                .map(|m| (m.city, m.region, m.zip))
+                .collect(),
+            city_first_whole(pattern)
+                .captures_iter(line)
+                // The part tried first (`Pattern::is_match`) matches wherever the whole does.
+                .filter(|_| part_matches)
+                .map(|caps| {
+                    (
+                        caps.name("city").map(|c| c.range()),
+                        caps.name("region").unwrap().range(),
+                        caps.name("zip").unwrap().range(),
+                    )
+                })
+                .collect(),
+        ]
+    }
+
+    const CITY_FIRST_PATTERNS: [Pattern; 3] = [Pattern::Us, Pattern::Ca, Pattern::Au];
+
+    #[test]
+    fn place_names_before_the_region_read_where_the_whole_pattern_reads_them() {
+        for line in [
+            "123 Main St, Springfield, IL 62704",
+            "Kansas City Kansas 66101, Kansas City, MO 64105-1234",
+            "We Love Visiting Downtown Portland Today OR 97201",
+            "1 Rue St-Jean-Baptiste, Québec, QC G1R 4S8",
+            "Edmonton, Alberta T6B 3E9, Canada",
+            "Level 3, 100 George St, Sydney NSW 2000",
+            "Perth,  Western Australia, 6000",
+            "Sydney NSW\u{a0}2000 and Hobart, Tas 7000",
+            "fooBar, IL 62704; 9Bar, IL 62704",
+            ", IL 62704",
+            " CA 90210",
+            "O’Fallon-East St. Louis Park, MO 63366",
+            "Ünter Ab-Cd Ef, NY 10001",
+            "A-B-C-D-E-F G H I J K, TX 75001",
+        ] {
+            for pattern in CITY_FIRST_PATTERNS {
+                let [read, whole] = city_first_matches(pattern, line);
+                assert_eq!(read, whole, "{line}");
+            }
+        }
+        assert_eq!(
+            city_first_matches(Pattern::Us, "123 Main St, Springfield, IL 62704")[0],
+            [(Some(13..24), 26..28, 29..34)]
+        );
     }
 
     const CITY_PATTERNS: [Pattern; 5] = [
@@ -1554,6 +1758,16 @@ mod tests {
         ) {
             for pattern in CITY_PATTERNS {
                 let [read, whole] = city_matches(pattern, &line);
+                proptest::prop_assert_eq!(read, whole);
+            }
+        }
+
+        #[test]
+        fn place_names_before_the_region_read_as_the_whole_pattern_would(
+            line in "([0-9]{1,5}|[A-Z]{1,2}|[a-z]{1,4}|[ -]|[’'.,]|[ÀéßⅣ]|Ab|\u{301}|日|\u{a0}|IL|NY|New York|ON|QC|M5V 2T6|NSW|Vic|Western Australia|, IL 62704| ON M5V 2T6| NSW 2000){0,14}"
+        ) {
+            for pattern in CITY_FIRST_PATTERNS {
+                let [read, whole] = city_first_matches(pattern, &line);
                 proptest::prop_assert_eq!(read, whole);
             }
         }
