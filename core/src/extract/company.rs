@@ -447,9 +447,9 @@ fn usable(name: &str) -> bool {
         && !name.contains(['{', '}', '$', '<', '>'])
         && !only_titles(&lower)
         && !is_education_line(&lower)
-        && !PLACEHOLDERS.iter().any(|p| {
-            lower == *p || lower.contains("your company") || lower.contains("company name")
-        })
+        && !PLACEHOLDERS.contains(&lower.as_str())
+        && !lower.contains("your company")
+        && !lower.contains("company name")
 }
 
 /// Professions and titles that name what someone is, not who (lower-case, without dots): a
@@ -1213,6 +1213,14 @@ mod tests {
                 .any(|label| lower.starts_with(label));
             proptest::prop_assert!(may_open_label(&line) || !opens);
         }
+    }
+
+    #[test]
+    fn placeholders_are_not_names() {
+        for name in ["Home", "WordPress", "Your Company Ltd", "The Company Name"] {
+            assert!(!usable(name), "{name}");
+        }
+        assert!(usable("Acme Homes"));
     }
 
     #[test]
