@@ -18,6 +18,7 @@ use crate::extract::entities;
 use crate::extract::markup::{is_block, Element, ElementFacts, Markup, Node, TreeInput};
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
+use crate::extract::words8::{any_byte_below, load};
 use crate::pace;
 
 /// What one page's markup holds, ready for the field extractors.
@@ -464,12 +465,14 @@ impl Walker {
         }
         if exit.link {
             if let Some((index, start)) = self.link_captures.pop() {
-                let mut text = collapse(self.captured(start));
+                let mut text = one_line(self.captured(start));
                 truncate_chars(&mut text, MAX_CAPTURE_CHARS);
                 if let Some(link) = self.doc.links.get_mut(index) {
-                    let alt = std::mem::take(&mut link.text);
-                    link.text = text;
-                    append_capped(&mut link.text, &alt);
+                    // The link's `title` and image `alt` texts, read so far, go after it.
+                    let alt = std::mem::replace(&mut link.text, text);
+                    if !alt.is_empty() {
+                        append_capped(&mut link.text, &alt);
+                    }
                 }
             }
         }
@@ -616,21 +619,38 @@ impl<'s> Attrs<'s> {
     /// Reads the class names of a `class` attribute: microformat roots and properties, and
     /// names that mark a footer.
     fn read_class(&mut self, class: &[u8]) {
-        for class in class
-            .split(u8::is_ascii_whitespace)
-            .filter(|c| !c.is_empty())
-        {
-            match class {
+        // Class names are split at ASCII white space (HTML's "set of space-separated
+        // tokens"). Class attributes hold about a sixteenth of a page's bytes, so the names
+        // are found eight bytes at a time rather than with `split`, byte by byte.
+        let mut at = 0;
+        while at < class.len() {
+            if class[at].is_ascii_whitespace() {
+                at += 1;
+                continue;
+            }
+            let end = class_name_end(class, at);
+            let name = &class[at..end];
+            match name {
                 b"adr" | b"h-adr" => self.class_adr = true,
                 b"vcard" | b"h-card" => self.class_vcard = true,
                 _ => {}
             }
             if self.class_prop.is_none() {
-                self.class_prop = microformat_prop(class);
+                self.class_prop = microformat_prop(name);
             }
-            self.footer_like |= names_footer(class);
+            self.footer_like |= names_footer(name);
+            at = end;
         }
     }
+}
+
+/// A piece of [`Document::text`] as one line: its line breaks as spaces, trimmed; what
+/// [`collapse`] makes of it, without reading it character by character. The text is built by
+/// `push_collapsed` and `Walker::newline` only, so its white space is single spaces and line
+/// breaks, never two next to each other, and it holds no other white space, control or
+/// zero-width character (tested against `collapse`).
+fn one_line(text: &str) -> String {
+    text.trim_matches([' ', '\n']).replace('\n', " ")
 }
 
 /// An attribute value as written, entities decoded and white space trimmed.
@@ -666,12 +686,33 @@ impl Seen {
     }
 }
 
+/// Where the class name that starts at `at` in `class` ends: at the next ASCII white space
+/// byte, or the end.
+fn class_name_end(class: &[u8], mut at: usize) -> usize {
+    // Eight bytes at a time while none is a space or a control (white space is among them).
+    while let Some(word) = load(class, at) {
+        if any_byte_below(word, b' ' + 1) {
+            break;
+        }
+        at += 8;
+    }
+    while class.get(at).is_some_and(|b| !b.is_ascii_whitespace()) {
+        at += 1;
+    }
+    at
+}
+
 /// `footer`, `site-footer`, `footerWrap`… (ASCII case-insensitive).
 fn names_footer(word: &[u8]) -> bool {
-    const FOOTER: &[u8] = b"footer";
-    word.len() >= FOOTER.len()
-        && (word[..FOOTER.len()].eq_ignore_ascii_case(FOOTER)
-            || word[word.len() - FOOTER.len()..].eq_ignore_ascii_case(FOOTER))
+    // Six bytes as one number with bit 5 of each set: a byte with it set is `footer`'s
+    // letter exactly when the byte is that letter in either case (the cases of an ASCII
+    // letter differ in that bit alone, and every letter of `footer` has it set).
+    fn is_footer(six: &[u8]) -> bool {
+        let mut word = [0u8; 8];
+        word[..6].copy_from_slice(six);
+        u64::from_le_bytes(word) | 0x2020_2020_2020 == u64::from_le_bytes(*b"footer\0\0")
+    }
+    word.len() >= 6 && (is_footer(&word[..6]) || is_footer(&word[word.len() - 6..]))
 }
 
 fn microdata_prop(name: &str) -> Option<Prop> {
@@ -854,7 +895,9 @@ mod tests {
 
     /// Pieces of markup for [`white_space_left_out_of_the_copy_shows_nothing`]: block,
     /// inline, skipped and opaque elements (`<title>`, `<template>`), void and self-closing
-    /// tags, implied end tags, comments, white space and text.
+    /// tags, implied end tags, comments, white space and text; elements the walker reads
+    /// nothing from and others of the same names that it reads, and text an element between
+    /// them keeps apart (`&amp` `;`).
     #[rustfmt::skip]
     const PIECES: &[&str] = &[
         "<div>", "</div>", "<p>", "</p>", "<span>", "</span>", "<a href=x>", "</a>", "<ul>",
@@ -866,12 +909,14 @@ mod tests {
         "<i itemprop=telephone>", "<a.b>", "</a.b>", "<long-custom-element>",
         "</long-custom-element>", "<b title=\"</svg><i>\">", "</ x>", "<script>", "<textarea>",
         "</textarea>", "<select><option>o</select>", "&lt;", "<", " ", " ", "\n  ", "\t", "\u{1}",
-        "x", "y z",
+        "x", "y z", "<link rel=stylesheet href=s>", "<link rel=\"x Canonical\" href=c>",
+        "<meta charset=u>", "<meta name=n content=c>", "<meta itemprop=m content=d>",
+        "<script data-cfemail=6a0b>", "<svg data-cfemail=6a0b></svg>", "</script>", "&amp", ";",
     ];
 
     proptest::proptest! {
-        /// The white space and blanks the copy for `tl` leaves out (`markup.rs`,
-        /// `TreeWriter::before_tag`) change nothing the walker reads.
+        /// The white space, blanks and elements the copy for `tl` leaves out (`markup.rs`,
+        /// `TreeWriter::before_tag` and `TreeWriter::start`) change nothing the walker reads.
         #[test]
         fn white_space_left_out_of_the_copy_shows_nothing(
             pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40)
@@ -882,6 +927,86 @@ mod tests {
             let kept = format!("{:?}", parse(&page));
             crate::extract::markup::KEEP_WHITE_SPACE.set(false);
             proptest::prop_assert_eq!(left_out, kept, "{:?}", page);
+        }
+    }
+
+    proptest::proptest! {
+        /// Every piece of a document text built as the walker builds it (text and line
+        /// breaks) reads as one line the same through [`one_line`] as through [`collapse`].
+        #[test]
+        fn one_line_is_collapse_on_document_text(
+            parts in proptest::collection::vec(
+                proptest::option::of("([a.~]{1,3}|[ \t\n\r\u{1}\u{7f}\u{85}\u{a0}\u{ad}é\u{200b}\u{2028}\u{3000}\u{feff}]){0,6}"),
+                0..8,
+            )
+        ) {
+            // `None` is a line break.
+            let mut walker = Walker::default();
+            for part in &parts {
+                match part {
+                    Some(text) => push_collapsed(&mut walker.doc.text, text),
+                    None => walker.newline(),
+                }
+            }
+            let text = &walker.doc.text;
+            let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            for (k, &start) in bounds.iter().enumerate() {
+                for &end in &bounds[k..] {
+                    let piece = &text[start..end];
+                    proptest::prop_assert_eq!(one_line(piece), collapse(piece), "{:?}", piece);
+                }
+            }
+        }
+    }
+
+    /// [`Attrs::read_class`] as first written: names split at ASCII white space, byte by byte.
+    fn read_class_model(class: &[u8]) -> (bool, bool, Option<Prop>, bool) {
+        let (mut adr, mut vcard, mut prop, mut footer) = (false, false, None, false);
+        for name in class
+            .split(u8::is_ascii_whitespace)
+            .filter(|c| !c.is_empty())
+        {
+            adr |= matches!(name, b"adr" | b"h-adr");
+            vcard |= matches!(name, b"vcard" | b"h-card");
+            prop = prop.or_else(|| microformat_prop(name));
+            footer |= name.len() >= 6
+                && (name[..6].eq_ignore_ascii_case(b"footer")
+                    || name[name.len() - 6..].eq_ignore_ascii_case(b"footer"));
+        }
+        (adr, vcard, prop, footer)
+    }
+
+    proptest::proptest! {
+        /// Class names read eight bytes at a time are those read byte by byte.
+        #[test]
+        fn class_names_follow_their_model(
+            names in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "adr", "h-adr", "vcard", "h-card", "tel", "p-org", "u-email",
+                        "street-address", "country-name", "footer", "FOOTER", "site-Footer",
+                        "footerWrap", "fooder", "f\u{f6}oter", "FOOTER\u{b}", "ADR", "footer\u{0}",
+                    ].into_iter().map(String::from).collect::<Vec<_>>()),
+                    "[a-zA-Z\u{1}\u{b}\u{0} -]{0,20}",
+                ],
+                0..6,
+            ),
+            separators in proptest::collection::vec("[ \t\n\u{c}\r\u{b}]{1,3}", 6),
+        ) {
+            let mut class = String::new();
+            for (name, separator) in names.iter().zip(&separators) {
+                class.push_str(name);
+                class.push_str(separator);
+            }
+            for class in [class.trim_end(), class.as_str()] {
+                let mut attrs = Attrs::default();
+                attrs.read_class(class.as_bytes());
+                proptest::prop_assert_eq!(
+                    (attrs.class_adr, attrs.class_vcard, attrs.class_prop, attrs.footer_like),
+                    read_class_model(class.as_bytes()),
+                    "{:?}", class
+                );
+            }
         }
     }
 

@@ -17,6 +17,9 @@
 //!   block element) not at all: the walker would drop it there anyway
 //!   ([`TreeWriter::before_tag`]). On real pages that is close to half the text nodes
 //!   (indentation), each 168 bytes in `tl`'s node vector, which grows by copying as it fills.
+//! - no element the walker reads nothing from (a script, a style, a stylesheet `<link>`…)
+//!   that would stay empty, unless text comes right before it ([`TreeWriter::start`]):
+//!   about a tenth of a page's elements, which cost `tl` and the walker as much as any other.
 //!
 //! On that copy `tl` 0.7 nests as HTML5's tree builder does with the implied end tags given:
 //! a start tag opens an element unless it ends in `/>` or is void; an end tag closes the
@@ -135,16 +138,24 @@ pub struct TreeWriter<'p> {
     shown_text: bool,
     /// Whether the last thing written is a start tag that opened an element.
     opened_last: bool,
-    /// Whether white space that shows nothing is left out: until the copy holds tags the
-    /// prescan did not read ([`TreeWriter::unread`]), and never in tests that check that it
-    /// shows nothing ([`KEEP_WHITE_SPACE`]).
+    /// Whether the last thing written is text (a blank's space included): an element left
+    /// out after it would join that text to the text after it ([`TreeWriter::start`]).
+    text_last: bool,
+    /// The element whose start tag was written last, while nothing has been written after
+    /// it and the walker reads nothing from it when it stays empty: it is taken back, start
+    /// tag and all, if its end tag comes next ([`TreeWriter::write_end_tag`]).
+    unread_element: Option<TakenBack>,
+    /// Whether white space and elements that show nothing are left out: until the copy holds
+    /// tags the prescan did not read ([`TreeWriter::unread`]), and never in tests that check
+    /// that they show nothing ([`KEEP_WHITE_SPACE`]).
     drops: bool,
 }
 
 #[cfg(test)]
 thread_local! {
-    /// Tests set it to have the writers of this thread write all white space and blanks, to
-    /// check that what [`TreeWriter`] leaves out shows nothing.
+    /// Tests set it to have the writers of this thread write all white space, blanks and
+    /// elements (see [`TreeWriter::start`]), to check that what [`TreeWriter`] leaves out
+    /// shows nothing.
     pub(crate) static KEEP_WHITE_SPACE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -255,6 +266,7 @@ impl<'p> TreeWriter<'p> {
         if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
             self.out.push(' ');
             self.opened_last = false;
+            self.text_last = true;
         }
         self.text_start = to;
     }
@@ -303,13 +315,37 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         let name = bytes.get(name).unwrap_or_default();
+        // An element the walker reads nothing from is left out of the copy (one node less
+        // for `tl` and the walker; scripts, styles and most `<link>`s are about a tenth
+        // of a page's elements). Not after text, which would then join the text after it
+        // (`&amp<link>;` is `&;` to the walker, `&amp;` is `&`), nor where the copy may hold
+        // tags the prescan did not read, nor inside a title, whose text is read as written.
+        // The line-break state stays as it was (the walker writes nothing for the element);
+        // `opened_last` is cleared as for any element that leaves none open.
+        let may_leave_out = self.drops
+            && self.titles_open == 0
+            && !self.text_last
+            && walker_reads_nothing(name, &self.attributes[first_attribute..], bytes);
+        let childless = self_closing || is_void(name);
+        if may_leave_out && childless {
+            self.opened_last = false;
+            self.discard_attributes(first_attribute);
+            self.text_start = tag_end;
+            return;
+        }
+        let taken_back = TakenBack {
+            from: self.out.len(),
+            start_tag_end: 0,
+            after_line_break: self.after_line_break,
+        };
         let block = is_block(name);
         self.after_line_break = block || name == b"br";
+        self.text_last = false;
         self.out.push('<');
         let name_start = index_u32(self.out.len());
         write_name(&mut self.out, name);
         let written = name_start..index_u32(self.out.len());
-        if self_closing || is_void(name) {
+        if childless {
             self.out.push_str(" />");
             self.opened_last = false;
         } else {
@@ -325,6 +361,10 @@ impl<'p> TreeWriter<'p> {
         self.start_tags
             .push((index_u32(first_attribute), index_u32(self.attributes.len())));
         self.text_start = tag_end;
+        self.unread_element = may_leave_out.then_some(TakenBack {
+            start_tag_end: self.out.len(),
+            ..taken_back
+        });
     }
 
     /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
@@ -387,6 +427,7 @@ impl<'p> TreeWriter<'p> {
         }
         self.after_line_break = false;
         self.opened_last = false;
+        self.text_last = true;
         // Text other than white space (outside a title, white space alone is droppable until
         // there is some).
         self.shown_text |= self.titles_open == 0;
@@ -419,6 +460,22 @@ impl<'p> TreeWriter<'p> {
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
     /// will.
     fn write_end_tag(&mut self, name: &[u8]) {
+        if let Some(element) = self.unread_element.take() {
+            // Nothing written since its start tag (the copy only grows), so the innermost open
+            // element is the one taken back if the end tag closes it.
+            let closes = self.open.last().is_some_and(|top| self.is_named(top, name));
+            if self.drops && closes && self.out.len() == element.start_tag_end {
+                self.out.truncate(element.from);
+                self.open.pop();
+                if let Some((first_attribute, _)) = self.start_tags.pop() {
+                    self.attributes.truncate(first_attribute as usize);
+                }
+                self.after_line_break = element.after_line_break;
+                self.opened_last = false;
+                return;
+            }
+        }
+        self.text_last = false;
         self.out.push_str("</");
         write_name(&mut self.out, name);
         self.out.push('>');
@@ -454,6 +511,43 @@ fn is_white_space(text: &[u8]) -> bool {
         .unwrap_or_default()
         .iter()
         .all(|&b| b <= b' ')
+}
+
+/// Where an element the copy may take back starts, and the writer's line-break state before it
+/// ([`TreeWriter::unread_element`]).
+#[derive(Debug)]
+struct TakenBack {
+    /// Where its start tag is written in the copy.
+    from: usize,
+    /// Where its start tag ends in the copy.
+    start_tag_end: usize,
+    /// [`TreeWriter::after_line_break`] before it.
+    after_line_break: bool,
+}
+
+/// Whether the walker (`html.rs`, `Walker::enter`) reads nothing from an element named `name`
+/// with `attributes` (ranges of `bytes`) and no children, so that leaving it out of the copy
+/// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
+/// holds a `data-cfemail` (Cloudflare's obfuscated email), a `<link>` whose `rel` does not say
+/// `canonical`, and a `<meta>` without `content` or a `name`, `property` or `itemprop` (the
+/// walker keeps only metas with both).
+fn walker_reads_nothing(name: &[u8], attributes: &[AttributeSpan], bytes: &[u8]) -> bool {
+    let named = |attribute: &AttributeSpan, wanted: &[u8]| {
+        bytes.get(attribute.name.range()) == Some(wanted)
+    };
+    let has = |wanted: &[u8]| attributes.iter().any(|a| named(a, wanted));
+    match name {
+        b"link" => !attributes.iter().any(|a| {
+            named(a, b"rel")
+                && bytes
+                    .get(a.value.range())
+                    .unwrap_or_default()
+                    .windows(9)
+                    .any(|word| word.eq_ignore_ascii_case(b"canonical"))
+        }),
+        b"meta" => !(has(b"content") && (has(b"name") || has(b"property") || has(b"itemprop"))),
+        _ => walker_skips(name) && !has(b"data-cfemail"),
+    }
 }
 
 /// An element open in `tl`'s tree as a [`TreeWriter`] mirrors it.
@@ -940,8 +1034,8 @@ pub(crate) mod tests {
         // The walker reads no text of a `<noscript>`; an `<xmp>`'s (blanked) it reads.
         assert_eq!(outline("a<!--x-->b"), ["a b"]);
         assert_eq!(
-            outline("<b>a</b><noscript>x</noscript>y"),
-            ["b[2]+", "a", "noscript[3]+", "y"]
+            outline("a<noscript>x</noscript>y"),
+            ["a", "noscript[2]+", "y"]
         );
         assert_eq!(outline("a<xmp>x</xmp>y"), ["a", "xmp[3]+", " ", "y"]);
     }
@@ -993,7 +1087,7 @@ pub(crate) mod tests {
         // Nothing shown yet: the walker's text is empty.
         assert_eq!(
             copy("<!DOCTYPE html>\n<html> <head>\n <meta charset=x>\n</head> <body> x"),
-            "<html><head><meta /></head><body> x"
+            "<html><head></head><body> x"
         );
         // A title's text is read as written.
         assert_eq!(
@@ -1010,6 +1104,47 @@ pub(crate) mod tests {
             copy("<div>x<span class=\"a\"/> </span> </div>"),
             "<div>x<span /> </span></div>"
         );
+    }
+
+    #[test]
+    fn elements_the_walker_reads_nothing_from_are_left_out_unless_after_text() {
+        let copy = |source: &str| prescan(source).tree.text;
+        assert_eq!(
+            copy("<head><meta charset=u><link rel=stylesheet href=s><script>x</script><style>y</style></head>"),
+            "<head></head>"
+        );
+        // The walker reads these: a canonical link, a meta with a key and content, a
+        // Cloudflare email, and whatever a title holds.
+        assert_eq!(
+            copy("<link rel=\"x CANONICAL\" href=c><meta property=p content=c><meta charset=u>"),
+            "<link /><meta />"
+        );
+        assert_eq!(
+            copy("<b>x</b><script data-cfemail=6a0b></script><svg><path/></svg><template></template>"),
+            "<b>x</b><script></script><template></template>"
+        );
+        assert_eq!(
+            copy("<title>a</title><title><script></script>b</title>"),
+            "<title>a</title><title><script> </script>b</title>"
+        );
+        // After text it would join that text to the text after it.
+        assert_eq!(
+            copy("a<script></script>b<style></style>"),
+            "a<script></script>b<style></style>"
+        );
+        assert_eq!(copy("&amp<link rel=x>;"), "&amp<link />;");
+        // Left out, the line-break state is what it was before it: white space after it goes
+        // where it went before it.
+        assert_eq!(
+            copy("<div>\n<script></script>\n<span>a</span>\n<noscript>b</noscript>\n<span>c</span></div>"),
+            "<div><span>a</span>\n<noscript></noscript>\n<span>c</span></div>"
+        );
+        // Not taken back once something is written inside it, or when the page ends in it.
+        assert_eq!(
+            copy("<div><svg><path/></div>x"),
+            "<div><svg><path></path></svg></div>x"
+        );
+        assert_eq!(copy("<div><script>x"), "<div><script>");
     }
 
     #[test]

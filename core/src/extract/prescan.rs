@@ -740,11 +740,12 @@ mod tests {
     #[test]
     fn hidden_bytes_are_one_space_in_the_copy_or_nothing_where_the_walker_skips_them() {
         let p = prescan(
-            "x<!DOCTYPE html><p>a<!-- x -->b</p><script>var s = '<b>';</script><svg><path/></svg>c<xmp>d</xmp>",
+            "x<!DOCTYPE html><p>a<!-- x -->b</p>s<script>var s = '<b>';</script>t<svg><path/></svg>c<xmp>d</xmp>",
         );
+        // (After text: an element the walker skips after a tag is left out, see `markup.rs`.)
         assert_eq!(
             p.tree.text,
-            "x <p>a b</p><script></script><svg></svg>c<xmp> </xmp>"
+            "x <p>a b</p>s<script></script>t<svg></svg>c<xmp> </xmp>"
         );
         // A `<script/>` is written childless: what HTML5 reads as its text follows it.
         assert_eq!(
