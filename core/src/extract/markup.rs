@@ -325,7 +325,7 @@ impl<'p> TreeWriter<'p> {
         let may_leave_out = self.drops
             && self.titles_open == 0
             && !self.text_last
-            && walker_reads_nothing(name, &self.attributes[first_attribute..], bytes);
+            && walker_reads_nothing(name, &self.attributes[first_attribute..], bytes, self.page);
         let childless = self_closing || is_void(name);
         if may_leave_out && childless {
             self.opened_last = false;
@@ -529,9 +529,15 @@ struct TakenBack {
 /// with `attributes` (ranges of `bytes`) and no children, so that leaving it out of the copy
 /// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
 /// holds a `data-cfemail` (Cloudflare's obfuscated email), a `<link>` whose `rel` does not say
-/// `canonical`, and a `<meta>` without `content` or a `name`, `property` or `itemprop` (the
-/// walker keeps only metas with both).
-fn walker_reads_nothing(name: &[u8], attributes: &[AttributeSpan], bytes: &[u8]) -> bool {
+/// `canonical`, and a `<meta>` without `content` or without a `name`, `property` or `itemprop`
+/// that is one of [`META_KEYS_READ`] (the walker keeps metas with a key and content, and only
+/// those keys are looked up). Values are as written in `page`.
+fn walker_reads_nothing(
+    name: &[u8],
+    attributes: &[AttributeSpan],
+    bytes: &[u8],
+    page: &str,
+) -> bool {
     let named = |attribute: &AttributeSpan, wanted: &[u8]| {
         bytes.get(attribute.name.range()) == Some(wanted)
     };
@@ -545,10 +551,34 @@ fn walker_reads_nothing(name: &[u8], attributes: &[AttributeSpan], bytes: &[u8])
                     .windows(9)
                     .any(|word| word.eq_ignore_ascii_case(b"canonical"))
         }),
-        b"meta" => !(has(b"content") && (has(b"name") || has(b"property") || has(b"itemprop"))),
+        b"meta" => {
+            // The walker's key is one of these attributes, trimmed and lower-cased.
+            let read_key = |a: &AttributeSpan| {
+                (named(a, b"name") || named(a, b"property") || named(a, b"itemprop"))
+                    && page.get(a.value.range()).is_some_and(|key| {
+                        let key = key.trim();
+                        META_KEYS_READ
+                            .iter()
+                            .any(|read| key.eq_ignore_ascii_case(read))
+                    })
+            };
+            !(has(b"content") && attributes.iter().any(read_key))
+        }
         _ => walker_skips(name) && !has(b"data-cfemail"),
     }
 }
+
+/// The keys of the metas the extraction looks up (`ParsedPage` in `mod.rs`: the page's declared
+/// URL, the company name, the region hint); the copy leaves out the others, which are a tenth
+/// of a page's elements on some pages (`og:title`, `twitter:*`, `viewport`, …). A test holds the
+/// list to the keys `mod.rs` names.
+pub(crate) const META_KEYS_READ: [&str; 5] = [
+    "og:url",
+    "og:site_name",
+    "application-name",
+    "apple-mobile-web-app-title",
+    "geo.region",
+];
 
 /// An element open in `tl`'s tree as a [`TreeWriter`] mirrors it.
 #[derive(Debug)]
@@ -1116,7 +1146,9 @@ pub(crate) mod tests {
         // The walker reads these: a canonical link, a meta with a key and content, a
         // Cloudflare email, and whatever a title holds.
         assert_eq!(
-            copy("<link rel=\"x CANONICAL\" href=c><meta property=p content=c><meta charset=u>"),
+            copy(
+                "<link rel=\"x CANONICAL\" href=c><meta property=og:URL content=c><meta charset=u>"
+            ),
             "<link /><meta />"
         );
         assert_eq!(
@@ -1145,6 +1177,43 @@ pub(crate) mod tests {
             "<div><svg><path></path></svg></div>x"
         );
         assert_eq!(copy("<div><script>x"), "<div><script>");
+    }
+
+    #[test]
+    fn only_metas_with_a_key_the_extraction_reads_are_written() {
+        let copy = |source: &str| prescan(source).tree.text;
+        assert_eq!(
+            copy("<meta name=description content=d><meta property=og:title content=t><meta name=viewport content=v>"),
+            ""
+        );
+        for kept in [
+            "<meta property=og:url content=u>",
+            "<meta name=\" OG:Site_Name \" content=n>",
+            "<meta name=x property=application-name content=n>",
+            "<meta itemprop=apple-mobile-web-app-title content=n>",
+            "<meta name=geo.region content=DE-BY>",
+        ] {
+            assert_eq!(copy(kept), "<meta />", "{kept}");
+        }
+        // Without content the walker keeps none.
+        assert_eq!(copy("<meta property=og:url>"), "");
+        // Every key `mod.rs` looks up is in the list (`meta("…")`, `k == "…"` on metas).
+        let readers = include_str!("mod.rs");
+        let looked_up: Vec<&str> = ["meta(\"", ".find(|(k, _)| k == \""]
+            .iter()
+            .flat_map(|call| readers.split(call).skip(1))
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert!(
+            looked_up.len() >= super::META_KEYS_READ.len(),
+            "{looked_up:?}"
+        );
+        for key in looked_up {
+            assert!(
+                super::META_KEYS_READ.contains(&key),
+                "{key} is read but left out"
+            );
+        }
     }
 
     #[test]
