@@ -1401,7 +1401,7 @@ fn is_streetish(s: &str) -> bool {
     }
     let has_number = s.bytes().any(|b| b.is_ascii_digit());
     let words = s.split_whitespace().count();
-    (has_number && words <= 12) || (has_street_word(&lower) && words <= 8)
+    (has_number && words <= 12) || (words <= 8 && has_street_word(&lower))
 }
 
 /// Whether lower-case `lower` holds a street word (`road`, `str`, `avenida`…) or a word with a
@@ -1410,10 +1410,10 @@ fn has_street_word(lower: &str) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| STREET_WORDS.contains(&w))
-        || STREET_SUFFIXES.iter().any(|suf| {
-            lower
-                .split_whitespace()
-                .any(|w| w.ends_with(suf) && w.len() > suf.len() + 2)
+        || lower.split_whitespace().any(|w| {
+            STREET_SUFFIXES
+                .iter()
+                .any(|suf| w.ends_with(suf) && w.len() > suf.len() + 2)
         })
 }
 

@@ -148,7 +148,7 @@ pub fn legal_notice_name(text: &str) -> Option<String> {
         };
         let candidate = line.len() <= 200
             && (line.contains(':') || line.len() <= 30 || opens("kvk") || opens("angaben"));
-        if !candidate {
+        if !candidate || !may_open_label(line) {
             continue;
         }
         let lower = line.to_lowercase();
@@ -184,6 +184,20 @@ pub fn legal_notice_name(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether the lower-cased `line` may start with a [`PUBLISHER_LABELS`] label, "angaben gemäß"
+/// or "kvk" (all that [`legal_notice_name`] reads of it): whether its first character
+/// lower-cases to the first of one. A line lower-cases character by character, so this is
+/// checked before the line is copied.
+fn may_open_label(line: &str) -> bool {
+    let first = line.chars().next().and_then(|c| c.to_lowercase().next());
+    first.is_some_and(|first| {
+        PUBLISHER_LABELS
+            .iter()
+            .chain(&["angaben gemäß", "kvk"])
+            .any(|label| label.starts_with(first))
+    })
 }
 
 /// The name as chosen, before [`tidy`].
@@ -266,44 +280,64 @@ fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
     if domain.len() < 4 {
         return None;
     }
-    let first_of_domain = domain.chars().next();
     // Pacing (`crate::pace`): a line costs its length; a stopped page ends here.
-    for line in text.lines().take_while(|line| pace::work(line.len() + 1)) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        for i in 0..words.len() {
-            let Some(first) = words[i].chars().next() else {
-                continue;
-            };
-            if !(first.is_uppercase() || first.is_ascii_digit()) {
-                continue;
-            }
-            // The squashed words spell the domain from its first character: a word whose
-            // first character lower-cases to another cannot start it (checked before
-            // squashing, which allocates).
-            if fold_first(first) != first_of_domain {
-                continue;
-            }
-            let (mut plain, mut with_and) = (String::new(), String::new());
-            for j in i..words.len().min(i + MAX_BRAND_WORDS) {
-                plain.push_str(&squash_as(words[j], domain));
-                with_and.push_str(&squash_as(&words[j].replace('&', "and"), domain));
-                if plain == domain || with_and == domain {
-                    let mut last = j;
-                    while words
-                        .get(last + 1)
-                        .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()))
-                    {
-                        last += 1;
-                    }
-                    let name = words[i..=last].join(" ");
-                    return Some(
-                        name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
-                            .to_string(),
-                    );
+    text.lines()
+        .take_while(|line| pace::work(line.len() + 1))
+        .filter(|line| may_spell(line, domain))
+        .find_map(|line| spelled_in_line(line, domain))
+}
+
+/// Whether [`spelled_in_line`] may find the brand in `line`: a word of it starts with a
+/// capital or a digit that folds to the first character of `domain`, which for an ASCII letter
+/// or digit is that capital or digit itself or a character beyond ASCII (`É`, `Ç`, the Kelvin
+/// sign). Checked on bytes, so most lines are passed over without being split into words.
+fn may_spell(line: &str, domain: &str) -> bool {
+    match domain.chars().next() {
+        Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit() => {
+            !line.is_ascii()
+                || memchr::memchr(c.to_ascii_uppercase() as u8, line.as_bytes()).is_some()
+        }
+        _ => true,
+    }
+}
+
+/// [`spelled_in_text`] in one line.
+fn spelled_in_line(line: &str, domain: &str) -> Option<String> {
+    let first_of_domain = domain.chars().next();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    for i in 0..words.len() {
+        let Some(first) = words[i].chars().next() else {
+            continue;
+        };
+        if !(first.is_uppercase() || first.is_ascii_digit()) {
+            continue;
+        }
+        // The squashed words spell the domain from its first character: a word whose
+        // first character lower-cases to another cannot start it (checked before
+        // squashing, which allocates).
+        if fold_first(first) != first_of_domain {
+            continue;
+        }
+        let (mut plain, mut with_and) = (String::new(), String::new());
+        for j in i..words.len().min(i + MAX_BRAND_WORDS) {
+            plain.push_str(&squash_as(words[j], domain));
+            with_and.push_str(&squash_as(&words[j].replace('&', "and"), domain));
+            if plain == domain || with_and == domain {
+                let mut last = j;
+                while words
+                    .get(last + 1)
+                    .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()))
+                {
+                    last += 1;
                 }
-                if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
-                    break;
-                }
+                let name = words[i..=last].join(" ");
+                return Some(
+                    name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
+                        .to_string(),
+                );
+            }
+            if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
+                break;
             }
         }
     }
@@ -413,9 +447,9 @@ fn usable(name: &str) -> bool {
         && !name.contains(['{', '}', '$', '<', '>'])
         && !only_titles(&lower)
         && !is_education_line(&lower)
-        && !PLACEHOLDERS.iter().any(|p| {
-            lower == *p || lower.contains("your company") || lower.contains("company name")
-        })
+        && !PLACEHOLDERS.contains(&lower.as_str())
+        && !lower.contains("your company")
+        && !lower.contains("company name")
 }
 
 /// Professions and titles that name what someone is, not who (lower-case, without dots): a
@@ -876,20 +910,23 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
     Some((score, run))
 }
 
+/// The segments of a title split at each separator in turn (`|` after ` | `, then ` - `…),
+/// trimmed, without empty ones. The parts are slices of `title` until the end, and a separator
+/// no part holds (most of them, in most titles) leaves the parts as they are.
 fn split_title(title: &str) -> Vec<String> {
-    let mut parts = vec![title.to_string()];
+    let mut parts = vec![title];
     for sep in [
         " | ", "|", " - ", " – ", " — ", " :: ", ": ", " • ", " · ", " « ", " » ", " ~ ", " / ",
     ] {
-        parts = parts
-            .iter()
-            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
-            .collect();
+        if parts.iter().any(|p| p.contains(sep)) {
+            parts = parts.iter().flat_map(|p| p.split(sep)).collect();
+        }
     }
     parts
         .into_iter()
-        .map(|p| p.trim().to_string())
+        .map(str::trim)
         .filter(|p| !p.is_empty())
+        .map(str::to_string)
         .collect()
 }
 
@@ -1119,6 +1156,96 @@ fn holder_before(before: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`split_title`] as it read before: every part copied at every separator.
+    fn split_title_model(title: &str) -> Vec<String> {
+        let mut parts = vec![title.to_string()];
+        for sep in [
+            " | ", "|", " - ", " – ", " — ", " :: ", ": ", " • ", " · ", " « ", " » ", " ~ ", " / ",
+        ] {
+            parts = parts
+                .iter()
+                .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+                .collect();
+        }
+        parts
+            .into_iter()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn title_split_as_with_a_copy_at_every_separator(
+            title in "([A-Za-z]{1,5}|[ |:/~•·«»–—-]{1,3}| ){0,12}"
+        ) {
+            proptest::prop_assert_eq!(split_title(&title), split_title_model(&title));
+        }
+
+        #[test]
+        fn lines_passed_over_hold_no_brand(
+            line in "([A-Za-z]{1,6}|[0-9]{1,3}|[ &.,]|É|Ç|\u{212a}|ß|Ö){0,10}",
+            domain in "([a-z0-9]{1,4}|é|ö|ß){1,4}"
+        ) {
+            let domain = squash(&domain);
+            proptest::prop_assert!(may_spell(&line, &domain) || spelled_in_line(&line, &domain).is_none());
+            // A domain the line spells from one of its words on.
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for from in 0..words.len() {
+                let domain = squash(&words[from..].concat());
+                if domain.len() >= 4 && spelled_in_line(&line, &domain).is_some() {
+                    proptest::prop_assert!(may_spell(&line, &domain));
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lines_passed_over_open_with_no_label(
+            line in "(RAISON|Dénomination|ÉDITEUR|Éditeur|éditeur|KvK|Angaben|İ|Σ|[A-Za-z]{1,4}|[ :])(.){0,8}"
+        ) {
+            let lower = line.to_lowercase();
+            let opens = PUBLISHER_LABELS
+                .iter()
+                .chain(&["angaben gemäß", "kvk"])
+                .any(|label| lower.starts_with(label));
+            proptest::prop_assert!(may_open_label(&line) || !opens);
+        }
+    }
+
+    #[test]
+    fn placeholders_are_not_names() {
+        for name in ["Home", "WordPress", "Your Company Ltd", "The Company Name"] {
+            assert!(!usable(name), "{name}");
+        }
+        assert!(usable("Acme Homes"));
+    }
+
+    #[test]
+    fn a_line_opening_with_no_label_is_passed_over() {
+        assert!(may_open_label("RAISON SOCIALE : Acme SARL"));
+        assert!(may_open_label("Éditeur du site"));
+        assert!(may_open_label("KvK 12345678"));
+        assert!(!may_open_label("Welcome to our shop"));
+        assert!(!may_open_label("Ärger"));
+    }
+
+    #[test]
+    fn a_line_without_the_first_letter_of_the_domain_is_passed_over() {
+        assert!(!may_spell("Welcome to our shop", "acmeshop"));
+        assert!(may_spell("Welcome to Acme Shop", "acmeshop"));
+        assert!(may_spell("Willkommen bei Ácme", "acmeshop"));
+        assert_eq!(
+            spelled_in_line("Welcome to Acme Shop Ltd", "acmeshop").as_deref(),
+            Some("Acme Shop Ltd")
+        );
+        assert_eq!(
+            spelled_in_text("Nothing here\nWelcome to Acme Shop", "acmeshop").as_deref(),
+            Some("Acme Shop")
+        );
+    }
 
     /// The copyright-mark test as an automaton.
     fn has_copyright_mark_by_automaton(line: &str) -> bool {

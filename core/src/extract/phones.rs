@@ -52,6 +52,11 @@ impl RegionHint {
 #[derive(Debug)]
 pub struct Judgements {
     left: usize,
+    /// The verdicts given on this page, by candidate text, region hint and label: a page
+    /// repeats its numbers (header, footer, contact block), and a verdict costs a
+    /// libphonenumber parse of about a hundred thousand instructions. A repeat still takes a
+    /// judgement, so the allowance runs out where it would without them.
+    verdicts: Vec<((String, RegionHint, bool), Option<String>)>,
 }
 
 impl Judgements {
@@ -59,6 +64,7 @@ impl Judgements {
     pub fn per_page() -> Self {
         Judgements {
             left: MAX_PHONE_JUDGEMENTS,
+            verdicts: Vec::new(),
         }
     }
 
@@ -631,8 +637,26 @@ fn validate(
     if !judgements.take() {
         return None;
     }
+    let key = (text.to_string(), hint, labelled);
+    if let Some((_, verdict)) = judgements.verdicts.iter().find(|(seen, _)| *seen == key) {
+        return verdict.clone();
+    }
+    let verdict = judge_number(text, &cleaned, region, hint, labelled);
+    judgements.verdicts.push((key, verdict.clone()));
+    verdict
+}
+
+/// [`validate`]'s verdict on a candidate it has a judgement for: `cleaned` is `text` cleaned,
+/// `region` the one to parse it in first.
+fn judge_number(
+    text: &str,
+    cleaned: &str,
+    region: Option<Region>,
+    hint: RegionHint,
+    labelled: bool,
+) -> Option<String> {
     let parse_valid = |region| {
-        PhoneNumber::parse(&cleaned, region)
+        PhoneNumber::parse(cleaned, region)
             .ok()
             .filter(PhoneNumber::is_valid)
     };
@@ -644,7 +668,7 @@ fn validate(
             // is spoken (`Telefono: 076 816 38 38` on an Italian page is Swiss), the first that
             // makes it valid (unlabelled digits such as `n°2019-1130` would find one too often).
             let nanp = region != Some(Region::US)
-                && (is_nanp_shaped(text) || labelled && nanp_digits(&cleaned));
+                && (is_nanp_shaped(text) || labelled && nanp_digits(cleaned));
             nanp.then(|| parse_valid(Some(Region::US)))
                 .flatten()
                 .or_else(|| {
@@ -1094,6 +1118,24 @@ mod tests {
             from_structured("+44 1625 856 500", none, &mut Judgements::per_page()).as_deref(),
             Some("+441625856500")
         );
+    }
+
+    #[test]
+    fn a_repeated_candidate_gets_the_same_verdict_from_one_parse() {
+        let none = RegionHint::default();
+        let mut judgements = Judgements::per_page();
+        let first = validate("(317) 887-0729", none, false, &mut judgements);
+        assert_eq!(first.as_deref(), Some("+13178870729"));
+        assert_eq!(
+            validate("(317) 887-0729", none, false, &mut judgements),
+            first
+        );
+        assert_eq!(judgements.verdicts.len(), 1);
+        assert_eq!(judgements.left, MAX_PHONE_JUDGEMENTS - 2);
+        // Another hint or label is another verdict.
+        validate("(317) 887-0729", hint("DE"), false, &mut judgements);
+        validate("(317) 887-0729", none, true, &mut judgements);
+        assert_eq!(judgements.verdicts.len(), 3);
     }
 
     fn texts(line: &str, h: RegionHint) -> Vec<String> {
