@@ -6,8 +6,10 @@
 //! scan:
 //! - ASCII letters in tag and attribute names are lower-cased in place;
 //! - the contents of raw-text elements (`script`, `style`, `textarea`, `xmp`, `plaintext`,
-//!   `noembed`, `noframes`) are blanked with spaces, after `application/ld+json` blocks have been
-//!   copied out;
+//!   `noembed`, `noframes`) are not read as markup: once `application/ld+json` blocks and
+//!   framework state have been copied out they are blanked in the copy (one space, or nothing
+//!   where the walker skips the element) but left as written in the page, which nothing
+//!   reads there again (blanking them there was a quarter of the page's bytes rewritten);
 //! - the contents of elements the walker skips (`noscript`, `select`, `datalist`, `iframe`,
 //!   `object`, `svg`) are blanked as well, once their JSON-LD is copied out: an
 //!   unclosed child inside them would otherwise swallow the rest of the page;
@@ -40,8 +42,10 @@ use crate::pace;
 /// The normalised markup, its nodes and the JSON-LD blocks found in it.
 pub struct Prescanned {
     /// The page with tag and attribute names lower-cased and comments, declarations and the
-    /// contents of raw-text and skipped elements blanked: as long as the input, or shorter
-    /// where the page was cut ([`MAX_START_TAGS`]).
+    /// contents of skipped elements blanked (the contents of raw-text elements are left as
+    /// written): as long as the input, or shorter where the page was cut ([`MAX_START_TAGS`]).
+    /// Only the attribute names of start tags are read from it again
+    /// ([`Markup`](crate::extract::markup::Markup)).
     pub page: Vec<u8>,
     /// The copy of the page `tl` parses and the attributes of its start tags, as ranges of
     /// [`Prescanned::page`] (`markup.rs`), written during the pass.
@@ -263,7 +267,8 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         }
                     }
                     let skips = walker_skips(name);
-                    bytes[tag.end..close].fill(b' ');
+                    // The contents stay as written in `bytes`: the scan goes on after them and
+                    // never reads back.
                     if outside_skipped && skips {
                         writer.blank_skipped_contents(tag.end, close);
                     } else if outside_skipped {
@@ -315,9 +320,6 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
         bytes[start..end.max(start)].fill(b' ');
     }
     let tree = writer.finish(bytes.len());
-    // Only ASCII bytes were replaced by ASCII bytes, and whole raw-text ranges (bounded by ASCII
-    // `>` and `<`) by spaces, so the bytes are still UTF-8; the lossy call never allocates anew
-    // in practice and keeps this free of panics if that reasoning were ever wrong.
     Prescanned {
         page: bytes,
         tree,
@@ -560,13 +562,13 @@ mod tests {
     }
 
     #[test]
-    fn blanks_scripts_and_styles_and_keeps_json_ld() {
-        let input = r#"<script>var a = "</div><p>";</script><p>x</p><script type="application/ld+json">{"name":"A"}</SCRIPT><style>p{}</style>"#;
+    fn scripts_and_styles_are_not_read_as_markup_and_json_ld_is_kept() {
+        let input = r#"<script>var a = "</div><p>";</script><p>x</p>y<script type="application/ld+json">{"name":"A"}</SCRIPT>z<style>p{}</style>"#;
         let p = prescan(input);
-        assert!(!p.html().contains("<p>\""));
-        assert!(p.html().contains("<p>x</p>"));
+        assert_eq!(p.tree.text, "<p>x</p>y<script></script>z<style></style>");
         assert_eq!(p.json_ld, vec![r#"{"name":"A"}"#.to_string()]);
-        assert!(!p.html().contains("p{}"));
+        // The page keeps them as written (nothing reads them there again).
+        assert!(p.html().contains(r#"var a = "</div><p>";"#) && p.html().contains("p{}"));
     }
 
     #[test]
@@ -619,8 +621,8 @@ mod tests {
     #[test]
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
-        assert!(p.html().starts_with("                 <b>x</b><script>"));
-        assert!(p.html().ends_with("            "));
+        assert_eq!(p.html(), "                 <b>x</b><script>unterminated");
+        assert_eq!(p.tree.text, "<b>x</b><script>");
         let p = prescan("<a href='x");
         assert_eq!(p.html(), "<a href='x");
     }
@@ -634,7 +636,7 @@ mod tests {
         );
         assert_eq!(
             p.html(),
-            "<a href=//x.com/a/b?c=1&d=2 class = big data-x=it's itemscope>t</a><script type=application/ld+json>  </script>"
+            "<a href=//x.com/a/b?c=1&d=2 class = big data-x=it's itemscope>t</a><script type=application/ld+json>{}</script>"
         );
         assert_eq!(p.json_ld, ["{}"]);
     }
