@@ -120,9 +120,14 @@ pub struct TreeWriter<'p> {
     text_start: usize,
     /// Set once the page ended inside a tag: nothing after it counts.
     stopped: bool,
-    /// Whether the last thing written is a start tag after which the walker breaks the line,
-    /// or an end tag that closed a block element (see [`TreeWriter::before_tag`]).
+    /// Whether the walker's text is at a line break: the last thing written is a start tag
+    /// after which the walker breaks the line, or an end tag that closed a block element,
+    /// with nothing but tags of other elements written since (the walker writes no text for
+    /// those), outside a `<template>` (see [`TreeWriter::before_tag`]).
     after_line_break: bool,
+    /// How many `<template>` elements [`TreeWriter::open`] holds: inside one the walker breaks
+    /// no lines (it reads only links there), so no line break carries past one.
+    templates_open: usize,
     /// Whether the text not yet written holds a `<` that starts no tag (to be written `&lt;`).
     bare_less_than: bool,
     /// `tl`'s stack of open elements as it will be when it reads the copy written so far:
@@ -339,7 +344,12 @@ impl<'p> TreeWriter<'p> {
             after_line_break: self.after_line_break,
         };
         let block = is_block(name);
-        self.after_line_break = block || name == b"br";
+        // The walker writes no text when it enters another element, so a line break before
+        // it still ends the walker's text after it.
+        let is_template = name == b"template";
+        self.after_line_break = block
+            || name == b"br"
+            || (self.after_line_break && self.templates_open == 0 && !is_template);
         self.text_last = false;
         self.out.push('<');
         let name_start = index_u32(self.out.len());
@@ -351,6 +361,7 @@ impl<'p> TreeWriter<'p> {
         } else {
             self.out.push('>');
             self.titles_open += usize::from(name == b"title");
+            self.templates_open += usize::from(is_template);
             self.open.push(OpenElement {
                 key: name_key(name),
                 name: written,
@@ -479,14 +490,20 @@ impl<'p> TreeWriter<'p> {
         self.out.push_str("</");
         write_name(&mut self.out, name);
         self.out.push('>');
-        self.after_line_break = false;
+        let line_break_before = std::mem::take(&mut self.after_line_break);
         self.opened_last = false;
         // `tl` compares the names as written (`.` as `+`): the same bytes for the same name.
         if let Some(top) = self.open.last() {
             if self.is_named(top, name) {
-                self.after_line_break = top.block && self.titles_open == 0;
+                // Leaving an element the walker writes no text but for the line break after
+                // a block element; it broke none inside a template.
+                let is_template = name == b"template";
+                self.after_line_break = self.titles_open == 0
+                    && (top.block
+                        || (line_break_before && self.templates_open == 0 && !is_template));
                 self.open.pop();
                 self.titles_open -= usize::from(name == b"title");
+                self.templates_open -= usize::from(is_template);
             }
         }
     }
@@ -1113,6 +1130,12 @@ pub(crate) mod tests {
         assert_eq!(
             copy("<div><i><b>y</b> </div>"),
             "<div><i><b>y</b> </i></div>"
+        );
+        // Tags of other elements after a line break keep it: the walker writes no text for
+        // them.
+        assert_eq!(
+            copy("<li><a href=x>\n <span>a</span>\n</a> <b>b</b></li>"),
+            "<li><a><span>a</span>\n</a> <b>b</b></li>"
         );
         // Nothing shown yet: the walker's text is empty.
         assert_eq!(
