@@ -1,6 +1,7 @@
 //! ASCII comparisons the extractors share: a prefix compared case-insensitively (URL schemes and
-//! hosts in links), and a tag name as the prescan reads one (HTML5 §13.2.5.8: tag names are
-//! compared ASCII case-insensitively; the prescan takes letters, digits, `-`, `_`, `:` and `.`).
+//! hosts in links), a tag name as the prescan reads one (HTML5 §13.2.5.8: tag names are
+//! compared ASCII case-insensitively; the prescan takes letters, digits, `-`, `_`, `:` and `.`),
+//! and the search for a two-byte delimiter (`</`, `--`).
 
 /// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively.
 pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
@@ -32,4 +33,37 @@ pub(super) fn starts_with_name(rest: &[u8], name: &[u8]) -> bool {
     rest.len() >= name.len()
         && rest[..name.len()].eq_ignore_ascii_case(name)
         && !rest.get(name.len()).copied().is_some_and(is_name_byte)
+}
+
+/// Where the first `pair` (`</`, `--`) in `hay` starts: `memchr` for its first byte and a look
+/// at the next one. A `memmem` searcher finds it as fast, but building one costs more than the
+/// search itself on the short haystacks the prescan has tens of thousands of per run (script
+/// bodies, comments).
+pub(super) fn find_pair(hay: &[u8], pair: [u8; 2]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(pair[0], hay.get(at..)?) {
+        let found = at + offset;
+        if hay.get(found + 1) == Some(&pair[1]) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_pair;
+
+    proptest::proptest! {
+        #[test]
+        fn find_pair_finds_what_memmem_finds(hay in "[</a! -]{0,40}", first in 0u8..3, second in 0u8..3) {
+            let bytes = [b'<', b'-', b'/'];
+            let pair = [bytes[usize::from(first)], bytes[usize::from(second)]];
+            proptest::prop_assert_eq!(
+                find_pair(hay.as_bytes(), pair),
+                memchr::memmem::find(hay.as_bytes(), &pair)
+            );
+        }
+    }
 }

@@ -30,12 +30,12 @@
 //! written and recorded as ranges of it (read as HTML5 reads valueless and unquoted ones), and
 //! so is a `<` that starts no tag (`18 <3`: text, written `&lt;` into the copy).
 
-use crate::extract::ascii::{is_name_byte, starts_with_name};
+use crate::extract::ascii::{find_pair, is_name_byte};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
     breaks_line, walker_skips, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
-use crate::extract::skipped_ends::SkippedEnds;
+use crate::extract::skipped_ends::{first_end_tag, SkippedEnds};
 use crate::extract::state;
 use crate::pace;
 
@@ -91,9 +91,8 @@ fn blank_declaration(bytes: &mut [u8], lt: usize) -> usize {
 /// `--` pairs: searching for each ending to the end of the page cost a page of 150 000 comments
 /// seconds (`benches/src/pathological.rs`, "comments").
 fn comment_end(rest: &[u8]) -> Option<(usize, usize)> {
-    let dashes = memchr::memmem::Finder::new(b"--");
     let mut at = 0;
-    while let Some(offset) = dashes.find(&rest[at..]) {
+    while let Some(offset) = find_pair(&rest[at..], *b"--") {
         let dash = at + offset;
         match rest.get(dash + 2) {
             Some(b'>') => return Some((dash, 3)),
@@ -246,7 +245,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 }
                 let name = &bytes[lt + 1..name_end];
                 if is_raw_text(name) {
-                    let close = find_closing(&bytes, tag.end, name).unwrap_or(bytes.len());
+                    let close = first_end_tag(&bytes, name, tag.end).unwrap_or(bytes.len());
                     if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
                         json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
                     } else if name == b"script"
@@ -519,20 +518,6 @@ fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
         bytes[name_end + 1..tag.end].fill(b' ');
     }
     tag.end
-}
-
-/// Finds `</name` (ASCII case-insensitive) at or after `from`; returns the index of its `<`.
-fn find_closing(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
-    let finder = memchr::memmem::Finder::new(b"</");
-    let mut at = from;
-    while let Some(offset) = finder.find(&bytes[at..]) {
-        let lt = at + offset;
-        if starts_with_name(&bytes[lt + 2..], name) {
-            return Some(lt);
-        }
-        at = lt + 2;
-    }
-    None
 }
 
 #[cfg(test)]

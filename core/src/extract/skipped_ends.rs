@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::extract::ascii::starts_with_name;
+use crate::extract::ascii::{find_pair, starts_with_name};
 
 /// Elements that may contain themselves (`<svg>` in an `<svg>`, `<object>` in an `<object>`):
 /// their end is the end tag at the same depth. The other skipped elements are raw text in
@@ -91,11 +91,18 @@ impl SkippedEnds {
     }
 }
 
-/// The `<` of the first `</name` in `bytes` at or after `from`.
-fn first_end_tag(bytes: &[u8], name: &[u8], from: usize) -> Option<usize> {
-    memchr::memmem::find_iter(bytes.get(from..)?, b"</")
-        .map(|at| from + at)
-        .find(|&lt| starts_with_name(&bytes[lt + 2..], name))
+/// The `<` of the first `</name` in `bytes` at or after `from` (`name` ASCII case-insensitive,
+/// as a whole name): where a raw-text element ends (HTML5 §13.2.5.2–4), or one that does not nest.
+pub(super) fn first_end_tag(bytes: &[u8], name: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(offset) = find_pair(bytes.get(at..)?, *b"</") {
+        let lt = at + offset;
+        if starts_with_name(&bytes[lt + 2..], name) {
+            return Some(lt);
+        }
+        at = lt + 2;
+    }
+    None
 }
 
 /// Start tags of `name` from `from` on, matched with their end tags, innermost first, as
