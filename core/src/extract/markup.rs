@@ -478,9 +478,9 @@ impl<'p> TreeWriter<'p> {
             if self.drops && closes && self.out.len() == element.start_tag_end {
                 self.out.truncate(element.from);
                 self.open.pop();
-                if let Some((first_attribute, _)) = self.start_tags.pop() {
-                    self.attributes.truncate(first_attribute as usize);
-                }
+                // Its attributes stay in the list, referred to by no start tag: an end tag
+                // implied before a start tag comes after that tag's attributes are recorded.
+                self.start_tags.pop();
                 self.after_line_break = element.after_line_break;
                 self.opened_last = false;
                 return;
@@ -1319,6 +1319,34 @@ pub(crate) mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(recorded, models, "{:?}", page);
+        }
+    }
+
+    /// An element the copy takes back when its end tag comes next may be closed by an end tag
+    /// implied before a start tag whose attributes are already recorded: those stay (they
+    /// were cut with the taken-back element's, and a slice past their end panicked; fuzzing
+    /// found it).
+    #[test]
+    fn a_start_tag_after_an_element_taken_back_keeps_its_attributes() {
+        for source in [
+            "<select name=a b c><p id=x>t",
+            "<p><select name=a><p id=x>t",
+            "<ul><li><noscript data-x=1><li id=x>t",
+            "<p><object data=y><div id=x>t",
+        ] {
+            let pre = prescan(source);
+            let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
+            let ids: Vec<String> = (0..)
+                .map_while(|index| markup.node(index))
+                .filter_map(|node| match node {
+                    Node::Element(element) => Some(markup.attributes(&element).collect::<Vec<_>>()),
+                    Node::Text(_) => None,
+                })
+                .flatten()
+                .filter(|(name, _)| *name == b"id")
+                .map(|(_, value)| value.to_string())
+                .collect();
+            assert_eq!(ids, ["x"], "{source}");
         }
     }
 
