@@ -30,7 +30,7 @@
 //! written and recorded as ranges of it (read as HTML5 reads valueless and unquoted ones), and
 //! so is a `<` that starts no tag (`18 <3`: text, written `&lt;` into the copy).
 
-use crate::extract::ascii::{find_pair, is_name_byte};
+use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
     breaks_line, walker_skips, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
@@ -154,7 +154,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
     let mut skipped: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0;
     let mut last_lt = 0;
-    while let Some(offset) = memchr::memchr(b'<', &bytes[pos..]) {
+    while let Some(offset) = find_byte(b'<', &bytes[pos..]) {
         let lt = pos + offset;
         // Pacing (`crate::pace`): the bytes since the last tag; a stopped page ends here (its
         // result is thrown away).
@@ -443,7 +443,7 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
         let (value_start, value_end) = match at(bytes, i) {
             Some(quote @ (b'"' | b'\'')) => {
                 let value_start = i + 1;
-                let value_end = memchr::memchr(quote, &bytes[value_start..])
+                let value_end = find_byte(quote, &bytes[value_start..])
                     .map_or(bytes.len(), |end| value_start + end);
                 i = value_end + 1;
                 (value_start, value_end)
