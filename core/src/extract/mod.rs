@@ -51,6 +51,7 @@ pub use crate::extract::html::ParseBuffers;
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
+use crate::extract::words8::has_ascii_digits;
 use crate::pace;
 use crate::site::{region_from_host, registrable_domain, result_domain};
 
@@ -398,33 +399,43 @@ fn written_path(base: &Url, href: &str, path: &mut String) -> Option<bool> {
     let end = memchr::memchr2(b'?', b'#', href.as_bytes()).unwrap_or(href.len());
     let written = &href[..end];
     let has_query = href.as_bytes().get(end) == Some(&b'?');
-    /// Bytes the parser copies into a path as they are (RFC 3986 `pchar` and `/`, less
-    /// `%`, which is looked at on its own).
-    const PLAIN: [bool; 256] = {
-        let mut plain = [false; 256];
+    /// Bytes the parser copies into a path as they are (RFC 3986 `pchar` and `/`): `PLAIN`;
+    /// `.` and `%` are `LOOK`, plain or not by what is around them; the others are 0.
+    const PLAIN: u8 = 1;
+    const LOOK: u8 = 2;
+    const CLASS: [u8; 256] = {
+        let mut class = [0; 256];
         let mut b = 0;
         while b < 256 {
-            plain[b] = (b as u8).is_ascii_alphanumeric();
+            if (b as u8).is_ascii_alphanumeric() {
+                class[b] = PLAIN;
+            }
             b += 1;
         }
-        let others = b"-._~!$&'()*+,;=:@/";
+        let others = b"-_~!$&'()*+,;=:@/";
         let mut at = 0;
         while at < others.len() {
-            plain[others[at] as usize] = true;
+            class[others[at] as usize] = PLAIN;
             at += 1;
         }
-        plain
+        class[b'.' as usize] = LOOK;
+        class[b'%' as usize] = LOOK;
+        class
     };
     // One pass: only bytes the parser copies as they are, and no dot segment (a `.` that
-    // starts a segment, or `%2e`).
+    // starts a segment, or `%2e`). One table look-up per byte: hrefs are read whole on
+    // every page.
     let bytes = written.as_bytes();
     for (at, &b) in bytes.iter().enumerate() {
+        if CLASS[usize::from(b)] == PLAIN {
+            continue;
+        }
         let plain = match b {
             b'.' => at > 0 && bytes[at - 1] != b'/',
             b'%' => !bytes
                 .get(at + 1..at + 3)
                 .is_some_and(|hex| hex.eq_ignore_ascii_case(b"2e")),
-            _ => PLAIN[usize::from(b)],
+            _ => false,
         };
         if !plain {
             return None;
@@ -607,7 +618,7 @@ fn collect_phones(
         if !pace::work(line.len() + 1) {
             break;
         }
-        if line.bytes().filter(u8::is_ascii_digit).count() >= 7 {
+        if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
             for (offset, phone) in phones::from_text(line, hint, &mut judgements) {
                 // `Steuernummer:` on the line above, the number first on this one.

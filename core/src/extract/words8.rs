@@ -29,12 +29,32 @@ pub fn any_byte_below(word: u64, limit: u8) -> bool {
 
 /// Whether some byte of `word` is an ASCII digit.
 pub fn any_ascii_digit(word: u64) -> bool {
-    // Per byte (high bit aside, no carries between bytes): below 0x3A and above 0x2F, and
-    // the high bit clear.
+    ascii_digits(word) != 0
+}
+
+/// The high bit of each byte of `word` that is an ASCII digit, and no other bit.
+fn ascii_digits(word: u64) -> u64 {
+    // Per byte (high bit aside, no carries or borrows between bytes): below 0x3A and above
+    // 0x2F, and the high bit clear.
     let low = word & LOW7;
     let below = (ONES * (0x7f + 0x3a)).wrapping_sub(low);
     let above = low.wrapping_add(ONES * (0x7f - 0x2f));
-    below & above & !word & HIGHS != 0
+    below & above & !word & HIGHS
+}
+
+/// Whether `bytes` holds at least `n` ASCII digits; counts eight bytes at a time (the phone
+/// reader asks it of every line of a page's text) and stops once it has seen `n`.
+pub fn has_ascii_digits(bytes: &[u8], n: usize) -> bool {
+    let mut count = 0;
+    let mut at = 0;
+    while let Some(word) = load(bytes, at) {
+        count += ascii_digits(word).count_ones() as usize;
+        if count >= n {
+            return true;
+        }
+        at += 8;
+    }
+    count + bytes[at..].iter().filter(|b| b.is_ascii_digit()).count() >= n
 }
 
 /// The high bit of each byte of `word` equal to `byte`, and no other bit.
@@ -75,10 +95,30 @@ mod tests {
             );
             proptest::prop_assert_eq!(any_byte_below(word, limit), bytes.iter().any(|&b| b < limit));
             proptest::prop_assert_eq!(any_ascii_digit(word), bytes.iter().any(u8::is_ascii_digit));
+            for (i, b) in bytes.iter().enumerate() {
+                let digit = if b.is_ascii_digit() { 0x80 } else { 0 };
+                proptest::prop_assert_eq!(ascii_digits(word) >> (8 * i) & 0xff, digit);
+            }
             let spaces = bytes_equal(word, b' ');
             for (i, b) in bytes.iter().enumerate() {
                 proptest::prop_assert_eq!(spaces >> (8 * i) & 0xff, if *b == b' ' { 0x80 } else { 0 });
             }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn digit_counts_follow_their_byte_by_byte_model(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![0x2eu8..0x3c, proptest::num::u8::ANY],
+                0..40,
+            ),
+            n in 0usize..24,
+        ) {
+            proptest::prop_assert_eq!(
+                has_ascii_digits(&bytes, n),
+                bytes.iter().filter(|b| b.is_ascii_digit()).count() >= n
+            );
         }
     }
 
