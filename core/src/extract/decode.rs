@@ -20,9 +20,13 @@ pub fn decode_page<'a>(content_type: Option<&str>, bytes: &'a [u8]) -> Cow<'a, s
         .or_else(|| meta_charset(&bytes[..bytes.len().min(META_PRESCAN_BYTES)]));
     let encoding = match declared {
         Some(encoding) => encoding,
-        None if std::str::from_utf8(bytes).is_ok() => UTF_8,
-        None if Encoding::for_bom(bytes).is_some() => UTF_8,
-        None => WINDOWS_1252,
+        None => match std::str::from_utf8(bytes) {
+            // Valid UTF-8 is its own text: decoding would check it a second time. The only
+            // byte-order mark valid UTF-8 can start with is UTF-8's, which decoding drops.
+            Ok(text) => return Cow::Borrowed(text.strip_prefix('\u{FEFF}').unwrap_or(text)),
+            Err(_) if Encoding::for_bom(bytes).is_some() => UTF_8,
+            Err(_) => WINDOWS_1252,
+        },
     };
     // `decode` sniffs a BOM first, which wins over any declaration (WHATWG Encoding §6).
     let (text, _, _) = encoding.decode(bytes);
@@ -124,6 +128,27 @@ mod tests {
         assert_eq!(decode_page(None, "Köln".as_bytes()), "Köln");
         assert_eq!(decode_page(None, b"K\xf6ln"), "Köln");
         assert_eq!(decode_page(None, b"\xef\xbb\xbfhi"), "hi");
+    }
+
+    proptest::proptest! {
+        /// Undeclared text that is valid UTF-8 is returned as it is (less a UTF-8 byte-order
+        /// mark) without decoding: the same text as decoding it.
+        #[test]
+        fn undeclared_text_reads_as_decoding_reads_it(
+            bom in proptest::sample::select(vec![&b""[..], b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"]),
+            body in proptest::collection::vec(proptest::prop_oneof![
+                proptest::sample::select(b"<p>aZ \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbb\xbf".to_vec()),
+                proptest::num::u8::ANY,
+            ], 0..40),
+        ) {
+            let bytes = [bom, &body[..]].concat();
+            let expected = if std::str::from_utf8(&bytes).is_ok() || encoding_rs::Encoding::for_bom(&bytes).is_some() {
+                encoding_rs::UTF_8.decode(&bytes).0
+            } else {
+                encoding_rs::WINDOWS_1252.decode(&bytes).0
+            };
+            proptest::prop_assert_eq!(decode_page(None, &bytes), expected);
+        }
     }
 
     #[test]

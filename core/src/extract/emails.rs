@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use crate::extract::whitespace;
 use crate::pace;
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
@@ -21,7 +22,7 @@ const MAX_DOMAIN: usize = 253;
 
 /// Emails in one `mailto:` href (entity-decoded), normalised; empty when none is valid.
 pub fn from_mailto(href: &str) -> Vec<String> {
-    let Some(rest) = strip_prefix_ci(href.trim(), "mailto:") else {
+    let Some(rest) = strip_prefix_ci(whitespace::trim(href), "mailto:") else {
         return Vec::new();
     };
     let (to, query) = rest.split_once('?').unwrap_or((rest, ""));

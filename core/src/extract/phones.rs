@@ -14,6 +14,7 @@ use aho_corasick::AhoCorasick;
 use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
 
 use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
+use crate::extract::whitespace;
 use crate::pace;
 
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
@@ -157,7 +158,7 @@ pub fn from_tel(
 /// `href` after a phone-call scheme (`tel:`, `callto:`, `phone:`, `telephone:`; any case), or
 /// `None` when it has none.
 fn strip_phone_scheme(href: &str) -> Option<&str> {
-    let href = href.trim_start();
+    let href = whitespace::trim_start(href);
     ["tel:", "callto:", "phone:", "telephone:"]
         .iter()
         .find_map(|scheme| strip_prefix_ci(href, scheme))
@@ -170,7 +171,7 @@ fn strip_phone_scheme(href: &str) -> Option<&str> {
 pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPhone> {
     // Every link of a page comes here: prefix comparisons only, no allocation, until one
     // matches.
-    let href = href.trim();
+    let href = whitespace::trim(href);
     let rest = ["https://", "http://", "//"]
         .iter()
         .find_map(|scheme| strip_prefix_ci(href, scheme))
@@ -215,11 +216,11 @@ pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPho
 /// The region of an international `tel:+…` link's number (the page's own numbers are likely in
 /// the same country); `None` for national or invalid numbers.
 pub fn region_of_tel(href: &str) -> Option<Region> {
-    let lower = href.trim().get(..4)?.to_ascii_lowercase();
-    if lower != "tel:" {
+    let href = whitespace::trim(href);
+    if !href.get(..4)?.eq_ignore_ascii_case("tel:") {
         return None;
     }
-    let decoded = percent_encoding::percent_decode_str(href.trim().get(4..)?).decode_utf8_lossy();
+    let decoded = percent_encoding::percent_decode_str(href.get(4..)?).decode_utf8_lossy();
     let number = decoded.trim().trim_start_matches('/');
     if !number.starts_with('+') {
         return None;

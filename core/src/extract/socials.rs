@@ -15,6 +15,7 @@ use url::Url;
 
 use crate::extract::ascii::{after_web_scheme, starts_with_ignore_ascii_case};
 use crate::extract::sections;
+use crate::extract::whitespace;
 
 /// The five networks of `SocialLinks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -146,7 +147,7 @@ pub fn business_profiles<'l>(
     // is classified once.
     let mut classified: Vec<(&str, Option<(Network, String)>)> = Vec::new();
     for (href, link_text, in_footer, pos) in links {
-        if !mentions_network(href.trim()) {
+        if !mentions_network(whitespace::trim(href)) {
             continue;
         }
         let profile = match classified.iter().find(|(seen, _)| *seen == href) {

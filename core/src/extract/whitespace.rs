@@ -54,6 +54,32 @@ pub fn push_collapsed(out: &mut String, s: &str) {
     }
 }
 
+/// `s` without leading and trailing white space, as [`str::trim`]; a string that starts and
+/// ends with printable ASCII (every href of a page, which is trimmed already and comes to
+/// several link readers) is returned from a look at two bytes, without decoding characters
+/// from both ends.
+pub fn trim(s: &str) -> &str {
+    if graphic(s.as_bytes().first()) && graphic(s.as_bytes().last()) {
+        return s;
+    }
+    s.trim()
+}
+
+/// `s` without leading white space, as [`str::trim_start`], from a look at one byte when it
+/// starts with printable ASCII (see [`trim`]).
+pub fn trim_start(s: &str) -> &str {
+    if graphic(s.as_bytes().first()) {
+        return s;
+    }
+    s.trim_start()
+}
+
+/// Whether `b` is printable ASCII other than the space (so neither white space nor the start
+/// of a multi-byte character).
+fn graphic(b: Option<&u8>) -> bool {
+    b.is_some_and(|&b| b > b' ' && b < 0x7f)
+}
+
 /// One space, unless `out` is empty or already ends with a space or a line break.
 fn push_space(out: &mut String) {
     if !out.is_empty() && !out.ends_with([' ', '\n']) {
@@ -207,6 +233,14 @@ mod tests {
             let mut model = before.to_string();
             push_collapsed_model(&mut model, &s);
             proptest::prop_assert_eq!(fast, model);
+        }
+
+        #[test]
+        fn trims_are_str_trims(
+            s in "[ \t\n\u{1}\u{1c}\u{7f}\u{85}\u{a0}\u{3000}ab~é]{0,6}",
+        ) {
+            proptest::prop_assert_eq!(trim(&s), s.trim());
+            proptest::prop_assert_eq!(trim_start(&s), s.trim_start());
         }
 
         #[test]
