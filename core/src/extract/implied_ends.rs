@@ -311,8 +311,14 @@ impl OpenElements {
 
     /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the names (byte
     /// ranges in `bytes`) of the end tags implied before it, innermost first, and opens it
-    /// (unless void).
-    pub fn start(&mut self, bytes: &[u8], name: (usize, usize), out: &mut Vec<(usize, usize)>) {
+    /// unless `void` (the name is void: [`is_void`], which the caller has looked up).
+    pub fn start(
+        &mut self,
+        bytes: &[u8],
+        name: (usize, usize),
+        void: bool,
+        out: &mut Vec<(usize, usize)>,
+    ) {
         let tag = &bytes[name.0..name.1];
         // A `<head>` left open ends at the first start tag that does not belong in it
         // (§13.2.6.4.4, "in head": anything else pops the head); inside a `<template>` it stays.
@@ -363,7 +369,7 @@ impl OpenElements {
                 self.close_from(bytes, top, out);
             }
         }
-        if !is_void(tag) && self.stack.len() < MAX_DEPTH {
+        if !void && self.stack.len() < MAX_DEPTH {
             self.push(bytes, name);
         }
     }
@@ -465,7 +471,10 @@ mod tests {
             let mut inserted = Vec::new();
             match tag.strip_prefix('/') {
                 Some(name) => open.end(bytes, name.as_bytes(), &mut inserted),
-                None => open.start(bytes, (at, at + tag.len()), &mut inserted),
+                None => {
+                    let void = super::is_void(tag.as_bytes());
+                    open.start(bytes, (at, at + tag.len()), void, &mut inserted)
+                }
             }
             let ends: String = inserted
                 .iter()

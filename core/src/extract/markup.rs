@@ -304,13 +304,13 @@ impl<'p> TreeWriter<'p> {
         self.attributes.truncate(first);
     }
 
-    /// A start tag (after [`TreeWriter::before_tag`]): its name, its attributes (those
-    /// appended to [`TreeWriter::attribute_list`] from index `first_attribute` on), and where
-    /// it ends.
+    /// A start tag (after [`TreeWriter::before_tag`]): its name and what is known of it
+    /// (`facts`, [`StartName::of`] the name), its attributes (those appended to
+    /// [`TreeWriter::attribute_list`] from index `first_attribute` on), and where it ends.
     pub fn start(
         &mut self,
         bytes: &[u8],
-        name: Range<usize>,
+        (name, facts): (Range<usize>, StartName),
         first_attribute: usize,
         self_closing: bool,
         tag_end: usize,
@@ -331,7 +331,7 @@ impl<'p> TreeWriter<'p> {
             && self.titles_open == 0
             && !self.text_last
             && walker_reads_nothing(name, &self.attributes[first_attribute..], bytes, self.page);
-        let childless = self_closing || is_void(name);
+        let childless = self_closing || facts.void;
         if may_leave_out && childless {
             self.opened_last = false;
             self.discard_attributes(first_attribute);
@@ -343,12 +343,11 @@ impl<'p> TreeWriter<'p> {
             start_tag_end: 0,
             after_line_break: self.after_line_break,
         };
-        let block = is_block(name);
+        let block = facts.block;
         // The walker writes no text when it enters another element, so a line break before
         // it still ends the walker's text after it.
         let is_template = name == b"template";
-        self.after_line_break = block
-            || name == b"br"
+        self.after_line_break = facts.breaks_line()
             || (self.after_line_break && self.templates_open == 0 && !is_template);
         self.text_last = false;
         self.out.push('<');
@@ -685,10 +684,35 @@ pub fn walker_skips(name: &[u8]) -> bool {
     )
 }
 
-/// Whether the walker (`html.rs`) breaks the line of text when it enters an element named
-/// `name`, whatever its attributes and state: a block element or `<br>`.
-pub fn breaks_line(name: &[u8]) -> bool {
-    name == b"br" || is_block(name)
+/// What the prescan, [`OpenElements`](crate::extract::implied_ends::OpenElements) and
+/// [`TreeWriter::start`] need to know of a start tag's name, looked up once per tag (each
+/// is a comparison with many names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StartName {
+    /// A block element ([`is_block`]).
+    pub block: bool,
+    /// A void element ([`is_void`]).
+    pub void: bool,
+    /// `<br>`.
+    pub br: bool,
+}
+
+impl StartName {
+    /// The facts of the name `name`.
+    #[inline]
+    pub fn of(name: &[u8]) -> StartName {
+        StartName {
+            block: is_block(name),
+            void: is_void(name),
+            br: name == b"br",
+        }
+    }
+
+    /// Whether the walker (`html.rs`) breaks the line of text when it enters such an
+    /// element, whatever its attributes and state: a block element or `<br>`.
+    pub fn breaks_line(self) -> bool {
+        self.br || self.block
+    }
 }
 
 /// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
@@ -1037,9 +1061,9 @@ pub(crate) mod tests {
         let source = "<div><b>x</div>y";
         let tree = written(source, |writer, bytes| {
             writer.before_tag(bytes, 0, &[], false, None);
-            writer.start(bytes, 1..4, 0, false, 5);
+            writer.start(bytes, (1..4, super::StartName::of(b"div")), 0, false, 5);
             writer.before_tag(bytes, 5, &[], false, None);
-            writer.start(bytes, 6..7, 0, false, 8);
+            writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
             writer.before_tag(bytes, 9, &[], false, Some(b"div"));
             writer.end(b"div", 15);
         });
@@ -1049,9 +1073,9 @@ pub(crate) mod tests {
         // With the implied `</b>` (bytes 6..7 name it) both close.
         let tree = written(source, |writer, bytes| {
             writer.before_tag(bytes, 0, &[], false, None);
-            writer.start(bytes, 1..4, 0, false, 5);
+            writer.start(bytes, (1..4, super::StartName::of(b"div")), 0, false, 5);
             writer.before_tag(bytes, 5, &[], false, None);
-            writer.start(bytes, 6..7, 0, false, 8);
+            writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
             writer.before_tag(bytes, 9, &[(6, 7)], false, Some(b"div"));
             writer.end(b"div", 15);
         });

@@ -33,7 +33,7 @@
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
-    breaks_line, walker_skips, AttributeSpan, Span, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
+    walker_skips, AttributeSpan, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::{first_end_tag, SkippedEnds};
 use crate::extract::state;
@@ -221,17 +221,18 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 if bytes.get(name_end) == Some(&b'/') {
                     bytes[name_end] = b' ';
                 }
+                // Looked up once, for the stack of open elements and for the writer.
+                let facts = StartName::of(&bytes[lt + 1..name_end]);
                 if outside_skipped {
-                    open.start(&bytes, (lt + 1, name_end), &mut ends);
+                    open.start(&bytes, (lt + 1, name_end), facts.void, &mut ends);
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
                 if outside_skipped && tag.complete {
-                    let breaks_line = breaks_line(&bytes[lt + 1..name_end]);
-                    writer.before_tag(&bytes, lt, &ends, breaks_line, None);
+                    writer.before_tag(&bytes, lt, &ends, facts.breaks_line(), None);
                     writer.start(
                         &bytes,
-                        lt + 1..name_end,
+                        (lt + 1..name_end, facts),
                         first_attribute,
                         tag.self_closing,
                         tag.end,
