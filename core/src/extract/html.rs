@@ -915,6 +915,13 @@ mod tests {
         "<meta charset=u>", "<meta name=n content=c>", "<meta itemprop=og:url content=d>",
         "<meta property=\" Geo.Region\" content=e>",
         "<script data-cfemail=6a0b>", "<svg data-cfemail=6a0b></svg>", "</script>", "&amp", ";",
+        "<i></i>", "<span class=\"fa x\"></span>", "<div></div>", "<p class=c></p>", "<li></li>",
+        "<h2></h2>", "<footer></footer>", "<td></td>", "<i hidden></i>", "<a href=y></a>",
+        "<html lang=de></html>", "<span data-cfemail=6a0b></span>", "<b data-cfemail=6a0b></b>",
+        "<span itemprop=telephone content=\"+1 2\"></span>", "<div class=adr>",
+        "<span class=street-address></span>", "<span class=\"vcard\"></span>",
+        "<span itemprop=streetAddress></span>", "<b style=\"display:none\"></b>",
+        "<div itemscope itemtype=https://schema.org/PostalAddress></div>", "<p><span></span></p>",
     ];
 
     proptest::proptest! {

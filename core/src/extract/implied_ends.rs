@@ -177,7 +177,8 @@ fn is_special_listed(name: &[u8]) -> bool {
 }
 
 /// `h1`…`h6`: they close an open `<p>` and are special, like the elements of the lists above.
-fn is_heading(name: &[u8]) -> bool {
+/// `<h1>`–`<h6>`.
+pub(super) fn is_heading(name: &[u8]) -> bool {
     matches!(name, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6")
 }
 

@@ -201,7 +201,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         let complete = bytes.get(name_end) == Some(&b'>');
                         writer.before_tag(&bytes, lt, &ends, false, complete.then_some(name));
                         if complete {
-                            writer.end(&bytes[lt + 2..name_end], tag_end);
+                            writer.end(&bytes, &bytes[lt + 2..name_end], tag_end);
                         } else {
                             writer.stop();
                         }
