@@ -150,11 +150,6 @@ pub struct TreeWriter<'p> {
     /// Whether the last thing written is text (a blank's space included): an element left
     /// out after it would join that text to the text after it ([`TreeWriter::start`]).
     text_last: bool,
-    /// The element whose start tag was written last, while nothing has been written after
-    /// it, if no text comes right before it: it is taken back, start tag and all, if its end
-    /// tag comes next and the walker reads nothing from it then
-    /// ([`TreeWriter::write_end_tag`]).
-    unread_element: Option<TakenBack>,
     /// Whether white space and elements that show nothing are left out: until the copy holds
     /// tags the prescan did not read ([`TreeWriter::unread`]), and never in tests that check
     /// that they show nothing ([`KEEP_WHITE_SPACE`]).
@@ -366,22 +361,25 @@ impl<'p> TreeWriter<'p> {
             self.out.push('>');
             self.titles_open += usize::from(name == b"title");
             self.templates_open += usize::from(is_template);
+            // Taken back, start tag and all, if its end tag comes when nothing written since
+            // is left in the copy (its children, if any, taken back) and the walker reads
+            // nothing from it ([`walker_reads_nothing`], or [`empty_element_shows_nothing`],
+            // looked at only then); not if text comes right before it.
+            let take_back = may_take_back.then_some(TakenBack {
+                start_tag_end: self.out.len(),
+                ..taken_back
+            });
             self.open.push(OpenElement {
                 key: name_key(name),
                 name: written,
                 block,
+                take_back,
             });
             self.opened_last = true;
         }
         self.start_tags
             .push((index_u32(first_attribute), index_u32(self.attributes.len())));
         self.text_start = tag_end;
-        // Any other element it opens is taken back too if it stays empty and the walker reads
-        // nothing from it then ([`empty_element_shows_nothing`], looked at only then).
-        self.unread_element = (may_take_back && !childless).then_some(TakenBack {
-            start_tag_end: self.out.len(),
-            ..taken_back
-        });
     }
 
     /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
@@ -477,38 +475,34 @@ impl<'p> TreeWriter<'p> {
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
     /// will (`bytes`: the page as the prescan gives it, which attribute names are ranges of).
     fn write_end_tag(&mut self, bytes: &[u8], name: &[u8]) {
-        if let Some(element) = self.unread_element.take() {
-            // Nothing written since its start tag (the copy only grows), so the innermost open
-            // element is the one taken back if the end tag closes it, and the last start tag
-            // written is its own.
+        if let Some((top, element)) = self
+            .open
+            .last()
+            .and_then(|top| Some((top, top.take_back.as_ref()?)))
+        {
+            // Nothing left written since its start tag (the copy grows but where an element is
+            // taken back), so the last start tag written is its own.
             if self.drops
                 && self.out.len() == element.start_tag_end
-                && self.open.last().is_some_and(|top| {
-                    self.is_named(top, name)
-                        && (element.reads_nothing || {
-                            let (from, to) = self.start_tags.last().copied().unwrap_or_default();
-                            let attributes = self
-                                .attributes
-                                .get(from as usize..to as usize)
-                                .unwrap_or_default();
-                            let block = top.block;
-                            let at_line_break = element.after_line_break;
-                            empty_element_shows_nothing(
-                                name,
-                                block,
-                                at_line_break,
-                                attributes,
-                                bytes,
-                            )
-                        })
+                && self.is_named(top, name)
+                && (element.reads_nothing || {
+                    let (from, to) = self.start_tags.last().copied().unwrap_or_default();
+                    let attributes = self
+                        .attributes
+                        .get(from as usize..to as usize)
+                        .unwrap_or_default();
+                    let block = top.block;
+                    let at_line_break = element.after_line_break;
+                    empty_element_shows_nothing(name, block, at_line_break, attributes, bytes)
                 })
             {
-                self.out.truncate(element.from);
+                let (from, after_line_break) = (element.from, element.after_line_break);
+                self.out.truncate(from);
                 self.open.pop();
                 // Its attributes stay in the list, referred to by no start tag: an end tag
                 // implied before a start tag comes after that tag's attributes are recorded.
                 self.start_tags.pop();
-                self.after_line_break = element.after_line_break;
+                self.after_line_break = after_line_break;
                 self.opened_last = false;
                 return;
             }
@@ -558,7 +552,7 @@ fn is_white_space(text: &[u8]) -> bool {
 }
 
 /// Where an element the copy may take back starts, and the writer's line-break state before it
-/// ([`TreeWriter::unread_element`]).
+/// ([`OpenElement::take_back`]).
 #[derive(Debug)]
 struct TakenBack {
     /// Where its start tag is written in the copy.
@@ -671,6 +665,9 @@ struct OpenElement {
     name: Range<u32>,
     /// Whether it is a block element ([`is_block`]).
     block: bool,
+    /// Where it is written and the state before it, if it may be taken back
+    /// ([`TreeWriter::write_end_tag`]).
+    take_back: Option<TakenBack>,
 }
 
 /// A name's first eight bytes as a number (zero bytes after a shorter name, which names never
@@ -1289,8 +1286,8 @@ pub(crate) mod tests {
             copy("<div><svg><a href=p></div>x"),
             "<div><svg><a></a></svg></div>x"
         );
-        // (An empty element inside is taken back, the one around it then kept.)
-        assert_eq!(copy("<div><svg><path/></div>x"), "<div><svg></svg></div>x");
+        // (An empty element inside is taken back, then the one around it.)
+        assert_eq!(copy("<div><svg><path/></div>x"), "<div></div>x");
         assert_eq!(copy("<div><script>x"), "<div><script>");
     }
 
@@ -1303,6 +1300,11 @@ pub(crate) mod tests {
         );
         // A block element only at a line break, where its line breaks add nothing.
         assert_eq!(copy("<div>a</div><div class=clear></div>"), "<div>a</div>");
+        // Elements around them too, once nothing else is left inside.
+        assert_eq!(
+            copy("<p>a</p><div><div class=x><span></span></div>\n</div><b><i></i>c</b>"),
+            "<p>a</p><b>c</b>"
+        );
         assert_eq!(
             copy("<b>a</b><div class=clear></div>b"),
             "<b>a</b><div></div>b"
