@@ -917,7 +917,7 @@ mod tests {
         "<script data-cfemail=6a0b>", "<svg data-cfemail=6a0b></svg>", "</script>", "&amp", ";",
         "<i></i>", "<span class=\"fa x\"></span>", "<div></div>", "<p class=c></p>", "<li></li>",
         "<h2></h2>", "<footer></footer>", "<td></td>", "<i hidden></i>", "<a href=y></a>",
-        "<html lang=de></html>", "<span data-cfemail=6a0b></span>", "<b data-cfemail=6a0b></b>",
+        "<html lang=de></html>", "<span data-cfemail=6a0b></span>", "<div data-cfemail=6a0b></div>",
         "<span itemprop=telephone content=\"+1 2\"></span>", "<div class=adr>",
         "<span class=street-address></span>", "<span class=\"vcard\"></span>",
         "<span itemprop=streetAddress></span>", "<b style=\"display:none\"></b>",

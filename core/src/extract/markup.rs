@@ -192,8 +192,9 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// The text before the tag at `lt`, then the end tags implied there: `implied` are byte
-    /// ranges of element names in `bytes`, innermost first. `breaks_line`: the tag is a start
-    /// tag after which the walker breaks the line ([`breaks_line`]).
+    /// ranges of element names in `bytes`, innermost first. `line_break_tag`: the tag is a
+    /// start tag after which the walker breaks the line ([`StartName::breaks_line`]), whose
+    /// attributes start at this index of [`TreeWriter::attribute_list`].
     ///
     /// `end_tag`: the tag is an end tag with this name, which will be written (it has its `>`).
     ///
@@ -202,9 +203,10 @@ impl<'p> TreeWriter<'p> {
     /// empty (`push_collapsed` writes no space at its start):
     /// - between a start tag that breaks the line, or an end tag that closes a block element,
     ///   and the next tag;
-    /// - between a tag and a start tag that breaks the line (no end tag implied between them),
-    ///   or an end tag (implied or written) that closes a block element: the walker leaves the
-    ///   element, whose last child the white space is, right after it;
+    /// - between a tag and a start tag that breaks the line (no end tag implied between them;
+    ///   not one with a Cloudflare email, whose place the walker records before its line break
+    ///   drops the space), or an end tag (implied or written) that closes a block element: the
+    ///   walker leaves the element, whose last child the white space is, right after it;
     /// - before any other text is written.
     ///
     /// Inside a `<title>`, whose text the walker reads as written, all is written.
@@ -216,7 +218,7 @@ impl<'p> TreeWriter<'p> {
         bytes: &[u8],
         lt: usize,
         implied: &[(usize, usize)],
-        breaks_line: bool,
+        line_break_tag: Option<usize>,
         end_tag: Option<&[u8]>,
     ) {
         if self.stopped {
@@ -226,8 +228,12 @@ impl<'p> TreeWriter<'p> {
             Some(&(start, end)) => bytes.get(start..end),
             None => end_tag,
         };
-        let line_break_next = (breaks_line && implied.is_empty())
-            || next_end.is_some_and(|name| self.closes_block(name));
+        // Looked at only for white space that nothing else lets leave out.
+        let line_break_next = |writer: &Self| {
+            line_break_tag.is_some_and(|first| {
+                implied.is_empty() && !writer.holds_attribute(bytes, first, b"data-cfemail")
+            }) || next_end.is_some_and(|name| writer.closes_block(name))
+        };
         self.text_to(lt, line_break_next);
         for &(start, end) in implied {
             self.write_end_tag(bytes, bytes.get(start..end).unwrap_or_default());
@@ -267,7 +273,7 @@ impl<'p> TreeWriter<'p> {
         if self.stopped || from < self.text_start {
             return;
         }
-        self.text_to(from, false);
+        self.text_to(from, |_| false);
         if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
             self.out.push(' ');
             self.opened_last = false;
@@ -297,6 +303,16 @@ impl<'p> TreeWriter<'p> {
     /// [`TreeWriter::discard_attributes`] if the tag makes no element).
     pub fn attribute_list(&mut self) -> &mut Vec<AttributeSpan> {
         &mut self.attributes
+    }
+
+    /// Whether the attributes from index `first` on (those of the tag being read, names as
+    /// ranges of `bytes`) include one named `name`.
+    pub fn holds_attribute(&self, bytes: &[u8], first: usize, name: &[u8]) -> bool {
+        self.attributes
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .any(|attribute| bytes.get(attribute.name.range()) == Some(name))
     }
 
     /// Drops the attributes from index `first` on (a tag that makes no element).
@@ -413,7 +429,7 @@ impl<'p> TreeWriter<'p> {
     /// The copy, with the text after the last tag (up to `len`, the length of the page).
     pub fn finish(mut self, len: usize) -> TreeInput {
         if !self.stopped {
-            self.text_to(len, false);
+            self.text_to(len, |_| false);
         }
         TreeInput {
             text: self.out,
@@ -423,10 +439,11 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// Copies the text from `text_start` to `to` (a `<` as `&lt;`) and moves `text_start`;
-    /// white space alone is left out after a line break, or before one (`line_break_next`).
+    /// white space alone is left out after a line break, or before one (`line_break_next`,
+    /// asked only then).
     /// The text's ends are at `<`, `>` or the ends of the page (ASCII bytes), so on character
     /// boundaries; were one not, nothing would be copied.
-    fn text_to(&mut self, to: usize, line_break_next: bool) {
+    fn text_to(&mut self, to: usize, line_break_next: impl FnOnce(&Self) -> bool) {
         let page = self.page;
         let text = page.get(self.text_start..to).unwrap_or_default();
         self.text_start = self.text_start.max(to);
@@ -436,8 +453,9 @@ impl<'p> TreeWriter<'p> {
         let bare_less_than = std::mem::take(&mut self.bare_less_than);
         let droppable = self.drops
             && self.titles_open == 0
-            && (self.after_line_break || line_break_next || !self.shown_text);
-        if droppable && is_white_space(text.as_bytes()) {
+            && is_white_space(text.as_bytes())
+            && (self.after_line_break || !self.shown_text || line_break_next(self));
+        if droppable {
             return;
         }
         self.after_line_break = false;
@@ -1123,11 +1141,11 @@ pub(crate) mod tests {
         // `</div>` while `<b>` is innermost is ignored, so both run to the end of the page.
         let source = "<div><b>x</div>y";
         let tree = written(source, |writer, bytes| {
-            writer.before_tag(bytes, 0, &[], false, None);
+            writer.before_tag(bytes, 0, &[], None, None);
             writer.start(bytes, (1..4, super::StartName::of(b"div")), 0, false, 5);
-            writer.before_tag(bytes, 5, &[], false, None);
+            writer.before_tag(bytes, 5, &[], None, None);
             writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
-            writer.before_tag(bytes, 9, &[], false, Some(b"div"));
+            writer.before_tag(bytes, 9, &[], None, Some(b"div"));
             writer.end(bytes, b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</div>y");
@@ -1135,11 +1153,11 @@ pub(crate) mod tests {
         assert_eq!(outline_of(&markup), ["div[4]", "b[4]", "x", "y"]);
         // With the implied `</b>` (bytes 6..7 name it) both close.
         let tree = written(source, |writer, bytes| {
-            writer.before_tag(bytes, 0, &[], false, None);
+            writer.before_tag(bytes, 0, &[], None, None);
             writer.start(bytes, (1..4, super::StartName::of(b"div")), 0, false, 5);
-            writer.before_tag(bytes, 5, &[], false, None);
+            writer.before_tag(bytes, 5, &[], None, None);
             writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
-            writer.before_tag(bytes, 9, &[(6, 7)], false, Some(b"div"));
+            writer.before_tag(bytes, 9, &[(6, 7)], None, Some(b"div"));
             writer.end(bytes, b"div", 15);
         });
         assert_eq!(tree.text, "<div><b>x</b></div>y");
@@ -1321,6 +1339,23 @@ pub(crate) mod tests {
         }
         // Not after text, which would then join the text after it.
         assert_eq!(copy("&amp<i></i>;"), "&amp<i></i>;");
+    }
+
+    #[test]
+    fn white_space_before_a_block_with_a_cloudflare_email_is_written() {
+        // The walker records the email's place before the block's line break drops the
+        // space, so the space counts there.
+        let copy = |source: &str| prescan(source).tree.text;
+        let page = "<b>a</b> <div data-cfemail=6a0b></div>";
+        assert_eq!(copy(page), "<b>a</b> <div></div>");
+        assert_eq!(
+            crate::extract::html::parse(page).cf_emails,
+            [(2, "6a0b".to_string())]
+        );
+        assert_eq!(
+            copy("<b>a</b> <div class=x></div>b"),
+            "<b>a</b><div></div>b"
+        );
     }
 
     #[test]

@@ -183,7 +183,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                     // which shows nothing up to its `>`.
                     let gt = memchr::memchr(b'>', &bytes[lt..]).map(|gt| lt + gt + 1);
                     if outside_skipped {
-                        writer.before_tag(&bytes, lt, &ends, false, None);
+                        writer.before_tag(&bytes, lt, &ends, None, None);
                         match gt {
                             Some(tag_end) => writer.skip(tag_end),
                             None => writer.stop(),
@@ -199,7 +199,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                         open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
                         let name = &bytes[lt + 2..name_end];
                         let complete = bytes.get(name_end) == Some(&b'>');
-                        writer.before_tag(&bytes, lt, &ends, false, complete.then_some(name));
+                        writer.before_tag(&bytes, lt, &ends, None, complete.then_some(name));
                         if complete {
                             writer.end(&bytes, &bytes[lt + 2..name_end], tag_end);
                         } else {
@@ -229,7 +229,8 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
                 if outside_skipped && tag.complete {
-                    writer.before_tag(&bytes, lt, &ends, facts.breaks_line(), None);
+                    let line_break_tag = facts.breaks_line().then_some(first_attribute);
+                    writer.before_tag(&bytes, lt, &ends, line_break_tag, None);
                     writer.start(
                         &bytes,
                         (lt + 1..name_end, facts),
@@ -240,7 +241,7 @@ pub fn prescan_reusing(input: &str, mut page: Vec<u8>, tree: TreeInput) -> Presc
                 } else {
                     writer.discard_attributes(first_attribute);
                     if outside_skipped {
-                        writer.before_tag(&bytes, lt, &ends, false, None);
+                        writer.before_tag(&bytes, lt, &ends, None, None);
                         writer.stop();
                     }
                 }
