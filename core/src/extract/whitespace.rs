@@ -74,10 +74,10 @@ pub fn trim_start(s: &str) -> &str {
     s.trim_start()
 }
 
-/// Whether `b` is printable ASCII other than the space (so neither white space nor the start
-/// of a multi-byte character).
+/// Whether `b` is printable ASCII other than the space (`u8::is_ascii_graphic`: neither white
+/// space nor the start of a multi-byte character).
 fn graphic(b: Option<&u8>) -> bool {
-    b.is_some_and(|&b| b > b' ' && b < 0x7f)
+    b.is_some_and(u8::is_ascii_graphic)
 }
 
 /// One space, unless `out` is empty or already ends with a space or a line break.
