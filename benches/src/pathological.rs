@@ -55,7 +55,7 @@ fn fill(head: &str, item: impl Fn(usize) -> String, tail: &str) -> Vec<u8> {
 const HEAD: &str = "<!doctype html><html><head><title>Pathological</title></head><body>";
 /// What the hostile framework-state pages hold besides their state: the answer they must
 /// still give (an email and a phone in the text).
-pub const PLAIN_CONTACT: &str = "<p>Kontakt: post@beispiel.example, Tel. +49 30 1234567</p>\n";
+pub const PLAIN_CONTACT: &str = "<p>Kontakt: post@beispiel-laden.de, Tel. +49 30 2847 1022</p>\n";
 const TAIL: &str = "</body></html>";
 
 /// ~150 000 short comments between words: each comment's end was searched for to the end of
