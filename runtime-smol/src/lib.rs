@@ -141,7 +141,7 @@ pub async fn serve_with_tls(
 /// receives a message. One request per connection; anything else is 404; a client that does
 /// not send its head within 5 s is dropped. Turns metric recording on.
 pub async fn serve_metrics(listener: Async<TcpListener>, server: SharedServer, stop: Receiver<()>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("smol");
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {
             let _ = stop.recv().await;

@@ -156,7 +156,7 @@ pub async fn serve_with_tls(
 /// `METRICS_ADDR` — until `stop` is set. One request per connection; a client that does not
 /// send its head within 5 s is dropped. Turns metric recording on.
 pub async fn serve_metrics(listener: TcpListener, server: Server, mut stop: watch::Receiver<bool>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("tokio");
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
