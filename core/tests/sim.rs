@@ -2207,7 +2207,7 @@ const BLOCK_BEFORE_TRANSFER: u64 = 3;
 /// The block of the transfer of `paid_post(&sim, 103)` (S+96), before the cancellation.
 const BLOCK_OF_TRANSFER: u64 = 4;
 /// The transaction of that transfer, as anvil hashed it.
-const TRANSFER_TX: &str = "0x8fcb8eb54cf0d78cdd361ed0f665a776d9b4d5e56825709b7fda73ffa3d4507b";
+const TRANSFER_TX: &str = "0x9faf86af3349e17a869e673f77df53ddaf94e81261bd89afea46849682949c91";
 
 /// What the scripted chain node reports: the chain of [`CHAIN_VECTORS`] up to a head.
 #[derive(Debug, Default)]
@@ -3107,7 +3107,13 @@ fn a_store_that_fails_or_answers_late_fails_closed_before_any_facilitator_call()
         assert_eq!(refused.header("Retry-After"), Some("1"));
         let message = refused.body["error"]["message"].as_str().unwrap();
         assert!(message.contains(words), "{message}");
-        assert!(message.contains("nothing was charged"), "{message}");
+        // The admission carried a claim of an earlier record (a kept result whose outcome is
+        // unknown would have been claimed): "nothing was charged" is not known to be true.
+        assert!(
+            message.contains("this request changed nothing"),
+            "{message}"
+        );
+        assert!(!message.contains("charged"), "{message}");
         assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (0, 0));
         let health = a.request(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assert_eq!(one(&health).status, 200);
@@ -4225,4 +4231,156 @@ fn a_reservation_taken_over_keeps_its_facilitator() {
     for path in ["/verify", "/settle"] {
         assert_eq!(calls_at(&a, SECOND_FACILITATOR, path), 0, "{path}");
     }
+}
+
+// ---- money safety, fourth round (docs/payments.md) ------------------------------------------
+
+/// The reference facilitator's `/settle` answer for a nonce that is already used (or cancelled).
+const SETTLE_USED: &str = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":"","network":"eip155:8453"}"#;
+const VERIFY_VALID: &str =
+    r#"{"isValid":true,"payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+
+/// A facilitator answering the n-th `/verify` with `verifies[n]` and the n-th `/settle` with
+/// `settles[n]` (the last of each repeats).
+fn scripted_facilitator(sim: &mut Sim, verifies: Vec<Reply>, settles: Vec<Reply>) {
+    let (mut v, mut s) = (0, 0);
+    sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
+        if request_path(raw) == "/verify" {
+            let reply = verifies[v.min(verifies.len() - 1)].clone();
+            v += 1;
+            return reply;
+        }
+        let reply = settles[s.min(settles.len() - 1)].clone();
+        s += 1;
+        reply
+    });
+}
+
+/// A world whose payer cancels its authorization after our `/verify` and before our
+/// `/settle`: the first `/settle` hears "already used" (and so does every later one), nothing of
+/// ours was ever broadcast; a retry's `/verify` answers `retry_verify`.
+fn cancelling_world(extra: &[(&str, &str)], retry_verify: &'static str) -> Sim {
+    let mut sim = world(extra);
+    scripted_facilitator(
+        &mut sim,
+        vec![json_reply(VERIFY_VALID), json_reply(retry_verify)],
+        vec![json_reply(SETTLE_USED)],
+    );
+    sim
+}
+
+/// Three answers to `request`, each 503 "payment outcome unknown" without `PAYMENT-REQUIRED`.
+fn assert_unreconciled_thrice(sim: &mut Sim, request: &[u8]) {
+    for n in 0..3 {
+        let r = one(&sim.request(request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        assert_eq!(r.body["error"]["message"], UNRECONCILED, "answer {n}");
+        assert!(r.header("PAYMENT-REQUIRED").is_none());
+        assert!(r.header("PAYMENT-RESPONSE").is_none());
+    }
+}
+
+/// Without a judge, a cancellation between `/verify` and `/settle` is 503 "payment outcome
+/// unknown" on the request and on every retry — never a 200 (the result would be free) and
+/// never a 402; the retry's `/verify` hears "already used" too (a real facilitator checks the
+/// nonce), or even "valid" (one that does not).
+#[test]
+fn a_cancelled_authorization_never_buys_the_result_without_a_judge() {
+    for retry_verify in [VERIFY_USED, VERIFY_VALID] {
+        let mut sim = cancelling_world(&[], retry_verify);
+        let request = paid_post(&sim, 230);
+        assert_unreconciled_thrice(&mut sim, &request);
+        assert!(
+            outcomes(&sim).iter().all(|o| *o == "unreconciled"),
+            "{:?}",
+            outcomes(&sim)
+        );
+    }
+}
+
+/// The same with the judge: the chain shows `AuthorizationCanceled` (nonce 104 of the
+/// vectors) → 402 "authorization cancelled", then "already used"; a chain that cannot be read
+/// → 503 "payment outcome unknown" on every answer, never "settlement pending" with a kept
+/// result a retry could claim.
+#[test]
+fn a_cancelled_authorization_never_buys_the_result_with_a_judge() {
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    let mut sim = cancelling_world(&judge, VERIFY_USED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain);
+    let request = paid_post(&sim, 104);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402, "{}", r.body);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("authorization cancelled"));
+    for _ in 0..2 {
+        assert_already_used(&one(&sim.request(&request)));
+    }
+    // No node: nothing certain, on every answer.
+    let mut sim = cancelling_world(&judge, VERIFY_USED);
+    let request = paid_post(&sim, 231);
+    assert_unreconciled_thrice(&mut sim, &request);
+}
+
+/// After a `/settle` that may have broadcast (a pending answer naming a transaction), "already
+/// used" is our own transfer: the kept result is delivered (evidence), as before.
+#[test]
+fn already_used_after_a_possible_broadcast_of_ours_still_delivers() {
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply(PENDING),
+            json_reply(SETTLE_USED),
+        ],
+    );
+    let request = paid_post(&sim, 232);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(one(&sim.request(&request)).status, 200);
+}
+
+/// No answer is not a refusal: a `/verify` that times out, answers garbage or HTTP 500 leaves
+/// the authorization usable — the retry with the same `PAYMENT-SIGNATURE` is verified again
+/// and paid, never 402 "already used".
+#[test]
+fn a_verify_without_an_answer_releases_the_authorization() {
+    for (n, first) in [
+        Reply::Stall,
+        json_reply("<html>502</html>"),
+        reply_with_status(500, r#"{"error":"boom"}"#),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut sim = world(&[]);
+        scripted_facilitator(
+            &mut sim,
+            vec![first, json_reply(VERIFY_VALID)],
+            vec![json_reply(SETTLED)],
+        );
+        let request = paid_post(&sim, 240 + n as u8);
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        let paid = one(&sim.request(&request));
+        assert_eq!(paid.status, 200, "case {n}: {}", paid.body);
+        assert_eq!(calls(&sim, "/verify"), 2);
+    }
+}
+
+/// The process exits while `/verify` is in flight: the record is released, not spent.
+#[test]
+fn a_job_cut_short_while_verifying_releases_the_authorization() {
+    let mut sim = world(&[]);
+    scripted_facilitator(
+        &mut sim,
+        vec![Reply::Stall, json_reply(VERIFY_VALID)],
+        vec![json_reply(SETTLED)],
+    );
+    sim.cut_at = Some(std::time::Duration::from_secs(2));
+    let request = paid_post(&sim, 245);
+    assert!(sim.request(&request).is_empty());
+    assert_eq!(sim.settlements.last().unwrap().outcome, "cut_short");
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
 }

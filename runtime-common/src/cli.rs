@@ -2,7 +2,9 @@
 //! and log settings (each an environment variable or the `--flag` of the same name), turned
 //! into the map `contact_core::config::Config::from_env_map` reads.
 
-/// `serve` settings (docs/configuration.md).
+/// `serve` settings (docs/configuration.md). `--help` shows each variable's value from the
+/// environment except those that may carry a secret (`FACILITATOR_URL`, `CHAIN_RPC_URL`,
+/// `REDIS_URL`: a key in a query or path, a password).
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// Listen address (default 0.0.0.0:8080).
@@ -17,7 +19,7 @@ pub struct ServeArgs {
     pub pay_to: Option<String>,
     /// x402 facilitator base URL(s), comma-separated in order of preference (https; http only
     /// for loopback; default unset: payments off, but https://x402.org/facilitator on Base Sepolia).
-    #[arg(long, env = "FACILITATOR_URL")]
+    #[arg(long, env = "FACILITATOR_URL", hide_env_values = true)]
     pub facilitator_url: Option<String>,
     /// File holding one header line sent on every facilitator call (`X-API-Key: …`; a relative
     /// path is read from $CREDENTIALS_DIRECTORY when set; default unset).
@@ -77,7 +79,7 @@ pub struct ServeArgs {
     pub metrics_addr: Option<String>,
     /// JSON-RPC endpoint of the payment network, to read the chain after an unknown
     /// settlement outcome (default unset).
-    #[arg(long, env = "CHAIN_RPC_URL")]
+    #[arg(long, env = "CHAIN_RPC_URL", hide_env_values = true)]
     pub chain_rpc_url: Option<String>,
     /// The operator's contact address, in the OpenAPI document's `info.contact` (default unset).
     #[arg(long, env = "OPERATOR_EMAIL")]
@@ -86,7 +88,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ICON_URL")]
     pub icon_url: Option<String>,
     /// The Redis shared by several instances (`redis://host:port`; default unset: in-process).
-    #[arg(long, env = "REDIS_URL")]
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
     /// PEM file of the CA that signed Redis's TLS certificate (with rediss://; default unset:
     /// the webpki roots).

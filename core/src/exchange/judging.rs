@@ -249,8 +249,9 @@ impl Exchange {
     }
 
     /// 503 "payment outcome unknown", no `PAYMENT-REQUIRED`; the audit line `unreconciled`
-    /// (payer, nonce, request id) for the operator; the reservation released.
-    fn unreconciled(
+    /// (payer, nonce, request id) for the operator; the reservation (or the settlement's
+    /// record) released, so a retry is judged again.
+    pub(super) fn unreconciled(
         &mut self,
         server: &Server,
         (core, paid): (JobCore, Paid),
