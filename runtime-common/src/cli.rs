@@ -95,6 +95,10 @@ pub struct ServeArgs {
     /// File holding the secp256k1 key (hex) that signs x402 offers and receipts (unset: off).
     #[arg(long, env = "RECEIPT_SIGNING_KEY_FILE")]
     pub receipt_signing_key_file: Option<String>,
+    /// Keys that signed receipts before the current one, published so their receipts still
+    /// verify: ADDRESS:VALID_FROM:VALID_UNTIL (unix seconds), comma-separated (default none).
+    #[arg(long, env = "RECEIPT_PREVIOUS_SIGNERS")]
+    pub receipt_previous_signers: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -174,6 +178,7 @@ impl ServeArgs {
             ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
             ("RECEIPT_SIGNING_KEY_FILE", &self.receipt_signing_key_file),
+            ("RECEIPT_PREVIOUS_SIGNERS", &self.receipt_previous_signers),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }
