@@ -69,12 +69,40 @@ pub enum PaymentConfig {
 pub use crate::payment::endpoint::{Facilitator, FacilitatorCredentials};
 
 /// How logs, `/api/ready` and audit lines name a configured endpoint: `scheme://host[:port]/path`
-/// of `url`, without its query or fragment (an operator may have put a key there).
+/// of `url`, without its query, fragment or password (an operator may have put a key there).
 pub fn endpoint_label(url: &Url) -> String {
     let mut label = url.clone();
     label.set_query(None);
     label.set_fragment(None);
+    let _ = label.set_password(None);
     label.to_string()
+}
+
+/// How `Debug` shows an endpoint whose path may be its secret (JSON-RPC providers put the API
+/// key in the path: `https://host/v2/<key>`): `scheme://host[:port]`, and `/[redacted]` when it
+/// had a path, query or fragment.
+fn origin_label(url: &Url) -> String {
+    let origin = url.origin().ascii_serialization();
+    let more = url.path() != "/" || url.query().is_some() || url.fragment().is_some();
+    if more {
+        format!("{origin}/[redacted]")
+    } else {
+        origin
+    }
+}
+
+/// How `Debug` shows `REDIS_URL`: as given, with the password (if any) replaced by
+/// `[redacted]`; a value that does not parse as a URL is not shown at all.
+fn redis_label(raw: &str) -> String {
+    match Url::parse(raw) {
+        Ok(mut url) => {
+            if url.password().is_some() {
+                let _ = url.set_password(Some("redacted"));
+            }
+            url.to_string().replacen(":redacted@", ":[redacted]@", 1)
+        }
+        Err(_) => "[unparseable, not shown]".to_string(),
+    }
 }
 
 /// The public x402.org facilitator: keyless, testnets only (Base Sepolia among them). The
@@ -86,8 +114,10 @@ pub const X402_ORG_TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
 /// `FACILITATOR_URL`.
 pub const CDP_FACILITATOR: &str = "https://api.cdp.coinbase.com/platform/v2/x402";
 
-/// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The whole configuration. Its `Debug` never shows a secret: `REDIS_URL`'s password and
+/// `CHAIN_RPC_URL`'s path and query are redacted, facilitators are shown by
+/// [`endpoint_label`] and [`FacilitatorCredentials::describe`], the signing key by its address.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Config {
     /// Where to listen (`BIND_ADDR`, default `0.0.0.0:8080`).
     pub bind_addr: SocketAddr,
@@ -165,6 +195,63 @@ pub struct Config {
     pub facilitator_credentials: Vec<CredentialFiles>,
     /// Warnings to log at start-up (exempted ranges, plain-http facilitator).
     pub warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field named, none left to `..`: a new field does not compile until someone
+        // decides how it is shown.
+        let Config {
+            bind_addr,
+            payment,
+            rate_limit_per_minute,
+            rate_limit_burst,
+            max_concurrent_jobs,
+            max_connections,
+            max_connections_per_ip,
+            max_page_memory,
+            operator_email,
+            metrics_addr,
+            trusted_proxies,
+            proxy_protocol,
+            net_policy,
+            resolve,
+            log_format,
+            chain_rpc,
+            redis_url,
+            redis_ca_file,
+            redis_prefix,
+            receipt_signing_key_file,
+            offer_signer,
+            facilitator_credentials,
+            warnings,
+        } = self;
+        f.debug_struct("Config")
+            .field("bind_addr", bind_addr)
+            .field("payment", payment)
+            .field("rate_limit_per_minute", rate_limit_per_minute)
+            .field("rate_limit_burst", rate_limit_burst)
+            .field("max_concurrent_jobs", max_concurrent_jobs)
+            .field("max_connections", max_connections)
+            .field("max_connections_per_ip", max_connections_per_ip)
+            .field("max_page_memory", max_page_memory)
+            .field("operator_email", operator_email)
+            .field("metrics_addr", metrics_addr)
+            .field("trusted_proxies", trusted_proxies)
+            .field("proxy_protocol", proxy_protocol)
+            .field("net_policy", net_policy)
+            .field("resolve", resolve)
+            .field("log_format", log_format)
+            .field("chain_rpc", &chain_rpc.as_ref().map(origin_label))
+            .field("redis_url", &redis_url.as_deref().map(redis_label))
+            .field("redis_ca_file", redis_ca_file)
+            .field("redis_prefix", redis_prefix)
+            .field("receipt_signing_key_file", receipt_signing_key_file)
+            .field("offer_signer", offer_signer)
+            .field("facilitator_credentials", facilitator_credentials)
+            .field("warnings", warnings)
+            .finish()
+    }
 }
 
 /// Where a facilitator's credentials are: nothing (keyless), a header file, or a CDP API key.
@@ -931,6 +1018,43 @@ mod tests {
             "https://facilitator.example.com/"
         );
         assert_eq!(facilitators[0].credentials, FacilitatorCredentials::None);
+    }
+
+    #[test]
+    fn debug_never_shows_a_secret_of_the_configuration() {
+        let mut pairs = PAYMENT.to_vec();
+        pairs.retain(|(name, _)| *name != "FACILITATOR_URL");
+        pairs.extend([
+            (
+                "FACILITATOR_URL",
+                "https://f.example.com/x402?api_key=facilitator-query-secret",
+            ),
+            (
+                "CHAIN_RPC_URL",
+                "https://rpc.example.net/v2/rpc-path-secret",
+            ),
+            (
+                "REDIS_URL",
+                "rediss://service:redis-password-secret@redis.example.net:6380/2",
+            ),
+        ]);
+        let config = Config::from_env_map(&vars(&pairs)).unwrap();
+        let shown = format!("{config:?} {config:#?}");
+        for secret in [
+            "facilitator-query-secret",
+            "rpc-path-secret",
+            "redis-password-secret",
+        ] {
+            assert!(!shown.contains(secret), "{secret} shown in {shown}");
+        }
+        // What an operator needs to recognise the settings stays.
+        for kept in [
+            "https://f.example.com/x402",
+            "https://rpc.example.net/[redacted]",
+            "rediss://service:[redacted]@redis.example.net:6380/2",
+        ] {
+            assert!(shown.contains(kept), "{kept} missing from {shown}");
+        }
     }
 
     #[test]

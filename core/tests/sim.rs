@@ -2206,7 +2206,7 @@ const BLOCK_BEFORE_TRANSFER: u64 = 3;
 /// The block of the transfer of `paid_post(&sim, 103)` (S+96), before the cancellation.
 const BLOCK_OF_TRANSFER: u64 = 4;
 /// The transaction of that transfer, as anvil hashed it.
-const TRANSFER_TX: &str = "0x8fcb8eb54cf0d78cdd361ed0f665a776d9b4d5e56825709b7fda73ffa3d4507b";
+const TRANSFER_TX: &str = "0x9faf86af3349e17a869e673f77df53ddaf94e81261bd89afea46849682949c91";
 
 /// What the scripted chain node reports: the chain of [`CHAIN_VECTORS`] up to a head.
 #[derive(Debug, Default)]

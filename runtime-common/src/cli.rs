@@ -2,7 +2,9 @@
 //! and log settings (each an environment variable or the `--flag` of the same name), turned
 //! into the map `contact_core::config::Config::from_env_map` reads.
 
-/// `serve` settings (docs/configuration.md).
+/// `serve` settings (docs/configuration.md). `--help` shows each variable's value from the
+/// environment except those that may carry a secret (`FACILITATOR_URL`, `CHAIN_RPC_URL`,
+/// `REDIS_URL`: a key in a query or path, a password).
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// Listen address.
@@ -15,7 +17,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PAY_TO")]
     pub pay_to: Option<String>,
     /// x402 facilitator base URL (https; http only for loopback).
-    #[arg(long, env = "FACILITATOR_URL")]
+    #[arg(long, env = "FACILITATOR_URL", hide_env_values = true)]
     pub facilitator_url: Option<String>,
     /// File holding one header line sent on every facilitator call (`X-API-Key: …`).
     #[arg(long, env = "FACILITATOR_AUTH_HEADER_FILE")]
@@ -73,7 +75,7 @@ pub struct ServeArgs {
     pub metrics_addr: Option<String>,
     /// JSON-RPC endpoint of the payment network, to read the chain after an unknown
     /// settlement outcome (optional).
-    #[arg(long, env = "CHAIN_RPC_URL")]
+    #[arg(long, env = "CHAIN_RPC_URL", hide_env_values = true)]
     pub chain_rpc_url: Option<String>,
     /// The operator's contact address, in the OpenAPI document's `info.contact`.
     #[arg(long, env = "OPERATOR_EMAIL")]
@@ -82,7 +84,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ICON_URL")]
     pub icon_url: Option<String>,
     /// The Redis shared by several instances (`redis://host:port`; unset: in-process).
-    #[arg(long, env = "REDIS_URL")]
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
     /// PEM file of the CA that signed Redis's TLS certificate (with rediss://).
     #[arg(long, env = "REDIS_CA_FILE")]

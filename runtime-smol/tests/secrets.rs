@@ -277,3 +277,33 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 contact_e2e::both_runtimes!(no_secret_is_ever_written);
+
+/// `serve --help` shows the values clap reads from the environment; the settings that may
+/// carry a secret (a key in `FACILITATOR_URL`'s query or `CHAIN_RPC_URL`'s path, `REDIS_URL`'s
+/// password) are named without their values.
+#[test]
+fn help_never_shows_a_secret_from_the_environment() {
+    let secret = hex(&fresh("help"));
+    let output = Command::new(env!("CARGO_BIN_EXE_contact-extract"))
+        .args(["serve", "--help"])
+        .env(
+            "FACILITATOR_URL",
+            format!("https://f.example.com/x402?key=q{secret}"),
+        )
+        .env(
+            "CHAIN_RPC_URL",
+            format!("https://rpc.example.net/v2/p{secret}"),
+        )
+        .env("REDIS_URL", format!("redis://:r{secret}@127.0.0.1:6379"))
+        .env("BIND_ADDR", "127.0.0.1:9")
+        .output_in_group()
+        .expect("run contact-extract");
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(!help.contains(&secret), "{help}");
+    for name in ["FACILITATOR_URL", "CHAIN_RPC_URL", "REDIS_URL"] {
+        assert!(help.contains(&format!("[env: {name}]")), "{name}: {help}");
+    }
+    // Settings without secrets still show what the environment says.
+    assert!(help.contains("[env: BIND_ADDR=127.0.0.1:9]"), "{help}");
+}

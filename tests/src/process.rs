@@ -444,6 +444,92 @@ mod tests {
         }
     }
 
+    /// `python3 tests/leftovers.py ARGS…` with `vars` set (and `CI` only when among them),
+    /// run to its end.
+    fn leftovers(args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut command = Command::new("python3");
+        command.current_dir(&root).args(args).env_remove("CI");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        command.output_in_group().expect("run tests/leftovers.py")
+    }
+
+    /// The command run under `tests/leftovers.py` starts a process (its standard streams on
+    /// `/dev/null`, so the pipes read here close), waits until that process's main thread has
+    /// exited while another of its threads still runs, prints its pid and exits: the process
+    /// is left behind, and the check names it, kills it and fails. (Left running, it is in
+    /// this test's process group, stopped with it.)
+    #[test]
+    fn leftovers_fails_on_a_survivor_whose_main_thread_exited() {
+        if crate::tools::have("python3", "apt-get install python3").is_none() {
+            return;
+        }
+        let command = "import ctypes, os, threading, time\n\
+                       pid = os.fork()\n\
+                       if pid == 0:\n\
+                       \x20   null = os.open('/dev/null', os.O_RDWR)\n\
+                       \x20   for fd in (0, 1, 2):\n\
+                       \x20       os.dup2(null, fd)\n\
+                       \x20   threading.Thread(target=lambda: time.sleep(600)).start()\n\
+                       \x20   ctypes.CDLL(None).pthread_exit(None)\n\
+                       deadline = time.monotonic() + 5\n\
+                       while time.monotonic() < deadline:\n\
+                       \x20   with open(f'/proc/{pid}/stat') as f:\n\
+                       \x20       if f.read().rsplit(')', 1)[1].split()[0] == 'Z':\n\
+                       \x20           break\n\
+                       \x20   time.sleep(0.01)\n\
+                       print(pid, flush=True)\n";
+        let output = leftovers(
+            &["tests/leftovers.py", "python3", "-c", command],
+            &[("LEFTOVERS_GRACE_SECONDS", "1")],
+        );
+        let said = String::from_utf8_lossy(&output.stderr);
+        let pid: u32 = String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .expect("the survivor's pid");
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert!(said.contains("left 1 process(es) running"), "{said}");
+        assert!(!running(pid), "the check killed it");
+    }
+
+    /// `tests/leftovers.py` with `prctl` refused (its `ctypes.CDLL` replaced by one whose
+    /// `prctl` returns -1): with `CI=true` it fails without running the command; elsewhere it
+    /// warns and runs it.
+    #[test]
+    fn leftovers_fails_in_ci_when_it_cannot_become_a_subreaper() {
+        if crate::tools::have("python3", "apt-get install python3").is_none() {
+            return;
+        }
+        let refused = "import ctypes, runpy, sys\n\
+                       class Libc:\n\
+                       \x20   def prctl(self, *args):\n\
+                       \x20       return -1\n\
+                       ctypes.CDLL = lambda *args, **kwargs: Libc()\n\
+                       sys.argv = sys.argv[1:]\n\
+                       runpy.run_path(sys.argv[0], run_name='__main__')\n";
+        let args = [
+            "-c",
+            refused,
+            "tests/leftovers.py",
+            "sh",
+            "-c",
+            "echo the command ran",
+        ];
+        let ci = leftovers(&args, &[("CI", "true")]);
+        let said = String::from_utf8_lossy(&ci.stderr);
+        assert_eq!(ci.status.code(), Some(1), "{said}");
+        assert!(said.contains("cannot become a child subreaper"), "{said}");
+        assert!(ci.stdout.is_empty(), "the command does not run unchecked");
+        let elsewhere = leftovers(&args, &[]);
+        let said = String::from_utf8_lossy(&elsewhere.stderr);
+        assert!(elsewhere.status.success(), "{said}");
+        assert!(said.contains("not checked"), "{said}");
+        assert_eq!(elsewhere.stdout, b"the command ran\n");
+    }
+
     #[test]
     fn output_stops_what_the_process_left_behind() {
         let output = Command::new("sh")

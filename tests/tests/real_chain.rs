@@ -587,7 +587,8 @@ impl Redis {
 
 /// A JSON-RPC endpoint in front of anvil that answers as a node one block behind the head would,
 /// while it lags: `eth_getBlockByNumber "latest"` and everything else pass through (the head it
-/// names is fresh), but `eth_call` at a block number above the real head − 1 is the error
+/// names is fresh), but `eth_call` at a block above the real head − 1 (by number, or by the hash
+/// of such a block: EIP-1898) is the error
 /// `-32000 "header not found"`, and `eth_call` at `"latest"` reads head − 1. Once caught up
 /// ([`LaggingRpc::catch_up`]) it passes everything. One request per connection, answered with
 /// `Connection: close`; it stops when dropped (or after 3 minutes).
@@ -686,9 +687,30 @@ fn lagging_answer(
         );
         let behind = quantity(&head["result"]).saturating_sub(1);
         let block = request["params"][1].clone();
+        // EIP-1898: a block named by its hash is read at that block's number (a hash anvil
+        // does not know, as a block this node has not seen).
+        let number = match &block["blockHash"] {
+            Value::String(hash) => {
+                let params = json!([hash, false]);
+                let method = "eth_getBlockByHash";
+                let by_hash =
+                    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+                let found = http_json(upstream, "POST", "/", Some(by_hash));
+                let number = &found["result"]["number"];
+                Some(if number.is_string() {
+                    quantity(number)
+                } else {
+                    u64::MAX
+                })
+            }
+            _ => block
+                .as_str()
+                .filter(|tag| tag.starts_with("0x"))
+                .map(|_| quantity(&block)),
+        };
         if block == "latest" {
             request["params"][1] = json!(format!("{behind:#x}"));
-        } else if block.is_string() && quantity(&block) > behind {
+        } else if number.is_some_and(|n| n > behind) {
             refused.fetch_add(1, Ordering::SeqCst);
             return json!({
                 "jsonrpc": "2.0",
