@@ -218,6 +218,7 @@ impl std::fmt::Debug for Config {
             resolve,
             log_format,
             chain_rpc,
+            chain_log_range,
             redis_url,
             redis_ca_file,
             redis_prefix,
@@ -243,6 +244,7 @@ impl std::fmt::Debug for Config {
             .field("resolve", resolve)
             .field("log_format", log_format)
             .field("chain_rpc", &chain_rpc.as_ref().map(origin_label))
+            .field("chain_log_range", chain_log_range)
             .field("redis_url", &redis_url.as_deref().map(redis_label))
             .field("redis_ca_file", redis_ca_file)
             .field("redis_prefix", redis_prefix)
