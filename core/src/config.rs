@@ -151,7 +151,8 @@ pub struct Config {
     pub trusted_proxies: Vec<IpNet>,
     /// Whether a trusted proxy sends the PROXY protocol header (v1 or v2) first on each
     /// connection (`PROXY_PROTOCOL`, default false): then the client address is the
-    /// header's source address, and a trusted peer without a valid header is refused.
+    /// header's source address (the peer when the header names none), and a trusted peer
+    /// without a valid header is refused.
     pub proxy_protocol: bool,
     /// Target ports and exempted ranges (`ALLOWED_PORTS`, `ALLOW_PRIVATE_CIDRS`).
     pub net_policy: NetPolicy,

@@ -1027,6 +1027,31 @@ fn with_proxy_protocol_a_trusted_proxy_names_the_client_in_its_header() {
     );
 }
 
+/// A PROXY header that names no client (v1 `UNKNOWN`, v2 `LOCAL`: the proxy's own health
+/// check) makes the peer the client: an L4 proxy passes `X-Forwarded-For` through from the
+/// client unread, so believing it then would let any client pick its address.
+#[test]
+fn a_proxy_header_without_an_address_makes_the_peer_the_client_not_x_forwarded_for() {
+    let mut sim = world(&[
+        ("TRUSTED_PROXIES", "198.51.100.0/24"),
+        ("PROXY_PROTOCOL", "true"),
+    ]);
+    let forged =
+        b"GET /api/health HTTP/1.1\r\nX-Forwarded-For: 203.0.113.77\r\nConnection: close\r\n\r\n";
+    let v2_local: &[u8] = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
+    for header in [&b"PROXY UNKNOWN\r\n"[..], v2_local] {
+        let mut request = header.to_vec();
+        request.extend_from_slice(forged);
+        assert_eq!(one(&sim.request(&request)).status, 200);
+        assert_eq!(
+            sim.events.last().unwrap().client.to_string(),
+            "198.51.100.10",
+            "{:?}",
+            String::from_utf8_lossy(header)
+        );
+    }
+}
+
 #[test]
 fn connection_caps_refuse_at_admission_and_free_on_drop() {
     let sim = world(&[
