@@ -77,6 +77,9 @@ pub struct ServeArgs {
     /// settlement outcome (optional).
     #[arg(long, env = "CHAIN_RPC_URL", hide_env_values = true)]
     pub chain_rpc_url: Option<String>,
+    /// Blocks per eth_getLogs call when the chain is read (default 10000).
+    #[arg(long, env = "CHAIN_LOG_RANGE")]
+    pub chain_log_range: Option<String>,
     /// The operator's contact address, in the OpenAPI document's `info.contact`.
     #[arg(long, env = "OPERATOR_EMAIL")]
     pub operator_email: Option<String>,
@@ -172,6 +175,7 @@ impl ServeArgs {
             ("MAX_PAGE_MEMORY", &self.max_page_memory),
             ("PROXY_PROTOCOL", &self.proxy_protocol),
             ("CHAIN_RPC_URL", &self.chain_rpc_url),
+            ("CHAIN_LOG_RANGE", &self.chain_log_range),
             ("OPERATOR_EMAIL", &self.operator_email),
             ("ICON_URL", &self.icon_url),
             ("REDIS_URL", &self.redis_url),
