@@ -78,9 +78,12 @@ pub struct ServeArgs {
     #[arg(long, env = "METRICS_ADDR")]
     pub metrics_addr: Option<String>,
     /// JSON-RPC endpoint of the payment network, to read the chain after an unknown
-    /// settlement outcome (default unset).
+    /// settlement outcome (default the network's public RPC on Base and Base Sepolia, else unset).
     #[arg(long, env = "CHAIN_RPC_URL", hide_env_values = true)]
     pub chain_rpc_url: Option<String>,
+    /// Blocks per eth_getLogs call when the chain is read (default 10000).
+    #[arg(long, env = "CHAIN_LOG_RANGE")]
+    pub chain_log_range: Option<String>,
     /// The operator's contact address, in the OpenAPI document's `info.contact` (default unset).
     #[arg(long, env = "OPERATOR_EMAIL")]
     pub operator_email: Option<String>,
@@ -101,6 +104,10 @@ pub struct ServeArgs {
     /// is read from $CREDENTIALS_DIRECTORY when set; default unset: off).
     #[arg(long, env = "RECEIPT_SIGNING_KEY_FILE")]
     pub receipt_signing_key_file: Option<String>,
+    /// Keys that signed receipts before the current one, published so their receipts still
+    /// verify: ADDRESS:VALID_FROM:VALID_UNTIL (unix seconds), comma-separated (default none).
+    #[arg(long, env = "RECEIPT_PREVIOUS_SIGNERS")]
+    pub receipt_previous_signers: Option<String>,
     /// File holding the Redis password, used instead of one in REDIS_URL (a relative path is
     /// read from $CREDENTIALS_DIRECTORY when set; default unset).
     #[arg(long, env = "REDIS_PASSWORD_FILE")]
@@ -190,12 +197,14 @@ impl ServeArgs {
             ("MAX_PAGE_MEMORY", &self.max_page_memory),
             ("PROXY_PROTOCOL", &self.proxy_protocol),
             ("CHAIN_RPC_URL", &self.chain_rpc_url),
+            ("CHAIN_LOG_RANGE", &self.chain_log_range),
             ("OPERATOR_EMAIL", &self.operator_email),
             ("ICON_URL", &self.icon_url),
             ("REDIS_URL", &self.redis_url),
             ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
             ("RECEIPT_SIGNING_KEY_FILE", &self.receipt_signing_key_file),
+            ("RECEIPT_PREVIOUS_SIGNERS", &self.receipt_previous_signers),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }
