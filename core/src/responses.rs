@@ -163,7 +163,7 @@ pub(crate) fn readiness_warnings(config: &Config) -> Vec<&'static str> {
     let mut warnings = Vec::new();
     if config.chain_rpc.is_none() {
         warnings.push(
-            "CHAIN_RPC_URL is not set: an unknown settlement outcome stays unknown (503) until its record expires; \"already used\" after it counts as paid, so a payer who cancels a pending authorization can get one result free; an authorization used on chain whose record was lost is answered 503 \"payment outcome unknown\" and left to the operator (audit: unreconciled)",
+            "no chain judge (CHAIN_RPC_URL=none, or a network without a public RPC): an unknown settlement outcome stays unknown (503) until its record expires; \"already used\" after a /settle of ours that may have broadcast counts as paid, so a payer who cancels while our transfer is pending gets that result free; an authorization used on chain whose record was lost is answered 503 \"payment outcome unknown\" and left to the operator (audit: unreconciled), and its retry with less than the minimum window left is a 402 (x402 clients pay again)",
         );
     }
     if config.redis_url.is_none() {

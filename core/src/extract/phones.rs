@@ -169,6 +169,19 @@ fn strip_phone_scheme(href: &str) -> Option<&str> {
 /// is written internationally without `+` (WhatsApp's click-to-chat documentation); `None`
 /// for other links and for invalid numbers.
 pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPhone> {
+    let number = whatsapp_number(href)?;
+    let e164 = validate(
+        &format!("+{number}"),
+        RegionHint::default(),
+        true,
+        judgements,
+    )?;
+    Some(FoundPhone { e164, fax: false })
+}
+
+/// The digits of a WhatsApp click-to-chat link's number (`wa.me/<number>`,
+/// `api.whatsapp.com/send?phone=`), as [`whatsapp_digits`]; `None` for other links.
+fn whatsapp_number(href: &str) -> Option<String> {
     // Every link of a page comes here: prefix comparisons only, no allocation, until one
     // matches.
     let href = whitespace::trim(href);
@@ -194,6 +207,12 @@ pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPho
     } else {
         return None;
     };
+    whatsapp_digits(digits_from)
+}
+
+/// The digits of a WhatsApp link's number (after `wa.me/` or in `phone=`), percent-decoded,
+/// 8 to 15 of them; `None` otherwise.
+fn whatsapp_digits(digits_from: &str) -> Option<String> {
     let decoded = percent_encoding::percent_decode_str(digits_from).decode_utf8_lossy();
     let number: String = decoded
         .trim_start_matches(['+', ' '])
@@ -201,16 +220,7 @@ pub fn from_whatsapp(href: &str, judgements: &mut Judgements) -> Option<FoundPho
         .take_while(|c| c.is_ascii_digit() || matches!(c, ' ' | '-'))
         .filter(char::is_ascii_digit)
         .collect();
-    if !(8..=15).contains(&number.len()) {
-        return None;
-    }
-    let e164 = validate(
-        &format!("+{number}"),
-        RegionHint::default(),
-        true,
-        judgements,
-    )?;
-    Some(FoundPhone { e164, fax: false })
+    (8..=15).contains(&number.len()).then_some(number)
 }
 
 /// The region of an international `tel:+…` link's number (the page's own numbers are likely in
@@ -221,14 +231,32 @@ pub fn region_of_tel(href: &str) -> Option<Region> {
         return None;
     }
     let decoded = percent_encoding::percent_decode_str(href.get(4..)?).decode_utf8_lossy();
-    let number = decoded.trim().trim_start_matches('/');
+    region_of_international(decoded.trim().trim_start_matches('/'))
+}
+
+/// The region of the international number `number` starts with (`+91 98765 43210` → IN;
+/// `wa.me/` digits are given with a `+`): the region libphonenumber assigns a valid number;
+/// `None` when `number` does not start with `+` or is not valid. One parse (microseconds).
+pub fn region_of_international(number: &str) -> Option<Region> {
+    let number = number.trim();
     if !number.starts_with('+') {
         return None;
     }
-    let parsed = PhoneNumber::parse(number, None)
+    let end = number
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')' | '\u{a0}')))
+        .map_or(number.len(), |(i, _)| i);
+    let parsed = PhoneNumber::parse(&number[..end], None)
         .ok()
         .filter(PhoneNumber::is_valid)?;
     parsed.get_region_code()
+}
+
+/// The region of a WhatsApp link's number (`https://wa.me/<number>`), as
+/// [`region_of_international`]; `None` for other links.
+pub fn region_of_whatsapp(href: &str) -> Option<Region> {
+    region_of_international(&format!("+{}", whatsapp_number(href)?))
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
