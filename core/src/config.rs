@@ -188,6 +188,11 @@ pub struct Config {
     /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
     /// and receipts"). Its `Debug` shows the address only.
     pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
+    /// Keys that signed receipts before the current one, with the unix seconds each signed in
+    /// (`RECEIPT_PREVIOUS_SIGNERS`: `ADDRESS:VALID_FROM:VALID_UNTIL`, comma-separated; default
+    /// none): published beside the current signer so that receipts handed out before a
+    /// rotation still verify (docs/payments.md, "Rotating the signing key").
+    pub receipt_previous_signers: Vec<crate::payment::offer_receipt::RetiredSigner>,
     /// Where each facilitator's credentials are, by position in `FACILITATOR_URL`
     /// (docs/configuration.md, "Facilitator credentials"; facilitators past the end of the
     /// list have none): read by the runtime, which sets each facilitator's
@@ -225,6 +230,7 @@ impl std::fmt::Debug for Config {
             redis_prefix,
             receipt_signing_key_file,
             offer_signer,
+            receipt_previous_signers,
             facilitator_credentials,
             warnings,
         } = self;
@@ -251,6 +257,7 @@ impl std::fmt::Debug for Config {
             .field("redis_prefix", redis_prefix)
             .field("receipt_signing_key_file", receipt_signing_key_file)
             .field("offer_signer", offer_signer)
+            .field("receipt_previous_signers", receipt_previous_signers)
             .field("facilitator_credentials", facilitator_credentials)
             .field("warnings", warnings)
             .finish()
@@ -315,6 +322,7 @@ pub const VARIABLES: &[&str] = &[
     "PUBLIC_BASE_URL",
     "RATE_LIMIT_BURST",
     "RATE_LIMIT_PER_MINUTE",
+    "RECEIPT_PREVIOUS_SIGNERS",
     "RECEIPT_SIGNING_KEY_FILE",
     "REDIS_CA_FILE",
     "REDIS_PREFIX",
@@ -547,6 +555,10 @@ impl Config {
                 "expected 1 to 64 letters, digits, '-', '_' or '.'",
             ));
         }
+        let receipt_previous_signers = crate::payment::offer_receipt::parse_retired_signers(
+            get("RECEIPT_PREVIOUS_SIGNERS").unwrap_or(""),
+        )
+        .map_err(|why| invalid("RECEIPT_PREVIOUS_SIGNERS", &why))?;
         Ok(Config {
             bind_addr,
             payment,
@@ -579,6 +591,7 @@ impl Config {
                 .filter(|path| !path.trim().is_empty())
                 .map(str::to_string),
             offer_signer: None,
+            receipt_previous_signers,
             facilitator_credentials,
             warnings,
         })
