@@ -24,6 +24,14 @@ pub enum PaymentVerdict {
     /// `/verify` reported the authorization already used and the payment store held no record
     /// of it: the chain judges, or the answer is 503 (never a 402; docs/payments.md).
     UsedWithoutRecord,
+    /// The local window check found the authorization genuine but too late, the payment store
+    /// held no record of it, and the chain judges it before any 402 (docs/payments.md, "An
+    /// expired authorization without a record").
+    ExpiredWithoutRecord,
+    /// A chain reading for a payment without a record was over the client's or the instance's
+    /// limit: 503 with `Retry-After`, never a 402 (docs/payments.md, "The judge is no
+    /// amplifier").
+    JudgeLimited,
 }
 
 impl PaymentVerdict {
@@ -34,6 +42,8 @@ impl PaymentVerdict {
             PaymentVerdict::Refused => "refused",
             PaymentVerdict::FacilitatorUnavailable => "facilitator_unavailable",
             PaymentVerdict::UsedWithoutRecord => "used_without_record",
+            PaymentVerdict::ExpiredWithoutRecord => "expired_without_record",
+            PaymentVerdict::JudgeLimited => "judge_limited",
         }
     }
 }

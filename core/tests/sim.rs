@@ -26,6 +26,8 @@ fn config(extra: &[(&str, &str)]) -> Config {
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "http://127.0.0.1:9000"),
         ("X402_MAX_TIMEOUT_SECONDS", "64"),
+        // No judge unless a test names one (unset is the network's public RPC).
+        ("CHAIN_RPC_URL", "none"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1023,6 +1025,31 @@ fn with_proxy_protocol_a_trusted_proxy_names_the_client_in_its_header() {
         sim.events.last().unwrap().client.to_string(),
         "198.51.100.10"
     );
+}
+
+/// A PROXY header that names no client (v1 `UNKNOWN`, v2 `LOCAL`: the proxy's own health
+/// check) makes the peer the client: an L4 proxy passes `X-Forwarded-For` through from the
+/// client unread, so believing it then would let any client pick its address.
+#[test]
+fn a_proxy_header_without_an_address_makes_the_peer_the_client_not_x_forwarded_for() {
+    let mut sim = world(&[
+        ("TRUSTED_PROXIES", "198.51.100.0/24"),
+        ("PROXY_PROTOCOL", "true"),
+    ]);
+    let forged =
+        b"GET /api/health HTTP/1.1\r\nX-Forwarded-For: 203.0.113.77\r\nConnection: close\r\n\r\n";
+    let v2_local: &[u8] = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
+    for header in [&b"PROXY UNKNOWN\r\n"[..], v2_local] {
+        let mut request = header.to_vec();
+        request.extend_from_slice(forged);
+        assert_eq!(one(&sim.request(&request)).status, 200);
+        assert_eq!(
+            sim.events.last().unwrap().client.to_string(),
+            "198.51.100.10",
+            "{:?}",
+            String::from_utf8_lossy(header)
+        );
+    }
 }
 
 #[test]
@@ -2204,7 +2231,7 @@ const BLOCK_BEFORE_TRANSFER: u64 = 3;
 /// The block of the transfer of `paid_post(&sim, 103)` (S+96), before the cancellation.
 const BLOCK_OF_TRANSFER: u64 = 4;
 /// The transaction of that transfer, as anvil hashed it.
-const TRANSFER_TX: &str = "0x8fcb8eb54cf0d78cdd361ed0f665a776d9b4d5e56825709b7fda73ffa3d4507b";
+const TRANSFER_TX: &str = "0x9faf86af3349e17a869e673f77df53ddaf94e81261bd89afea46849682949c91";
 
 /// What the scripted chain node reports: the chain of [`CHAIN_VECTORS`] up to a head.
 #[derive(Debug, Default)]
@@ -3537,8 +3564,13 @@ fn readiness_names_what_a_missing_chain_and_store_cost() {
         .map(|w| w.as_str().unwrap())
         .collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].starts_with("CHAIN_RPC_URL is not set"));
+    assert!(warnings[0].starts_with("no chain judge (CHAIN_RPC_URL=none"));
     assert!(warnings[0].contains("payment outcome unknown"));
+    assert!(warnings[0].contains("402"), "the late retry's cost");
+    assert!(
+        !warnings[0].contains("one result free"),
+        "any payer, any number: gone"
+    );
     assert!(warnings[1].starts_with("REDIS_URL is not set"));
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     let r = ready(&mut sim);
@@ -4374,4 +4406,150 @@ fn a_job_cut_short_while_verifying_releases_the_authorization() {
     assert_eq!(sim.settlements.last().unwrap().outcome, "cut_short");
     let paid = one(&sim.request(&request));
     assert_eq!(paid.status, 200, "{}", paid.body);
+}
+
+/// A record lost (the process restarted with the in-process store) and the payer's retry of a
+/// paid request 65 s later, with 35 s of its window left — less than a job needs, so the local
+/// window check fails. With the judge the chain shows the transfer to `payTo` (nonce 103 of the
+/// vectors): the job runs without a `/settle` and the 200 names that transaction; a cancelled
+/// (104) or unused (232) authorization is a 402 as before. Without a judge: 402 (the documented
+/// cost of turning it off).
+#[test]
+fn a_late_retry_after_a_lost_record_asks_the_chain_before_a_402() {
+    let late = |extra: &[(&str, &str)], nonce: u8| {
+        let mut sim = world(extra);
+        sim.advance(std::time::Duration::from_secs(65));
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+        chain_node(&mut sim, chain.clone());
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        (sim, r, chain)
+    };
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    let (sim, r, _) = late(&judge, 103);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(settled.transaction, TRANSFER_TX);
+    assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (0, 0));
+    assert!(site_requests(&sim) > 0);
+    for (nonce, error) in [
+        (104, "authorization cancelled"),
+        (232, "invalid_exact_evm_payload_authorization_valid_before"),
+    ] {
+        let (_, r, _) = late(&judge, nonce);
+        assert_eq!(r.status, 402, "{nonce}: {}", r.body);
+        let required: PaymentRequired =
+            codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+        assert!(
+            required.error.as_deref().unwrap().starts_with(error),
+            "{nonce}: {:?}",
+            required.error
+        );
+    }
+    // Judge off: the window check's 402, nothing asked.
+    let (sim, r, chain) = late(&[], 103);
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert!(chain.borrow().calls.is_empty());
+    assert_eq!(site_requests(&sim), 0);
+}
+
+/// A provider's rate-limit answer (HTTP 429) is "undetermined", never "unused": whatever its
+/// body says, a refusal without a record stays a 503 with `Retry-After`, never a 402.
+#[test]
+fn a_rate_limited_chain_answer_is_never_unused() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let vectors: serde_json::Value = serde_json::from_str(CHAIN_VECTORS).unwrap();
+    sim.endpoint(CHAIN_RPC.parse().unwrap(), move |raw| {
+        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let request: serde_json::Value = serde_json::from_slice(&raw[at..]).unwrap();
+        let answer = chain_answer(&vectors, &ChainState::default(), &request);
+        reply_with_status(429, &answer.to_string())
+    });
+    let r = one(&sim.request(&paid_post(&sim, 105)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert!(r.header("Retry-After").is_some());
+}
+
+/// The judge is no amplifier. Chain readings for payments without a record (anyone can sign an
+/// authorization with a fresh key and have it refused) are limited per client: past the
+/// burst the answer is 503 with `Retry-After` — never a 402 — and no chain call is made; a
+/// minute later readings are made again.
+#[test]
+fn record_less_chain_readings_are_limited_per_client() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[
+        ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+        ("RATE_LIMIT_BURST", "100"),
+    ]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let heads = |chain: &std::rc::Rc<std::cell::RefCell<ChainState>>| {
+        let calls = &chain.borrow().calls;
+        calls
+            .iter()
+            .filter(|m| *m == "eth_getBlockByNumber")
+            .count()
+    };
+    let mut limited = 0;
+    for nonce in 150..170 {
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        match r.status {
+            402 => assert_eq!(limited, 0, "judged again after a limited one"),
+            503 => {
+                limited += 1;
+                assert!(r.header("Retry-After").is_some());
+                assert!(r.header("PAYMENT-REQUIRED").is_none());
+            }
+            other => panic!("{other}: {}", r.body),
+        }
+    }
+    assert!(limited > 0);
+    let read = heads(&chain);
+    assert_eq!(
+        read + limited,
+        20,
+        "one reading per judged request, none for the others"
+    );
+    sim.advance(std::time::Duration::from_secs(60));
+    let header = payment_header(&requirements(&sim), 171, 0, sim.unix_now() + 100);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&header),
+    )));
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert_eq!(heads(&chain), read + 1);
+}
+
+/// A verdict that cannot change — the chain showed the authorization paid to us — is cached
+/// per (from, nonce): when the paid job fails (the site is down) and its reservation is
+/// released, the retry is judged from the cache without a chain call.
+#[test]
+fn a_final_chain_verdict_is_cached_per_authorization() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let site = sim
+        .endpoints
+        .remove(&format!("{SITE_IP}:443").parse().unwrap());
+    let request = paid_post(&sim, 103);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 200);
+    let calls = chain.borrow().calls.len();
+    assert!(calls > 0);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 402, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls, "from the cache");
+    sim.endpoints
+        .insert(format!("{SITE_IP}:443").parse().unwrap(), site.unwrap());
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, TRANSFER_TX);
 }

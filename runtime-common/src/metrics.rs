@@ -12,7 +12,7 @@
 //! | `contact_requests` (`_total`) | counter | `route`, `status`, `code` (the ApiError code, or empty) |
 //! | `contact_rate_limited` (`_total`) | counter | |
 //! | `contact_shed` (`_total`) | counter | `reason` (`jobs_or_store` for a 503 at a cap, `connections` / `connections_per_ip` at accept) |
-//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable, used_without_record (the check); settled, settle_refused, settle_unknown (each `/settle` attempt); confirmed_on_chain, cancelled, expired_unused (the chain's verdicts); confirmed_on_chain_without_record, unreconciled (an authorization used on chain of which the store held no record: the chain showed our transfer, or nothing could tell); cut_short (a paid job the exiting process cut) |
+//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable, used_without_record, expired_without_record (a genuine authorization too late for a job, no record: the chain judges it), judge_limited (a record-less chain reading over its limit: 503) (the check); settled, settle_refused, settle_unknown (each `/settle` attempt); confirmed_on_chain, cancelled, expired_unused (the chain's verdicts); confirmed_on_chain_without_record, unreconciled (an authorization used on chain of which the store held no record: the chain showed our transfer, or nothing could tell); cut_short (a paid job the exiting process cut) |
 //! | `contact_crawl_duration_seconds` | histogram | paid extractions answered 200 |
 //! | `contact_crawl_pages_fetched` | histogram | paid extractions answered 200 |
 //! | `contact_work_seconds` | histogram | `kind`: payment, page, result (worker time; `page` is the extraction CPU time) |

@@ -258,10 +258,21 @@ pub fn block_own_addresses(config: &mut Config) {
     }
 }
 
-/// Longest a metrics scrape may take to send its request head.
+/// Longest a metrics connection may last, from accept to the last byte of the answer written
+/// (a scraper that sends its head slowly or stops reading the answer is dropped then).
 pub const METRICS_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Most metrics connections open at once; one more is closed at accept. A Prometheus server
+/// holds one; the rest is room for a second scraper and an operator's `curl`.
+pub const METRICS_MAX_CONNECTIONS: usize = 16;
 /// Largest metrics request head, in bytes.
 pub const METRICS_MAX_HEAD: usize = 8 * 1024;
+
+/// The count of open metrics connections ([`METRICS_MAX_CONNECTIONS`] in all; no per-client
+/// cap: the listener is the operator's, on an address no one else reaches). A runtime admits
+/// each accepted connection with `admit(peer, true)` and closes it at once when refused.
+pub fn metrics_gate() -> contact_core::connections::ConnectionGate {
+    contact_core::connections::ConnectionGate::new(METRICS_MAX_CONNECTIONS, METRICS_MAX_CONNECTIONS)
+}
 
 /// Whether a metrics request head read so far is complete (or too long to read on).
 pub fn metrics_head_done(head: &[u8]) -> bool {

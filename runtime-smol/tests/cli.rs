@@ -609,6 +609,63 @@ fn paid_request(
     format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
 }
 
+/// The metrics listener holds at most `METRICS_MAX_CONNECTIONS` connections: one more is closed
+/// at once, without an answer, and a slot comes back when a connection ends (here: the
+/// listener drops clients that send nothing within its 5 s limit).
+fn the_metrics_listener_caps_its_connections() {
+    use contact_e2e::fixture::Fixture;
+    use contact_runtime_common::service::{METRICS_MAX_CONNECTIONS, METRICS_REQUEST_TIMEOUT};
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let site = slow_home_site(Duration::from_millis(0));
+    let facilitator = Fixture::accepting_facilitator();
+    let mut vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
+    let (_child, _address, mut lines) = start_serve(&vars);
+    let metrics_address = (0..5)
+        .find_map(|_| {
+            let line = lines.next()?.ok()?;
+            line.strip_prefix("metrics on ")
+                .map(|a| a.trim().to_string())
+        })
+        .expect("the service logs its metrics address");
+    let scrape = || {
+        let mut stream = std::net::TcpStream::connect(&metrics_address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        // A refused connection may be reset before the head is written.
+        let _ = stream.write_all(b"GET /metrics HTTP/1.1\r\n\r\n");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).to_string()
+    };
+    assert!(scrape().starts_with("HTTP/1.1 200"));
+    // Connections that send nothing, as many as the cap allows.
+    let opened = Instant::now();
+    let idle: Vec<_> = (0..METRICS_MAX_CONNECTIONS)
+        .map(|_| std::net::TcpStream::connect(&metrics_address).expect("connect"))
+        .collect();
+    // Give the listener time to accept all of them before the next one.
+    std::thread::sleep(Duration::from_millis(300));
+    let refused = scrape();
+    assert!(
+        refused.is_empty(),
+        "one past the cap was answered: {refused}"
+    );
+    assert!(
+        opened.elapsed() < METRICS_REQUEST_TIMEOUT,
+        "the test was too slow to tell"
+    );
+    // The idle ones are dropped by the listener's limit; their slots come back.
+    contact_e2e::wait::wait_until(
+        "a scrape to be answered again",
+        METRICS_REQUEST_TIMEOUT + Duration::from_secs(10),
+        || scrape().starts_with("HTTP/1.1 200"),
+    );
+    drop(idle);
+}
+
 /// `METRICS_ADDR`: the Prometheus text on its own listener, counting what the public listener
 /// answered; the public listener has no `/metrics`.
 fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work() {
@@ -1036,5 +1093,6 @@ contact_e2e::both_runtimes!(
     sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request,
     a_client_that_leaves_after_paying_still_gets_its_result_on_retry,
     metrics_are_served_on_their_own_address_and_count_requests_payments_and_work,
+    the_metrics_listener_caps_its_connections,
     extract_batch_crawls_a_list_politely_and_resumes_after_a_kill,
 );

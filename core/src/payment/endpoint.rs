@@ -14,7 +14,7 @@ use crate::payment::cdp_jwt::{self, CdpKey};
 
 /// A facilitator: where it is and how the service proves who it is. Its `Debug` shows the URL
 /// as logs name it ([`crate::config::endpoint_label`]: no query, fragment or password) and the
-/// credentials by [`FacilitatorCredentials::describe`].
+/// credentials by their own `Debug` (the header's value and the key's secret `[redacted]`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Facilitator {
     /// The base URL (`FACILITATOR_URL`); `/supported`, `/verify` and `/settle` are appended,
@@ -28,7 +28,7 @@ impl std::fmt::Debug for Facilitator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Facilitator")
             .field("url", &crate::config::endpoint_label(&self.url))
-            .field("credentials", &self.credentials.describe())
+            .field("credentials", &self.credentials)
             .finish()
     }
 }
