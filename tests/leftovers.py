@@ -6,7 +6,15 @@ killed, a daemon that forked away) is re-parented to it rather than to init. Onc
 has exited, whatever still runs below this process was started by the command and left behind.
 It gets at most 10 s to end (a test binary's process watchdog stops its groups after the binary
 exits); then each one left is named, killed, and the exit status is 1 (or the command's own
-failure status). Usage: python3 tests/leftovers.py COMMAND [ARG...]
+failure status). A process runs while any of its threads does: a process whose main thread has
+exited (state `Z` in /proc/PID/stat) while another thread still runs is left behind too.
+
+When it cannot become a child subreaper (not Linux, or prctl refused), nothing left behind
+could be seen: with CI=true that fails at once (exit status 1, the command not run); otherwise
+it warns and runs the command unchecked.
+
+Usage: python3 tests/leftovers.py COMMAND [ARG...]
+Environment: LEFTOVERS_GRACE_SECONDS, the time left processes get to end (default 10).
 """
 
 import ctypes
@@ -17,13 +25,14 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
-GRACE_SECONDS = 10
+GRACE_SECONDS = float(os.environ.get("LEFTOVERS_GRACE_SECONDS", "10"))
 
 
-def stat(pid):
-    """(state, ppid) of `pid` from /proc/<pid>/stat, or None when it is gone."""
+def stat(path):
+    """(state, ppid) from a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat, or None when it
+    is gone."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+        with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
     except OSError:
         return None
@@ -31,19 +40,32 @@ def stat(pid):
     return fields[0], int(fields[1])
 
 
+def runs(pid):
+    """Whether a thread of process `pid` runs: not the main thread's state alone, which is `Z`
+    once the main thread has exited while the others go on."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        threads = []
+    states = [stat(f"/proc/{pid}/task/{tid}/stat") for tid in threads]
+    if not threads:
+        states = [stat(f"/proc/{pid}/stat")]
+    return any(found is not None and found[0] not in ("Z", "X") for found in states)
+
+
 def descendants():
-    """The running (not zombie) processes below this one."""
+    """The running processes below this one (zombies, exited but not reaped, are not)."""
     children = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
-            found = stat(int(name))
+            found = stat(f"/proc/{name}/stat")
             if found is not None:
-                children.setdefault(found[1], []).append((int(name), found[0]))
+                children.setdefault(found[1], []).append(int(name))
     below, queue = [], [os.getpid()]
     while queue:
-        for pid, state in children.get(queue.pop(), []):
+        for pid in children.get(queue.pop(), []):
             queue.append(pid)
-            if state not in ("Z", "X"):
+            if runs(pid):
                 below.append(pid)
     return below
 
@@ -62,6 +84,10 @@ def reap():
 def main():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        if os.environ.get("CI") == "true":
+            print("error: leftovers: cannot become a child subreaper, so processes the tests "
+                  "leave behind cannot be seen; CI=true: failing", file=sys.stderr)
+            sys.exit(1)
         print("leftovers: cannot become a subreaper; processes left behind are not checked",
               file=sys.stderr)
     command = subprocess.Popen(sys.argv[1:])

@@ -223,7 +223,8 @@ pub fn x402_resources(terms: Option<&PaymentTerms>) -> Value {
 }
 
 /// `/openapi.json`: every route, request and response schema, every status, and the 402 with
-/// its headers; `info.contact.email` is the operator's address (`OPERATOR_EMAIL`), when set.
+/// its headers; `info.contact.email` is the operator's address (`OPERATOR_EMAIL`), and
+/// `info.contact` is absent when none is set (OpenAPI 3.1 §4.8.2).
 pub fn openapi_document(
     base_url: Option<&str>,
     terms: Option<&PaymentTerms>,
@@ -241,14 +242,13 @@ pub fn openapi_document(
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/HealthStatus"}}}
     });
     let json_doc = |description: &str| json!({"description": description, "content": {"application/json": {"schema": {"type": "object"}}}});
-    json!({
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "contact-extract",
             "version": API_VERSION,
             "description": "Pay-per-request extraction of public business contact data from a website. The extraction endpoint is paid with x402 v2 (scheme exact, USDC on Base); health, readiness and discovery routes are free. Every GET route also answers HEAD (its status and headers, no body; RFC 9110 §9.3.2). A request body may come with Content-Length or in the chunked transfer coding (RFC 9112 §7.1).",
-            "x-guidance": GUIDANCE,
-            "contact": contact_email.map(|email| json!({"email": email}))
+            "x-guidance": GUIDANCE
         },
         "servers": base_url.map(|url| vec![json!({"url": url})]).unwrap_or_default(),
         "paths": {
@@ -319,7 +319,7 @@ pub fn openapi_document(
                 "ExtractContactRequest": request_schema(),
                 "ContactExtractionResult": result_schema(),
                 "ApiError": api_error_schema(),
-                "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
+                "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}, "version": {"type": "string", "description": "The version of the running build (semantic versioning; the binary's --version)"}}, "required": ["status"]},
                 "PaymentRequired": {
                     "type": "object",
                     "description": "x402 v2 PaymentRequired (the body repeats the PAYMENT-REQUIRED header)",
@@ -339,7 +339,13 @@ pub fn openapi_document(
                 "ReadinessStatus": {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready", "not ready", "shedding"]}, "problems": {"type": "array", "items": {"type": "string"}, "description": "Why the service takes no paid traffic now (503)"}, "warnings": {"type": "array", "items": {"type": "string"}, "description": "Ready, but what this configuration costs on a bad day (no CHAIN_RPC_URL, no shared store)"}}, "required": ["status"]}
             }
         }
-    })
+    });
+    // A Contact Object when there is an address, no field otherwise: `null` is not an object
+    // (OpenAPI 3.1 §4.8.2), and validators and code generators reject it.
+    if let Some(email) = contact_email {
+        document["info"]["contact"] = json!({"email": email});
+    }
+    document
 }
 
 #[cfg(test)]
@@ -416,7 +422,11 @@ mod tests {
                 assert_eq!(operations["get"]["security"], json!([]), "{path}");
             }
         }
-        assert!(openapi_document(None, Some(&terms()), None)["info"]["contact"].is_null());
+        let anonymous = openapi_document(None, Some(&terms()), None);
+        assert!(
+            anonymous["info"].get("contact").is_none(),
+            "no OPERATOR_EMAIL: no info.contact (OpenAPI 3.1 §4.8.2: an object when present)"
+        );
         let resources = x402_resources(Some(&terms()));
         assert_eq!(
             resources,
@@ -428,6 +438,41 @@ mod tests {
         );
         assert_eq!(x402_resources(None)["resources"], json!([]));
         assert_eq!(route("GET", "/.well-known/x402"), Ok(Route::X402Resources));
+    }
+
+    /// Where OpenAPI 3.1 gives a field a type, `null` is not it (`info.contact` is a Contact
+    /// Object, §4.8.2); only specification extensions (`x-…`, any JSON value, §4.9) may be
+    /// `null`. Every configuration: with and without payments, base URL and operator address.
+    #[test]
+    fn no_null_outside_extensions() {
+        fn nulls(value: &Value, at: &str, found: &mut Vec<String>) {
+            match value {
+                Value::Null => found.push(at.to_string()),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        nulls(item, &format!("{at}/{i}"), found);
+                    }
+                }
+                Value::Object(fields) => {
+                    for (key, field) in fields {
+                        if !key.starts_with("x-") {
+                            nulls(field, &format!("{at}/{key}"), found);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let terms = terms();
+        for base_url in [None, Some("https://contacts.example.com")] {
+            for paid in [None, Some(&terms)] {
+                for email in [None, Some("ops@example.com")] {
+                    let mut found = Vec::new();
+                    nulls(&openapi_document(base_url, paid, email), "", &mut found);
+                    assert!(found.is_empty(), "{base_url:?} {email:?}: {found:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -145,8 +145,9 @@ impl std::fmt::Display for FacilitatorHealth {
     }
 }
 
-/// The read-only part of the [`Server`].
-#[derive(Debug, Clone)]
+/// The read-only part of the [`Server`]. Its `Debug` leaves out the JWT nonce key and shows
+/// the configuration's own redacting `Debug`.
+#[derive(Clone)]
 pub struct Fixed {
     pub(crate) config: Config,
     pub(crate) user_agent: String,
@@ -167,6 +168,30 @@ pub struct Fixed {
     nonce_key: [u8; 32],
 }
 
+impl std::fmt::Debug for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Fixed {
+            config,
+            user_agent,
+            unpaid_response: _,
+            extractor: _,
+            merger: _,
+            started,
+            shared_store,
+            instance,
+            nonce_key: _,
+        } = self;
+        f.debug_struct("Fixed")
+            .field("config", config)
+            .field("user_agent", user_agent)
+            .field("started", started)
+            .field("shared_store", shared_store)
+            .field("instance", instance)
+            .field("nonce_key", &"[redacted]")
+            .finish_non_exhaustive()
+    }
+}
+
 /// The mutable part of the [`Server`], behind its lock.
 #[derive(Debug)]
 pub(crate) struct Shared {
@@ -177,6 +202,9 @@ pub(crate) struct Shared {
     /// Rate-limit tokens drawn from the shared store and not yet spent, per client (only
     /// used while the store is shared).
     pub(crate) leases: LocalLeases,
+    /// The cache and limits of chain readings for payments without a record
+    /// (docs/payments.md, "The judge is no amplifier").
+    pub(crate) judge_gate: crate::payment::judge_gate::JudgeGate,
 }
 
 impl std::ops::Deref for Server {
@@ -230,6 +258,7 @@ impl Server {
                 config.rate_limit_burst,
             )),
             leases: LocalLeases::default(),
+            judge_gate: crate::payment::judge_gate::JudgeGate::default(),
         };
         // The seed of this process's lease ids: random per start, derived from the seed so it
         // says nothing about the request ids.
@@ -648,5 +677,40 @@ pub(crate) struct JobSlot(Arc<AtomicUsize>);
 impl Drop for JobSlot {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn debug_never_shows_the_nonce_key_or_the_redis_password() {
+        let vars: BTreeMap<String, String> = [
+            ("PUBLIC_BASE_URL", "https://contacts.example.com"),
+            ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+            ("FACILITATOR_URL", "https://facilitator.example.com"),
+            ("REDIS_URL", "redis://:redis-password-secret@127.0.0.1:6379"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let config = Config::from_env_map(&vars).unwrap();
+        let server = Server::new(config, [7; 32], Instant::now(), Duration::from_secs(1));
+        let shown = format!("{server:?} {server:#?} {:?}", *server.fixed);
+        let key = server.fixed.nonce_key;
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        for secret in [
+            format!("{key:?}"),
+            format!("{key:#?}"),
+            hex,
+            "redis-password-secret".to_string(),
+        ] {
+            assert!(!shown.contains(&secret), "{secret} shown in {shown}");
+        }
+        assert!(shown.contains("nonce_key: \"[redacted]\""), "{shown}");
     }
 }

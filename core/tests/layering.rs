@@ -89,6 +89,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "extract::emails",
             "extract::phones",
+            "extract::region",
             "extract::address",
             "extract::address_list",
             "extract::company",

@@ -26,6 +26,8 @@ fn config(extra: &[(&str, &str)]) -> Config {
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "http://127.0.0.1:9000"),
         ("X402_MAX_TIMEOUT_SECONDS", "64"),
+        // No judge unless a test names one (unset is the network's public RPC).
+        ("CHAIN_RPC_URL", "none"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -230,7 +232,10 @@ fn free_routes() {
                 .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
         assert_eq!(
             (r.status, r.body.clone()),
-            (200, serde_json::json!({"status": "ok"}))
+            (
+                200,
+                serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})
+            )
         );
         assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
     }
@@ -1023,6 +1028,31 @@ fn with_proxy_protocol_a_trusted_proxy_names_the_client_in_its_header() {
         sim.events.last().unwrap().client.to_string(),
         "198.51.100.10"
     );
+}
+
+/// A PROXY header that names no client (v1 `UNKNOWN`, v2 `LOCAL`: the proxy's own health
+/// check) makes the peer the client: an L4 proxy passes `X-Forwarded-For` through from the
+/// client unread, so believing it then would let any client pick its address.
+#[test]
+fn a_proxy_header_without_an_address_makes_the_peer_the_client_not_x_forwarded_for() {
+    let mut sim = world(&[
+        ("TRUSTED_PROXIES", "198.51.100.0/24"),
+        ("PROXY_PROTOCOL", "true"),
+    ]);
+    let forged =
+        b"GET /api/health HTTP/1.1\r\nX-Forwarded-For: 203.0.113.77\r\nConnection: close\r\n\r\n";
+    let v2_local: &[u8] = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
+    for header in [&b"PROXY UNKNOWN\r\n"[..], v2_local] {
+        let mut request = header.to_vec();
+        request.extend_from_slice(forged);
+        assert_eq!(one(&sim.request(&request)).status, 200);
+        assert_eq!(
+            sim.events.last().unwrap().client.to_string(),
+            "198.51.100.10",
+            "{:?}",
+            String::from_utf8_lossy(header)
+        );
+    }
 }
 
 #[test]
@@ -2204,7 +2234,7 @@ const BLOCK_BEFORE_TRANSFER: u64 = 3;
 /// The block of the transfer of `paid_post(&sim, 103)` (S+96), before the cancellation.
 const BLOCK_OF_TRANSFER: u64 = 4;
 /// The transaction of that transfer, as anvil hashed it.
-const TRANSFER_TX: &str = "0x8fcb8eb54cf0d78cdd361ed0f665a776d9b4d5e56825709b7fda73ffa3d4507b";
+const TRANSFER_TX: &str = "0x9faf86af3349e17a869e673f77df53ddaf94e81261bd89afea46849682949c91";
 
 /// What the scripted chain node reports: the chain of [`CHAIN_VECTORS`] up to a head.
 #[derive(Debug, Default)]
@@ -3104,7 +3134,13 @@ fn a_store_that_fails_or_answers_late_fails_closed_before_any_facilitator_call()
         assert_eq!(refused.header("Retry-After"), Some("1"));
         let message = refused.body["error"]["message"].as_str().unwrap();
         assert!(message.contains(words), "{message}");
-        assert!(message.contains("nothing was charged"), "{message}");
+        // The admission carried a claim of an earlier record (a kept result whose outcome is
+        // unknown would have been claimed): "nothing was charged" is not known to be true.
+        assert!(
+            message.contains("this request changed nothing"),
+            "{message}"
+        );
+        assert!(!message.contains("charged"), "{message}");
         assert_eq!((calls(&a, "/verify"), calls(&a, "/settle")), (0, 0));
         let health = a.request(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assert_eq!(one(&health).status, 200);
@@ -3531,8 +3567,13 @@ fn readiness_names_what_a_missing_chain_and_store_cost() {
         .map(|w| w.as_str().unwrap())
         .collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].starts_with("CHAIN_RPC_URL is not set"));
+    assert!(warnings[0].starts_with("no chain judge (CHAIN_RPC_URL=none"));
     assert!(warnings[0].contains("payment outcome unknown"));
+    assert!(warnings[0].contains("402"), "the late retry's cost");
+    assert!(
+        !warnings[0].contains("one result free"),
+        "any payer, any number: gone"
+    );
     assert!(warnings[1].starts_with("REDIS_URL is not set"));
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     let r = ready(&mut sim);
@@ -3978,7 +4019,13 @@ fn head_keeps_the_connection_and_answers_no_body_anywhere() {
         "{}",
         String::from_utf8_lossy(&rest)
     );
-    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    assert!(rest.ends_with(
+        format!(
+            r#"{{"status":"ok","version":"{}"}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes()
+    ));
     // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
     for (path, status, allow) in [
         (
@@ -4216,4 +4263,302 @@ fn a_reservation_taken_over_keeps_its_facilitator() {
     for path in ["/verify", "/settle"] {
         assert_eq!(calls_at(&a, SECOND_FACILITATOR, path), 0, "{path}");
     }
+}
+
+// ---- money safety, fourth round (docs/payments.md) ------------------------------------------
+
+/// The reference facilitator's `/settle` answer for a nonce that is already used (or cancelled).
+const SETTLE_USED: &str = r#"{"success":false,"errorReason":"invalid_exact_evm_nonce_already_used","transaction":"","network":"eip155:8453"}"#;
+const VERIFY_VALID: &str =
+    r#"{"isValid":true,"payer":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}"#;
+
+/// A facilitator answering the n-th `/verify` with `verifies[n]` and the n-th `/settle` with
+/// `settles[n]` (the last of each repeats).
+fn scripted_facilitator(sim: &mut Sim, verifies: Vec<Reply>, settles: Vec<Reply>) {
+    let (mut v, mut s) = (0, 0);
+    sim.endpoint(FACILITATOR.parse().unwrap(), move |raw| {
+        if request_path(raw) == "/verify" {
+            let reply = verifies[v.min(verifies.len() - 1)].clone();
+            v += 1;
+            return reply;
+        }
+        let reply = settles[s.min(settles.len() - 1)].clone();
+        s += 1;
+        reply
+    });
+}
+
+/// A world whose payer cancels its authorization after our `/verify` and before our
+/// `/settle`: the first `/settle` hears "already used" (and so does every later one), nothing of
+/// ours was ever broadcast; a retry's `/verify` answers `retry_verify`.
+fn cancelling_world(extra: &[(&str, &str)], retry_verify: &'static str) -> Sim {
+    let mut sim = world(extra);
+    scripted_facilitator(
+        &mut sim,
+        vec![json_reply(VERIFY_VALID), json_reply(retry_verify)],
+        vec![json_reply(SETTLE_USED)],
+    );
+    sim
+}
+
+/// Three answers to `request`, each 503 "payment outcome unknown" without `PAYMENT-REQUIRED`.
+fn assert_unreconciled_thrice(sim: &mut Sim, request: &[u8]) {
+    for n in 0..3 {
+        let r = one(&sim.request(request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        assert_eq!(r.body["error"]["message"], UNRECONCILED, "answer {n}");
+        assert!(r.header("PAYMENT-REQUIRED").is_none());
+        assert!(r.header("PAYMENT-RESPONSE").is_none());
+    }
+}
+
+/// Without a judge, a cancellation between `/verify` and `/settle` is 503 "payment outcome
+/// unknown" on the request and on every retry — never a 200 (the result would be free) and
+/// never a 402; the retry's `/verify` hears "already used" too (a real facilitator checks the
+/// nonce), or even "valid" (one that does not).
+#[test]
+fn a_cancelled_authorization_never_buys_the_result_without_a_judge() {
+    for retry_verify in [VERIFY_USED, VERIFY_VALID] {
+        let mut sim = cancelling_world(&[], retry_verify);
+        let request = paid_post(&sim, 230);
+        assert_unreconciled_thrice(&mut sim, &request);
+        assert!(
+            outcomes(&sim).iter().all(|o| *o == "unreconciled"),
+            "{:?}",
+            outcomes(&sim)
+        );
+    }
+}
+
+/// The same with the judge: the chain shows `AuthorizationCanceled` (nonce 104 of the
+/// vectors) → 402 "authorization cancelled", then "already used"; a chain that cannot be read
+/// → 503 "payment outcome unknown" on every answer, never "settlement pending" with a kept
+/// result a retry could claim.
+#[test]
+fn a_cancelled_authorization_never_buys_the_result_with_a_judge() {
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    let mut sim = cancelling_world(&judge, VERIFY_USED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain);
+    let request = paid_post(&sim, 104);
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402, "{}", r.body);
+    let required: PaymentRequired = codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+    assert_eq!(required.error.as_deref(), Some("authorization cancelled"));
+    for _ in 0..2 {
+        assert_already_used(&one(&sim.request(&request)));
+    }
+    // No node: nothing certain, on every answer.
+    let mut sim = cancelling_world(&judge, VERIFY_USED);
+    let request = paid_post(&sim, 231);
+    assert_unreconciled_thrice(&mut sim, &request);
+}
+
+/// After a `/settle` that may have broadcast (a pending answer naming a transaction), "already
+/// used" is our own transfer: the kept result is delivered (evidence), as before.
+#[test]
+fn already_used_after_a_possible_broadcast_of_ours_still_delivers() {
+    let mut sim = world(&[]);
+    scripted_settlement(
+        &mut sim,
+        vec![
+            json_reply(PENDING),
+            json_reply(PENDING),
+            json_reply(SETTLE_USED),
+        ],
+    );
+    let request = paid_post(&sim, 232);
+    assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+    assert_eq!(one(&sim.request(&request)).status, 200);
+}
+
+/// No answer is not a refusal: a `/verify` that times out, answers garbage or HTTP 500 leaves
+/// the authorization usable — the retry with the same `PAYMENT-SIGNATURE` is verified again
+/// and paid, never 402 "already used".
+#[test]
+fn a_verify_without_an_answer_releases_the_authorization() {
+    for (n, first) in [
+        Reply::Stall,
+        json_reply("<html>502</html>"),
+        reply_with_status(500, r#"{"error":"boom"}"#),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut sim = world(&[]);
+        scripted_facilitator(
+            &mut sim,
+            vec![first, json_reply(VERIFY_VALID)],
+            vec![json_reply(SETTLED)],
+        );
+        let request = paid_post(&sim, 240 + n as u8);
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        let paid = one(&sim.request(&request));
+        assert_eq!(paid.status, 200, "case {n}: {}", paid.body);
+        assert_eq!(calls(&sim, "/verify"), 2);
+    }
+}
+
+/// The process exits while `/verify` is in flight: the record is released, not spent.
+#[test]
+fn a_job_cut_short_while_verifying_releases_the_authorization() {
+    let mut sim = world(&[]);
+    scripted_facilitator(
+        &mut sim,
+        vec![Reply::Stall, json_reply(VERIFY_VALID)],
+        vec![json_reply(SETTLED)],
+    );
+    sim.cut_at = Some(std::time::Duration::from_secs(2));
+    let request = paid_post(&sim, 245);
+    assert!(sim.request(&request).is_empty());
+    assert_eq!(sim.settlements.last().unwrap().outcome, "cut_short");
+    let paid = one(&sim.request(&request));
+    assert_eq!(paid.status, 200, "{}", paid.body);
+}
+
+/// A record lost (the process restarted with the in-process store) and the payer's retry of a
+/// paid request 65 s later, with 35 s of its window left — less than a job needs, so the local
+/// window check fails. With the judge the chain shows the transfer to `payTo` (nonce 103 of the
+/// vectors): the job runs without a `/settle` and the 200 names that transaction; a cancelled
+/// (104) or unused (232) authorization is a 402 as before. Without a judge: 402 (the documented
+/// cost of turning it off).
+#[test]
+fn a_late_retry_after_a_lost_record_asks_the_chain_before_a_402() {
+    let late = |extra: &[(&str, &str)], nonce: u8| {
+        let mut sim = world(extra);
+        sim.advance(std::time::Duration::from_secs(65));
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+        chain_node(&mut sim, chain.clone());
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        (sim, r, chain)
+    };
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    let (sim, r, _) = late(&judge, 103);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(settled.transaction, TRANSFER_TX);
+    assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (0, 0));
+    assert!(site_requests(&sim) > 0);
+    for (nonce, error) in [
+        (104, "authorization cancelled"),
+        (232, "invalid_exact_evm_payload_authorization_valid_before"),
+    ] {
+        let (_, r, _) = late(&judge, nonce);
+        assert_eq!(r.status, 402, "{nonce}: {}", r.body);
+        let required: PaymentRequired =
+            codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+        assert!(
+            required.error.as_deref().unwrap().starts_with(error),
+            "{nonce}: {:?}",
+            required.error
+        );
+    }
+    // Judge off: the window check's 402, nothing asked.
+    let (sim, r, chain) = late(&[], 103);
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert!(chain.borrow().calls.is_empty());
+    assert_eq!(site_requests(&sim), 0);
+}
+
+/// A provider's rate-limit answer (HTTP 429) is "undetermined", never "unused": whatever its
+/// body says, a refusal without a record stays a 503 with `Retry-After`, never a 402.
+#[test]
+fn a_rate_limited_chain_answer_is_never_unused() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let vectors: serde_json::Value = serde_json::from_str(CHAIN_VECTORS).unwrap();
+    sim.endpoint(CHAIN_RPC.parse().unwrap(), move |raw| {
+        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let request: serde_json::Value = serde_json::from_slice(&raw[at..]).unwrap();
+        let answer = chain_answer(&vectors, &ChainState::default(), &request);
+        reply_with_status(429, &answer.to_string())
+    });
+    let r = one(&sim.request(&paid_post(&sim, 105)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert!(r.header("Retry-After").is_some());
+}
+
+/// The judge is no amplifier. Chain readings for payments without a record (anyone can sign an
+/// authorization with a fresh key and have it refused) are limited per client: past the
+/// burst the answer is 503 with `Retry-After` — never a 402 — and no chain call is made; a
+/// minute later readings are made again.
+#[test]
+fn record_less_chain_readings_are_limited_per_client() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[
+        ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+        ("RATE_LIMIT_BURST", "100"),
+    ]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let heads = |chain: &std::rc::Rc<std::cell::RefCell<ChainState>>| {
+        let calls = &chain.borrow().calls;
+        calls
+            .iter()
+            .filter(|m| *m == "eth_getBlockByNumber")
+            .count()
+    };
+    let mut limited = 0;
+    for nonce in 150..170 {
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        match r.status {
+            402 => assert_eq!(limited, 0, "judged again after a limited one"),
+            503 => {
+                limited += 1;
+                assert!(r.header("Retry-After").is_some());
+                assert!(r.header("PAYMENT-REQUIRED").is_none());
+            }
+            other => panic!("{other}: {}", r.body),
+        }
+    }
+    assert!(limited > 0);
+    let read = heads(&chain);
+    assert_eq!(
+        read + limited,
+        20,
+        "one reading per judged request, none for the others"
+    );
+    sim.advance(std::time::Duration::from_secs(60));
+    let header = payment_header(&requirements(&sim), 171, 0, sim.unix_now() + 100);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&header),
+    )));
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert_eq!(heads(&chain), read + 1);
+}
+
+/// A verdict that cannot change — the chain showed the authorization paid to us — is cached
+/// per (from, nonce): when the paid job fails (the site is down) and its reservation is
+/// released, the retry is judged from the cache without a chain call.
+#[test]
+fn a_final_chain_verdict_is_cached_per_authorization() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let site = sim
+        .endpoints
+        .remove(&format!("{SITE_IP}:443").parse().unwrap());
+    let request = paid_post(&sim, 103);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 200);
+    let calls = chain.borrow().calls.len();
+    assert!(calls > 0);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 402, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls, "from the cache");
+    sim.endpoints
+        .insert(format!("{SITE_IP}:443").parse().unwrap(), site.unwrap());
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, TRANSFER_TX);
 }

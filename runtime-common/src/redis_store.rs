@@ -212,7 +212,7 @@ return 1
 const RELEASE: &str = r#"
 local m, payer, owner = ARGV[3], ARGV[4], ARGV[5]
 local r = read(m)
-if not r or r[2] ~= 'reserved' or r[6] ~= owner then return 0 end
+if not r or (r[2] ~= 'reserved' and r[2] ~= 'settling') or r[6] ~= owner then return 0 end
 redis.call('DEL', rkey(m))
 if r[4] ~= '' then redis.call('DEL', P .. ':pid:' .. r[4]) end
 account(m, payer, 'gone', 0, 0)

@@ -38,7 +38,9 @@ use smol::future::FutureExt as _;
 use smol::{Async, Timer};
 
 use crate::connection::drive;
-use contact_runtime_common::service::{metrics_answer, metrics_head_done, METRICS_REQUEST_TIMEOUT};
+use contact_runtime_common::service::{
+    metrics_answer, metrics_gate, metrics_head_done, METRICS_REQUEST_TIMEOUT,
+};
 
 /// The core's shared state: each connection's exchange holds a clone (the core locks its small
 /// mutable part itself, briefly; the runtime holds no lock around core calls).
@@ -138,32 +140,37 @@ pub async fn serve_with_tls(
 
 /// Serves `GET /metrics` (Prometheus text format, `contact_runtime_common::metrics`) on
 /// `listener` — the operator's `METRICS_ADDR`, apart from the public listener — until `stop`
-/// receives a message. One request per connection; anything else is 404; a client that does
-/// not send its head within 5 s is dropped. Turns metric recording on.
+/// receives a message. One request per connection; anything else is 404; at most
+/// `METRICS_MAX_CONNECTIONS` open (one more is closed at once); a connection whose head and
+/// answer are not through within `METRICS_REQUEST_TIMEOUT` (5 s) is dropped. Turns metric
+/// recording on.
 pub async fn serve_metrics(listener: Async<TcpListener>, server: SharedServer, stop: Receiver<()>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("smol");
+    let gate = metrics_gate();
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {
             let _ = stop.recv().await;
             None
         });
         match accepted.await {
-            Some(Ok((stream, _))) => {
+            Some(Ok((stream, peer))) => {
+                let Ok(slot) = gate.admit(peer.ip(), true) else {
+                    drop(stream);
+                    continue;
+                };
                 let server = server.clone();
                 spawn(async move {
-                    let answer = async {
+                    async {
                         let head = read_head(&stream).await;
-                        Some(metrics_answer(&server, &head))
-                    }
-                    .or(async {
-                        Timer::after(METRICS_REQUEST_TIMEOUT).await;
-                        None
-                    })
-                    .await;
-                    if let Some(answer) = answer {
+                        let answer = metrics_answer(&server, &head);
                         use smol::io::AsyncWriteExt as _;
                         let _ = (&stream).write_all(&answer).await;
                     }
+                    .or(async {
+                        Timer::after(METRICS_REQUEST_TIMEOUT).await;
+                    })
+                    .await;
+                    drop(slot);
                 })
                 .detach();
             }

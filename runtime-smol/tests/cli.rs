@@ -609,6 +609,63 @@ fn paid_request(
     format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
 }
 
+/// The metrics listener holds at most `METRICS_MAX_CONNECTIONS` connections: one more is closed
+/// at once, without an answer, and a slot comes back when a connection ends (here: the
+/// listener drops clients that send nothing within its 5 s limit).
+fn the_metrics_listener_caps_its_connections() {
+    use contact_e2e::fixture::Fixture;
+    use contact_runtime_common::service::{METRICS_MAX_CONNECTIONS, METRICS_REQUEST_TIMEOUT};
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let site = slow_home_site(Duration::from_millis(0));
+    let facilitator = Fixture::accepting_facilitator();
+    let mut vars = contact_e2e::fixture::service_vars(&site, &facilitator);
+    vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
+    let (_child, _address, mut lines) = start_serve(&vars);
+    let metrics_address = (0..5)
+        .find_map(|_| {
+            let line = lines.next()?.ok()?;
+            line.strip_prefix("metrics on ")
+                .map(|a| a.trim().to_string())
+        })
+        .expect("the service logs its metrics address");
+    let scrape = || {
+        let mut stream = std::net::TcpStream::connect(&metrics_address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        // A refused connection may be reset before the head is written.
+        let _ = stream.write_all(b"GET /metrics HTTP/1.1\r\n\r\n");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).to_string()
+    };
+    assert!(scrape().starts_with("HTTP/1.1 200"));
+    // Connections that send nothing, as many as the cap allows.
+    let opened = Instant::now();
+    let idle: Vec<_> = (0..METRICS_MAX_CONNECTIONS)
+        .map(|_| std::net::TcpStream::connect(&metrics_address).expect("connect"))
+        .collect();
+    // Give the listener time to accept all of them before the next one.
+    std::thread::sleep(Duration::from_millis(300));
+    let refused = scrape();
+    assert!(
+        refused.is_empty(),
+        "one past the cap was answered: {refused}"
+    );
+    assert!(
+        opened.elapsed() < METRICS_REQUEST_TIMEOUT,
+        "the test was too slow to tell"
+    );
+    // The idle ones are dropped by the listener's limit; their slots come back.
+    contact_e2e::wait::wait_until(
+        "a scrape to be answered again",
+        METRICS_REQUEST_TIMEOUT + Duration::from_secs(10),
+        || scrape().starts_with("HTTP/1.1 200"),
+    );
+    drop(idle);
+}
+
 /// `METRICS_ADDR`: the Prometheus text on its own listener, counting what the public listener
 /// answered; the public listener has no `/metrics`.
 fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work() {
@@ -664,6 +721,39 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
         "contact_open_connections 0",
     ] {
         assert!(text.contains(expected), "{expected} missing in:\n{text}");
+    }
+    // The build, and the money: one payment of the default price (0.01 USDC = 10000 atomic
+    // units) on the configured network and asset.
+    let runtime = contact_e2e::runtimes::runtime().name();
+    let build = format!(
+        "contact_build_info{{version=\"{}\",runtime=\"{runtime}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.contains(&build), "{build} missing in:\n{text}");
+    let settled = text
+        .lines()
+        .find(|l| l.starts_with("contact_settled_atomic_units_total{network=\"eip155:"))
+        .unwrap_or_else(|| panic!("settled units missing in:\n{text}"));
+    assert!(settled.ends_with(" 10000"), "{settled}");
+    // Once the facilitator's check has passed: its gauge, the store's and readiness are 1.
+    let mut scraped = String::new();
+    wait_until(
+        "the facilitator check to pass",
+        Duration::from_secs(15),
+        || {
+            scraped = call(&metrics_address, b"GET /metrics HTTP/1.1\r\n\r\n");
+            scraped.contains("\ncontact_ready 1\n")
+        },
+    );
+    let facilitator_up = format!(
+        "contact_facilitator_up{{facilitator=\"http://{}/\"}} 1",
+        facilitator.addr
+    );
+    for expected in [facilitator_up.as_str(), "\ncontact_store_up 1\n"] {
+        assert!(
+            scraped.contains(expected),
+            "{expected} missing in:\n{scraped}"
+        );
     }
     let other = call(&metrics_address, b"GET / HTTP/1.1\r\n\r\n");
     assert!(other.starts_with("HTTP/1.1 404"), "{other}");
@@ -1002,6 +1092,28 @@ fn extract_batch_reads_and_writes_csv() {
     assert!(bad.starts_with("ftp://x,false,INVALID_URL,"), "{bad}");
 }
 
+/// `--version` names the build's version, the one `/api/health` and `contact_build_info`
+/// report (CHANGELOG.md's newest release).
+#[test]
+fn version_flag_names_the_release() {
+    let output = bin().arg("--version").output_in_group().expect("run");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("contact-extract {}\n", env!("CARGO_PKG_VERSION"))
+    ); // The newest release in CHANGELOG.md is the one the binary reports.
+    let changelog =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../CHANGELOG.md"))
+            .expect("CHANGELOG.md");
+    let newest = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## ["))
+        .find(|rest| !rest.starts_with("Unreleased"))
+        .and_then(|rest| rest.split(']').next())
+        .expect("a released version in CHANGELOG.md");
+    assert_eq!(newest, env!("CARGO_PKG_VERSION"));
+}
+
 /// `extract-batch -` reads the list from standard input.
 #[test]
 fn extract_batch_reads_its_list_from_stdin() {
@@ -1036,5 +1148,6 @@ contact_e2e::both_runtimes!(
     sigterm_during_a_slow_settlement_delivers_the_200_and_starts_no_new_request,
     a_client_that_leaves_after_paying_still_gets_its_result_on_retry,
     metrics_are_served_on_their_own_address_and_count_requests_payments_and_work,
+    the_metrics_listener_caps_its_connections,
     extract_batch_crawls_a_list_politely_and_resumes_after_a_kill,
 );

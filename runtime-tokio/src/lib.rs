@@ -29,8 +29,8 @@ use contact_core::exchange::Exchange;
 use contact_core::server::Server;
 use contact_runtime_common::log::{flush_logs, log_line};
 use contact_runtime_common::service::{
-    bind_listeners, metrics_answer, metrics_head_done, new_server, signal_line, ServeSetup,
-    METRICS_REQUEST_TIMEOUT,
+    bind_listeners, metrics_answer, metrics_gate, metrics_head_done, new_server, signal_line,
+    ServeSetup, METRICS_REQUEST_TIMEOUT,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -153,22 +153,29 @@ pub async fn serve_with_tls(
 }
 
 /// Serves `GET /metrics` (Prometheus text format) on `listener` — the operator's
-/// `METRICS_ADDR` — until `stop` is set. One request per connection; a client that does not
-/// send its head within 5 s is dropped. Turns metric recording on.
+/// `METRICS_ADDR` — until `stop` is set. One request per connection; at most
+/// `METRICS_MAX_CONNECTIONS` open (one more is closed at once); a connection whose head and
+/// answer are not through within `METRICS_REQUEST_TIMEOUT` (5 s) is dropped. Turns metric
+/// recording on.
 pub async fn serve_metrics(listener: TcpListener, server: Server, mut stop: watch::Receiver<bool>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("tokio");
+    let gate = metrics_gate();
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|set| *set) => break,
         };
-        let Ok((mut stream, _)) = accepted else {
+        let Ok((mut stream, peer)) = accepted else {
             tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(slot) = gate.admit(peer.ip(), true) else {
+            drop(stream);
             continue;
         };
         let server = server.clone();
         tokio::spawn(async move {
-            let read = async {
+            let exchange = async {
                 let mut head = Vec::new();
                 let mut buf = [0u8; 1024];
                 while !metrics_head_done(&head) {
@@ -177,11 +184,10 @@ pub async fn serve_metrics(listener: TcpListener, server: Server, mut stop: watc
                         Ok(n) => head.extend_from_slice(&buf[..n]),
                     }
                 }
-                head
-            };
-            if let Ok(head) = tokio::time::timeout(METRICS_REQUEST_TIMEOUT, read).await {
                 let _ = stream.write_all(&metrics_answer(&server, &head)).await;
-            }
+            };
+            let _ = tokio::time::timeout(METRICS_REQUEST_TIMEOUT, exchange).await;
+            drop(slot);
         });
     }
 }

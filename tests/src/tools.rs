@@ -48,18 +48,54 @@ pub fn node_packages(packages: &[&str]) -> std::path::PathBuf {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/node");
+    npm_install(&dir, packages);
+    dir
+}
+
+/// `examples/pay.ts` compiled by the pinned `tsc` (strict, against the published types of
+/// `@x402/fetch`) into `examples/dist/pay.js`, its packages (`examples/package.json`)
+/// installed first when one is missing (`.ci/run` installs them beforehand); the path of the
+/// compiled script. Compiled once per test process; the others wait.
+///
+/// # Panics
+/// When `npm install` or `tsc` cannot run or fails (Node.js and npm: Debian `nodejs npm`).
+pub fn typescript_example() -> std::path::PathBuf {
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    if !*built {
+        npm_install(&dir, &["@x402/fetch", "@x402/evm", "viem", "typescript"]);
+        let output = Command::new(dir.join("node_modules/.bin/tsc"))
+            .current_dir(&dir)
+            .output_in_group()
+            .expect("run tsc");
+        assert!(
+            output.status.success(),
+            "tsc in {}: {}{}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        *built = true;
+    }
+    dir.join("dist/pay.js")
+}
+
+/// `npm install` in `dir` when one of `packages` is missing from its `node_modules`.
+fn npm_install(dir: &std::path::Path, packages: &[&str]) {
     let installed = packages
         .iter()
         .all(|package| dir.join("node_modules").join(package).is_dir());
     if !installed {
         let status = Command::new("npm")
             .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
+            .current_dir(dir)
             .status_in_group()
             .expect("the official-client tests need Node.js and npm (Debian: nodejs npm)");
         assert!(status.success(), "npm install in {} failed", dir.display());
     }
-    dir
 }
 
 /// The Python of `.ci/python/venv` with the official x402 client (`.ci/python/requirements.txt`)

@@ -20,14 +20,15 @@ use contact_e2e::tools::skip;
 mod common;
 use common::{fixture_pages, webpki, Service};
 
-/// `.ci/python`, with schemathesis installed in its venv.
-fn schemathesis() -> Option<PathBuf> {
+/// `.ci/python`, with the tool `bin` of its `requirements.txt` (schemathesis's `st`,
+/// `openapi-spec-validator`) installed in its venv.
+fn python_tool(bin: &str) -> Option<PathBuf> {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _installing = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/python");
-    let st = dir.join("venv/bin/st");
+    let tool = dir.join("venv/bin").join(bin);
     let ready = || {
-        Command::new(&st)
+        Command::new(&tool)
             .arg("--version")
             .output_in_group()
             .is_ok_and(|o| o.status.success())
@@ -47,15 +48,17 @@ fn schemathesis() -> Option<PathBuf> {
     }
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true and schemathesis could not be installed in {}/venv",
+        "CI=true and {bin} could not be installed in {}/venv",
         dir.display()
     );
-    skip("schemathesis could not be installed (python3-venv and PyPI needed)");
+    skip(&format!(
+        "{bin} could not be installed (python3-venv and PyPI needed)"
+    ));
     None
 }
 
 fn every_answer_matches_the_openapi_document() {
-    let Some(python) = schemathesis() else {
+    let Some(python) = python_tool("st") else {
         return;
     };
     let site = Fixture::start(fixture_pages);
@@ -106,4 +109,53 @@ fn every_answer_matches_the_openapi_document() {
     assert!(site.count("/") >= 1);
 }
 
+/// `/openapi.json` as served passes a code generator's validator (`openapi-spec-validator`,
+/// pinned in `.ci/python/requirements.txt`: the OpenAPI 3.1 meta-schema and its reference
+/// rules) in every configuration that changes it: payments configured or not, an operator
+/// address (`OPERATOR_EMAIL`, `info.contact`) or none, a public base URL (`servers`) or none.
+fn the_served_document_passes_the_openapi_validator() {
+    let Some(python) = python_tool("openapi-spec-validator") else {
+        return;
+    };
+    let site = Fixture::start(fixture_pages);
+    let facilitator = Fixture::accepting_facilitator();
+    let paid = service_vars(&site, &facilitator);
+    let unpaid: Vec<(&str, String)> = paid
+        .iter()
+        .filter(|(name, _)| !matches!(*name, "PAY_TO" | "PUBLIC_BASE_URL"))
+        .cloned()
+        .collect();
+    let mut with_contact = paid.clone();
+    with_contact.push(("OPERATOR_EMAIL", "ops@example.com".to_string()));
+    for (label, vars) in [
+        ("paid", paid),
+        ("paid, OPERATOR_EMAIL", with_contact),
+        ("unpaid, no base URL", unpaid),
+    ] {
+        let service = Service::start_with_tls(&vars, webpki(), None);
+        let (status, _, body) =
+            service.call(b"GET /openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert_eq!(status, 200, "{label}: {body}");
+        let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "openapi-{}-{}.json",
+            std::process::id(),
+            contact_e2e::runtimes::runtime().name()
+        ));
+        std::fs::write(&file, &body).unwrap();
+        let output = Command::new(python.join("venv/bin/openapi-spec-validator"))
+            .arg(&file)
+            .output_in_group()
+            .expect("run openapi-spec-validator");
+        let _ = std::fs::remove_file(&file);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "{label}: {said}");
+        assert!(said.contains("OK"), "{label}: {said}");
+    }
+}
+
 contact_e2e::both_runtimes!(every_answer_matches_the_openapi_document);
+contact_e2e::both_runtimes!(the_served_document_passes_the_openapi_validator);

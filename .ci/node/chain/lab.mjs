@@ -2,17 +2,14 @@
 // compiles the test token (TestUsdc.sol, solc-js), places its runtime code at the Base USDC
 // address, mints 1 USDC to the payer, and serves the reference x402 facilitator
 // (`x402Facilitator` + `ExactEvmScheme`, @x402 2.27.0) on 127.0.0.1 with `/supported`, `/verify`
-// and `/settle`, plus test-only `/lab/*` routes (balances, transfers, a receipt, a cancellation
-// signed by the payer, how many `/verify` and `/settle` calls the facilitator received).
-// Loopback only. Prints one JSON line `{"port":N}` when ready; exits when its standard input
-// closes.
+// and `/settle`, plus test-only `/lab/*` routes (balances, transfers, cancellations, a receipt,
+// a cancellation signed by the payer, a cancellation armed to follow the next `/verify` answer,
+// how many `/verify` and `/settle` calls the facilitator received). Loopback only. Prints one
+// JSON line `{"port":N}` when ready; exits when its standard input closes.
 // Usage: node lab.mjs RPC_URL [--confirmation-timeout-ms N]
 import http from "node:http";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import solc from "solc";
-import { createWalletClient, createPublicClient, http as rpc, publicActions, defineChain, parseAbiItem, encodeFunctionData } from "viem";
+import { compileToken } from "./token.mjs";
+import { createWalletClient, createPublicClient, http as rpc, publicActions, defineChain, parseAbiItem, encodeFunctionData, parseSignature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
@@ -33,20 +30,11 @@ const publicClient = createPublicClient({ chain, transport: rpc(rpcUrl) });
 const wallet = (account) => createWalletClient({ account, chain, transport: rpc(rpcUrl) }).extend(publicActions);
 
 // Compile the token.
-const here = path.dirname(fileURLToPath(import.meta.url));
-const source = fs.readFileSync(path.join(here, "TestUsdc.sol"), "utf8");
-const compiled = JSON.parse(solc.compile(JSON.stringify({
-  language: "Solidity",
-  sources: { "TestUsdc.sol": { content: source } },
-  settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
-})));
-const errors = (compiled.errors ?? []).filter((e) => e.severity === "error");
-if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
-const { abi, evm } = compiled.contracts["TestUsdc.sol"].TestUsdc;
+const { abi, bytecode } = compileToken();
 
 // Deploy anywhere, then copy the runtime code to the USDC address and fund the payer.
 const deployer = wallet(DEPLOYER);
-const deployHash = await deployer.deployContract({ abi, bytecode: `0x${evm.bytecode.object}` });
+const deployHash = await deployer.deployContract({ abi, bytecode });
 const deployed = await publicClient.waitForTransactionReceipt({ hash: deployHash });
 const code = await publicClient.getCode({ address: deployed.contractAddress });
 await publicClient.request({ method: "anvil_setCode", params: [USDC, code] });
@@ -60,9 +48,35 @@ const facilitator = new x402Facilitator().register(
 );
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+const CANCELED = parseAbiItem("event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)");
 
 // The facilitator calls received, for `/lab/calls`.
 const calls = { verify: 0, settle: 0 };
+
+// Armed by `/lab/cancel-after-verify`; the cancellation in flight, awaited by `/settle`.
+let cancelAfterVerify = false;
+let cancelling = null;
+
+// The payer cancels an authorization (EIP-3009 cancelAuthorization, FiatTokenV2's
+// `(authorizer, nonce, v, r, s)` form) with a tip high above the facilitator's, so a miner
+// orders it first; the transaction hash.
+async function cancel(nonce) {
+  const signature = await PAYER.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: USDC },
+    types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+    primaryType: "CancelAuthorization",
+    message: { authorizer: PAYER.address, nonce },
+  });
+  const { r, s, v } = parseSignature(signature);
+  const fees = await publicClient.estimateFeesPerGas();
+  return wallet(PAYER).sendTransaction({
+    to: USDC,
+    data: encodeFunctionData({ abi, functionName: "cancelAuthorization", args: [PAYER.address, nonce, Number(v), r, s] }),
+    gas: 200_000n,
+    maxFeePerGas: fees.maxFeePerGas * 10n,
+    maxPriorityFeePerGas: fees.maxFeePerGas * 5n,
+  });
+}
 
 async function lab(route, body) {
   if (route === "/lab/calls") return calls;
@@ -75,28 +89,21 @@ async function lab(route, body) {
     const logs = await publicClient.getLogs({ address: USDC, event: TRANSFER, fromBlock: 0n });
     return { transfers: logs.filter((l) => l.args.from !== "0x0000000000000000000000000000000000000000").map((l) => ({ from: l.args.from, to: l.args.to, value: String(l.args.value), transaction: l.transactionHash })) };
   }
+  if (route === "/lab/cancelled") {
+    // The nonces of every AuthorizationCanceled.
+    const logs = await publicClient.getLogs({ address: USDC, event: CANCELED, fromBlock: 0n });
+    return { nonces: logs.map((l) => l.args.nonce) };
+  }
   if (route.startsWith("/lab/receipt/")) {
     const receipt = await publicClient.getTransactionReceipt({ hash: route.slice("/lab/receipt/".length) });
     return { status: receipt.status, transferLogs: receipt.logs.filter((l) => l.topics[0] === "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef").length };
   }
-  if (route === "/lab/cancel") {
-    // The payer cancels an authorization (EIP-3009 cancelAuthorization) with a tip high above
-    // the facilitator's, so a miner orders it first.
-    const signature = await PAYER.signTypedData({
-      domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: USDC },
-      types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
-      primaryType: "CancelAuthorization",
-      message: { authorizer: PAYER.address, nonce: body.nonce },
-    });
-    const fees = await publicClient.estimateFeesPerGas();
-    const hash = await wallet(PAYER).sendTransaction({
-      to: USDC,
-      data: encodeFunctionData({ abi, functionName: "cancelAuthorization", args: [PAYER.address, body.nonce, signature] }),
-      gas: 200_000n,
-      maxFeePerGas: fees.maxFeePerGas * 10n,
-      maxPriorityFeePerGas: fees.maxFeePerGas * 5n,
-    });
-    return { transaction: hash };
+  if (route === "/lab/cancel") return { transaction: await cancel(body.nonce) };
+  if (route === "/lab/cancel-after-verify") {
+    // The payer cancels the authorization of the next valid `/verify` as soon as that answer is
+    // sent (and the cancellation is mined before any later `/settle` is handled).
+    cancelAfterVerify = true;
+    return { armed: true };
   }
   return null;
 }
@@ -105,10 +112,20 @@ async function answer(request, body) {
   if (request.method === "GET" && request.url === "/supported") return facilitator.getSupported();
   if (request.method === "POST" && request.url === "/verify") {
     calls.verify += 1;
-    return facilitator.verify(body.paymentPayload, body.paymentRequirements);
+    const verified = await facilitator.verify(body.paymentPayload, body.paymentRequirements);
+    if (cancelAfterVerify && verified.isValid) {
+      cancelAfterVerify = false;
+      const nonce = body.paymentPayload.payload.authorization.nonce;
+      // After this answer is sent (setImmediate): the cancellation and its receipt.
+      cancelling = new Promise((resolve) => setImmediate(resolve))
+        .then(() => cancel(nonce))
+        .then((hash) => publicClient.waitForTransactionReceipt({ hash }));
+    }
+    return verified;
   }
   if (request.method === "POST" && request.url === "/settle") {
     calls.settle += 1;
+    if (cancelling) await cancelling;
     return facilitator.settle(body.paymentPayload, body.paymentRequirements);
   }
   return lab(request.url, body);

@@ -121,9 +121,9 @@ impl Exchange {
             Ok(_) => {
                 // Another operation's answer under this id: a runtime bug. Fail closed.
                 let failure = StoreFailure::Unavailable("a mismatched answer".into());
-                return self.store_failed(&request, &failure, now);
+                return self.admission_failed(&request, &failure, now);
             }
-            Err(failure) => return self.store_failed(&request, &failure, now),
+            Err(failure) => return self.admission_failed(&request, &failure, now),
         };
         let decoded = match admission {
             Admission::Admitted { tokens } => {
@@ -308,6 +308,22 @@ impl Exchange {
     ) {
         let retry = [("Retry-After", STORE_RETRY_AFTER.to_string())];
         let message = format!("{failure}; retry shortly, nothing was charged");
+        self.respond_error_with(request, &Failure::StoreUnavailable, &message, now, &retry);
+    }
+
+    /// Answers 503 with `Retry-After` when the shared store failed to admit a request. When
+    /// the admission carried a claim of an earlier record (the request's payment names an
+    /// authorization: a kept result whose outcome is unknown may have been claimed before the
+    /// answer was lost), the words are "this request changed nothing", not "nothing was
+    /// charged" (docs/payments.md, "Words match facts").
+    fn admission_failed(&mut self, request: &RequestInfo, failure: &StoreFailure, now: Instant) {
+        if self.claim_lease == 0 {
+            return self.store_failed(request, failure, now);
+        }
+        let retry = [("Retry-After", STORE_RETRY_AFTER.to_string())];
+        let message = format!(
+            "{failure}; retry shortly with the same PAYMENT-SIGNATURE, this request changed nothing"
+        );
         self.respond_error_with(request, &Failure::StoreUnavailable, &message, now, &retry);
     }
 

@@ -156,7 +156,10 @@ impl Exchange {
             ProxyHeader::Incomplete => false,
             ProxyHeader::Complete(length, client) => {
                 self.inbound.drain(..length);
-                self.proxied_client = client;
+                // A header that names no client (v1 UNKNOWN, v2 LOCAL: the proxy's own
+                // connection) makes the peer the client. X-Forwarded-For is not read then: an
+                // L4 proxy passes it through from the client unread.
+                self.proxied_client = Some(client.unwrap_or(self.peer));
                 self.proxy_header_due = false;
                 true
             }

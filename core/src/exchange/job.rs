@@ -363,6 +363,11 @@ impl Exchange {
             payer: paid.payer.clone(),
             nonce: format!("0x{}", crate::eth::hex(&paid.key.nonce)),
             outcome,
+            amount: paid.terms.requirements.amount.clone(),
+            network: paid.terms.requirements.network.clone(),
+            asset: paid.terms.requirements.asset.clone(),
+            pay_to: paid.terms.requirements.pay_to.clone(),
+            from_chain: false,
             reason,
             transaction,
             attempt,
@@ -372,9 +377,19 @@ impl Exchange {
         }));
     }
 
+    /// Marks the audit line just written ([`Self::audit_line`]) as a reading of the chain.
+    pub(super) fn audit_line_from_chain(&mut self) {
+        if let Some(Output::Settlement(event)) = self.outputs.back_mut() {
+            event.from_chain = true;
+        }
+    }
+
     /// The process exits with this job unfinished ([`Exchange::cut_short`]): its audit line,
-    /// and what its record must keep — a built result as an unknown settlement (a settled one
-    /// as settled), otherwise the authorization spent.
+    /// and what its record must keep — a built result whose `/settle` may have broadcast as an
+    /// unknown settlement (a settled one as settled); a job still reserving, verifying or
+    /// judging (no answer yet, nothing refused), or settling with nothing of ours broadcast,
+    /// releases its reservation (docs/payments.md, "No answer is not a refusal"); a job
+    /// crawling or building after a valid `/verify` spends the authorization.
     pub(super) fn cut_job_short(&mut self, mut job: Job) {
         let server = self.server.clone();
         let reason = Some(format!("process exiting during {}", job.name()));
@@ -382,21 +397,24 @@ impl Exchange {
             Job::Checking(_) => {}
             Job::Reserving(Reserving { core, paid, .. }, _)
             | Job::Verifying(Verifying { core, paid, .. })
-            | Job::Judging(Judging { core, paid, .. })
-            | Job::Crawling(Crawling { core, paid, .. })
-            | Job::Building(Building { core, paid }) => {
+            | Job::Judging(Judging { core, paid, .. }) => {
+                self.audit_line((core, paid), "cut_short", reason, None, (0, None));
+                self.release(&server, paid);
+            }
+            Job::Crawling(Crawling { core, paid, .. }) | Job::Building(Building { core, paid }) => {
                 self.audit_line((core, paid), "cut_short", reason, None, (0, None));
                 self.spend(&server, paid);
             }
-            Job::Settling(Settling {
-                core,
-                paid,
-                settlement,
-                ..
-            }) => {
+            Job::Settling(settling) => {
+                let (core, paid, settlement) =
+                    (&settling.core, &settling.paid, &settling.settlement);
                 let attempt = (settlement.attempts, settlement.extension_responses.as_ref());
                 self.audit_line((core, paid), "cut_short", reason, None, attempt);
-                self.record(&server, paid, Stage::Unknown(settlement.kept.clone()));
+                if settling.may_have_broadcast() {
+                    self.record(&server, paid, Stage::Unknown(settlement.kept.clone()));
+                } else {
+                    self.release(&server, paid);
+                }
             }
             Job::Recording(
                 Recording {

@@ -15,9 +15,10 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settling::{chain_query, UNRECONCILED_MESSAGE};
+use super::settling::{chain_query, chain_reply_body, UNRECONCILED_MESSAGE};
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
+use crate::payment::judge_gate::Gate;
 
 /// A paid job whose authorization the chain is judging (`CHAIN_RPC_URL`) before anything is
 /// crawled; it holds the homepage's page memory.
@@ -61,8 +62,9 @@ impl Verifying {
 
 impl Judging {
     /// The chain shows the authorization paid us in `transaction`: the job crawls, and
-    /// delivers without a `/settle`. The crawl's deadline is a fresh paid job's: no settlement
-    /// follows, but the result is kept under the same authorization window.
+    /// delivers without a `/settle`. The crawl's deadline is the job's own (30 s from the
+    /// request): no settlement follows, so the authorization's window — maybe past already, for
+    /// a late retry — does not bound it.
     pub(super) fn into_crawling(self, transaction: String, now: Instant) -> Crawling {
         let Judging {
             mut core,
@@ -71,11 +73,7 @@ impl Judging {
             ..
         } = self;
         paid.on_chain = Some(transaction);
-        let crawl_by = paid
-            .settle_by
-            .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
-            .unwrap_or(now);
-        core.deadline = (core.request.started + JOB_TIMEOUT).min(crawl_by).max(now);
+        core.deadline = (core.request.started + JOB_TIMEOUT).max(now);
         Crawling {
             core,
             paid,
@@ -90,14 +88,12 @@ impl Exchange {
     pub(super) fn used_without_record(
         &mut self,
         server: &Server,
-        mut verifying: Verifying,
+        verifying: Verifying,
         now: Instant,
     ) {
         if server.config.chain_rpc.is_some() {
             if let Some(query) = chain_query(&verifying.paid) {
-                self.close_fetches(&mut verifying.core);
-                let judging = verifying.into_judging(query, None, now);
-                return self.judging_read_chain(server, judging, now);
+                return self.judge_without_record(server, verifying, query, None, now);
             }
         }
         let reason = "the facilitator reports the authorization used; no record of it";
@@ -105,15 +101,18 @@ impl Exchange {
         self.unreconciled(server, (core, paid), reason.to_string(), now);
     }
 
-    /// `/verify` refused for another reason than a used nonce. The store held no record of the
-    /// authorization (this request's reservation was new): with `CHAIN_RPC_URL` the chain tells
-    /// whether it was used before the refusal becomes a 402 — a facilitator may word a used one
-    /// as anything (the payer's balance, spent on us, is "insufficient funds"). Without it, the
+    /// `/verify` refused for another reason than a used nonce, or the local window check
+    /// refused a genuine authorization as too late (`reason`; no `/verify` then). The store held
+    /// no record of the authorization (this request's reservation was new): with the judge the
+    /// chain tells whether it was used before the refusal becomes a 402 — a facilitator may
+    /// word a used one as anything (the payer's balance, spent on us, is "insufficient
+    /// funds"), and a retry whose record was lost may come too late for a job of its own
+    /// (docs/payments.md, "An expired authorization without a record"). Without a judge, the
     /// refusal stands.
     pub(super) fn refused_without_record(
         &mut self,
         server: &Server,
-        mut verifying: Verifying,
+        verifying: Verifying,
         reason: String,
         now: Instant,
     ) {
@@ -124,13 +123,60 @@ impl Exchange {
             .and_then(|_| chain_query(&verifying.paid));
         match query {
             Some(query) => {
-                self.close_fetches(&mut verifying.core);
-                let judging = verifying.into_judging(query, Some(reason), now);
-                self.judging_read_chain(server, judging, now);
+                self.judge_without_record(server, verifying, query, Some(reason), now);
             }
             None => {
                 let Verifying { core, paid, .. } = verifying;
                 self.refusal_stands(server, (core, paid), &reason, now);
+            }
+        }
+    }
+
+    /// A chain reading for a payment the store holds no record of, through the gate that keeps
+    /// the judge from being an amplifier (docs/payments.md, "The judge is no amplifier"): a
+    /// final verdict cached for this authorization answers at once; past the client's or the
+    /// instance's limit the answer is 503 with `Retry-After` (the reservation released, never a
+    /// 402); otherwise the chain is read.
+    fn judge_without_record(
+        &mut self,
+        server: &Server,
+        mut verifying: Verifying,
+        query: ChainQuery,
+        refusal: Option<String>,
+        now: Instant,
+    ) {
+        let unix_now = server.unix_time(now);
+        let gate = server
+            .shared()
+            .judge_gate
+            .ask(&verifying.paid.key, self.client, unix_now);
+        self.close_fetches(&mut verifying.core);
+        match gate {
+            Gate::Read => {
+                let judging = verifying.into_judging(query, refusal, now);
+                self.judging_read_chain(server, judging, now);
+            }
+            Gate::Cached(verdict) => {
+                let judging = verifying.into_judging(query, refusal, now);
+                self.judged(server, judging, verdict, now);
+            }
+            Gate::Limited(wait) => {
+                self.verdict = Some(PaymentVerdict::JudgeLimited);
+                let Verifying { core, paid, .. } = verifying;
+                self.release(server, &paid);
+                let retry = [("Retry-After", wait.to_string())];
+                let message = format!(
+                    "too many chain readings for payments this service holds no record of; retry in {wait} s with the same PAYMENT-SIGNATURE, this request changed nothing"
+                );
+                let job = (core, Some(&paid));
+                self.end_job_with_error_and(
+                    server,
+                    job,
+                    &Failure::Overloaded,
+                    &message,
+                    now,
+                    &retry,
+                );
             }
         }
     }
@@ -153,14 +199,15 @@ impl Exchange {
         end: FetchEnd,
         now: Instant,
     ) {
-        let body = match &end {
-            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
-            FetchEnd::Failed(_) => None,
-        };
+        let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         match judging.chain.on_reply(body, unix_now) {
             None => self.judging_read_chain(server, judging, now),
-            Some(verdict) => self.judged(server, judging, verdict, now),
+            Some(verdict) => {
+                let key = &judging.paid.key;
+                server.shared().judge_gate.remember(key, &verdict, unix_now);
+                self.judged(server, judging, verdict, now);
+            }
         }
     }
 
@@ -205,10 +252,11 @@ impl Exchange {
                     // nothing to reconcile yet.
                     let Judging { core, paid, .. } = judging;
                     self.audit_line((&core, &paid), "unknown", Some(why), None, (0, None));
+                    self.audit_line_from_chain();
                     self.release(server, &paid);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(
-                        "the facilitator refused this payment ({reason}) and the chain could not be read to confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
+                        "this payment was refused ({reason}) and the chain could not confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
                     );
                     let failure = Failure::FacilitatorUnavailable;
                     let job = (core, Some(&paid));
@@ -248,8 +296,9 @@ impl Exchange {
     }
 
     /// 503 "payment outcome unknown", no `PAYMENT-REQUIRED`; the audit line `unreconciled`
-    /// (payer, nonce, request id) for the operator; the reservation released.
-    fn unreconciled(
+    /// (payer, nonce, request id) for the operator; the reservation (or the settlement's
+    /// record) released, so a retry is judged again.
+    pub(super) fn unreconciled(
         &mut self,
         server: &Server,
         (core, paid): (JobCore, Paid),

@@ -168,7 +168,8 @@ pub struct Exchange {
     last_now: Instant,
     /// `PROXY_PROTOCOL` from a trusted proxy: the header is still to come.
     proxy_header_due: bool,
-    /// The client address the PROXY header named (for every request of the connection).
+    /// The client address the PROXY header gave (for every request of the connection): the
+    /// address it named, or the peer when it named none.
     proxied_client: Option<IpAddr>,
     /// The lease id under which the current request claims a settlement to redo, if the store
     /// hands it one ([`StoreOp::Admit`]; a new id per request that carries a payment).

@@ -24,6 +24,12 @@ pub(super) struct Settlement {
     /// A `/settle` for this authorization had an unknown outcome before (in this job or, for
     /// a retry, in the original one): no later answer is a 402 unless the chain says so.
     pub(super) unknown_before: bool,
+    /// A `/settle` of this service for this authorization may have broadcast its transfer: one
+    /// had an unknown outcome (a timeout, a 5xx, garbage, an answer naming a transaction) in
+    /// this job or, for a retry's claim, in the original one. Only then is the facilitator's
+    /// "already used" evidence that the transfer paid us (docs/payments.md, "Only evidence
+    /// delivers"); a payer can cancel an authorization between our `/verify` and our `/settle`.
+    pub(super) may_have_broadcast: bool,
     /// The facilitator's `EXTENSION-RESPONSES` on the latest `/settle` answer, for the audit
     /// line.
     pub(super) extension_responses: Option<String>,
@@ -56,7 +62,7 @@ impl Settling {
     /// The settlement of `kept` for a job with its payment, with its own budget, which ends
     /// no later than the authorization's `validBefore` − [`SETTLE_MARGIN`] (docs/payments.md,
     /// "The window"). `unknown_before`: a `/settle` of this authorization had an unknown
-    /// outcome before (a retry's claim).
+    /// outcome before (a retry's claim): its `/settle` may have broadcast.
     pub(super) fn new(
         (mut core, paid): (JobCore, Paid),
         kept: KeptResponse,
@@ -71,10 +77,17 @@ impl Settling {
                 kept,
                 attempts: 0,
                 unknown_before,
+                may_have_broadcast: unknown_before,
                 extension_responses: None,
             },
             step: SettleStep::Calling,
         }
+    }
+
+    /// Whether a `/settle` of ours may have broadcast the transfer: one had an unknown outcome,
+    /// or one is in flight now.
+    pub(super) fn may_have_broadcast(&self) -> bool {
+        self.settlement.may_have_broadcast || matches!(self.step, SettleStep::Calling)
     }
 
     /// Settled: the outcome is recorded before the 200 goes out.
@@ -185,10 +198,12 @@ impl Exchange {
                     Err(failure) => failure,
                     Ok(_) => StoreFailure::Unavailable("a mismatched answer".into()),
                 };
+                // No `/settle` was sent: the reservation is released (the write may have
+                // landed without its answer: a `Settling` record under this lease goes too).
                 let Settling { core, paid, .. } = settling;
                 let reason = Some(failure.to_string());
                 self.audit_line((&core, &paid), "not_settled", reason, None, (0, None));
-                self.spend(server, &paid);
+                self.release(server, &paid);
                 let message =
                     format!("{failure}; the result was not settled, this request changed nothing");
                 let job = (core, Some(&paid));
@@ -253,23 +268,28 @@ impl Exchange {
         now: Instant,
     ) {
         let chain = server.config.chain_rpc.is_some();
-        if !settling.settlement.unknown_before {
+        if matches!(outcome, SettleOutcome::Unknown(_)) {
+            settling.settlement.may_have_broadcast = true;
+        }
+        if !settling.settlement.may_have_broadcast {
             if let SettleOutcome::Refused(answer) = &outcome {
                 if reports_already_used(answer) {
-                    // The first `/settle` hears "already used": the money may have moved
-                    // before this call (docs/payments.md, "A used authorization with no
-                    // record"). Never a refusal.
+                    // "Already used" and nothing of ours was broadcast: someone else used the
+                    // nonce — a transfer to us, or the payer's cancellation (docs/payments.md,
+                    // "Only evidence delivers"). Never a refusal, never a result without the
+                    // chain's evidence.
                     let answer = answer.clone();
                     return self.first_settle_used(server, settling, answer, now);
                 }
             }
         }
-        // After an unknown outcome, "already used" means our own transfer went through — the
-        // authorization can only pay `payTo` — unless the payer cancelled it meanwhile, which
-        // only the chain can tell. Without CHAIN_RPC_URL it is taken as settled.
+        // After a `/settle` of ours that may have broadcast, "already used" means our own
+        // transfer went through — the authorization can only pay `payTo` — unless the payer
+        // cancelled it meanwhile, which only the chain can tell. Without a judge it is taken as
+        // settled.
         let outcome = match outcome {
             SettleOutcome::Refused(answer)
-                if settling.settlement.unknown_before
+                if settling.settlement.may_have_broadcast
                     && !chain
                     && reports_already_used(&answer) =>
             {
@@ -306,9 +326,11 @@ impl Exchange {
         }
     }
 
-    /// The first `/settle` of a job heard "already used": with `CHAIN_RPC_URL` the chain
-    /// judges; without it, 503 "payment outcome unknown" (audit `unreconciled`), the result
-    /// kept as an unknown outcome for a retry.
+    /// A `/settle` heard "already used" and no `/settle` of ours may have broadcast: with a
+    /// judge the chain decides; without one, 503 "payment outcome unknown" (audit
+    /// `unreconciled`) and the record is forgotten, so every retry is judged again the same way
+    /// (its `/verify` hears "already used" too) — never a 200 on this "already used", never a
+    /// 402 (docs/payments.md, "Only evidence delivers").
     fn first_settle_used(
         &mut self,
         server: &Server,
@@ -322,24 +344,11 @@ impl Exchange {
             settling.settlement.attempts = settling.settlement.attempts.max(2);
             return self.settlement_unknown(server, settling, now);
         }
-        let Settling {
-            mut core,
-            paid,
-            settlement,
-            ..
-        } = settling;
-        let attempt = (settlement.attempts, settlement.extension_responses.as_ref());
-        let reason = answer.error_reason.clone();
-        self.audit_line((&core, &paid), "unreconciled", reason, None, attempt);
-        self.close_fetches(&mut core);
-        self.record(server, &paid, Stage::Unknown(settlement.kept));
-        self.end_job_with_error(
-            server,
-            (core, Some(&paid)),
-            &Failure::FacilitatorUnavailable,
-            UNRECONCILED_MESSAGE,
-            now,
-        );
+        let Settling { core, paid, .. } = settling;
+        let reason = answer
+            .error_reason
+            .unwrap_or_else(|| "the facilitator reports the authorization used".into());
+        self.unreconciled(server, (core, paid), reason, now);
     }
 
     /// Delivers the result of a job whose authorization the chain showed paid to us before
@@ -489,10 +498,7 @@ impl Exchange {
         end: FetchEnd,
         now: Instant,
     ) {
-        let body = match &end {
-            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
-            FetchEnd::Failed(_) => None,
-        };
+        let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         let verdict = match &mut settling.step {
             SettleStep::ReadingChain(check) => check.on_reply(body, unix_now),
@@ -550,13 +556,27 @@ impl Exchange {
                 let reason = "authorization cancelled";
                 self.end_job_with_402(server, (core, &paid), reason, None, now);
             }
-            ChainVerdict::ExpiredUnused => {
+            ChainVerdict::ExpiredUnused if settling.settlement.may_have_broadcast => {
                 let Settling { core, paid, .. } = settling;
                 self.record(server, &paid, Stage::Spent);
                 self.end_job_with_402(server, (core, &paid), "settlement failed", None, now);
             }
-            ChainVerdict::Unused(_) | ChainVerdict::Undetermined(_) => {
+            ChainVerdict::Unused(_) | ChainVerdict::Undetermined(_)
+                if settling.settlement.may_have_broadcast =>
+            {
                 self.settlement_pending(server, settling, now);
+            }
+            ChainVerdict::ExpiredUnused => {
+                // The facilitator said "already used", the chain says unused: a node behind.
+                let why = "the chain shows the authorization unused; the facilitator, used";
+                let Settling { core, paid, .. } = settling;
+                self.unreconciled(server, (core, paid), why.to_string(), now);
+            }
+            ChainVerdict::Unused(why) | ChainVerdict::Undetermined(why) => {
+                // "Already used", nothing of ours broadcast, and the chain cannot show a
+                // transfer to us: no result (it could be free), no 402.
+                let Settling { core, paid, .. } = settling;
+                self.unreconciled(server, (core, paid), why, now);
             }
         }
     }
@@ -603,6 +623,7 @@ impl Exchange {
             transaction,
             (settlement.attempts, settlement.extension_responses.as_ref()),
         );
+        self.audit_line_from_chain();
     }
 }
 
@@ -613,6 +634,16 @@ pub(super) fn settle_by(server: &Server, now: Instant, valid_before: u64) -> Ins
         .instant_of_unix(now, valid_before)
         .checked_sub(SETTLE_MARGIN)
         .unwrap_or(now)
+}
+
+/// The body of a JSON-RPC answer the chain reading may read: an HTTP 200's. Any other status —
+/// a provider's rate limit (429), a 5xx — is no answer, whatever its body says: the verdict is
+/// undetermined, never "unused" (docs/payments.md, "The judge is no amplifier").
+pub(super) fn chain_reply_body(end: &FetchEnd) -> Option<&[u8]> {
+    match end {
+        FetchEnd::Response(response, _) if response.status == 200 => Some(response.body.as_slice()),
+        _ => None,
+    }
 }
 
 /// What to ask the chain about this job's authorization.

@@ -1,7 +1,9 @@
 //! A paid job asks the facilitator's `/verify` (docs/contract.md "Request order" step 7). A
 //! valid answer consumes the authorization for good (docs/payments.md, "One authorization
 //! buys one job"): the crawl starts. "Already used", or a refusal, is judged by the chain when
-//! the store held no record of it ([`Judging`]); no usable answer keeps it consumed.
+//! the store held no record of it ([`Judging`]); no usable answer (a timeout, garbage, a 5xx)
+//! is not a refusal: the reservation is released and a retry is verified again
+//! (docs/payments.md, "No answer is not a refusal").
 
 use super::*;
 
@@ -44,7 +46,7 @@ impl Exchange {
                 // The facilitator refused the service's credentials and looked at nothing: no
                 // money can move, the authorization stays usable (docs/payments.md,
                 // "Authenticated facilitators").
-                self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
+                self.verdict = Some(PaymentVerdict::CredentialsRefused);
                 let Verifying { core, paid, .. } = verifying;
                 self.release(server, &paid);
                 let message = format!(
@@ -83,7 +85,8 @@ impl Exchange {
                 self.refused_without_record(server, verifying, reason, now);
             }
             Reply::Garbage => {
-                // Outcome unknown: keep the authorization consumed (docs/contract.md).
+                // No answer: nothing was refused, nothing can have moved (docs/payments.md,
+                // "No answer is not a refusal").
                 self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
                 self.verify_failed(
                     server,
@@ -95,8 +98,7 @@ impl Exchange {
         }
     }
 
-    /// The deadline passed before `/verify` answered: the outcome is unknown, the
-    /// authorization stays consumed.
+    /// The deadline passed before `/verify` answered: no answer, the reservation is released.
     pub(super) fn verifying_deadline(
         &mut self,
         server: &Server,
@@ -112,7 +114,8 @@ impl Exchange {
         self.verify_failed(server, verifying, message, now);
     }
 
-    /// No usable `/verify` answer: the authorization is spent, the answer is 503.
+    /// No usable `/verify` answer: the reservation is released (never `Spent`: a retry with
+    /// the same `PAYMENT-SIGNATURE` is verified again), the answer is 503.
     fn verify_failed(
         &mut self,
         server: &Server,
@@ -121,7 +124,7 @@ impl Exchange {
         now: Instant,
     ) {
         let Verifying { core, paid, .. } = verifying;
-        self.spend(server, &paid);
+        self.release(server, &paid);
         let failure = Failure::FacilitatorUnavailable;
         self.end_job_with_error(server, (core, Some(&paid)), &failure, message, now);
     }

@@ -31,6 +31,7 @@ mod markup;
 pub mod page_budget;
 pub mod phones;
 mod prescan;
+pub mod region;
 pub mod sections;
 mod skipped_ends;
 pub mod socials;
@@ -187,12 +188,12 @@ impl ParsedPage {
         }
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
-        let lang_region = lang_region(doc.lang.as_deref());
+        let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
         let text_addresses = address::from_lines(
             &contact_lines,
             tld_region.or(lang_region.filter(|r| *r != "US")),
         );
-        let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, lang_region);
+        let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
 
         let site = url.host_str().map(crate::site::registrable_domain);
         let emails = collect_emails(
@@ -659,73 +660,113 @@ fn collect_phones(
     .collect()
 }
 
-/// Region for phone parsing, in order: JSON-LD/microdata address country, the country of
-/// addresses printed on the page, the ccTLD, `<html lang>`, `geo.region`; when none, the
-/// country code of the first international `tel:` link (not confident).
+/// Most international numbers in the page's text whose calling code is read as evidence.
+const MAX_TEXT_CALLING_CODES: usize = 4;
+/// Most currencies read as evidence.
+const MAX_CURRENCIES: usize = 3;
+
+/// The page's region for phone parsing: one decision from weighted evidence
+/// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
+/// countries of addresses printed on the page, the ccTLD, the calling codes of international
+/// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
+/// `geo.region`, currencies, `<html lang>`.
 fn region_hint(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
     text_addresses: &[address::TextAddress],
     tld_region: Option<&'static str>,
-    lang_region: Option<&'static str>,
+    lines: &[&str],
 ) -> RegionHint {
-    let structured = json_ld
+    use region::Source;
+    let mut ballot = region::Ballot::default();
+    for country in json_ld
         .addresses
         .iter()
         .chain(&doc.marked_addresses)
         .filter_map(|a| a.country.as_deref())
-        .find_map(address::region_of_country);
-    // Patterns with a state or province are the surest; then the first address printed.
-    let printed = text_addresses
-        .iter()
-        .find(|a| matches!(a.region, "US" | "CA" | "AU"))
-        .or(text_addresses.first())
-        .map(|a| a.region);
-    let geo = doc
-        .metas
-        .iter()
-        .find(|(k, _)| k == "geo.region")
-        .and_then(|(_, v)| v.get(..2))
-        .and_then(|code| {
-            RegionHint::from_code(code)
-                .and_then(|h| h.region)
-                .map(|_| code.to_ascii_uppercase())
-        });
-    let strong = structured.or(printed).or(tld_region).map(str::to_string);
-    if let Some(hint) = strong.as_deref().and_then(RegionHint::from_code) {
-        return hint;
-    }
-    let weak = lang_region.map(str::to_string).or(geo);
-    if let Some(hint) = weak.as_deref().and_then(RegionHint::from_code) {
-        return RegionHint { weak: true, ..hint };
-    }
-    match doc
-        .links
-        .iter()
-        .find_map(|l| phones::region_of_tel(&l.href))
     {
-        Some(region) => RegionHint {
-            region: Some(region),
-            confident: false,
-            weak: true,
-        },
-        None => RegionHint::default(),
+        match address::region_of_country(country) {
+            Some(code) => ballot.vote(code, Source::Structured),
+            None if country.trim().len() == 2 => ballot.vote(country, Source::Structured),
+            None => {}
+        }
     }
+    for a in text_addresses {
+        let source = if matches!(a.region, "US" | "CA" | "AU") {
+            Source::PrintedWithState
+        } else {
+            Source::Printed
+        };
+        ballot.vote(a.region, source);
+    }
+    if let Some(tld) = tld_region {
+        ballot.vote(tld, Source::Tld);
+    }
+    let code = |r: rlibphonenumber::Region| format!("{r:?}");
+    for link in &doc.links {
+        if let Some(r) =
+            phones::region_of_tel(&link.href).or_else(|| phones::region_of_whatsapp(&link.href))
+        {
+            ballot.vote(&code(r), Source::CallingCode);
+        }
+    }
+    for number in &json_ld.telephones {
+        if let Some(r) = phones::region_of_international(number) {
+            ballot.vote(&code(r), Source::CallingCode);
+        }
+    }
+    let mut text_numbers = 0;
+    'lines: for line in lines {
+        for (i, _) in line.match_indices('+') {
+            if text_numbers >= MAX_TEXT_CALLING_CODES {
+                break 'lines;
+            }
+            if !line[i + 1..].starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
+            text_numbers += 1;
+            if let Some(r) = phones::region_of_international(&line[i..]) {
+                ballot.vote(&code(r), Source::CallingCode);
+            }
+        }
+    }
+    if let Some((_, geo)) = doc.metas.iter().find(|(k, _)| k == "geo.region") {
+        if let Some(code) = geo.get(..2) {
+            ballot.vote(code, Source::GeoMeta);
+        }
+    }
+    for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
+        ballot.vote(currency, Source::Currency);
+    }
+    if let Some((region, subtag)) = lang_region(doc.lang.as_deref()) {
+        ballot.vote(
+            region,
+            if subtag {
+                Source::LangRegion
+            } else {
+                Source::Language
+            },
+        );
+    }
+    ballot.decide()
 }
 
-/// The region of a `lang` value: its region subtag (`en-GB` → GB), or the main country of a
-/// language that is spoken mainly in one (`nl` → NL, `de` → DE…). Plain `en` gives none.
-fn lang_region(lang: Option<&str>) -> Option<&'static str> {
+/// The region of a `lang` value and whether it is its region subtag: `en-GB` → (GB, true), or
+/// the main country of a language that is spoken mainly in one (`nl` → (NL, false), `de` →
+/// DE…). Plain `en` gives none.
+fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     let lang = lang?.to_ascii_lowercase();
     let mut parts = lang.split(['-', '_']);
     let language = parts.next()?;
     if let Some(region) = parts.next().filter(|r| r.len() == 2) {
-        return region_from_host(&format!("x.{region}")).or(match region {
-            "gb" => Some("GB"),
-            _ => None,
-        });
+        return region_from_host(&format!("x.{region}"))
+            .or(match region {
+                "gb" => Some("GB"),
+                _ => None,
+            })
+            .map(|r| (r, true));
     }
-    match language {
+    let main = match language {
         "nl" => Some("NL"),
         "de" => Some("DE"),
         "fr" => Some("FR"),
@@ -735,8 +776,18 @@ fn lang_region(lang: Option<&str>) -> Option<&'static str> {
         "sv" => Some("SE"),
         "da" => Some("DK"),
         "pl" => Some("PL"),
+        "tr" => Some("TR"),
+        "ja" => Some("JP"),
+        "cs" => Some("CZ"),
+        "sk" => Some("SK"),
+        "el" => Some("GR"),
+        "is" => Some("IS"),
+        "fi" => Some("FI"),
+        "hu" => Some("HU"),
+        "he" => Some("IL"),
         _ => None,
-    }
+    };
+    main.map(|r| (r, false))
 }
 
 /// A marked-up address whose street holds the whole address (`Pentland House, Village Way,

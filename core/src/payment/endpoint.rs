@@ -12,14 +12,25 @@ use url::Url;
 use crate::fetch::http1;
 use crate::payment::cdp_jwt::{self, CdpKey};
 
-/// A facilitator: where it is and how the service proves who it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A facilitator: where it is and how the service proves who it is. Its `Debug` shows the URL
+/// as logs name it ([`crate::config::endpoint_label`]: no query, fragment or password) and the
+/// credentials by their own `Debug` (the header's value and the key's secret `[redacted]`).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Facilitator {
     /// The base URL (`FACILITATOR_URL`); `/supported`, `/verify` and `/settle` are appended,
     /// keeping a base path (`https://api.cdp.coinbase.com/platform/v2/x402/verify`).
     pub url: Url,
     /// What every request to it carries.
     pub credentials: FacilitatorCredentials,
+}
+
+impl std::fmt::Debug for Facilitator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Facilitator")
+            .field("url", &crate::config::endpoint_label(&self.url))
+            .field("credentials", &self.credentials)
+            .finish()
+    }
 }
 
 /// The credentials a facilitator demands.

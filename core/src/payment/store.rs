@@ -246,8 +246,11 @@ pub trait PaymentStore: Debug + Send {
         unix_now: u64,
     ) -> Result<String, ReserveError>;
 
-    /// Forgets the `Reserved` record held under lease id `lease` (a refused `/verify`: the
-    /// authorization stays usable). Any other stage, or a record under another lease, is kept.
+    /// Forgets the `Reserved` or `Settling` record held under lease id `lease`: a refused
+    /// `/verify`, a `/verify` without an answer, or a first `/settle` that heard "already used"
+    /// when nothing of ours was broadcast (docs/payments.md, "No answer is not a refusal",
+    /// "Only evidence delivers"): the authorization is judged again on a retry. Any other
+    /// stage, or a record under another lease, is kept.
     fn release(&mut self, key: &AuthorizationKey, lease: u64);
 
     /// `Reserved` (under `lease.id`) → `Settling(kept)` under `lease`, before the first
@@ -522,11 +525,9 @@ impl PaymentStore for MemoryStore {
     }
 
     fn release(&mut self, key: &AuthorizationKey, lease: u64) {
-        if self
-            .records
-            .get(key)
-            .is_some_and(|r| r.stage == Stage::Reserved && r.lease.id == lease)
-        {
+        if self.records.get(key).is_some_and(|r| {
+            matches!(r.stage, Stage::Reserved | Stage::Settling(_)) && r.lease.id == lease
+        }) {
             self.remove(key);
         }
     }
@@ -686,6 +687,32 @@ mod tests {
             store.look_up(&key(1), 104).map(|r| r.stage),
             Some(Stage::Spent),
             "spent is consumed for good"
+        );
+    }
+
+    #[test]
+    fn a_settling_record_is_released_only_by_its_own_lease_and_never_once_unknown() {
+        let mut store = MemoryStore::new(10, 1 << 20);
+        let claim = Lease { id: 1, until: 300 };
+        store
+            .reserve(&key(1), print(1), None, F, 1_000, OWN, 100)
+            .unwrap();
+        assert!(store.begin_settle(&key(1), kept(5), claim));
+        store.release(&key(1), 2);
+        assert!(store.look_up(&key(1), 101).is_some(), "another lease's");
+        store.release(&key(1), 1);
+        assert_eq!(store.look_up(&key(1), 101), None);
+        assert_eq!(store.usage(), (0, 0));
+        // An unknown outcome (our /settle may have broadcast) is never released.
+        store
+            .reserve(&key(2), print(2), None, F, 1_000, OWN, 100)
+            .unwrap();
+        assert!(store.begin_settle(&key(2), kept(5), claim));
+        store.finish(&key(2), 1, Stage::Unknown(kept(5)));
+        store.release(&key(2), 1);
+        assert_eq!(
+            store.look_up(&key(2), 101).map(|r| r.stage),
+            Some(Stage::Unknown(kept(5)))
         );
     }
 
