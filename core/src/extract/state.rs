@@ -580,8 +580,8 @@ mod tests {
 
     use super::*;
     use crate::extract::extract_page;
-    use crate::extract::page_budget::string_bytes;
     use crate::extract::html::parse;
+    use crate::extract::page_budget::string_bytes;
 
     proptest::proptest! {
         #[test]
