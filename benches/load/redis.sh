@@ -33,7 +33,7 @@ PIDS+=($!)
 
 start() { # port redis_url [binary]
   BIND_ADDR=127.0.0.1:$1 PUBLIC_BASE_URL=https://contacts.example.com \
-  PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
+  PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com CHAIN_RPC_URL=none \
   RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 IO_THREADS=1 \
   REDIS_URL=$2 RUNTIME=tokio taskset -c 0 "${3:-./target/release/contact-extract}" serve 2>/dev/null &
   PIDS+=($!)

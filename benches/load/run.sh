@@ -16,7 +16,7 @@ cargo build -q --release -p contact-runtime-smol
 PORT=${PORT:-18180}
 EXPRESS_PORT=${EXPRESS_PORT:-18181}
 BIND_ADDR=127.0.0.1:$PORT PUBLIC_BASE_URL=https://contacts.example.com \
-PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
+PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com CHAIN_RPC_URL=none \
 RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 SMOL_THREADS=${SMOL_THREADS:-1} \
 MAX_CONNECTIONS=20000 MAX_CONNECTIONS_PER_IP=20000 \
   ./target/release/contact-extract serve 2>/dev/null &

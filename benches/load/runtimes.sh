@@ -32,7 +32,7 @@ LUA
 start() { # runtime port io_threads cpus
   local cpus=$4
   BIND_ADDR=127.0.0.1:$2 PUBLIC_BASE_URL=https://contacts.example.com \
-  PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com \
+  PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8 FACILITATOR_URL=https://facilitator.example.com CHAIN_RPC_URL=none \
   RATE_LIMIT_PER_MINUTE=1000000000 RATE_LIMIT_BURST=1000000000 IO_THREADS=$3 \
   MAX_CONNECTIONS=20000 MAX_CONNECTIONS_PER_IP=20000 RUNTIME=$1 \
     taskset -c "$cpus" ./target/release/contact-extract serve 2>/dev/null &

@@ -160,11 +160,16 @@ pub struct Config {
     pub resolve: BTreeMap<String, IpAddr>,
     /// Log format (`LOG_FORMAT`, `json` or `pretty`).
     pub log_format: LogFormat,
-    /// JSON-RPC endpoint of the payment network (`CHAIN_RPC_URL`, optional): with it the
-    /// service reads the token contract itself to settle an unknown settlement outcome
-    /// (docs/payments.md, "The chain is the judge"). https, or http on loopback; fetched like the
-    /// facilitator (a configured endpoint, exempt from the SSRF block list).
+    /// JSON-RPC endpoint of the payment network, the judge (`CHAIN_RPC_URL`): the service
+    /// reads the token contract itself on the rare paths — an unknown settlement outcome, a
+    /// refusal or an expired authorization without a record (docs/payments.md, "The chain is
+    /// the judge"). Unset: the network's public endpoint ([`public_chain_rpc`]); `none`: no
+    /// judge (`None`). https, or http on loopback; fetched like the facilitator (a configured
+    /// endpoint, exempt from the SSRF block list).
     pub chain_rpc: Option<Url>,
+    /// Blocks per `eth_getLogs` call of the judge (`CHAIN_LOG_RANGE`, default
+    /// [`DEFAULT_CHAIN_LOG_RANGE`], at least 1): the widest range the provider allows.
+    pub chain_log_range: u64,
     /// The Redis shared by several instances (`REDIS_URL`, `redis://[user:password@]host:port[/db]`,
     /// or `rediss://` for TLS; unset: rate limits and payments live in this process, and a
     /// restart forgets them). docs/operations.md, "Running several instances".
@@ -183,6 +188,11 @@ pub struct Config {
     /// The key read from [`Config::receipt_signing_key_file`] (docs/payments.md, "Signed offers
     /// and receipts"). Its `Debug` shows the address only.
     pub offer_signer: Option<crate::payment::offer_receipt::OfferSigner>,
+    /// Keys that signed receipts before the current one, with the unix seconds each signed in
+    /// (`RECEIPT_PREVIOUS_SIGNERS`: `ADDRESS:VALID_FROM:VALID_UNTIL`, comma-separated; default
+    /// none): published beside the current signer so that receipts handed out before a
+    /// rotation still verify (docs/payments.md, "Rotating the signing key").
+    pub receipt_previous_signers: Vec<crate::payment::offer_receipt::RetiredSigner>,
     /// Where each facilitator's credentials are, by position in `FACILITATOR_URL`
     /// (docs/configuration.md, "Facilitator credentials"; facilitators past the end of the
     /// list have none): read by the runtime, which sets each facilitator's
@@ -214,11 +224,13 @@ impl std::fmt::Debug for Config {
             resolve,
             log_format,
             chain_rpc,
+            chain_log_range,
             redis_url,
             redis_ca_file,
             redis_prefix,
             receipt_signing_key_file,
             offer_signer,
+            receipt_previous_signers,
             facilitator_credentials,
             warnings,
         } = self;
@@ -239,11 +251,13 @@ impl std::fmt::Debug for Config {
             .field("resolve", resolve)
             .field("log_format", log_format)
             .field("chain_rpc", &chain_rpc.as_ref().map(origin_label))
+            .field("chain_log_range", chain_log_range)
             .field("redis_url", &redis_url.as_deref().map(redis_label))
             .field("redis_ca_file", redis_ca_file)
             .field("redis_prefix", redis_prefix)
             .field("receipt_signing_key_file", receipt_signing_key_file)
             .field("offer_signer", offer_signer)
+            .field("receipt_previous_signers", receipt_previous_signers)
             .field("facilitator_credentials", facilitator_credentials)
             .field("warnings", warnings)
             .finish()
@@ -268,6 +282,21 @@ pub enum CredentialFiles {
     },
 }
 
+/// Blocks per `eth_getLogs` call when `CHAIN_LOG_RANGE` is unset: what common providers
+/// allow (docs/configuration.md).
+pub const DEFAULT_CHAIN_LOG_RANGE: u64 = 10_000;
+
+/// The public JSON-RPC endpoint of a network, the judge when `CHAIN_RPC_URL` is unset
+/// (docs/payments.md, "The chain is the judge"): Base (`eip155:8453`) and Base Sepolia
+/// (`eip155:84532`), as Base's documentation names them; `None` for any other network.
+pub fn public_chain_rpc(network: &str) -> Option<&'static str> {
+    match network {
+        BASE_MAINNET => Some("https://mainnet.base.org"),
+        BASE_SEPOLIA => Some("https://sepolia.base.org"),
+        _ => None,
+    }
+}
+
 /// Every environment variable [`Config::from_env_map`] reads (docs/configuration.md).
 pub const VARIABLES: &[&str] = &[
     "ALLOWED_PORTS",
@@ -275,6 +304,7 @@ pub const VARIABLES: &[&str] = &[
     "BIND_ADDR",
     "CDP_API_KEY_ID",
     "CDP_API_KEY_SECRET_FILE",
+    "CHAIN_LOG_RANGE",
     "CHAIN_RPC_URL",
     "FACILITATOR_AUTH_HEADER_FILE",
     "FACILITATOR_URL",
@@ -292,6 +322,7 @@ pub const VARIABLES: &[&str] = &[
     "PUBLIC_BASE_URL",
     "RATE_LIMIT_BURST",
     "RATE_LIMIT_PER_MINUTE",
+    "RECEIPT_PREVIOUS_SIGNERS",
     "RECEIPT_SIGNING_KEY_FILE",
     "REDIS_CA_FILE",
     "REDIS_PREFIX",
@@ -425,8 +456,21 @@ impl Config {
             Some(_) => return Err(invalid("LOG_FORMAT", "expected json or pretty")),
         };
         let payment = payment_config(vars, &mut warnings)?;
+        let network = match &payment {
+            PaymentConfig::Ready { terms, .. } => terms.requirements.network.clone(),
+            PaymentConfig::Incomplete(_) => get("X402_NETWORK").unwrap_or(BASE_MAINNET).into(),
+        };
         let chain_rpc = match get("CHAIN_RPC_URL") {
-            None => None,
+            Some(raw) if raw.trim().eq_ignore_ascii_case("none") => None,
+            None => {
+                let public = public_chain_rpc(&network).and_then(|url| Url::parse(url).ok());
+                if let Some(url) = &public {
+                    warnings.push(format!(
+                        "CHAIN_RPC_URL is not set: the chain judge reads {network}'s public RPC {url} (rate-limited, asked only on rare paths); set CHAIN_RPC_URL to your own endpoint, or to none to turn the judge off"
+                    ));
+                }
+                public
+            }
             Some(raw) => {
                 let (url, warning) =
                     endpoint_url("CHAIN_RPC_URL", raw).map_err(|message| ConfigError {
@@ -436,6 +480,17 @@ impl Config {
                 warnings.extend(warning);
                 Some(url)
             }
+        };
+        let chain_log_range = match get("CHAIN_LOG_RANGE") {
+            None => DEFAULT_CHAIN_LOG_RANGE,
+            Some(raw) => raw
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| {
+                    invalid("CHAIN_LOG_RANGE", "expected a number of blocks, 1 or more")
+                })?,
         };
         let redis_url = match get("REDIS_URL") {
             None => None,
@@ -500,6 +555,10 @@ impl Config {
                 "expected 1 to 64 letters, digits, '-', '_' or '.'",
             ));
         }
+        let receipt_previous_signers = crate::payment::offer_receipt::parse_retired_signers(
+            get("RECEIPT_PREVIOUS_SIGNERS").unwrap_or(""),
+        )
+        .map_err(|why| invalid("RECEIPT_PREVIOUS_SIGNERS", &why))?;
         Ok(Config {
             bind_addr,
             payment,
@@ -524,6 +583,7 @@ impl Config {
             resolve,
             log_format,
             chain_rpc,
+            chain_log_range,
             redis_url,
             redis_ca_file,
             redis_prefix,
@@ -531,6 +591,7 @@ impl Config {
                 .filter(|path| !path.trim().is_empty())
                 .map(str::to_string),
             offer_signer: None,
+            receipt_previous_signers,
             facilitator_credentials,
             warnings,
         })
@@ -1053,6 +1114,58 @@ mod tests {
     }
 
     #[test]
+    fn the_chain_judges_by_default_through_the_networks_public_rpc() {
+        let base = [
+            ("PUBLIC_BASE_URL", "https://contacts.example.com/"),
+            ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+            ("FACILITATOR_URL", "https://facilitator.example.com"),
+        ];
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = base.to_vec();
+            pairs.extend_from_slice(extra);
+            Config::from_env_map(&vars(&pairs)).unwrap()
+        };
+        let mainnet = with(&[]);
+        let url = mainnet.chain_rpc.as_ref().map(Url::as_str);
+        assert_eq!(url, Some("https://mainnet.base.org/"));
+        assert!(
+            mainnet
+                .warnings
+                .iter()
+                .any(|w| w.contains("CHAIN_RPC_URL is not set")
+                    && w.contains("https://mainnet.base.org")),
+            "said at start: {:?}",
+            mainnet.warnings
+        );
+        let sepolia = with(&[("X402_NETWORK", "eip155:84532")]);
+        let url = sepolia.chain_rpc.as_ref().map(Url::as_str);
+        assert_eq!(url, Some("https://sepolia.base.org/"));
+        // `none` turns the judge off; another network has no public default.
+        for extra in [
+            &[("CHAIN_RPC_URL", "none")][..],
+            &[("CHAIN_RPC_URL", "NONE")][..],
+            &[
+                ("X402_NETWORK", "eip155:1"),
+                ("X402_ASSET", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+            ][..],
+        ] {
+            assert_eq!(with(extra).chain_rpc, None, "{extra:?}");
+        }
+        let own = with(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+        let url = own.chain_rpc.as_ref().map(Url::as_str);
+        assert_eq!(url, Some("http://127.0.0.1:8545/"));
+        // The log page: 10 000 blocks unless set; at least one block.
+        assert_eq!(mainnet.chain_log_range, 10_000);
+        assert_eq!(with(&[("CHAIN_LOG_RANGE", "50")]).chain_log_range, 50);
+        for bad in ["0", "-1", "ten"] {
+            let mut pairs = base.to_vec();
+            pairs.push(("CHAIN_LOG_RANGE", bad));
+            let error = Config::from_env_map(&vars(&pairs)).unwrap_err();
+            assert_eq!(error.variable, "CHAIN_LOG_RANGE", "{bad}");
+        }
+    }
+
+    #[test]
     fn base_sepolia_without_a_facilitator_uses_the_public_testnet_one() {
         let pairs = [
             ("PUBLIC_BASE_URL", "https://contacts.example.com/"),
@@ -1354,6 +1467,7 @@ mod tests {
             ("X402_NETWORK", "eip155:84532"),
             ("PRICE_USD", "0.05"),
             ("LOG_FORMAT", "pretty"),
+            ("CHAIN_RPC_URL", "none"),
         ]);
         let config = Config::from_env_map(&vars(&pairs)).unwrap();
         assert_eq!(config.warnings.len(), 2);

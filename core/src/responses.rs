@@ -56,7 +56,7 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
             let email = config.operator_email.as_deref();
             let mut document = discovery::openapi_document(base.as_deref(), terms, email);
             if let Some(signer) = &config.offer_signer {
-                document["info"]["x-x402-offer-receipt"] = offer_signer_declaration(signer);
+                document["info"]["x-x402-offer-receipt"] = offer_signer_declaration(config, signer);
             }
             json(document)
         }
@@ -64,14 +64,14 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
             let mut document = discovery::x402_document(terms);
             if let Some(signer) = &config.offer_signer {
                 document["items"][0]["extensions"][offer_receipt::EXTENSION_KEY] =
-                    serde_json::json!({"info": offer_signer_declaration(signer)});
+                    serde_json::json!({"info": offer_signer_declaration(config, signer)});
             }
             json(document)
         }
         Route::X402Resources => {
             let mut document = discovery::x402_resources(terms);
             if let Some(signer) = &config.offer_signer {
-                document["offerReceipt"] = offer_signer_declaration(signer);
+                document["offerReceipt"] = offer_signer_declaration(config, signer);
             }
             json(document)
         }
@@ -81,10 +81,11 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
     })
 }
 
-/// Who signs this service's offers and receipts (x402 offer-receipt, spec §4.5.1: the key a
-/// verifier can check a signature against, published by the service itself).
-fn offer_signer_declaration(signer: &OfferSigner) -> serde_json::Value {
-    serde_json::json!({"format": "eip712", "signer": signer.address()})
+/// Who signs this service's offers and receipts, now and before (x402 offer-receipt, spec
+/// §4.5.1: the keys a verifier can check a signature against, published by the service
+/// itself; `RECEIPT_PREVIOUS_SIGNERS`).
+fn offer_signer_declaration(config: &Config, signer: &OfferSigner) -> serde_json::Value {
+    offer_receipt::signer_declaration(signer, &config.receipt_previous_signers)
 }
 
 /// The `ApiError` message of a failed homepage. A homepage is fetched only after `/verify`:
@@ -163,7 +164,7 @@ pub(crate) fn readiness_warnings(config: &Config) -> Vec<&'static str> {
     let mut warnings = Vec::new();
     if config.chain_rpc.is_none() {
         warnings.push(
-            "CHAIN_RPC_URL is not set: an unknown settlement outcome stays unknown (503) until its record expires; \"already used\" after it counts as paid, so a payer who cancels a pending authorization can get one result free; an authorization used on chain whose record was lost is answered 503 \"payment outcome unknown\" and left to the operator (audit: unreconciled)",
+            "no chain judge (CHAIN_RPC_URL=none, or a network without a public RPC): an unknown settlement outcome stays unknown (503) until its record expires; \"already used\" after a /settle of ours that may have broadcast counts as paid, so a payer who cancels while our transfer is pending gets that result free; an authorization used on chain whose record was lost is answered 503 \"payment outcome unknown\" and left to the operator (audit: unreconciled), and its retry with less than the minimum window left is a 402 (x402 clients pay again)",
         );
     }
     if config.redis_url.is_none() {

@@ -26,6 +26,8 @@ fn config(extra: &[(&str, &str)]) -> Config {
         ("PAY_TO", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
         ("FACILITATOR_URL", "http://127.0.0.1:9000"),
         ("X402_MAX_TIMEOUT_SECONDS", "64"),
+        // No judge unless a test names one (unset is the network's public RPC).
+        ("CHAIN_RPC_URL", "none"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -3562,8 +3564,13 @@ fn readiness_names_what_a_missing_chain_and_store_cost() {
         .map(|w| w.as_str().unwrap())
         .collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].starts_with("CHAIN_RPC_URL is not set"));
+    assert!(warnings[0].starts_with("no chain judge (CHAIN_RPC_URL=none"));
     assert!(warnings[0].contains("payment outcome unknown"));
+    assert!(warnings[0].contains("402"), "the late retry's cost");
+    assert!(
+        !warnings[0].contains("one result free"),
+        "any payer, any number: gone"
+    );
     assert!(warnings[1].starts_with("REDIS_URL is not set"));
     let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
     let r = ready(&mut sim);
@@ -4399,4 +4406,70 @@ fn a_job_cut_short_while_verifying_releases_the_authorization() {
     assert_eq!(sim.settlements.last().unwrap().outcome, "cut_short");
     let paid = one(&sim.request(&request));
     assert_eq!(paid.status, 200, "{}", paid.body);
+}
+
+/// A record lost (the process restarted with the in-process store) and the payer's retry of a
+/// paid request 65 s later, with 35 s of its window left — less than a job needs, so the local
+/// window check fails. With the judge the chain shows the transfer to `payTo` (nonce 103 of the
+/// vectors): the job runs without a `/settle` and the 200 names that transaction; a cancelled
+/// (104) or unused (232) authorization is a 402 as before. Without a judge: 402 (the documented
+/// cost of turning it off).
+#[test]
+fn a_late_retry_after_a_lost_record_asks_the_chain_before_a_402() {
+    let late = |extra: &[(&str, &str)], nonce: u8| {
+        let mut sim = world(extra);
+        sim.advance(std::time::Duration::from_secs(65));
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+        chain_node(&mut sim, chain.clone());
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        (sim, r, chain)
+    };
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    let (sim, r, _) = late(&judge, 103);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert!(settled.success);
+    assert_eq!(settled.transaction, TRANSFER_TX);
+    assert_eq!(outcomes(&sim), ["confirmed_on_chain_without_record"]);
+    assert_eq!((calls(&sim, "/verify"), calls(&sim, "/settle")), (0, 0));
+    assert!(site_requests(&sim) > 0);
+    for (nonce, error) in [
+        (104, "authorization cancelled"),
+        (232, "invalid_exact_evm_payload_authorization_valid_before"),
+    ] {
+        let (_, r, _) = late(&judge, nonce);
+        assert_eq!(r.status, 402, "{nonce}: {}", r.body);
+        let required: PaymentRequired =
+            codec::decode(r.header("PAYMENT-REQUIRED").unwrap()).unwrap();
+        assert!(
+            required.error.as_deref().unwrap().starts_with(error),
+            "{nonce}: {:?}",
+            required.error
+        );
+    }
+    // Judge off: the window check's 402, nothing asked.
+    let (sim, r, chain) = late(&[], 103);
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert!(chain.borrow().calls.is_empty());
+    assert_eq!(site_requests(&sim), 0);
+}
+
+/// A provider's rate-limit answer (HTTP 429) is "undetermined", never "unused": whatever its
+/// body says, a refusal without a record stays a 503 with `Retry-After`, never a 402.
+#[test]
+fn a_rate_limited_chain_answer_is_never_unused() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let vectors: serde_json::Value = serde_json::from_str(CHAIN_VECTORS).unwrap();
+    sim.endpoint(CHAIN_RPC.parse().unwrap(), move |raw| {
+        let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let request: serde_json::Value = serde_json::from_slice(&raw[at..]).unwrap();
+        let answer = chain_answer(&vectors, &ChainState::default(), &request);
+        reply_with_status(429, &answer.to_string())
+    });
+    let r = one(&sim.request(&paid_post(&sim, 105)));
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert!(r.header("Retry-After").is_some());
 }

@@ -77,6 +77,9 @@ pub struct ServeArgs {
     /// settlement outcome (optional).
     #[arg(long, env = "CHAIN_RPC_URL", hide_env_values = true)]
     pub chain_rpc_url: Option<String>,
+    /// Blocks per eth_getLogs call when the chain is read (default 10000).
+    #[arg(long, env = "CHAIN_LOG_RANGE")]
+    pub chain_log_range: Option<String>,
     /// The operator's contact address, in the OpenAPI document's `info.contact`.
     #[arg(long, env = "OPERATOR_EMAIL")]
     pub operator_email: Option<String>,
@@ -95,6 +98,10 @@ pub struct ServeArgs {
     /// File holding the secp256k1 key (hex) that signs x402 offers and receipts (unset: off).
     #[arg(long, env = "RECEIPT_SIGNING_KEY_FILE")]
     pub receipt_signing_key_file: Option<String>,
+    /// Keys that signed receipts before the current one, published so their receipts still
+    /// verify: ADDRESS:VALID_FROM:VALID_UNTIL (unix seconds), comma-separated (default none).
+    #[arg(long, env = "RECEIPT_PREVIOUS_SIGNERS")]
+    pub receipt_previous_signers: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -168,12 +175,14 @@ impl ServeArgs {
             ("MAX_PAGE_MEMORY", &self.max_page_memory),
             ("PROXY_PROTOCOL", &self.proxy_protocol),
             ("CHAIN_RPC_URL", &self.chain_rpc_url),
+            ("CHAIN_LOG_RANGE", &self.chain_log_range),
             ("OPERATOR_EMAIL", &self.operator_email),
             ("ICON_URL", &self.icon_url),
             ("REDIS_URL", &self.redis_url),
             ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
             ("RECEIPT_SIGNING_KEY_FILE", &self.receipt_signing_key_file),
+            ("RECEIPT_PREVIOUS_SIGNERS", &self.receipt_previous_signers),
         ];
         to_map(pairs.into_iter().chain(self.fetch.pairs()))
     }

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contact_core::config::{Config, PaymentConfig};
+use contact_core::payment::offer_receipt;
 use contact_core::payment::PaymentRequirements;
 use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
@@ -820,4 +821,110 @@ fn a_restart_waits_for_its_port_while_another_socket_holds_it() {
             .any(|l| l.contains("listening on")),
         "the instance listens on its own port again"
     );
+}
+
+/// The receipt inside a paid answer's `PAYMENT-RESPONSE`: its signer's address and `issuedAt`.
+fn receipt_of(answer: &Answer) -> (String, u64) {
+    let header = answer.header("PAYMENT-RESPONSE").expect("PAYMENT-RESPONSE");
+    let settlement: serde_json::Value = contact_core::payment::codec::decode(header).unwrap();
+    let receipt = &settlement["extensions"][offer_receipt::EXTENSION_KEY]["info"]["receipt"];
+    offer_receipt::receipt_signer(receipt).expect("a signed receipt")
+}
+
+/// Rotating the receipt signing key (docs/payments.md, "Rotating the signing key"): an
+/// instance signs a receipt with key A; it restarts with key B and A in
+/// `RECEIPT_PREVIOUS_SIGNERS` (valid until the rotation). A retry of the first payment gets
+/// the kept answer — the receipt signed by A, byte for byte — and A's receipt still verifies
+/// against the signers discovery publishes (`/.well-known/x402`, `/.well-known/x402.json`,
+/// `/openapi.json`); a new payment gets a receipt signed by B, which verifies too.
+#[test]
+fn a_receipt_signed_before_a_key_rotation_still_verifies() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let keys = scratch("receipt-keys");
+    // anvil's third and fourth development keys (well-known test keys).
+    let (a, b) = (keys.join("a.hex"), keys.join("b.hex"));
+    std::fs::write(
+        &a,
+        "5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6\n",
+    )
+    .unwrap();
+    let signer_a = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+    let signer_b = "0x90f79bf6eb2c4f870365e785982e1f101e93b906";
+    let vars = vars_for(&site, &facilitator, &redis);
+    let mut with_a = vars.clone();
+    with_a.push(("RECEIPT_SIGNING_KEY_FILE", a.display().to_string()));
+    let mut instance = Instance::start(with_a);
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&vars, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+    let (signed_by, issued_at) = receipt_of(&before);
+    assert_eq!(signed_by, signer_a);
+
+    // The rotation: B signs from now on; A is published as signing until now.
+    let rotation = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 1;
+    instance.kill();
+    let mut with_b = vars.clone();
+    with_b.push(("RECEIPT_SIGNING_KEY_FILE", b.display().to_string()));
+    with_b.push((
+        "RECEIPT_PREVIOUS_SIGNERS",
+        format!("{signer_a}:{}:{rotation}", issued_at - 3600),
+    ));
+    instance.vars = with_b;
+    std::thread::sleep(Duration::from_secs(1));
+    instance.restart();
+    wait_ready(&[&instance]);
+
+    let again = send(instance.addr(), &first);
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        again.header("PAYMENT-RESPONSE"),
+        before.header("PAYMENT-RESPONSE"),
+        "the kept answer keeps the receipt it was signed with"
+    );
+    let json = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&get(instance.addr(), path).body).unwrap()
+    };
+    let published = [
+        json("/.well-known/x402")["offerReceipt"].clone(),
+        json("/.well-known/x402.json")["items"][0]["extensions"][offer_receipt::EXTENSION_KEY]
+            ["info"]
+            .clone(),
+        json("/openapi.json")["info"]["x-x402-offer-receipt"].clone(),
+    ];
+    let fresh = send(instance.addr(), &paid(&site, Some(&signature(&vars, 2))));
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+    let (new_signer, new_issued_at) = receipt_of(&fresh);
+    assert_eq!(new_signer, signer_b);
+    for declaration in &published {
+        assert_eq!(declaration["signer"], signer_b, "{declaration}");
+        assert!(
+            offer_receipt::covers(declaration, &signed_by, issued_at),
+            "the receipt signed before the rotation verifies: {declaration}"
+        );
+        assert!(
+            offer_receipt::covers(declaration, &new_signer, new_issued_at),
+            "{declaration}"
+        );
+        assert!(
+            !offer_receipt::covers(declaration, &signed_by, new_issued_at),
+            "A signs nothing after the rotation: {declaration}"
+        );
+    }
+    assert_eq!(facilitator.count("/settle"), 2);
+    let _ = std::fs::remove_dir_all(&keys);
 }

@@ -211,5 +211,8 @@ pub fn service_vars_with(site: SocketAddr, facilitator_url: &str) -> Vec<(&'stat
         ("ALLOWED_PORTS", site.port().to_string()),
         ("RESOLVE", "www.fixture-shop.com=127.0.0.1".to_string()),
         ("X402_MAX_TIMEOUT_SECONDS", "120".to_string()),
+        // No judge unless a test names one: unset would be the network's public RPC, and a
+        // test reaches nothing beyond loopback.
+        ("CHAIN_RPC_URL", "none".to_string()),
     ]
 }

@@ -4,6 +4,7 @@
 
 use super::settling::{authorization_key, settle_by};
 use super::*;
+use crate::payment::verify::expired_authorization;
 
 /// A paid request whose payment a worker is checking ([`WorkFor::Payment`]).
 #[derive(Debug)]
@@ -26,6 +27,7 @@ impl Checking {
         server: &Server,
         verified: &VerifiedPayment,
         home_memory: PageMemorySlot,
+        late: Option<String>,
         now: Instant,
     ) -> (Reserving, StoreOp) {
         let Checking {
@@ -43,7 +45,12 @@ impl Checking {
         let crawl_by = settle_by
             .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
             .unwrap_or(now);
-        core.deadline = (core.request.started + JOB_TIMEOUT).min(crawl_by);
+        core.deadline = if late.is_some() {
+            // No `/settle` follows (the chain judges, and a payment it shows needs none).
+            core.request.started + JOB_TIMEOUT
+        } else {
+            (core.request.started + JOB_TIMEOUT).min(crawl_by)
+        };
         let reserve = StoreOp::Reserve {
             key: key.clone(),
             fingerprint,
@@ -73,6 +80,7 @@ impl Checking {
             core,
             paid,
             home_memory,
+            late,
         };
         (reserving, reserve)
     }
@@ -88,17 +96,25 @@ impl Exchange {
         checked: Result<Box<VerifiedPayment>, PaymentError>,
         now: Instant,
     ) {
+        let mut late = None;
         let verified = match checked {
             Ok(verified) => verified,
-            Err(error) => {
-                let Checking { core, terms, .. } = checking;
-                let request = core.request.clone();
-                // The job is over (its slot is free); the connection answers or goes on.
-                drop(core);
-                self.verdict = Some(PaymentVerdict::Refused);
-                self.payment_required(&request, &terms, &error.reason(), now);
-                return self.after_early_answer(server, now);
+            Err(PaymentError::Expired) if server.config.chain_rpc.is_some() => {
+                // Genuine, but too late for a job of its own: a retry whose record was lost
+                // may have paid already. The chain is asked before a 402 (docs/payments.md,
+                // "An expired authorization without a record"); the reservation comes first,
+                // so two such retries never both ask or crawl.
+                match expired_authorization(&checking.payment) {
+                    Some(verified) => {
+                        late = Some(PaymentError::Expired.reason());
+                        Box::new(verified)
+                    }
+                    None => {
+                        return self.refuse_checked(server, checking, &PaymentError::Expired, now)
+                    }
+                }
             }
+            Err(error) => return self.refuse_checked(server, checking, &error, now),
         };
         // The homepage's share of the page memory budget, before anything is reserved or
         // verified: without one the request is shed, nothing consumed.
@@ -110,11 +126,29 @@ impl Exchange {
             self.respond_error_with(&request, &Failure::Overloaded, message, now, &retry);
             return self.after_early_answer(server, now);
         };
-        let (reserving, reserve) = checking.into_reserving(server, &verified, home_memory, now);
+        let (reserving, reserve) =
+            checking.into_reserving(server, &verified, home_memory, late, now);
         match self.store_call(server, reserve) {
             Ok(reply) => self.reserved(server, reserving, Ok(reply), now),
             Err(id) => self.keep(Job::Reserving(reserving, StoreWait::new(id, now))),
         }
+    }
+
+    /// The local checks refused the payment: 402 with the reason, nothing reserved.
+    fn refuse_checked(
+        &mut self,
+        server: &Server,
+        checking: Checking,
+        error: &PaymentError,
+        now: Instant,
+    ) {
+        let Checking { core, terms, .. } = checking;
+        let request = core.request.clone();
+        // The job is over (its slot is free); the connection answers or goes on.
+        drop(core);
+        self.verdict = Some(PaymentVerdict::Refused);
+        self.payment_required(&request, &terms, &error.reason(), now);
+        self.after_early_answer(server, now);
     }
 
     /// A payment check answered with the wrong kind of work (a runtime bug): nothing was

@@ -15,7 +15,7 @@
 //!
 //! The reservation this request made is released on a 503, so a later retry is judged again.
 
-use super::settling::{chain_query, UNRECONCILED_MESSAGE};
+use super::settling::{chain_query, chain_reply_body, UNRECONCILED_MESSAGE};
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
 
@@ -61,8 +61,9 @@ impl Verifying {
 
 impl Judging {
     /// The chain shows the authorization paid us in `transaction`: the job crawls, and
-    /// delivers without a `/settle`. The crawl's deadline is a fresh paid job's: no settlement
-    /// follows, but the result is kept under the same authorization window.
+    /// delivers without a `/settle`. The crawl's deadline is the job's own (30 s from the
+    /// request): no settlement follows, so the authorization's window — maybe past already, for
+    /// a late retry — does not bound it.
     pub(super) fn into_crawling(self, transaction: String, now: Instant) -> Crawling {
         let Judging {
             mut core,
@@ -71,11 +72,7 @@ impl Judging {
             ..
         } = self;
         paid.on_chain = Some(transaction);
-        let crawl_by = paid
-            .settle_by
-            .checked_sub(SETTLE_BUDGET + MIN_BUILD_TIME)
-            .unwrap_or(now);
-        core.deadline = (core.request.started + JOB_TIMEOUT).min(crawl_by).max(now);
+        core.deadline = (core.request.started + JOB_TIMEOUT).max(now);
         Crawling {
             core,
             paid,
@@ -105,10 +102,13 @@ impl Exchange {
         self.unreconciled(server, (core, paid), reason.to_string(), now);
     }
 
-    /// `/verify` refused for another reason than a used nonce. The store held no record of the
-    /// authorization (this request's reservation was new): with `CHAIN_RPC_URL` the chain tells
-    /// whether it was used before the refusal becomes a 402 — a facilitator may word a used one
-    /// as anything (the payer's balance, spent on us, is "insufficient funds"). Without it, the
+    /// `/verify` refused for another reason than a used nonce, or the local window check
+    /// refused a genuine authorization as too late (`reason`; no `/verify` then). The store held
+    /// no record of the authorization (this request's reservation was new): with the judge the
+    /// chain tells whether it was used before the refusal becomes a 402 — a facilitator may
+    /// word a used one as anything (the payer's balance, spent on us, is "insufficient
+    /// funds"), and a retry whose record was lost may come too late for a job of its own
+    /// (docs/payments.md, "An expired authorization without a record"). Without a judge, the
     /// refusal stands.
     pub(super) fn refused_without_record(
         &mut self,
@@ -153,10 +153,7 @@ impl Exchange {
         end: FetchEnd,
         now: Instant,
     ) {
-        let body = match &end {
-            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
-            FetchEnd::Failed(_) => None,
-        };
+        let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         match judging.chain.on_reply(body, unix_now) {
             None => self.judging_read_chain(server, judging, now),
@@ -208,7 +205,7 @@ impl Exchange {
                     self.release(server, &paid);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(
-                        "the facilitator refused this payment ({reason}) and the chain could not be read to confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
+                        "this payment was refused ({reason}) and the chain could not confirm it unused; retry shortly with the same PAYMENT-SIGNATURE"
                     );
                     let failure = Failure::FacilitatorUnavailable;
                     let job = (core, Some(&paid));

@@ -11,6 +11,10 @@ pub(super) struct Reserving {
     pub(super) core: JobCore,
     pub(super) paid: Paid,
     pub(super) home_memory: PageMemorySlot,
+    /// The local window check refused the authorization as too late (this reason), and the
+    /// judge is on: once reserved, the chain is asked instead of `/verify` (docs/payments.md,
+    /// "An expired authorization without a record").
+    pub(super) late: Option<String>,
 }
 
 impl Reserving {
@@ -21,6 +25,7 @@ impl Reserving {
             core,
             mut paid,
             home_memory,
+            ..
         } = self;
         paid.facilitator = facilitator;
         Verifying {
@@ -37,7 +42,7 @@ impl Exchange {
     pub(super) fn reserved(
         &mut self,
         server: &Server,
-        reserving: Reserving,
+        mut reserving: Reserving,
         answer: Result<StoreReply, StoreFailure>,
         now: Instant,
     ) {
@@ -52,6 +57,7 @@ impl Exchange {
                     core,
                     home_memory,
                     paid,
+                    ..
                 } = reserving;
                 drop((core, home_memory));
                 if record.fingerprint == paid.fingerprint {
@@ -82,6 +88,7 @@ impl Exchange {
                     core,
                     home_memory,
                     paid,
+                    ..
                 } = reserving;
                 drop((core, home_memory));
                 self.reserve_refused(&request, &paid, error, now);
@@ -97,7 +104,11 @@ impl Exchange {
             self.respond_error(&request, &Failure::FacilitatorUnavailable, message, now);
             return self.after_early_answer(server, now);
         };
+        let late = reserving.late.take();
         let mut verifying = reserving.into_verifying(bound);
+        if let Some(reason) = late {
+            return self.refused_without_record(server, verifying, reason, now);
+        }
         let (core, paid) = (&mut verifying.core, &verifying.paid);
         match self.call_facilitator(server, core, paid, Purpose::Verify, now) {
             Ok(()) => self.keep(Job::Verifying(verifying)),

@@ -498,10 +498,7 @@ impl Exchange {
         end: FetchEnd,
         now: Instant,
     ) {
-        let body = match &end {
-            FetchEnd::Response(response, _) => Some(response.body.as_slice()),
-            FetchEnd::Failed(_) => None,
-        };
+        let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         let verdict = match &mut settling.step {
             SettleStep::ReadingChain(check) => check.on_reply(body, unix_now),
@@ -636,6 +633,16 @@ pub(super) fn settle_by(server: &Server, now: Instant, valid_before: u64) -> Ins
         .instant_of_unix(now, valid_before)
         .checked_sub(SETTLE_MARGIN)
         .unwrap_or(now)
+}
+
+/// The body of a JSON-RPC answer the chain reading may read: an HTTP 200's. Any other status —
+/// a provider's rate limit (429), a 5xx — is no answer, whatever its body says: the verdict is
+/// undetermined, never "unused" (docs/payments.md, "The judge is no amplifier").
+pub(super) fn chain_reply_body(end: &FetchEnd) -> Option<&[u8]> {
+    match end {
+        FetchEnd::Response(response, _) if response.status == 200 => Some(response.body.as_slice()),
+        _ => None,
+    }
 }
 
 /// What to ask the chain about this job's authorization.

@@ -73,7 +73,7 @@ fn a_paid_job_hands_its_payment_and_settlement_on_from_phase_to_phase() {
     let (checking, verified) = checking(&server, now, 100);
     assert_eq!(server.jobs.in_flight(), 1);
     let memory = server.page_memory.try_acquire().unwrap();
-    let (reserving, op) = checking.into_reserving(&server, &verified, memory, now);
+    let (reserving, op) = checking.into_reserving(&server, &verified, memory, None, now);
     let StoreOp::Reserve {
         key, valid_before, ..
     } = op
@@ -140,7 +140,7 @@ fn a_short_validity_window_shortens_the_crawl_and_the_settlement_budget() {
     // before that leave the crawl 25 s.
     let (checking, verified) = checking(&server, now, 55);
     let memory = server.page_memory.try_acquire().unwrap();
-    let (reserving, _) = checking.into_reserving(&server, &verified, memory, now);
+    let (reserving, _) = checking.into_reserving(&server, &verified, memory, None, now);
     assert_eq!(reserving.core.deadline, now + Duration::from_secs(25));
     assert_eq!(reserving.paid.settle_by, now + Duration::from_secs(45));
     let crawling = reserving.into_verifying(facilitator()).into_crawling();
@@ -161,7 +161,7 @@ fn a_job_the_chain_shows_paid_crawls_with_the_transaction_and_a_fresh_deadline()
     let (server, now) = server();
     let (checking, verified) = checking(&server, now, 100);
     let memory = server.page_memory.try_acquire().unwrap();
-    let (reserving, _) = checking.into_reserving(&server, &verified, memory, now);
+    let (reserving, _) = checking.into_reserving(&server, &verified, memory, None, now);
     let query = settling::chain_query(&reserving.paid).unwrap();
     let judged_at = now + Duration::from_secs(3);
     let judging = reserving

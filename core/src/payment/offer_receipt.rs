@@ -223,6 +223,113 @@ impl OfferSigner {
     }
 }
 
+/// A key that signed receipts before the current one (`RECEIPT_PREVIOUS_SIGNERS`): its address
+/// and the unix seconds during which it signed, `[valid_from, valid_until)`. Published beside
+/// the current signer so that a receipt handed out before a rotation still verifies
+/// (docs/payments.md, "Rotating the signing key"); the key itself is no longer needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetiredSigner {
+    /// `0x` + 40 lower-case hex digits.
+    pub address: String,
+    /// Unix seconds from which it signed (inclusive).
+    pub valid_from: u64,
+    /// Unix seconds until which it signed (exclusive): the rotation's time.
+    pub valid_until: u64,
+}
+
+/// Reads `RECEIPT_PREVIOUS_SIGNERS`: comma-separated `ADDRESS:VALID_FROM:VALID_UNTIL` entries
+/// (an address `0x` + 40 hex digits, unix seconds, `VALID_FROM < VALID_UNTIL`); empty: none.
+///
+/// # Errors
+/// Which entry is wrong and why.
+pub fn parse_retired_signers(text: &str) -> Result<Vec<RetiredSigner>, String> {
+    let mut signers = Vec::new();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let bad =
+            |why: &str| format!("{entry:?}: {why} (ADDRESS:VALID_FROM:VALID_UNTIL, unix seconds)");
+        let mut parts = entry.split(':');
+        let (Some(address), Some(from), Some(until), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad("not three fields"));
+        };
+        let digits = address.strip_prefix("0x").unwrap_or("");
+        if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad("the address is not 0x + 40 hex digits"));
+        }
+        let (Ok(valid_from), Ok(valid_until)) = (from.parse::<u64>(), until.parse::<u64>()) else {
+            return Err(bad("the times are not unix seconds"));
+        };
+        if valid_from >= valid_until {
+            return Err(bad("VALID_FROM is not before VALID_UNTIL"));
+        }
+        signers.push(RetiredSigner {
+            address: address.to_ascii_lowercase(),
+            valid_from,
+            valid_until,
+        });
+    }
+    Ok(signers)
+}
+
+/// Who signs this service's offers and receipts, as discovery publishes it (x402
+/// offer-receipt, spec §4.5.1: the service's own key registry): `signer`, the current
+/// address, and `signers`, every address with the unix seconds it signed in — the current one
+/// from the end of the latest retired one (`validFrom`, absent without retired signers), the
+/// retired ones with `validFrom` and `validUntil`. A verifier recovers the address from a
+/// receipt's signature and accepts it when an entry of that address covers its `issuedAt`
+/// ([`covers`]).
+pub fn signer_declaration(current: &OfferSigner, retired: &[RetiredSigner]) -> Value {
+    let mut now = json!({"address": current.address()});
+    if let Some(since) = retired.iter().map(|r| r.valid_until).max() {
+        now["validFrom"] = json!(since);
+    }
+    let mut signers = vec![now];
+    signers.extend(retired.iter().map(
+        |r| json!({"address": r.address, "validFrom": r.valid_from, "validUntil": r.valid_until}),
+    ));
+    json!({"format": "eip712", "signer": current.address(), "signers": signers})
+}
+
+/// Whether `declaration` (a [`signer_declaration`]) lists `address` (any case) as a signer at
+/// `issued_at` (unix seconds): the check a verifier makes after recovering the address.
+pub fn covers(declaration: &Value, address: &str, issued_at: u64) -> bool {
+    let Some(signers) = declaration["signers"].as_array() else {
+        return false;
+    };
+    signers.iter().any(|entry| {
+        entry["address"]
+            .as_str()
+            .is_some_and(|a| a.eq_ignore_ascii_case(address))
+            && entry["validFrom"]
+                .as_u64()
+                .is_none_or(|from| from <= issued_at)
+            && entry["validUntil"]
+                .as_u64()
+                .is_none_or(|until| issued_at < until)
+    })
+}
+
+/// The address that signed a receipt artifact (`{"format": "eip712", "payload": {…},
+/// "signature": "0x…"}`, as in `PAYMENT-RESPONSE`'s `extensions["offer-receipt"].info.receipt`)
+/// and its `issuedAt` (unix seconds): what a verifier checks against the published signers
+/// with [`covers`]. `None` when a field is missing or the signature recovers to no address.
+pub fn receipt_signer(receipt: &Value) -> Option<(String, u64)> {
+    let payload = &receipt["payload"];
+    let text = |name: &str| payload[name].as_str().map(str::to_string);
+    let issued_at = payload["issuedAt"].as_u64()?;
+    let signed = ReceiptPayload {
+        network: text("network")?,
+        resource_url: text("resourceUrl")?,
+        payer: text("payer")?,
+        issued_at,
+        transaction: text("transaction")?,
+    };
+    let signature = crate::eth::parse_hex(receipt["signature"].as_str()?)?;
+    let address = crate::payment::verify::recover_signer(&signed.digest(), &signature)?;
+    Some((address_hex(&address), issued_at))
+}
+
 /// `keccak256(0x19 0x01 ‖ domainSeparator ‖ structHash)` under the extension's domain `name`
 /// (EIP-712).
 fn typed_digest(name: &str, struct_hash: &[u8; 32]) -> [u8; 32] {
@@ -319,6 +426,71 @@ mod tests {
         };
         let other = recover_signer(&tampered.digest(), &signature);
         assert_ne!(other.map(|a| address_hex(&a)), Some(signer.address()));
+    }
+
+    /// A rotation: receipts signed by the old key before the rotation still verify against
+    /// the published registry, the new key's from the rotation on; neither outside its time.
+    #[test]
+    fn a_receipt_signed_before_a_rotation_verifies_against_the_published_signers() {
+        let old = OfferSigner::from_hex(KEY).unwrap();
+        let new = OfferSigner::from_hex(
+            "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+        )
+        .unwrap();
+        let rotation = 1_900_000_000;
+        let retired = parse_retired_signers(&format!(
+            " {}:1800000000:{rotation} ",
+            old.address().to_ascii_uppercase().replace("0X", "0x")
+        ))
+        .unwrap();
+        let published = signer_declaration(&new, &retired);
+        assert_eq!(published["signer"], new.address());
+        assert_eq!(published["signers"][0]["validFrom"], rotation);
+        let signed_by = |signer: &OfferSigner, issued_at: u64| {
+            let payload = ReceiptPayload {
+                issued_at,
+                ..receipt()
+            };
+            let (address, at) = receipt_signer(&signer.receipt(&payload)).unwrap();
+            assert_eq!(
+                (address.as_str(), at),
+                (signer.address().as_str(), issued_at)
+            );
+            covers(&published, &address, issued_at)
+        };
+        assert!(signed_by(&old, rotation - 60), "an old receipt");
+        assert!(signed_by(&new, rotation), "a new receipt");
+        assert!(!signed_by(&old, rotation), "the old key after the rotation");
+        assert!(!signed_by(&new, rotation - 60), "the new key before it");
+        assert!(
+            !signed_by(&old, 1_700_000_000),
+            "the old key before its time"
+        );
+        // Without retired signers: the current one, open-ended.
+        let alone = signer_declaration(&new, &[]);
+        assert_eq!(alone["signers"], json!([{"address": new.address()}]));
+        assert!(covers(&alone, &new.address(), 0));
+    }
+
+    #[test]
+    fn retired_signers_are_read_strictly() {
+        assert_eq!(parse_retired_signers(" ").unwrap(), vec![]);
+        let two = parse_retired_signers(
+            "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:1:2,0x70997970C51812dc3A010C7d01b50e0d17dc79C8:2:3",
+        )
+        .unwrap();
+        assert_eq!(two.len(), 2);
+        assert_eq!(two[1].address, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+        for bad in [
+            "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:1",
+            "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:2:1",
+            "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:1:2:3",
+            "3c44cdddb6a900fa2b585dd299e03d12fa4293bc:1:2",
+            "0x3c44:1:2",
+            "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:-1:2",
+        ] {
+            assert!(parse_retired_signers(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

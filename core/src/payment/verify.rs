@@ -168,6 +168,26 @@ pub fn verify_locally(
     })
 }
 
+/// The authorization of a payment that [`verify_locally`] refused with
+/// [`PaymentError::Expired`] — which it does only after the signature recovered to
+/// `authorization.from`, `to` was our `payTo`, the value our amount and `validAfter` past: the
+/// authorization is genuine, only too late for a job of its own (docs/payments.md, "An expired
+/// authorization without a record"). `None` when the payload does not parse. Never call it for
+/// another refusal: it checks nothing itself.
+pub fn expired_authorization(payment: &PaymentPayload) -> Option<VerifiedPayment> {
+    let payload: ExactEvmPayload = serde_json::from_value(payment.payload.clone()).ok()?;
+    let auth = &payload.authorization;
+    let payer = parse_address(&auth.from)?;
+    let nonce = parse_bytes32(&auth.nonce)?;
+    let valid_before = saturating_u64(&parse_uint256(&auth.valid_before)?);
+    Some(VerifiedPayment {
+        payer,
+        nonce,
+        valid_before,
+        payload,
+    })
+}
+
 /// The payer and nonce an `exact` EVM payment *claims* (not verified): enough to find its
 /// payment record before verification, where only an exact match of the whole payload counts.
 pub fn claimed_authorization(payment: &PaymentPayload) -> Option<(Address, [u8; 32])> {
