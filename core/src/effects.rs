@@ -21,9 +21,20 @@ pub enum PaymentVerdict {
     Refused,
     /// `/verify` failed or answered garbage (503; the authorization stays consumed).
     FacilitatorUnavailable,
+    /// The facilitator refused the service's own credentials (401 or 403 on `/verify`; 503,
+    /// the authorization stays usable): a wrong, revoked or missing API key.
+    CredentialsRefused,
     /// `/verify` reported the authorization already used and the payment store held no record
     /// of it: the chain judges, or the answer is 503 (never a 402; docs/payments.md).
     UsedWithoutRecord,
+    /// The local window check found the authorization genuine but too late, the payment store
+    /// held no record of it, and the chain judges it before any 402 (docs/payments.md, "An
+    /// expired authorization without a record").
+    ExpiredWithoutRecord,
+    /// A chain reading for a payment without a record was over the client's or the instance's
+    /// limit: 503 with `Retry-After`, never a 402 (docs/payments.md, "The judge is no
+    /// amplifier").
+    JudgeLimited,
 }
 
 impl PaymentVerdict {
@@ -33,7 +44,10 @@ impl PaymentVerdict {
             PaymentVerdict::Verified => "verified",
             PaymentVerdict::Refused => "refused",
             PaymentVerdict::FacilitatorUnavailable => "facilitator_unavailable",
+            PaymentVerdict::CredentialsRefused => "credentials_refused",
             PaymentVerdict::UsedWithoutRecord => "used_without_record",
+            PaymentVerdict::ExpiredWithoutRecord => "expired_without_record",
+            PaymentVerdict::JudgeLimited => "judge_limited",
         }
     }
 }
@@ -133,6 +147,18 @@ pub struct SettlementEvent {
     pub nonce: String,
     /// `settled`, `refused` or `unknown`.
     pub outcome: &'static str,
+    /// The authorization's amount in the asset's atomic units (decimal; 10000 = 0.01 USDC),
+    /// as the payment terms it was judged against ask.
+    pub amount: String,
+    /// CAIP-2 network of the payment (e.g. `eip155:8453`).
+    pub network: String,
+    /// Token contract of the payment (`0x` hex).
+    pub asset: String,
+    /// The address the payment goes to (`PAY_TO` when it was judged).
+    pub pay_to: String,
+    /// Whether this is a reading of the chain (`CHAIN_RPC_URL`) rather than a `/settle`
+    /// answer; with outcome `unknown` it means the chain could not tell.
+    pub from_chain: bool,
     /// The facilitator's `errorReason`, when it gave one.
     pub reason: Option<String>,
     /// Transaction hash, when the facilitator gave one.

@@ -202,6 +202,9 @@ pub(crate) struct Shared {
     /// Rate-limit tokens drawn from the shared store and not yet spent, per client (only
     /// used while the store is shared).
     pub(crate) leases: LocalLeases,
+    /// The cache and limits of chain readings for payments without a record
+    /// (docs/payments.md, "The judge is no amplifier").
+    pub(crate) judge_gate: crate::payment::judge_gate::JudgeGate,
 }
 
 impl std::ops::Deref for Server {
@@ -255,6 +258,7 @@ impl Server {
                 config.rate_limit_burst,
             )),
             leases: LocalLeases::default(),
+            judge_gate: crate::payment::judge_gate::JudgeGate::default(),
         };
         // The seed of this process's lease ids: random per start, derived from the seed so it
         // says nothing about the request ids.

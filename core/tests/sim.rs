@@ -232,7 +232,10 @@ fn free_routes() {
                 .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
         assert_eq!(
             (r.status, r.body.clone()),
-            (200, serde_json::json!({"status": "ok"}))
+            (
+                200,
+                serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})
+            )
         );
         assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
     }
@@ -4016,7 +4019,13 @@ fn head_keeps_the_connection_and_answers_no_body_anywhere() {
         "{}",
         String::from_utf8_lossy(&rest)
     );
-    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    assert!(rest.ends_with(
+        format!(
+            r#"{{"status":"ok","version":"{}"}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes()
+    ));
     // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
     for (path, status, allow) in [
         (
@@ -4472,4 +4481,84 @@ fn a_rate_limited_chain_answer_is_never_unused() {
     assert_error(&r, 503, "INTERNAL_ERROR");
     assert!(r.header("PAYMENT-REQUIRED").is_none());
     assert!(r.header("Retry-After").is_some());
+}
+
+/// The judge is no amplifier. Chain readings for payments without a record (anyone can sign an
+/// authorization with a fresh key and have it refused) are limited per client: past the
+/// burst the answer is 503 with `Retry-After` — never a 402 — and no chain call is made; a
+/// minute later readings are made again.
+#[test]
+fn record_less_chain_readings_are_limited_per_client() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[
+        ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+        ("RATE_LIMIT_BURST", "100"),
+    ]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let heads = |chain: &std::rc::Rc<std::cell::RefCell<ChainState>>| {
+        let calls = &chain.borrow().calls;
+        calls
+            .iter()
+            .filter(|m| *m == "eth_getBlockByNumber")
+            .count()
+    };
+    let mut limited = 0;
+    for nonce in 150..170 {
+        let r = one(&sim.request(&paid_post(&sim, nonce)));
+        match r.status {
+            402 => assert_eq!(limited, 0, "judged again after a limited one"),
+            503 => {
+                limited += 1;
+                assert!(r.header("Retry-After").is_some());
+                assert!(r.header("PAYMENT-REQUIRED").is_none());
+            }
+            other => panic!("{other}: {}", r.body),
+        }
+    }
+    assert!(limited > 0);
+    let read = heads(&chain);
+    assert_eq!(
+        read + limited,
+        20,
+        "one reading per judged request, none for the others"
+    );
+    sim.advance(std::time::Duration::from_secs(60));
+    let header = payment_header(&requirements(&sim), 171, 0, sim.unix_now() + 100);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&header),
+    )));
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert_eq!(heads(&chain), read + 1);
+}
+
+/// A verdict that cannot change — the chain showed the authorization paid to us — is cached
+/// per (from, nonce): when the paid job fails (the site is down) and its reservation is
+/// released, the retry is judged from the cache without a chain call.
+#[test]
+fn a_final_chain_verdict_is_cached_per_authorization() {
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+    chain_node(&mut sim, chain.clone());
+    let site = sim
+        .endpoints
+        .remove(&format!("{SITE_IP}:443").parse().unwrap());
+    let request = paid_post(&sim, 103);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 200);
+    let calls = chain.borrow().calls.len();
+    assert!(calls > 0);
+    let r = one(&sim.request(&request));
+    assert_ne!(r.status, 402, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls, "from the cache");
+    sim.endpoints
+        .insert(format!("{SITE_IP}:443").parse().unwrap(), site.unwrap());
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(chain.borrow().calls.len(), calls);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, TRANSFER_TX);
 }

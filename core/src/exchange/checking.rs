@@ -106,6 +106,7 @@ impl Exchange {
                 // so two such retries never both ask or crawl.
                 match expired_authorization(&checking.payment) {
                     Some(verified) => {
+                        self.verdict = Some(PaymentVerdict::ExpiredWithoutRecord);
                         late = Some(PaymentError::Expired.reason());
                         Box::new(verified)
                     }

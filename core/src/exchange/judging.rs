@@ -18,6 +18,7 @@
 use super::settling::{chain_query, chain_reply_body, UNRECONCILED_MESSAGE};
 use super::*;
 use crate::payment::chain::{ChainCheck, ChainQuery, ChainVerdict};
+use crate::payment::judge_gate::Gate;
 
 /// A paid job whose authorization the chain is judging (`CHAIN_RPC_URL`) before anything is
 /// crawled; it holds the homepage's page memory.
@@ -87,14 +88,12 @@ impl Exchange {
     pub(super) fn used_without_record(
         &mut self,
         server: &Server,
-        mut verifying: Verifying,
+        verifying: Verifying,
         now: Instant,
     ) {
         if server.config.chain_rpc.is_some() {
             if let Some(query) = chain_query(&verifying.paid) {
-                self.close_fetches(&mut verifying.core);
-                let judging = verifying.into_judging(query, None, now);
-                return self.judging_read_chain(server, judging, now);
+                return self.judge_without_record(server, verifying, query, None, now);
             }
         }
         let reason = "the facilitator reports the authorization used; no record of it";
@@ -113,7 +112,7 @@ impl Exchange {
     pub(super) fn refused_without_record(
         &mut self,
         server: &Server,
-        mut verifying: Verifying,
+        verifying: Verifying,
         reason: String,
         now: Instant,
     ) {
@@ -124,13 +123,60 @@ impl Exchange {
             .and_then(|_| chain_query(&verifying.paid));
         match query {
             Some(query) => {
-                self.close_fetches(&mut verifying.core);
-                let judging = verifying.into_judging(query, Some(reason), now);
-                self.judging_read_chain(server, judging, now);
+                self.judge_without_record(server, verifying, query, Some(reason), now);
             }
             None => {
                 let Verifying { core, paid, .. } = verifying;
                 self.refusal_stands(server, (core, paid), &reason, now);
+            }
+        }
+    }
+
+    /// A chain reading for a payment the store holds no record of, through the gate that keeps
+    /// the judge from being an amplifier (docs/payments.md, "The judge is no amplifier"): a
+    /// final verdict cached for this authorization answers at once; past the client's or the
+    /// instance's limit the answer is 503 with `Retry-After` (the reservation released, never a
+    /// 402); otherwise the chain is read.
+    fn judge_without_record(
+        &mut self,
+        server: &Server,
+        mut verifying: Verifying,
+        query: ChainQuery,
+        refusal: Option<String>,
+        now: Instant,
+    ) {
+        let unix_now = server.unix_time(now);
+        let gate = server
+            .shared()
+            .judge_gate
+            .ask(&verifying.paid.key, self.client, unix_now);
+        self.close_fetches(&mut verifying.core);
+        match gate {
+            Gate::Read => {
+                let judging = verifying.into_judging(query, refusal, now);
+                self.judging_read_chain(server, judging, now);
+            }
+            Gate::Cached(verdict) => {
+                let judging = verifying.into_judging(query, refusal, now);
+                self.judged(server, judging, verdict, now);
+            }
+            Gate::Limited(wait) => {
+                self.verdict = Some(PaymentVerdict::JudgeLimited);
+                let Verifying { core, paid, .. } = verifying;
+                self.release(server, &paid);
+                let retry = [("Retry-After", wait.to_string())];
+                let message = format!(
+                    "too many chain readings for payments this service holds no record of; retry in {wait} s with the same PAYMENT-SIGNATURE, this request changed nothing"
+                );
+                let job = (core, Some(&paid));
+                self.end_job_with_error_and(
+                    server,
+                    job,
+                    &Failure::Overloaded,
+                    &message,
+                    now,
+                    &retry,
+                );
             }
         }
     }
@@ -157,7 +203,11 @@ impl Exchange {
         let unix_now = server.unix_time(now).as_secs();
         match judging.chain.on_reply(body, unix_now) {
             None => self.judging_read_chain(server, judging, now),
-            Some(verdict) => self.judged(server, judging, verdict, now),
+            Some(verdict) => {
+                let key = &judging.paid.key;
+                server.shared().judge_gate.remember(key, &verdict, unix_now);
+                self.judged(server, judging, verdict, now);
+            }
         }
     }
 
@@ -202,6 +252,7 @@ impl Exchange {
                     // nothing to reconcile yet.
                     let Judging { core, paid, .. } = judging;
                     self.audit_line((&core, &paid), "unknown", Some(why), None, (0, None));
+                    self.audit_line_from_chain();
                     self.release(server, &paid);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(

@@ -13,6 +13,7 @@ pub mod codec;
 pub mod endpoint;
 pub mod facilitator;
 pub mod identifier;
+pub mod judge_gate;
 pub mod offer_receipt;
 pub mod requirements;
 pub mod store;
