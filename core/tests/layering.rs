@@ -11,9 +11,9 @@
 //! imports of its own folder (`use super::*` in a child) do not count: the folder's `mod.rs`
 //! is the common ground of its files. From outside a folder, a path into one of its files
 //! imports the folder too (its `mod.rs` declares the file): `crate::extract::limits` in
-//! `crawl` is an import of `extract::limits` and of `extract`. Unit tests (`#[cfg(test)] mod tests { … }`, or
-//! `#[cfg(test)] mod tests;` in a file of their own) do not count either: they may drive a
-//! module through the modules above it.
+//! `crawl` is an import of `extract::limits` and of `extract`. Unit tests
+//! (`#[cfg(test)] mod tests { … }`, or `#[cfg(test)] mod tests;` in a file of their own) do not
+//! count either: they may drive a module through the modules above it.
 
 // Test code: it reads the core's sources and the docs; a failed unwrap is a failed test.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
