@@ -116,7 +116,7 @@ pub const CORPUS_FRAMEWORKS_FLOORS: Floors = floors(
 pub const CORPUS_WORLD_FLOORS: Floors = floors(
     [
         (0.96, 0.87),
-        (0.87, 0.90),
+        (0.93, 0.90),
         (0.94, 0.94),
         (0.83, 0.50),
         (0.75, 0.75),
@@ -130,7 +130,7 @@ pub const CORPUS_WORLD_FLOORS: Floors = floors(
 pub const CORPUS_WORLD_CHECK_FLOORS: Floors = floors(
     [
         (0.98, 0.98),
-        (0.89, 0.98),
+        (0.94, 0.98),
         (0.98, 0.98),
         (0.72, 0.48),
         (0.80, 0.80),

@@ -176,11 +176,11 @@ fn french_italian_and_spanish_notices_and_credit_lines() {
     assert_eq!(p.emails, ["contact@avocat-martin.fr"]);
     let p = page(
         "https://www.studiorossi.it/note-legali",
-        r#"<h1>Note legali</h1><p>Studio Rossi, Via Roma 10, 20121 Milano, tel. 02 1234 5678</p>
+        r#"<h1>Note legali</h1><p>Studio Rossi, Via Roma 10, 20121 Milano, tel. 02 8314 7290</p>
         <h3>Ordine degli Avvocati di Milano</h3><p>Via Freguglia 1, 20122 Milano, tel. 02 549 2921</p>
         <footer><p>© 2025 Studio Rossi · Realizzato da WebLab, info@weblab.it</p></footer>"#,
     );
-    assert_eq!(p.phones, ["+390212345678"]);
+    assert_eq!(p.phones, ["+390283147290"]);
     assert!(p.emails.is_empty(), "{:?}", p.emails);
     let p = page(
         "https://www.clinicalopez.es/",

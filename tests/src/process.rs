@@ -110,16 +110,37 @@ impl Group {
     }
 
     fn end(&mut self, first: Signal) {
+        self.end_with(first, GRACE, |pgid, signal| {
+            let _ = kill_process_group(pgid, signal);
+        });
+    }
+
+    /// [`Group::end`] with the grace and the way a signal is sent given: `first` to the group,
+    /// at most `grace` for it to be gone, then (unless `first` was SIGKILL) SIGKILL and at most
+    /// `grace` again. Only a group that is gone is taken off the watchdog's list; one that
+    /// survived is named on stderr and stays there, so the watchdog stops it when the test
+    /// binary exits. Whether it is gone.
+    fn end_with(&mut self, first: Signal, grace: Duration, send: impl Fn(Pid, Signal)) -> bool {
         if self.stopped {
-            return;
+            return true;
         }
         self.stopped = true;
-        let _ = kill_process_group(self.pgid, first);
-        if !self.wait_gone(GRACE) && first != Signal::KILL {
-            let _ = kill_process_group(self.pgid, Signal::KILL);
-            self.wait_gone(GRACE);
+        send(self.pgid, first);
+        let mut gone = self.wait_gone(grace);
+        if !gone && first != Signal::KILL {
+            send(self.pgid, Signal::KILL);
+            gone = self.wait_gone(grace);
         }
-        watchdog(&format!("del {}", self.pgid.as_raw_nonzero()));
+        if gone {
+            watchdog(&format!("del {}", self.pgid.as_raw_nonzero()));
+        } else {
+            eprintln!(
+                "process group {} still runs after SIGKILL; the watchdog stops it when this \
+                 test binary exits",
+                self.pgid.as_raw_nonzero()
+            );
+        }
+        gone
     }
 
     /// Waits (at most `limit`) until no process of the group runs, reaping the leader.
@@ -258,11 +279,13 @@ mod tests {
     use super::*;
     use std::io::{BufRead, BufReader};
 
-    /// A shell that starts a grandchild (`sleep`) and prints its pid; both pids.
+    /// A shell that starts a grandchild (`sleep`) and prints its pid; both pids. Neither holds
+    /// this process's stderr (a pipe its parent may read to its end).
     fn shell_with_grandchild() -> (Group, u32, u32) {
         let mut group = Command::new("sh")
             .args(["-c", "sleep 600 & echo $!; wait"])
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn_in_group()
             .expect("start sh");
         let mut line = String::new();
@@ -404,44 +427,56 @@ mod tests {
         );
     }
 
-    /// Run as its own test binary (`FORGET_A_GROUP` set): starts a shell with a grandchild,
-    /// prints both pids and exits without dropping the guard.
-    #[test]
-    fn a_guard_never_dropped_is_stopped_when_the_test_binary_exits() {
-        if std::env::var_os("FORGET_A_GROUP").is_some() {
-            let mut group = Command::new("sh")
-                .args(["-c", "sleep 600 & echo $! $$; wait"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn_in_group()
-                .expect("start sh");
-            let mut line = String::new();
-            BufReader::new(group.stdout.take().expect("stdout"))
-                .read_line(&mut line)
-                .expect("the pids");
-            println!("pids {}", line.trim());
-            std::mem::forget(group);
-            std::process::exit(0);
-        }
+    /// For a test run again as its own test binary: a shell with a grandchild in a group of
+    /// its own; their pids (`GRANDCHILD SHELL`) printed on a line `pids …`.
+    fn shell_printing_its_pids() -> Group {
+        let (group, child, grandchild) = shell_with_grandchild();
+        println!("pids {grandchild} {child}");
+        group
+    }
+
+    /// Runs this test binary again for test `name` (in `process::tests`) with `var` set, and
+    /// waits (at most [`GRACE`]) until neither process of its [`shell_printing_its_pids`]
+    /// runs; when one still does, kills their group and fails.
+    fn run_again_then_none_runs(name: &str, var: &str) {
         let output = Command::new(std::env::current_exe().expect("this test binary"))
             .args(["--exact", "--nocapture", "--test-threads=1"])
-            .arg("process::tests::a_guard_never_dropped_is_stopped_when_the_test_binary_exits")
-            .env("FORGET_A_GROUP", "1")
+            .arg(format!("process::tests::{name}"))
+            .env(var, "1")
             .output_in_group()
             .expect("run this test binary");
         let said = String::from_utf8_lossy(&output.stdout);
         let pids: Vec<u32> = said
             .lines()
             .find_map(|l| l.split_once("pids ").map(|(_, pids)| pids))
-            .expect("the pids")
+            .unwrap_or_else(|| panic!("the pids in {said}"))
             .split(' ')
             .map(|p| p.parse().expect("a pid"))
             .collect();
         let started = Instant::now();
         while pids.iter().any(|&p| running(p)) {
-            assert!(started.elapsed() < GRACE, "{pids:?} still run");
+            if started.elapsed() > GRACE {
+                // The shell leads the group.
+                let shell = i32::try_from(pids[1]).ok().and_then(Pid::from_raw);
+                let _ = kill_process_group(shell.expect("a pid"), Signal::KILL);
+                panic!("{pids:?} still run");
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Run as its own test binary (`FORGET_A_GROUP` set): starts a shell with a grandchild,
+    /// prints both pids and exits without dropping the guard.
+    #[test]
+    fn a_guard_never_dropped_is_stopped_when_the_test_binary_exits() {
+        if std::env::var_os("FORGET_A_GROUP").is_some() {
+            std::mem::forget(shell_printing_its_pids());
+            std::process::exit(0);
+        }
+        run_again_then_none_runs(
+            "a_guard_never_dropped_is_stopped_when_the_test_binary_exits",
+            "FORGET_A_GROUP",
+        );
     }
 
     /// `python3 tests/leftovers.py ARGS…` with `vars` set (and `CI` only when among them),
@@ -528,6 +563,23 @@ mod tests {
         assert!(elsewhere.status.success(), "{said}");
         assert!(said.contains("not checked"), "{said}");
         assert_eq!(elsewhere.stdout, b"the command ran\n");
+    }
+
+    /// Run as its own test binary (`SURVIVING_GROUP` set): starts a shell with a grandchild,
+    /// ends its guard with a SIGKILL that never arrives (a group that survives it), prints both
+    /// pids and exits. The watchdog still has the group on its list and stops it.
+    #[test]
+    fn a_group_that_survives_its_guard_is_stopped_when_the_test_binary_exits() {
+        if std::env::var_os("SURVIVING_GROUP").is_some() {
+            let mut group = shell_printing_its_pids();
+            let gone = group.end_with(Signal::KILL, Duration::from_millis(50), |_, _| {});
+            assert!(!gone, "the group survives a signal never sent");
+            std::process::exit(0);
+        }
+        run_again_then_none_runs(
+            "a_group_that_survives_its_guard_is_stopped_when_the_test_binary_exits",
+            "SURVIVING_GROUP",
+        );
     }
 
     #[test]

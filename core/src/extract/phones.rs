@@ -302,6 +302,11 @@ pub fn from_text(
                 g += 3;
                 continue;
             }
+            if day_month_at(&run, g, line) {
+                // `24.08. - 11.09.2026`: a day and month without a year open a date range.
+                g += 2;
+                continue;
+            }
             if let Some(years) = years_at(&run, g, line) {
                 // `© 2007 - 2024 4SH`: a copyright's years start no number and join none.
                 g += years;
@@ -614,6 +619,9 @@ fn judge(
     {
         return None;
     }
+    if in_identifier_shape(line, start, end) || before_at_sign(after) {
+        return None;
+    }
     // Part of a larger token such as a URL path, a decimal or an id (`123-45-6789-0`).
     if after.starts_with(|c: char| c.is_ascii_alphanumeric() && !c.is_ascii_uppercase())
         || after.starts_with(['@', '_'])
@@ -714,10 +722,30 @@ fn judge_number(
         }
         None => return None,
     };
-    if is_placeholder(&number.get_national_significant_number()) {
+    if is_placeholder(&number.get_national_significant_number()) || is_example_number(&number) {
         return None;
     }
     Some(number.format_as(PhoneNumberFormat::E164).into_owned())
+}
+
+/// Whether `number` is its region's example fixed-line or mobile number in libphonenumber's
+/// metadata (Australia's `0412 345 678`, France's `06 12 34 56 78`): forms and templates
+/// print these as placeholders. One metadata look-up and parse per type (microseconds, and
+/// only for a number already found valid).
+fn is_example_number(number: &PhoneNumber) -> bool {
+    use rlibphonenumber::{PhoneNumberType, PHONE_NUMBER_UTIL};
+    let Some(region) = number.get_region_code() else {
+        return false;
+    };
+    let national = number.get_national_significant_number();
+    [PhoneNumberType::Mobile, PhoneNumberType::FixedLine]
+        .into_iter()
+        .filter_map(|kind| {
+            PHONE_NUMBER_UTIL
+                .get_example_number_for_type_and_region(region, kind)
+                .ok()
+        })
+        .any(|example| example.get_national_significant_number() == national)
 }
 
 /// The other countries where the main language of `region` is a national language (for a
@@ -828,6 +856,90 @@ fn date_at(run: &Run, g: usize, line: &str) -> bool {
 
 /// How many groups from `g` are copyright years: a range of two years (`2007 - 2024`,
 /// `1998–2025`) is 2; one year right after `©`, `(c)` or "copyright" is 1; otherwise `None`.
+/// Whether `after` (the text after a candidate) opens with an at-sign, written or spelled
+/// out the way pages hide addresses from harvesters (`@`, `(at)`, `[at]`, `{at}`, `(@)`),
+/// after white space: the digits are an email's local part (`03083147291(at)example.de`,
+/// `invoice-0208314728 @ example.nl`), not a phone.
+fn before_at_sign(after: &str) -> bool {
+    let after = after.trim_start();
+    after.starts_with('@')
+        || ["(at)", "[at]", "{at}", "(@)", "[@]"]
+            .iter()
+            .any(|at| strip_prefix_ci(after, at).is_some())
+}
+
+/// The written shapes of registration and tax numbers that hold a phone-like run of digits,
+/// `9` standing for a digit and `k` for the check letter `K`: the Brazilian CNPJ and CPF, the
+/// Argentine CUIT/CUIL, the Chilean RUT, the Finnish Y-tunnus, the Swedish and Norwegian
+/// organisation numbers written with their dash (`556677-8899`).
+const IDENTIFIER_SHAPES: &[&str] = &[
+    "99.999.999/9999-99",
+    "999.999.999-99",
+    "99-99999999-9",
+    "99.999.999-9",
+    "9.999.999-9",
+    "99.999.999-k",
+    "9.999.999-k",
+    "9999999-9",
+    "999999-9999",
+];
+
+/// Whether the candidate `start..end` of `line` lies in a token (digits, `.`, `/`, `-` and a
+/// final `K`, no space) written the way of [`IDENTIFIER_SHAPES`].
+fn in_identifier_shape(line: &str, start: usize, end: usize) -> bool {
+    let part = |c: u8| c.is_ascii_digit() || matches!(c, b'.' | b'/' | b'-');
+    let bytes = line.as_bytes();
+    let from = bytes[..start]
+        .iter()
+        .rposition(|&c| !part(c))
+        .map_or(0, |i| i + 1);
+    let mut to = end
+        + bytes[end..]
+            .iter()
+            .position(|&c| !part(c))
+            .unwrap_or(bytes.len() - end);
+    if matches!(bytes.get(to), Some(b'k' | b'K')) {
+        to += 1;
+    }
+    let token = bytes[from..to]
+        .strip_suffix(b".")
+        .unwrap_or(&bytes[from..to]);
+    if token.len() > 20 {
+        return false;
+    }
+    let shape: Vec<u8> = token
+        .iter()
+        .map(|&c| match c {
+            b'0'..=b'9' => b'9',
+            b'K' => b'k',
+            other => other,
+        })
+        .collect();
+    IDENTIFIER_SHAPES
+        .iter()
+        .any(|s| s.as_bytes() == shape.as_slice())
+}
+
+/// Whether groups `g` and `g + 1` of `run` spell a day and a month without a year, the way
+/// date ranges and opening notices write them in German, the Nordic and Central European
+/// languages (`24.08.`, `1.6.`, `24. 8.`): a day 1–31, a dot (and at most a space), a month
+/// 1–12 with a dot right after it that no digit follows.
+fn day_month_at(run: &Run, g: usize, line: &str) -> bool {
+    let (Some(day), Some(month)) = (run.groups.get(g), run.groups.get(g + 1)) else {
+        return false;
+    };
+    let value = |group: &Group| line[group.start..group.end].parse::<u32>().ok();
+    let between = &line[day.end..month.start];
+    let after = &line[month.end..];
+    day.digits <= 2
+        && month.digits <= 2
+        && matches!(between, "." | ". ")
+        && after.starts_with('.')
+        && !after[1..].starts_with(|c: char| c.is_ascii_digit())
+        && matches!(value(day), Some(1..=31))
+        && matches!(value(month), Some(1..=12))
+}
+
 fn years_at(run: &Run, g: usize, line: &str) -> Option<usize> {
     let year = |group: &Group| {
         group.digits == 4
@@ -1001,6 +1113,72 @@ const FAX_LABELS: &[&str] = &["fax", "f", "telefax", "facsimile"];
 const ID_LABELS: &[&str] = &[
     "kvk",
     "btw",
+    // Registration and tax numbers of the corpora's countries and their neighbours, by the
+    // label printed before them: Danish CVR, Norwegian and Swedish organisation numbers,
+    // Finnish Y-tunnus, Polish NIP/REGON/KRS, Czech and Slovak IČO/IČ/DIČ, Brazilian
+    // CNPJ/CPF, Argentine CUIT/CUIL, Chilean RUT, Mexican RFC, Spanish NIF/CIF, French RCS,
+    // Indian CIN/PAN. Short ones only with the colon or space that ends them (`nip` is in
+    // other words; `Cincinnati` starts with `cin`).
+    "cvr",
+    "org.nr",
+    "org. nr",
+    "org nr",
+    "orgnr",
+    "organisasjonsnummer",
+    "organisationsnummer",
+    "y-tunnus",
+    "nip:",
+    "nip ",
+    "regon",
+    "krs:",
+    "krs ",
+    "ičo",
+    "ič:",
+    "dič",
+    "cnpj",
+    "cpf:",
+    "cpf ",
+    "cuit",
+    "cuil",
+    "rut:",
+    "rut ",
+    "rfc:",
+    "rfc ",
+    "nif:",
+    "nif ",
+    "cif:",
+    "cif ",
+    "rcs ",
+    "cin:",
+    "cin ",
+    "pan:",
+    // Bank details: account numbers and bank codes (German Konto/BLZ, Danish and Norwegian
+    // kontonr., Polish nr konta/rachunek, Czech and Slovak číslo účtu/bankovní spojení,
+    // Spanish cuenta, Mexican CLABE, Argentine CBU, Indian IFSC,
+    // Australian BSB, US routing numbers, Swedish bankgiro/plusgiro). `konto` only as a word
+    // (`Kontor` is an office, `Kontakt` a contact).
+    "konto:",
+    "konto ",
+    "kontonummer",
+    "nr konta",
+    "numer konta",
+    "rachunek",
+    "účtu",
+    "účet",
+    "bankovní spojení",
+    "bankové spojenie",
+    "blz",
+    "bankleitzahl",
+    "kontonr",
+    "cuenta",
+    "clabe",
+    "cbu",
+    "ifsc",
+    "a/c",
+    "bsb",
+    "routing",
+    "bankgiro",
+    "plusgiro",
     "vat",
     "iban",
     "bic",
