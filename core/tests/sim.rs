@@ -232,7 +232,10 @@ fn free_routes() {
                 .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
         assert_eq!(
             (r.status, r.body.clone()),
-            (200, serde_json::json!({"status": "ok"}))
+            (
+                200,
+                serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})
+            )
         );
         assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
     }
@@ -4016,7 +4019,13 @@ fn head_keeps_the_connection_and_answers_no_body_anywhere() {
         "{}",
         String::from_utf8_lossy(&rest)
     );
-    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    assert!(rest.ends_with(
+        format!(
+            r#"{{"status":"ok","version":"{}"}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes()
+    ));
     // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
     for (path, status, allow) in [
         (

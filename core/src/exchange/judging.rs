@@ -252,6 +252,7 @@ impl Exchange {
                     // nothing to reconcile yet.
                     let Judging { core, paid, .. } = judging;
                     self.audit_line((&core, &paid), "unknown", Some(why), None, (0, None));
+                    self.audit_line_from_chain();
                     self.release(server, &paid);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(

@@ -623,6 +623,7 @@ impl Exchange {
             transaction,
             (settlement.attempts, settlement.extension_responses.as_ref()),
         );
+        self.audit_line_from_chain();
     }
 }
 
