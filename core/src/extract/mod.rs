@@ -999,7 +999,7 @@ mod tests {
                 80_000 + i
             ));
         }
-        for i in 0..3 * MAX_CRAWL_CANDIDATES {
+        for i in 0..3 * crate::crawl::MAX_CRAWL_CANDIDATES {
             page.push_str(&format!("<a href='/contact-{i}'>Contact</a>"));
         }
         let found = extract_page(&url, None, page.as_bytes());
@@ -1012,7 +1012,7 @@ mod tests {
         assert_eq!(found.addresses.len(), MAX_ADDRESSES);
         assert_eq!(found.addresses[0].postal_code.as_deref(), Some("80000"));
         let candidates = crate::crawl::candidates(&url, &found.links);
-        assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
+        assert_eq!(candidates.len(), crate::crawl::MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
     }
 
