@@ -61,6 +61,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::decode",
             "extract::whitespace",
             "extract::limits",
+            "extract::page_budget",
             "extract::sections",
             "extract::implied_ends",
             "extract::js_literal",
