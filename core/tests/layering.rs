@@ -78,6 +78,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "payment::requirements",
             "payment::verify",
             "payment::chain",
+            "payment::judge_gate",
             "payment::offer_receipt",
             "payment::identifier",
             "payment::facilitator",
