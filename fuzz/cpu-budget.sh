@@ -7,9 +7,14 @@
 # Memory is bounded as the service's is (docs/security.md, "Reading a page"): libFuzzer stops
 # with a finding when the process's RSS passes RSS_LIMIT_MB (default 512) or one allocation
 # asks for more than MALLOC_LIMIT_MB (default 128), so an input that amplifies is a finding.
+# AddressSanitizer's quarantine of freed memory (256 MB by default) is held to 16 MB so the RSS
+# limit measures the target, and one input running longer than TIMEOUT_SECONDS (default 30: an
+# ASan build runs ~10× slower than a release build, whose page budget is 3 s) is a finding too.
 set -u
 rss_limit_mb=${RSS_LIMIT_MB:-512}
 malloc_limit_mb=${MALLOC_LIMIT_MB:-128}
+timeout_seconds=${TIMEOUT_SECONDS:-30}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16}
 budget=${1:?usage: cpu-budget.sh SECONDS TARGET...}
 shift
 cd "$(dirname "$0")"
@@ -20,7 +25,7 @@ for target in "$@"; do
   log=$(mktemp)
   # -max_total_time is only a backstop (10× the budget in wall time).
   nice -n 19 cargo fuzz run --release "$target" -- -max_total_time=$((budget * 10)) \
-    -rss_limit_mb="$rss_limit_mb" -malloc_limit_mb="$malloc_limit_mb" \
+    -rss_limit_mb="$rss_limit_mb" -malloc_limit_mb="$malloc_limit_mb" -timeout="$timeout_seconds" \
     -print_final_stats=1 >"$log" 2>&1 &
   runner=$!
   used=0
