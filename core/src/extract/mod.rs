@@ -654,6 +654,9 @@ fn collect_phones(
 
 /// Most international numbers in the page's text whose calling code is read as evidence.
 const MAX_TEXT_CALLING_CODES: usize = 4;
+/// Most distinct international `tel:`/WhatsApp links, and most JSON-LD `telephone` values,
+/// whose calling code is read as evidence.
+const MAX_LINK_CALLING_CODES: usize = 4;
 /// Most currencies read as evidence.
 const MAX_CURRENCIES: usize = 3;
 
@@ -661,7 +664,9 @@ const MAX_CURRENCIES: usize = 3;
 /// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
 /// countries of addresses printed on the page, the ccTLD, the calling codes of international
 /// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
-/// `geo.region`, currencies, `<html lang>`.
+/// `geo.region`, currencies, `<html lang>`. The printed international numbers and the
+/// currencies are read only on pages without a structured country, a printed address or a
+/// ccTLD.
 fn region_hint(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
@@ -695,17 +700,39 @@ fn region_hint(
         ballot.vote(tld, Source::Tld);
     }
     let code = |r: rlibphonenumber::Region| format!("{r:?}");
+    // Each read is a libphonenumber parse (about a hundred thousand instructions): the first
+    // few distinct links, JSON-LD values and printed numbers are enough evidence.
+    let mut seen: Vec<&str> = Vec::new();
     for link in &doc.links {
-        if let Some(r) =
-            phones::region_of_tel(&link.href).or_else(|| phones::region_of_whatsapp(&link.href))
-        {
+        if seen.len() >= MAX_LINK_CALLING_CODES {
+            break;
+        }
+        let href = link.href.as_str();
+        let international = href
+            .get(..4)
+            .is_some_and(|s| s.eq_ignore_ascii_case("tel:"))
+            && href.contains('+')
+            || href.contains("wa.me/")
+            || href.contains("whatsapp");
+        if !international || seen.contains(&href) {
+            continue;
+        }
+        seen.push(href);
+        if let Some(r) = phones::region_of_tel(href).or_else(|| phones::region_of_whatsapp(href)) {
             ballot.vote(&code(r), Source::CallingCode);
         }
     }
-    for number in &json_ld.telephones {
+    for number in json_ld.telephones.iter().take(MAX_LINK_CALLING_CODES) {
         if let Some(r) = phones::region_of_international(number) {
             ballot.vote(&code(r), Source::CallingCode);
         }
+    }
+    // The evidence that costs a pass over the text (printed international numbers, currencies)
+    // is read only when no structured country, printed address or ccTLD (weight 4 or more)
+    // has been found: on most pages it could not change the decision.
+    if ballot.strongest() >= Source::Tld.weight() {
+        add_weak_evidence(doc, &mut ballot);
+        return ballot.decide();
     }
     let mut text_numbers = 0;
     'lines: for line in lines {
@@ -722,13 +749,20 @@ fn region_hint(
             }
         }
     }
+    for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
+        ballot.vote(currency, Source::Currency);
+    }
+    add_weak_evidence(doc, &mut ballot);
+    ballot.decide()
+}
+
+/// The evidence of where the page is published from: `geo.region` and `<html lang>`.
+fn add_weak_evidence(doc: &Document, ballot: &mut region::Ballot) {
+    use region::Source;
     if let Some((_, geo)) = doc.metas.iter().find(|(k, _)| k == "geo.region") {
         if let Some(code) = geo.get(..2) {
             ballot.vote(code, Source::GeoMeta);
         }
-    }
-    for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
-        ballot.vote(currency, Source::Currency);
     }
     if let Some((region, subtag)) = lang_region(doc.lang.as_deref()) {
         ballot.vote(
@@ -740,7 +774,6 @@ fn region_hint(
             },
         );
     }
-    ballot.decide()
 }
 
 /// The region of a `lang` value and whether it is its region subtag: `en-GB` → (GB, true), or
