@@ -1130,7 +1130,7 @@ mod tests {
 
     #[test]
     fn self_closing_void_tags_in_skipped_elements_do_not_swallow_the_page() {
-        // Seen on opensesame.com: a reCAPTCHA `<noscript>` with `<br/>` hid the footer.
+        // A page whose reCAPTCHA `<noscript>` held a `<br/>` lost its footer to it.
         for html in [
             "<div><noscript><iframe src=\"x\"></iframe><br/></noscript></div><p>after</p>",
             "<div><noscript><input type=\"hidden\"/><hr/></noscript></div><p>after</p>",

@@ -782,8 +782,8 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     main.map(|r| (r, false))
 }
 
-/// A marked-up address whose street holds the whole address (`Pentland House, Village Way,
-/// Wilmslow, Cheshire, SK9 2GH` with no other part) is split by the text patterns.
+/// A marked-up address whose street holds the whole address (`Heron House, Quarry Way,
+/// Anytown, Cheshire, SK9 9ZZ` with no other part) is split by the text patterns.
 fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
     if a.postal_code.is_some() || a.locality.is_some() {
         return a;
@@ -1295,7 +1295,7 @@ mod tests {
         let about = extract_page(
             &Url::parse("https://acme.de/ueber-uns").unwrap(),
             None,
-            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61566745449635/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
+            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61500000012345/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
         );
         assert!(home.socials.is_empty());
         let url = Url::parse("https://acme.de/").unwrap();
@@ -1312,7 +1312,7 @@ mod tests {
         );
         assert_eq!(
             result.socials.facebook,
-            ["https://facebook.com/p/Acme-GmbH-61566745449635"]
+            ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
     }
