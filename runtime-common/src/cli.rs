@@ -100,6 +100,14 @@ pub struct ServeArgs {
     /// The namespace of this service's keys in Redis (default contact-extract).
     #[arg(long, env = "REDIS_PREFIX")]
     pub redis_prefix: Option<String>,
+    /// Redis Sentinel: the sentinels' host:port list, asked for the current primary (default
+    /// none: REDIS_URL names the one node).
+    #[arg(long, env = "REDIS_SENTINELS")]
+    pub redis_sentinels: Option<String>,
+    /// The name the sentinels watch the primary under (default none; needed with
+    /// REDIS_SENTINELS).
+    #[arg(long, env = "REDIS_SENTINEL_MASTER")]
+    pub redis_sentinel_master: Option<String>,
     /// File holding the secp256k1 key (hex) that signs x402 offers and receipts (a relative path
     /// is read from $CREDENTIALS_DIRECTORY when set; default unset: off).
     #[arg(long, env = "RECEIPT_SIGNING_KEY_FILE")]
@@ -203,6 +211,8 @@ impl ServeArgs {
             ("REDIS_URL", &self.redis_url),
             ("REDIS_CA_FILE", &self.redis_ca_file),
             ("REDIS_PREFIX", &self.redis_prefix),
+            ("REDIS_SENTINELS", &self.redis_sentinels),
+            ("REDIS_SENTINEL_MASTER", &self.redis_sentinel_master),
             ("RECEIPT_SIGNING_KEY_FILE", &self.receipt_signing_key_file),
             ("RECEIPT_PREVIOUS_SIGNERS", &self.receipt_previous_signers),
         ];

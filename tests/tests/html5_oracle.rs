@@ -126,7 +126,6 @@ proptest! {
 
 /// The `html5_oracle` fuzz target's committed seeds, replayed on stable.
 #[test]
-#[allow(clippy::disallowed_methods)]
 fn the_html5_oracle_fuzz_seeds_replay() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/html5_oracle");
     let mut replayed = 0;

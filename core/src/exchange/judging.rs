@@ -92,7 +92,7 @@ impl Exchange {
         now: Instant,
     ) {
         if server.config.chain_rpc.is_some() {
-            if let Some(query) = chain_query(&verifying.paid) {
+            if let Some(query) = chain_query(server, &verifying.paid) {
                 return self.judge_without_record(server, verifying, query, None, now);
             }
         }
@@ -120,7 +120,7 @@ impl Exchange {
             .config
             .chain_rpc
             .as_ref()
-            .and_then(|_| chain_query(&verifying.paid));
+            .and_then(|_| chain_query(server, &verifying.paid));
         match query {
             Some(query) => {
                 self.judge_without_record(server, verifying, query, Some(reason), now);
@@ -141,11 +141,14 @@ impl Exchange {
         &mut self,
         server: &Server,
         mut verifying: Verifying,
-        query: ChainQuery,
+        mut query: ChainQuery,
         refusal: Option<String>,
         now: Instant,
     ) {
         let unix_now = server.unix_time(now);
+        // A refusal arrived now: "unused" counts only at a head stamped after it
+        // (docs/payments.md, "\"Unused\" needs a fresh head").
+        query.fresh_after = refusal.is_some().then_some(unix_now.as_secs());
         let gate = server
             .shared()
             .judge_gate

@@ -28,6 +28,7 @@ pub mod js_literal;
 pub mod jsonld;
 pub mod limits;
 mod markup;
+pub mod page_budget;
 pub mod phones;
 mod prescan;
 pub mod region;
@@ -50,6 +51,7 @@ use crate::extract::ascii::{after_web_scheme, starts_with_ignore_ascii_case};
 use crate::extract::html::Document;
 pub use crate::extract::html::ParseBuffers;
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
+use crate::extract::page_budget::PageBudget;
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
 use crate::extract::words8::has_ascii_digits;
@@ -59,6 +61,9 @@ use crate::site::{region_from_host, registrable_domain, result_domain};
 /// A decoded and parsed page, before its URL is settled.
 pub struct ParsedPage {
     doc: Document,
+    /// The body's length in bytes, as fetched (decompressed): the size of its
+    /// [`PageBudget`].
+    bytes: usize,
 }
 
 /// What one page yields.
@@ -100,6 +105,7 @@ pub fn parse_page_reusing(
     pace::work(body.len());
     ParsedPage {
         doc: html::parse_reusing(&text, buffers),
+        bytes: body.len(),
     }
 }
 
@@ -170,12 +176,14 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        let mut json_ld = jsonld::read(&doc.json_ld);
+        // What the content readers may copy and do (`page_budget.rs`), shared by them all.
+        let budget = PageBudget::for_page(self.bytes);
+        let mut json_ld = jsonld::read(&doc.json_ld, &budget);
         if !doc.state.is_empty() {
             // JSON-LD inside framework state counts as JSON-LD; the values read by their keys
             // join the structured ones.
-            let state = state::read(&doc.state);
-            json_ld.absorb(jsonld::read(&state.json_ld));
+            let state = state::read(&doc.state, &budget);
+            json_ld.absorb(jsonld::read(&state.json_ld, &budget));
             json_ld.absorb(state.values);
         }
         let host = url.host_str().unwrap_or("");
