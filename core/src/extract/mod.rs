@@ -1037,12 +1037,12 @@ mod tests {
             for _ in 0..refused {
                 html.push_str("<p>+999 1234567</p>");
             }
-            html.push_str("<p>+44 1625 856 500</p>");
+            html.push_str("<p>+44 161 496 0500</p>");
             extract_page(&url, None, html.as_bytes()).phones
         };
         assert_eq!(
             page(MAX_PHONE_JUDGEMENTS - 2),
-            ["+441625856500", "+13035550142"]
+            ["+441614960500", "+13035550142"]
         );
         assert_eq!(page(MAX_PHONE_JUDGEMENTS - 1), ["+13035550142"]);
         assert_eq!(page(10 * MAX_PHONE_JUDGEMENTS), ["+13035550142"]);
