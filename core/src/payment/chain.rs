@@ -1,7 +1,10 @@
-//! Reading the payment network to settle an unknown settlement outcome (docs/payments.md,
-//! "The chain is the judge"). With `CHAIN_RPC_URL` set, the service asks the token contract
-//! itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries out like
-//! any other — whether an EIP-3009 authorization was used, cancelled, or can never be used.
+//! Reading the payment network to judge what the facilitator leaves uncertain (docs/payments.md,
+//! "The chain is the judge"): an unknown settlement outcome, "already used" with nothing of
+//! ours broadcast, a refusal or an expired authorization without a record. Through
+//! `CHAIN_RPC_URL`, or the network's public RPC when it is unset, the service asks the token
+//! contract itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries
+//! out like any other — whether an EIP-3009 authorization was used, cancelled, or can never be
+//! used.
 //!
 //! The chain is read at one block: the head block B is read first, and the state is read at B
 //! by its hash (EIP-1898 `{"blockHash": …}`, so a load-balanced provider cannot answer from
