@@ -345,7 +345,7 @@ fn spelled_in_line(line: &str, domain: &str) -> Option<String> {
 }
 
 /// Whether `name` spells `domain` with some of its words cut to their initial (`Haus & Garten
-/// Service` on hgservice.example, `Jan Smit Schilderwerken` on jsschilderwerken.example): every word
+/// Technik` on hgtechnik.example, `Jan Smit Schilderwerken` on jsschilderwerken.example): every word
 /// but connectors gives its initial or all its letters, in order, at least one an initial and
 /// one whole.
 fn abbreviates_domain(name: &str, domain: &str) -> bool {
@@ -715,7 +715,7 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
     let domain = squash(domain_label);
     if domain.len() >= 3 {
         // A person's practice: the person's name with title as printed (`Dr. med. dent. Anna
-        // Schmidt` on zahnarzt-schmidt.de), before a profession word the domain also spells.
+        // Schmidt` on zahnarzt-schmidt.example), before a profession word the domain also spells.
         if let Some(person) = segments.iter().find(|s| is_titled_person(s, &domain)) {
             return Some(person.clone());
         }
@@ -785,8 +785,8 @@ const LEGAL_FORMS: &[&str] = &[
     "spa",
 ];
 
-/// The brand of a name written with a tagline (`Katzenhof*DE – Maine-Coon-Zucht` on
-/// katzenhof.de): the segment that spells the domain, when the name has several.
+/// The brand of a name written with a tagline (`Katerhaus*DE – Maine-Coon-Zucht` on
+/// katerhaus.example): the segment that spells the domain, when the name has several.
 fn brand_without_tagline(name: &str, domain: &str) -> Option<String> {
     let segments = split_title(name);
     if segments.len() < 2 || domain.len() < 3 {
@@ -799,7 +799,7 @@ fn brand_without_tagline(name: &str, domain: &str) -> Option<String> {
 }
 
 /// Whether `segment` is the brand the domain names: it spells the domain, or a good part of
-/// it, or the domain and its suffix (`Katzenhof*DE` on katzenhof.de).
+/// it, or the domain and its suffix (`Katerhaus*DE` on katerhaus.example).
 fn spells_whole(segment: &str, domain: &str) -> bool {
     let squashed = squash_as(segment, domain);
     squashed.len() >= 3
