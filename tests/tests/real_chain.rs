@@ -1470,30 +1470,5 @@ contact_e2e::both_runtimes!(
     without_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_503_three_times_and_pays_nothing,
     with_the_chain_rpc_a_late_retry_after_a_lost_record_is_a_200_naming_the_original_transaction,
     without_the_chain_rpc_a_late_retry_after_a_lost_record_is_the_documented_402,
+    a_chain_search_past_one_log_page_finds_the_original_transaction,
 );
-
-/// [`a_chain_search_past_one_log_page_finds_the_original_transaction`] on each runtime, ignored
-/// until the chain reader searches in pages of `CHAIN_LOG_RANGE` blocks (docs/payments.md): it
-/// reads one `eth_getLogs` over up to 10 000 blocks, which the 50-block provider refuses, so the
-/// retry is a 503 "payment outcome unknown".
-mod a_chain_search_past_one_log_page {
-    use contact_e2e::runtimes::{on_runtime, Runtime};
-
-    #[test]
-    #[ignore = "the chain reader does not page its eth_getLogs by CHAIN_LOG_RANGE yet: 503"]
-    fn smol() {
-        on_runtime(
-            Runtime::Smol,
-            super::a_chain_search_past_one_log_page_finds_the_original_transaction,
-        );
-    }
-
-    #[test]
-    #[ignore = "the chain reader does not page its eth_getLogs by CHAIN_LOG_RANGE yet: 503"]
-    fn tokio() {
-        on_runtime(
-            Runtime::Tokio,
-            super::a_chain_search_past_one_log_page_finds_the_original_transaction,
-        );
-    }
-}
