@@ -4,7 +4,12 @@
 # its final stats. Usage: fuzz/cpu-budget.sh SECONDS TARGET...   (needs cargo-fuzz; nightly
 # features through RUSTC_BOOTSTRAP). Prints per target: CPU seconds used, executions, exit.
 # New inputs land in fuzz/corpus/TARGET; crashes in fuzz/artifacts/TARGET (exit status != 0).
+# Memory is bounded as the service's is (docs/security.md, "Reading a page"): libFuzzer stops
+# with a finding when the process's RSS passes RSS_LIMIT_MB (default 512) or one allocation
+# asks for more than MALLOC_LIMIT_MB (default 128), so an input that amplifies is a finding.
 set -u
+rss_limit_mb=${RSS_LIMIT_MB:-512}
+malloc_limit_mb=${MALLOC_LIMIT_MB:-128}
 budget=${1:?usage: cpu-budget.sh SECONDS TARGET...}
 shift
 cd "$(dirname "$0")"
@@ -15,6 +20,7 @@ for target in "$@"; do
   log=$(mktemp)
   # -max_total_time is only a backstop (10× the budget in wall time).
   nice -n 19 cargo fuzz run --release "$target" -- -max_total_time=$((budget * 10)) \
+    -rss_limit_mb="$rss_limit_mb" -malloc_limit_mb="$malloc_limit_mb" \
     -print_final_stats=1 >"$log" 2>&1 &
   runner=$!
   used=0

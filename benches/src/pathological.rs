@@ -26,6 +26,11 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("tags", tags),
     ("skips", skips),
     ("bare-lt", bare_lt),
+    ("nuxt2-shared-argument", nuxt2_shared_argument),
+    ("nuxt3-shared-key", nuxt3_shared_key),
+    ("nested-json-ld", nested_json_ld),
+    ("long-attributes", long_attributes),
+    ("many-scripts", many_scripts),
 ];
 
 /// The page named `name`, or `None`.
@@ -48,6 +53,9 @@ fn fill(head: &str, item: impl Fn(usize) -> String, tail: &str) -> Vec<u8> {
 }
 
 const HEAD: &str = "<!doctype html><html><head><title>Pathological</title></head><body>";
+/// What the hostile framework-state pages hold besides their state: the answer they must
+/// still give (an email and a phone in the text).
+pub const PLAIN_CONTACT: &str = "<p>Kontakt: post@beispiel-laden.de, Tel. +49 30 2847 1022</p>\n";
 const TAIL: &str = "</body></html>";
 
 /// ~150 000 short comments between words: each comment's end was searched for to the end of
@@ -175,4 +183,95 @@ pub fn bare_lt() -> Vec<u8> {
 /// (3 s).
 pub fn skips() -> Vec<u8> {
     fill(HEAD, |_| "<noscript>a</noscript><i x>".to_string(), TAIL)
+}
+
+/// Nuxt 2 state whose function-call argument, a 1 MiB string, is used ~480 000 times:
+/// `window.__NUXT__=(function(a){return [a,a,…]}("xxx…"))`. Each use was a copy of the
+/// argument (≈ 480 GB asked for).
+pub fn nuxt2_shared_argument() -> Vec<u8> {
+    let argument = "x".repeat(1 << 20);
+    let fixed = HEAD.len() + PLAIN_CONTACT.len() + TAIL.len() + argument.len() + 128;
+    let uses = (PAGE_CAP - fixed) / 2;
+    format!(
+        "{HEAD}{PLAIN_CONTACT}<script>window.__NUXT__=(function(a){{return [{}a]}}(\"{argument}\"));</script>{TAIL}",
+        "a,".repeat(uses - 1)
+    )
+    .into_bytes()
+}
+
+/// Nuxt 3 `__NUXT_DATA__` (devalue) with 100 000 references to one object whose only key is
+/// ~1.8 MB long: each reference copied the key (≈ 180 GB asked for).
+pub fn nuxt3_shared_key() -> Vec<u8> {
+    let references = 100_000;
+    let fixed = HEAD.len() + PLAIN_CONTACT.len() + TAIL.len() + 2 * references + 160;
+    let key = "k".repeat(PAGE_CAP - fixed);
+    format!(
+        "{HEAD}{PLAIN_CONTACT}<script type=\"application/json\" id=\"__NUXT_DATA__\">[[{}1],{{\"{key}\":2}},\"v\"]</script>{TAIL}",
+        "1,".repeat(references - 1)
+    )
+    .into_bytes()
+}
+
+/// JSON-LD blocks nested deep (objects in arrays in objects), one block after another:
+/// every other block as deep as JSON parsers read (60 levels, 120 brackets), the others far
+/// deeper (2 000 levels): parsing, clean-up and the walk each see every level.
+pub fn nested_json_ld() -> Vec<u8> {
+    let block = |depth: usize| {
+        format!(
+            "<script type=\"application/ld+json\">{}{{\"@type\":\"Organization\",\"telephone\":\"+49 30 1234567\"}}{}</script>\n",
+            "{\"@type\":\"Organization\",\"member\":[".repeat(depth),
+            "]}".repeat(depth)
+        )
+    };
+    let (shallow, deep) = (block(60), block(2_000));
+    fill(
+        &format!("{HEAD}{PLAIN_CONTACT}"),
+        |i| {
+            if i % 2 == 0 {
+                shallow.clone()
+            } else {
+                deep.clone()
+            }
+        },
+        TAIL,
+    )
+}
+
+/// Attribute values of ~64 KiB each, in links, metas, microdata and Astro island props
+/// (character references decoded): every reader of attribute values sees long ones.
+pub fn long_attributes() -> Vec<u8> {
+    let long = "a".repeat(64 * 1024);
+    let quoted = "&quot;x&quot;,".repeat(64 * 1024 / 14);
+    fill(
+        &format!("{HEAD}{PLAIN_CONTACT}"),
+        |i| {
+            match i % 4 {
+            0 => format!("<a href=\"/contact/{long}\">Contact</a>\n"),
+            1 => format!("<meta property=\"og:site_name\" content=\"{long}\">\n"),
+            2 => format!(
+                "<div itemscope itemtype=\"http://schema.org/Organization\"><span itemprop=\"telephone\" content=\"{long}\">1</span></div>\n"
+            ),
+            _ => format!(
+                "<astro-island props=\"{{&quot;email&quot;:[1,[{quoted}&quot;y&quot;]]}}\"></astro-island>\n"
+            ),
+        }
+        },
+        TAIL,
+    )
+}
+
+/// As many framework-state scripts as the page holds (~500, the most kept per page), each a
+/// small devalue array whose members refer to the next one 40 times over: every script
+/// rebuilds to the per-script cap of members.
+pub fn many_scripts() -> Vec<u8> {
+    let levels = 12;
+    let fan_out = 40;
+    let items: Vec<String> = (1..=levels)
+        .map(|next| format!("[{}]", vec![next.to_string(); fan_out].join(",")))
+        .collect();
+    let script = format!(
+        "<script type=\"application/json\" id=\"__NUXT_DATA__\">[{},\"v\"]</script>\n",
+        items.join(",")
+    );
+    fill(&format!("{HEAD}{PLAIN_CONTACT}"), |_| script.clone(), TAIL)
 }

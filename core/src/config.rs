@@ -66,17 +66,7 @@ pub enum PaymentConfig {
     Incomplete(Vec<String>),
 }
 
-pub use crate::payment::endpoint::{Facilitator, FacilitatorCredentials};
-
-/// How logs, `/api/ready` and audit lines name a configured endpoint: `scheme://host[:port]/path`
-/// of `url`, without its query, fragment or password (an operator may have put a key there).
-pub fn endpoint_label(url: &Url) -> String {
-    let mut label = url.clone();
-    label.set_query(None);
-    label.set_fragment(None);
-    let _ = label.set_password(None);
-    label.to_string()
-}
+pub use crate::payment::endpoint::{endpoint_label, Facilitator, FacilitatorCredentials};
 
 /// How `Debug` shows an endpoint whose path may be its secret (JSON-RPC providers put the API
 /// key in the path: `https://host/v2/<key>`): `scheme://host[:port]`, and `/[redacted]` when it
@@ -180,6 +170,15 @@ pub struct Config {
     /// The namespace of this service's keys in Redis (`REDIS_PREFIX`, default
     /// `contact-extract`; letters, digits, `-`, `_`, `.`, at most 64 bytes).
     pub redis_prefix: String,
+    /// Redis Sentinel: the sentinels to ask for the current primary (`REDIS_SENTINELS`,
+    /// comma-separated `host:port`; default none: `REDIS_URL` names the one node) and the
+    /// name they watch it under (`REDIS_SENTINEL_MASTER`, required with them). With them
+    /// `REDIS_URL`'s scheme (`rediss://`: TLS), user, password and database apply to the
+    /// primary, and its host and port are not used (docs/operations.md, "Redis beyond one
+    /// node").
+    pub redis_sentinels: Vec<String>,
+    /// See [`Config::redis_sentinels`].
+    pub redis_sentinel_master: Option<String>,
     /// A file holding the service's secp256k1 key for signed offers and receipts
     /// (`RECEIPT_SIGNING_KEY_FILE`: 32 bytes in hex; unset: the `offer-receipt` extension is
     /// off). Read by the runtime, which sets [`Config::offer_signer`]; the key is never taken
@@ -228,6 +227,8 @@ impl std::fmt::Debug for Config {
             redis_url,
             redis_ca_file,
             redis_prefix,
+            redis_sentinels,
+            redis_sentinel_master,
             receipt_signing_key_file,
             offer_signer,
             receipt_previous_signers,
@@ -255,6 +256,8 @@ impl std::fmt::Debug for Config {
             .field("redis_url", &redis_url.as_deref().map(redis_label))
             .field("redis_ca_file", redis_ca_file)
             .field("redis_prefix", redis_prefix)
+            .field("redis_sentinels", redis_sentinels)
+            .field("redis_sentinel_master", redis_sentinel_master)
             .field("receipt_signing_key_file", receipt_signing_key_file)
             .field("offer_signer", offer_signer)
             .field("receipt_previous_signers", receipt_previous_signers)
@@ -326,6 +329,8 @@ pub const VARIABLES: &[&str] = &[
     "RECEIPT_SIGNING_KEY_FILE",
     "REDIS_CA_FILE",
     "REDIS_PREFIX",
+    "REDIS_SENTINELS",
+    "REDIS_SENTINEL_MASTER",
     "REDIS_URL",
     "RESOLVE",
     "TRUSTED_PROXIES",
@@ -518,6 +523,54 @@ impl Config {
                 "needs REDIS_URL with rediss:// (TLS)",
             ));
         }
+        let redis_sentinels: Vec<String> = get("REDIS_SENTINELS")
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if let Some(bad) = redis_sentinels.iter().find(|s| {
+            s.rsplit_once(':').is_none_or(|(host, port)| {
+                host.is_empty() || port.parse::<u16>().map_or(true, |p| p == 0)
+            })
+        }) {
+            return Err(invalid(
+                "REDIS_SENTINELS",
+                &format!("{bad:?}: expected host:port, comma-separated"),
+            ));
+        }
+        let redis_sentinel_master = get("REDIS_SENTINEL_MASTER")
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
+        match (redis_sentinels.is_empty(), &redis_sentinel_master) {
+            (false, None) => {
+                return Err(invalid(
+                    "REDIS_SENTINEL_MASTER",
+                    "needed with REDIS_SENTINELS: the name the sentinels watch the primary under",
+                ))
+            }
+            (true, Some(_)) => {
+                return Err(invalid(
+                    "REDIS_SENTINELS",
+                    "needed with REDIS_SENTINEL_MASTER: the sentinels' host:port list",
+                ))
+            }
+            _ => {}
+        }
+        if !redis_sentinels.is_empty() && redis_url.is_none() {
+            return Err(invalid(
+                "REDIS_URL",
+                "needed with REDIS_SENTINELS (its scheme, user, password and database apply to the primary; e.g. redis://)",
+            ));
+        }
+        if !redis_sentinels.is_empty() && redis_ca_file.is_some() {
+            return Err(invalid(
+                "REDIS_CA_FILE",
+                "not supported with REDIS_SENTINELS (rediss:// there trusts the webpki roots)",
+            ));
+        }
         let facilitator_credentials = credential_lists(
             get("FACILITATOR_AUTH_HEADER_FILE"),
             get("CDP_API_KEY_ID"),
@@ -587,6 +640,8 @@ impl Config {
             redis_url,
             redis_ca_file,
             redis_prefix,
+            redis_sentinels,
+            redis_sentinel_master,
             receipt_signing_key_file: get("RECEIPT_SIGNING_KEY_FILE")
                 .filter(|path| !path.trim().is_empty())
                 .map(str::to_string),
@@ -1325,6 +1380,80 @@ mod tests {
             let error = Config::from_env_map(&vars(&pairs)).unwrap_err();
             assert_eq!(error.variable, name);
             assert!(error.to_string().starts_with(name));
+        }
+    }
+
+    /// Redis Sentinel: a `host:port` list and the primary's name together, with `REDIS_URL`
+    /// for the credentials; each half alone, a bad address or `REDIS_CA_FILE` names its
+    /// variable.
+    #[test]
+    fn sentinels_come_with_a_primary_name_and_a_url() {
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = PAYMENT.to_vec();
+            pairs.extend_from_slice(extra);
+            Config::from_env_map(&vars(&pairs))
+        };
+        let config = with(&[
+            ("REDIS_URL", "redis://:secret@primary/2"),
+            (
+                "REDIS_SENTINELS",
+                " 10.0.0.11:26379, sentinel.internal:26379 ",
+            ),
+            ("REDIS_SENTINEL_MASTER", "contact-extract"),
+        ])
+        .unwrap();
+        assert_eq!(
+            config.redis_sentinels,
+            ["10.0.0.11:26379", "sentinel.internal:26379"]
+        );
+        assert_eq!(
+            config.redis_sentinel_master.as_deref(),
+            Some("contact-extract")
+        );
+        assert!(with(&[]).unwrap().redis_sentinels.is_empty());
+        for (extra, variable) in [
+            (
+                &[("REDIS_URL", "redis://h"), ("REDIS_SENTINELS", "h:26379")][..],
+                "REDIS_SENTINEL_MASTER",
+            ),
+            (
+                &[("REDIS_URL", "redis://h"), ("REDIS_SENTINEL_MASTER", "m")][..],
+                "REDIS_SENTINELS",
+            ),
+            (
+                &[
+                    ("REDIS_SENTINELS", "h:26379"),
+                    ("REDIS_SENTINEL_MASTER", "m"),
+                ][..],
+                "REDIS_URL",
+            ),
+            (
+                &[
+                    ("REDIS_URL", "redis://h"),
+                    ("REDIS_SENTINELS", "h"),
+                    ("REDIS_SENTINEL_MASTER", "m"),
+                ][..],
+                "REDIS_SENTINELS",
+            ),
+            (
+                &[
+                    ("REDIS_URL", "redis://h"),
+                    ("REDIS_SENTINELS", "h:0"),
+                    ("REDIS_SENTINEL_MASTER", "m"),
+                ][..],
+                "REDIS_SENTINELS",
+            ),
+            (
+                &[
+                    ("REDIS_URL", "rediss://h"),
+                    ("REDIS_CA_FILE", "/ca.pem"),
+                    ("REDIS_SENTINELS", "h:26379"),
+                    ("REDIS_SENTINEL_MASTER", "m"),
+                ][..],
+                "REDIS_CA_FILE",
+            ),
+        ] {
+            assert_eq!(with(extra).unwrap_err().variable, variable, "{extra:?}");
         }
     }
 

@@ -12,13 +12,16 @@ use std::sync::OnceLock;
 
 use url::Url;
 
-use crate::extract::limits::MAX_CRAWL_CANDIDATES;
 use crate::site::{region_from_host, registrable_domain};
 
 /// Extra pages fetched besides the homepage (docs/contract.md).
 pub const MAX_EXTRA_PAGES: usize = 3;
 /// Longest `contactPages` list (docs/contract.md "Result fields").
 pub const MAX_CONTACT_PAGES: usize = 10;
+/// Distinct crawl candidates (contact-like same-site pages) kept per page, in document order:
+/// a bound on the planner's work for a page of crafted links (docs/operations.md, the per-page
+/// caps).
+pub const MAX_CRAWL_CANDIDATES: usize = 1_000;
 
 /// A link of a fetched page, resolved to an absolute URL, with its anchor text.
 #[derive(Debug, Clone, PartialEq, Eq)]

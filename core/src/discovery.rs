@@ -319,7 +319,7 @@ pub fn openapi_document(
                 "ExtractContactRequest": request_schema(),
                 "ContactExtractionResult": result_schema(),
                 "ApiError": api_error_schema(),
-                "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
+                "HealthStatus": {"type": "object", "properties": {"status": {"type": "string"}, "version": {"type": "string", "description": "The version of the running build (semantic versioning; the binary's --version)"}}, "required": ["status"]},
                 "PaymentRequired": {
                     "type": "object",
                     "description": "x402 v2 PaymentRequired (the body repeats the PAYMENT-REQUIRED header)",

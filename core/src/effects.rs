@@ -19,8 +19,12 @@ pub enum PaymentVerdict {
     Verified,
     /// Refused by the local checks or by `/verify` (402; nothing consumed for a refusal).
     Refused,
-    /// `/verify` failed or answered garbage (503; the authorization stays consumed).
+    /// `/verify` failed or answered garbage (503; the reservation is released, a retry is
+    /// verified again: docs/payments.md, "No answer is not a refusal").
     FacilitatorUnavailable,
+    /// The facilitator refused the service's own credentials (401 or 403 on `/verify`; 503,
+    /// the authorization stays usable): a wrong, revoked or missing API key.
+    CredentialsRefused,
     /// `/verify` reported the authorization already used and the payment store held no record
     /// of it: the chain judges, or the answer is 503 (never a 402; docs/payments.md).
     UsedWithoutRecord,
@@ -41,6 +45,7 @@ impl PaymentVerdict {
             PaymentVerdict::Verified => "verified",
             PaymentVerdict::Refused => "refused",
             PaymentVerdict::FacilitatorUnavailable => "facilitator_unavailable",
+            PaymentVerdict::CredentialsRefused => "credentials_refused",
             PaymentVerdict::UsedWithoutRecord => "used_without_record",
             PaymentVerdict::ExpiredWithoutRecord => "expired_without_record",
             PaymentVerdict::JudgeLimited => "judge_limited",
@@ -143,6 +148,18 @@ pub struct SettlementEvent {
     pub nonce: String,
     /// `settled`, `refused` or `unknown`.
     pub outcome: &'static str,
+    /// The authorization's amount in the asset's atomic units (decimal; 10000 = 0.01 USDC),
+    /// as the payment terms it was judged against ask.
+    pub amount: String,
+    /// CAIP-2 network of the payment (e.g. `eip155:8453`).
+    pub network: String,
+    /// Token contract of the payment (`0x` hex).
+    pub asset: String,
+    /// The address the payment goes to (`PAY_TO` when it was judged).
+    pub pay_to: String,
+    /// Whether this is a reading of the chain (`CHAIN_RPC_URL`) rather than a `/settle`
+    /// answer; with outcome `unknown` it means the chain could not tell.
+    pub from_chain: bool,
     /// The facilitator's `errorReason`, when it gave one.
     pub reason: Option<String>,
     /// Transaction hash, when the facilitator gave one.

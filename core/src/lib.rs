@@ -83,6 +83,11 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+/// The version of this build (the workspace's `version`, e.g. `0.2.0`; semantic versioning,
+/// each release a section of CHANGELOG.md): `GET /api/health` reports it, and so do the
+/// binary's `--version` and the `contact_build_info` metric.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod api;
 pub mod budget;
 pub mod client_ip;

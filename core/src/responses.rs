@@ -35,7 +35,9 @@ pub(crate) fn free_response(config: &Config, route: Route) -> Option<Response> {
         Response::json(200, serde_json::to_vec(&value).unwrap_or_default())
     };
     Some(match route {
-        Route::Health => json(serde_json::json!({"status": "ok"})),
+        // HealthStatus (spec §2: `status` required, further fields allowed) with the version
+        // of this build, for an operator checking what a rolling upgrade left running.
+        Route::Health => json(serde_json::json!({"status": "ok", "version": crate::VERSION})),
         Route::Ready => match payment {
             PaymentConfig::Ready { .. } => ready_response(config, Vec::new()),
             PaymentConfig::Incomplete(problems) => Response::json(

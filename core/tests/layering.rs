@@ -9,9 +9,11 @@
 //! longest prefix that is a file: `crate::payment::verify::verify_locally` is
 //! `payment::verify`, `crate::fetch::MAX_PAGE_BYTES` is `fetch` (`fetch/mod.rs`). A file's
 //! imports of its own folder (`use super::*` in a child) do not count: the folder's `mod.rs`
-//! is the common ground of its files. Unit tests (`#[cfg(test)] mod tests { … }`, or
-//! `#[cfg(test)] mod tests;` in a file of their own) do not count either: they may drive a
-//! module through the modules above it.
+//! is the common ground of its files. From outside a folder, a path into one of its files
+//! imports the folder too (its `mod.rs` declares the file): `crate::extract::limits` in
+//! `crawl` is an import of `extract::limits` and of `extract`. Unit tests
+//! (`#[cfg(test)] mod tests { … }`, or `#[cfg(test)] mod tests;` in a file of their own) do not
+//! count either: they may drive a module through the modules above it.
 
 // Test code: it reads the core's sources and the docs; a failed unwrap is a failed test.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
@@ -59,6 +61,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::decode",
             "extract::whitespace",
             "extract::limits",
+            "extract::page_budget",
             "extract::sections",
             "extract::implied_ends",
             "extract::js_literal",
@@ -75,6 +78,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "payment::requirements",
             "payment::verify",
             "payment::chain",
+            "payment::judge_gate",
             "payment::offer_receipt",
             "payment::identifier",
             "payment::facilitator",
@@ -450,6 +454,18 @@ fn imports(
                         .entry(target.clone())
                         .or_default()
                         .insert(path.join("::"));
+                }
+                // From outside a folder, a path into it passes through the folder's `mod.rs`,
+                // which declares its files: `crate::extract::limits` read from `crawl` imports
+                // `extract` as well, so a module below a folder cannot read its files.
+                for depth in 1..target.len() {
+                    let folder = &target[..depth];
+                    if !module.starts_with(folder) && known.contains_key(folder) {
+                        found
+                            .entry(folder.to_vec())
+                            .or_default()
+                            .insert(path.join("::"));
+                    }
                 }
             }
         }

@@ -232,7 +232,10 @@ fn free_routes() {
                 .request(format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n").as_bytes()));
         assert_eq!(
             (r.status, r.body.clone()),
-            (200, serde_json::json!({"status": "ok"}))
+            (
+                200,
+                serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})
+            )
         );
         assert!(r.header("X-Request-Id").unwrap().starts_with("req_"));
     }
@@ -2243,6 +2246,15 @@ struct ChainState {
     head_timestamp: Option<u64>,
     /// JSON-RPC methods called, in order.
     calls: Vec<String>,
+    /// Empty blocks past the vectors' last (6, at S+130), 2 s apart: a chain that went on.
+    later_blocks: u64,
+    /// The widest `eth_getLogs` range the node answers (a provider's limit), if any.
+    max_log_range: Option<u64>,
+    /// The `eth_call` requests' block parameters, in order.
+    call_blocks: Vec<serde_json::Value>,
+    /// After this many `eth_getBlockByNumber "latest"` calls the node has caught up (its head
+    /// is the vectors' last block): a node that follows the chain while a reading waits.
+    catches_up_after: Option<usize>,
 }
 
 /// A JSON-RPC node at [`CHAIN_RPC`] answering from [`CHAIN_VECTORS`] up to `state`'s head.
@@ -2255,6 +2267,18 @@ fn chain_node(sim: &mut Sim, state: std::rc::Rc<std::cell::RefCell<ChainState>>)
         state
             .calls
             .push(request["method"].as_str().unwrap().to_string());
+        if request["method"] == "eth_call" {
+            let at = request["params"][1].clone();
+            state.call_blocks.push(at);
+        }
+        let heads = state
+            .calls
+            .iter()
+            .filter(|m| *m == "eth_getBlockByNumber")
+            .count();
+        if state.catches_up_after.is_some_and(|after| heads > after) {
+            state.head = None;
+        }
         let answer = chain_answer(&vectors, &state, &request);
         json_reply(&answer.to_string())
     });
@@ -2271,21 +2295,37 @@ fn chain_answer(
     use contact_core::payment::chain::{topic, AUTHORIZATION_CANCELED, AUTHORIZATION_USED};
     use serde_json::{json, Value};
     let quantity = |v: &Value| u64::from_str_radix(&v.as_str().unwrap()[2..], 16).unwrap();
+    let same = |a: &Value, b: &str| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(b));
     let blocks = vectors["blocks"].as_array().unwrap();
-    let head = state.head.unwrap_or(blocks.len() as u64 - 1);
+    let last = blocks.len() as u64 - 1;
+    let head = state.head.unwrap_or(last + state.later_blocks);
+    let later_block = |n: u64| {
+        let last_time = quantity(&blocks[last as usize]["timestamp"]);
+        json!({
+            "number": format!("0x{n:x}"),
+            "timestamp": format!("0x{:x}", last_time + 2 * (n - last)),
+            "hash": format!("0x{:064x}", 0xb10c_0000_u64 + n),
+        })
+    };
     let block = |n: u64| {
-        let mut block = blocks[n as usize].clone();
+        let mut block = if n <= last {
+            blocks[n as usize].clone()
+        } else {
+            later_block(n)
+        };
         if let (true, Some(timestamp)) = (n == head, state.head_timestamp) {
             block["timestamp"] = json!(format!("0x{timestamp:x}"));
         }
         block
     };
     let block_of = |tag: &Value| match tag.as_str() {
-        Some("latest") | None => Some(head),
+        Some("latest") => Some(head),
+        None if tag.is_null() => Some(head),
+        // EIP-1898: a block named by its hash.
+        None => (0..=head).find(|n| same(&block(*n)["hash"], tag["blockHash"].as_str().unwrap())),
         Some(_) => Some(quantity(tag)).filter(|n| *n <= head),
     };
     let logs = vectors["logs"].as_array().unwrap();
-    let same = |a: &Value, b: &str| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(b));
     let error = |message: &str| {
         let error = json!({"code": -32000, "message": message});
         json!({"jsonrpc": "2.0", "id": 1, "error": error})
@@ -2322,6 +2362,9 @@ fn chain_answer(
             else {
                 return error("block range extends beyond current head block");
             };
+            if state.max_log_range.is_some_and(|max| to - from + 1 > max) {
+                return error("block range is too wide");
+            }
             // A position of the filter's topics: null (any), one topic, or a list of choices.
             let matches = |wanted: &Value, got: &Value| match wanted {
                 Value::Null => true,
@@ -4016,7 +4059,13 @@ fn head_keeps_the_connection_and_answers_no_body_anywhere() {
         "{}",
         String::from_utf8_lossy(&rest)
     );
-    assert!(rest.ends_with(br#"{"status":"ok"}"#));
+    assert!(rest.ends_with(
+        format!(
+            r#"{{"status":"ok","version":"{}"}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes()
+    ));
     // The paid route is POST only: 405 with Allow, and no body either; an unknown path is 404.
     for (path, status, allow) in [
         (
@@ -4474,6 +4523,15 @@ fn a_rate_limited_chain_answer_is_never_unused() {
     assert!(r.header("Retry-After").is_some());
 }
 
+/// How many times the scripted node was asked for a block.
+fn head_reads(chain: &std::rc::Rc<std::cell::RefCell<ChainState>>) -> usize {
+    let calls = &chain.borrow().calls;
+    calls
+        .iter()
+        .filter(|m| *m == "eth_getBlockByNumber")
+        .count()
+}
+
 /// The judge is no amplifier. Chain readings for payments without a record (anyone can sign an
 /// authorization with a fresh key and have it refused) are limited per client: past the
 /// burst the answer is 503 with `Retry-After` — never a 402 — and no chain call is made; a
@@ -4488,13 +4546,6 @@ fn record_less_chain_readings_are_limited_per_client() {
     facilitator_answers(&mut sim, funds, SETTLED);
     let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain.clone());
-    let heads = |chain: &std::rc::Rc<std::cell::RefCell<ChainState>>| {
-        let calls = &chain.borrow().calls;
-        calls
-            .iter()
-            .filter(|m| *m == "eth_getBlockByNumber")
-            .count()
-    };
     let mut limited = 0;
     for nonce in 150..170 {
         let r = one(&sim.request(&paid_post(&sim, nonce)));
@@ -4509,7 +4560,7 @@ fn record_less_chain_readings_are_limited_per_client() {
         }
     }
     assert!(limited > 0);
-    let read = heads(&chain);
+    let read = head_reads(&chain);
     assert_eq!(
         read + limited,
         20,
@@ -4522,7 +4573,7 @@ fn record_less_chain_readings_are_limited_per_client() {
         Some(&header),
     )));
     assert_eq!(r.status, 402, "{}", r.body);
-    assert_eq!(heads(&chain), read + 1);
+    assert_eq!(head_reads(&chain), read + 1);
 }
 
 /// A verdict that cannot change — the chain showed the authorization paid to us — is cached
@@ -4552,4 +4603,82 @@ fn a_final_chain_verdict_is_cached_per_authorization() {
     assert_eq!(chain.borrow().calls.len(), calls);
     let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
     assert_eq!(settled.transaction, TRANSFER_TX);
+}
+
+/// The look-back covers every payment: the node's head is 20 000 blocks (11 h) past the block
+/// with the transfer and it answers `eth_getLogs` over at most 1 000 blocks; the record was
+/// lost. The judge finds the start block by its timestamp and searches in pages of
+/// `CHAIN_LOG_RANGE` blocks: the transfer to us is found, 200 naming it. State reads name the
+/// head block by its hash (EIP-1898), not its number.
+#[test]
+fn the_judge_finds_a_payment_20_000_blocks_behind_the_head() {
+    let mut sim = world(&[
+        ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+        ("CHAIN_LOG_RANGE", "1000"),
+    ]);
+    facilitator_answers(&mut sim, VERIFY_USED, SETTLED);
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        later_blocks: 20_000,
+        max_log_range: Some(1_000),
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain.clone());
+    // The node's head is fresh by the local clock.
+    sim.advance(std::time::Duration::from_secs(130 + 40_000 - 30));
+    let header = payment_header(&requirements(&sim), 103, 0, SIM_UNIX_START + 100);
+    let r = one(&sim.request(&post(
+        r#"{"url":"https://www.acme-shop.com/"}"#,
+        Some(&header),
+    )));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+    assert_eq!(settled.transaction, TRANSFER_TX);
+    let chain = chain.borrow();
+    let head_hash = format!("0x{:064x}", 0xb10c_0000_u64 + 6 + 20_000);
+    assert_eq!(
+        chain.call_blocks,
+        [serde_json::json!({"blockHash": head_hash})]
+    );
+    let reads = chain.calls.len();
+    assert!(reads <= 30, "{reads} calls: {:?}", chain.calls);
+}
+
+/// "Unused" needs a fresh head: a node whose head block is older than the facilitator's
+/// refusal may not have seen a transfer mined seconds before. The refusal is not confirmed: 503,
+/// never a 402; once the node's head is newer than the refusal, the 402 stands.
+#[test]
+fn unused_at_a_head_older_than_the_refusal_is_not_a_402() {
+    let funds = r#"{"isValid":false,"invalidReason":"insufficient_funds"}"#;
+    let mut sim = world(&[("CHAIN_RPC_URL", "http://127.0.0.1:8545")]);
+    facilitator_answers(&mut sim, funds, SETTLED);
+    // Block 2 (S+2) is the head; the refusal comes at S+10.
+    let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+        head: Some(2),
+        ..ChainState::default()
+    }));
+    chain_node(&mut sim, chain.clone());
+    sim.advance(std::time::Duration::from_secs(10));
+    let header = payment_header(&requirements(&sim), 105, 0, SIM_UNIX_START + 100);
+    let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+    let before = sim.elapsed();
+    let r = one(&sim.request(&request));
+    assert!(
+        sim.elapsed() - before >= std::time::Duration::from_secs(3),
+        "waited"
+    );
+    assert_error(&r, 503, "INTERNAL_ERROR");
+    assert!(r.header("PAYMENT-REQUIRED").is_none());
+    assert!(r.header("Retry-After").is_some());
+    // The reading waited for a newer head a few times (1 s apart), in vain.
+    assert_eq!(head_reads(&chain), 4);
+    // A node that catches up while the reading waits (its second head is block 6, S+130):
+    // the refusal stands in the same request.
+    *chain.borrow_mut() = ChainState {
+        head: Some(2),
+        catches_up_after: Some(1),
+        ..ChainState::default()
+    };
+    let r = one(&sim.request(&request));
+    assert_eq!(r.status, 402, "{}", r.body);
+    assert_eq!(head_reads(&chain), 2);
 }

@@ -22,6 +22,7 @@
 //! deadline) are `contact_core::driver::Driver`.
 
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod batch;
 pub mod cli;

@@ -1,4 +1,5 @@
-//! The access log and operational lines, on stderr.
+//! The access log and operational lines, on stderr, and the audit lines (the record of money),
+//! on stderr or in their own file (`AUDIT_LOG`, [`set_audit_log`]).
 //!
 //! A request never waits for the log: its line is appended to an in-memory buffer (no system
 //! call, no thread wake-up) and a writer thread writes the buffer every
@@ -171,15 +172,21 @@ pub fn log_event(format: LogFormat, event: &RequestEvent) {
     bytes.push(b'\n');
 }
 
-/// The audit line of one `/settle` attempt (docs/payments.md).
+/// The audit line of one `/settle` attempt (docs/payments.md, "Audit"; its fields are listed
+/// in docs/operations.md, "The audit log").
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SettlementLine<'a> {
+    time: &'a str,
     audit: &'static str,
     request_id: &'a str,
     payer: &'a str,
     nonce: &'a str,
     outcome: &'static str,
+    amount: &'a str,
+    network: &'a str,
+    asset: &'a str,
+    pay_to: &'a str,
     reason: Option<&'a str>,
     transaction: Option<&'a str>,
     attempt: u8,
@@ -188,32 +195,130 @@ struct SettlementLine<'a> {
     client_gone: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     extension_responses: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    from_chain: bool,
 }
 
-/// Writes the audit line of one `/settle` attempt at once, like an operational line: money
-/// lines are never buffered behind a full buffer nor dropped.
+/// Where audit lines go: `None` for stderr (with the other lines), or the `AUDIT_LOG` file.
+static AUDIT_LOG: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+
+/// Sends the audit lines to the file at `path` (`AUDIT_LOG`; docs/operations.md, "The audit
+/// log") instead of stderr, or back to stderr with `None`. The file is created if missing
+/// (mode 0640) and opened for appending for each line, so renaming it (log rotation) needs no
+/// signal: the next line starts a new file.
+///
+/// # Errors
+/// `AUDIT_LOG: <path>: <why>` when the file cannot be opened for appending now.
+pub fn set_audit_log(path: Option<&std::path::Path>) -> Result<(), String> {
+    if let Some(path) = path {
+        open_audit_log(path).map_err(|error| format!("AUDIT_LOG: {}: {error}", path.display()))?;
+    }
+    *AUDIT_LOG.lock().unwrap_or_else(PoisonError::into_inner) =
+        path.map(std::path::Path::to_path_buf);
+    Ok(())
+}
+
+fn open_audit_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o640)
+        .open(path)
+}
+
+/// Writes one audit `line` where [`set_audit_log`] said: to the file with one `write` (an
+/// append of the whole line, so lines of several threads never interleave), or to stderr.
+/// A file that cannot be written gets the line on stderr instead, after a line saying why:
+/// a money line is never lost.
+fn write_audit_line(line: &str) {
+    let path = AUDIT_LOG
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    let Some(path) = path else {
+        log_line_raw(line);
+        return;
+    };
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    let written = open_audit_log(&path).and_then(|mut file| file.write_all(&bytes));
+    if let Err(error) = written {
+        let why = format!(
+            "AUDIT_LOG: {}: {error}; this audit line goes to stderr",
+            path.display()
+        );
+        log_line_raw(&serde_json::json!({ "message": why }).to_string());
+        log_line_raw(line);
+    }
+}
+
+/// `unix` (time since the Unix epoch) as an RFC 3339 UTC timestamp with milliseconds,
+/// `2026-11-29T05:12:03.042Z` (the proleptic Gregorian calendar; days to a civil date as in
+/// Howard Hinnant's `civil_from_days`).
+pub fn rfc3339(unix: std::time::Duration) -> String {
+    let secs = unix.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
+    let of_day = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        of_day / 3_600,
+        of_day / 60 % 60,
+        of_day % 60,
+        unix.subsec_millis()
+    )
+}
+
+/// Writes the audit line of one `/settle` attempt at once, like an operational line, with the
+/// wall-clock time it is written: money lines are never buffered behind a full buffer nor
+/// dropped. They go to `AUDIT_LOG` when set ([`set_audit_log`]), else to stderr.
 pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
+    let time = rfc3339(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default(),
+    );
     let line = match format {
         LogFormat::Json => serde_json::to_string(&SettlementLine {
+            time: &time,
             audit: "settlement",
             request_id: &event.request_id,
             payer: &event.payer,
             nonce: &event.nonce,
             outcome: event.outcome,
+            amount: &event.amount,
+            network: &event.network,
+            asset: &event.asset,
+            pay_to: &event.pay_to,
             reason: event.reason.as_deref(),
             transaction: event.transaction.as_deref(),
             attempt: event.attempt,
             facilitator: &event.facilitator,
             client_gone: event.client_gone,
             extension_responses: event.extension_responses.as_deref(),
+            from_chain: event.from_chain,
         })
         .unwrap_or_default(),
         LogFormat::Pretty => format!(
-            "settlement {} payer={} nonce={} outcome={} reason={:?} tx={:?} attempt={} facilitator={}{}{}",
+            "settlement {} time={time} payer={} nonce={} outcome={} amount={} network={} asset={} pay-to={} reason={:?} tx={:?} attempt={} facilitator={}{}{}",
             event.request_id,
             event.payer,
             event.nonce,
             event.outcome,
+            event.amount,
+            event.network,
+            event.asset,
+            event.pay_to,
             event.reason,
             event.transaction,
             event.attempt,
@@ -230,7 +335,7 @@ pub fn log_settlement(format: LogFormat, event: &SettlementEvent) {
                 .unwrap_or_default()
         ),
     };
-    log_line_raw(&line);
+    write_audit_line(&line);
 }
 
 /// A free-form operational line (start-up, warnings, shutdown), written at once.
@@ -250,4 +355,36 @@ fn log_line_raw(line: &str) {
         pending.bytes.push(b'\n');
     }
     flush_logs();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc_with_milliseconds() {
+        for (unix, text) in [
+            (Duration::ZERO, "1970-01-01T00:00:00.000Z"),
+            // 2000-02-29 (a leap day in a year divisible by 400), one millisecond in.
+            (
+                Duration::from_millis(951_782_400_001),
+                "2000-02-29T00:00:00.001Z",
+            ),
+            (
+                Duration::from_secs(1_795_000_000),
+                "2026-11-18T11:06:40.000Z",
+            ),
+            (
+                Duration::from_secs(4_107_542_399),
+                "2100-02-28T23:59:59.000Z",
+            ),
+            (
+                Duration::from_secs(4_107_542_400),
+                "2100-03-01T00:00:00.000Z",
+            ),
+        ] {
+            assert_eq!(rfc3339(unix), text, "{unix:?}");
+        }
+    }
 }

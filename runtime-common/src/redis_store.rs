@@ -272,6 +272,9 @@ impl Scripts {
 /// The shared store in Redis, for one service configuration.
 pub struct RedisStore {
     client: redis::Client,
+    /// With Redis Sentinel (`REDIS_SENTINELS`): asked for the current primary whenever a new
+    /// connection is opened, instead of `client`'s fixed address.
+    sentinel: Option<Mutex<redis::sentinel::SentinelClient>>,
     /// `{REDIS_PREFIX}`.
     prefix: String,
     /// The configured payment terms' CAIP-2 network and token (lower-case hex).
@@ -345,11 +348,68 @@ impl RedisStore {
             config.rate_limit_per_minute,
             config.rate_limit_burst,
         )?;
+        if let Some(master) = &config.redis_sentinel_master {
+            return store
+                .through_sentinels(url, &config.redis_sentinels, master)
+                .map(Some);
+        }
         match &config.redis_ca_file {
             None => Ok(Some(store)),
             Some(path) => {
                 let pem = std::fs::read(path).map_err(|e| format!("REDIS_CA_FILE {path}: {e}"))?;
                 store.trusting(url, pem).map(Some)
+            }
+        }
+    }
+
+    /// The same store finding its primary through Redis Sentinel (docs/operations.md, "Redis
+    /// beyond one node"): each new connection asks the `sentinels` (`host:port`, in order, the
+    /// first that answers) for the address of the primary named `master`, and connects there
+    /// with `url`'s scheme (`rediss://`: TLS with the webpki roots), user, password and
+    /// database. After a failover the connections to the old primary fail (it is gone, or
+    /// answers `READONLY` as a replica), are dropped, and the next ones go to the new primary.
+    ///
+    /// # Errors
+    /// `url` or a sentinel address does not parse.
+    pub fn through_sentinels(
+        mut self,
+        url: &str,
+        sentinels: &[String],
+        master: &str,
+    ) -> Result<RedisStore, String> {
+        use redis::sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType};
+        use redis::IntoConnectionInfo as _;
+        let info = url
+            .into_connection_info()
+            .map_err(|e| format!("REDIS_URL: {e}"))?;
+        let tls = url.starts_with("rediss://");
+        let mut node = SentinelNodeConnectionInfo::default()
+            .set_redis_connection_info(info.redis_settings().clone());
+        if tls {
+            node = node.set_tls_mode(redis::TlsMode::Secure);
+        }
+        let scheme = if tls { "rediss" } else { "redis" };
+        let addresses: Vec<String> = sentinels
+            .iter()
+            .map(|s| format!("{scheme}://{s}/"))
+            .collect();
+        let client =
+            SentinelClient::build(addresses, master, Some(node), SentinelServerType::Master)
+                .map_err(|e| format!("REDIS_SENTINELS: {e}"))?;
+        self.sentinel = Some(Mutex::new(client));
+        Ok(self)
+    }
+
+    /// A new connection to the primary: `REDIS_URL`'s node, or the one the sentinels name.
+    fn connect(&self) -> redis::RedisResult<redis::Connection> {
+        match &self.sentinel {
+            None => self.client.get_connection_with_timeout(STORE_TIMEOUT),
+            Some(sentinel) => {
+                let primary = sentinel
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_client()?;
+                primary.get_connection_with_timeout(STORE_TIMEOUT)
             }
         }
     }
@@ -397,6 +457,7 @@ impl RedisStore {
         }
         Ok(RedisStore {
             client,
+            sentinel: None,
             prefix: prefix.to_string(),
             network: terms.0.to_string(),
             asset: terms.1.to_ascii_lowercase(),
@@ -496,10 +557,7 @@ impl RedisStore {
         let mut connection = match idle {
             Some(connection) => connection,
             None => {
-                let connection = self
-                    .client
-                    .get_connection_with_timeout(STORE_TIMEOUT)
-                    .map_err(failure)?;
+                let connection = self.connect().map_err(failure)?;
                 connection
                     .set_read_timeout(Some(STORE_TIMEOUT))
                     .map_err(failure)?;
@@ -515,7 +573,15 @@ impl RedisStore {
                 // A connection that failed is dropped; when the failure is the connection's
                 // (Redis restarted, a failover), the idle ones are stale too: drop them all, so
                 // the next commands connect afresh instead of each failing once.
-                if error.is_io_error() || error.is_connection_dropped() || error.is_timeout() {
+                // A primary demoted to a replica by a failover answers writes with READONLY:
+                // its connections are stale the same way.
+                let demoted =
+                    error.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::ReadOnly);
+                if error.is_io_error()
+                    || error.is_connection_dropped()
+                    || error.is_timeout()
+                    || demoted
+                {
                     self.idle
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)

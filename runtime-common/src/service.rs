@@ -106,6 +106,25 @@ pub struct ServeSetup {
     pub io_threads: usize,
 }
 
+/// Where a secret file setting points (`RECEIPT_SIGNING_KEY_FILE`, `CDP_API_KEY_SECRET_FILE`,
+/// `FACILITATOR_AUTH_HEADER_FILE`, `REDIS_PASSWORD_FILE`): a relative `path` is a systemd
+/// credential, read from `$CREDENTIALS_DIRECTORY` when that is set (systemd.exec(5),
+/// `LoadCredential=`; docs/configuration.md, "Secrets"); otherwise `path` as given.
+pub fn credential_path(path: &str) -> std::path::PathBuf {
+    credential_path_in(std::env::var_os("CREDENTIALS_DIRECTORY").as_deref(), path)
+}
+
+/// [`credential_path`] with the credentials directory given.
+fn credential_path_in(directory: Option<&std::ffi::OsStr>, path: &str) -> std::path::PathBuf {
+    let given = std::path::Path::new(path);
+    match directory {
+        Some(directory) if given.is_relative() && !directory.is_empty() => {
+            std::path::Path::new(directory).join(given)
+        }
+        _ => given.to_path_buf(),
+    }
+}
+
 /// Reads the key of `RECEIPT_SIGNING_KEY_FILE`, when set, into [`Config::offer_signer`]
 /// (docs/payments.md, "Signed offers and receipts"): the file holds a 32-byte secp256k1 key in
 /// hex. The key is read once, here; it is never in the environment or a log.
@@ -117,10 +136,11 @@ pub fn load_offer_signer(config: &mut Config) -> Result<(), String> {
     let Some(path) = config.receipt_signing_key_file.clone() else {
         return Ok(());
     };
+    let path = credential_path(&path);
     let signer = std::fs::read_to_string(&path)
         .map_err(|error| error.to_string())
         .and_then(|text| contact_core::payment::offer_receipt::OfferSigner::from_hex(&text))
-        .map_err(|why| format!("RECEIPT_SIGNING_KEY_FILE: {path}: {why}"))?;
+        .map_err(|why| format!("RECEIPT_SIGNING_KEY_FILE: {}: {why}", path.display()))?;
     config.offer_signer = Some(signer);
     Ok(())
 }
@@ -152,21 +172,77 @@ pub fn load_facilitator_credentials(config: &mut Config) -> Result<(), String> {
         };
         facilitator.credentials = match files {
             CredentialFiles::None => continue,
-            CredentialFiles::HeaderFile(path) => std::fs::read(path)
-                .map_err(|error| error.to_string())
-                .and_then(|bytes| AuthHeader::from_file(&bytes))
-                .map(FacilitatorCredentials::Header)
-                .map_err(|why| format!("FACILITATOR_AUTH_HEADER_FILE{entry}: {path}: {why}"))?,
+            CredentialFiles::HeaderFile(path) => {
+                let path = credential_path(path);
+                std::fs::read(&path)
+                    .map_err(|error| error.to_string())
+                    .and_then(|bytes| AuthHeader::from_file(&bytes))
+                    .map(FacilitatorCredentials::Header)
+                    .map_err(|why| {
+                        format!(
+                            "FACILITATOR_AUTH_HEADER_FILE{entry}: {}: {why}",
+                            path.display()
+                        )
+                    })?
+            }
             CredentialFiles::Cdp {
                 key_id,
                 secret_file,
-            } => std::fs::read(secret_file)
-                .map_err(|error| error.to_string())
-                .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
-                .map(|key| FacilitatorCredentials::Cdp(std::sync::Arc::new(key)))
-                .map_err(|why| format!("CDP_API_KEY_SECRET_FILE{entry}: {secret_file}: {why}"))?,
+            } => {
+                let path = credential_path(secret_file);
+                std::fs::read(&path)
+                    .map_err(|error| error.to_string())
+                    .and_then(|bytes| CdpKey::from_parts(key_id, &bytes))
+                    .map(|key| FacilitatorCredentials::Cdp(std::sync::Arc::new(key)))
+                    .map_err(|why| {
+                        format!("CDP_API_KEY_SECRET_FILE{entry}: {}: {why}", path.display())
+                    })?
+            }
         };
     }
+    Ok(())
+}
+
+/// Puts the password of `REDIS_PASSWORD_FILE` (`file`, when set; [`credential_path`]) into
+/// `REDIS_URL`'s user information, so the password lives in a file (a systemd credential)
+/// rather than in the environment. The file holds the password on one line (a final line
+/// break is dropped). Read once, here; never logged.
+///
+/// # Errors
+/// `REDIS_PASSWORD_FILE: …` — no `REDIS_URL`, a `REDIS_URL` that already holds a password, a
+/// file that cannot be read, or one that is empty or holds a control character (the message
+/// never contains the file's bytes).
+pub fn load_redis_password(config: &mut Config, file: Option<&str>) -> Result<(), String> {
+    let Some(file) = file else {
+        return Ok(());
+    };
+    let Some(redis_url) = &config.redis_url else {
+        return Err("REDIS_PASSWORD_FILE: needs REDIS_URL".to_string());
+    };
+    let mut url = url::Url::parse(redis_url)
+        .map_err(|error| format!("REDIS_PASSWORD_FILE: REDIS_URL does not parse: {error}"))?;
+    if url.password().is_some() {
+        return Err(
+            "REDIS_PASSWORD_FILE: REDIS_URL already holds a password; keep it in one place"
+                .to_string(),
+        );
+    }
+    let path = credential_path(file);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|error| format!("REDIS_PASSWORD_FILE: {}: {error}", path.display()))?;
+    let password = text.strip_suffix('\n').map_or(text.as_str(), |line| {
+        line.strip_suffix('\r').unwrap_or(line)
+    });
+    if password.is_empty() || password.chars().any(char::is_control) {
+        return Err(format!(
+            "REDIS_PASSWORD_FILE: {}: expected the password on one line",
+            path.display()
+        ));
+    }
+    url.set_password(Some(password)).map_err(|()| {
+        "REDIS_PASSWORD_FILE: REDIS_URL cannot hold a password (no host)".to_string()
+    })?;
+    config.redis_url = Some(url.to_string());
     Ok(())
 }
 
@@ -179,7 +255,19 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
         eprintln!("contact-extract: invalid configuration: {error}");
         ExitCode::from(2)
     })?;
-    if let Err(why) = load_offer_signer(&mut config) {
+    // An empty variable is unset, as for every other setting.
+    let audit_log = args
+        .audit_log
+        .as_deref()
+        .filter(|path| !path.as_os_str().is_empty());
+    let redis_password_file = args
+        .redis_password_file
+        .as_deref()
+        .filter(|f| !f.is_empty());
+    let loaded = crate::log::set_audit_log(audit_log)
+        .and_then(|()| load_offer_signer(&mut config))
+        .and_then(|()| load_redis_password(&mut config, redis_password_file));
+    if let Err(why) = loaded {
         eprintln!("contact-extract: invalid configuration: {why}");
         return Err(ExitCode::from(2));
     }
@@ -187,10 +275,19 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
         eprintln!("contact-extract: invalid configuration: {why}");
         return Err(ExitCode::from(2));
     }
-    let workers = threads_setting("WORKER_THREADS", crate::workers::default_worker_threads())?;
-    let io_threads = match std::env::var("IO_THREADS") {
-        Ok(_) => threads_setting("IO_THREADS", 1)?,
-        Err(_) => threads_setting("SMOL_THREADS", 1)?,
+    let workers = threads_setting(
+        "WORKER_THREADS",
+        args.worker_threads.as_deref(),
+        crate::workers::default_worker_threads(),
+    )?;
+    let io_threads = match args.io_threads.as_deref() {
+        Some(value) => threads_setting("IO_THREADS", Some(value), 1)?,
+        // The smol runtime's older name for it.
+        None => threads_setting(
+            "SMOL_THREADS",
+            std::env::var("SMOL_THREADS").ok().as_deref(),
+            1,
+        )?,
     };
     let format = config.log_format;
     for warning in &config.warnings {
@@ -233,11 +330,11 @@ pub fn serve_setup(args: &ServeArgs) -> Result<ServeSetup, ExitCode> {
     })
 }
 
-/// A thread count from environment variable `name` (1 to 1024), or `default` when unset.
-fn threads_setting(name: &str, default: usize) -> Result<usize, ExitCode> {
-    match std::env::var(name) {
-        Err(_) => Ok(default),
-        Ok(value) => match value.parse::<usize>() {
+/// A thread count from setting `name`'s `value` (1 to 1024), or `default` when unset.
+fn threads_setting(name: &str, value: Option<&str>, default: usize) -> Result<usize, ExitCode> {
+    match value {
+        None => Ok(default),
+        Some(value) => match value.parse::<usize>() {
             Ok(n) if (1..=1024).contains(&n) => Ok(n),
             _ => {
                 eprintln!(
@@ -486,5 +583,60 @@ pub fn read_clocks() -> Now {
         unix: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A relative secret path is a systemd credential when `$CREDENTIALS_DIRECTORY` is set;
+    /// an absolute one is read as given.
+    #[test]
+    fn relative_secret_paths_are_read_from_the_credentials_directory() {
+        let dir = Some(std::ffi::OsStr::new(
+            "/run/credentials/contact-extract.service",
+        ));
+        assert_eq!(
+            credential_path_in(dir, "cdp-key"),
+            std::path::Path::new("/run/credentials/contact-extract.service/cdp-key")
+        );
+        assert_eq!(
+            credential_path_in(dir, "/etc/contact-extract/cdp-key"),
+            std::path::Path::new("/etc/contact-extract/cdp-key")
+        );
+        assert_eq!(
+            credential_path_in(None, "cdp-key"),
+            std::path::Path::new("cdp-key")
+        );
+    }
+
+    #[test]
+    fn the_redis_password_file_fills_the_url_and_refuses_a_second_password() {
+        let dir = std::env::temp_dir().join(format!("contact-redis-pw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("redis-password");
+        std::fs::write(&file, "s3cret/with@signs\n").unwrap();
+        let file = file.to_str().unwrap();
+        let config_with = |url: &str| {
+            let vars = [("REDIS_URL".to_string(), url.to_string())].into();
+            Config::from_env_map(&vars).unwrap()
+        };
+        let mut config = config_with("redis://app@10.0.0.5:6379/2");
+        load_redis_password(&mut config, Some(file)).unwrap();
+        let url = url::Url::parse(config.redis_url.as_deref().unwrap()).unwrap();
+        assert_eq!(url.username(), "app");
+        // Percent-encoded in the URL (RFC 3986 userinfo); the Redis client decodes it.
+        assert_eq!(url.password(), Some("s3cret%2Fwith%40signs"));
+        assert_eq!((url.host_str(), url.path()), (Some("10.0.0.5"), "/2"));
+        let mut twice = config_with("redis://:inline@10.0.0.5:6379");
+        let why = load_redis_password(&mut twice, Some(file)).unwrap_err();
+        assert!(why.contains("already holds a password"), "{why}");
+        let mut none = Config::from_env_map(&Default::default()).unwrap();
+        assert!(load_redis_password(&mut none, Some(file)).is_err());
+        std::fs::write(dir.join("redis-password"), "").unwrap();
+        let why = load_redis_password(&mut config_with("redis://h:1"), Some(file)).unwrap_err();
+        assert!(why.contains("one line"), "{why}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -145,7 +145,7 @@ pub async fn serve_with_tls(
 /// answer are not through within `METRICS_REQUEST_TIMEOUT` (5 s) is dropped. Turns metric
 /// recording on.
 pub async fn serve_metrics(listener: Async<TcpListener>, server: SharedServer, stop: Receiver<()>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("smol");
     let gate = metrics_gate();
     loop {
         let accepted = async { Some(listener.accept().await) }.or(async {

@@ -19,7 +19,7 @@
 
 /// mimalloc instead of glibc's malloc: the unpaid 402 path allocates and frees a 5 KB
 /// response per request, where glibc spent ~5 % of the server's CPU (`malloc_consolidate`,
-/// `_int_free`); measured +5–10 % requests/s (CHANGELOG.md).
+/// `_int_free`); measured +5–10 % requests/s (docs/performance-history.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -722,6 +722,39 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     ] {
         assert!(text.contains(expected), "{expected} missing in:\n{text}");
     }
+    // The build, and the money: one payment of the default price (0.01 USDC = 10000 atomic
+    // units) on the configured network and asset.
+    let runtime = contact_e2e::runtimes::runtime().name();
+    let build = format!(
+        "contact_build_info{{version=\"{}\",runtime=\"{runtime}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.contains(&build), "{build} missing in:\n{text}");
+    let settled = text
+        .lines()
+        .find(|l| l.starts_with("contact_settled_atomic_units_total{network=\"eip155:"))
+        .unwrap_or_else(|| panic!("settled units missing in:\n{text}"));
+    assert!(settled.ends_with(" 10000"), "{settled}");
+    // Once the facilitator's check has passed: its gauge, the store's and readiness are 1.
+    let mut scraped = String::new();
+    wait_until(
+        "the facilitator check to pass",
+        Duration::from_secs(15),
+        || {
+            scraped = call(&metrics_address, b"GET /metrics HTTP/1.1\r\n\r\n");
+            scraped.contains("\ncontact_ready 1\n")
+        },
+    );
+    let facilitator_up = format!(
+        "contact_facilitator_up{{facilitator=\"http://{}/\"}} 1",
+        facilitator.addr
+    );
+    for expected in [facilitator_up.as_str(), "\ncontact_store_up 1\n"] {
+        assert!(
+            scraped.contains(expected),
+            "{expected} missing in:\n{scraped}"
+        );
+    }
     let other = call(&metrics_address, b"GET / HTTP/1.1\r\n\r\n");
     assert!(other.starts_with("HTTP/1.1 404"), "{other}");
     sigterm(&child);
@@ -1057,6 +1090,28 @@ fn extract_batch_reads_and_writes_csv() {
     );
     let bad = rows.iter().find(|r| r.starts_with("ftp://x")).expect("row");
     assert!(bad.starts_with("ftp://x,false,INVALID_URL,"), "{bad}");
+}
+
+/// `--version` names the build's version, the one `/api/health` and `contact_build_info`
+/// report (CHANGELOG.md's newest release).
+#[test]
+fn version_flag_names_the_release() {
+    let output = bin().arg("--version").output_in_group().expect("run");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("contact-extract {}\n", env!("CARGO_PKG_VERSION"))
+    ); // The newest release in CHANGELOG.md is the one the binary reports.
+    let changelog =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../CHANGELOG.md"))
+            .expect("CHANGELOG.md");
+    let newest = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## ["))
+        .find(|rest| !rest.starts_with("Unreleased"))
+        .and_then(|rest| rest.split(']').next())
+        .expect("a released version in CHANGELOG.md");
+    assert_eq!(newest, env!("CARGO_PKG_VERSION"));
 }
 
 /// `extract-batch -` reads the list from standard input.

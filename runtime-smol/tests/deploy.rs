@@ -1,7 +1,9 @@
 //! The deployment in `deploy/`, tested: the official x402 client pays through Caddy (the Debian
-//! package, TLS with its internal CA) in front of the service on loopback, and the service's
-//! access line names the client address Caddy forwarded; the systemd unit passes
-//! `systemd-analyze verify`. With `CI=true` a missing tool is a failure; elsewhere these tests
+//! package, with the local variant `Caddyfile.local`: TLS from Caddy's internal CA) in front of
+//! the service on loopback, and the service's access line names the client address Caddy
+//! forwarded; the shipped `Caddyfile` asks a public CA for its certificate; the systemd unit
+//! passes `systemd-analyze verify`; the Prometheus rules pass `promtool check rules` and their
+//! own tests. With `CI=true` a missing tool is a failure; elsewhere these tests
 //! skip with a printed reason. Loopback only (the client comes in over ::1, so the forwarded
 //! address differs from the proxy's 127.0.0.1).
 
@@ -88,9 +90,8 @@ fn the_official_client_pays_through_caddy_and_the_access_line_names_the_forwarde
     std::fs::create_dir_all(&state).unwrap();
     let _caddy = Command::new("caddy")
         .args(["run", "--adapter", "caddyfile", "--config"])
-        .arg(repository().join("deploy/Caddyfile"))
+        .arg(repository().join("deploy/Caddyfile.local"))
         .env("SITE", &public)
-        .env("CADDY_TLS", "internal")
         .env("UPSTREAM", &upstream)
         .env("HTTPS_PORT", https_port.to_string())
         .env("HTTP_PORT", free_port().to_string())
@@ -202,4 +203,67 @@ fn the_systemd_unit_verifies() {
     let _ = std::fs::remove_dir_all(&root);
     assert!(output.status.success(), "{said}");
     assert!(!said.contains("contact-extract.service"), "{said}");
+}
+
+/// The shipped Caddyfile gets a public certificate (Caddy's automatic HTTPS: no `internal`
+/// issuer), so paying clients trust it as shipped; the local variant uses Caddy's own CA.
+#[test]
+fn the_shipped_caddyfile_asks_a_public_ca_and_the_local_one_caddys_own() {
+    if have("caddy", "apt-get install caddy").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("contact-extract-adapt-{}", std::process::id()));
+    let adapt = |file: &str| {
+        let output = Command::new("caddy")
+            .args(["adapt", "--adapter", "caddyfile", "--config"])
+            .arg(repository().join("deploy").join(file))
+            .env("SITE", "contacts.example.com")
+            .env("XDG_CONFIG_HOME", &state)
+            .env("XDG_DATA_HOME", &state)
+            .output_in_group()
+            .expect("run caddy adapt");
+        assert!(
+            output.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let config: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        config
+    };
+    let public = adapt("Caddyfile");
+    let text = public.to_string();
+    assert!(text.contains("\"contacts.example.com\""), "{text}");
+    assert!(!text.contains("internal"), "{text}");
+    let local = adapt("Caddyfile.local");
+    assert_eq!(
+        local["apps"]["tls"]["automation"]["policies"][0]["issuers"][0]["module"], "internal",
+        "{local}"
+    );
+    let _ = std::fs::remove_dir_all(&state);
+}
+
+/// `deploy/prometheus-rules.yml` is a valid rule file (`promtool check rules`, as CI runs it)
+/// and its alerts fire on the series they are written for (`promtool test rules`).
+#[test]
+fn the_prometheus_rules_check_and_pass_their_tests() {
+    if have("promtool", "apt-get install prometheus").is_none() {
+        return;
+    }
+    for args in [
+        ["check", "rules", "prometheus-rules.yml"],
+        ["test", "rules", "prometheus-rules.test.yml"],
+    ] {
+        let output = Command::new("promtool")
+            .args(args)
+            .current_dir(repository().join("deploy"))
+            .output_in_group()
+            .expect("run promtool");
+        assert!(
+            output.status.success(),
+            "promtool {}: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
 }

@@ -7,7 +7,11 @@
 //! flight is taken over by another, with one transfer in all; Redis stopped fails the paid
 //! route closed on every instance while free routes answer, and Redis back heals them without a
 //! restart; with several facilitators, a retry through another instance settles with the
-//! facilitator the Redis record names. With `CI=true` a missing tool is a failure; elsewhere the tests skip with a reason.
+//! facilitator the Redis record names. Beyond one node: a Sentinel failover (a primary, its
+//! replica and `redis-sentinel`) keeps the results and takes new payments; and a receipt signed
+//! before a key rotation still verifies after a restart; a CDP key rotated by a restart and
+//! changed `PAY_TO` / price keep the kept results. With `CI=true` a missing tool is a
+//! failure; elsewhere the tests skip with a reason.
 //! Loopback only.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -926,5 +930,304 @@ fn a_receipt_signed_before_a_key_rotation_still_verifies() {
         );
     }
     assert_eq!(facilitator.count("/settle"), 2);
+    let _ = std::fs::remove_dir_all(&keys);
+}
+
+/// One command in Redis's inline form to the server at `port` on loopback; its raw reply
+/// (empty when nothing answers within 2 s).
+fn redis_command(port: u16, command: &str) -> String {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    if stream
+        .write_all(format!("{command}\r\n").as_bytes())
+        .is_err()
+    {
+        return String::new();
+    }
+    let mut reply = [0u8; 512];
+    let n = stream.read(&mut reply).unwrap_or(0);
+    String::from_utf8_lossy(&reply[..n]).to_string()
+}
+
+/// `redis-server` on `port` without persistence, a replica of `primary` when given, working in
+/// `dir` (a replica writes the primary's snapshot there); killed when dropped.
+fn redis_node(port: u16, primary: Option<u16>, dir: &std::path::Path) -> Group {
+    let mut command = Command::new("redis-server");
+    command
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no"])
+        .args(["--maxmemory-policy", "noeviction"])
+        // A replica's first full sync starts at once (Redis 7 waits 5 s by default).
+        .args(["--repl-diskless-sync-delay", "0"])
+        .arg("--dir")
+        .arg(dir);
+    if let Some(primary) = primary {
+        command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
+    }
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn_in_group()
+        .expect("start redis-server");
+    wait_until("redis", Duration::from_secs(10), || {
+        redis_command(port, "PING").starts_with("+PONG")
+    });
+    child
+}
+
+/// Redis beyond one node (docs/operations.md, "Redis beyond one node"): a primary, its replica
+/// and one `redis-sentinel` watching them (Debian), the service given the sentinel and the
+/// primary's name. A paid request is served through the primary; the primary is killed
+/// (SIGKILL) and the sentinel promotes the replica; the retry with the same
+/// `PAYMENT-SIGNATURE` gets the kept result from the new primary (no second crawl or
+/// `/settle`), and a new payment is stored there.
+#[test]
+fn a_sentinel_failover_keeps_the_results_and_takes_new_payments() {
+    if have("redis-server", "apt-get install redis-server").is_none()
+        || have("redis-sentinel", "apt-get install redis-sentinel").is_none()
+    {
+        return;
+    }
+    let (primary_port, replica_port, sentinel_port) = (free_port(), free_port(), free_port());
+    let dir = scratch("sentinel");
+    let (primary_dir, replica_dir) = (dir.join("primary"), dir.join("replica"));
+    std::fs::create_dir_all(&primary_dir).unwrap();
+    std::fs::create_dir_all(&replica_dir).unwrap();
+    let mut primary = redis_node(primary_port, None, &primary_dir);
+    let _replica = redis_node(replica_port, Some(primary_port), &replica_dir);
+    let conf = dir.join("sentinel.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "bind 127.0.0.1\nport {sentinel_port}\ndir {}\n\
+             sentinel monitor primary 127.0.0.1 {primary_port} 1\n\
+             sentinel down-after-milliseconds primary 1000\n\
+             sentinel failover-timeout primary 10000\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let _sentinel = Command::new("redis-sentinel")
+        .arg(&conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn_in_group()
+        .expect("start redis-sentinel");
+    let names = |port: u16| {
+        let reply = redis_command(sentinel_port, "SENTINEL get-master-addr-by-name primary");
+        reply.contains(&format!("\r\n{port}\r\n"))
+    };
+    wait_until(
+        "the sentinel to watch the primary",
+        Duration::from_secs(10),
+        || {
+            names(primary_port)
+                && redis_command(primary_port, "INFO replication").contains("state=online")
+        },
+    );
+
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let mut vars = service_vars(&site, &facilitator);
+    // Only its scheme, credentials and database count: nothing listens on port 1.
+    vars.push(("REDIS_URL", "redis://127.0.0.1:1/0".into()));
+    vars.push(("REDIS_SENTINELS", format!("127.0.0.1:{sentinel_port}")));
+    vars.push(("REDIS_SENTINEL_MASTER", "primary".into()));
+    let instance = Instance::start(vars.clone());
+    wait_ready(&[&instance]);
+    let request = paid(&site, Some(&signature(&vars, 1)));
+    let before = send(instance.addr(), &request);
+    assert_eq!(before.status, 200, "{}", before.body);
+    // Replication is asynchronous: the record is on the replica before the primary dies.
+    let acknowledged = redis_command(primary_port, "WAIT 1 1000");
+    assert!(
+        acknowledged.starts_with(":1"),
+        "the replica has the writes: {acknowledged:?}"
+    );
+
+    primary.kill();
+    wait_until(
+        "the sentinel to promote the replica",
+        Duration::from_secs(30),
+        || names(replica_port),
+    );
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &request);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    assert_eq!(site.count("/"), 1, "one crawl");
+    assert_eq!(facilitator.count("/settle"), 1, "one /settle");
+    let fresh = send(instance.addr(), &paid(&site, Some(&signature(&vars, 2))));
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+    assert!(
+        redis_command(replica_port, "DBSIZE").starts_with(":")
+            && !redis_command(replica_port, "DBSIZE").starts_with(":0"),
+        "the new primary holds the records"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Changing the payment terms while records are live (docs/payments.md, "Changing the payment
+/// terms"), with Redis: a payment made under `PAY_TO` A is settled; the instance restarts with
+/// `PAY_TO` B, then with a doubled `PRICE_USD`. Under the new terms the retry of the settled
+/// payment still gets its kept result (the record is found before the terms are compared), a
+/// new payment signed for the old terms is a 402 before any facilitator call, and a payment
+/// for the new terms is served. Back on the old terms, the retry gets the kept result too. One
+/// `/settle` per payment, never a second one for the first.
+#[test]
+fn changed_terms_keep_old_results_and_refuse_old_payments() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let old_terms = vars_for(&site, &facilitator, &redis);
+    let mut instance = Instance::start(old_terms.clone());
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&old_terms, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+
+    let other_pay_to = (
+        "PAY_TO",
+        "0x90F79bf6EB2c4f870365E785982E1f101E93b906".to_string(),
+    );
+    let doubled_price = ("PRICE_USD", "0.02".to_string());
+    for change in [other_pay_to, doubled_price] {
+        let mut new_terms: Vec<(&'static str, String)> = old_terms
+            .iter()
+            .filter(|(name, _)| *name != change.0)
+            .cloned()
+            .collect();
+        new_terms.push(change.clone());
+        instance.kill();
+        instance.vars = new_terms.clone();
+        instance.restart();
+        wait_ready(&[&instance]);
+        let verifies = facilitator.count("/verify");
+        let retry = send(instance.addr(), &first);
+        assert_eq!(
+            (retry.status, &retry.body),
+            (200, &before.body),
+            "{change:?}"
+        );
+        let stale = send(
+            instance.addr(),
+            &paid(&site, Some(&signature(&old_terms, 2))),
+        );
+        assert_eq!(stale.status, 402, "{change:?}: {}", stale.body);
+        assert_eq!(
+            facilitator.count("/verify"),
+            verifies,
+            "{change:?}: refused locally"
+        );
+        let nonce = if change.0 == "PAY_TO" { 3 } else { 4 };
+        let fresh = send(
+            instance.addr(),
+            &paid(&site, Some(&signature(&new_terms, nonce))),
+        );
+        assert_eq!(fresh.status, 200, "{change:?}: {}", fresh.body);
+    }
+
+    instance.kill();
+    instance.vars = old_terms;
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    assert_eq!(
+        facilitator.count("/settle"),
+        3,
+        "the first payment and the two new ones"
+    );
+}
+
+/// The `kid` of the CDP JWT in a raw facilitator request's `Authorization: Bearer` header.
+fn cdp_kid(raw: &[u8]) -> Option<String> {
+    use base64::Engine as _;
+    let text = String::from_utf8_lossy(raw);
+    let token = text.lines().find_map(|l| {
+        l.strip_prefix("authorization: Bearer ")
+            .or_else(|| l.strip_prefix("Authorization: Bearer "))
+    })?;
+    let header = token.split('.').next()?;
+    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header)
+        .ok()?;
+    let header: serde_json::Value = serde_json::from_slice(&json).ok()?;
+    header["kid"].as_str().map(str::to_string)
+}
+
+/// Rotating the CDP API key (docs/configuration.md, "Facilitator credentials"): with Redis a
+/// restart forgets nothing, so the new key is put in by restarting with it. The instance pays
+/// with key A; it restarts with key B; the retry of the first payment gets its kept result
+/// (no new facilitator call), and the next payment's facilitator calls carry B's JWT only.
+#[test]
+fn a_cdp_key_rotated_by_a_restart_with_redis_keeps_the_results() {
+    use base64::Engine as _;
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let keys = scratch("cdp-keys");
+    let key_file = |name: &str, seed: u8| {
+        let key = ed25519_dalek::SigningKey::from_bytes(&[seed; 32]);
+        let mut pair = key.to_bytes().to_vec();
+        pair.extend_from_slice(&key.verifying_key().to_bytes());
+        let path = keys.join(name);
+        std::fs::write(
+            &path,
+            base64::engine::general_purpose::STANDARD.encode(&pair),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let vars = vars_for(&site, &facilitator, &redis);
+    let with_key = |id: &str, file: String| {
+        let mut with = vars.clone();
+        with.push(("CDP_API_KEY_ID", id.to_string()));
+        with.push(("CDP_API_KEY_SECRET_FILE", file));
+        with
+    };
+    let (key_a, key_b) = (
+        "organizations/test/apiKeys/a",
+        "organizations/test/apiKeys/b",
+    );
+    let mut instance = Instance::start(with_key(key_a, key_file("a.b64", 7)));
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&vars, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+    let seen = facilitator.requests.lock().unwrap().len();
+
+    instance.kill();
+    instance.vars = with_key(key_b, key_file("b.b64", 9));
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    let fresh = send(instance.addr(), &paid(&site, Some(&signature(&vars, 2))));
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+    let requests = facilitator.requests.lock().unwrap();
+    let kids =
+        |range: &[Vec<u8>]| -> Vec<Option<String>> { range.iter().map(|r| cdp_kid(r)).collect() };
+    assert!(kids(&requests[..seen])
+        .iter()
+        .all(|k| k.as_deref() == Some(key_a)));
+    let after = kids(&requests[seen..]);
+    assert!(
+        after.len() >= 3,
+        "/supported, /verify and /settle: {after:?}"
+    );
+    assert!(
+        after.iter().all(|k| k.as_deref() == Some(key_b)),
+        "{after:?}"
+    );
+    drop(requests);
+    assert_eq!(facilitator.count("/settle"), 2, "the retry settled nothing");
     let _ = std::fs::remove_dir_all(&keys);
 }

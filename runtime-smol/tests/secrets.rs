@@ -272,11 +272,108 @@ fn no_secret_is_ever_written() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// Under systemd (`LoadCredential=`), the secrets are in `$CREDENTIALS_DIRECTORY` and the
+/// settings name them by relative paths (docs/configuration.md, "Secrets and systemd
+/// credentials"); the audit lines go to their own file with `AUDIT_LOG` (docs/operations.md,
+/// "The audit log"), not to stderr.
+fn secrets_are_read_from_the_credentials_directory_and_audit_lines_go_to_their_file() {
+    let scratch = std::env::temp_dir().join(format!(
+        "contact-extract-credentials-{}-{}",
+        std::process::id(),
+        contact_e2e::runtimes::runtime().name()
+    ));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let header_value = format!("hv-{}", hex(&fresh("credential header")));
+    std::fs::write(
+        scratch.join("facilitator-header"),
+        format!("X-API-Key: {header_value}\n"),
+    )
+    .expect("header file");
+    std::fs::write(
+        scratch.join("receipt-key"),
+        format!("{}\n", hex(&fresh("receipt key"))),
+    )
+    .expect("key file");
+    let audit = scratch.join("audit.log");
+    let (site, facilitator) = (site(), facilitator(false));
+    let mut vars = service_vars(&site, &facilitator);
+    vars.extend([
+        (
+            "CREDENTIALS_DIRECTORY",
+            scratch.to_string_lossy().into_owned(),
+        ),
+        (
+            "FACILITATOR_AUTH_HEADER_FILE",
+            "facilitator-header".to_string(),
+        ),
+        ("RECEIPT_SIGNING_KEY_FILE", "receipt-key".to_string()),
+        ("AUDIT_LOG", audit.to_string_lossy().into_owned()),
+    ]);
+    let (ready, paid, log) = serve_once(&vars, "\"ready\"");
+    assert!(ready.starts_with("HTTP/1.1 200"), "{ready}\n{log}");
+    assert!(paid.starts_with("HTTP/1.1 200"), "{paid}\n{log}");
+    let sent = credentials_sent(&facilitator);
+    assert!(sent.len() >= 2, "{sent:?}");
+    assert!(sent.iter().all(|value| *value == header_value), "{sent:?}");
+    assert!(
+        log.contains("offers and receipts signed (x402 offer-receipt, EIP-712) by 0x"),
+        "{log}"
+    );
+    // The audit line is in its file, with its time and the money, and not on stderr.
+    let text = std::fs::read_to_string(&audit).expect("the audit file");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let line = &lines[0];
+    assert_eq!(line["audit"], "settlement", "{line}");
+    assert_eq!(line["outcome"], "settled", "{line}");
+    assert_eq!(line["amount"], "10000", "{line}");
+    assert_eq!(line["network"], "eip155:8453", "{line}");
+    assert_eq!(
+        line["payTo"], "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "{line}"
+    );
+    let time = line["time"].as_str().expect("a time field");
+    assert!(
+        time.len() == 24 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+        "{time}"
+    );
+    assert!(
+        !log.contains("\"audit\":"),
+        "an audit line on stderr:\n{log}"
+    );
+    assert_clean(&log, &[header_value]);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// An `AUDIT_LOG` that cannot be opened stops start-up (exit status 2) naming the setting.
+#[test]
+fn an_audit_log_that_cannot_be_written_stops_start_up() {
+    let output = Command::new(env!("CARGO_BIN_EXE_contact-extract"))
+        .arg("serve")
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("AUDIT_LOG", "/nonexistent-contact-extract-dir/audit.log")
+        .output_in_group()
+        .expect("run serve");
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("AUDIT_LOG: /nonexistent-contact-extract-dir/audit.log"),
+        "{said}"
+    );
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-contact_e2e::both_runtimes!(no_secret_is_ever_written);
+contact_e2e::both_runtimes!(
+    no_secret_is_ever_written,
+    secrets_are_read_from_the_credentials_directory_and_audit_lines_go_to_their_file,
+);
 
 /// `serve --help` shows the values clap reads from the environment; the settings that may
 /// carry a secret (a key in `FACILITATOR_URL`'s query or `CHAIN_RPC_URL`'s path, `REDIS_URL`'s

@@ -158,7 +158,7 @@ pub async fn serve_with_tls(
 /// answer are not through within `METRICS_REQUEST_TIMEOUT` (5 s) is dropped. Turns metric
 /// recording on.
 pub async fn serve_metrics(listener: TcpListener, server: Server, mut stop: watch::Receiver<bool>) {
-    contact_runtime_common::metrics::enable();
+    contact_runtime_common::metrics::enable("tokio");
     let gate = metrics_gate();
     loop {
         let accepted = tokio::select! {

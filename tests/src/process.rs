@@ -10,7 +10,8 @@
 //! group as it starts and stops, and stops the groups still running when the pipe closes, that
 //! is when the test binary exits, however it exits.
 //!
-//! Use [`Grouped`] instead of `Command::spawn`, `output` and `status` in tests.
+//! Use [`Grouped`] instead of `Command::spawn`, `output` and `status`: clippy rejects those
+//! calls anywhere in the workspace but in this module's one wrapper (`clippy.toml`).
 
 #![allow(clippy::missing_panics_doc, clippy::missing_errors_doc)]
 
@@ -42,7 +43,7 @@ pub trait Grouped {
 
 impl Grouped for Command {
     fn spawn_in_group(&mut self) -> io::Result<Group> {
-        let child = self.process_group(0).spawn()?;
+        let child = spawn_leading_a_group(self)?;
         let pgid = Pid::from_child(&child);
         watchdog(&format!("add {}", pgid.as_raw_nonzero()));
         Ok(Group {
@@ -67,6 +68,14 @@ impl Grouped for Command {
         group.stop();
         status
     }
+}
+
+/// `command` started as the leader of a process group of its own. The workspace's one place
+/// that starts a process: clippy's `disallowed-methods` (`clippy.toml`) rejects
+/// `Command::spawn`, `output` and `status` everywhere else, however they are called.
+#[allow(clippy::disallowed_methods)]
+fn spawn_leading_a_group(command: &mut Command) -> io::Result<Child> {
+    command.process_group(0).spawn()
 }
 
 /// A process in its own process group; dropping it stops the group (see [`Group::stop`]).
@@ -110,16 +119,37 @@ impl Group {
     }
 
     fn end(&mut self, first: Signal) {
+        self.end_with(first, GRACE, |pgid, signal| {
+            let _ = kill_process_group(pgid, signal);
+        });
+    }
+
+    /// [`Group::end`] with the grace and the way a signal is sent given: `first` to the group,
+    /// at most `grace` for it to be gone, then (unless `first` was SIGKILL) SIGKILL and at most
+    /// `grace` again. Only a group that is gone is taken off the watchdog's list; one that
+    /// survived is named on stderr and stays there, so the watchdog stops it when the test
+    /// binary exits. Whether it is gone.
+    fn end_with(&mut self, first: Signal, grace: Duration, send: impl Fn(Pid, Signal)) -> bool {
         if self.stopped {
-            return;
+            return true;
         }
         self.stopped = true;
-        let _ = kill_process_group(self.pgid, first);
-        if !self.wait_gone(GRACE) && first != Signal::KILL {
-            let _ = kill_process_group(self.pgid, Signal::KILL);
-            self.wait_gone(GRACE);
+        send(self.pgid, first);
+        let mut gone = self.wait_gone(grace);
+        if !gone && first != Signal::KILL {
+            send(self.pgid, Signal::KILL);
+            gone = self.wait_gone(grace);
         }
-        watchdog(&format!("del {}", self.pgid.as_raw_nonzero()));
+        if gone {
+            watchdog(&format!("del {}", self.pgid.as_raw_nonzero()));
+        } else {
+            eprintln!(
+                "process group {} still runs after SIGKILL; the watchdog stops it when this \
+                 test binary exits",
+                self.pgid.as_raw_nonzero()
+            );
+        }
+        gone
     }
 
     /// Waits (at most `limit`) until no process of the group runs, reaping the leader.
@@ -235,14 +265,14 @@ for pgid in $live; do kill -KILL "-$pgid" 2>/dev/null; done
 fn watchdog(line: &str) {
     static INPUT: OnceLock<Option<Mutex<ChildStdin>>> = OnceLock::new();
     let input = INPUT.get_or_init(|| {
-        let mut child = Command::new("sh")
-            .args(["-c", WATCHDOG])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .ok()?;
+        let mut child = spawn_leading_a_group(
+            Command::new("sh")
+                .args(["-c", WATCHDOG])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )
+        .ok()?;
         child.stdin.take().map(Mutex::new)
     });
     if let Some(input) = input {
@@ -257,12 +287,15 @@ fn watchdog(line: &str) {
 mod tests {
     use super::*;
     use std::io::{BufRead, BufReader};
+    use std::path::{Path, PathBuf};
 
-    /// A shell that starts a grandchild (`sleep`) and prints its pid; both pids.
+    /// A shell that starts a grandchild (`sleep`) and prints its pid; both pids. Neither holds
+    /// this process's stderr (a pipe its parent may read to its end).
     fn shell_with_grandchild() -> (Group, u32, u32) {
         let mut group = Command::new("sh")
             .args(["-c", "sleep 600 & echo $!; wait"])
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn_in_group()
             .expect("start sh");
         let mut line = String::new();
@@ -356,52 +389,243 @@ mod tests {
         );
     }
 
-    /// The workspace's test sources, but this file.
-    fn test_sources(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+    /// The repository's files named `name` (build output and installed packages left out).
+    fn repository_files(dir: &Path, name: &str, found: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
+            let skipped = ["target", "node_modules", "venv", ".git"];
             if path.is_dir() {
-                test_sources(&path, found);
-            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with(file!()) {
+                if !path.file_name().is_some_and(|n| {
+                    skipped.iter().any(|s| n == *s) || n.to_string_lossy().starts_with("target-")
+                }) {
+                    repository_files(&path, name, found);
+                }
+            } else if name.is_empty() && path.extension().is_some_and(|e| e == "rs")
+                || path.file_name().is_some_and(|n| n == name)
+            {
                 found.push(path);
             }
         }
     }
 
+    fn repository() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the workspace")
+            .to_path_buf()
+    }
+
+    /// A workspace of two crates in the shapes a process can be started in: a library that
+    /// other crates' tests call (`helper`: `Command::spawn(&mut c)`), and a crate with a unit
+    /// test (method calls, the path form, a method passed as a function, a call through
+    /// `helper`) and a bench. Each line that starts a process ends in `// disallowed`.
+    const FIXTURE: &[(&str, &str)] = &[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"helper\", \"user\"]\nresolver = \"2\"\n",
+        ),
+        (
+            "helper/Cargo.toml",
+            "[package]\nname = \"helper\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "helper/src/lib.rs",
+            "//! A library other crates' tests call.\n\
+             use std::process::{Child, Command};\n\
+             /// Starts `command`.\n\
+             pub fn start(command: &mut Command) -> std::io::Result<Child> {\n\
+             \x20   Command::spawn(command) // disallowed\n\
+             }\n",
+        ),
+        (
+            "user/Cargo.toml",
+            "[package]\nname = \"user\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+             [dependencies]\nhelper = { path = \"../helper\" }\n\
+             [[bench]]\nname = \"bench\"\nharness = false\n",
+        ),
+        (
+            "user/src/lib.rs",
+            "//! Tests.\n\
+             #[cfg(test)]\n\
+             mod tests {\n\
+             \x20   use std::process::{Command, ExitStatus};\n\
+             \x20   #[test]\n\
+             \x20   fn shapes() {\n\
+             \x20       let mut command = Command::new(\"true\");\n\
+             \x20       let _ = command.spawn(); // disallowed\n\
+             \x20       let _ = command.output(); // disallowed\n\
+             \x20       let _ = command.status(); // disallowed\n\
+             \x20       let _ = Command::spawn(&mut command); // disallowed\n\
+             \x20       let run: fn(&mut Command) -> std::io::Result<ExitStatus> = Command::status; // disallowed\n\
+             \x20       let _ = run(&mut command);\n\
+             \x20       let _ = helper::start(&mut command);\n\
+             \x20   }\n\
+             }\n",
+        ),
+        (
+            "user/benches/bench.rs",
+            "fn main() {\n\
+             \x20   let _ = std::process::Command::new(\"true\").output(); // disallowed\n\
+             }\n",
+        ),
+    ];
+
+    /// Every `clippy.toml` of the repository (clippy reads, for each crate, the nearest one
+    /// above its manifest: the workspace's, and `core`'s own), put over [`FIXTURE`]: `cargo
+    /// clippy --all-targets` reports a disallowed method on each line that starts a process.
     #[test]
-    fn every_test_starts_its_processes_through_the_guard() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut sources = Vec::new();
-        for dir in [
-            "tests/src",
-            "tests/tests",
-            "core/tests",
-            "runtime-smol/tests",
-            "runtime-tokio/tests",
-            "runtime-common/tests",
-            "benches/tests",
-        ] {
-            test_sources(&root.join(dir), &mut sources);
+    fn clippy_rejects_every_way_of_starting_a_process_but_the_wrapper() {
+        if crate::tools::have("cargo-clippy", "rustup component add clippy").is_none() {
+            return;
         }
-        assert!(sources.len() > 10, "{sources:?}");
-        let mut unguarded = Vec::new();
-        for path in sources {
-            let text = std::fs::read_to_string(&path).expect("read a test source");
+        let mut configs = Vec::new();
+        repository_files(&repository(), "clippy.toml", &mut configs);
+        configs.sort();
+        assert!(
+            configs.contains(&repository().join("clippy.toml")),
+            "{configs:?}"
+        );
+        for config in configs {
+            let dir = std::env::temp_dir().join(format!(
+                "contact-clippy-processes-{}-{}",
+                std::process::id(),
+                config
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| "root".into(), |n| n.to_string_lossy().into_owned()),
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut expected = Vec::new();
+            for (path, text) in FIXTURE {
+                let file = dir.join(path);
+                std::fs::create_dir_all(file.parent().expect("a folder")).expect("mkdir");
+                std::fs::write(&file, text).expect("write the fixture");
+                for (n, line) in text.lines().enumerate() {
+                    if line.ends_with("// disallowed") {
+                        expected.push(format!("{path}:{}:", n + 1));
+                    }
+                }
+            }
+            std::fs::copy(&config, dir.join("clippy.toml")).expect("copy clippy.toml");
+            let output = Command::new("cargo")
+                .args([
+                    "clippy",
+                    "--offline",
+                    "--all-targets",
+                    "--message-format=short",
+                ])
+                .arg("--target-dir")
+                .arg(dir.join("target"))
+                .current_dir(&dir)
+                .env_remove("CLIPPY_CONF_DIR")
+                .env_remove("CARGO_TARGET_DIR")
+                .output_in_group()
+                .expect("run cargo clippy");
+            let said = String::from_utf8_lossy(&output.stderr);
+            let reported: Vec<&str> = said
+                .lines()
+                .filter(|l| l.contains("use of a disallowed method `std::process::Command::"))
+                .collect();
+            let missed: Vec<&String> = expected
+                .iter()
+                .filter(|at| !reported.iter().any(|l| l.starts_with(at.as_str())))
+                .collect();
+            assert!(
+                missed.is_empty(),
+                "{}: clippy lets these start a process: {missed:?}\n{said}",
+                config.display()
+            );
+            std::fs::remove_dir_all(&dir).expect("remove the fixture");
+        }
+    }
+
+    /// The lint's one exception is [`spawn_leading_a_group`]: outside `core` (whose own
+    /// disallowed methods, clock and files, some of its tests allow, and which disallows the
+    /// type `std::process::Command` as well), no source names the lint but that `#[allow]`,
+    /// none turns off the disallowed types or the lint groups that hold them, and no manifest
+    /// sets their level. (The names are spelled in pieces here, so this test's own lines do
+    /// not hold them.)
+    #[test]
+    fn the_process_rule_has_one_exception() {
+        const METHODS: &str = concat!("disallowed", "_methods");
+        const OTHERS: [&str; 3] = [
+            concat!("disallowed", "_types"),
+            concat!("clippy::", "style"),
+            concat!("clippy::", "all"),
+        ];
+        let root = repository();
+        let mut sources = Vec::new();
+        repository_files(&root, "", &mut sources);
+        assert!(sources.len() > 50, "{sources:?}");
+        let mut exceptions = Vec::new();
+        for path in &sources {
+            let text = std::fs::read_to_string(path).expect("read a source");
+            let relative = path.strip_prefix(&root).expect("in the repository");
             for (n, line) in text.lines().enumerate() {
-                if [".spawn()", ".output()", ".status()"]
-                    .iter()
-                    .any(|call| line.contains(call))
+                if line.contains(METHODS) && !relative.starts_with("core")
+                    || OTHERS.iter().any(|name| line.contains(name))
                 {
-                    unguarded.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                    exceptions.push(format!("{}:{}: {}", relative.display(), n + 1, line.trim()));
                 }
             }
         }
-        assert!(
-            unguarded.is_empty(),
-            "start processes with contact_e2e::process::Grouped (spawn_in_group, \
-             output_in_group, status_in_group):\n{}",
-            unguarded.join("\n")
+        let allow = format!("#[allow(clippy::{METHODS})]");
+        let wrapper = include_str!("process.rs")
+            .lines()
+            .position(|l| l == allow)
+            .expect("the wrapper's allow");
+        assert_eq!(
+            exceptions,
+            vec![format!("tests/src/process.rs:{}: {allow}", wrapper + 1)]
         );
+        let mut manifests = Vec::new();
+        repository_files(&root, "Cargo.toml", &mut manifests);
+        for manifest in manifests {
+            let text = std::fs::read_to_string(&manifest).expect("read a manifest");
+            assert!(
+                !text.contains("disallowed") && !text.contains("style ="),
+                "{}",
+                manifest.display()
+            );
+        }
+    }
+
+    /// For a test run again as its own test binary: a shell with a grandchild in a group of
+    /// its own; their pids (`GRANDCHILD SHELL`) printed on a line `pids …`.
+    fn shell_printing_its_pids() -> Group {
+        let (group, child, grandchild) = shell_with_grandchild();
+        println!("pids {grandchild} {child}");
+        group
+    }
+
+    /// Runs this test binary again for test `name` (in `process::tests`) with `var` set, and
+    /// waits (at most [`GRACE`]) until neither process of its [`shell_printing_its_pids`]
+    /// runs; when one still does, kills their group and fails.
+    fn run_again_then_none_runs(name: &str, var: &str) {
+        let output = Command::new(std::env::current_exe().expect("this test binary"))
+            .args(["--exact", "--nocapture", "--test-threads=1"])
+            .arg(format!("process::tests::{name}"))
+            .env(var, "1")
+            .output_in_group()
+            .expect("run this test binary");
+        let said = String::from_utf8_lossy(&output.stdout);
+        let pids: Vec<u32> = said
+            .lines()
+            .find_map(|l| l.split_once("pids ").map(|(_, pids)| pids))
+            .unwrap_or_else(|| panic!("the pids in {said}"))
+            .split(' ')
+            .map(|p| p.parse().expect("a pid"))
+            .collect();
+        let started = Instant::now();
+        while pids.iter().any(|&p| running(p)) {
+            if started.elapsed() > GRACE {
+                // The shell leads the group.
+                let shell = i32::try_from(pids[1]).ok().and_then(Pid::from_raw);
+                let _ = kill_process_group(shell.expect("a pid"), Signal::KILL);
+                panic!("{pids:?} still run");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Run as its own test binary (`FORGET_A_GROUP` set): starts a shell with a grandchild,
@@ -409,39 +633,13 @@ mod tests {
     #[test]
     fn a_guard_never_dropped_is_stopped_when_the_test_binary_exits() {
         if std::env::var_os("FORGET_A_GROUP").is_some() {
-            let mut group = Command::new("sh")
-                .args(["-c", "sleep 600 & echo $! $$; wait"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn_in_group()
-                .expect("start sh");
-            let mut line = String::new();
-            BufReader::new(group.stdout.take().expect("stdout"))
-                .read_line(&mut line)
-                .expect("the pids");
-            println!("pids {}", line.trim());
-            std::mem::forget(group);
+            std::mem::forget(shell_printing_its_pids());
             std::process::exit(0);
         }
-        let output = Command::new(std::env::current_exe().expect("this test binary"))
-            .args(["--exact", "--nocapture", "--test-threads=1"])
-            .arg("process::tests::a_guard_never_dropped_is_stopped_when_the_test_binary_exits")
-            .env("FORGET_A_GROUP", "1")
-            .output_in_group()
-            .expect("run this test binary");
-        let said = String::from_utf8_lossy(&output.stdout);
-        let pids: Vec<u32> = said
-            .lines()
-            .find_map(|l| l.split_once("pids ").map(|(_, pids)| pids))
-            .expect("the pids")
-            .split(' ')
-            .map(|p| p.parse().expect("a pid"))
-            .collect();
-        let started = Instant::now();
-        while pids.iter().any(|&p| running(p)) {
-            assert!(started.elapsed() < GRACE, "{pids:?} still run");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        run_again_then_none_runs(
+            "a_guard_never_dropped_is_stopped_when_the_test_binary_exits",
+            "FORGET_A_GROUP",
+        );
     }
 
     /// `python3 tests/leftovers.py ARGS…` with `vars` set (and `CI` only when among them),
@@ -528,6 +726,23 @@ mod tests {
         assert!(elsewhere.status.success(), "{said}");
         assert!(said.contains("not checked"), "{said}");
         assert_eq!(elsewhere.stdout, b"the command ran\n");
+    }
+
+    /// Run as its own test binary (`SURVIVING_GROUP` set): starts a shell with a grandchild,
+    /// ends its guard with a SIGKILL that never arrives (a group that survives it), prints both
+    /// pids and exits. The watchdog still has the group on its list and stops it.
+    #[test]
+    fn a_group_that_survives_its_guard_is_stopped_when_the_test_binary_exits() {
+        if std::env::var_os("SURVIVING_GROUP").is_some() {
+            let mut group = shell_printing_its_pids();
+            let gone = group.end_with(Signal::KILL, Duration::from_millis(50), |_, _| {});
+            assert!(!gone, "the group survives a signal never sent");
+            std::process::exit(0);
+        }
+        run_again_then_none_runs(
+            "a_group_that_survives_its_guard_is_stopped_when_the_test_binary_exits",
+            "SURVIVING_GROUP",
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! `Transfer` logs, receipts (`.ci/node/chain/lab.mjs` serves those reads, and counts the
 //! facilitator's `/verify` and `/settle` calls). Where a test kills the service or reads its
 //! audit lines, the service runs in a process of its own ([`ServiceProcess`]); a Redis case
-//! starts `redis-server` (Debian), and a lagging chain node is a proxy in front of anvil
-//! ([`LaggingRpc`]).
+//! starts `redis-server` (Debian); a lagging chain node, or a provider that limits the block
+//! range of `eth_getLogs`, is a proxy in front of anvil ([`RpcProxy`]).
 //!
 //! Needs Node.js + npm (and Python 3 for the Python client). `.ci/run` installs the pinned
 //! packages into `.ci/node` and `.ci/python/venv`; elsewhere the tests install them on first use
@@ -154,12 +154,7 @@ impl Chain {
 
     /// A JSON-RPC call to anvil; the `result`.
     fn rpc(&self, method: &str, params: Value) -> Value {
-        let answer = http_json(
-            &self.rpc,
-            "POST",
-            "/",
-            Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
-        );
+        let answer = rpc_call(&self.rpc, method, params);
         assert!(answer.get("error").is_none(), "{method}: {answer}");
         answer["result"].clone()
     }
@@ -389,6 +384,7 @@ impl ServiceProcess {
             .args([
                 "--exact",
                 "the_service_in_a_process_of_its_own",
+                "--ignored",
                 "--nocapture",
                 "--test-threads=1",
             ])
@@ -478,15 +474,17 @@ impl ServiceProcess {
     }
 }
 
-/// The child half of [`ServiceProcess`]: with `REAL_CHAIN_SERVICE_SETTINGS` set, serves with
-/// those settings on the runtime `REAL_CHAIN_SERVICE_RUNTIME` names, prints where it listens and
-/// stops when its standard input closes (or after 10 minutes). In a plain test run it does
-/// nothing.
+/// The child half of [`ServiceProcess`], not a test: with `REAL_CHAIN_SERVICE_SETTINGS` set,
+/// serves with those settings on the runtime `REAL_CHAIN_SERVICE_RUNTIME` names, prints where it
+/// listens and stops when its standard input closes (or after 10 minutes). Ignored, so a test
+/// run neither runs nor counts it; [`ServiceProcess::start`] runs it by name with `--ignored`.
+/// Run without its settings, it fails.
 #[test]
+#[ignore = "the child process of ServiceProcess, run by it with --ignored"]
 fn the_service_in_a_process_of_its_own() {
-    let Ok(settings) = std::env::var(SERVICE_SETTINGS) else {
-        return;
-    };
+    let settings = std::env::var(SERVICE_SETTINGS).unwrap_or_else(|_| {
+        panic!("{SERVICE_SETTINGS} is not set: ServiceProcess::start runs this, not a test run")
+    });
     set_runtime(match std::env::var(SERVICE_RUNTIME).as_deref() {
         Ok("smol") => Runtime::Smol,
         Ok("tokio") => Runtime::Tokio,
@@ -585,42 +583,61 @@ impl Redis {
     }
 }
 
-/// A JSON-RPC endpoint in front of anvil that answers as a node one block behind the head would,
-/// while it lags: `eth_getBlockByNumber "latest"` and everything else pass through (the head it
-/// names is fresh), but `eth_call` at a block above the real head − 1 (by number, or by the hash
-/// of such a block: EIP-1898) is the error
-/// `-32000 "header not found"`, and `eth_call` at `"latest"` reads head − 1. Once caught up
-/// ([`LaggingRpc::catch_up`]) it passes everything. One request per connection, answered with
-/// `Connection: close`; it stops when dropped (or after 3 minutes).
-struct LaggingRpc {
+/// What an [`RpcProxy`] in front of anvil answers like.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    /// A node one block behind the head, while it lags: `eth_getBlockByNumber "latest"` and
+    /// everything else pass through (the head it names is fresh), but `eth_call` at a block above
+    /// the real head − 1 (by number, or by the hash of such a block: EIP-1898) is the error
+    /// `-32000 "header not found"`, and `eth_call` at `"latest"` reads head − 1. Once caught up
+    /// ([`RpcProxy::catch_up`]) it passes everything.
+    Lagging,
+    /// A provider that serves `eth_getLogs` over at most this many blocks, as public RPC
+    /// endpoints do: a wider range (`"latest"` read as the head, a missing `fromBlock` as
+    /// `"latest"`) is the error `-32005 "query exceeds max block range N"`. Everything else passes.
+    LogRange(u64),
+}
+
+/// A JSON-RPC endpoint in front of anvil that answers as a [`Provider`]. One request per
+/// connection, answered with `Connection: close`; it stops when dropped (or after 3 minutes).
+struct RpcProxy {
     url: String,
     lagging: Arc<AtomicBool>,
-    refused: Arc<AtomicUsize>,
+    counts: Arc<ProxyCounts>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl LaggingRpc {
-    /// Starts it in front of the JSON-RPC endpoint `upstream` (`http://127.0.0.1:port`), lagging.
-    fn start(upstream: &str) -> LaggingRpc {
+/// What an [`RpcProxy`] saw.
+#[derive(Default)]
+struct ProxyCounts {
+    /// Requests it refused (its [`Provider`]'s error).
+    refused: AtomicUsize,
+    /// `eth_getLogs` requests it passed on.
+    log_reads: AtomicUsize,
+}
+
+impl RpcProxy {
+    /// Starts it in front of the JSON-RPC endpoint `upstream` (`http://127.0.0.1:port`).
+    fn start(upstream: &str, provider: Provider) -> RpcProxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let lagging = Arc::new(AtomicBool::new(true));
-        let refused = Arc::new(AtomicUsize::new(0));
+        let lagging = Arc::new(AtomicBool::new(provider == Provider::Lagging));
+        let counts = Arc::new(ProxyCounts::default());
         let stop = Arc::new(AtomicBool::new(false));
         let upstream = upstream.to_string();
-        let shared = (lagging.clone(), refused.clone(), stop.clone());
+        let shared = (lagging.clone(), counts.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
-            let (lagging, refused, stop) = shared;
+            let (lagging, counts, stop) = shared;
             let started = Instant::now();
             while !stop.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(180) {
                 let Ok((mut stream, _)) = listener.accept() else {
                     std::thread::sleep(Duration::from_millis(5));
                     continue;
                 };
-                let (upstream, lagging, refused) =
-                    (upstream.clone(), lagging.clone(), refused.clone());
+                let (upstream, lagging, counts) =
+                    (upstream.clone(), lagging.clone(), counts.clone());
                 std::thread::spawn(move || {
                     stream.set_nonblocking(false).unwrap();
                     stream
@@ -634,34 +651,42 @@ impl LaggingRpc {
                     else {
                         return;
                     };
-                    let lagging = lagging.load(Ordering::SeqCst);
-                    let answer = lagging_answer(&upstream, request, lagging, &refused);
+                    let provider = match provider {
+                        Provider::Lagging if !lagging.load(Ordering::SeqCst) => None,
+                        other => Some(other),
+                    };
+                    let answer = proxy_answer(&upstream, request, provider, &counts);
                     let _ =
                         stream.write_all(&response(200, "application/json", &answer.to_string()));
                 });
             }
         });
-        LaggingRpc {
+        RpcProxy {
             url,
             lagging,
-            refused,
+            counts,
             stop,
             thread: Some(thread),
         }
     }
 
-    /// How many `eth_call`s it refused with "header not found".
+    /// How many requests it refused.
     fn refused(&self) -> usize {
-        self.refused.load(Ordering::SeqCst)
+        self.counts.refused.load(Ordering::SeqCst)
     }
 
-    /// From now on it passes every request unchanged.
+    /// How many `eth_getLogs` requests it passed on.
+    fn log_reads(&self) -> usize {
+        self.counts.log_reads.load(Ordering::SeqCst)
+    }
+
+    /// A [`Provider::Lagging`] node passes every request unchanged from now on.
     fn catch_up(&self) {
         self.lagging.store(false, Ordering::SeqCst);
     }
 }
 
-impl Drop for LaggingRpc {
+impl Drop for RpcProxy {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(thread) = self.thread.take() {
@@ -670,54 +695,77 @@ impl Drop for LaggingRpc {
     }
 }
 
-/// [`LaggingRpc`]'s answer to one JSON-RPC `request`, asking `upstream` for the head and for
-/// everything it passes on; counts the calls it refuses in `refused`.
-fn lagging_answer(
+/// One JSON-RPC call to `upstream`; the whole answer.
+fn rpc_call(upstream: &str, method: &str, params: Value) -> Value {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    http_json(upstream, "POST", "/", Some(request))
+}
+
+/// A JSON-RPC error answer to `request`.
+fn rpc_error(request: &Value, code: i64, message: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "error": {"code": code, "message": message},
+    })
+}
+
+/// [`RpcProxy`]'s answer to one JSON-RPC `request` as `provider` (`None`: pass it on), asking
+/// `upstream` for the head and for everything it passes on.
+fn proxy_answer(
     upstream: &str,
     mut request: Value,
-    lagging: bool,
-    refused: &AtomicUsize,
+    provider: Option<Provider>,
+    counts: &ProxyCounts,
 ) -> Value {
-    if lagging && request["method"] == "eth_call" {
-        let head = http_json(
-            upstream,
-            "POST",
-            "/",
-            Some(json!({"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []})),
-        );
-        let behind = quantity(&head["result"]).saturating_sub(1);
-        let block = request["params"][1].clone();
-        // EIP-1898: a block named by its hash is read at that block's number (a hash anvil
-        // does not know, as a block this node has not seen).
-        let number = match &block["blockHash"] {
-            Value::String(hash) => {
-                let params = json!([hash, false]);
-                let method = "eth_getBlockByHash";
-                let by_hash =
-                    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-                let found = http_json(upstream, "POST", "/", Some(by_hash));
-                let number = &found["result"]["number"];
-                Some(if number.is_string() {
-                    quantity(number)
-                } else {
-                    u64::MAX
-                })
+    let head = || quantity(&rpc_call(upstream, "eth_blockNumber", json!([]))["result"]);
+    match (provider, request["method"].as_str()) {
+        (Some(Provider::Lagging), Some("eth_call")) => {
+            let behind = head().saturating_sub(1);
+            let block = request["params"][1].clone();
+            // EIP-1898: a block named by its hash is read at that block's number (a hash anvil
+            // does not know, as a block this node has not seen).
+            let number = match &block["blockHash"] {
+                Value::String(hash) => {
+                    let found = rpc_call(upstream, "eth_getBlockByHash", json!([hash, false]));
+                    let number = &found["result"]["number"];
+                    Some(if number.is_string() {
+                        quantity(number)
+                    } else {
+                        u64::MAX
+                    })
+                }
+                _ => block
+                    .as_str()
+                    .filter(|tag| tag.starts_with("0x"))
+                    .map(|_| quantity(&block)),
+            };
+            if block == "latest" {
+                request["params"][1] = json!(format!("{behind:#x}"));
+            } else if number.is_some_and(|n| n > behind) {
+                counts.refused.fetch_add(1, Ordering::SeqCst);
+                return rpc_error(&request, -32000, "header not found");
             }
-            _ => block
-                .as_str()
-                .filter(|tag| tag.starts_with("0x"))
-                .map(|_| quantity(&block)),
-        };
-        if block == "latest" {
-            request["params"][1] = json!(format!("{behind:#x}"));
-        } else if number.is_some_and(|n| n > behind) {
-            refused.fetch_add(1, Ordering::SeqCst);
-            return json!({
-                "jsonrpc": "2.0",
-                "id": request["id"],
-                "error": {"code": -32000, "message": "header not found"},
-            });
         }
+        (Some(Provider::LogRange(widest)), Some("eth_getLogs")) => {
+            let filter = &request["params"][0];
+            let bound = |tag: &Value| match tag.as_str() {
+                Some(number) if number.starts_with("0x") => quantity(tag),
+                Some("earliest") => 0,
+                _ => head(),
+            };
+            let single_block = filter["blockHash"].is_string();
+            let (from, to) = (bound(&filter["fromBlock"]), bound(&filter["toBlock"]));
+            if !single_block && to.saturating_sub(from).saturating_add(1) > widest {
+                counts.refused.fetch_add(1, Ordering::SeqCst);
+                let message = format!("query exceeds max block range {widest}");
+                return rpc_error(&request, -32005, &message);
+            }
+        }
+        _ => {}
+    }
+    if request["method"] == "eth_getLogs" {
+        counts.log_reads.fetch_add(1, Ordering::SeqCst);
     }
     http_json(upstream, "POST", "/", Some(request))
 }
@@ -946,6 +994,26 @@ fn a_payer_that_cancels_while_the_settlement_is_pending_never_gets_a_200_and_kee
     assert_unpaid(&chain);
 }
 
+/// The official TS client pays once (`--once`) for an extraction of `site` from the service at
+/// `service`: a 200 and one transfer to `PAY_TO`; its report, the transaction and the
+/// `PAYMENT-SIGNATURE` it sent.
+fn pay_once(
+    tools: &Path,
+    chain: &Chain,
+    site: &Fixture,
+    service: SocketAddr,
+) -> (Value, String, String) {
+    let report = ts_client(tools, service, site, None, true);
+    assert_eq!(report["status"], 200, "{report}");
+    let transaction = report["paymentResponse"]["transaction"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let signature = report["signature"].as_str().unwrap().to_string();
+    assert_paid_once(chain, &transaction);
+    (report, transaction, signature)
+}
+
 /// How a test loses the service's record of a payment.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Loss {
@@ -982,14 +1050,8 @@ fn a_lost_record(loss: Loss, judge: bool) {
     }
     let vars = process_vars(&site, &chain, &extra);
     let mut service = ServiceProcess::start(&vars);
-    let report = ts_client(&tools, service.addr, &site, None, true);
-    assert_eq!(report["status"], 200, "{report}");
-    let transaction = report["paymentResponse"]["transaction"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let signature = report["signature"].as_str().unwrap();
-    assert_paid_once(&chain, &transaction);
+    let (report, transaction, signature) = pay_once(&tools, &chain, &site, service.addr);
+    let signature = signature.as_str();
     assert_eq!(chain.calls(), (1, 1));
     assert_eq!(service.outcomes_since(0, "settled"), ["settled"]);
     let before = service.audit().len();
@@ -1111,7 +1173,7 @@ fn with_the_chain_rpc_a_pending_settlement_mined_later_is_the_200_once() {
     assert_eq!(site.count("/"), 1, "the retry is not a second crawl");
 }
 
-/// `CHAIN_RPC_URL` is a node one block behind ([`LaggingRpc`]); automine off. The settlement is
+/// `CHAIN_RPC_URL` is a node one block behind ([`Provider::Lagging`]); automine off. The settlement is
 /// pending (503), the local clock passes `validBefore`, then the transfer is mined in a block
 /// stamped inside the window. The retry (too late for a `/settle`) reads the chain at the head,
 /// which the node refuses: 503 "settlement pending", never a 402; once the node catches up, the
@@ -1120,7 +1182,7 @@ fn behind_a_lagging_chain_node_a_payment_mined_past_its_window_is_a_503_never_a_
     let Some(tools) = node_tools() else { return };
     let chain = Chain::start(&tools, &[]);
     chain.rpc("evm_setAutomine", json!([false]));
-    let node = LaggingRpc::start(&chain.rpc);
+    let node = RpcProxy::start(&chain.rpc, Provider::Lagging);
     let site = Fixture::start(fixture_pages);
     // The shortest window the service allows: the client signs `validBefore` = now + 64 s.
     let vars = process_vars(
@@ -1190,6 +1252,206 @@ fn behind_a_lagging_chain_node_a_payment_mined_past_its_window_is_a_503_never_a_
     assert_eq!(site.count("/"), 1);
 }
 
+/// The chain judge's setting (docs/configuration.md): with `judge`, `CHAIN_RPC_URL` = `rpc`;
+/// without it `none`, which turns the judge off.
+fn judge_setting(judge: bool, rpc: &str) -> (&'static str, String) {
+    let url = if judge { rpc } else { "none" };
+    ("CHAIN_RPC_URL", url.to_string())
+}
+
+/// The payer cancels its authorization (FiatTokenV2's `cancelAuthorization(authorizer, nonce,
+/// v, r, s)`, mined at once) as soon as the reference facilitator's `/verify` has answered it
+/// valid, while the service waits 3 s for the site's homepage; the service's `/settle` then
+/// hears "already used" though nothing of ours was broadcast (docs/payments.md, "Only evidence
+/// delivers"). The client's answer and two retries with the same `PAYMENT-SIGNATURE` are never
+/// a 200 and no money moves: with `judge` (`CHAIN_RPC_URL` = anvil) the chain shows
+/// `AuthorizationCanceled`, a 402 each time; without it (`CHAIN_RPC_URL=none`) a 503 "payment
+/// outcome unknown" without `PAYMENT-REQUIRED` each time (audit `unreconciled`), never a 402.
+fn a_payer_that_cancels_after_verify(judge: bool) {
+    let Some(tools) = node_tools() else { return };
+    let chain = Chain::start(&tools, &[]);
+    let site = Fixture::start(|raw| match request_path(raw).as_str() {
+        "/" => {
+            // A slow homepage is the behaviour under test: the payer's window to cancel.
+            std::thread::sleep(Duration::from_secs(3));
+            response(200, "text/html", HOME)
+        }
+        "/contact" => response(200, "text/html", CONTACT),
+        _ => response(404, "text/html", ""),
+    });
+    let vars = process_vars(&site, &chain, &[judge_setting(judge, &chain.rpc)]);
+    let service = ServiceProcess::start(&vars);
+    let armed = http_json(
+        &chain.lab,
+        "POST",
+        "/lab/cancel-after-verify",
+        Some(json!({})),
+    );
+    assert_eq!(armed["armed"], true, "{armed}");
+    let report = ts_client(&tools, service.addr, &site, None, true);
+    let signature = report["signature"].as_str().unwrap().to_string();
+    // The cancellation is on chain; the facilitator's transfer never happened.
+    let cancelled = chain.lab("/lab/cancelled");
+    assert_eq!(
+        cancelled["nonces"],
+        json!([nonce_of(&signature)]),
+        "{report}"
+    );
+    let first = (
+        report["status"].as_u64().unwrap(),
+        report["bodyText"].as_str().unwrap().to_string(),
+    );
+    let retries = [
+        retry(service.addr, &site, &signature),
+        retry_while_in_progress(service.addr, &site, &signature),
+    ];
+    let mut answers = vec![first];
+    answers.extend(retries.iter().map(|(s, _, b)| (u64::from(*s), b.clone())));
+    let statuses: Vec<u64> = answers.iter().map(|(status, _)| *status).collect();
+    let expected = if judge { 402 } else { 503 };
+    assert_eq!(statuses, [expected; 3], "{answers:?}");
+    for (status, head, _) in &retries {
+        if let Some(raw) = header(head, "PAYMENT-RESPONSE") {
+            let settled: SettleResponse = codec::decode(raw).unwrap();
+            assert!(!settled.success, "{status}: {head}");
+        }
+        // A 503 never asks to pay again; a 402 does.
+        assert_eq!(header(head, "PAYMENT-REQUIRED").is_some(), judge, "{head}");
+    }
+    if !judge {
+        for (_, body) in &answers {
+            let (code, message) = error_of(body);
+            assert_eq!(code, "INTERNAL_ERROR", "{body}");
+            assert!(message.starts_with("payment outcome unknown"), "{body}");
+        }
+        let outcomes = service.outcomes_since(0, "unreconciled");
+        assert!(outcomes.iter().all(|o| o != "settled"), "{outcomes:?}");
+    }
+    let audit = service.audit();
+    let delivered = [
+        "settled",
+        "confirmed_on_chain",
+        "confirmed_on_chain_without_record",
+    ];
+    assert!(
+        audit
+            .iter()
+            .all(|line| !delivered.contains(&line["outcome"].as_str().unwrap_or_default())),
+        "{audit:?}"
+    );
+    assert_unpaid(&chain);
+}
+
+fn with_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_402_three_times_and_pays_nothing() {
+    a_payer_that_cancels_after_verify(true);
+}
+
+fn without_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_503_three_times_and_pays_nothing()
+{
+    a_payer_that_cancels_after_verify(false);
+}
+
+/// The official TS client pays (200) a service whose `X402_MAX_TIMEOUT_SECONDS` is 64, so it
+/// signs `validBefore` = now + 64 s; the service is SIGKILLed and started again (its in-process
+/// record lost); the same `PAYMENT-SIGNATURE` comes back once less than 55 s of its window are
+/// left, so the local window check (60 s) fails (docs/payments.md, "An expired authorization
+/// without a record"). With `judge` the chain is asked first — used, with the transfer to
+/// `payTo` — and the answer is a 200 naming the original transaction (audit
+/// `confirmed_on_chain_without_record`), no second `/settle`; with the judge off
+/// (`CHAIN_RPC_URL=none`), the documented 402 with `PAYMENT-REQUIRED`. One transfer either way.
+fn a_lost_record_and_a_late_retry(judge: bool) {
+    let Some(tools) = node_tools() else { return };
+    let chain = Chain::start(&tools, &[]);
+    let site = Fixture::start(fixture_pages);
+    let extra = [
+        ("X402_MAX_TIMEOUT_SECONDS", "64".to_string()),
+        judge_setting(judge, &chain.rpc),
+    ];
+    let vars = process_vars(&site, &chain, &extra);
+    let mut service = ServiceProcess::start(&vars);
+    let (report, transaction, signature) = pay_once(&tools, &chain, &site, service.addr);
+    let signature = signature.as_str();
+    service.kill();
+    service = ServiceProcess::start(&vars);
+    // Wait (at most 70 s) until less than 55 s of the authorization's window are left.
+    let valid_before = valid_before_of(signature);
+    let deadline = Instant::now() + Duration::from_secs(70);
+    while unix_now() + 55 <= valid_before {
+        assert!(Instant::now() < deadline, "validBefore − 55 s never came");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (status, head, body) = retry(service.addr, &site, signature);
+    if judge {
+        assert_eq!(status, 200, "{head}\n{body}");
+        let settled = payment_response(&head);
+        assert!(settled.success, "{head}");
+        assert_eq!(settled.transaction, transaction);
+        let result: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(result["emails"], report["body"]["emails"]);
+        let outcomes = service.outcomes_since(0, "confirmed_on_chain_without_record");
+        assert_eq!(outcomes, ["confirmed_on_chain_without_record"]);
+        let line = service.audit_line("confirmed_on_chain_without_record");
+        assert_eq!(line["transaction"], transaction.as_str());
+        // The job ran again (the result was lost with the record); no second `/settle`.
+        assert_eq!(chain.calls().1, 1);
+        assert_eq!(site.count("/"), 2);
+    } else {
+        assert_eq!(status, 402, "{head}\n{body}");
+        assert!(header(&head, "PAYMENT-REQUIRED").is_some(), "{head}");
+        assert_eq!(site.count("/"), 1);
+    }
+    assert_paid_once(&chain, &transaction);
+}
+
+fn with_the_chain_rpc_a_late_retry_after_a_lost_record_is_a_200_naming_the_original_transaction() {
+    a_lost_record_and_a_late_retry(true);
+}
+
+fn without_the_chain_rpc_a_late_retry_after_a_lost_record_is_the_documented_402() {
+    a_lost_record_and_a_late_retry(false);
+}
+
+/// `CHAIN_RPC_URL` is a provider that serves `eth_getLogs` over at most 50 blocks
+/// ([`Provider::LogRange`]) and `CHAIN_LOG_RANGE` says so; 300 blocks are mined before the
+/// payment and 300 after, so the transfer lies several log pages from either end of any search.
+/// The official TS client pays (200); the record is lost (SIGKILL); the retry hears "already
+/// used" from `/verify` and the chain, searched page by page, finds the transfer: a 200 naming
+/// the original transaction, more than one `eth_getLogs`, none refused.
+fn a_chain_search_past_one_log_page_finds_the_original_transaction() {
+    let Some(tools) = node_tools() else { return };
+    let chain = Chain::start(&tools, &[]);
+    let node = RpcProxy::start(&chain.rpc, Provider::LogRange(50));
+    let site = Fixture::start(fixture_pages);
+    let extra = [
+        ("CHAIN_RPC_URL", node.url.clone()),
+        ("CHAIN_LOG_RANGE", "50".to_string()),
+    ];
+    let vars = process_vars(&site, &chain, &extra);
+    let mut service = ServiceProcess::start(&vars);
+    // Blocks stamped now (interval 0): the authorization's window is real time.
+    chain.rpc("anvil_mine", json!(["0x12c", "0x0"]));
+    let (_, transaction, signature) = pay_once(&tools, &chain, &site, service.addr);
+    let signature = signature.as_str();
+    chain.rpc("anvil_mine", json!(["0x12c", "0x0"]));
+    service.kill();
+    service = ServiceProcess::start(&vars);
+    let (refused, reads) = (node.refused(), node.log_reads());
+    let (status, head, body) = retry(service.addr, &site, signature);
+    let refusals = node.refused() - refused;
+    assert_eq!(status, 200, "{head}\n{body}\n{refusals} log reads refused");
+    assert_eq!(payment_response(&head).transaction, transaction);
+    let outcomes = service.outcomes_since(0, "confirmed_on_chain_without_record");
+    assert_eq!(outcomes, ["confirmed_on_chain_without_record"]);
+    assert_eq!(refusals, 0, "every log read within 50 blocks");
+    assert!(
+        node.log_reads() > reads + 1,
+        "{} log reads",
+        node.log_reads() - reads
+    );
+    assert_eq!(chain.calls().1, 1, "no second /settle");
+    assert_paid_once(&chain, &transaction);
+}
+
 // Every test above, once on each runtime.
 contact_e2e::both_runtimes!(
     the_official_ts_client_pays_on_a_real_chain_and_its_replay_moves_no_money,
@@ -1204,4 +1466,9 @@ contact_e2e::both_runtimes!(
     a_record_flushed_from_redis_with_the_chain_rpc_is_a_200_naming_the_original_transaction,
     with_the_chain_rpc_a_pending_settlement_mined_later_is_the_200_once,
     behind_a_lagging_chain_node_a_payment_mined_past_its_window_is_a_503_never_a_402,
+    with_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_402_three_times_and_pays_nothing,
+    without_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_503_three_times_and_pays_nothing,
+    with_the_chain_rpc_a_late_retry_after_a_lost_record_is_a_200_naming_the_original_transaction,
+    without_the_chain_rpc_a_late_retry_after_a_lost_record_is_the_documented_402,
+    a_chain_search_past_one_log_page_finds_the_original_transaction,
 );

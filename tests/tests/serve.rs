@@ -28,7 +28,12 @@ fn health_402_and_private_target_over_real_sockets() {
     let (site, _facilitator, service) = world();
     let (status, head, body) =
         service.call(b"GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n");
-    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    // The version the binary reports (CHANGELOG.md's newest release).
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        (status, body),
+        (200, format!(r#"{{"status":"ok","version":"{version}"}}"#))
+    );
     assert!(header(&head, "X-Request-Id").unwrap().starts_with("req_"));
     let url = format!(
         r#"{{"url":"http://www.fixture-shop.com:{}/"}}"#,
@@ -1434,7 +1439,13 @@ fn head_answers_every_get_route_with_the_get_headers_and_no_body() {
     assert!(curl.status.success(), "{curl:?}");
     let text = String::from_utf8(curl.stdout).unwrap();
     assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 2, "{text}");
-    assert!(text.contains("Content-Length: 15\r\n"), "{text}");
+    // `/api/health`'s body: {"status":"ok","version":"…"}.
+    let health = format!(
+        r#"{{"status":"ok","version":"{}"}}"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    let length = format!("Content-Length: {}\r\n", health.len());
+    assert!(text.contains(&length), "{text}");
     let (status, head, body) =
         service.call(b"HEAD /api/v1/extract-contact HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!((status, body.as_str()), (405, ""));

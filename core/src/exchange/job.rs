@@ -363,6 +363,11 @@ impl Exchange {
             payer: paid.payer.clone(),
             nonce: format!("0x{}", crate::eth::hex(&paid.key.nonce)),
             outcome,
+            amount: paid.terms.requirements.amount.clone(),
+            network: paid.terms.requirements.network.clone(),
+            asset: paid.terms.requirements.asset.clone(),
+            pay_to: paid.terms.requirements.pay_to.clone(),
+            from_chain: false,
             reason,
             transaction,
             attempt,
@@ -370,6 +375,13 @@ impl Exchange {
             client_gone: self.client_gone,
             extension_responses: extension_responses.cloned(),
         }));
+    }
+
+    /// Marks the audit line just written ([`Self::audit_line`]) as a reading of the chain.
+    pub(super) fn audit_line_from_chain(&mut self) {
+        if let Some(Output::Settlement(event)) = self.outputs.back_mut() {
+            event.from_chain = true;
+        }
     }
 
     /// The process exits with this job unfinished ([`Exchange::cut_short`]): its audit line,

@@ -33,6 +33,9 @@ pub(super) struct Judging {
     /// stands if the chain shows the authorization unused); `None` when it reported the
     /// authorization used.
     pub(super) refusal: Option<String>,
+    /// When the reading's next call is due, while it waits for a head stamped after the
+    /// refusal ([`crate::payment::chain::HEAD_WAIT_SECONDS`]).
+    pub(super) resume_at: Option<Instant>,
 }
 
 impl Verifying {
@@ -56,6 +59,7 @@ impl Verifying {
             home_memory,
             chain: ChainCheck::new(query),
             refusal,
+            resume_at: None,
         }
     }
 }
@@ -92,7 +96,7 @@ impl Exchange {
         now: Instant,
     ) {
         if server.config.chain_rpc.is_some() {
-            if let Some(query) = chain_query(&verifying.paid) {
+            if let Some(query) = chain_query(server, &verifying.paid) {
                 return self.judge_without_record(server, verifying, query, None, now);
             }
         }
@@ -120,7 +124,7 @@ impl Exchange {
             .config
             .chain_rpc
             .as_ref()
-            .and_then(|_| chain_query(&verifying.paid));
+            .and_then(|_| chain_query(server, &verifying.paid));
         match query {
             Some(query) => {
                 self.judge_without_record(server, verifying, query, Some(reason), now);
@@ -141,11 +145,14 @@ impl Exchange {
         &mut self,
         server: &Server,
         mut verifying: Verifying,
-        query: ChainQuery,
+        mut query: ChainQuery,
         refusal: Option<String>,
         now: Instant,
     ) {
         let unix_now = server.unix_time(now);
+        // A refusal arrived now: "unused" counts only at a head stamped after it
+        // (docs/payments.md, "\"Unused\" needs a fresh head").
+        query.fresh_after = refusal.is_some().then_some(unix_now.as_secs());
         let gate = server
             .shared()
             .judge_gate
@@ -202,12 +209,31 @@ impl Exchange {
         let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         match judging.chain.on_reply(body, unix_now) {
+            None if judging.chain.take_pause() => {
+                // The head is not newer than the refusal: read it again in a moment.
+                self.close_fetches(&mut judging.core);
+                let wait = Duration::from_secs(crate::payment::chain::HEAD_WAIT_SECONDS);
+                judging.resume_at = Some(now + wait);
+                self.keep(Job::Judging(judging));
+            }
             None => self.judging_read_chain(server, judging, now),
             Some(verdict) => {
                 let key = &judging.paid.key;
                 server.shared().judge_gate.remember(key, &verdict, unix_now);
                 self.judged(server, judging, verdict, now);
             }
+        }
+    }
+
+    /// The wait for a fresher head is over: the reading goes on.
+    pub(super) fn judging_resume(&mut self, server: &Server, now: Instant) {
+        match self.take_job(now) {
+            Some(Job::Judging(mut judging)) => {
+                judging.resume_at = None;
+                self.judging_read_chain(server, judging, now);
+            }
+            Some(job) => self.keep(job),
+            None => {}
         }
     }
 
@@ -252,6 +278,7 @@ impl Exchange {
                     // nothing to reconcile yet.
                     let Judging { core, paid, .. } = judging;
                     self.audit_line((&core, &paid), "unknown", Some(why), None, (0, None));
+                    self.audit_line_from_chain();
                     self.release(server, &paid);
                     let retry = [("Retry-After", SETTLEMENT_PENDING_RETRY_AFTER.to_string())];
                     let message = format!(

@@ -55,7 +55,7 @@ enum SettleStep {
     Pausing(Instant),
     /// The outcome is still unknown after the attempts: the chain is read
     /// ([`Purpose::Chain`]).
-    ReadingChain(ChainCheck),
+    ReadingChain(Box<ChainCheck>),
 }
 
 impl Settling {
@@ -433,9 +433,9 @@ impl Exchange {
             return self.keep(Job::Settling(settling));
         }
         if server.config.chain_rpc.is_some() {
-            if let Some(query) = chain_query(&settling.paid) {
+            if let Some(query) = chain_query(server, &settling.paid) {
                 self.close_fetches(&mut settling.core);
-                settling.step = SettleStep::ReadingChain(ChainCheck::new(query));
+                settling.step = SettleStep::ReadingChain(Box::new(ChainCheck::new(query)));
                 settling.core.deadline = now + CHAIN_READ_BUDGET;
                 return self.settling_read_chain(server, settling, now);
             }
@@ -623,6 +623,7 @@ impl Exchange {
             transaction,
             (settlement.attempts, settlement.extension_responses.as_ref()),
         );
+        self.audit_line_from_chain();
     }
 }
 
@@ -645,9 +646,18 @@ pub(super) fn chain_reply_body(end: &FetchEnd) -> Option<&[u8]> {
     }
 }
 
-/// What to ask the chain about this job's authorization.
-pub(super) fn chain_query(paid: &Paid) -> Option<ChainQuery> {
+/// What to ask the chain about this job's authorization, with `CHAIN_LOG_RANGE` blocks per log
+/// page.
+pub(super) fn chain_query(server: &Server, paid: &Paid) -> Option<ChainQuery> {
     let requirements = &paid.terms.requirements;
+    let valid_after = paid
+        .payment
+        .payload
+        .get("authorization")
+        .and_then(|a| a.get("validAfter"))
+        .and_then(serde_json::Value::as_str)
+        .and_then(parse_uint256)
+        .map_or(0, |v| crate::eth::saturating_u64(&v));
     Some(ChainQuery {
         token: parse_address(&requirements.asset)?,
         from: paid.key.from,
@@ -655,6 +665,12 @@ pub(super) fn chain_query(paid: &Paid) -> Option<ChainQuery> {
         pay_to: parse_address(&requirements.pay_to)?,
         amount: parse_uint256(&requirements.amount)?,
         valid_before: paid.valid_before,
+        valid_after,
+        window_seconds: requirements
+            .max_timeout_seconds
+            .saturating_add(crate::budget::VALIDITY_SLACK_SECONDS),
+        log_range: server.config.chain_log_range,
+        fresh_after: None,
     })
 }
 

@@ -162,7 +162,7 @@ fn a_job_the_chain_shows_paid_crawls_with_the_transaction_and_a_fresh_deadline()
     let (checking, verified) = checking(&server, now, 100);
     let memory = server.page_memory.try_acquire().unwrap();
     let (reserving, _) = checking.into_reserving(&server, &verified, memory, None, now);
-    let query = settling::chain_query(&reserving.paid).unwrap();
+    let query = settling::chain_query(&server, &reserving.paid).unwrap();
     let judged_at = now + Duration::from_secs(3);
     let judging = reserving
         .into_verifying(facilitator())

@@ -46,7 +46,7 @@ impl Exchange {
                 // The facilitator refused the service's credentials and looked at nothing: no
                 // money can move, the authorization stays usable (docs/payments.md,
                 // "Authenticated facilitators").
-                self.verdict = Some(PaymentVerdict::FacilitatorUnavailable);
+                self.verdict = Some(PaymentVerdict::CredentialsRefused);
                 let Verifying { core, paid, .. } = verifying;
                 self.release(server, &paid);
                 let message = format!(

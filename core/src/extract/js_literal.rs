@@ -8,34 +8,43 @@
 //! enclosing function's parameters. Anything else (calls, `new Date(…)`, arithmetic) reads as
 //! `null` up to the next `,` or closing bracket at its level; input that is not such a literal
 //! at all gives `None`.
+//!
+//! Reading is charged to the page's budget (`page_budget.rs`): a unit of work per value and per
+//! byte scanned, and the bytes of every copy of a bound argument (a parameter may be used
+//! hundreds of thousands of times). A copy the budget refuses reads as `null`; once the work is
+//! spent, every object and array ends where it is and the value read so far is returned.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
+use crate::extract::page_budget::{PageBudget, VALUE_BYTES};
+
 /// Deepest nesting read.
 const MAX_DEPTH: usize = 64;
 
-/// Reads the literal at the start of `text` (after white space); `None` when it is not one.
-pub fn parse(text: &str) -> Option<Value> {
-    let mut parser = Parser::new(text, BTreeMap::new());
+/// Reads the literal at the start of `text` (after white space), charged to `budget`; `None`
+/// when it is not one.
+pub fn parse(text: &str, budget: &PageBudget) -> Option<Value> {
+    let mut parser = Parser::new(text, BTreeMap::new(), budget);
     parser.value(0)
 }
 
 /// Reads Nuxt 2's state, `text` being what follows `window.__NUXT__=`: a literal, or a
 /// function called at once whose body returns one (`(function(a,b){return {…}}("x",1))`), its
-/// parameters bound to the arguments.
-pub fn parse_iife(text: &str) -> Option<Value> {
+/// parameters bound to the arguments. Each use of a parameter is a copy of its argument,
+/// charged to `budget` by the bytes of text it holds (a refused copy reads as `null`).
+pub fn parse_iife(text: &str, budget: &PageBudget) -> Option<Value> {
     let trimmed = text.trim_start();
     let Some(rest) = trimmed.strip_prefix("(function(") else {
-        return parse(trimmed);
+        return parse(trimmed, budget);
     };
     let close = rest.find(')')?;
     let params: Vec<&str> = rest[..close].split(',').map(str::trim).collect();
     let body = rest[close + 1..].trim_start().strip_prefix('{')?;
     let body = body.trim_start().strip_prefix("return")?;
     // Once without bindings, to find where the returned value ends.
-    let mut skim = Parser::new(body, BTreeMap::new());
+    let mut skim = Parser::new(body, BTreeMap::new(), budget);
     skim.value(0)?;
     let after = skim
         .rest()
@@ -45,32 +54,52 @@ pub fn parse_iife(text: &str) -> Option<Value> {
     let after = after.strip_prefix('}')?.trim_start();
     // `(function(){…}(args))` or `(function(){…})(args)`.
     let after = after.strip_prefix(')').unwrap_or(after).trim_start();
-    let mut args = Parser::new(after.strip_prefix('(')?, BTreeMap::new());
+    let mut args = Parser::new(after.strip_prefix('(')?, BTreeMap::new(), budget);
     let mut bindings = BTreeMap::new();
     for param in params {
         args.skip_space();
         let value = args.value(0).unwrap_or(Value::Null);
-        bindings.insert(param.to_string(), value);
+        let bytes = text_bytes(&value);
+        bindings.insert(param.to_string(), (value, bytes));
         args.skip_space();
         if !args.eat(b',') {
             break;
         }
     }
-    Parser::new(body, bindings).value(0)
+    Parser::new(body, bindings, budget).value(0)
 }
 
-struct Parser<'t> {
+/// What a copy of `value` costs: the bytes of its keys and strings, and [`VALUE_BYTES`] per
+/// value (a copy of `[null,null,…]` is not free).
+fn text_bytes(value: &Value) -> usize {
+    VALUE_BYTES
+        + match value {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.iter().map(text_bytes).sum(),
+            Value::Object(map) => map.iter().map(|(k, v)| k.len() + text_bytes(v)).sum(),
+            _ => 0,
+        }
+}
+
+struct Parser<'t, 'b> {
     text: &'t str,
     pos: usize,
-    bindings: BTreeMap<String, Value>,
+    /// Parameters bound to their arguments, with what a copy of each costs (`text_bytes`).
+    bindings: BTreeMap<String, (Value, usize)>,
+    budget: &'b PageBudget,
 }
 
-impl<'t> Parser<'t> {
-    fn new(text: &'t str, bindings: BTreeMap<String, Value>) -> Self {
+impl<'t, 'b> Parser<'t, 'b> {
+    fn new(
+        text: &'t str,
+        bindings: BTreeMap<String, (Value, usize)>,
+        budget: &'b PageBudget,
+    ) -> Self {
         Parser {
             text,
             pos: 0,
             bindings,
+            budget,
         }
     }
 
@@ -92,14 +121,21 @@ impl<'t> Parser<'t> {
     }
 
     fn skip_space(&mut self) {
+        let start = self.pos;
         while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
             self.pos += 1;
         }
+        self.budget.work(self.pos - start);
     }
 
     fn value(&mut self, depth: usize) -> Option<Value> {
         if depth > MAX_DEPTH {
             return None;
+        }
+        if !self.budget.work(1) {
+            // The work is spent: whatever is here reads as `null`, and the enclosing objects
+            // and arrays end (`member`).
+            return Some(Value::Null);
         }
         self.skip_space();
         match self.peek()? {
@@ -142,6 +178,9 @@ impl<'t> Parser<'t> {
             }
             let value = self.member(depth)?;
             map.insert(key, value);
+            if self.budget.spent() {
+                return Some(Value::Object(map));
+            }
             self.skip_space();
             if !self.eat(b',') {
                 self.skip_space();
@@ -159,6 +198,9 @@ impl<'t> Parser<'t> {
                 return Some(Value::Array(items));
             }
             items.push(self.member(depth)?);
+            if self.budget.spent() {
+                return Some(Value::Array(items));
+            }
             self.skip_space();
             if !self.eat(b',') {
                 self.skip_space();
@@ -168,10 +210,13 @@ impl<'t> Parser<'t> {
     }
 
     /// A member of an object or array: a literal, or anything else read as `null` up to the
-    /// next `,`, `}` or `]` at this level.
+    /// next `,`, `}` or `]` at this level. Once the work is spent, what was read so far.
     fn member(&mut self, depth: usize) -> Option<Value> {
         let start = self.pos;
         if let Some(value) = self.value(depth + 1) {
+            if self.budget.spent() {
+                return Some(value);
+            }
             self.skip_space();
             if matches!(self.peek(), Some(b',' | b'}' | b']')) {
                 return Some(value);
@@ -183,10 +228,13 @@ impl<'t> Parser<'t> {
     }
 
     /// Skips an expression up to the `,`, `}` or `]` that ends it at this level (strings and
-    /// brackets inside it skipped whole).
+    /// brackets inside it skipped whole); where the work is spent, there.
     fn skip_expression(&mut self) -> Option<()> {
         let mut open = 0usize;
         loop {
+            if !self.budget.work(1) {
+                return Some(());
+            }
             match self.peek()? {
                 quote @ (b'"' | b'\'' | b'`') => {
                     self.string(quote)?;
@@ -211,6 +259,9 @@ impl<'t> Parser<'t> {
         loop {
             let rest = self.rest();
             let end = rest.find(|c: char| c as u32 == u32::from(quote) || c == '\\')?;
+            if !self.budget.work(end) {
+                return None;
+            }
             out.push_str(&rest[..end]);
             self.pos += end;
             if self.eat(quote) {
@@ -268,6 +319,7 @@ impl<'t> Parser<'t> {
             self.pos += 1;
         }
         let written = &self.text[start..self.pos];
+        self.budget.work(written.len());
         written
             .parse::<i64>()
             .ok()
@@ -284,6 +336,7 @@ impl<'t> Parser<'t> {
         {
             self.pos += 1;
         }
+        self.budget.work(self.pos - start);
         match &self.text[start..self.pos] {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
@@ -292,7 +345,10 @@ impl<'t> Parser<'t> {
                 let _ = self.value(depth + 1);
                 Value::Null
             }
-            name => self.bindings.get(name).cloned().unwrap_or(Value::Null),
+            name => match self.bindings.get(name) {
+                Some((value, bytes)) if self.budget.copy(*bytes) => value.clone(),
+                _ => Value::Null,
+            },
         }
     }
 }
@@ -302,6 +358,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::extract::page_budget::string_bytes;
+
+    /// [`super::parse`] with the budget of a page of `text`'s size.
+    fn parse(text: &str) -> Option<Value> {
+        super::parse(text, &PageBudget::for_page(text.len()))
+    }
+
+    /// [`super::parse_iife`] with the budget of a page of `text`'s size.
+    fn parse_iife(text: &str) -> Option<Value> {
+        super::parse_iife(text, &PageBudget::for_page(text.len()))
+    }
 
     #[test]
     fn literals_with_bare_keys_and_js_strings() {
@@ -343,5 +410,47 @@ mod tests {
             parse("{a:f(1,[2,{b:3}]),c:'\\u{1F600}'}"),
             Some(json!({"a":null,"c":"😀"}))
         );
+    }
+
+    #[test]
+    fn a_shared_argument_is_copied_within_the_page_budget() {
+        // One 50 kB argument used 1 000 times: 50 MB if every use is a copy.
+        let text = format!(
+            "(function(a,b){{return [{}{{k:b}}]}}(\"{}\",\"kontakt@beispiel.example\"))",
+            "a,".repeat(1_000),
+            "x".repeat(50_000)
+        );
+        let value = parse_iife(&text).expect("a literal");
+        let copied = string_bytes(&value);
+        assert!(
+            copied <= 8 * text.len() + (1 << 20),
+            "{copied} bytes copied"
+        );
+        // The copies the budget refused read as `null`; the small argument after them is
+        // still copied.
+        let Value::Array(items) = &value else {
+            panic!("not an array: {value}");
+        };
+        assert_eq!(items.len(), 1_001);
+        assert_eq!(items[0].as_str().map(str::len), Some(50_000));
+        assert_eq!(items[999], Value::Null);
+        assert_eq!(items[1_000], json!({"k":"kontakt@beispiel.example"}));
+    }
+
+    #[test]
+    fn spent_work_ends_the_reading_with_what_was_read() {
+        let budget = PageBudget::for_page(0);
+        let left = budget.work_left();
+        assert!(budget.work(left - 20));
+        let value = super::parse(
+            "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]",
+            &budget,
+        )
+        .expect("what was read");
+        let Value::Array(items) = value else {
+            panic!("not an array");
+        };
+        assert!((1..20).contains(&items.len()), "{items:?}");
+        assert!(budget.spent());
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::extract::address::MarkedAddress;
+use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace::collapse;
 
 /// Deepest nesting followed inside one block.
@@ -46,19 +47,29 @@ impl JsonLdData {
     }
 }
 
-/// Reads every block; a block that is not JSON even after clean-up is skipped.
-pub fn read(blocks: &[String]) -> JsonLdData {
+/// Reads every block; a block that is not JSON even after clean-up is skipped. Charged to the
+/// page's `budget` (docs/security.md, "Reading a page"): each parse of a block by its bytes,
+/// each value visited a unit of work; once it is spent, what was read so far.
+pub fn read(blocks: &[String], budget: &PageBudget) -> JsonLdData {
     let mut data = JsonLdData::default();
     for block in blocks {
-        if let Some(value) = parse_lenient(block) {
-            let mut budget = MAX_OBJECTS;
-            walk(&value, 0, &mut budget, &mut data);
+        if let Some(value) = parse_lenient(block, budget) {
+            let mut objects = MAX_OBJECTS;
+            walk(&value, 0, &mut objects, budget, &mut data);
+        }
+        if budget.spent() {
+            break;
         }
     }
     data
 }
 
-fn parse_lenient(block: &str) -> Option<Value> {
+/// The block as JSON: as written, else with control characters made spaces, else the longest
+/// valid prefix of that (each try charged to `budget` by the block's bytes).
+fn parse_lenient(block: &str, budget: &PageBudget) -> Option<Value> {
+    if !budget.work(block.len()) {
+        return None;
+    }
     let trimmed = block
         .trim()
         .trim_start_matches("<![CDATA[")
@@ -78,6 +89,9 @@ fn parse_lenient(block: &str) -> Option<Value> {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
+    if !budget.work(2 * cleaned.len()) {
+        return None;
+    }
     if let Ok(value) = serde_json::from_str(&cleaned) {
         return Some(value);
     }
@@ -86,18 +100,24 @@ fn parse_lenient(block: &str) -> Option<Value> {
     stream.next().and_then(Result::ok)
 }
 
-fn walk(value: &Value, depth: usize, budget: &mut usize, data: &mut JsonLdData) {
-    if depth > MAX_DEPTH || *budget == 0 {
+fn walk(
+    value: &Value,
+    depth: usize,
+    objects: &mut usize,
+    budget: &PageBudget,
+    data: &mut JsonLdData,
+) {
+    if depth > MAX_DEPTH || *objects == 0 || !budget.work(1) {
         return;
     }
     match value {
         Value::Array(items) => {
             for item in items {
-                walk(item, depth + 1, budget, data);
+                walk(item, depth + 1, objects, budget, data);
             }
         }
         Value::Object(map) => {
-            *budget -= 1;
+            *objects -= 1;
             let types = types_of(value);
             let is_address = types.iter().any(|t| t == "PostalAddress");
             if is_address {
@@ -137,7 +157,7 @@ fn walk(value: &Value, depth: usize, budget: &mut usize, data: &mut JsonLdData) 
             }
             for (key, child) in map {
                 if matches!(child, Value::Object(_) | Value::Array(_)) && key != "sameAs" {
-                    walk(child, depth + 1, budget, data);
+                    walk(child, depth + 1, objects, budget, data);
                 }
             }
         }
@@ -312,6 +332,12 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::read`] with the budget of a page of the blocks' size.
+    fn read(blocks: &[String]) -> JsonLdData {
+        let bytes = blocks.iter().map(String::len).sum();
+        super::read(blocks, &PageBudget::for_page(bytes))
+    }
 
     #[test]
     fn reads_graph_arrays_and_nested_addresses() {

@@ -21,8 +21,6 @@ pub const MAX_ADDRESSES: usize = 100;
 /// pages); the crafted 80 000-phone page made 80 000 and took 0.7 s. Later candidates are
 /// not judged.
 pub const MAX_PHONE_JUDGEMENTS: usize = 1_000;
-/// Distinct crawl candidates (contact-like same-site pages) kept per page.
-pub const MAX_CRAWL_CANDIDATES: usize = 1_000;
 
 /// The first `cap` distinct values of `values` by `key`, in order: one ordered-set look-up per
 /// value.

@@ -28,6 +28,7 @@ pub mod js_literal;
 pub mod jsonld;
 pub mod limits;
 mod markup;
+pub mod page_budget;
 pub mod phones;
 mod prescan;
 pub mod region;
@@ -50,6 +51,7 @@ use crate::extract::ascii::{after_web_scheme, starts_with_ignore_ascii_case};
 use crate::extract::html::Document;
 pub use crate::extract::html::ParseBuffers;
 use crate::extract::limits::{first_distinct, MAX_ADDRESSES, MAX_EMAILS, MAX_PHONES, MAX_SOCIALS};
+use crate::extract::page_budget::PageBudget;
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
 use crate::extract::words8::has_ascii_digits;
@@ -59,6 +61,9 @@ use crate::site::{region_from_host, registrable_domain, result_domain};
 /// A decoded and parsed page, before its URL is settled.
 pub struct ParsedPage {
     doc: Document,
+    /// The body's length in bytes, as fetched (decompressed): the size of its
+    /// [`PageBudget`].
+    bytes: usize,
 }
 
 /// What one page yields.
@@ -100,6 +105,7 @@ pub fn parse_page_reusing(
     pace::work(body.len());
     ParsedPage {
         doc: html::parse_reusing(&text, buffers),
+        bytes: body.len(),
     }
 }
 
@@ -170,12 +176,14 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        let mut json_ld = jsonld::read(&doc.json_ld);
+        // What the content readers may copy and do (`page_budget.rs`), shared by them all.
+        let budget = PageBudget::for_page(self.bytes);
+        let mut json_ld = jsonld::read(&doc.json_ld, &budget);
         if !doc.state.is_empty() {
             // JSON-LD inside framework state counts as JSON-LD; the values read by their keys
             // join the structured ones.
-            let state = state::read(&doc.state);
-            json_ld.absorb(jsonld::read(&state.json_ld));
+            let state = state::read(&doc.state, &budget);
+            json_ld.absorb(jsonld::read(&state.json_ld, &budget));
             json_ld.absorb(state.values);
         }
         let host = url.host_str().unwrap_or("");
@@ -815,8 +823,8 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     main.map(|r| (r, false))
 }
 
-/// A marked-up address whose street holds the whole address (`Pentland House, Village Way,
-/// Wilmslow, Cheshire, SK9 2GH` with no other part) is split by the text patterns.
+/// A marked-up address whose street holds the whole address (`Heron House, Quarry Way,
+/// Anytown, Cheshire, SK9 9ZZ` with no other part) is split by the text patterns.
 fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
     if a.postal_code.is_some() || a.locality.is_some() {
         return a;
@@ -1032,7 +1040,7 @@ mod tests {
                 80_000 + i
             ));
         }
-        for i in 0..3 * MAX_CRAWL_CANDIDATES {
+        for i in 0..3 * crate::crawl::MAX_CRAWL_CANDIDATES {
             page.push_str(&format!("<a href='/contact-{i}'>Contact</a>"));
         }
         let found = extract_page(&url, None, page.as_bytes());
@@ -1045,7 +1053,7 @@ mod tests {
         assert_eq!(found.addresses.len(), MAX_ADDRESSES);
         assert_eq!(found.addresses[0].postal_code.as_deref(), Some("80000"));
         let candidates = crate::crawl::candidates(&url, &found.links);
-        assert_eq!(candidates.len(), MAX_CRAWL_CANDIDATES);
+        assert_eq!(candidates.len(), crate::crawl::MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
     }
 
@@ -1062,12 +1070,12 @@ mod tests {
             for _ in 0..refused {
                 html.push_str("<p>+999 1234567</p>");
             }
-            html.push_str("<p>+44 1625 856 500</p>");
+            html.push_str("<p>+44 161 496 0500</p>");
             extract_page(&url, None, html.as_bytes()).phones
         };
         assert_eq!(
             page(MAX_PHONE_JUDGEMENTS - 2),
-            ["+441625856500", "+13035550142"]
+            ["+441614960500", "+13035550142"]
         );
         assert_eq!(page(MAX_PHONE_JUDGEMENTS - 1), ["+13035550142"]);
         assert_eq!(page(10 * MAX_PHONE_JUDGEMENTS), ["+13035550142"]);
@@ -1328,7 +1336,7 @@ mod tests {
         let about = extract_page(
             &Url::parse("https://acme.de/ueber-uns").unwrap(),
             None,
-            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61566745449635/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
+            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61500000012345/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
         );
         assert!(home.socials.is_empty());
         let url = Url::parse("https://acme.de/").unwrap();
@@ -1345,7 +1353,7 @@ mod tests {
         );
         assert_eq!(
             result.socials.facebook,
-            ["https://facebook.com/p/Acme-GmbH-61566745449635"]
+            ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
     }

@@ -14,6 +14,10 @@
 //! The prescan (`prescan.rs`) keeps a script for this module only when its opening bytes or
 //! its attributes say it is framework state, so a page without any pays one short comparison
 //! per `<script>`.
+//!
+//! Everything here is charged to the page's budget (`page_budget.rs`): a unit of work per value
+//! rebuilt or visited, the bytes of every string and key a devalue array's rebuild copies and
+//! of every JSON-LD block and value kept. A reader whose charge is refused keeps what it has.
 
 use serde_json::{Map, Value};
 
@@ -22,13 +26,11 @@ use crate::extract::ascii::contains;
 use crate::extract::js_literal;
 use crate::extract::jsonld::JsonLdData;
 use crate::extract::markup::AttributeSpan;
+use crate::extract::page_budget::{PageBudget, VALUE_BYTES};
 use crate::extract::whitespace::collapse;
-use crate::pace;
 
 /// Deepest nesting followed in one state value.
 const MAX_DEPTH: usize = 48;
-/// Most JSON nodes (objects, arrays, strings) visited per state script.
-const MAX_NODES: usize = 200_000;
 /// Most bytes of framework state kept per page (the scripts past it are ignored).
 pub const MAX_STATE_BYTES: usize = 4 << 20;
 /// Most state scripts kept per page.
@@ -124,30 +126,27 @@ pub struct StateData {
     pub values: JsonLdData,
 }
 
-/// Reads every piece of state of a page.
-pub fn read(scripts: &[Script]) -> StateData {
+/// Reads every piece of state of a page, charged to the page's `budget`: once it is spent,
+/// what was read so far.
+pub fn read(scripts: &[Script], budget: &PageBudget) -> StateData {
     let mut out = StateData::default();
     let mut flight = String::new();
     for script in scripts {
-        if !pace::work(script.text.len()) {
+        if !budget.work(script.text.len()) {
             return out;
         }
         match script.kind {
-            Kind::NextFlight => flight_chunks(&script.text, &mut flight),
+            Kind::NextFlight => flight_chunks(&script.text, &mut flight, budget),
             Kind::Json => {
                 if let Ok(value) = serde_json::from_str::<Value>(script.text.trim()) {
-                    Walker::new(&mut out).value(&value, None, 0);
+                    Walker::new(&mut out, budget).value(&value, None, 0);
                 }
             }
             Kind::NuxtData => {
                 if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(script.text.trim()) {
-                    let mut budget = ReviveBudget {
-                        members: MAX_NODES,
-                        text_bytes: MAX_STATE_BYTES,
-                    };
                     if let Some(first) = items.first() {
-                        let value = revive(&items, first, 0, &mut budget);
-                        Walker::new(&mut out).value(&value, None, 0);
+                        let value = revive(&items, first, 0, budget);
+                        Walker::new(&mut out, budget).value(&value, None, 0);
                     }
                 }
             }
@@ -155,26 +154,26 @@ pub fn read(scripts: &[Script]) -> StateData {
                 let value = script
                     .text
                     .split_once('=')
-                    .and_then(|(_, state)| js_literal::parse_iife(state));
+                    .and_then(|(_, state)| js_literal::parse_iife(state, budget));
                 if let Some(value) = value {
-                    Walker::new(&mut out).value(&value, None, 0);
+                    Walker::new(&mut out, budget).value(&value, None, 0);
                 }
             }
             Kind::SvelteKit => {
-                if let Some(value) = sveltekit_data(&script.text) {
-                    Walker::new(&mut out).value(&value, None, 0);
+                if let Some(value) = sveltekit_data(&script.text, budget) {
+                    Walker::new(&mut out, budget).value(&value, None, 0);
                 }
             }
         }
     }
     if !flight.is_empty() {
-        flight_rows(&flight, &mut out);
+        flight_rows(&flight, &mut out, budget);
     }
     out
 }
 
 /// The `data: […]` (or `const data = […]`) array of a SvelteKit start script.
-fn sveltekit_data(script: &str) -> Option<Value> {
+fn sveltekit_data(script: &str, budget: &PageBudget) -> Option<Value> {
     let bytes = script.as_bytes();
     memchr::memmem::find_iter(bytes, b"data").find_map(|at| {
         let before = at.checked_sub(1).and_then(|i| bytes.get(i));
@@ -187,17 +186,20 @@ fn sveltekit_data(script: &str) -> Option<Value> {
             .or_else(|| rest.strip_prefix('='))?
             .trim_start();
         rest.starts_with('[')
-            .then(|| js_literal::parse(rest))
+            .then(|| js_literal::parse(rest, budget))
             .flatten()
     })
 }
 
 /// Appends the strings of the `self.__next_f.push([1,"…"])` calls in `script` to `flight`
 /// (chunks of type 0, 2 and 3 — bootstrap, form state, binary — carry no rows).
-fn flight_chunks(script: &str, flight: &mut String) {
+fn flight_chunks(script: &str, flight: &mut String, budget: &PageBudget) {
     const PUSH: &str = "__next_f.push(";
     let mut rest = script;
     while let Some(at) = memchr::memmem::find(rest.as_bytes(), PUSH.as_bytes()) {
+        if !budget.work(at + PUSH.len()) {
+            return;
+        }
         rest = &rest[at + PUSH.len()..];
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
         if let Some(Ok(Value::Array(call))) = stream.next() {
@@ -212,10 +214,13 @@ fn flight_chunks(script: &str, flight: &mut String) {
 
 /// Reads the React Flight rows of a Next.js payload: `<hex id>:<tag?><JSON>\n`, or
 /// `<hex id>:T<hex byte length>,<text>` (a long string, without a line end).
-fn flight_rows(flight: &str, out: &mut StateData) {
+fn flight_rows(flight: &str, out: &mut StateData, budget: &PageBudget) {
     let bytes = flight.as_bytes();
     let mut pos = 0;
     while pos < bytes.len() {
+        if budget.spent() {
+            return;
+        }
         let id_end = pos
             + bytes[pos..]
                 .iter()
@@ -242,7 +247,7 @@ fn flight_rows(flight: &str, out: &mut StateData) {
                 while !flight.is_char_boundary(end) {
                     end -= 1;
                 }
-                Walker::new(out).text(&flight[start..end]);
+                Walker::new(out, budget).text(&flight[start..end]);
                 pos = end;
                 continue;
             }
@@ -259,7 +264,8 @@ fn flight_rows(flight: &str, out: &mut StateData) {
             serde_json::Deserializer::from_str(&flight[json_start..]).into_iter::<Value>();
         match stream.next() {
             Some(Ok(value)) => {
-                Walker::new(out).value(&value, None, 0);
+                budget.work(stream.byte_offset());
+                Walker::new(out, budget).value(&value, None, 0);
                 pos = next_line(bytes, json_start + stream.byte_offset());
             }
             _ => pos = next_line(bytes, pos),
@@ -275,23 +281,19 @@ fn next_line(bytes: &[u8], from: usize) -> usize {
     }
 }
 
-/// What rebuilding one devalue array may cost: members followed, bytes of text copied (an
-/// index may be shared by many members, so the rebuilt value can outgrow the page).
-struct ReviveBudget {
-    members: usize,
-    text_bytes: usize,
-}
-
 /// Rebuilds a devalue value: in `items` (Nuxt's `__NUXT_DATA__` array) an object's values and
 /// an array's members are indices into `items`; `["Reactive", i]`-style pairs wrap one value.
-/// Past the budget, values are `null`.
-fn revive(items: &[Value], value: &Value, depth: usize, budget: &mut ReviveBudget) -> Value {
-    let at = |index: &Value, budget: &mut ReviveBudget| {
+/// An index may be shared by many members, so the rebuilt value can outgrow the page: every
+/// member followed is a unit of work, every key and string copied is charged to `budget` by
+/// its bytes, and every value built [`VALUE_BYTES`]. A string the budget refuses is `null`, a
+/// member it refuses is left out (an array ends there); once the work is spent, every object
+/// and array ends where it is.
+fn revive(items: &[Value], value: &Value, depth: usize, budget: &PageBudget) -> Value {
+    let at = |index: &Value| {
         // Every member followed costs one, however deep (a member past the depth too).
-        if budget.members == 0 {
+        if !budget.work(1) {
             return Value::Null;
         }
-        budget.members -= 1;
         if depth >= MAX_DEPTH {
             return Value::Null;
         }
@@ -305,31 +307,30 @@ fn revive(items: &[Value], value: &Value, depth: usize, budget: &mut ReviveBudge
         Value::Object(map) => {
             let mut out = Map::new();
             for (key, index) in map {
-                if budget.members == 0 {
+                if !budget.work(1) {
                     break;
                 }
-                out.insert(key.clone(), at(index, budget));
+                if budget.copy(key.len() + VALUE_BYTES) {
+                    out.insert(key.clone(), at(index));
+                }
             }
             Value::Object(out)
         }
         Value::Array(members) => match members.as_slice() {
-            [Value::String(_), index] if index.is_u64() => at(index, budget),
+            [Value::String(_), index] if index.is_u64() => at(index),
             _ => {
                 let mut out = Vec::new();
                 for index in members {
-                    if budget.members == 0 {
+                    if budget.spent() || !budget.copy(VALUE_BYTES) {
                         break;
                     }
-                    out.push(at(index, budget));
+                    out.push(at(index));
                 }
                 Value::Array(out)
             }
         },
-        Value::String(text) if text.len() > budget.text_bytes => Value::Null,
-        Value::String(text) => {
-            budget.text_bytes -= text.len();
-            Value::String(text.clone())
-        }
+        Value::String(text) if budget.copy(text.len()) => Value::String(text.clone()),
+        Value::String(_) => Value::Null,
         other => other.clone(),
     }
 }
@@ -432,19 +433,20 @@ fn address_part(key: &str, squashed: &mut String) -> Option<usize> {
     }
 }
 
-/// Walks state values, filling a [`StateData`].
-struct Walker<'o> {
+/// Walks state values, filling a [`StateData`]: a unit of work per value visited and per
+/// byte of every string kept, the bytes of every JSON-LD block kept charged as a copy.
+struct Walker<'o, 'b> {
     out: &'o mut StateData,
-    budget: usize,
+    budget: &'b PageBudget,
     /// The squashed key being read (`squash`), reused from key to key.
     key: String,
 }
 
-impl<'o> Walker<'o> {
-    fn new(out: &'o mut StateData) -> Self {
+impl<'o, 'b> Walker<'o, 'b> {
+    fn new(out: &'o mut StateData, budget: &'b PageBudget) -> Self {
         Walker {
             out,
-            budget: MAX_NODES,
+            budget,
             key: String::new(),
         }
     }
@@ -456,7 +458,9 @@ impl<'o> Walker<'o> {
             return;
         }
         if is_json_ld_text(trimmed) {
-            push_unique(&mut self.out.json_ld, trimmed.to_string());
+            if self.budget.copy(trimmed.len()) {
+                push_unique(&mut self.out.json_ld, trimmed.to_string());
+            }
         } else if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
             self.value(&value, None, 0);
         }
@@ -464,10 +468,9 @@ impl<'o> Walker<'o> {
 
     /// `value`, found under a key naming `field` (`None`: no contact field).
     fn value(&mut self, value: &Value, field: Option<Field>, depth: usize) {
-        if depth > MAX_DEPTH || self.budget == 0 {
+        if depth > MAX_DEPTH || !self.budget.work(1) {
             return;
         }
-        self.budget -= 1;
         match value {
             Value::String(s) => self.string(s, field, depth),
             Value::Array(items) => {
@@ -477,7 +480,10 @@ impl<'o> Walker<'o> {
             }
             Value::Object(map) => {
                 if map.contains_key("@type") || map.contains_key("@context") {
-                    push_unique(&mut self.out.json_ld, value.to_string());
+                    let text = value.to_string();
+                    if self.budget.copy(text.len()) {
+                        push_unique(&mut self.out.json_ld, text);
+                    }
                     return;
                 }
                 self.address_object(map);
@@ -500,7 +506,12 @@ impl<'o> Walker<'o> {
     fn string(&mut self, s: &str, field: Option<Field>, depth: usize) {
         let trimmed = s.trim();
         if trimmed.starts_with('{') && is_json_ld_text(trimmed) {
-            push_unique(&mut self.out.json_ld, trimmed.to_string());
+            if self.budget.copy(trimmed.len()) {
+                push_unique(&mut self.out.json_ld, trimmed.to_string());
+            }
+            return;
+        }
+        if field.is_some() && !self.budget.work(trimmed.len()) {
             return;
         }
         let values = &mut self.out.values;
@@ -570,6 +581,7 @@ mod tests {
     use super::*;
     use crate::extract::extract_page;
     use crate::extract::html::parse;
+    use crate::extract::page_budget::string_bytes;
 
     proptest::proptest! {
         #[test]
@@ -617,15 +629,15 @@ mod tests {
 <body><div id="root"><h1>Beispiel Bau</h1><p>Willkommen</p></div>
 <script>(self.__next_f=self.__next_f||[]).push([0])</script>
 <script>self.__next_f.push([1,"1:HL[\"/_next/static/css/a.css\",\"style\"]\n2:I[2846,[],\"\"]\n"])</script>
-<script>self.__next_f.push([1,"5:[\"$\",\"$L2\",null,{\"locale\":\"de\",\"messages\":{\"topBar\":{\"phone\":\"+49 30 2847 1022\",\"fax\":\"+49 30 2847 1023\"},\"footer\":{\"mail\":\"kontakt\\u0040beispiel-bau.de\",\"intro\":\"Rufen Sie +49 30 2847 1099 an\",\"address\":\"Hauptstra\u00dfe 5, 10115 Berlin\"},\"form\":{\"emailPlaceholder\":\"max@mustermann.de\",\"placeholders\":{\"email\":\"erika@mustermann.de\"}}}}]\n"])</script>
+<script>self.__next_f.push([1,"5:[\"$\",\"$L2\",null,{\"locale\":\"de\",\"messages\":{\"topBar\":{\"phone\":\"+49 30 5550 1022\",\"fax\":\"+49 30 5550 1023\"},\"footer\":{\"mail\":\"kontakt\\u0040beispiel-bau.de\",\"intro\":\"Rufen Sie +49 30 5550 1099 an\",\"address\":\"Hauptstra\u00dfe 5, 10115 Berlin\"},\"form\":{\"emailPlaceholder\":\"max@mustermann.de\",\"placeholders\":{\"email\":\"erika@mustermann.de\"}}}}]\n"])</script>
 <script>self.__next_f.push([1,"6:T98,"])</script>
-<script>self.__next_f.push([1,"{\"@context\":\"https://schema.org\",\"@type\":\"LocalBusiness\",\"name\":\"Beispiel Bau GmbH\",\"sameAs\":[\"https://www.facebook.com/p/Beispiel-Bau-61566745449635\"]}7:null\n"])</script>
+<script>self.__next_f.push([1,"{\"@context\":\"https://schema.org\",\"@type\":\"LocalBusiness\",\"name\":\"Beispiel Bau GmbH\",\"sameAs\":[\"https://www.facebook.com/p/Beispiel-Bau-61500000012345\"]}7:null\n"])</script>
 </body></html>"#;
 
     #[test]
     fn next_flight_values_are_read_by_their_keys() {
         let got = page("https://beispiel-bau.de/", NEXT_FLIGHT);
-        assert_eq!(got.phones, ["+493028471022"]);
+        assert_eq!(got.phones, ["+493055501022"]);
         assert_eq!(got.emails, ["kontakt@beispiel-bau.de"]);
         assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
         assert_eq!(got.addresses[0].postal_code.as_deref(), Some("10115"));
@@ -635,14 +647,15 @@ mod tests {
     #[test]
     fn json_ld_in_a_flight_text_row_is_json_ld() {
         let doc = parse(NEXT_FLIGHT);
-        let state = read(&doc.state);
+        let budget = PageBudget::for_page(NEXT_FLIGHT.len());
+        let state = read(&doc.state, &budget);
         assert_eq!(state.json_ld.len(), 1, "{:?}", state.json_ld);
         assert!(state.json_ld[0].starts_with("{\"@context\""));
-        let json_ld = crate::extract::jsonld::read(&state.json_ld);
+        let json_ld = crate::extract::jsonld::read(&state.json_ld, &budget);
         assert_eq!(json_ld.org_names, ["Beispiel Bau GmbH"]);
         assert_eq!(
             json_ld.same_as,
-            ["https://www.facebook.com/p/Beispiel-Bau-61566745449635"]
+            ["https://www.facebook.com/p/Beispiel-Bau-61500000012345"]
         );
     }
 
@@ -719,10 +732,15 @@ mod tests {
         // A text row of 7 bytes, then a JSON row right after it; a length that ends inside a
         // character, rows cut short and junk do not panic.
         let mut out = StateData::default();
-        flight_rows("1:T7,{\"a\":1}2:{\"email\":\"a@b.de\"}\n", &mut out);
+        let budget = PageBudget::for_page(100);
+        flight_rows(
+            "1:T7,{\"a\":1}2:{\"email\":\"a@b.de\"}\n",
+            &mut out,
+            &budget,
+        );
         assert_eq!(out.values.emails, ["a@b.de"]);
-        flight_rows("1:T2,h\u{e9}llo\n", &mut StateData::default());
-        flight_rows("zz\n1:T\n2:E{\n3:", &mut StateData::default());
+        flight_rows("1:T2,h\u{e9}llo\n", &mut StateData::default(), &budget);
+        flight_rows("zz\n1:T\n2:E{\n3:", &mut StateData::default(), &budget);
     }
 
     #[test]
@@ -736,6 +754,38 @@ mod tests {
             kind: Kind::NuxtData,
             text,
         }];
-        assert_eq!(read(&scripts), StateData::default());
+        let budget = PageBudget::for_page(scripts[0].text.len());
+        assert_eq!(read(&scripts, &budget), StateData::default());
+    }
+
+    #[test]
+    fn shared_devalue_keys_are_copied_within_the_page_budget() {
+        // 1 000 references to one object whose key is 50 kB: 50 MB if every one is a copy.
+        let text = format!(
+            "[[{}1],{{\"{}\":2}},\"v\"]",
+            "1,".repeat(999),
+            "k".repeat(50_000)
+        );
+        let Ok(Value::Array(items)) = serde_json::from_str::<Value>(&text) else {
+            panic!("not an array");
+        };
+        let budget = PageBudget::for_page(text.len());
+        let value = revive(&items, &items[0], 0, &budget);
+        let copied = string_bytes(&value);
+        assert!(
+            copied <= 8 * text.len() + (1 << 20),
+            "{copied} bytes copied"
+        );
+        // The first references were rebuilt with their key, the next ones without; the array
+        // ends where the budget does.
+        let Value::Array(members) = &value else {
+            panic!("not an array: {value}");
+        };
+        assert!((2..1_000).contains(&members.len()), "{}", members.len());
+        assert_eq!(members[0].as_object().map(Map::len), Some(1));
+        assert_eq!(
+            members.last().and_then(Value::as_object).map(Map::len),
+            Some(0)
+        );
     }
 }

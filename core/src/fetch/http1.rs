@@ -455,9 +455,7 @@ mod tests {
         let text = String::from_utf8(page_request(&url, &agent)).unwrap();
         assert!(text.starts_with("GET /contact?x=1 HTTP/1.1\r\nHost: www.acme.com:8080\r\n"));
         assert!(text.contains("Accept-Encoding: gzip, deflate, br\r\n"));
-        assert!(
-            text.contains("User-Agent: contact-extract/0.1.0 (+https://contacts.example.com)\r\n")
-        );
+        assert!(text.contains(&format!("User-Agent: {agent}\r\n")));
         assert!(!text.to_lowercase().contains("cookie"));
         let post = String::from_utf8(json_post(
             &Url::parse("https://f.example.com/verify").unwrap(),

@@ -1,23 +1,33 @@
-//! Reading the payment network to settle an unknown settlement outcome (docs/payments.md,
-//! "The chain is the judge"). With `CHAIN_RPC_URL` set, the service asks the token contract
-//! itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries out like
-//! any other — whether an EIP-3009 authorization was used, cancelled, or can never be used.
+//! Reading the payment network to judge what the facilitator leaves uncertain (docs/payments.md,
+//! "The chain is the judge"): an unknown settlement outcome, "already used" with nothing of
+//! ours broadcast, a refusal or an expired authorization without a record. Through
+//! `CHAIN_RPC_URL`, or the network's public RPC when it is unset, the service asks the token
+//! contract itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries
+//! out like any other — whether an EIP-3009 authorization was used, cancelled, or can never be
+//! used.
 //!
-//! The chain is read at one block: the head block B is read first, and every later read is
-//! made at B, so a load-balanced provider whose nodes disagree about the head cannot mix an old
-//! state with a new clock. The local clock only says whether B is too old to judge by.
+//! The chain is read at one block: the head block B is read first, and the state is read at B
+//! by its hash (EIP-1898 `{"blockHash": …}`, so a load-balanced provider cannot answer from
+//! another fork's block of the same number), and the logs up to B's number. The local clock
+//! only says whether B is too old to judge by.
 //!
 //! ```text
-//! eth_getBlockByNumber "latest" ─▶ head block B (number, timestamp)
+//! eth_getBlockByNumber "latest" ─▶ head block B (number, timestamp, hash)
 //!         │ B.timestamp + 60 s < local clock ─▶ Undetermined (stale head)
 //!         ▼
-//! eth_call authorizationState(from, nonce) at B
+//! eth_call authorizationState(from, nonce) at {"blockHash": B.hash}
 //!         │ false ─▶ B.timestamp ≥ validBefore ─▶ ExpiredUnused
-//!         │          └─ else ─▶ Undetermined (not used yet, or the node lags)
+//!         │          ├─ B not newer than the refusal being judged ─▶ Undetermined
+//!         │          └─ else ─▶ Unused (not used yet, or the node lags)
 //!         ▼ true (used or cancelled: USDC keeps one flag)
-//! eth_getLogs AuthorizationUsed | AuthorizationCanceled (from, nonce), blocks B − 10 000 ..= B
+//! the start block S: the transfer can only be in a block stamped at or after
+//! max(validAfter, validBefore − window) − margin; found by its timestamp
+//! (eth_getBlockByNumber probes, interpolation and bisection)
+//!         ▼
+//! eth_getLogs AuthorizationUsed | AuthorizationCanceled (from, nonce), from S to B in pages of
+//! CHAIN_LOG_RANGE blocks, until one holds the event
 //!         │ Canceled ─▶ Cancelled
-//!         │ none, or a JSON-RPC error (the range refused) ─▶ Undetermined
+//!         │ none up to B, or a JSON-RPC error (the range refused) ─▶ Undetermined
 //!         ▼ Used in transaction T
 //! eth_getTransactionReceipt T ── status 0x1 and Transfer(from, payTo, amount) ─▶ Settled(T)
 //!                              └─ otherwise ─▶ Undetermined
@@ -42,12 +52,21 @@ pub const TRANSFER: &str = "Transfer(address,address,uint256)";
 /// `authorizationState(address authorizer, bytes32 nonce) returns (bool)` (EIP-3009): true for
 /// used *and* cancelled nonces.
 pub const AUTHORIZATION_STATE: &str = "authorizationState(address,bytes32)";
-/// Blocks `eth_getLogs` looks back from the head block read (`fromBlock` = head − this,
-/// `toBlock` = head): an authorization lives at most `maxTimeoutSeconds` (≤ 3600) + 60 s and its
-/// record 10 min more, about 2 200 blocks of Base's 2 s; 10 000 leaves room for slower chains
-/// and stays inside common providers' range limits (a provider that refuses the range leaves the
-/// outcome unknown).
-pub const LOG_LOOKBACK_BLOCKS: u64 = 10_000;
+/// Seconds before the earliest moment a transfer could have been made that the log search
+/// starts anyway: room for a `maxTimeoutSeconds` lowered between the payment and its retry, and
+/// for block timestamps a little off.
+pub const LOOKBACK_MARGIN_SECONDS: u64 = 600;
+/// Most `eth_getBlockByNumber` probes made to find the start block; past them the search
+/// starts at the best lower bound found (more pages, never a missed block).
+pub const MAX_START_PROBES: u32 = 40;
+/// Most `eth_getLogs` pages read in one reading; past them the outcome is undetermined.
+pub const MAX_LOG_PAGES: u32 = 64;
+/// Times a reading reads the head again, [`HEAD_WAIT_SECONDS`] apart, when the authorization
+/// is unused at a head not stamped after the refusal being judged (Base stamps a block every
+/// 2 s): then the verdict is undetermined.
+pub const MAX_HEAD_WAITS: u32 = 3;
+/// Seconds between those reads of the head.
+pub const HEAD_WAIT_SECONDS: u64 = 1;
 /// Seconds the head block's timestamp may trail the local clock: an older head (a node that
 /// stopped following the chain) is not read at all, the outcome stays unknown. The one use of
 /// the local clock in a reading.
@@ -78,6 +97,17 @@ pub struct ChainQuery {
     pub amount: [u8; 32],
     /// The authorization's `validBefore`, unix seconds.
     pub valid_before: u64,
+    /// The authorization's `validAfter`, unix seconds (0 when it names none).
+    pub valid_after: u64,
+    /// Seconds before `validBefore` that a payment we accepted can have been made at the
+    /// earliest: `maxTimeoutSeconds` + the window's slack (docs/payments.md, "The window").
+    pub window_seconds: u64,
+    /// Blocks per `eth_getLogs` page (`CHAIN_LOG_RANGE`, at least 1).
+    pub log_range: u64,
+    /// The unix second at which the refusal being judged arrived, if one is: "unused" at a
+    /// head block not stamped after it is undetermined (docs/payments.md, "\"Unused\" needs
+    /// a fresh head").
+    pub fresh_after: Option<u64>,
 }
 
 /// What the chain says about an authorization.
@@ -120,28 +150,47 @@ impl ChainVerdict {
 }
 
 /// The head block a reading is made at (`eth_getBlockByNumber`, Ethereum JSON-RPC).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Head {
     /// The block number.
     number: u64,
     /// The block's timestamp, unix seconds (what the token compares `validBefore` with).
     timestamp: u64,
+    /// The block's hash (`0x` + 64 hex digits), for reads at it (EIP-1898).
+    hash: String,
+}
+
+/// The search for the start block: `lo` is stamped at or before the target (its timestamp
+/// once read), `hi` after it, `probe` the block being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seek {
+    target: u64,
+    lo: u64,
+    lo_time: Option<u64>,
+    hi: u64,
+    hi_time: u64,
+    probe: u64,
+    probes: u32,
+    /// The last probe shrank `hi − lo` by less than half: bisect next.
+    bisect: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
     Head,
     State(Head),
-    Logs(Head),
+    Start(Head, Seek),
+    /// A page of logs from this block (to the page's end or the head), the pages read so far.
+    Logs(Head, u64, u32),
     Receipt(Head, String),
 }
 
 impl Step {
     fn method(&self) -> &'static str {
         match self {
-            Step::Head => "eth_getBlockByNumber",
+            Step::Head | Step::Start(..) => "eth_getBlockByNumber",
             Step::State(_) => "eth_call",
-            Step::Logs(_) => "eth_getLogs",
+            Step::Logs(..) => "eth_getLogs",
             Step::Receipt(..) => "eth_getTransactionReceipt",
         }
     }
@@ -150,11 +199,16 @@ impl Step {
 /// One reading of the chain for one authorization, at one block: a sequence of JSON-RPC calls
 /// (Ethereum JSON-RPC). Send [`ChainCheck::request_body`] to the RPC endpoint (`POST`,
 /// `application/json`), feed the answer to [`ChainCheck::on_reply`], and repeat until it gives
-/// a verdict (at most four calls: the head block, `authorizationState`, the logs, a receipt).
+/// a verdict: the head block, `authorizationState`, the start block's search (at most
+/// [`MAX_START_PROBES`]), pages of logs (at most [`MAX_LOG_PAGES`]), a receipt.
 #[derive(Debug, Clone)]
 pub struct ChainCheck {
     query: ChainQuery,
     step: Step,
+    /// Heads read again for a fresher one ([`MAX_HEAD_WAITS`]).
+    head_waits: u32,
+    /// The next request is due only after [`HEAD_WAIT_SECONDS`] ([`ChainCheck::take_pause`]).
+    pause: bool,
 }
 
 impl ChainCheck {
@@ -163,11 +217,19 @@ impl ChainCheck {
         ChainCheck {
             query,
             step: Step::Head,
+            head_waits: 0,
+            pause: false,
         }
     }
 
-    /// The JSON-RPC request of the current step. Every read after the first names the head
-    /// block's number (a hex quantity), never `"latest"`.
+    /// After [`ChainCheck::on_reply`] gave no verdict: whether the next request must wait
+    /// [`HEAD_WAIT_SECONDS`] (the head is read again for a fresher one). Cleared by the call.
+    pub fn take_pause(&mut self) -> bool {
+        std::mem::take(&mut self.pause)
+    }
+
+    /// The JSON-RPC request of the current step. The state is read at the head block's hash
+    /// (EIP-1898), logs up to its number, never `"latest"`.
     pub fn request_body(&self) -> Vec<u8> {
         let q = &self.query;
         let params = match &self.step {
@@ -179,17 +241,18 @@ impl ChainCheck {
                     hex(&word_of_address(&q.from)),
                     hex(&q.nonce)
                 );
-                json!([{"to": address(&q.token), "data": data}, quantity(head.number)])
+                json!([{"to": address(&q.token), "data": data}, {"blockHash": head.hash}])
             }
-            Step::Logs(head) => json!([{
+            Step::Start(_, seek) => json!([quantity(seek.probe), false]),
+            Step::Logs(head, from, _) => json!([{
                 "address": address(&q.token),
                 "topics": [
                     [topic(AUTHORIZATION_USED), topic(AUTHORIZATION_CANCELED)],
                     format!("0x{}", hex(&word_of_address(&q.from))),
                     format!("0x{}", hex(&q.nonce)),
                 ],
-                "fromBlock": quantity(head.number.saturating_sub(LOG_LOOKBACK_BLOCKS)),
-                "toBlock": quantity(head.number),
+                "fromBlock": quantity(*from),
+                "toBlock": quantity(self.page_end(head, *from)),
             }]),
             Step::Receipt(_, transaction) => json!([transaction]),
         };
@@ -199,7 +262,7 @@ impl ChainCheck {
     }
 
     /// Reads the answer to the current step (`None`: no answer at all — a timeout or a failed
-    /// connection). `unix_now` (the local clock, unix seconds) is used for one thing: a head
+    /// connection). With no verdict, ask [`ChainCheck::take_pause`] before the next request. `unix_now` (the local clock, unix seconds) is used for one thing: a head
     /// block more than [`HEAD_MAX_AGE_SECONDS`] older than it is not read. `Some(verdict)` ends
     /// the reading; `None` means the next request ([`ChainCheck::request_body`]) is due.
     pub fn on_reply(&mut self, reply: Option<&[u8]>, unix_now: u64) -> Option<ChainVerdict> {
@@ -216,9 +279,13 @@ impl ChainCheck {
             Step::Head => {
                 let number = result["number"].as_str().and_then(parse_quantity);
                 let timestamp = result["timestamp"].as_str().and_then(parse_quantity);
-                let (Some(number), Some(timestamp)) = (number, timestamp) else {
+                let hash = result["hash"]
+                    .as_str()
+                    .filter(|h| parse_word(h).is_some())
+                    .map(str::to_ascii_lowercase);
+                let (Some(number), Some(timestamp), Some(hash)) = (number, timestamp, hash) else {
                     return undetermined(format!(
-                        "chain rpc: {method}: no block number and timestamp"
+                        "chain rpc: {method}: no block number, timestamp and hash"
                     ));
                 };
                 if timestamp.saturating_add(HEAD_MAX_AGE_SECONDS) < unix_now {
@@ -227,13 +294,31 @@ impl ChainCheck {
                         unix_now - timestamp
                     ));
                 }
-                self.step = Step::State(Head { number, timestamp });
+                self.step = Step::State(Head {
+                    number,
+                    timestamp,
+                    hash,
+                });
                 None
             }
             Step::State(head) => match result.as_str().and_then(parse_word) {
                 Some(word) if word == BOOL_FALSE => {
                     if head.timestamp >= self.query.valid_before {
                         Some(ChainVerdict::ExpiredUnused)
+                    } else if let Some(refused) =
+                        self.query.fresh_after.filter(|at| head.timestamp <= *at)
+                    {
+                        if self.head_waits < MAX_HEAD_WAITS {
+                            // Wait for a block stamped after the refusal, then read again.
+                            self.head_waits += 1;
+                            self.pause = true;
+                            self.step = Step::Head;
+                            return None;
+                        }
+                        undetermined(format!(
+                            "authorization not used at block {}, but its timestamp {} is not after the refusal ({refused}): the node may not have seen a transfer yet",
+                            head.number, head.timestamp
+                        ))
                     } else {
                         Some(ChainVerdict::Unused(format!(
                             "authorization not used at block {} (timestamp {} < validBefore {})",
@@ -242,12 +327,27 @@ impl ChainCheck {
                     }
                 }
                 Some(word) if word == BOOL_TRUE => {
-                    self.step = Step::Logs(head);
+                    self.step = self.start_search(head);
                     None
                 }
                 _ => undetermined(format!("chain rpc: {method}: answer is not a bool")),
             },
-            Step::Logs(head) => {
+            Step::Start(head, mut seek) => {
+                let Some(time) = result["timestamp"].as_str().and_then(parse_quantity) else {
+                    return undetermined(format!("chain rpc: {method}: no block timestamp"));
+                };
+                let (width, had_lo) = (seek.hi - seek.lo, seek.lo_time.is_some());
+                if time <= seek.target {
+                    (seek.lo, seek.lo_time) = (seek.probe, Some(time));
+                } else {
+                    (seek.hi, seek.hi_time) = (seek.probe, time);
+                }
+                seek.bisect = had_lo && (seek.hi - seek.lo) * 2 > width;
+                seek.probes += 1;
+                self.step = self.next_probe(head, seek);
+                None
+            }
+            Step::Logs(head, from, pages) => {
                 let Some(logs) = result.as_array() else {
                     return undetermined(format!("chain rpc: {method}: answer is not a list"));
                 };
@@ -262,13 +362,18 @@ impl ChainCheck {
                         used_in = log["transactionHash"].as_str().map(str::to_string);
                     }
                 }
+                let to = self.page_end(&head, from);
                 match used_in {
                     Some(transaction) => {
                         self.step = Step::Receipt(head, transaction);
                         None
                     }
+                    None if to < head.number && pages + 1 < MAX_LOG_PAGES => {
+                        self.step = Step::Logs(head, to + 1, pages + 1);
+                        None
+                    }
                     None => undetermined(format!(
-                        "authorization state set at block {} but no event in range",
+                        "authorization state set at block {} but no event up to block {to}",
                         head.number
                     )),
                 }
@@ -292,6 +397,74 @@ impl ChainCheck {
                 }
             }
         }
+    }
+
+    /// The last block of the log page starting at `from`: a page is `log_range` blocks, and
+    /// never past the head.
+    fn page_end(&self, head: &Head, from: u64) -> u64 {
+        from.saturating_add(self.query.log_range.max(1) - 1)
+            .min(head.number)
+    }
+
+    /// Where the log search starts, once the authorization is known used or cancelled at
+    /// `head`. A transfer we accepted was made at or after `validBefore` − the window (our
+    /// window check refused a later `validBefore`) and after `validAfter`; less the margin,
+    /// that is the target time. Block timestamps grow by at least a second a block, so block
+    /// `head − (head.timestamp − target)` is stamped at or before it: the search for the start
+    /// block begins there, unless that is within a page of the head already.
+    fn start_search(&self, head: Head) -> Step {
+        let q = &self.query;
+        let target = q
+            .valid_after
+            .max(q.valid_before.saturating_sub(q.window_seconds))
+            .saturating_sub(LOOKBACK_MARGIN_SECONDS);
+        let lo = head
+            .number
+            .saturating_sub(head.timestamp.saturating_sub(target));
+        if head.number - lo < q.log_range.max(1) {
+            return Step::Logs(head, lo, 0);
+        }
+        let seek = Seek {
+            target,
+            lo,
+            lo_time: None,
+            hi: head.number,
+            hi_time: head.timestamp,
+            probe: lo,
+            probes: 0,
+            bisect: false,
+        };
+        Step::Start(head, seek)
+    }
+
+    /// The next probe of the start block's search, or the first page of logs once `lo` is
+    /// within a page of the first block after the target (or the probes are spent: `lo` is a
+    /// lower bound all the same). Interpolation on the timestamps read (a chain with a steady
+    /// block time is found in a few probes), bisection when it stops halving the range.
+    fn next_probe(&self, head: Head, mut seek: Seek) -> Step {
+        let Some(lo_time) = seek.lo_time else {
+            // The first probe was stamped after the target (timestamps that grew by less than
+            // a second a block): look from block 0.
+            if seek.lo == 0 || seek.probes >= MAX_START_PROBES {
+                return Step::Logs(head, 0, 0);
+            }
+            seek.lo = 0;
+            seek.probe = 0;
+            return Step::Start(head, seek);
+        };
+        if seek.hi - seek.lo <= self.query.log_range.max(1) || seek.probes >= MAX_START_PROBES {
+            return Step::Logs(head, seek.lo, 0);
+        }
+        let span = seek.hi - seek.lo;
+        let probe = if seek.bisect || seek.hi_time <= lo_time {
+            seek.lo + span / 2
+        } else {
+            let ahead = u128::from(seek.target.saturating_sub(lo_time)) * u128::from(span)
+                / u128::from(seek.hi_time - lo_time);
+            seek.lo + u64::try_from(ahead).unwrap_or(span)
+        };
+        seek.probe = probe.clamp(seek.lo + 1, seek.hi - 1);
+        Step::Start(head, seek)
     }
 
     /// A log of our token about our authorization (not removed by a reorganisation).
@@ -378,7 +551,7 @@ mod tests {
     const PAY_TO: [u8; 20] = [0x70; 20];
     /// The query's `validBefore`.
     const VALID_BEFORE: u64 = 1_000;
-    /// A head block number (0x2710): `fromBlock` is 0 with [`LOG_LOOKBACK_BLOCKS`].
+    /// A head block number (0x2710).
     const HEAD: u64 = 10_000;
 
     fn query() -> ChainQuery {
@@ -391,6 +564,10 @@ mod tests {
             pay_to: PAY_TO,
             amount,
             valid_before: VALID_BEFORE,
+            valid_after: 0,
+            window_seconds: 180,
+            log_range: 10_000,
+            fresh_after: None,
         }
     }
 
@@ -507,17 +684,105 @@ mod tests {
         let mut check = at_head(0x271a, 990);
         let state = request(&check);
         assert_eq!(state["method"], "eth_call");
-        assert_eq!(state["params"][1], "0x271a", "not \"latest\"");
+        assert_eq!(
+            state["params"][1],
+            json!({"blockHash": word("b10c")}),
+            "EIP-1898, not a number nor \"latest\""
+        );
         check.on_reply(Some(&result(json!(word("1")))), 990);
         let logs = request(&check);
         assert_eq!(logs["method"], "eth_getLogs");
-        assert_eq!(logs["params"][0]["fromBlock"], "0xa"); // 0x271a − 10 000
+        // From the block stamped at validBefore − window − margin at the latest (timestamps
+        // grow by at least 1 s a block): 990 − (1 000 − 180 − 600) = 770 blocks back.
+        assert_eq!(logs["params"][0]["fromBlock"], quantity(0x271a - 770));
         assert_eq!(logs["params"][0]["toBlock"], "0x271a", "not \"latest\"");
         // Near genesis the range starts at block 0.
         let mut check = at_head(5, 990);
         check.on_reply(Some(&result(json!(word("1")))), 990);
         assert_eq!(request(&check)["params"][0]["fromBlock"], "0x0");
         assert_eq!(request(&check)["params"][0]["toBlock"], "0x5");
+    }
+
+    /// A block of a chain stamped every 2 s, block 0 at `genesis`.
+    fn steady(number: u64, genesis: u64) -> Vec<u8> {
+        block(number, genesis + 2 * number)
+    }
+
+    #[test]
+    fn a_payment_far_behind_the_head_is_found_in_a_few_probes_and_pages() {
+        // Head 1 000 000 blocks (2 s each) after genesis at 0; validBefore at block 400 000.
+        let genesis = 0;
+        let head = 1_000_000;
+        let mut q = query();
+        q.valid_before = 800_000;
+        q.log_range = 50;
+        let mut check = ChainCheck::new(q);
+        let now = genesis + 2 * head;
+        assert_eq!(check.on_reply(Some(&steady(head, genesis)), now), None);
+        assert_eq!(check.on_reply(Some(&result(json!(word("1")))), now), None);
+        let target = 800_000 - 180 - 600;
+        let mut probes = 0;
+        while request(&check)["method"] == "eth_getBlockByNumber" {
+            let asked = parse_quantity(request(&check)["params"][0].as_str().unwrap()).unwrap();
+            probes += 1;
+            assert_eq!(check.on_reply(Some(&steady(asked, genesis)), now), None);
+        }
+        assert!(probes <= 6, "{probes} probes");
+        let logs = request(&check);
+        let from = parse_quantity(logs["params"][0]["fromBlock"].as_str().unwrap()).unwrap();
+        let to = parse_quantity(logs["params"][0]["toBlock"].as_str().unwrap()).unwrap();
+        assert!(2 * from <= target && target < 2 * (from + 50), "{from}");
+        assert_eq!(to, from + 49, "one page");
+        // The event is three pages on.
+        for page in 0..3 {
+            assert_eq!(
+                check.on_reply(Some(&result(json!([]))), now),
+                None,
+                "{page}"
+            );
+        }
+        let logs = request(&check);
+        assert_eq!(logs["params"][0]["fromBlock"], quantity(from + 150));
+        let used = json!([log(AUTHORIZATION_USED, "0xabc")]);
+        assert_eq!(check.on_reply(Some(&result(used)), now), None);
+        assert_eq!(request(&check)["method"], "eth_getTransactionReceipt");
+    }
+
+    #[test]
+    fn no_event_up_to_the_head_is_undetermined() {
+        let mut check = ChainCheck::new(query());
+        check.on_reply(Some(&block(1_000, 990)), 990);
+        check.on_reply(Some(&result(json!(word("1")))), 990);
+        // From 230 (770 blocks back) to the head 1 000, one page.
+        let logs = request(&check);
+        assert_eq!(logs["params"][0]["fromBlock"], quantity(230));
+        assert_eq!(logs["params"][0]["toBlock"], quantity(1_000));
+        let verdict = check.on_reply(Some(&result(json!([]))), 990);
+        assert!(is_undetermined(&verdict), "{verdict:?}");
+    }
+
+    #[test]
+    fn unused_at_a_head_not_after_the_refusal_is_undetermined() {
+        let unused = result(json!(word("0")));
+        let mut q = query();
+        q.fresh_after = Some(500);
+        // Stamped after the refusal: unused.
+        let mut check = ChainCheck::new(q.clone());
+        check.on_reply(Some(&block(HEAD, 501)), 501);
+        assert!(is_unused(&check.on_reply(Some(&unused), 501)));
+        // Not after it: the head is read again, a pause apart, MAX_HEAD_WAITS times; then
+        // undetermined.
+        let mut check = ChainCheck::new(q);
+        for wait in 0..MAX_HEAD_WAITS {
+            assert_eq!(check.on_reply(Some(&block(HEAD, 500)), 500), None);
+            assert_eq!(check.on_reply(Some(&unused), 500), None, "{wait}");
+            assert!(check.take_pause());
+            assert!(!check.take_pause(), "cleared");
+            assert_eq!(request(&check)["method"], "eth_getBlockByNumber");
+        }
+        check.on_reply(Some(&block(HEAD, 500)), 500);
+        let verdict = check.on_reply(Some(&unused), 500);
+        assert!(is_undetermined(&verdict), "{verdict:?}");
     }
 
     #[test]
