@@ -1144,6 +1144,77 @@ fn changed_terms_keep_old_results_and_refuse_old_payments() {
     );
 }
 
+/// Changing `X402_NETWORK` while records are live (docs/payments.md, "Changing the payment
+/// terms"): records are kept per network and asset, so after a restart on Base Sepolia the
+/// retry of a Base payment is checked against the new terms and refused locally (402, no
+/// facilitator call), new payments on the new network are served, and a restart back on Base
+/// finds the first payment's kept result again (no second `/settle`).
+#[test]
+fn a_changed_network_keeps_old_records_apart_and_refuses_old_payments() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    // A facilitator for both networks: `/settle` names the network the request names.
+    let facilitator = Fixture::start(|raw| match request_path(raw).as_str() {
+        "/supported" => response(
+            200,
+            "application/json",
+            r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:8453"},{"x402Version":2,"scheme":"exact","network":"eip155:84532"}],"extensions":[],"signers":{"eip155:*":["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"]}}"#,
+        ),
+        "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
+        _ => {
+            let network = if String::from_utf8_lossy(raw).contains("eip155:84532") {
+                "eip155:84532"
+            } else {
+                "eip155:8453"
+            };
+            let body =
+                format!(r#"{{"success":true,"transaction":"0xfeed","network":"{network}"}}"#);
+            response(200, "application/json", &body)
+        }
+    });
+    let base_terms = vars_for(&site, &facilitator, &redis);
+    let mut instance = Instance::start(base_terms.clone());
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&base_terms, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+
+    let mut sepolia_terms: Vec<(&'static str, String)> = base_terms
+        .iter()
+        .filter(|(name, _)| *name != "X402_NETWORK")
+        .cloned()
+        .collect();
+    sepolia_terms.push(("X402_NETWORK", "eip155:84532".to_string()));
+    instance.kill();
+    instance.vars = sepolia_terms.clone();
+    instance.restart();
+    wait_ready(&[&instance]);
+    let verifies = facilitator.count("/verify");
+    let retry = send(instance.addr(), &first);
+    assert_eq!(retry.status, 402, "{}", retry.body);
+    assert_eq!(facilitator.count("/verify"), verifies, "refused locally");
+    let fresh = send(
+        instance.addr(),
+        &paid(&site, Some(&signature(&sepolia_terms, 2))),
+    );
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+
+    instance.kill();
+    instance.vars = base_terms;
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    assert_eq!(
+        facilitator.count("/settle"),
+        2,
+        "the first payment and the one on the new network"
+    );
+}
+
 /// The `kid` of the CDP JWT in a raw facilitator request's `Authorization: Bearer` header.
 fn cdp_kid(raw: &[u8]) -> Option<String> {
     use base64::Engine as _;
