@@ -66,17 +66,7 @@ pub enum PaymentConfig {
     Incomplete(Vec<String>),
 }
 
-pub use crate::payment::endpoint::{Facilitator, FacilitatorCredentials};
-
-/// How logs, `/api/ready` and audit lines name a configured endpoint: `scheme://host[:port]/path`
-/// of `url`, without its query, fragment or password (an operator may have put a key there).
-pub fn endpoint_label(url: &Url) -> String {
-    let mut label = url.clone();
-    label.set_query(None);
-    label.set_fragment(None);
-    let _ = label.set_password(None);
-    label.to_string()
-}
+pub use crate::payment::endpoint::{endpoint_label, Facilitator, FacilitatorCredentials};
 
 /// How `Debug` shows an endpoint whose path may be its secret (JSON-RPC providers put the API
 /// key in the path: `https://host/v2/<key>`): `scheme://host[:port]`, and `/[redacted]` when it

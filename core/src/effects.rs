@@ -19,7 +19,8 @@ pub enum PaymentVerdict {
     Verified,
     /// Refused by the local checks or by `/verify` (402; nothing consumed for a refusal).
     Refused,
-    /// `/verify` failed or answered garbage (503; the authorization stays consumed).
+    /// `/verify` failed or answered garbage (503; the reservation is released, a retry is
+    /// verified again: docs/payments.md, "No answer is not a refusal").
     FacilitatorUnavailable,
     /// The facilitator refused the service's own credentials (401 or 403 on `/verify`; 503,
     /// the authorization stays usable): a wrong, revoked or missing API key.

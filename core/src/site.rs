@@ -148,12 +148,15 @@ mod tests {
 
     #[test]
     fn regions_from_cctld() {
-        assert_eq!(region_from_host("www.flintandson.co.uk"), Some("GB"));
-        assert_eq!(region_from_host("fincar.com.au"), Some("AU"));
+        assert_eq!(
+            region_from_host("www.hollyandson.example.co.uk"),
+            Some("GB")
+        );
+        assert_eq!(region_from_host("wattlecars.example.com.au"), Some("AU"));
         assert_eq!(region_from_host("example.com"), None);
-        assert_eq!(region_from_host("depelgrim.eu"), None);
-        assert_eq!(region_from_host("1521hotel.com.ph"), Some("PH"));
-        assert_eq!(region_from_host("jesu-arte.cl"), Some("CL"));
+        assert_eq!(region_from_host("dekraanvogel.example.eu"), None);
+        assert_eq!(region_from_host("1901hotel.example.com.ph"), Some("PH"));
+        assert_eq!(region_from_host("taller-arte.example.cl"), Some("CL"));
         assert_eq!(region_from_host("startup.io"), None);
         assert_eq!(region_from_host("brand.co"), None);
     }

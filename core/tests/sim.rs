@@ -2252,6 +2252,9 @@ struct ChainState {
     max_log_range: Option<u64>,
     /// The `eth_call` requests' block parameters, in order.
     call_blocks: Vec<serde_json::Value>,
+    /// After this many `eth_getBlockByNumber "latest"` calls the node has caught up (its head
+    /// is the vectors' last block): a node that follows the chain while a reading waits.
+    catches_up_after: Option<usize>,
 }
 
 /// A JSON-RPC node at [`CHAIN_RPC`] answering from [`CHAIN_VECTORS`] up to `state`'s head.
@@ -2267,6 +2270,14 @@ fn chain_node(sim: &mut Sim, state: std::rc::Rc<std::cell::RefCell<ChainState>>)
         if request["method"] == "eth_call" {
             let at = request["params"][1].clone();
             state.call_blocks.push(at);
+        }
+        let heads = state
+            .calls
+            .iter()
+            .filter(|m| *m == "eth_getBlockByNumber")
+            .count();
+        if state.catches_up_after.is_some_and(|after| heads > after) {
+            state.head = None;
         }
         let answer = chain_answer(&vectors, &state, &request);
         json_reply(&answer.to_string())
@@ -4512,6 +4523,15 @@ fn a_rate_limited_chain_answer_is_never_unused() {
     assert!(r.header("Retry-After").is_some());
 }
 
+/// How many times the scripted node was asked for a block.
+fn head_reads(chain: &std::rc::Rc<std::cell::RefCell<ChainState>>) -> usize {
+    let calls = &chain.borrow().calls;
+    calls
+        .iter()
+        .filter(|m| *m == "eth_getBlockByNumber")
+        .count()
+}
+
 /// The judge is no amplifier. Chain readings for payments without a record (anyone can sign an
 /// authorization with a fresh key and have it refused) are limited per client: past the
 /// burst the answer is 503 with `Retry-After` — never a 402 — and no chain call is made; a
@@ -4526,13 +4546,6 @@ fn record_less_chain_readings_are_limited_per_client() {
     facilitator_answers(&mut sim, funds, SETTLED);
     let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
     chain_node(&mut sim, chain.clone());
-    let heads = |chain: &std::rc::Rc<std::cell::RefCell<ChainState>>| {
-        let calls = &chain.borrow().calls;
-        calls
-            .iter()
-            .filter(|m| *m == "eth_getBlockByNumber")
-            .count()
-    };
     let mut limited = 0;
     for nonce in 150..170 {
         let r = one(&sim.request(&paid_post(&sim, nonce)));
@@ -4547,7 +4560,7 @@ fn record_less_chain_readings_are_limited_per_client() {
         }
     }
     assert!(limited > 0);
-    let read = heads(&chain);
+    let read = head_reads(&chain);
     assert_eq!(
         read + limited,
         20,
@@ -4560,7 +4573,7 @@ fn record_less_chain_readings_are_limited_per_client() {
         Some(&header),
     )));
     assert_eq!(r.status, 402, "{}", r.body);
-    assert_eq!(heads(&chain), read + 1);
+    assert_eq!(head_reads(&chain), read + 1);
 }
 
 /// A verdict that cannot change — the chain showed the authorization paid to us — is cached
@@ -4647,12 +4660,25 @@ fn unused_at_a_head_older_than_the_refusal_is_not_a_402() {
     sim.advance(std::time::Duration::from_secs(10));
     let header = payment_header(&requirements(&sim), 105, 0, SIM_UNIX_START + 100);
     let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+    let before = sim.elapsed();
     let r = one(&sim.request(&request));
+    assert!(
+        sim.elapsed() - before >= std::time::Duration::from_secs(3),
+        "waited"
+    );
     assert_error(&r, 503, "INTERNAL_ERROR");
     assert!(r.header("PAYMENT-REQUIRED").is_none());
     assert!(r.header("Retry-After").is_some());
-    // A head newer than the refusal (block 6, S+130): the refusal stands.
-    chain.borrow_mut().head = None;
+    // The reading waited for a newer head a few times (1 s apart), in vain.
+    assert_eq!(head_reads(&chain), 4);
+    // A node that catches up while the reading waits (its second head is block 6, S+130):
+    // the refusal stands in the same request.
+    *chain.borrow_mut() = ChainState {
+        head: Some(2),
+        catches_up_after: Some(1),
+        ..ChainState::default()
+    };
     let r = one(&sim.request(&request));
     assert_eq!(r.status, 402, "{}", r.body);
+    assert_eq!(head_reads(&chain), 2);
 }

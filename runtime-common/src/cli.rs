@@ -260,6 +260,12 @@ mod tests {
         let docs = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
         let mut in_table = std::collections::BTreeSet::new();
         for row in docs.lines().filter(|l| l.starts_with("| `")) {
+            // variable | `serve` flag | default | meaning
+            let flag = row.split(" | ").nth(1).unwrap_or_default();
+            assert!(
+                flag.starts_with("`--") || flag.starts_with('—'),
+                "a row without its serve flag column: {row}"
+            );
             let first = row.split('|').nth(1).unwrap_or_default();
             for (n, part) in first.split('`').enumerate() {
                 if n % 2 == 1 {

@@ -9,7 +9,8 @@
 //! restart; with several facilitators, a retry through another instance settles with the
 //! facilitator the Redis record names. Beyond one node: a Sentinel failover (a primary, its
 //! replica and `redis-sentinel`) keeps the results and takes new payments; and a receipt signed
-//! before a key rotation still verifies after a restart. With `CI=true` a missing tool is a
+//! before a key rotation still verifies after a restart; a CDP key rotated by a restart and
+//! changed `PAY_TO` / price keep the kept results. With `CI=true` a missing tool is a
 //! failure; elsewhere the tests skip with a reason.
 //! Loopback only.
 
@@ -1065,4 +1066,239 @@ fn a_sentinel_failover_keeps_the_results_and_takes_new_payments() {
         "the new primary holds the records"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Changing the payment terms while records are live (docs/payments.md, "Changing the payment
+/// terms"), with Redis: a payment made under `PAY_TO` A is settled; the instance restarts with
+/// `PAY_TO` B, then with a doubled `PRICE_USD`. Under the new terms the retry of the settled
+/// payment still gets its kept result (the record is found before the terms are compared), a
+/// new payment signed for the old terms is a 402 before any facilitator call, and a payment
+/// for the new terms is served. Back on the old terms, the retry gets the kept result too. One
+/// `/settle` per payment, never a second one for the first.
+#[test]
+fn changed_terms_keep_old_results_and_refuse_old_payments() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let old_terms = vars_for(&site, &facilitator, &redis);
+    let mut instance = Instance::start(old_terms.clone());
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&old_terms, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+
+    let other_pay_to = (
+        "PAY_TO",
+        "0x90F79bf6EB2c4f870365E785982E1f101E93b906".to_string(),
+    );
+    let doubled_price = ("PRICE_USD", "0.02".to_string());
+    for change in [other_pay_to, doubled_price] {
+        let mut new_terms: Vec<(&'static str, String)> = old_terms
+            .iter()
+            .filter(|(name, _)| *name != change.0)
+            .cloned()
+            .collect();
+        new_terms.push(change.clone());
+        instance.kill();
+        instance.vars = new_terms.clone();
+        instance.restart();
+        wait_ready(&[&instance]);
+        let verifies = facilitator.count("/verify");
+        let retry = send(instance.addr(), &first);
+        assert_eq!(
+            (retry.status, &retry.body),
+            (200, &before.body),
+            "{change:?}"
+        );
+        let stale = send(
+            instance.addr(),
+            &paid(&site, Some(&signature(&old_terms, 2))),
+        );
+        assert_eq!(stale.status, 402, "{change:?}: {}", stale.body);
+        assert_eq!(
+            facilitator.count("/verify"),
+            verifies,
+            "{change:?}: refused locally"
+        );
+        let nonce = if change.0 == "PAY_TO" { 3 } else { 4 };
+        let fresh = send(
+            instance.addr(),
+            &paid(&site, Some(&signature(&new_terms, nonce))),
+        );
+        assert_eq!(fresh.status, 200, "{change:?}: {}", fresh.body);
+    }
+
+    instance.kill();
+    instance.vars = old_terms;
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    assert_eq!(
+        facilitator.count("/settle"),
+        3,
+        "the first payment and the two new ones"
+    );
+}
+
+/// Changing `X402_NETWORK` while records are live (docs/payments.md, "Changing the payment
+/// terms"): records are kept per network and asset, so after a restart on Base Sepolia the
+/// retry of a Base payment is checked against the new terms and refused locally (402, no
+/// facilitator call), new payments on the new network are served, and a restart back on Base
+/// finds the first payment's kept result again (no second `/settle`).
+#[test]
+fn a_changed_network_keeps_old_records_apart_and_refuses_old_payments() {
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    // A facilitator for both networks: `/settle` names the network the request names.
+    let facilitator = Fixture::start(|raw| match request_path(raw).as_str() {
+        "/supported" => response(
+            200,
+            "application/json",
+            r#"{"kinds":[{"x402Version":2,"scheme":"exact","network":"eip155:8453"},{"x402Version":2,"scheme":"exact","network":"eip155:84532"}],"extensions":[],"signers":{"eip155:*":["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"]}}"#,
+        ),
+        "/verify" => response(200, "application/json", r#"{"isValid":true}"#),
+        _ => {
+            let network = if String::from_utf8_lossy(raw).contains("eip155:84532") {
+                "eip155:84532"
+            } else {
+                "eip155:8453"
+            };
+            let body =
+                format!(r#"{{"success":true,"transaction":"0xfeed","network":"{network}"}}"#);
+            response(200, "application/json", &body)
+        }
+    });
+    let base_terms = vars_for(&site, &facilitator, &redis);
+    let mut instance = Instance::start(base_terms.clone());
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&base_terms, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+
+    let mut sepolia_terms: Vec<(&'static str, String)> = base_terms
+        .iter()
+        .filter(|(name, _)| *name != "X402_NETWORK")
+        .cloned()
+        .collect();
+    sepolia_terms.push(("X402_NETWORK", "eip155:84532".to_string()));
+    instance.kill();
+    instance.vars = sepolia_terms.clone();
+    instance.restart();
+    wait_ready(&[&instance]);
+    let verifies = facilitator.count("/verify");
+    let retry = send(instance.addr(), &first);
+    assert_eq!(retry.status, 402, "{}", retry.body);
+    assert_eq!(facilitator.count("/verify"), verifies, "refused locally");
+    let fresh = send(
+        instance.addr(),
+        &paid(&site, Some(&signature(&sepolia_terms, 2))),
+    );
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+
+    instance.kill();
+    instance.vars = base_terms;
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    assert_eq!(
+        facilitator.count("/settle"),
+        2,
+        "the first payment and the one on the new network"
+    );
+}
+
+/// The `kid` of the CDP JWT in a raw facilitator request's `Authorization: Bearer` header.
+fn cdp_kid(raw: &[u8]) -> Option<String> {
+    use base64::Engine as _;
+    let text = String::from_utf8_lossy(raw);
+    let token = text.lines().find_map(|l| {
+        l.strip_prefix("authorization: Bearer ")
+            .or_else(|| l.strip_prefix("Authorization: Bearer "))
+    })?;
+    let header = token.split('.').next()?;
+    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header)
+        .ok()?;
+    let header: serde_json::Value = serde_json::from_slice(&json).ok()?;
+    header["kid"].as_str().map(str::to_string)
+}
+
+/// Rotating the CDP API key (docs/configuration.md, "Facilitator credentials"): with Redis a
+/// restart forgets nothing, so the new key is put in by restarting with it. The instance pays
+/// with key A; it restarts with key B; the retry of the first payment gets its kept result
+/// (no new facilitator call), and the next payment's facilitator calls carry B's JWT only.
+#[test]
+fn a_cdp_key_rotated_by_a_restart_with_redis_keeps_the_results() {
+    use base64::Engine as _;
+    if have("redis-server", "apt-get install redis-server").is_none() {
+        return;
+    }
+    let redis = Redis::start();
+    let site = site();
+    let facilitator = Fixture::accepting_facilitator();
+    let keys = scratch("cdp-keys");
+    let key_file = |name: &str, seed: u8| {
+        let key = ed25519_dalek::SigningKey::from_bytes(&[seed; 32]);
+        let mut pair = key.to_bytes().to_vec();
+        pair.extend_from_slice(&key.verifying_key().to_bytes());
+        let path = keys.join(name);
+        std::fs::write(
+            &path,
+            base64::engine::general_purpose::STANDARD.encode(&pair),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let vars = vars_for(&site, &facilitator, &redis);
+    let with_key = |id: &str, file: String| {
+        let mut with = vars.clone();
+        with.push(("CDP_API_KEY_ID", id.to_string()));
+        with.push(("CDP_API_KEY_SECRET_FILE", file));
+        with
+    };
+    let (key_a, key_b) = (
+        "organizations/test/apiKeys/a",
+        "organizations/test/apiKeys/b",
+    );
+    let mut instance = Instance::start(with_key(key_a, key_file("a.b64", 7)));
+    wait_ready(&[&instance]);
+    let first = paid(&site, Some(&signature(&vars, 1)));
+    let before = send(instance.addr(), &first);
+    assert_eq!(before.status, 200, "{}", before.body);
+    let seen = facilitator.requests.lock().unwrap().len();
+
+    instance.kill();
+    instance.vars = with_key(key_b, key_file("b.b64", 9));
+    instance.restart();
+    wait_ready(&[&instance]);
+    let again = send(instance.addr(), &first);
+    assert_eq!((again.status, &again.body), (200, &before.body));
+    let fresh = send(instance.addr(), &paid(&site, Some(&signature(&vars, 2))));
+    assert_eq!(fresh.status, 200, "{}", fresh.body);
+    let requests = facilitator.requests.lock().unwrap();
+    let kids =
+        |range: &[Vec<u8>]| -> Vec<Option<String>> { range.iter().map(|r| cdp_kid(r)).collect() };
+    assert!(kids(&requests[..seen])
+        .iter()
+        .all(|k| k.as_deref() == Some(key_a)));
+    let after = kids(&requests[seen..]);
+    assert!(
+        after.len() >= 3,
+        "/supported, /verify and /settle: {after:?}"
+    );
+    assert!(
+        after.iter().all(|k| k.as_deref() == Some(key_b)),
+        "{after:?}"
+    );
+    drop(requests);
+    assert_eq!(facilitator.count("/settle"), 2, "the retry settled nothing");
+    let _ = std::fs::remove_dir_all(&keys);
 }

@@ -384,6 +384,7 @@ impl ServiceProcess {
             .args([
                 "--exact",
                 "the_service_in_a_process_of_its_own",
+                "--ignored",
                 "--nocapture",
                 "--test-threads=1",
             ])
@@ -473,15 +474,17 @@ impl ServiceProcess {
     }
 }
 
-/// The child half of [`ServiceProcess`]: with `REAL_CHAIN_SERVICE_SETTINGS` set, serves with
-/// those settings on the runtime `REAL_CHAIN_SERVICE_RUNTIME` names, prints where it listens and
-/// stops when its standard input closes (or after 10 minutes). In a plain test run it does
-/// nothing.
+/// The child half of [`ServiceProcess`], not a test: with `REAL_CHAIN_SERVICE_SETTINGS` set,
+/// serves with those settings on the runtime `REAL_CHAIN_SERVICE_RUNTIME` names, prints where it
+/// listens and stops when its standard input closes (or after 10 minutes). Ignored, so a test
+/// run neither runs nor counts it; [`ServiceProcess::start`] runs it by name with `--ignored`.
+/// Run without its settings, it fails.
 #[test]
+#[ignore = "the child process of ServiceProcess, run by it with --ignored"]
 fn the_service_in_a_process_of_its_own() {
-    let Ok(settings) = std::env::var(SERVICE_SETTINGS) else {
-        return;
-    };
+    let settings = std::env::var(SERVICE_SETTINGS).unwrap_or_else(|_| {
+        panic!("{SERVICE_SETTINGS} is not set: ServiceProcess::start runs this, not a test run")
+    });
     set_runtime(match std::env::var(SERVICE_RUNTIME).as_deref() {
         Ok("smol") => Runtime::Smol,
         Ok("tokio") => Runtime::Tokio,
@@ -1467,30 +1470,5 @@ contact_e2e::both_runtimes!(
     without_the_chain_rpc_a_payer_that_cancels_after_verify_gets_a_503_three_times_and_pays_nothing,
     with_the_chain_rpc_a_late_retry_after_a_lost_record_is_a_200_naming_the_original_transaction,
     without_the_chain_rpc_a_late_retry_after_a_lost_record_is_the_documented_402,
+    a_chain_search_past_one_log_page_finds_the_original_transaction,
 );
-
-/// [`a_chain_search_past_one_log_page_finds_the_original_transaction`] on each runtime, ignored
-/// until the chain reader searches in pages of `CHAIN_LOG_RANGE` blocks (docs/payments.md): it
-/// reads one `eth_getLogs` over up to 10 000 blocks, which the 50-block provider refuses, so the
-/// retry is a 503 "payment outcome unknown".
-mod a_chain_search_past_one_log_page {
-    use contact_e2e::runtimes::{on_runtime, Runtime};
-
-    #[test]
-    #[ignore = "the chain reader does not page its eth_getLogs by CHAIN_LOG_RANGE yet: 503"]
-    fn smol() {
-        on_runtime(
-            Runtime::Smol,
-            super::a_chain_search_past_one_log_page_finds_the_original_transaction,
-        );
-    }
-
-    #[test]
-    #[ignore = "the chain reader does not page its eth_getLogs by CHAIN_LOG_RANGE yet: 503"]
-    fn tokio() {
-        on_runtime(
-            Runtime::Tokio,
-            super::a_chain_search_past_one_log_page_finds_the_original_transaction,
-        );
-    }
-}

@@ -33,6 +33,9 @@ pub(super) struct Judging {
     /// stands if the chain shows the authorization unused); `None` when it reported the
     /// authorization used.
     pub(super) refusal: Option<String>,
+    /// When the reading's next call is due, while it waits for a head stamped after the
+    /// refusal ([`crate::payment::chain::HEAD_WAIT_SECONDS`]).
+    pub(super) resume_at: Option<Instant>,
 }
 
 impl Verifying {
@@ -56,6 +59,7 @@ impl Verifying {
             home_memory,
             chain: ChainCheck::new(query),
             refusal,
+            resume_at: None,
         }
     }
 }
@@ -205,12 +209,31 @@ impl Exchange {
         let body = chain_reply_body(&end);
         let unix_now = server.unix_time(now).as_secs();
         match judging.chain.on_reply(body, unix_now) {
+            None if judging.chain.take_pause() => {
+                // The head is not newer than the refusal: read it again in a moment.
+                self.close_fetches(&mut judging.core);
+                let wait = Duration::from_secs(crate::payment::chain::HEAD_WAIT_SECONDS);
+                judging.resume_at = Some(now + wait);
+                self.keep(Job::Judging(judging));
+            }
             None => self.judging_read_chain(server, judging, now),
             Some(verdict) => {
                 let key = &judging.paid.key;
                 server.shared().judge_gate.remember(key, &verdict, unix_now);
                 self.judged(server, judging, verdict, now);
             }
+        }
+    }
+
+    /// The wait for a fresher head is over: the reading goes on.
+    pub(super) fn judging_resume(&mut self, server: &Server, now: Instant) {
+        match self.take_job(now) {
+            Some(Job::Judging(mut judging)) => {
+                judging.resume_at = None;
+                self.judging_read_chain(server, judging, now);
+            }
+            Some(job) => self.keep(job),
+            None => {}
         }
     }
 

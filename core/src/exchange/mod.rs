@@ -406,6 +406,9 @@ impl Exchange {
                     Job::Settling(settling) if settling.retry_due(now) => {
                         return self.retry_settle(server, now);
                     }
+                    Job::Judging(judging) if judging.resume_at.is_some_and(|at| now >= at) => {
+                        return self.judging_resume(server, now);
+                    }
                     Job::Crawling(crawling) if crawling.crawl.memory_retry_due(now) => {
                         return self.crawl_memory_retry(server, now);
                     }
@@ -499,6 +502,7 @@ impl Exchange {
                 let core = job.core();
                 let timer = match &**job {
                     Job::Settling(settling) => settling.retry_at(),
+                    Job::Judging(judging) => judging.resume_at,
                     Job::Crawling(crawling) => crawling.crawl.memory_retry_at(),
                     _ => None,
                 };

@@ -662,6 +662,9 @@ fn collect_phones(
 
 /// Most international numbers in the page's text whose calling code is read as evidence.
 const MAX_TEXT_CALLING_CODES: usize = 4;
+/// Most distinct international `tel:`/WhatsApp links, and most JSON-LD `telephone` values,
+/// whose calling code is read as evidence.
+const MAX_LINK_CALLING_CODES: usize = 4;
 /// Most currencies read as evidence.
 const MAX_CURRENCIES: usize = 3;
 
@@ -669,7 +672,9 @@ const MAX_CURRENCIES: usize = 3;
 /// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
 /// countries of addresses printed on the page, the ccTLD, the calling codes of international
 /// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
-/// `geo.region`, currencies, `<html lang>`.
+/// `geo.region`, currencies, `<html lang>`. The printed international numbers and the
+/// currencies are read only on pages without a structured country, a printed address or a
+/// ccTLD.
 fn region_hint(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
@@ -703,17 +708,39 @@ fn region_hint(
         ballot.vote(tld, Source::Tld);
     }
     let code = |r: rlibphonenumber::Region| format!("{r:?}");
+    // Each read is a libphonenumber parse (about a hundred thousand instructions): the first
+    // few distinct links, JSON-LD values and printed numbers are enough evidence.
+    let mut seen: Vec<&str> = Vec::new();
     for link in &doc.links {
-        if let Some(r) =
-            phones::region_of_tel(&link.href).or_else(|| phones::region_of_whatsapp(&link.href))
-        {
+        if seen.len() >= MAX_LINK_CALLING_CODES {
+            break;
+        }
+        let href = link.href.as_str();
+        let international = href
+            .get(..4)
+            .is_some_and(|s| s.eq_ignore_ascii_case("tel:"))
+            && href.contains('+')
+            || href.contains("wa.me/")
+            || href.contains("whatsapp");
+        if !international || seen.contains(&href) {
+            continue;
+        }
+        seen.push(href);
+        if let Some(r) = phones::region_of_tel(href).or_else(|| phones::region_of_whatsapp(href)) {
             ballot.vote(&code(r), Source::CallingCode);
         }
     }
-    for number in &json_ld.telephones {
+    for number in json_ld.telephones.iter().take(MAX_LINK_CALLING_CODES) {
         if let Some(r) = phones::region_of_international(number) {
             ballot.vote(&code(r), Source::CallingCode);
         }
+    }
+    // The evidence that costs a pass over the text (printed international numbers, currencies)
+    // is read only when no structured country, printed address or ccTLD (weight 4 or more)
+    // has been found: on most pages it could not change the decision.
+    if ballot.strongest() >= Source::Tld.weight() {
+        add_weak_evidence(doc, &mut ballot);
+        return ballot.decide();
     }
     let mut text_numbers = 0;
     'lines: for line in lines {
@@ -730,13 +757,20 @@ fn region_hint(
             }
         }
     }
+    for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
+        ballot.vote(currency, Source::Currency);
+    }
+    add_weak_evidence(doc, &mut ballot);
+    ballot.decide()
+}
+
+/// The evidence of where the page is published from: `geo.region` and `<html lang>`.
+fn add_weak_evidence(doc: &Document, ballot: &mut region::Ballot) {
+    use region::Source;
     if let Some((_, geo)) = doc.metas.iter().find(|(k, _)| k == "geo.region") {
         if let Some(code) = geo.get(..2) {
             ballot.vote(code, Source::GeoMeta);
         }
-    }
-    for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
-        ballot.vote(currency, Source::Currency);
     }
     if let Some((region, subtag)) = lang_region(doc.lang.as_deref()) {
         ballot.vote(
@@ -748,7 +782,6 @@ fn region_hint(
             },
         );
     }
-    ballot.decide()
 }
 
 /// The region of a `lang` value and whether it is its region subtag: `en-GB` → (GB, true), or
@@ -790,8 +823,8 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     main.map(|r| (r, false))
 }
 
-/// A marked-up address whose street holds the whole address (`Pentland House, Village Way,
-/// Wilmslow, Cheshire, SK9 2GH` with no other part) is split by the text patterns.
+/// A marked-up address whose street holds the whole address (`Heron House, Quarry Way,
+/// Anytown, Cheshire, SK9 9ZZ` with no other part) is split by the text patterns.
 fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
     if a.postal_code.is_some() || a.locality.is_some() {
         return a;
@@ -1037,12 +1070,12 @@ mod tests {
             for _ in 0..refused {
                 html.push_str("<p>+999 1234567</p>");
             }
-            html.push_str("<p>+44 1625 856 500</p>");
+            html.push_str("<p>+44 161 496 0500</p>");
             extract_page(&url, None, html.as_bytes()).phones
         };
         assert_eq!(
             page(MAX_PHONE_JUDGEMENTS - 2),
-            ["+441625856500", "+13035550142"]
+            ["+441614960500", "+13035550142"]
         );
         assert_eq!(page(MAX_PHONE_JUDGEMENTS - 1), ["+13035550142"]);
         assert_eq!(page(10 * MAX_PHONE_JUDGEMENTS), ["+13035550142"]);
@@ -1303,7 +1336,7 @@ mod tests {
         let about = extract_page(
             &Url::parse("https://acme.de/ueber-uns").unwrap(),
             None,
-            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61566745449635/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
+            br#"<html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme GmbH","sameAs":["https://www.facebook.com/p/Acme-GmbH-61500000012345/","https://www.youtube.com/@acme-gmbh"]}</script></head><body><p>Ueber uns</p></body></html>"#,
         );
         assert!(home.socials.is_empty());
         let url = Url::parse("https://acme.de/").unwrap();
@@ -1320,7 +1353,7 @@ mod tests {
         );
         assert_eq!(
             result.socials.facebook,
-            ["https://facebook.com/p/Acme-GmbH-61566745449635"]
+            ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
     }

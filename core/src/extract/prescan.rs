@@ -509,7 +509,7 @@ static BYTE_CLASS: [u8; 256] = {
 /// what follows up to its `>` (attributes included, quoted values may hold a `>`); the
 /// copy's reader, `tl`, takes everything up to the first `>` as the name, so `</li >`
 /// would close nothing and the items after it fall into a hidden `<li style="display:none">`
-/// (crazy-julia.de). An end tag the page ends inside is left alone (HTML5 drops it, and shows
+/// (a blog's archive list). An end tag the page ends inside is left alone (HTML5 drops it, and shows
 /// nothing after it; nor is anything written after it). Returns where scanning goes on: after the tag, or the end of the page (so a
 /// page of unterminated `</a x="` is not read to its end once per tag).
 fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {

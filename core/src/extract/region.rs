@@ -11,6 +11,9 @@
 //! it; `geo.region` 3; a currency that belongs to one country (`₹`, `R$`, `MXN`…) 2; the
 //! region subtag of `<html lang>` 2, the main country of its language alone 1. So `lang`
 //! alone (at most 3) never outvotes a printed address (5 or more) or a structured country.
+//! Printed international numbers and currencies, which cost a pass over the text, are read
+//! only when nothing of weight 4 or more (a structured country, a printed address, the ccTLD)
+//! was found.
 
 use rlibphonenumber::Region;
 
@@ -77,6 +80,17 @@ impl Ballot {
         if code.len() == 2 && code.parse::<Region>().is_ok() {
             self.votes.push((code, source));
         }
+    }
+
+    /// The largest weight of one piece of evidence that is not weak (`lang`, `geo.region`)
+    /// recorded so far; 0 when none.
+    pub fn strongest(&self) -> u32 {
+        self.votes
+            .iter()
+            .filter(|(_, source)| !source.is_weak())
+            .map(|(_, source)| source.weight())
+            .max()
+            .unwrap_or(0)
     }
 
     /// The region with the largest sum of weights (each kind counted once per region; a

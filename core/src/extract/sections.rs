@@ -13,7 +13,7 @@
 //! - a line that starts with such a label and a colon ("Hébergeur : OVH SAS, …", "Zuständige
 //!   Kammer:"): that line and the lines after it up to the next heading, the next labelled line
 //!   that is not a contact field ("Verliehen in: Deutschland") or [`MAX_SECTION_LINES`] lines;
-//! - a credit phrase inside a line ("… · Diseñado por unaxaller.com") in the footer or at the
+//! - a credit phrase inside a line ("… · Diseñado por estudio-ejemplo.com") in the footer or at the
 //!   end of the page: from the phrase to the end of that line.
 //!
 //! [`third_party_ranges`] gives the byte ranges; [`inside`] and [`own_part`] tell the field
@@ -784,7 +784,7 @@ mod tests {
     #[test]
     fn a_credit_phrase_cuts_its_line() {
         let text =
-            "© 2026 Acme · Tel 0123 456789 · Diseñado por unaxaller.com, tel 0987 654321\nNext";
+            "© 2026 Acme · Tel 0123 456789 · Diseñado por estudio-ejemplo.com, tel 0987 654321\nNext";
         let ranges = third_party_ranges(text, &starts(text), &[], &[]);
         assert_eq!(ranges.len(), 1);
         let line = text.lines().next().unwrap();

@@ -629,15 +629,15 @@ mod tests {
 <body><div id="root"><h1>Beispiel Bau</h1><p>Willkommen</p></div>
 <script>(self.__next_f=self.__next_f||[]).push([0])</script>
 <script>self.__next_f.push([1,"1:HL[\"/_next/static/css/a.css\",\"style\"]\n2:I[2846,[],\"\"]\n"])</script>
-<script>self.__next_f.push([1,"5:[\"$\",\"$L2\",null,{\"locale\":\"de\",\"messages\":{\"topBar\":{\"phone\":\"+49 30 2847 1022\",\"fax\":\"+49 30 2847 1023\"},\"footer\":{\"mail\":\"kontakt\\u0040beispiel-bau.de\",\"intro\":\"Rufen Sie +49 30 2847 1099 an\",\"address\":\"Hauptstra\u00dfe 5, 10115 Berlin\"},\"form\":{\"emailPlaceholder\":\"max@mustermann.de\",\"placeholders\":{\"email\":\"erika@mustermann.de\"}}}}]\n"])</script>
+<script>self.__next_f.push([1,"5:[\"$\",\"$L2\",null,{\"locale\":\"de\",\"messages\":{\"topBar\":{\"phone\":\"+49 30 5550 1022\",\"fax\":\"+49 30 5550 1023\"},\"footer\":{\"mail\":\"kontakt\\u0040beispiel-bau.de\",\"intro\":\"Rufen Sie +49 30 5550 1099 an\",\"address\":\"Hauptstra\u00dfe 5, 10115 Berlin\"},\"form\":{\"emailPlaceholder\":\"max@mustermann.de\",\"placeholders\":{\"email\":\"erika@mustermann.de\"}}}}]\n"])</script>
 <script>self.__next_f.push([1,"6:T98,"])</script>
-<script>self.__next_f.push([1,"{\"@context\":\"https://schema.org\",\"@type\":\"LocalBusiness\",\"name\":\"Beispiel Bau GmbH\",\"sameAs\":[\"https://www.facebook.com/p/Beispiel-Bau-61566745449635\"]}7:null\n"])</script>
+<script>self.__next_f.push([1,"{\"@context\":\"https://schema.org\",\"@type\":\"LocalBusiness\",\"name\":\"Beispiel Bau GmbH\",\"sameAs\":[\"https://www.facebook.com/p/Beispiel-Bau-61500000012345\"]}7:null\n"])</script>
 </body></html>"#;
 
     #[test]
     fn next_flight_values_are_read_by_their_keys() {
         let got = page("https://beispiel-bau.de/", NEXT_FLIGHT);
-        assert_eq!(got.phones, ["+493028471022"]);
+        assert_eq!(got.phones, ["+493055501022"]);
         assert_eq!(got.emails, ["kontakt@beispiel-bau.de"]);
         assert_eq!(got.addresses.len(), 1, "{:?}", got.addresses);
         assert_eq!(got.addresses[0].postal_code.as_deref(), Some("10115"));
@@ -655,7 +655,7 @@ mod tests {
         assert_eq!(json_ld.org_names, ["Beispiel Bau GmbH"]);
         assert_eq!(
             json_ld.same_as,
-            ["https://www.facebook.com/p/Beispiel-Bau-61566745449635"]
+            ["https://www.facebook.com/p/Beispiel-Bau-61500000012345"]
         );
     }
 

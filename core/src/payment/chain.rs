@@ -1,7 +1,10 @@
-//! Reading the payment network to settle an unknown settlement outcome (docs/payments.md,
-//! "The chain is the judge"). With `CHAIN_RPC_URL` set, the service asks the token contract
-//! itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries out like
-//! any other — whether an EIP-3009 authorization was used, cancelled, or can never be used.
+//! Reading the payment network to judge what the facilitator leaves uncertain (docs/payments.md,
+//! "The chain is the judge"): an unknown settlement outcome, "already used" with nothing of
+//! ours broadcast, a refusal or an expired authorization without a record. Through
+//! `CHAIN_RPC_URL`, or the network's public RPC when it is unset, the service asks the token
+//! contract itself — over Ethereum JSON-RPC, as fetches the core plans and the runtime carries
+//! out like any other — whether an EIP-3009 authorization was used, cancelled, or can never be
+//! used.
 //!
 //! The chain is read at one block: the head block B is read first, and the state is read at B
 //! by its hash (EIP-1898 `{"blockHash": …}`, so a load-balanced provider cannot answer from
@@ -58,6 +61,12 @@ pub const LOOKBACK_MARGIN_SECONDS: u64 = 600;
 pub const MAX_START_PROBES: u32 = 40;
 /// Most `eth_getLogs` pages read in one reading; past them the outcome is undetermined.
 pub const MAX_LOG_PAGES: u32 = 64;
+/// Times a reading reads the head again, [`HEAD_WAIT_SECONDS`] apart, when the authorization
+/// is unused at a head not stamped after the refusal being judged (Base stamps a block every
+/// 2 s): then the verdict is undetermined.
+pub const MAX_HEAD_WAITS: u32 = 3;
+/// Seconds between those reads of the head.
+pub const HEAD_WAIT_SECONDS: u64 = 1;
 /// Seconds the head block's timestamp may trail the local clock: an older head (a node that
 /// stopped following the chain) is not read at all, the outcome stays unknown. The one use of
 /// the local clock in a reading.
@@ -196,6 +205,10 @@ impl Step {
 pub struct ChainCheck {
     query: ChainQuery,
     step: Step,
+    /// Heads read again for a fresher one ([`MAX_HEAD_WAITS`]).
+    head_waits: u32,
+    /// The next request is due only after [`HEAD_WAIT_SECONDS`] ([`ChainCheck::take_pause`]).
+    pause: bool,
 }
 
 impl ChainCheck {
@@ -204,7 +217,15 @@ impl ChainCheck {
         ChainCheck {
             query,
             step: Step::Head,
+            head_waits: 0,
+            pause: false,
         }
+    }
+
+    /// After [`ChainCheck::on_reply`] gave no verdict: whether the next request must wait
+    /// [`HEAD_WAIT_SECONDS`] (the head is read again for a fresher one). Cleared by the call.
+    pub fn take_pause(&mut self) -> bool {
+        std::mem::take(&mut self.pause)
     }
 
     /// The JSON-RPC request of the current step. The state is read at the head block's hash
@@ -241,7 +262,7 @@ impl ChainCheck {
     }
 
     /// Reads the answer to the current step (`None`: no answer at all — a timeout or a failed
-    /// connection). `unix_now` (the local clock, unix seconds) is used for one thing: a head
+    /// connection). With no verdict, ask [`ChainCheck::take_pause`] before the next request. `unix_now` (the local clock, unix seconds) is used for one thing: a head
     /// block more than [`HEAD_MAX_AGE_SECONDS`] older than it is not read. `Some(verdict)` ends
     /// the reading; `None` means the next request ([`ChainCheck::request_body`]) is due.
     pub fn on_reply(&mut self, reply: Option<&[u8]>, unix_now: u64) -> Option<ChainVerdict> {
@@ -287,6 +308,13 @@ impl ChainCheck {
                     } else if let Some(refused) =
                         self.query.fresh_after.filter(|at| head.timestamp <= *at)
                     {
+                        if self.head_waits < MAX_HEAD_WAITS {
+                            // Wait for a block stamped after the refusal, then read again.
+                            self.head_waits += 1;
+                            self.pause = true;
+                            self.step = Step::Head;
+                            return None;
+                        }
                         undetermined(format!(
                             "authorization not used at block {}, but its timestamp {} is not after the refusal ({refused}): the node may not have seen a transfer yet",
                             head.number, head.timestamp
@@ -735,15 +763,26 @@ mod tests {
 
     #[test]
     fn unused_at_a_head_not_after_the_refusal_is_undetermined() {
-        for (head_time, fresh) in [(500, false), (501, true)] {
-            let mut q = query();
-            q.fresh_after = Some(500);
-            let mut check = ChainCheck::new(q);
-            check.on_reply(Some(&block(HEAD, head_time)), head_time);
-            let verdict = check.on_reply(Some(&result(json!(word("0")))), head_time);
-            assert_eq!(is_unused(&verdict), fresh, "{head_time}: {verdict:?}");
-            assert_eq!(is_undetermined(&verdict), !fresh);
+        let unused = result(json!(word("0")));
+        let mut q = query();
+        q.fresh_after = Some(500);
+        // Stamped after the refusal: unused.
+        let mut check = ChainCheck::new(q.clone());
+        check.on_reply(Some(&block(HEAD, 501)), 501);
+        assert!(is_unused(&check.on_reply(Some(&unused), 501)));
+        // Not after it: the head is read again, a pause apart, MAX_HEAD_WAITS times; then
+        // undetermined.
+        let mut check = ChainCheck::new(q);
+        for wait in 0..MAX_HEAD_WAITS {
+            assert_eq!(check.on_reply(Some(&block(HEAD, 500)), 500), None);
+            assert_eq!(check.on_reply(Some(&unused), 500), None, "{wait}");
+            assert!(check.take_pause());
+            assert!(!check.take_pause(), "cleared");
+            assert_eq!(request(&check)["method"], "eth_getBlockByNumber");
         }
+        check.on_reply(Some(&block(HEAD, 500)), 500);
+        let verdict = check.on_reply(Some(&unused), 500);
+        assert!(is_undetermined(&verdict), "{verdict:?}");
     }
 
     #[test]

@@ -12,8 +12,18 @@ use url::Url;
 use crate::fetch::http1;
 use crate::payment::cdp_jwt::{self, CdpKey};
 
+/// How logs, `/api/ready` and audit lines name a configured endpoint: `scheme://host[:port]/path`
+/// of `url`, without its query, fragment or password (an operator may have put a key there).
+pub fn endpoint_label(url: &Url) -> String {
+    let mut label = url.clone();
+    label.set_query(None);
+    label.set_fragment(None);
+    let _ = label.set_password(None);
+    label.to_string()
+}
+
 /// A facilitator: where it is and how the service proves who it is. Its `Debug` shows the URL
-/// as logs name it ([`crate::config::endpoint_label`]: no query, fragment or password) and the
+/// as logs name it ([`endpoint_label`]: no query, fragment or password) and the
 /// credentials by their own `Debug` (the header's value and the key's secret `[redacted]`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Facilitator {
@@ -27,7 +37,7 @@ pub struct Facilitator {
 impl std::fmt::Debug for Facilitator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Facilitator")
-            .field("url", &crate::config::endpoint_label(&self.url))
+            .field("url", &endpoint_label(&self.url))
             .field("credentials", &self.credentials)
             .finish()
     }

@@ -32,8 +32,9 @@ pub fn request_body(payment: &PaymentPayload, requirements: &PaymentRequirements
 pub enum Reply<T> {
     /// A well-formed answer (from any HTTP status).
     Answer(T),
-    /// Not the expected JSON: the facilitator is treated as unavailable (docs/contract.md: 503,
-    /// no result, the authorization stays consumed).
+    /// Not the expected JSON: the facilitator is treated as unavailable (503, no result; after
+    /// `/verify` the reservation is released, after `/settle` the outcome is unknown:
+    /// docs/payments.md).
     Garbage,
 }
 
