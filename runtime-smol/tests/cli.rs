@@ -609,6 +609,17 @@ fn paid_request(
     format!("POST /api/v1/extract-contact HTTP/1.1\r\nContent-Type: application/json\r\nPAYMENT-SIGNATURE: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
 }
 
+/// The metrics listener's address, from the service's start-up lines (within the next five).
+fn metrics_address(lines: &mut impl Iterator<Item = std::io::Result<String>>) -> String {
+    (0..5)
+        .find_map(|_| {
+            let line = lines.next()?.ok()?;
+            line.strip_prefix("metrics on ")
+                .map(|a| a.trim().to_string())
+        })
+        .expect("the service logs its metrics address")
+}
+
 /// The metrics listener holds at most `METRICS_MAX_CONNECTIONS` connections: one more is closed
 /// at once, without an answer, and a slot comes back when a connection ends (here: the
 /// listener drops clients that send nothing within its 5 s limit).
@@ -622,13 +633,7 @@ fn the_metrics_listener_caps_its_connections() {
     let mut vars = contact_e2e::fixture::service_vars(&site, &facilitator);
     vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
     let (_child, _address, mut lines) = start_serve(&vars);
-    let metrics_address = (0..5)
-        .find_map(|_| {
-            let line = lines.next()?.ok()?;
-            line.strip_prefix("metrics on ")
-                .map(|a| a.trim().to_string())
-        })
-        .expect("the service logs its metrics address");
+    let metrics_address = metrics_address(&mut lines);
     let scrape = || {
         let mut stream = std::net::TcpStream::connect(&metrics_address).expect("connect");
         stream
@@ -678,13 +683,7 @@ fn metrics_are_served_on_their_own_address_and_count_requests_payments_and_work(
     vars.push(("METRICS_ADDR", "127.0.0.1:0".to_string()));
     let request = paid_request(&vars, &site, 52);
     let (mut child, address, mut lines) = start_serve(&vars);
-    let metrics_address = (0..5)
-        .find_map(|_| {
-            let line = lines.next()?.ok()?;
-            line.strip_prefix("metrics on ")
-                .map(|a| a.trim().to_string())
-        })
-        .expect("the service logs its metrics address");
+    let metrics_address = metrics_address(&mut lines);
     let call = |address: &str, raw: &[u8]| {
         let mut stream = std::net::TcpStream::connect(address).expect("connect");
         stream

@@ -160,6 +160,15 @@ impl Instance {
     /// nginx's to an upstream) as its local port, and a listener cannot bind beside it. So a
     /// start that fails with "Address already in use" is tried again, at most 50 times over
     /// about 10 s; any other exit fails the test at once.
+    /// Kills the instance (SIGKILL: nothing flushed), starts it again with `vars` on the same
+    /// address and waits until it is ready.
+    fn restart_with(&mut self, vars: Vec<(&'static str, String)>) {
+        self.kill();
+        self.vars = vars;
+        self.restart();
+        wait_ready(&[self]);
+    }
+
     fn restart(&mut self) {
         for attempt in 1..=50 {
             if self.spawn_and_wait() {
@@ -1102,10 +1111,7 @@ fn changed_terms_keep_old_results_and_refuse_old_payments() {
             .cloned()
             .collect();
         new_terms.push(change.clone());
-        instance.kill();
-        instance.vars = new_terms.clone();
-        instance.restart();
-        wait_ready(&[&instance]);
+        instance.restart_with(new_terms.clone());
         let verifies = facilitator.count("/verify");
         let retry = send(instance.addr(), &first);
         assert_eq!(
@@ -1131,10 +1137,7 @@ fn changed_terms_keep_old_results_and_refuse_old_payments() {
         assert_eq!(fresh.status, 200, "{change:?}: {}", fresh.body);
     }
 
-    instance.kill();
-    instance.vars = old_terms;
-    instance.restart();
-    wait_ready(&[&instance]);
+    instance.restart_with(old_terms);
     let again = send(instance.addr(), &first);
     assert_eq!((again.status, &again.body), (200, &before.body));
     assert_eq!(
@@ -1188,10 +1191,7 @@ fn a_changed_network_keeps_old_records_apart_and_refuses_old_payments() {
         .cloned()
         .collect();
     sepolia_terms.push(("X402_NETWORK", "eip155:84532".to_string()));
-    instance.kill();
-    instance.vars = sepolia_terms.clone();
-    instance.restart();
-    wait_ready(&[&instance]);
+    instance.restart_with(sepolia_terms.clone());
     let verifies = facilitator.count("/verify");
     let retry = send(instance.addr(), &first);
     assert_eq!(retry.status, 402, "{}", retry.body);
@@ -1202,10 +1202,7 @@ fn a_changed_network_keeps_old_records_apart_and_refuses_old_payments() {
     );
     assert_eq!(fresh.status, 200, "{}", fresh.body);
 
-    instance.kill();
-    instance.vars = base_terms;
-    instance.restart();
-    wait_ready(&[&instance]);
+    instance.restart_with(base_terms);
     let again = send(instance.addr(), &first);
     assert_eq!((again.status, &again.body), (200, &before.body));
     assert_eq!(
@@ -1275,10 +1272,7 @@ fn a_cdp_key_rotated_by_a_restart_with_redis_keeps_the_results() {
     assert_eq!(before.status, 200, "{}", before.body);
     let seen = facilitator.requests.lock().unwrap().len();
 
-    instance.kill();
-    instance.vars = with_key(key_b, key_file("b.b64", 9));
-    instance.restart();
-    wait_ready(&[&instance]);
+    instance.restart_with(with_key(key_b, key_file("b.b64", 9)));
     let again = send(instance.addr(), &first);
     assert_eq!((again.status, &again.body), (200, &before.body));
     let fresh = send(instance.addr(), &paid(&site, Some(&signature(&vars, 2))));
