@@ -31,7 +31,8 @@ pub const TOTAL_PER_MINUTE: u32 = 120;
 pub const TOTAL_BURST: u32 = 30;
 /// Seconds a final verdict is kept per authorization.
 pub const FINAL_VERDICT_SECONDS: u64 = 600;
-/// Most verdicts kept at once (older ones are forgotten first when full).
+/// Most verdicts kept at once. When full, the expired ones are dropped; if none has expired,
+/// a new verdict is not kept (its authorization is then read again, within the limits).
 pub const MAX_CACHED_VERDICTS: usize = 10_000;
 
 /// The key of the total limit in its [`RateLimiter`] (one bucket for every client).
