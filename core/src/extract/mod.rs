@@ -520,11 +520,11 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href);
+        let mailto = emails::from_mailto(&link.href, site);
         if mailto.is_empty() {
             continue;
         }
-        let shown = emails::normalise(link.text.trim());
+        let shown = emails::normalise(link.text.trim(), site);
         let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in mailto {
             // Another address of the same domain is the business's too (a slip between two
@@ -561,26 +561,21 @@ fn collect_emails(
         .iter()
         .filter(|(pos, _)| !sections::inside(third_party, *pos))
     {
-        if let Some(email) = emails::from_cloudflare(hex) {
+        if let Some(email) = emails::from_cloudflare(hex, site) {
             found.push((*pos, email));
         }
     }
     // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
     // else it is someone else's.
     for (pos, email) in behind_other {
-        let on_site = site.is_some_and(|site| {
-            email
-                .rsplit_once('@')
-                .is_some_and(|(_, domain)| crate::site::registrable_domain(domain) == site)
-        });
-        if on_site || found.iter().any(|(_, shown)| *shown == email) {
+        if emails::on_site(&email, site) || found.iter().any(|(_, shown)| *shown == email) {
             found.push((pos, email));
         }
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {
         let value = value.trim_start_matches("mailto:");
-        if let Some(email) = emails::normalise(value) {
+        if let Some(email) = emails::normalise(value, site) {
             found.push((structured_pos, email));
         }
     }
