@@ -59,6 +59,7 @@
 //!   store, facilitator bodies);
 //! - [`net_policy`], [`fetch`]: SSRF policy, the outbound HTTP/1.1 codec, decoding, redirects;
 //! - [`extract`], [`crawl`], [`site`]: contact extraction, page choice, registrable domains;
+//! - [`lexicon`]: the words extraction and page choice look for, one file per language;
 //! - [`config`], [`limiter`], [`ids`]: configuration, rate limiting, request ids;
 //! - [`work`], [`driver`]: CPU work as effects; the IO-free bookkeeping of runtime drivers;
 //! - [`pace`]: checkpoints in long CPU work, where a runtime's pacer yields or stops it;
@@ -104,6 +105,7 @@ pub mod fetch;
 pub mod http;
 pub mod ids;
 pub mod io;
+pub mod lexicon;
 pub mod limiter;
 pub mod net_policy;
 pub mod pace;

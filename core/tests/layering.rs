@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fetch::decode",
         ],
     ),
+    ("words", &["lexicon"]),
     (
         "text",
         &[

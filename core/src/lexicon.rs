@@ -1,0 +1,328 @@
+//! The words the extractors and the crawl planner look for, as data: one file per language,
+//! `core/lexicon/<language>.txt` (`<language>` an ISO 639-1 code), compiled into the binary
+//! (`include_str!`) and parsed once, on first use (docs/extraction.md, "Lexicon").
+//!
+//! A file is UTF-8 text, one entry a line: `<class>\t<entry>` — a [`Class`] name, one tab, the
+//! entry as it is written on pages (its case and accents; callers fold as they read: the
+//! lexicon does not normalise). Blank lines and lines starting with `#` are comments. A line
+//! that does not parse, or names no known class, is left out here (no panic) and fails the
+//! unit test `every_line_of_every_file_parses`, as does an entry written twice in one class
+//! and language (ignoring case).
+//!
+//! The rules stay with their modules; this module only holds the words, so adding a language
+//! is adding a file (and its row in [`FILES`]; a test in `core/tests/lexicon.rs` finds a file
+//! that has no row).
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// The language files: ISO 639-1 code, and the file's text. Sorted by code.
+const FILES: &[(&str, &str)] = &[
+    ("de", include_str!("../lexicon/de.txt")),
+    ("en", include_str!("../lexicon/en.txt")),
+    ("es", include_str!("../lexicon/es.txt")),
+    ("fi", include_str!("../lexicon/fi.txt")),
+    ("fr", include_str!("../lexicon/fr.txt")),
+    ("it", include_str!("../lexicon/it.txt")),
+    ("nb", include_str!("../lexicon/nb.txt")),
+    ("nl", include_str!("../lexicon/nl.txt")),
+    ("pt", include_str!("../lexicon/pt.txt")),
+    ("sv", include_str!("../lexicon/sv.txt")),
+];
+
+macro_rules! classes {
+    ($($(#[doc = $doc:literal])+ $variant:ident = $name:literal,)+) => {
+        /// What an entry is: the first column of a lexicon line. Each class names one kind of
+        /// word; the module that reads a class holds the rule that uses it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Class {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl Class {
+            /// Every class, in the order of this list.
+            pub const ALL: &'static [Class] = &[$(Class::$variant,)+];
+
+            /// The class's name in the lexicon files (`page.contact`).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Class::$variant => $name,)+
+                }
+            }
+
+            /// The class's doc line (what its entries are).
+            pub const fn doc(self) -> &'static str {
+                match self {
+                    $(Class::$variant => concat!($($doc),+),)+
+                }
+            }
+        }
+    };
+}
+
+classes! {
+    /// Link text or URL path word of a contact page (contact, directions, locations).
+    PageContact = "page.contact",
+    /// Link text or URL path word of an imprint or legal-notice page.
+    PageImprint = "page.imprint",
+    /// Link text or URL path word of an about page (about us, company, team).
+    PageAbout = "page.about",
+    /// Link text or URL path word of a privacy policy (it names the data controller).
+    PagePrivacy = "page.privacy",
+    /// Link text or URL path word of terms and conditions (they name the contracting party).
+    PageTerms = "page.terms",
+    /// Link text or URL path word of a support, help or customer-service page.
+    PageSupport = "page.support",
+    /// Street type written in an address (street, avenue, Straße, rue, calle).
+    StreetType = "street.type",
+    /// Label before an address (address, Anschrift, adresse, dirección).
+    LabelAddress = "label.address",
+    /// Label before a phone number (phone, tel., Telefon, téléphone).
+    LabelPhone = "label.phone",
+    /// Label before an email address (email, e-mail, courriel).
+    LabelEmail = "label.email",
+    /// Label before a company-registration or tax number (VAT no., USt-IdNr., KvK).
+    LabelRegistration = "label.registration",
+    /// Kind of organisation (association, foundation, chamber, council).
+    OrgType = "org.type",
+    /// Legal form of a business (Ltd, GmbH, S.A., B.V.).
+    LegalForm = "legal.form",
+    /// Heading or line naming a public authority, regulator, chamber or ombudsman.
+    PartyAuthority = "party.authority",
+    /// Heading or line naming the web host.
+    PartyHost = "party.host",
+    /// Heading or line naming the website's maker (design, development agency).
+    PartyMaker = "party.maker",
+    /// Credit words before a website maker's name (designed by, website by, réalisation).
+    CreditMaker = "credit.maker",
+    /// A person's role or profession (director, managing director, Geschäftsführer).
+    PersonRole = "person.role",
+    /// A person's title or honorific (Dr., Mr, Frau, Sra.).
+    PersonTitle = "person.title",
+}
+
+impl Class {
+    /// The class named `name` in the lexicon files, if any.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL
+            .iter()
+            .copied()
+            .find(|class| class.name() == name)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One lexicon entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// ISO 639-1 code of the file it comes from (`de`).
+    pub language: &'static str,
+    /// The entry as written in the file (one or more words, case and accents kept).
+    pub text: &'static str,
+}
+
+/// Every entry of `class`, in all languages: sorted by language code, file order within a
+/// language. Built once (the first call parses every file; a few microseconds afterwards
+/// nothing is allocated).
+pub fn entries(class: Class) -> &'static [Entry] {
+    let lexicon = Lexicon::get();
+    &lexicon.entries[lexicon.classes[class.index()].clone()]
+}
+
+/// The entries of `class` in one `language` (ISO 639-1 code), in file order; empty for a
+/// language without a file.
+pub fn entries_in(class: Class, language: &str) -> &'static [Entry] {
+    let all = entries(class);
+    let from = all.partition_point(|entry| entry.language < language);
+    let to = from + all[from..].partition_point(|entry| entry.language == language);
+    &all[from..to]
+}
+
+/// The texts of [`entries`]`(class)`.
+pub fn words(class: Class) -> impl Iterator<Item = &'static str> + Clone {
+    entries(class).iter().map(|entry| entry.text)
+}
+
+/// The languages that have a file, as ISO 639-1 codes, sorted.
+pub fn languages() -> impl Iterator<Item = &'static str> {
+    FILES.iter().map(|(language, _)| *language)
+}
+
+/// Why a line of a lexicon file is not an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineError {
+    /// No tab between class and entry, or more than one.
+    NotTwoColumns,
+    /// The first column is not a [`Class`] name.
+    UnknownClass,
+    /// The entry is empty or has white space at either end.
+    BadEntry,
+}
+
+/// Reads one line of a lexicon file: `Ok(None)` for a comment or blank line, the class and the
+/// entry for an entry line.
+pub fn parse_line(line: &str) -> Result<Option<(Class, &str)>, LineError> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.trim().is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let mut columns = line.split('\t');
+    let (Some(class), Some(text), None) = (columns.next(), columns.next(), columns.next()) else {
+        return Err(LineError::NotTwoColumns);
+    };
+    let class = Class::from_name(class).ok_or(LineError::UnknownClass)?;
+    if text.is_empty() || text.trim() != text {
+        return Err(LineError::BadEntry);
+    }
+    Ok(Some((class, text)))
+}
+
+/// All entries, grouped by class (in [`Class::ALL`] order), then by language.
+struct Lexicon {
+    entries: Vec<Entry>,
+    /// For each class (by its index), its range of `entries`.
+    classes: Vec<Range<usize>>,
+}
+
+impl Lexicon {
+    fn get() -> &'static Lexicon {
+        static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+        LEXICON.get_or_init(|| {
+            let mut tagged: Vec<(Class, Entry)> = FILES
+                .iter()
+                .flat_map(|&(language, file)| {
+                    file.lines().filter_map(move |line| {
+                        let (class, text) = parse_line(line).ok().flatten()?;
+                        Some((class, Entry { language, text }))
+                    })
+                })
+                .collect();
+            // Stable: file order is kept within a class and language.
+            tagged.sort_by_key(|(class, entry)| (*class, entry.language));
+            let mut classes = vec![0..0; Class::ALL.len()];
+            for (at, (class, _)) in tagged.iter().enumerate() {
+                let range = &mut classes[class.index()];
+                if range.end == 0 {
+                    range.start = at;
+                }
+                range.end = at + 1;
+            }
+            Lexicon {
+                entries: tagged.into_iter().map(|(_, entry)| entry).collect(),
+                classes,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_line_of_every_file_parses() {
+        let mut faults = Vec::new();
+        for (language, file) in FILES {
+            let mut seen = BTreeSet::new();
+            for (number, line) in file.lines().enumerate() {
+                match parse_line(line) {
+                    Ok(None) => {}
+                    Ok(Some((class, text))) => {
+                        if !seen.insert((class, text.to_lowercase())) {
+                            faults.push(format!(
+                                "{language}.txt:{}: {text:?} twice in {}",
+                                number + 1,
+                                class.name()
+                            ));
+                        }
+                    }
+                    Err(error) => faults.push(format!("{language}.txt:{}: {error:?}", number + 1)),
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+    }
+
+    #[test]
+    fn files_are_sorted_by_language_code() {
+        let codes: Vec<&str> = languages().collect();
+        let mut sorted = codes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(codes, sorted);
+        assert!(codes
+            .iter()
+            .all(|code| code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase())));
+    }
+
+    #[test]
+    fn every_class_has_a_unique_name_and_a_doc_line() {
+        let names: BTreeSet<&str> = Class::ALL.iter().map(|class| class.name()).collect();
+        assert_eq!(names.len(), Class::ALL.len());
+        for class in Class::ALL {
+            assert_eq!(Class::from_name(class.name()), Some(*class));
+            assert!(!class.doc().trim().is_empty(), "{}", class.name());
+            assert_eq!(
+                class.index(),
+                Class::ALL.iter().position(|c| c == class).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn lines_are_read_as_the_format_says() {
+        assert_eq!(parse_line("# page words"), Ok(None));
+        assert_eq!(parse_line("   "), Ok(None));
+        assert_eq!(
+            parse_line("page.contact\tget in touch"),
+            Ok(Some((Class::PageContact, "get in touch")))
+        );
+        assert_eq!(
+            parse_line("street.type\tStraße\r"),
+            Ok(Some((Class::StreetType, "Straße")))
+        );
+        assert_eq!(
+            parse_line("page.contact get in touch"),
+            Err(LineError::NotTwoColumns)
+        );
+        assert_eq!(
+            parse_line("page.contact\tx\ty"),
+            Err(LineError::NotTwoColumns)
+        );
+        assert_eq!(parse_line("page.kontakt\tx"), Err(LineError::UnknownClass));
+        assert_eq!(parse_line("page.contact\t x"), Err(LineError::BadEntry));
+        assert_eq!(parse_line("page.contact\t"), Err(LineError::BadEntry));
+    }
+
+    #[test]
+    fn a_class_is_found_in_every_language_and_in_one() {
+        let contact = entries(Class::PageContact);
+        assert!(contact
+            .iter()
+            .any(|e| e.language == "en" && e.text == "contact"));
+        assert!(contact
+            .iter()
+            .any(|e| e.language == "de" && e.text == "Kontakt"));
+        let german = entries_in(Class::PageContact, "de");
+        assert!(!german.is_empty());
+        assert!(german.iter().all(|e| e.language == "de"));
+        assert_eq!(
+            german.len(),
+            contact.iter().filter(|e| e.language == "de").count()
+        );
+        assert!(entries_in(Class::PageContact, "xx").is_empty());
+        assert!(words(Class::PageImprint).any(|w| w == "Impressum"));
+        // Every class's entries are its own.
+        let total: usize = Class::ALL.iter().map(|c| entries(*c).len()).sum();
+        let lines: usize = FILES
+            .iter()
+            .flat_map(|(_, file)| file.lines())
+            .filter(|line| matches!(parse_line(line), Ok(Some(_))))
+            .count();
+        assert_eq!(total, lines);
+    }
+}
