@@ -202,6 +202,7 @@ impl ParsedPage {
             (&contact_lines, &line_starts),
             &third_party,
             site.as_deref(),
+            &budget,
         );
         let phones = collect_phones(
             doc,
@@ -509,6 +510,7 @@ fn collect_emails(
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
     site: Option<&str>,
+    budget: &PageBudget,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     // `mailto:` targets under a link that shows an address of another domain (`<a
@@ -520,7 +522,7 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href, site);
+        let mailto = emails::from_mailto(&link.href, site, budget);
         if mailto.is_empty() {
             continue;
         }
@@ -551,7 +553,7 @@ fn collect_emails(
     candidate_lines.dedup();
     for index in candidate_lines {
         if let (Some(line), Some(start)) = (lines.get(index), line_starts.get(index)) {
-            for (offset, email) in emails::from_text(line, site) {
+            for (offset, email) in emails::from_text(line, site, budget) {
                 found.push((start + offset, email));
             }
         }
@@ -566,11 +568,16 @@ fn collect_emails(
         }
     }
     // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
-    // else it is someone else's.
-    for (pos, email) in behind_other {
-        if emails::on_site(&email, site) || found.iter().any(|(_, shown)| *shown == email) {
-            found.push((pos, email));
-        }
+    // else it is someone else's. One ordered-set look-up each: a scan of every address found
+    // per target made a crafted page quadratic.
+    if !behind_other.is_empty() {
+        let shown: BTreeSet<&str> = found.iter().map(|(_, email)| email.as_str()).collect();
+        let kept: Vec<(usize, String)> = behind_other
+            .into_iter()
+            .take_while(|_| budget.work(64))
+            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
+            .collect();
+        found.extend(kept);
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {
