@@ -161,12 +161,23 @@ impl ParsedPage {
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
-        let third_party = sections::third_party_ranges(
-            &doc.text,
-            &line_starts,
-            &doc.heading_ranges,
-            &doc.footer_ranges,
-        );
+        let site = url.host_str().map(crate::site::registrable_domain);
+        let link_positions: Vec<(&str, usize)> = doc
+            .links
+            .iter()
+            .map(|link| (link.href.as_str(), link.text_pos))
+            .collect();
+        let third_party = sections::third_party_ranges(&sections::Layout {
+            text: &doc.text,
+            line_starts: &line_starts,
+            headings: &doc.heading_ranges,
+            heading_levels: &doc.heading_levels,
+            footers: &doc.footer_ranges,
+            block_starts: &doc.block_starts,
+            links: &link_positions,
+            site: site.as_deref(),
+            mail_providers: emails::MAIL_PROVIDERS,
+        });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {
@@ -195,7 +206,6 @@ impl ParsedPage {
         );
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
 
-        let site = url.host_str().map(crate::site::registrable_domain);
         let emails = collect_emails(
             doc,
             &json_ld,
