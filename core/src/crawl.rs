@@ -3,8 +3,9 @@
 //! contact-like pages for the result's `contactPages` (docs/contract.md "Fetching";
 //! keywords and pick rule from docs/extraction.md).
 //!
-//! Links are scored by anchor text (weighted double) and URL path tokens, in English, German,
-//! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
+//! Links are scored by anchor text (weighted double) and URL path tokens, against the
+//! lexicon's page-type words (`page.contact`, `page.imprint`, … in every language of
+//! `core/lexicon/`, docs/extraction.md "Lexicon"); deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
 use std::collections::btree_map::{BTreeMap, Entry};
@@ -12,6 +13,7 @@ use std::sync::OnceLock;
 
 use url::Url;
 
+use crate::lexicon::{self, Class};
 use crate::site::{region_from_host, registrable_domain};
 
 /// Extra pages fetched besides the homepage (docs/contract.md).
@@ -201,7 +203,7 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
         penalty += 5;
     }
     let mut best: Option<(Intent, i32)> = None;
-    for (index, (intent, weight, _)) in KEYWORDS.iter().enumerate() {
+    for (index, (intent, weight, _)) in ROWS.iter().enumerate() {
         let (in_text, in_path) = (in_text[index], in_path[index]);
         if !in_text && !in_path {
             continue;
@@ -214,145 +216,37 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     best.filter(|(_, s)| *s > 0)
 }
 
-const KEYWORDS: &[(Intent, i32, &[&str])] = &[
-    (
-        Intent::Contact,
-        10,
-        &[
-            "contact",
-            "contact us",
-            "contactus",
-            "contacts",
-            "get in touch",
-            "reach us",
-            "find us",
-            "locations",
-            "location",
-            "visit us",
-            "directions",
-            "kontakt",
-            "kontaktieren",
-            "anfahrt",
-            "standort",
-            "standorte",
-            "contacto",
-            "contactenos",
-            "contactanos",
-            "contato",
-            "fale conosco",
-            "contatti",
-            "contattaci",
-            "dove siamo",
-            "nous contacter",
-            "contactez nous",
-            "nous trouver",
-            "acces",
-            "neem contact op",
-            "contactgegevens",
-            "route",
-            "routebeschrijving",
-            "bereikbaarheid",
-            "kontakta oss",
-            "kontakt oss",
-            "yhteystiedot",
-            "contactformulier",
-            "offices",
-            "our offices",
-        ],
-    ),
-    (
-        Intent::Legal,
-        8,
-        &[
-            "impressum",
-            "imprint",
-            "legal notice",
-            "legal",
-            "anbieterkennzeichnung",
-            "mentions legales",
-            "informations legales",
-            "note legali",
-            "nota legale",
-            "aviso legal",
-            "avisolegal",
-            "informacion legal",
-            "colofon",
-            "disclaimer",
-            "juridique",
-        ],
-    ),
-    (
-        Intent::About,
-        6,
-        &[
-            "about",
-            "about us",
-            "aboutus",
-            "who we are",
-            "our story",
-            "company",
-            "team",
-            "our team",
-            "staff",
-            "people",
-            "uber uns",
-            "ueber uns",
-            "unternehmen",
-            "quienes somos",
-            "sobre nosotros",
-            "nosotros",
-            "chi siamo",
-            "azienda",
-            "qui sommes nous",
-            "a propos",
-            "entreprise",
-            "over ons",
-            "over",
-            "wie zijn wij",
-            "wie wij zijn",
-            "om oss",
-            "sobre",
-            "empresa",
-            "profile",
-            "profiel",
-            "history",
-            "our firm",
-            "the firm",
-        ],
-    ),
-    (
-        Intent::Support,
-        4,
-        &[
-            "support",
-            "help",
-            "customer service",
-            "customer care",
-            "kundenservice",
-            "hilfe",
-            "servicio al cliente",
-            "assistenza",
-            "aide",
-            "klantenservice",
-            "service",
-        ],
-    ),
-    (
-        Intent::Privacy,
-        2,
-        &[
-            "privacy",
-            "privacy policy",
-            "datenschutz",
-            "privacidad",
-            "confidentialite",
-            "privacyverklaring",
-            "privacybeleid",
-        ],
-    ),
+/// The keyword rows: each intent with its weight and the lexicon class of its words
+/// (docs/extraction.md, "Crawl plan" and "Lexicon"). A link's best row is its intent.
+const ROWS: [(Intent, i32, Class); 5] = [
+    (Intent::Contact, 10, Class::PageContact),
+    (Intent::Legal, 8, Class::PageImprint),
+    (Intent::About, 6, Class::PageAbout),
+    (Intent::Support, 4, Class::PageSupport),
+    (Intent::Privacy, 2, Class::PagePrivacy),
 ];
 
-/// Whether `s` (a link's text, or the path its URL has) may hold a [`KEYWORDS`] phrase:
+/// For each row of [`ROWS`], its phrases: the lexicon's entries of the row's class in every
+/// language, [`normalise`]d (lower case, accents folded, words separated by one space),
+/// without repeats. Built once.
+fn keywords() -> &'static [Vec<String>; ROWS.len()] {
+    static KEYWORDS: OnceLock<[Vec<String>; ROWS.len()]> = OnceLock::new();
+    KEYWORDS.get_or_init(|| {
+        ROWS.map(|(_, _, class)| {
+            let mut phrases: Vec<String> = Vec::new();
+            for word in lexicon::words(class) {
+                let mut phrase = String::with_capacity(word.len());
+                normalise_into(&mut phrase, word);
+                if !phrase.is_empty() && !phrases.contains(&phrase) {
+                    phrases.push(phrase);
+                }
+            }
+            phrases
+        })
+    })
+}
+
+/// Whether `s` (a link's text, or the path its URL has) may hold a [`keywords`] phrase:
 /// `false` only when [`score_link`] finds none in it, so a caller can leave such a link out
 /// before resolving it. Some word of `s`, as [`normalise`] reads it, must be the longest word
 /// of a phrase, or that word with `us` glued on. ASCII text is read in place; from the word
@@ -471,7 +365,7 @@ impl FoldedWord {
     }
 }
 
-/// The longest word of each [`KEYWORDS`] phrase (lower-case ASCII, 2 to 29 bytes), grouped by
+/// The longest word of each [`keywords`] phrase (lower-case ASCII, 2 to 29 bytes), grouped by
 /// their first two bytes, with a bit per length (the word's, and with `us` glued on) for each
 /// group: most words of a text are turned away by that bit.
 struct LongestWords {
@@ -486,9 +380,9 @@ impl LongestWords {
     fn get() -> &'static LongestWords {
         static INDEX: OnceLock<LongestWords> = OnceLock::new();
         INDEX.get_or_init(|| {
-            let mut words: Vec<&'static [u8]> = KEYWORDS
+            let mut words: Vec<&'static [u8]> = keywords()
                 .iter()
-                .flat_map(|(_, _, phrases)| phrases.iter())
+                .flatten()
                 .map(|phrase| {
                     phrase
                         .split(' ')
@@ -646,7 +540,7 @@ fn fold_non_ascii(ch: char) -> Option<char> {
     }
 }
 
-/// [`KEYWORDS`]' phrases grouped by the first byte of their first word, each with its row;
+/// [`keywords`]' phrases grouped by the first byte of their first word, each with its row;
 /// and for each first byte, a bit per length (1 to 31 bytes) of those first words, which turns
 /// most words of a link away before their group is read.
 struct PhraseIndex {
@@ -661,10 +555,10 @@ impl PhraseIndex {
     fn get() -> &'static PhraseIndex {
         static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
         INDEX.get_or_init(|| {
-            let mut phrases: Vec<(&'static [u8], &'static [u8], usize)> = KEYWORDS
+            let mut phrases: Vec<(&'static [u8], &'static [u8], usize)> = keywords()
                 .iter()
                 .enumerate()
-                .flat_map(|(row, (_, _, phrases))| {
+                .flat_map(|(row, phrases)| {
                     phrases.iter().map(move |phrase| {
                         let phrase = phrase.as_bytes();
                         let first = phrase.split(|&b| b == b' ').next().unwrap_or(phrase);
@@ -717,13 +611,13 @@ impl PhraseIndex {
     }
 }
 
-/// For each row of [`KEYWORDS`], whether one of its phrases occurs in `words` (a
+/// For each row of [`keywords`], whether one of its phrases occurs in `words` (a
 /// [`normalise`]d word list) on word boundaries; the phrase's last word may carry `us`
 /// (`contactus` counts as `contact`). Each word looks up the phrases it can start.
-fn intents_in(words: &str) -> [bool; KEYWORDS.len()] {
+fn intents_in(words: &str) -> [bool; ROWS.len()] {
     let index = PhraseIndex::get();
     let words = words.as_bytes();
-    let mut found = [false; KEYWORDS.len()];
+    let mut found = [false; ROWS.len()];
     let mut at = 0;
     for word in words.split(|&b| b == b' ') {
         let from = words.get(at..).unwrap_or_default();
@@ -882,14 +776,14 @@ mod tests {
 
     /// `intents_in` as one overlapping Aho-Corasick pass over every phrase, keeping matches
     /// that start a word and end one (or end where only `us` is left of the word).
-    fn intents_model(words: &str) -> [bool; KEYWORDS.len()] {
-        let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
+    fn intents_model(words: &str) -> [bool; ROWS.len()] {
+        let (phrases, rows): (Vec<&str>, Vec<usize>) = keywords()
             .iter()
             .enumerate()
-            .flat_map(|(row, (_, _, phrases))| phrases.iter().map(move |p| (*p, row)))
+            .flat_map(|(row, phrases)| phrases.iter().map(move |p| (p.as_str(), row)))
             .unzip();
         let matcher = aho_corasick::AhoCorasick::new(phrases).unwrap();
-        let mut found = [false; KEYWORDS.len()];
+        let mut found = [false; ROWS.len()];
         for m in matcher.find_overlapping_iter(words) {
             let before_ok = m.start() == 0 || words.as_bytes()[m.start() - 1] == b' ';
             let rest = &words[m.end()..];
@@ -904,9 +798,9 @@ mod tests {
 
     /// Every word of every phrase.
     fn keyword_words() -> Vec<&'static str> {
-        KEYWORDS
+        keywords()
             .iter()
-            .flat_map(|(_, _, phrases)| phrases.iter())
+            .flatten()
             .flat_map(|p| p.split(' '))
             .collect()
     }
@@ -927,10 +821,20 @@ mod tests {
     }
 
     #[test]
-    fn keywords_are_written_normalised() {
-        for (_, _, phrases) in KEYWORDS {
-            for phrase in *phrases {
-                assert_eq!(normalise(phrase), *phrase);
+    fn every_page_word_of_the_lexicon_is_a_keyword_of_its_intent() {
+        for (row, (intent, _, class)) in ROWS.iter().enumerate() {
+            assert!(!keywords()[row].is_empty(), "{}", class.name());
+            for entry in lexicon::entries(*class) {
+                let phrase = normalise(entry.text);
+                assert!(keywords()[row].contains(&phrase), "{entry:?}");
+                assert!(intents_in(&phrase)[row], "{entry:?}");
+                let url = Url::parse("https://acme.example/x").unwrap();
+                let (best, _) = score_link(&url, entry.text).unwrap();
+                // A phrase may hold a word of a stronger row (`nous contacter` is contact).
+                assert!(
+                    ROWS.iter().position(|r| r.0 == best).unwrap() <= row,
+                    "{entry:?} {intent:?}"
+                );
             }
         }
     }
@@ -949,7 +853,7 @@ mod tests {
                 proptest::prop_oneof![
                     proptest::sample::select(keyword_words()).prop_map(str::to_string),
                     proptest::sample::select(
-                        KEYWORDS.iter().flat_map(|(_, _, phrases)| phrases.iter()).copied().collect::<Vec<_>>()
+                        keywords().iter().flatten().map(String::as_str).collect::<Vec<_>>()
                     ).prop_map(|p| format!("{p}us")),
                     "(us|usus|x|contac|ontact|[a-z]{1,6})",
                 ],
@@ -963,8 +867,8 @@ mod tests {
 
     #[test]
     fn every_phrase_may_hold_a_keyword_in_any_ascii_case() {
-        for (_, _, phrases) in KEYWORDS {
-            for phrase in *phrases {
+        for phrases in keywords() {
+            for phrase in phrases {
                 for written in [
                     phrase.to_string(),
                     phrase.to_ascii_uppercase(),
@@ -1006,7 +910,7 @@ mod tests {
         ) {
             let written = parts.concat();
             if !may_hold_keyword(&written) {
-                proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; KEYWORDS.len()]);
+                proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; ROWS.len()]);
                 let home = Url::parse("https://acme.com/").unwrap();
                 proptest::prop_assert_eq!(score_link(&home, &written), None);
             }
