@@ -206,7 +206,7 @@ impl SitesReport {
 struct Served {
     /// Host without `www.`, lower-case.
     host: String,
-    /// Path and query, `/x` and `/x/` and `/x/index.html` written as `/x`.
+    /// Path and query, `/x`, `/x/`, `/x.html` and `/x/index.html` written as `/x`.
     path: String,
     bytes: Rc<Vec<u8>>,
 }
@@ -221,6 +221,8 @@ fn page_key(host: &str, path_and_query: &str) -> (String, String) {
     let path = path
         .strip_suffix("index.html")
         .or_else(|| path.strip_suffix("index.htm"))
+        .or_else(|| path.strip_suffix(".html"))
+        .or_else(|| path.strip_suffix(".htm"))
         .unwrap_or(path)
         .trim_end_matches('/');
     let path = match query {
@@ -252,8 +254,19 @@ pub fn evaluate_sites(corpus_dir: &Path) -> Result<SitesReport, String> {
         .map_err(|e| format!("cannot read {}: {e}", truth_path.display()))?;
     let truth: Vec<Truth> = serde_json::from_slice(&bytes)
         .map_err(|e| format!("cannot parse {}: {e}", truth_path.display()))?;
+    evaluate_truths(&truth, &|page| {
+        let path = corpus_dir.join("pages").join(&page.file);
+        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    })
+}
+
+/// [`evaluate_sites`] over labelled pages `truth`, whose bytes `read` gives.
+fn evaluate_truths(
+    truth: &[Truth],
+    read: &dyn Fn(&Truth) -> Result<Vec<u8>, String>,
+) -> Result<SitesReport, String> {
     let mut by_site: BTreeMap<String, Vec<(&Truth, Url)>> = BTreeMap::new();
-    for page in &truth {
+    for page in truth {
         let url = Url::parse(&page.page_url)
             .map_err(|e| format!("bad page_url for {}: {e}", page.file))?;
         let site = registrable_domain(url.host_str().unwrap_or(""));
@@ -281,9 +294,7 @@ pub fn evaluate_sites(corpus_dir: &Path) -> Result<SitesReport, String> {
         };
         let mut served = Vec::new();
         for (page, url) in pages {
-            let path = corpus_dir.join("pages").join(&page.file);
-            let bytes =
-                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = read(page)?;
             let mut path_and_query = url.path().to_string();
             if let Some(query) = url.query() {
                 path_and_query = format!("{path_and_query}?{query}");
@@ -484,4 +495,117 @@ fn score(
     };
     out.company = (name, ok);
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    fn page(file: &str, url: &str, kind: &str, email: &str) -> String {
+        format!(
+            r#"{{"file":"{file}","page_url":"{url}","pageType":"{kind}","emails":["{email}"],
+            "phones":[],"socials":{{}},"addresses":[],"companyName":null}}"#
+        )
+    }
+
+    #[test]
+    fn a_site_is_crawled_from_its_home_page_and_scored_against_its_pages() {
+        let truth = format!(
+            "[{},{},{},{}]",
+            page(
+                "home.html",
+                "https://www.acme-shop.com/",
+                "home",
+                "info@acme-shop.com"
+            ),
+            page(
+                "kontakt.html",
+                "https://acme-shop.com/kontakt",
+                "contact",
+                "team@acme-shop.com"
+            ),
+            page(
+                "impressum.html",
+                "https://www.acme-shop.com/impressum",
+                "legal notice",
+                "info@acme-shop.com"
+            ),
+            page(
+                "team.html",
+                "https://www.acme-shop.com/team/",
+                "about",
+                "info@acme-shop.com"
+            ),
+        );
+        let truth: Vec<Truth> = serde_json::from_str(&truth).unwrap();
+        let read = |page: &Truth| -> Result<Vec<u8>, String> {
+            Ok(match page.file.as_str() {
+                // Links to the contact page (with a trailing slash), the imprint (as
+                // `.html`) and an about page the corpus does not hold; the team page is not
+                // linked.
+                "home.html" => {
+                    r#"<html><body><a href="/kontakt/">Kontakt</a>
+                    <a href="impressum.html">Impressum</a> <a href="/ueber-uns">Über uns</a>
+                    <a href="/produkte">Produkte</a> info@acme-shop.com</body></html>"#
+                }
+                "kontakt.html" => "<html><body><p>team@acme-shop.com</p></body></html>",
+                _ => "<html><body><p>info@acme-shop.com</p></body></html>",
+            }
+            .as_bytes()
+            .to_vec())
+        };
+        let report = evaluate_truths(&truth, &read).unwrap();
+        assert!(report.without_home.is_empty());
+        let [site] = report.sites.as_slice() else {
+            panic!("one site: {report:?}");
+        };
+        assert_eq!(site.site, "acme-shop.com");
+        assert_eq!(site.error, None);
+        assert_eq!(site.labelled_fetched, ["kontakt.html", "impressum.html"]);
+        assert_eq!(site.labelled_missed, ["team.html"]);
+        assert_eq!(site.not_found, ["acme-shop.com/ueber-uns"]);
+        // The homepage and three extra pages, the missing one included.
+        assert_eq!(site.pages_fetched, 4);
+        assert_eq!(report.labelled_pages(), (2, 3));
+        // Both emails of the union, found on the homepage and the contact page.
+        assert_eq!(site.fields[0].counts.tp, 2);
+        assert_eq!(site.fields[0].counts.fp + site.fields[0].counts.fn_, 0);
+        assert!(report.table().contains("contact-page recall 0.667 (2/3"));
+    }
+
+    #[test]
+    fn a_site_without_a_home_page_is_counted_not_crawled() {
+        let truth = format!(
+            "[{}]",
+            page(
+                "c.html",
+                "https://acme-shop.com/contact",
+                "contact",
+                "info@acme-shop.com"
+            )
+        );
+        let truth: Vec<Truth> = serde_json::from_str(&truth).unwrap();
+        let report = evaluate_truths(&truth, &|_| Ok(Vec::new())).unwrap();
+        assert!(report.sites.is_empty());
+        assert_eq!(report.without_home, ["acme-shop.com"]);
+    }
+
+    #[test]
+    fn static_hosts_serve_a_page_at_these_paths() {
+        for path in ["/x", "/x/", "/x.html", "/x/index.html"] {
+            assert_eq!(
+                page_key("WWW.Acme-Shop.com", path),
+                ("acme-shop.com".into(), "/x".into())
+            );
+        }
+        assert_eq!(
+            page_key("acme-shop.com", "/?a=1"),
+            ("acme-shop.com".into(), "?a=1".into())
+        );
+        assert_eq!(
+            page_key("acme-shop.com", "/index.html"),
+            ("acme-shop.com".into(), "".into())
+        );
+    }
 }
