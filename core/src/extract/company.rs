@@ -456,6 +456,7 @@ fn usable(name: &str) -> bool {
 /// name made only of them (`Zahnarzt`, `Dr`, `Avvocato`) is no name.
 const TITLES: &[&str] = &[
     "dr",
+    "dra",
     "prof",
     "med",
     "dent",
@@ -537,13 +538,49 @@ const TITLES: &[&str] = &[
     "physician",
 ];
 
-/// Whether `lower` (a lower-case name) is made only of [`TITLES`] and connectors.
+// Lexicon table (class `org.kind`): kinds of business that say what a business is, not who
+// (lower-case); a name made only of them is no name.
+const BUSINESS_KINDS: &[&str] = &[
+    // Greek
+    "ταβέρνα",
+    "μεζεδοπωλείο",
+    "εστιατόριο",
+    "αρτοποιείο",
+    "ψητοπωλείο",
+    // Italian
+    "ristorante",
+    "trattoria",
+    "osteria",
+    "pizzeria",
+    "panificio",
+    // German, Dutch
+    "restaurant",
+    "gasthaus",
+    "bäckerei",
+    "metzgerei",
+    "bakkerij",
+    // English, French, Spanish, Portuguese, Turkish
+    "bakery",
+    "tavern",
+    "taverna",
+    "boulangerie",
+    "brasserie",
+    "restaurante",
+    "panadería",
+    "padaria",
+    "restoran",
+];
+
+/// Whether `lower` (a lower-case name) is made only of [`TITLES`], [`BUSINESS_KINDS`] and
+/// connectors.
 fn only_titles(lower: &str) -> bool {
     let mut words = lower
         .split(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | '-' | '–' | '|'))
         .filter(|w| !w.is_empty())
         .peekable();
-    words.peek().is_some() && words.all(|w| TITLES.contains(&w) || CONNECTORS.contains(&w))
+    words.peek().is_some()
+        && words
+            .all(|w| TITLES.contains(&w) || BUSINESS_KINDS.contains(&w) || CONNECTORS.contains(&w))
 }
 
 /// Degrees that open an education line (`Laurea in Economia, Università di Bologna`).
@@ -701,6 +738,120 @@ const GENERIC_SEGMENTS: &[&str] = &[
     "so erreichen sie uns",
 ];
 
+// Lexicon table (classes `page.contact`, `page.about`, `page.home`, `page.privacy`,
+// `page.imprint`, `page.terms`): page-type words of the corpora's languages beyond
+// [`GENERIC_SEGMENTS`], lower-case (`İ` as `i`), until they move to the lexicon files.
+const PAGE_TYPE_WORDS: &[(&str, &str)] = &[
+    // Turkish
+    ("page.contact", "iletişim"),
+    ("page.about", "hakkımızda"),
+    ("page.home", "anasayfa"),
+    ("page.home", "ana sayfa"),
+    ("page.privacy", "gizlilik politikası"),
+    // Japanese
+    ("page.home", "ホーム"),
+    ("page.home", "トップ"),
+    ("page.contact", "アクセス"),
+    ("page.contact", "お問い合わせ"),
+    ("page.contact", "お問合せ"),
+    ("page.contact", "問い合わせ"),
+    ("page.about", "会社概要"),
+    ("page.about", "会社案内"),
+    ("page.about", "当院について"),
+    ("page.about", "当社について"),
+    ("page.about", "当店について"),
+    ("page.privacy", "プライバシーポリシー"),
+    ("page.privacy", "個人情報保護方針"),
+    ("page.imprint", "特定商取引法に基づく表記"),
+    // Greek
+    ("page.contact", "επικοινωνία"),
+    ("page.home", "αρχική"),
+    ("page.about", "σχετικά με εμάς"),
+    ("page.about", "ποιοι είμαστε"),
+    ("page.privacy", "πολιτική απορρήτου"),
+    ("page.terms", "όροι χρήσης"),
+    // Portuguese
+    ("page.contact", "contactos"),
+    ("page.contact", "contato"),
+    ("page.contact", "contatos"),
+    ("page.contact", "fale conosco"),
+    ("page.about", "sobre nós"),
+    ("page.about", "quem somos"),
+    ("page.home", "início"),
+    ("page.home", "página inicial"),
+    ("page.privacy", "política de privacidade"),
+    ("page.terms", "termos e condições"),
+    // Icelandic
+    ("page.contact", "hafa samband"),
+    ("page.about", "um okkur"),
+    ("page.home", "forsíða"),
+    ("page.privacy", "persónuvernd"),
+    // Danish
+    ("page.contact", "kontakt os"),
+    ("page.about", "om os"),
+    ("page.home", "forside"),
+    ("page.privacy", "privatlivspolitik"),
+    ("page.terms", "handelsbetingelser"),
+    // Czech, Slovak, Polish
+    ("page.about", "o nás"),
+    ("page.privacy", "ochrana osobních údajů"),
+    ("page.privacy", "ochrana osobných údajov"),
+    ("page.privacy", "polityka prywatności"),
+    ("page.home", "strona główna"),
+    ("page.terms", "regulamin"),
+    // Dutch, German, Spanish, English
+    ("page.privacy", "privacyverklaring"),
+    ("page.privacy", "privacybeleid"),
+    ("page.terms", "algemene voorwaarden"),
+    ("page.privacy", "política de privacidad"),
+    ("page.privacy", "aviso de privacidad"),
+    ("page.terms", "términos y condiciones"),
+    ("page.contact", "contact"),
+    ("page.contact", "kontakt"),
+    ("page.contact", "contacto"),
+    ("page.imprint", "impressum"),
+    ("page.privacy", "datenschutzerklärung"),
+    ("page.privacy", "datenschutz"),
+    ("page.privacy", "privacy policy"),
+];
+
+/// `s` lower-cased as [`PAGE_TYPE_WORDS`] writes it: `İ` lower-cases to `i` and a combining
+/// dot, which is dropped.
+fn page_key(s: &str) -> String {
+    s.to_lowercase().replace('\u{307}', "")
+}
+
+/// Whether `segment` is a page-type word ([`PAGE_TYPE_WORDS`]) or a generic segment.
+fn is_page_type(segment: &str) -> bool {
+    let key = page_key(segment);
+    GENERIC_SEGMENTS.contains(&key.as_str()) || PAGE_TYPE_WORDS.iter().any(|(_, w)| *w == key)
+}
+
+/// `segment` without a leading page-type word of a page that names the business (contact,
+/// privacy, imprint, terms: `Privacyverklaring Acme Bouw` → `Acme Bouw`), when the rest is
+/// one to six words and opens with a capital.
+fn without_leading_page_word(segment: &str) -> Option<String> {
+    // The longest page-type word before one of the first four spaces.
+    let at = segment
+        .match_indices(' ')
+        .take(4)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let head = page_key(&segment[..at]);
+            PAGE_TYPE_WORDS.iter().any(|(class, word)| {
+                *word == head
+                    && matches!(
+                        *class,
+                        "page.contact" | "page.privacy" | "page.imprint" | "page.terms"
+                    )
+            })
+        })
+        .last()?;
+    let rest = segment[at..].trim();
+    let words = rest.split_whitespace().count();
+    (rest.starts_with(char::is_uppercase) && (1..=6).contains(&words)).then(|| rest.to_string())
+}
+
 /// The brand part of a title: split on separators and drop generic segments; a segment that
 /// spells the domain name wins whole, else the longest run of words that the domain name
 /// contains (`Contact Kent Bathroom Fitters Holly & Son` on hollyandson.example → `Holly & Son`),
@@ -710,6 +861,8 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
     let segments: Vec<String> = split_title(title)
         .into_iter()
         .map(|s| clean(&s))
+        .filter(|s| !is_page_type(s))
+        .map(|s| without_leading_page_word(&s).unwrap_or(s))
         .filter(|s| usable(s) && !GENERIC_SEGMENTS.contains(&s.to_lowercase().as_str()))
         .collect();
     let domain = squash(domain_label);
@@ -815,12 +968,19 @@ fn spells_whole(segment: &str, domain: &str) -> bool {
 /// capitalised words, the last of which (the surname) the domain spells.
 fn is_titled_person(segment: &str, domain: &str) -> bool {
     let words: Vec<&str> = segment.split_whitespace().collect();
+    titled_name(&words)
+        && words.last().is_some_and(|surname| {
+            let surname = squash_as(surname, domain);
+            surname.len() >= 3 && domain.contains(&surname)
+        })
+}
+
+/// Whether `words` are title words ([`TITLES`], `Dr.`, `Avv.`) and then two to four
+/// capitalised names (`Dr. Anna Berger`).
+fn titled_name(words: &[&str]) -> bool {
     let titles = words
         .iter()
-        .take_while(|w| {
-            let bare = w.to_lowercase().replace('.', "");
-            TITLES.contains(&bare.as_str())
-        })
+        .take_while(|w| TITLES.contains(&w.to_lowercase().replace('.', "").as_str()))
         .count();
     let names = &words[titles..];
     titles >= 1
@@ -828,10 +988,6 @@ fn is_titled_person(segment: &str, domain: &str) -> bool {
         && names.iter().all(|w| {
             w.chars().next().is_some_and(char::is_uppercase)
                 && w.chars().skip(1).all(|c| c.is_alphabetic() || c == '-')
-        })
-        && names.last().is_some_and(|surname| {
-            let surname = squash_as(surname, domain);
-            surname.len() >= 3 && domain.contains(&surname)
         })
 }
 
@@ -901,6 +1057,12 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
     let (score, first, mut last) = best?;
     while last + 1 < words.len() && LEGAL_FORMS.contains(&squash(words[last + 1].1).as_str()) {
         last += 1;
+    }
+    // A practice named by its kind and the titled person after it (`Estudio Jurídico Dra.
+    // Ana Pérez`): the person to the segment's end belongs to the name.
+    let after: Vec<&str> = words[last + 1..].iter().map(|(_, w)| *w).collect();
+    if titled_name(&after) {
+        last = words.len() - 1;
     }
     let start = words[first].0;
     let end = words[last].0 + words[last].1.len();
@@ -1031,6 +1193,18 @@ fn has_copyright_mark(line: &str) -> bool {
             .get(at..at + "copyright".len())
             .is_some_and(|word| word.eq_ignore_ascii_case(b"copyright"))
             || (at > 0 && bytes[at - 1] == b'(' && bytes.get(at + 1) == Some(&b')'))
+    }) || has_circled_mark(bytes)
+}
+
+/// Whether `bytes` hold a circled letter C used as a copyright mark (`ⓒ` E2 93 92, `Ⓒ` E2 92
+/// B8): a search for their last bytes, each hit checked.
+fn has_circled_mark(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(0x92, 0xB8, bytes).any(|at| {
+        at >= 2
+            && matches!(
+                (bytes[at - 2], bytes[at - 1], bytes[at]),
+                (0xE2, 0x93, 0x92) | (0xE2, 0x92, 0xB8)
+            )
     })
 }
 
@@ -1040,9 +1214,11 @@ fn line_holder(line: &str) -> Option<String> {
         return None;
     }
     let lower = line.to_lowercase();
+    // `Ⓒ` lower-cases to `ⓒ`, of the same length.
     let (mark, mark_len) = lower
         .find('©')
         .map(|i| (i, '©'.len_utf8()))
+        .or_else(|| lower.find('ⓒ').map(|i| (i, 'ⓒ'.len_utf8())))
         .or_else(|| lower.find("copyright").map(|i| (i, "copyright".len())))
         .or_else(|| lower.find("(c)").map(|i| (i, 3)))?;
     let after = line.get(mark + mark_len..).unwrap_or("");
@@ -1079,7 +1255,7 @@ fn holder_after(after: &str) -> Option<String> {
             .trim_start_matches(|c: char| {
                 c.is_ascii_digit()
                     || c.is_whitespace()
-                    || matches!(c, '-' | '–' | ',' | '©' | '.' | ':')
+                    || matches!(c, '-' | '–' | ',' | '©' | 'ⓒ' | 'Ⓒ' | '.' | ':')
             })
             .trim_start_matches("Copyright")
             .trim_start_matches("copyright")
@@ -1251,7 +1427,7 @@ mod tests {
     fn has_copyright_mark_by_automaton(line: &str) -> bool {
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(["©", "copyright", "(c)"])
+            .build(["©", "copyright", "(c)", "ⓒ", "Ⓒ"])
             .unwrap()
             .is_match(line)
     }
@@ -1284,7 +1460,7 @@ mod tests {
             parts in proptest::collection::vec(
                 proptest::sample::select(vec![
                     "c", "C", "(", ")", "©", "\u{a0}", "é", "ĩ", "opyright", "OPYRIGHT",
-                    "copy", "right", " ", "x", "ç",
+                    "copy", "right", " ", "x", "ç", "ⓒ", "Ⓒ", "\u{2492}", "и", "’",
                 ]),
                 0..8,
             ),
@@ -1308,6 +1484,158 @@ mod tests {
             text,
             domain_label: domain,
             home_link_texts: &[],
+        }
+    }
+
+    fn title_name(title: &str, text: &str, domain: &str) -> Option<String> {
+        company_name(&sources(Some(title), text, domain))
+    }
+
+    /// Class: a page-type word (contact, access, home, about, privacy) of any language as a
+    /// title segment is the page's name, not the business's.
+    #[test]
+    fn page_type_segments_of_other_languages_are_not_names() {
+        for (title, domain, want) in [
+            // Turkish
+            ("İletişim - Yıldız Tesisat", "ytshop", "Yıldız Tesisat"),
+            ("Hakkımızda | Yıldız Tesisat", "ytshop", "Yıldız Tesisat"),
+            // Japanese
+            ("アクセス | さくら整骨院", "sakura123", "さくら整骨院"),
+            ("ホーム | さくら整骨院", "sakura123", "さくら整骨院"),
+            ("当院について | さくら整骨院", "sakura123", "さくら整骨院"),
+            ("お問い合わせ | さくら整骨院", "sakura123", "さくら整骨院"),
+            // Greek
+            (
+                "Επικοινωνία - Αρτοποιείο Χρυσό Στάχυ",
+                "xrysostaxy",
+                "Αρτοποιείο Χρυσό Στάχυ",
+            ),
+            // Portuguese, Icelandic, Danish
+            (
+                "Contactos | Quinta do Vale Alto",
+                "qva",
+                "Quinta do Vale Alto",
+            ),
+            ("Hafa samband | Kaffi Hraun", "kh", "Kaffi Hraun"),
+            ("Kontakt os | Smedens Værksted", "sv", "Smedens Værksted"),
+        ] {
+            assert_eq!(
+                title_name(title, "", domain).as_deref(),
+                Some(want),
+                "{title}"
+            );
+        }
+    }
+
+    /// Class: a title that opens with a page-type word before the name ("Contact Acme",
+    /// "Privacyverklaring Acme") names the business after the word.
+    #[test]
+    fn a_leading_page_type_word_is_not_part_of_the_name() {
+        for (title, domain, want) in [
+            (
+                "Privacyverklaring Bakkerij De Korenbloem",
+                "bdk",
+                "Bakkerij De Korenbloem",
+            ),
+            (
+                "Contact Bakkerij De Korenbloem",
+                "bdk",
+                "Bakkerij De Korenbloem",
+            ),
+            (
+                "Kontakt Schreinerei Holzmann",
+                "sh-moebel",
+                "Schreinerei Holzmann",
+            ),
+            (
+                "Datenschutzerklärung Schreinerei Holzmann",
+                "sh-moebel",
+                "Schreinerei Holzmann",
+            ),
+            // A Dutch surname particle opens the name the domain spells.
+            (
+                "Contact Van der Berg Schilders",
+                "vanderberg",
+                "Van der Berg Schilders",
+            ),
+        ] {
+            assert_eq!(
+                title_name(title, "", domain).as_deref(),
+                Some(want),
+                "{title}"
+            );
+        }
+        // A lower-case rest is a phrase, not a name.
+        assert_eq!(title_name("Contact us", "", "bdk"), None);
+    }
+
+    /// Class: a kind of business alone (taverna, restaurant, bakery) says what the business
+    /// is, not who: it is no name.
+    #[test]
+    fn a_kind_of_business_alone_is_not_a_name() {
+        for (title, domain, want) in [
+            (
+                "Επικοινωνία - Ταβέρνα - Ο Πλάτανος",
+                "platanos-taverna",
+                "Ο Πλάτανος",
+            ),
+            (
+                "Contatti - Ristorante - Al Vecchio Mulino",
+                "avm-online",
+                "Al Vecchio Mulino",
+            ),
+            ("Kontakt - Bäckerei - Sonnenkorn", "sk-brot", "Sonnenkorn"),
+        ] {
+            assert_eq!(
+                title_name(title, "", domain).as_deref(),
+                Some(want),
+                "{title}"
+            );
+        }
+        assert!(!usable("Ταβέρνα"));
+        assert!(!usable("Restaurant"));
+        assert!(usable("Restaurant Sonnenkorn"));
+    }
+
+    /// Class: copyright marks written as a circled letter (`ⓒ`, `Ⓒ`).
+    #[test]
+    fn circled_copyright_marks_are_marks() {
+        assert_eq!(
+            title_name("Contact", "Copyright ⓒ 2024- Zonnepanelen Peeters.", "zp").as_deref(),
+            Some("Zonnepanelen Peeters")
+        );
+        assert_eq!(
+            title_name(
+                "Contact",
+                "Ⓒ 2023 Boulangerie Martin. Tous droits réservés",
+                "bm"
+            )
+            .as_deref(),
+            Some("Boulangerie Martin")
+        );
+    }
+
+    /// Class: a practice named by its kind and the titled person after it (`Estudio Jurídico
+    /// Dra. …`, `Zahnarztpraxis Dr. …`): the person is part of the name the title gives.
+    #[test]
+    fn a_titled_person_after_the_brand_run_belongs_to_the_name() {
+        for (title, domain, want) in [
+            (
+                "Aviso legal | Estudio Jurídico Dra. Ana Pérez Gómez",
+                "estudiojuridico",
+                "Estudio Jurídico Dra. Ana Pérez Gómez",
+            ),
+            (
+                "Impressum | Zahnarztpraxis Dr. Anna Berger",
+                "zahnarztpraxis-online",
+                "Zahnarztpraxis Dr. Anna Berger",
+            ),
+        ] {
+            assert_eq!(
+                title_name(title, "", domain).as_deref(),
+                Some(want),
+                "{title}"
+            );
         }
     }
 

@@ -12,26 +12,37 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use crate::extract::limits::first_distinct;
+use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
-use crate::pace;
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
 const MAX_LOCAL: usize = 64;
 /// Longest domain (RFC 5321 §4.5.3.1.2), in bytes.
 const MAX_DOMAIN: usize = 253;
 
-/// Emails in one `mailto:` href (entity-decoded), normalised; empty when none is valid.
-pub fn from_mailto(href: &str) -> Vec<String> {
+/// Emails in one `mailto:` href (entity-decoded), normalised ([`normalise`] with the page's
+/// registrable domain `site`), each once, in order; empty when
+/// none is valid. Each recipient is charged to the page's `budget` (work: its bytes; copy: the
+/// address kept, twice with its de-duplication key); once the budget is spent the recipients
+/// read so far are returned.
+pub fn from_mailto(href: &str, site: Option<&str>, budget: &PageBudget) -> Vec<String> {
     let Some(rest) = strip_prefix_ci(whitespace::trim(href), "mailto:") else {
         return Vec::new();
     };
     let (to, query) = rest.split_once('?').unwrap_or((rest, ""));
     let mut out = Vec::new();
     let mut push_all = |list: &str| {
+        if !budget.work(list.len()) {
+            return;
+        }
         let decoded = percent_encoding::percent_decode_str(list).decode_utf8_lossy();
         for part in decoded.split([',', ';']) {
-            if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\''])) {
-                if !out.contains(&email) {
+            if !budget.work(part.len() + 1) {
+                return;
+            }
+            if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\'']), site) {
+                if budget.copy(2 * email.len()) {
                     out.push(email);
                 }
             }
@@ -48,13 +59,15 @@ pub fn from_mailto(href: &str) -> Vec<String> {
             }
         }
     }
-    out
+    // One ordered-set look-up per recipient: a scan of those kept before it made a crafted
+    // list of 200 000 recipients quadratic (over a minute).
+    first_distinct(out, usize::MAX, String::clone)
 }
 
 /// Decodes a Cloudflare email-protection payload: hex pairs, the first byte is the XOR key for
 /// the rest; the result is UTF-8 (it may itself be percent-encoded). Returns the normalised
 /// address, or `None` for a malformed payload or an invalid address.
-pub fn from_cloudflare(hex: &str) -> Option<String> {
+pub fn from_cloudflare(hex: &str, site: Option<&str>) -> Option<String> {
     let hex = hex.trim();
     if hex.len() < 4 || !hex.len().is_multiple_of(2) || hex.len() > 1024 {
         return None;
@@ -69,32 +82,42 @@ pub fn from_cloudflare(hex: &str) -> Option<String> {
     let text = percent_encoding::percent_decode_str(&text)
         .decode_utf8()
         .ok()?;
-    normalise(text.trim())
+    normalise(text.trim(), site)
 }
 
 /// Emails written in one line of visible text, plain or obfuscated, in order, each with its
 /// byte offset in `line`. `site` is the page's registrable domain: an address spelled with
 /// the plain word "at" (`info at acme dot com`) counts only on it (or a subdomain) or at a
 /// well-known mail provider ([`MAIL_PROVIDERS`]), so prose ("find us at booking dot com")
-/// never turns into an email.
-pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
+/// never turns into an email. Charged to the page's `budget`; once it is spent the addresses
+/// read so far are returned.
+pub fn from_text(line: &str, site: Option<&str>, budget: &PageBudget) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
-    for at in memchr::memchr_iter(b'@', line.as_bytes()) {
-        // Pacing (`crate::pace`): reading the address around an `@` is about a microsecond.
-        if !pace::work(256) {
-            break;
+    // Charged to the page's budget (`page_budget.rs`): reading the address around an `@` is
+    // about a microsecond of work, and the address found is a copy.
+    let read = |at: usize, at_len: usize, out: &mut Vec<(usize, String)>| {
+        if !budget.work(256) {
+            return false;
         }
-        if let Some((start, email)) = around(line, at, 1) {
-            out.push((start, email));
+        if let Some((start, email)) = around(line, at, at_len, site) {
+            if budget.copy(email.len()) {
+                out.push((start, email));
+            }
+        }
+        true
+    };
+    for at in memchr::memchr_iter(b'@', line.as_bytes()) {
+        if !read(at, 1, &mut out) {
+            break;
         }
     }
     // Full-width commercial at (U+FF20) is 3 bytes in UTF-8.
     for at in memchr::memmem::find_iter(line.as_bytes(), "＠") {
-        if let Some((start, email)) = around(line, at, '＠'.len_utf8()) {
-            out.push((start, email));
+        if !read(at, '＠'.len_utf8(), &mut out) {
+            break;
         }
     }
-    if line.len() < 4096 && pace::work(line.len()) {
+    if line.len() < 4096 && budget.work(line.len()) {
         out.extend(deobfuscated(line, site));
     }
     out.sort_by_key(|(pos, _)| *pos);
@@ -142,7 +165,13 @@ fn at_token_at(rest: &[u8]) -> bool {
 }
 
 /// Lower-cases and validates one address; `None` when it is not a usable business address.
-pub fn normalise(candidate: &str) -> Option<String> {
+/// `site` is the page's registrable domain (ASCII, as the URL gives it): a generic local part
+/// (`email@`, `name@`) is a placeholder elsewhere but a mailbox there ([`is_unwanted`]).
+///
+/// Domains may be internationalised (RFC 5890, UTS #46 mapping): validated in their ASCII
+/// (punycode) form and returned in their Unicode form, so `info@xn--bckerei-…de` and
+/// `info@bäckerei-….de` are one address.
+pub fn normalise(candidate: &str, site: Option<&str>) -> Option<String> {
     let candidate = candidate.trim().trim_end_matches(['.', ',', ';', ':']);
     let (local, domain) = candidate.rsplit_once('@')?;
     let local = local.trim_start_matches(['.', '\'']);
@@ -152,15 +181,98 @@ pub fn normalise(candidate: &str) -> Option<String> {
     if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
         return None;
     }
-    let domain = domain.trim_end_matches('.').to_ascii_lowercase();
-    if domain.len() > MAX_DOMAIN || !valid_domain(&domain) {
+    let domain = domain.trim_end_matches('.');
+    let (ascii, shown) = if domain.is_ascii() && !domain.to_ascii_lowercase().contains("xn--") {
+        (domain.to_ascii_lowercase(), None)
+    } else {
+        let ascii = idna::domain_to_ascii(domain).ok()?;
+        let (unicode, checked) = idna::domain_to_unicode(&ascii);
+        checked.ok()?;
+        (ascii, Some(unicode))
+    };
+    if ascii.len() > MAX_DOMAIN || !valid_domain(&ascii) {
         return None;
     }
     let local = local.to_ascii_lowercase();
-    if is_unwanted(&local, &domain) {
+    if is_unwanted(&local, &ascii, site) {
         return None;
     }
-    Some(format!("{local}@{domain}"))
+    Some(format!("{local}@{}", shown.unwrap_or(ascii)))
+}
+
+/// Whether `email`'s domain is the site's registrable domain `site` (ASCII), one of its
+/// subdomains, or the same name spelled with diacritics (`café-exemplo.pt` for the site
+/// `cafe-exemplo.pt`: a business registers both spellings of its name, RFC 5890 IDN).
+pub fn on_site(email: &str, site: Option<&str>) -> bool {
+    let (Some((_, domain)), Some(site)) = (email.rsplit_once('@'), site) else {
+        return false;
+    };
+    let ascii = if domain.is_ascii() {
+        domain.to_ascii_lowercase()
+    } else {
+        match idna::domain_to_ascii(domain) {
+            Ok(ascii) => ascii,
+            Err(_) => return false,
+        }
+    };
+    let under = |domain: &str| {
+        domain == site
+            || domain
+                .strip_suffix(site)
+                .is_some_and(|sub| sub.ends_with('.'))
+    };
+    if under(&ascii) {
+        return true;
+    }
+    let lower = domain.to_lowercase();
+    !domain.is_ascii()
+        && (under(&fold_diacritics(&lower, false)) || under(&fold_diacritics(&lower, true)))
+}
+
+/// `text` with Latin letters' diacritics dropped (`ç` → `c`, `ø` → `o`, `ß` → `ss`); other
+/// characters as they are. `umlauts`: `ä`, `ö`, `ü` written `ae`, `oe`, `ue` (the German
+/// spelling without them).
+fn fold_diacritics(text: &str, umlauts: bool) -> String {
+    const UMLAUTS: &[(&str, &str)] = &[("ä", "ae"), ("ö", "oe"), ("ü", "ue")];
+    const FOLDS: &[(&str, &str)] = &[
+        ("àáâãäåāăą", "a"),
+        ("çćĉċč", "c"),
+        ("ďđ", "d"),
+        ("èéêëēĕėęě", "e"),
+        ("ĝğġģ", "g"),
+        ("ĥħ", "h"),
+        ("ìíîïĩīĭįı", "i"),
+        ("ĵ", "j"),
+        ("ķ", "k"),
+        ("ĺļľŀł", "l"),
+        ("ñńņňŉ", "n"),
+        ("òóôõöøōŏő", "o"),
+        ("ŕŗř", "r"),
+        ("śŝşšș", "s"),
+        ("ţťŧț", "t"),
+        ("ùúûüũūŭůűų", "u"),
+        ("ŵ", "w"),
+        ("ýÿŷ", "y"),
+        ("źżž", "z"),
+        ("æ", "ae"),
+        ("œ", "oe"),
+        ("ß", "ss"),
+        ("þ", "th"),
+        ("ð", "d"),
+    ];
+    let mut out = String::with_capacity(text.len());
+    let umlauts: &[(&str, &str)] = if umlauts { UMLAUTS } else { &[] };
+    for c in text.chars() {
+        match umlauts
+            .iter()
+            .chain(FOLDS)
+            .find(|(from, _)| from.contains(c))
+        {
+            Some((_, to)) => out.push_str(to),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 fn is_local_byte(b: u8) -> bool {
@@ -172,7 +284,7 @@ fn is_domain_byte(b: u8) -> bool {
 }
 
 /// The address around the `@` at byte `at` (`at_len` bytes long) in `line`.
-fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
+fn around(line: &str, at: usize, at_len: usize, site: Option<&str>) -> Option<(usize, String)> {
     let bytes = line.as_bytes();
     let mut start = at;
     while start > 0 && at - start < MAX_LOCAL && is_local_byte(bytes[start - 1]) {
@@ -189,8 +301,23 @@ fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
         end += 1;
     }
     let local = line.get(start..at)?;
+    // An internationalised domain (RFC 5890) holds letters beyond ASCII: read on over them and
+    // keep that reading when it is a valid domain (`info@acme.jpお問い合わせ` is not one).
+    let mut wide_end = domain_start;
+    for (i, c) in line[domain_start..].char_indices() {
+        if i >= MAX_DOMAIN || !(c.is_alphanumeric() || c == '.' || c == '-') {
+            break;
+        }
+        wide_end = domain_start + i + c.len_utf8();
+    }
+    if wide_end > end {
+        if let Some(email) = normalise(&format!("{local}@{}", &line[domain_start..wide_end]), site)
+        {
+            return Some((start, email));
+        }
+    }
     let domain = line.get(domain_start..end)?;
-    normalise(&format!("{local}@{domain}")).map(|email| (start, email))
+    normalise(&format!("{local}@{domain}"), site).map(|email| (start, email))
 }
 
 /// How many bytes at the start of a local part `local` (as written, after `before` on its line)
@@ -261,8 +388,10 @@ const FILE_EXTENSIONS: &[&str] = &[
     "woff", "woff2", "ttf", "eot", "zip",
 ];
 
-/// Placeholder, tracker and builder addresses (docs/extraction.md).
-fn is_unwanted(local: &str, domain: &str) -> bool {
+/// Placeholder, tracker and builder addresses (docs/extraction.md). `domain` is ASCII; a
+/// generic local part ([`GENERIC_LOCALS`]) is a placeholder except on the site's own domain
+/// `site`.
+fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
     const PLACEHOLDER_DOMAINS: &[&str] = &[
         "example.com",
         "example.org",
@@ -291,9 +420,6 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
         "your-email",
         "yourname",
         "your.name",
-        "name",
-        "email",
-        "e-mail",
         "user",
         "username",
         "test",
@@ -324,6 +450,9 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
     if PLACEHOLDER_LOCALS.contains(&local) {
         return true;
     }
+    if GENERIC_LOCALS.contains(&local) && !on_site(&format!("{local}@{domain}"), site) {
+        return true;
+    }
     // Retina image names (`logo@2x.png` is caught by the TLD; `icon@2x` in a path is not).
     if domain.starts_with("2x.") || domain.starts_with("3x.") {
         return true;
@@ -331,6 +460,10 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
     // Hash-like locals: Sentry DSN keys and similar machine ids.
     local.len() >= 16 && local.bytes().all(|b| b.is_ascii_hexdigit())
 }
+
+/// Local parts that name no one (`email@`, `name@`): form placeholders on a stranger's
+/// domain, a real mailbox on the site's own.
+const GENERIC_LOCALS: &[&str] = &["name", "email", "e-mail"];
 
 /// Addresses spelled with `[at]`-style tokens. A bracketed at-token may sit next to a real
 /// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
@@ -359,7 +492,7 @@ fn deobfuscated(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
         if local.is_empty() || glued || (!bracketed && !used_dot_word) {
             continue;
         }
-        if let Some(email) = normalise(&format!("{local}@{domain}")) {
+        if let Some(email) = normalise(&format!("{local}@{domain}"), site) {
             if !bracketed && !at_site_or_provider(&email, site) {
                 continue;
             }
@@ -429,18 +562,12 @@ pub const MAIL_PROVIDERS: &[&str] = &[
     "eircom.net",
 ];
 
-/// Whether `email`'s domain is `site` (or under it) or a [`MAIL_PROVIDERS`] domain.
+/// Whether `email`'s domain is `site`'s ([`on_site`]) or a [`MAIL_PROVIDERS`] domain.
 fn at_site_or_provider(email: &str, site: Option<&str>) -> bool {
-    let Some((_, domain)) = email.rsplit_once('@') else {
-        return false;
-    };
-    let on_site = site.is_some_and(|site| {
-        domain == site
-            || domain
-                .strip_suffix(site)
-                .is_some_and(|sub| sub.ends_with('.'))
-    });
-    on_site || MAIL_PROVIDERS.contains(&domain)
+    on_site(email, site)
+        || email
+            .rsplit_once('@')
+            .is_some_and(|(_, domain)| MAIL_PROVIDERS.contains(&domain))
 }
 
 /// The at-token matcher (ASCII case-insensitive, longest match).
@@ -577,23 +704,63 @@ mod tests {
         );
     }
 
+    /// [`super::from_mailto`] with the budget of a page of `href`'s size.
+    fn from_mailto(href: &str, site: Option<&str>) -> Vec<String> {
+        super::from_mailto(href, site, &PageBudget::for_page(href.len()))
+    }
+
+    /// [`super::from_text`] with the budget of a page of `line`'s size.
+    fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
+        super::from_text(line, site, &PageBudget::for_page(line.len()))
+    }
+
+    #[test]
+    fn a_long_mailto_list_is_read_within_the_page_budget() {
+        // Recipients of two countries' shapes, each written twice.
+        let list: Vec<String> = (0..40_000)
+            .map(|i| match i % 2 {
+                0 => format!("kontakt{}@beispiel.de", i / 4),
+                _ => format!("contact{}@exemple.fr", i / 4),
+            })
+            .collect();
+        let href = format!("mailto:{}", list.join(","));
+        let budget = PageBudget::for_page(href.len());
+        let found = super::from_mailto(&href, None, &budget);
+        assert_eq!(found.len(), 20_000);
+        assert_eq!(found[..2], ["kontakt0@beispiel.de", "contact0@exemple.fr"]);
+        // Reading each recipient once: a few units of work per byte of the list.
+        let used = PageBudget::for_page(href.len()).work_left() - budget.work_left();
+        assert!(
+            used < 4 * href.len(),
+            "{used} units for {} bytes",
+            href.len()
+        );
+        // A budget nearly spent (what decoding the list takes and 10 000 units more) ends
+        // the list early, with what was read.
+        let budget = PageBudget::for_page(href.len());
+        assert!(budget.work(budget.work_left() - href.len() - 10_000));
+        let found = super::from_mailto(&href, None, &budget);
+        assert!(!found.is_empty() && found.len() < 1_000, "{}", found.len());
+        assert!(budget.spent());
+    }
+
     #[test]
     fn mailto_decoding() {
         assert_eq!(
-            from_mailto("mailto:%20Info@Acme.com?subject=Hi"),
+            from_mailto("mailto:%20Info@Acme.com?subject=Hi", None),
             ["info@acme.com"]
         );
         assert_eq!(
-            from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com"),
+            from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com", None),
             ["a@acme.com", "b@acme.com", "c@acme.com"]
         );
         assert_eq!(
-            from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x"),
+            from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x", None),
             ["a@acme.com", "b@acme.com"]
         );
-        assert!(from_mailto("mailto:").is_empty());
-        assert!(from_mailto("mailto:?subject=x").is_empty());
-        assert!(from_mailto("https://acme.com").is_empty());
+        assert!(from_mailto("mailto:", None).is_empty());
+        assert!(from_mailto("mailto:?subject=x", None).is_empty());
+        assert!(from_mailto("https://acme.com", None).is_empty());
     }
 
     #[test]
@@ -637,10 +804,10 @@ mod tests {
     #[test]
     fn mailto_with_a_space_after_the_colon() {
         assert_eq!(
-            from_mailto("mailto: contacto@taller-arte-ejemplo.cl"),
+            from_mailto("mailto: contacto@taller-arte-ejemplo.cl", None),
             ["contacto@taller-arte-ejemplo.cl"]
         );
-        assert_eq!(from_mailto("mailto:%20%20info@x.it"), ["info@x.it"]);
+        assert_eq!(from_mailto("mailto:%20%20info@x.it", None), ["info@x.it"]);
     }
 
     #[test]
@@ -659,7 +826,7 @@ mod tests {
             "+Inc./@27.4280287",
             "x@@y.com",
         ] {
-            assert!(normalise(bad).is_none(), "{bad}");
+            assert!(normalise(bad, None).is_none(), "{bad}");
         }
         assert!(from_text("@media screen and @import url(x.css)", None).is_empty());
     }
@@ -698,6 +865,115 @@ mod tests {
     }
 
     #[test]
+    fn addresses_on_internationalised_domains() {
+        // Class: IDN email domains (RFC 5890/5891, UTS #46), written in Unicode or in punycode;
+        // given in their Unicode form, lower-cased, so both spellings are one address.
+        let emails = |line: &str| -> Vec<String> {
+            from_text(line, None).into_iter().map(|(_, e)| e).collect()
+        };
+        // German: umlaut in the domain, in text and in a `mailto:`.
+        assert_eq!(
+            emails("E-Mail: info@bäckerei-musterstadt.de, Tel."),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        assert_eq!(
+            from_mailto("mailto:Info@Bäckerei-Musterstadt.de", None),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        assert_eq!(
+            from_mailto("mailto:info@xn--bckerei-musterstadt-gwb.de", None),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        // Portuguese and Spanish: several diacritics, and a sentence running on after it.
+        assert_eq!(
+            emails("Contacte: reservas@casadaavóconceição.pt."),
+            ["reservas@casadaavóconceição.pt"]
+        );
+        assert_eq!(
+            emails("Escríbenos a hola@panaderíaejemplo.es hoy"),
+            ["hola@panaderíaejemplo.es"]
+        );
+        // Text glued after an ASCII address is no part of its domain.
+        assert_eq!(emails("info@acme.co.jpお問い合わせ"), ["info@acme.co.jp"]);
+        assert_eq!(emails("info@acme.deÄnderungen"), ["info@acme.de"]);
+        assert!(normalise("info@bäckerei.notatld", None).is_none());
+    }
+
+    #[test]
+    fn a_generic_local_part_is_an_address_on_the_sites_own_domain() {
+        // Class: generic local parts (`email@`, `mail@`, `name@`) that are placeholders on a
+        // stranger's domain but a real mailbox on the page's own (Singapore, Germany).
+        assert_eq!(
+            normalise(
+                "email@translate-example.com.sg",
+                Some("translate-example.com.sg")
+            ),
+            Some("email@translate-example.com.sg".to_string())
+        );
+        assert_eq!(
+            normalise("E-Mail@praxis-beispiel.de", Some("praxis-beispiel.de")),
+            Some("e-mail@praxis-beispiel.de".to_string())
+        );
+        assert_eq!(
+            from_mailto(
+                "mailto:email@translate-example.com.sg",
+                Some("translate-example.com.sg")
+            ),
+            ["email@translate-example.com.sg"]
+        );
+        let found: Vec<String> = from_text(
+            "Write to email@praxis-beispiel.de",
+            Some("praxis-beispiel.de"),
+        )
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
+        assert_eq!(found, ["email@praxis-beispiel.de"]);
+        // Elsewhere they stay placeholders.
+        assert_eq!(
+            normalise("email@gmail.com", Some("praxis-beispiel.de")),
+            None
+        );
+        assert_eq!(normalise("name@firma.de", None), None);
+        assert_eq!(normalise("email@example.com", Some("example.com")), None);
+    }
+
+    #[test]
+    fn a_mailto_target_on_the_sites_name_spelled_with_diacritics_is_the_sites() {
+        // Class: a business's IDN twin of its ASCII domain behind a link that shows another
+        // spelling of its address (Portugal: `ó`, `ç`; Germany: `ü` written `ue` in the site).
+        let page = |url: &str, html: &str| {
+            let url = url::Url::parse(url).unwrap();
+            crate::extract::extract_page(&url, None, html.as_bytes()).emails
+        };
+        assert_eq!(
+            page(
+                "https://www.casadaavoexemplo.pt/",
+                "<p>Termos: <a href='mailto:geral@casadaavóexemplo.pt'>geral@casadaávoexemplo.pt</a></p>"
+            ),
+            ["geral@casadaávoexemplo.pt", "geral@casadaavóexemplo.pt"]
+        );
+        assert_eq!(
+            page(
+                "https://gaertnerei-mueller-beispiel.de/",
+                "<p>E-Mail: <a href='mailto:info@gärtnerei-müller-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+            ),
+            [
+                "post@gaertnerei-mueller-beispiel.de",
+                "info@gärtnerei-müller-beispiel.de"
+            ]
+        );
+        // Another name's domain behind the link stays out.
+        assert_eq!(
+            page(
+                "https://gaertnerei-mueller-beispiel.de/",
+                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+            ),
+            ["post@gaertnerei-mueller-beispiel.de"]
+        );
+    }
+
+    #[test]
     fn cloudflare_payload() {
         // key 0x0a; "info@example.org" is a placeholder, so use "info@acme.nl".
         let plain = b"info@acme.nl";
@@ -705,8 +981,8 @@ mod tests {
         for b in plain {
             hex.push_str(&format!("{:02x}", b ^ 0x0a));
         }
-        assert_eq!(from_cloudflare(&hex).as_deref(), Some("info@acme.nl"));
-        assert_eq!(from_cloudflare("zz"), None);
-        assert_eq!(from_cloudflare("0a0"), None);
+        assert_eq!(from_cloudflare(&hex, None).as_deref(), Some("info@acme.nl"));
+        assert_eq!(from_cloudflare("zz", None), None);
+        assert_eq!(from_cloudflare("0a0", None), None);
     }
 }
