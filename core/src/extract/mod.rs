@@ -161,12 +161,23 @@ impl ParsedPage {
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
-        let third_party = sections::third_party_ranges(
-            &doc.text,
-            &line_starts,
-            &doc.heading_ranges,
-            &doc.footer_ranges,
-        );
+        let site = url.host_str().map(crate::site::registrable_domain);
+        let link_positions: Vec<(&str, usize)> = doc
+            .links
+            .iter()
+            .map(|link| (link.href.as_str(), link.text_pos))
+            .collect();
+        let third_party = sections::third_party_ranges(&sections::Layout {
+            text: &doc.text,
+            line_starts: &line_starts,
+            headings: &doc.heading_ranges,
+            heading_levels: &doc.heading_levels,
+            footers: &doc.footer_ranges,
+            block_starts: &doc.block_starts,
+            links: &link_positions,
+            site: site.as_deref(),
+            mail_providers: emails::MAIL_PROVIDERS,
+        });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {
@@ -195,7 +206,6 @@ impl ParsedPage {
         );
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
 
-        let site = url.host_str().map(crate::site::registrable_domain);
         let emails = collect_emails(
             doc,
             &json_ld,
@@ -522,11 +532,11 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href, budget);
+        let mailto = emails::from_mailto(&link.href, site, budget);
         if mailto.is_empty() {
             continue;
         }
-        let shown = emails::normalise(link.text.trim());
+        let shown = emails::normalise(link.text.trim(), site);
         let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in mailto {
             // Another address of the same domain is the business's too (a slip between two
@@ -563,7 +573,7 @@ fn collect_emails(
         .iter()
         .filter(|(pos, _)| !sections::inside(third_party, *pos))
     {
-        if let Some(email) = emails::from_cloudflare(hex) {
+        if let Some(email) = emails::from_cloudflare(hex, site) {
             found.push((*pos, email));
         }
     }
@@ -575,21 +585,14 @@ fn collect_emails(
         let kept: Vec<(usize, String)> = behind_other
             .into_iter()
             .take_while(|_| budget.work(64))
-            .filter(|(_, email)| {
-                shown.contains(email.as_str())
-                    || site.is_some_and(|site| {
-                        email.rsplit_once('@').is_some_and(|(_, domain)| {
-                            crate::site::registrable_domain(domain) == site
-                        })
-                    })
-            })
+            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
             .collect();
         found.extend(kept);
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {
         let value = value.trim_start_matches("mailto:");
-        if let Some(email) = emails::normalise(value) {
+        if let Some(email) = emails::normalise(value, site) {
             found.push((structured_pos, email));
         }
     }
