@@ -31,6 +31,7 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("nested-json-ld", nested_json_ld),
     ("long-attributes", long_attributes),
     ("many-scripts", many_scripts),
+    ("mailto-list", mailto_list),
 ];
 
 /// The page named `name`, or `None`.
@@ -274,4 +275,29 @@ pub fn many_scripts() -> Vec<u8> {
         items.join(",")
     );
     fill(&format!("{HEAD}{PLAIN_CONTACT}"), |_| script.clone(), TAIL)
+}
+
+/// One `mailto:` link listing ~60 000 recipients under the text of an address at another
+/// domain, then ~60 000 addresses in the text: each recipient was looked for among those
+/// read before it, and each among every address found on the page (quadratic: over a minute).
+pub fn mailto_list() -> Vec<u8> {
+    let half = PAGE_CAP / 2;
+    let mut page = format!("{HEAD}{PLAIN_CONTACT}<a href=\"mailto:");
+    for i in 0.. {
+        if page.len() >= half {
+            break;
+        }
+        page.push_str(&format!("kontakt{i}@beispiel.de,"));
+    }
+    page.push_str("\">info@exemple.fr</a>\n<p>");
+    let tail = format!("</p>{TAIL}");
+    for i in 0.. {
+        let next = format!("contact{i}@exemple.fr ");
+        if page.len() + next.len() + tail.len() >= PAGE_CAP {
+            break;
+        }
+        page.push_str(&next);
+    }
+    page.push_str(&tail);
+    page.into_bytes()
 }

@@ -156,6 +156,7 @@ pub struct Recall {
 
 /// The answer to [`StoreOp::Admit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // it travels boxed: `StoreReply::Admission`
 pub enum Admission {
     /// No record of the payment (or none asked): tokens were taken; the normal order goes on.
     Admitted {

@@ -411,7 +411,9 @@ impl Exchange {
                 let attempt = (settlement.attempts, settlement.extension_responses.as_ref());
                 self.audit_line((core, paid), "cut_short", reason, None, attempt);
                 if settling.may_have_broadcast() {
-                    self.record(&server, paid, Stage::Unknown(settlement.kept.clone()));
+                    let mut kept = settlement.kept.clone();
+                    kept.may_have_broadcast = true;
+                    self.record(&server, paid, Stage::Unknown(kept));
                 } else {
                     self.release(&server, paid);
                 }

@@ -767,6 +767,7 @@ impl Exchange {
         // Why it failed, for the access and audit lines: the homepage's fetch, or a facilitator
         // or chain call that got no usable reply (pages after the homepage are skipped quietly).
         let cause = fetch.cause().map(str::to_string);
+        let sent = fetch.request_sent();
         match purpose {
             Purpose::Page(PageFetch { slot: 0, .. }) => core.cause = cause,
             Purpose::Verify | Purpose::Settle | Purpose::Chain if cause.is_some() => {
@@ -784,7 +785,7 @@ impl Exchange {
                     self.after_verify(server, verifying, end, now);
                 }
                 (Job::Settling(settling), Purpose::Settle) => {
-                    self.after_settle(server, settling, end, now);
+                    self.after_settle(server, settling, (end, sent), now);
                 }
                 (Job::Settling(settling), Purpose::Chain) => {
                     self.settling_chain_reply(server, settling, end, now);

@@ -12,26 +12,36 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use crate::extract::limits::first_distinct;
+use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
-use crate::pace;
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
 const MAX_LOCAL: usize = 64;
 /// Longest domain (RFC 5321 §4.5.3.1.2), in bytes.
 const MAX_DOMAIN: usize = 253;
 
-/// Emails in one `mailto:` href (entity-decoded), normalised; empty when none is valid.
-pub fn from_mailto(href: &str) -> Vec<String> {
+/// Emails in one `mailto:` href (entity-decoded), normalised, each once, in order; empty when
+/// none is valid. Each recipient is charged to the page's `budget` (work: its bytes; copy: the
+/// address kept, twice with its de-duplication key); once the budget is spent the recipients
+/// read so far are returned.
+pub fn from_mailto(href: &str, budget: &PageBudget) -> Vec<String> {
     let Some(rest) = strip_prefix_ci(whitespace::trim(href), "mailto:") else {
         return Vec::new();
     };
     let (to, query) = rest.split_once('?').unwrap_or((rest, ""));
     let mut out = Vec::new();
     let mut push_all = |list: &str| {
+        if !budget.work(list.len()) {
+            return;
+        }
         let decoded = percent_encoding::percent_decode_str(list).decode_utf8_lossy();
         for part in decoded.split([',', ';']) {
+            if !budget.work(part.len() + 1) {
+                return;
+            }
             if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\''])) {
-                if !out.contains(&email) {
+                if budget.copy(2 * email.len()) {
                     out.push(email);
                 }
             }
@@ -48,7 +58,9 @@ pub fn from_mailto(href: &str) -> Vec<String> {
             }
         }
     }
-    out
+    // One ordered-set look-up per recipient: a scan of those kept before it made a crafted
+    // list of 200 000 recipients quadratic (over a minute).
+    first_distinct(out, usize::MAX, String::clone)
 }
 
 /// Decodes a Cloudflare email-protection payload: hex pairs, the first byte is the XOR key for
@@ -76,25 +88,35 @@ pub fn from_cloudflare(hex: &str) -> Option<String> {
 /// byte offset in `line`. `site` is the page's registrable domain: an address spelled with
 /// the plain word "at" (`info at acme dot com`) counts only on it (or a subdomain) or at a
 /// well-known mail provider ([`MAIL_PROVIDERS`]), so prose ("find us at booking dot com")
-/// never turns into an email.
-pub fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
+/// never turns into an email. Charged to the page's `budget`; once it is spent the addresses
+/// read so far are returned.
+pub fn from_text(line: &str, site: Option<&str>, budget: &PageBudget) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
-    for at in memchr::memchr_iter(b'@', line.as_bytes()) {
-        // Pacing (`crate::pace`): reading the address around an `@` is about a microsecond.
-        if !pace::work(256) {
-            break;
+    // Charged to the page's budget (`page_budget.rs`): reading the address around an `@` is
+    // about a microsecond of work, and the address found is a copy.
+    let read = |at: usize, at_len: usize, out: &mut Vec<(usize, String)>| {
+        if !budget.work(256) {
+            return false;
         }
-        if let Some((start, email)) = around(line, at, 1) {
-            out.push((start, email));
+        if let Some((start, email)) = around(line, at, at_len) {
+            if budget.copy(email.len()) {
+                out.push((start, email));
+            }
+        }
+        true
+    };
+    for at in memchr::memchr_iter(b'@', line.as_bytes()) {
+        if !read(at, 1, &mut out) {
+            break;
         }
     }
     // Full-width commercial at (U+FF20) is 3 bytes in UTF-8.
     for at in memchr::memmem::find_iter(line.as_bytes(), "＠") {
-        if let Some((start, email)) = around(line, at, '＠'.len_utf8()) {
-            out.push((start, email));
+        if !read(at, '＠'.len_utf8(), &mut out) {
+            break;
         }
     }
-    if line.len() < 4096 && pace::work(line.len()) {
+    if line.len() < 4096 && budget.work(line.len()) {
         out.extend(deobfuscated(line, site));
     }
     out.sort_by_key(|(pos, _)| *pos);
@@ -575,6 +597,46 @@ mod tests {
             from_text(line, None),
             [(line.find("info").unwrap(), "info@acme.de".to_string())]
         );
+    }
+
+    /// [`super::from_mailto`] with the budget of a page of `href`'s size.
+    fn from_mailto(href: &str) -> Vec<String> {
+        super::from_mailto(href, &PageBudget::for_page(href.len()))
+    }
+
+    /// [`super::from_text`] with the budget of a page of `line`'s size.
+    fn from_text(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
+        super::from_text(line, site, &PageBudget::for_page(line.len()))
+    }
+
+    #[test]
+    fn a_long_mailto_list_is_read_within_the_page_budget() {
+        // Recipients of two countries' shapes, each written twice.
+        let list: Vec<String> = (0..40_000)
+            .map(|i| match i % 2 {
+                0 => format!("kontakt{}@beispiel.de", i / 4),
+                _ => format!("contact{}@exemple.fr", i / 4),
+            })
+            .collect();
+        let href = format!("mailto:{}", list.join(","));
+        let budget = PageBudget::for_page(href.len());
+        let found = super::from_mailto(&href, &budget);
+        assert_eq!(found.len(), 20_000);
+        assert_eq!(found[..2], ["kontakt0@beispiel.de", "contact0@exemple.fr"]);
+        // Reading each recipient once: a few units of work per byte of the list.
+        let used = PageBudget::for_page(href.len()).work_left() - budget.work_left();
+        assert!(
+            used < 4 * href.len(),
+            "{used} units for {} bytes",
+            href.len()
+        );
+        // A budget nearly spent (what decoding the list takes and 10 000 units more) ends
+        // the list early, with what was read.
+        let budget = PageBudget::for_page(href.len());
+        assert!(budget.work(budget.work_left() - href.len() - 10_000));
+        let found = super::from_mailto(&href, &budget);
+        assert!(!found.is_empty() && found.len() < 1_000, "{}", found.len());
+        assert!(budget.spent());
     }
 
     #[test]

@@ -161,12 +161,23 @@ impl ParsedPage {
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
-        let third_party = sections::third_party_ranges(
-            &doc.text,
-            &line_starts,
-            &doc.heading_ranges,
-            &doc.footer_ranges,
-        );
+        let site = url.host_str().map(crate::site::registrable_domain);
+        let link_positions: Vec<(&str, usize)> = doc
+            .links
+            .iter()
+            .map(|link| (link.href.as_str(), link.text_pos))
+            .collect();
+        let third_party = sections::third_party_ranges(&sections::Layout {
+            text: &doc.text,
+            line_starts: &line_starts,
+            headings: &doc.heading_ranges,
+            heading_levels: &doc.heading_levels,
+            footers: &doc.footer_ranges,
+            block_starts: &doc.block_starts,
+            links: &link_positions,
+            site: site.as_deref(),
+            mail_providers: emails::MAIL_PROVIDERS,
+        });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {
@@ -195,13 +206,13 @@ impl ParsedPage {
         );
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
 
-        let site = url.host_str().map(crate::site::registrable_domain);
         let emails = collect_emails(
             doc,
             &json_ld,
             (&contact_lines, &line_starts),
             &third_party,
             site.as_deref(),
+            &budget,
         );
         let phones = collect_phones(
             doc,
@@ -509,6 +520,7 @@ fn collect_emails(
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
     site: Option<&str>,
+    budget: &PageBudget,
 ) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     // `mailto:` targets under a link that shows an address of another domain (`<a
@@ -520,7 +532,7 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href);
+        let mailto = emails::from_mailto(&link.href, budget);
         if mailto.is_empty() {
             continue;
         }
@@ -551,7 +563,7 @@ fn collect_emails(
     candidate_lines.dedup();
     for index in candidate_lines {
         if let (Some(line), Some(start)) = (lines.get(index), line_starts.get(index)) {
-            for (offset, email) in emails::from_text(line, site) {
+            for (offset, email) in emails::from_text(line, site, budget) {
                 found.push((start + offset, email));
             }
         }
@@ -566,16 +578,23 @@ fn collect_emails(
         }
     }
     // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
-    // else it is someone else's.
-    for (pos, email) in behind_other {
-        let on_site = site.is_some_and(|site| {
-            email
-                .rsplit_once('@')
-                .is_some_and(|(_, domain)| crate::site::registrable_domain(domain) == site)
-        });
-        if on_site || found.iter().any(|(_, shown)| *shown == email) {
-            found.push((pos, email));
-        }
+    // else it is someone else's. One ordered-set look-up each: a scan of every address found
+    // per target made a crafted page quadratic.
+    if !behind_other.is_empty() {
+        let shown: BTreeSet<&str> = found.iter().map(|(_, email)| email.as_str()).collect();
+        let kept: Vec<(usize, String)> = behind_other
+            .into_iter()
+            .take_while(|_| budget.work(64))
+            .filter(|(_, email)| {
+                shown.contains(email.as_str())
+                    || site.is_some_and(|site| {
+                        email.rsplit_once('@').is_some_and(|(_, domain)| {
+                            crate::site::registrable_domain(domain) == site
+                        })
+                    })
+            })
+            .collect();
+        found.extend(kept);
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {

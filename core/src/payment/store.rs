@@ -110,6 +110,14 @@ pub struct KeptResponse {
     /// The facilitator's latest answer: the success that settled it, or (while the outcome is
     /// unknown) the pending answer carrying the transaction, if there was one.
     pub settlement: Option<SettleResponse>,
+    /// Whether a `/settle` of this service for the authorization may have broadcast its
+    /// transfer: one was sent and its outcome is unknown (a timeout, a 5xx, garbage, an answer
+    /// naming a transaction). `false` while every attempt failed before its request was sent
+    /// (DNS, connect, TLS) or none was made. Written with an `Unknown` record, so a retry that
+    /// claims it knows whether the facilitator's "already used" can be our own transfer
+    /// (docs/payments.md, "Only evidence delivers"); a claimed `Settling` record whose holder
+    /// died counts as `true` whatever it says.
+    pub may_have_broadcast: bool,
 }
 
 impl KeptResponse {
@@ -655,6 +663,7 @@ mod tests {
             body: vec![b'x'; bytes].into(),
             request_id: "req_1".into(),
             settlement: None,
+            may_have_broadcast: false,
         }
     }
 

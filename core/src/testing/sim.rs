@@ -168,6 +168,13 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
+    /// Connects refused although the endpoint exists: (address, n) refuses the n-th connect to
+    /// that address (1 for the first), a peer that is down for a moment.
+    pub refused_connects: Vec<(SocketAddr, usize)>,
+    /// Every name the core asked to resolve, in order.
+    pub resolved: Vec<String>,
+    /// DNS failures although the name is known: (name, n) fails the n-th resolution of it.
+    pub failed_resolutions: Vec<(String, usize)>,
     /// When set, no client write ever completes (a client that stopped reading): the core's
     /// write deadline must give it up.
     pub client_stops_reading: bool,
@@ -233,6 +240,9 @@ impl Sim {
             disconnect_after_connects: None,
             closed_fetches: 0,
             tls_failures: Vec::new(),
+            refused_connects: Vec::new(),
+            resolved: Vec::new(),
+            failed_resolutions: Vec::new(),
             stalled_connects: Vec::new(),
             client_stops_reading: false,
             stalled_handshakes: Vec::new(),
@@ -598,9 +608,12 @@ impl Sim {
             // must ignore it.
             Output::CancelWork { .. } => self.cancelled_work += 1,
             Output::Resolve { fetch, host, .. } => {
+                self.resolved.push(host.clone());
+                let nth = self.resolved.iter().filter(|h| **h == host).count();
                 let result = self
                     .dns
                     .get(&host)
+                    .filter(|_| !self.failed_resolutions.contains(&(host.clone(), nth)))
                     .cloned()
                     .ok_or_else(|| IoFailure::Dns(format!("{host}: no such name")));
                 let answer = Owned::Resolved(fetch, result);
@@ -613,7 +626,10 @@ impl Sim {
             Output::Connect { fetch, addr, tls } => {
                 let addr = addr.socket_addr();
                 self.connects.push(addr);
-                let result = if !self.endpoints.contains_key(&addr) {
+                let nth = self.connects.iter().filter(|a| **a == addr).count();
+                let result = if !self.endpoints.contains_key(&addr)
+                    || self.refused_connects.contains(&(addr, nth))
+                {
                     Err(IoFailure::Refused)
                 } else if tls.is_some() && self.tls_failures.contains(&addr) {
                     Err(IoFailure::Tls("certificate not trusted".to_string()))
