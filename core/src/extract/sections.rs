@@ -532,8 +532,8 @@ impl<'p> Layout<'p> {
 
 /// The byte ranges of the page's text that belong to another organisation than the business
 /// (the attribution step; sorted by start). Each is found one of these ways:
-/// - a heading that names a third party ([`party_of`]; a hosting heading on any page, the
-///   others on a legal notice): its section runs over the headings of a lower rank and the
+/// - a heading that names a third party ([`party_of`]; a hosting heading, or one with an
+///   authority's word, on any page, the others on a legal notice): its section runs over the headings of a lower rank and the
 ///   address sub-headings ("Adresse", "Dirección") under it, to the next heading of its rank
 ///   or higher, at most [`MAX_SECTION_LINES`] lines of text after the heading;
 /// - a line labelled so (`Hébergeur : …`) and the contact lines after it;
@@ -570,7 +570,12 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     for (index, heading) in headings.iter().enumerate() {
         let party = party_of(&text[heading.clone()]);
-        if party == Some(Party::Host) || (legal && party == Some(Party::Other)) {
+        let counts = match party {
+            Some(Party::Host) => true,
+            Some(Party::Other) => legal || names_an_authority(&text[heading.clone()]),
+            None => false,
+        };
+        if counts {
             ranges.push(heading.start..heading_section_end(layout, index));
         }
     }
@@ -736,6 +741,13 @@ const LEGAL_FORMS: &[&str] = &[
     "gmbh", "ag", "kg", "ug", "ltd", "limited", "llc", "inc", "plc", "sarl", "sas", "sa", "srl",
     "spa", "sl", "bv", "nv", "ab", "oy", "as", "aps", "sro",
 ];
+
+/// Whether `text` (a heading) has an authority's word ([`AUTHORITY_STEMS`]).
+fn names_an_authority(text: &str) -> bool {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(is_authority_word)
+}
 
 /// Whether the lower-case word `word` (letters only) is an authority's ([`AUTHORITY_STEMS`]).
 fn is_authority_word(word: &str) -> bool {
@@ -1157,6 +1169,28 @@ mod tests {
              <a href=\"https://policies.fonts-beispiel.com/privacy\">Datenschutzerklärung</a></p>",
         );
         assert_eq!(postcodes, ["50667"]);
+    }
+
+    #[test]
+    fn an_authoritys_heading_counts_on_a_privacy_policy_too() {
+        // Privacy policies (class: supervisory authority under a heading of its own, on a
+        // page that is no legal notice): German and English.
+        let (phones, _, postcodes) = found(
+            "https://www.tischlerei-beispiel.de/datenschutz",
+            "<h1>Datenschutzerklärung</h1><h2>Verantwortliche Stelle</h2><p>Tischlerei \
+             Beispiel<br>Werkstraße 3<br>04109 Leipzig<br>Telefon: 0341 5567012</p>\
+             <h2>Zuständige Aufsichtsbehörde</h2><p>Landesbeauftragter für den Datenschutz<br>\
+             Amtsweg 1<br>01097 Dresden<br>Telefon: 0351 8837410</p>",
+        );
+        assert_eq!(phones, ["+493415567012"]);
+        assert_eq!(postcodes, ["04109"]);
+        let (phones, _, _) = found(
+            "https://www.example-bakery.ie/privacy",
+            "<h1>Privacy policy</h1><p>Example Bakery, phone 021 486 2201.</p>\
+             <h3>Supervisory authority</h3><p>Data Protection Office<br>\
+             Phone: 01 765 0100</p>",
+        );
+        assert_eq!(phones, ["+353214862201"]);
     }
 
     #[test]
