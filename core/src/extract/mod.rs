@@ -30,6 +30,7 @@ pub mod limits;
 mod markup;
 pub mod page_budget;
 pub mod phones;
+mod postcode;
 mod prescan;
 pub mod region;
 pub mod sections;
@@ -203,10 +204,8 @@ impl ParsedPage {
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
-        let text_addresses = address::from_lines(
-            &contact_lines,
-            tld_region.or(lang_region.filter(|r| *r != "US")),
-        );
+        let address_region = tld_region.or(lang_region.filter(|r| *r != "US"));
+        let mut text_addresses = address::from_lines(&contact_lines, address_region);
         let ballot = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
         let hint = ballot.decide();
         let mut page_region = region::PageRegion {
@@ -214,6 +213,19 @@ impl ParsedPage {
             confident: hint.confident,
             unread: Vec::new(),
         };
+        // The region decided from all the evidence (`extract::region`: calling codes,
+        // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave another
+        // or none (a `.com` page in India or Brazil); kept when it reads as many addresses
+        // or more.
+        if let Some(decided) = hint.region.filter(|_| !hint.weak) {
+            let decided = format!("{decided:?}");
+            if address_region != Some(decided.as_str()) {
+                let again = address::from_lines(&contact_lines, Some(&decided));
+                if !again.is_empty() && again.len() >= text_addresses.len() {
+                    text_addresses = again;
+                }
+            }
+        }
 
         let emails = collect_emails(
             doc,
@@ -1475,5 +1487,35 @@ mod tests {
             ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
+    }
+
+    /// The page's region decided from all its evidence (here the calling code of its `tel:`
+    /// links) chooses the postcode patterns of a `.com` page without a country in its
+    /// `lang`: an Indian PIN after the town, a Brazilian CEP on its own line.
+    #[test]
+    fn the_decided_region_reads_the_postcodes_of_a_generic_domain_page() {
+        let postcodes = |url: &str, html: &str| {
+            let page = extract_page(&Url::parse(url).unwrap(), None, html.as_bytes());
+            page.addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            postcodes(
+                "https://www.example-tiles.com/contact",
+                "<html lang=en><p><a href='tel:+914423456789'>Call</a></p>\
+                 <p>14 Lotus Garden Road, Velachery<br>Chennai 600 042</p></html>",
+            ),
+            ["600 042"]
+        );
+        assert_eq!(
+            postcodes(
+                "https://www.example-moveis.com/contato",
+                "<html lang=pt><p><a href='tel:+554133334444'>Ligue</a></p>\
+                 <p>Rua das Palmeiras, 210 - Centro<br>Curitiba - PR<br>80020-310</p></html>",
+            ),
+            ["80020-310"]
+        );
     }
 }
