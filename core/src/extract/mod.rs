@@ -40,6 +40,12 @@ pub mod state;
 mod whitespace;
 mod words8;
 
+/// Most bytes of a page's contact lines read a second time for addresses with the region
+/// decided from all the page's evidence (when the ccTLD and `lang` gave another): real contact
+/// text is a few KiB; a crafted page of megabytes of address- or phone-shaped lines is read
+/// once.
+pub const MAX_SECOND_ADDRESS_READ_BYTES: usize = 256 * 1024;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use url::Url;
@@ -216,8 +222,14 @@ impl ParsedPage {
         // The region decided from all the evidence (`extract::region`: calling codes,
         // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave another
         // or none (a `.com` page in India or Brazil); kept when it reads as many addresses
-        // or more.
-        if let Some(decided) = hint.region.filter(|_| !hint.weak) {
+        // or more. The second read costs what the first did, so it is made only on a text of
+        // at most [`MAX_SECOND_ADDRESS_READ_BYTES`]: a page's address work stays within one
+        // read of its lines plus that constant (docs/security.md, the page budget).
+        let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
+        if let Some(decided) = hint
+            .region
+            .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
+        {
             let decided = format!("{decided:?}");
             if address_region != Some(decided.as_str()) {
                 let again = address::from_lines(&contact_lines, Some(&decided));
