@@ -226,6 +226,18 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// One row of a results table: `name`, precision, recall, tp, fp, fn, and a line break.
+    pub fn table_row(&self, name: &str) -> String {
+        format!(
+            "{name:<10} {:>9.3} {:>9.3} {:>5} {:>5} {:>5}\n",
+            self.precision(),
+            self.recall(),
+            self.tp,
+            self.fp,
+            self.fn_
+        )
+    }
+
     /// tp / (tp + fp); 1 when nothing was predicted.
     pub fn precision(&self) -> f64 {
         if self.tp + self.fp == 0 {
@@ -391,15 +403,7 @@ impl Report {
             "field", "precision", "recall", "tp", "fp", "fn"
         );
         for (name, c) in &self.fields {
-            let _ = writeln!(
-                out,
-                "{name:<10} {:>9.3} {:>9.3} {:>5} {:>5} {:>5}",
-                c.precision(),
-                c.recall(),
-                c.tp,
-                c.fp,
-                c.fn_
-            );
+            out.push_str(&c.table_row(name));
         }
         let _ = writeln!(
             out,

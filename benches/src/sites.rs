@@ -138,15 +138,7 @@ impl SitesReport {
             "field", "precision", "recall", "tp", "fp", "fn"
         );
         for (name, c) in FIELDS.iter().zip(self.field_counts()) {
-            let _ = writeln!(
-                out,
-                "{name:<10} {:>9.3} {:>9.3} {:>5} {:>5} {:>5}",
-                c.precision(),
-                c.recall(),
-                c.tp,
-                c.fp,
-                c.fn_
-            );
+            out.push_str(&c.table_row(name));
         }
         let right = self.sites.iter().filter(|s| s.company.1).count();
         let _ = writeln!(
