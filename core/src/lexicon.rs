@@ -18,15 +18,22 @@ use std::sync::OnceLock;
 
 /// The language files: ISO 639-1 code, and the file's text. Sorted by code.
 const FILES: &[(&str, &str)] = &[
+    ("cs", include_str!("../lexicon/cs.txt")),
+    ("da", include_str!("../lexicon/da.txt")),
     ("de", include_str!("../lexicon/de.txt")),
+    ("el", include_str!("../lexicon/el.txt")),
     ("en", include_str!("../lexicon/en.txt")),
     ("es", include_str!("../lexicon/es.txt")),
     ("fi", include_str!("../lexicon/fi.txt")),
     ("fr", include_str!("../lexicon/fr.txt")),
+    ("hu", include_str!("../lexicon/hu.txt")),
     ("it", include_str!("../lexicon/it.txt")),
     ("nb", include_str!("../lexicon/nb.txt")),
     ("nl", include_str!("../lexicon/nl.txt")),
+    ("pl", include_str!("../lexicon/pl.txt")),
     ("pt", include_str!("../lexicon/pt.txt")),
+    ("ro", include_str!("../lexicon/ro.txt")),
+    ("sk", include_str!("../lexicon/sk.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
 ];
 
@@ -93,6 +100,9 @@ classes! {
     PartyHost = "party.host",
     /// Heading or line naming the website's maker (design, development agency).
     PartyMaker = "party.maker",
+    /// Heading or line naming another party of a legal notice: the insurer, the bank, an
+    /// association the business is a member of.
+    PartyOther = "party.other",
     /// Credit words before a website maker's name (designed by, website by, réalisation).
     CreditMaker = "credit.maker",
     /// A person's role or profession (director, managing director, Geschäftsführer).
