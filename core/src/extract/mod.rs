@@ -532,11 +532,11 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href, budget);
+        let mailto = emails::from_mailto(&link.href, site, budget);
         if mailto.is_empty() {
             continue;
         }
-        let shown = emails::normalise(link.text.trim());
+        let shown = emails::normalise(link.text.trim(), site);
         let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in mailto {
             // Another address of the same domain is the business's too (a slip between two
@@ -573,7 +573,7 @@ fn collect_emails(
         .iter()
         .filter(|(pos, _)| !sections::inside(third_party, *pos))
     {
-        if let Some(email) = emails::from_cloudflare(hex) {
+        if let Some(email) = emails::from_cloudflare(hex, site) {
             found.push((*pos, email));
         }
     }
@@ -585,21 +585,14 @@ fn collect_emails(
         let kept: Vec<(usize, String)> = behind_other
             .into_iter()
             .take_while(|_| budget.work(64))
-            .filter(|(_, email)| {
-                shown.contains(email.as_str())
-                    || site.is_some_and(|site| {
-                        email.rsplit_once('@').is_some_and(|(_, domain)| {
-                            crate::site::registrable_domain(domain) == site
-                        })
-                    })
-            })
+            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
             .collect();
         found.extend(kept);
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {
         let value = value.trim_start_matches("mailto:");
-        if let Some(email) = emails::normalise(value) {
+        if let Some(email) = emails::normalise(value, site) {
             found.push((structured_pos, email));
         }
     }
