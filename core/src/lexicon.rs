@@ -26,8 +26,12 @@ const FILES: &[(&str, &str)] = &[
     ("es", include_str!("../lexicon/es.txt")),
     ("fi", include_str!("../lexicon/fi.txt")),
     ("fr", include_str!("../lexicon/fr.txt")),
+    ("he", include_str!("../lexicon/he.txt")),
     ("hu", include_str!("../lexicon/hu.txt")),
+    ("id", include_str!("../lexicon/id.txt")),
+    ("is", include_str!("../lexicon/is.txt")),
     ("it", include_str!("../lexicon/it.txt")),
+    ("ja", include_str!("../lexicon/ja.txt")),
     ("nb", include_str!("../lexicon/nb.txt")),
     ("nl", include_str!("../lexicon/nl.txt")),
     ("pl", include_str!("../lexicon/pl.txt")),
@@ -35,6 +39,7 @@ const FILES: &[(&str, &str)] = &[
     ("ro", include_str!("../lexicon/ro.txt")),
     ("sk", include_str!("../lexicon/sk.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
+    ("tr", include_str!("../lexicon/tr.txt")),
 ];
 
 macro_rules! classes {

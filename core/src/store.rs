@@ -61,6 +61,9 @@ pub enum StoreOp {
         lease: Lease,
         /// Unix seconds now.
         unix_now: u64,
+        /// The head block number to note as the one at which the authorization was first seen
+        /// ([`PaymentStore::note_first_seen`]), if the service knows a recent one.
+        first_seen_block: Option<u64>,
     },
     /// [`PaymentStore::begin_settle`]. Answer: [`StoreReply::SettleBegun`].
     BeginSettle {
@@ -261,6 +264,7 @@ impl LocalStore {
                 valid_before,
                 lease,
                 unix_now,
+                first_seen_block,
             } => {
                 let reserved = self.payments.reserve(
                     &key,
@@ -271,6 +275,9 @@ impl LocalStore {
                     lease,
                     unix_now,
                 );
+                if let (Ok(_), Some(block)) = (&reserved, first_seen_block) {
+                    self.payments.note_first_seen(&key, lease.id, block);
+                }
                 match reserved {
                     Err(ReserveError::AlreadyUsed) => match self.payments.look_up(&key, unix_now) {
                         Some(record) => StoreReply::Exists(Box::new(record)),

@@ -2840,6 +2840,9 @@ impl contact_core::payment::store::PaymentStore for RivalClaims {
             unix_now,
         )
     }
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64) {
+        self.inner.note_first_seen(key, lease, block);
+    }
     fn release(&mut self, key: &AuthorizationKey, owner: u64) {
         self.inner.release(key, owner);
     }
@@ -4840,4 +4843,64 @@ fn whether_a_settle_was_sent_is_kept_in_the_shared_record() {
     let r = one(&b.request(&request));
     assert_eq!(r.status, 503, "{}", r.body);
     assert_eq!(r.body["error"]["message"], UNRECONCILED);
+}
+
+// ---- the look-back covers every record (docs/payments.md) -----------------------------------
+
+/// A record remembers the head block at which its authorization was first seen (the periodic
+/// head read, block 2 here), and a chain reading about our own `/settle` searches the logs from
+/// there: the retry comes 11 h later, the node's head is 20 000 blocks past the transfer and it
+/// answers `eth_getLogs` over at most 1 000 blocks. The transfer is found with the head, the
+/// state, one page of logs and the receipt — no probing of block timestamps. Without a known
+/// head (no periodic read) the record has no block and the search by time needs more reads.
+#[test]
+fn a_record_keeps_its_first_seen_block_and_the_judge_searches_from_it() {
+    let run = |read_head: bool| {
+        let mut sim = world(&[
+            ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+            ("CHAIN_LOG_RANGE", "1000"),
+        ]);
+        scripted_settlement(&mut sim, vec![Reply::Stall, json_reply(SETTLED)]);
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+            head: Some(2),
+            ..ChainState::default()
+        }));
+        chain_node(&mut sim, chain.clone());
+        if read_head {
+            assert_eq!(sim.read_chain_head().map(|h| h.number), Some(2));
+        }
+        let header = payment_header(&requirements(&sim), 103, 0, SIM_UNIX_START + 100);
+        let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        // 11 h later the chain went on by 20 000 blocks; the node's head is fresh.
+        *chain.borrow_mut() = ChainState {
+            later_blocks: 20_000,
+            max_log_range: Some(1_000),
+            ..ChainState::default()
+        };
+        let later = std::time::Duration::from_secs(130 + 40_000 - 30);
+        sim.advance(later - sim.elapsed());
+        let r = one(&sim.request(&request));
+        assert_eq!(r.status, 200, "{}", r.body);
+        let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+        assert_eq!(settled.transaction, TRANSFER_TX);
+        let calls = chain.borrow().calls.clone();
+        calls
+    };
+    let from_record = run(true);
+    assert_eq!(
+        from_record,
+        [
+            "eth_getBlockByNumber",
+            "eth_call",
+            "eth_getLogs",
+            "eth_getTransactionReceipt"
+        ]
+    );
+    let by_time = run(false);
+    assert!(
+        by_time.len() > from_record.len(),
+        "the search by time: {by_time:?}"
+    );
 }

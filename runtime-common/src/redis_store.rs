@@ -13,7 +13,7 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, `fac` (the base URL of the facilitator that first saw the authorization; absent in records of older versions), and with a result `body`, `rid`, `settlement`, `bc` (`1` when a `/settle` of ours may have broadcast, `0` when none was sent; absent in records of older versions, read as `1`); `EXAT exp` |
+//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, `fac` (the base URL of the facilitator that first saw the authorization; absent in records of older versions), and with a result `body`, `rid`, `settlement`, `bc` (`1` when a `/settle` of ours may have broadcast, `0` when none was sent; absent in records of older versions, read as `1`), `fsb` (the head block number at which the authorization was first seen, when known); `EXAT exp` |
 //! | `P:pid:{id}` | string | the record a payment identifier names; `EXAT exp` |
 //! | `P:open`, `P:results` | sorted sets | records without a result / with one or in flight, scored by expiry (the store's bounds) |
 //! | `P:sizes`, `P:kept_bytes` | hash, integer | kept response bytes per record, and their sum |
@@ -83,7 +83,7 @@ local function sweep()
     redis.call('ZREM', P .. ':results', m)
   end
 end
-local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement', 'fac', 'bc'}
+local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement', 'fac', 'bc', 'fsb'}
 -- The record at m as a flat list (FIELDS order), or nil.
 local function read(m)
   local r = redis.call('HMGET', rkey(m), unpack(FIELDS))
@@ -153,7 +153,8 @@ return {'claimed', by_id, found, unpack(r)}
 const _: () = assert!(contact_core::limiter::LEASE_SHARE == 8);
 
 /// `StoreOp::Reserve`. ARGV: P, NOW, member, payer, fp, pid, vb, owner, lease, and the bounds:
-/// open, per payer, results, kept bytes; the retention seconds, the facilitator. Answers
+/// open, per payer, results, kept bytes; the retention seconds, the facilitator, the first-seen
+/// block (empty when unknown; a take-over sets it only on a record without one). Answers
 /// `ok` with the facilitator the record is bound to (a take-over keeps the record's).
 const RESERVE: &str = r#"
 local m, payer, fp, pid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -165,6 +166,7 @@ local r = read(m)
 if r then
   if r[2] == 'reserved' and r[3] == fp and tonumber(r[7]) < NOW then
     redis.call('HSET', rkey(m), 'owner', owner, 'lease', lease)
+    if r[14] == '' and ARGV[16] ~= '' then redis.call('HSET', rkey(m), 'fsb', ARGV[16]) end
     return {'ok', r[12]}
   end
   return {'exists', '0', m, unpack(r)}
@@ -190,6 +192,7 @@ local exp = vb + tonumber(ARGV[14])
 local fac = ARGV[15]
 redis.call('HSET', rkey(m), 'v', '1', 'stage', 'reserved', 'fp', fp, 'pid', pid, 'vb', vb,
   'owner', owner, 'lease', lease, 'exp', exp, 'fac', fac)
+if ARGV[16] ~= '' then redis.call('HSET', rkey(m), 'fsb', ARGV[16]) end
 redis.call('EXPIREAT', rkey(m), exp)
 if pid ~= '' then redis.call('SET', P .. ':pid:' .. pid, m, 'EXAT', exp) end
 account(m, payer, 'reserved', exp, 0)
@@ -624,6 +627,7 @@ impl RedisStore {
                 valid_before,
                 lease,
                 unix_now,
+                first_seen_block,
             } => {
                 let mut call = self.scripts.reserve.prepare_invoke();
                 call.arg(self.namespace(&key))
@@ -640,7 +644,8 @@ impl RedisStore {
                     .arg(self.limits.results)
                     .arg(self.limits.kept_bytes)
                     .arg(RETENTION_SECONDS)
-                    .arg(&facilitator);
+                    .arg(&facilitator)
+                    .arg(first_seen_block.map(|b| b.to_string()).unwrap_or_default());
                 let reply: Vec<Value> = self.command(|c| call.invoke(c))?;
                 let words = strings(&reply);
                 let retry = |at: &str| {
@@ -894,8 +899,9 @@ fn bytes_of(value: &Value) -> Vec<u8> {
 }
 
 /// A record from the fields `read` returns (`v`, `stage`, `fp`, `pid`, `vb`, `owner`,
-/// `lease`, `exp`, `body`, `rid`, `settlement`, `fac`, `bc`); `fac` is empty in a record of an
-/// older version, and `bc` is empty or missing there: such a record's `/settle` may have
+/// `lease`, `exp`, `body`, `rid`, `settlement`, `fac`, `bc`, `fsb`); `fac` is empty in a record
+/// of an older version, `fsb` empty in one without a known head, and `bc` is empty or missing
+/// in a record of an older version: such a record's `/settle` may have
 /// broadcast (what every version before it assumed).
 fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
     if fields.len() < 12 {
@@ -936,6 +942,9 @@ fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
             until: number(6)?,
         },
         expires: number(7)?,
+        first_seen_block: fields
+            .get(13)
+            .and_then(|fsb| String::from_utf8_lossy(&bytes_of(fsb)).parse().ok()),
     })
 }
 

@@ -195,6 +195,8 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
             valid_before,
             lease,
             unix_now: now,
+            // Some reservations know the head block (a take-over keeps the first one's).
+            first_seen_block: (step.stage > 0).then(|| 1_000 * u64::from(step.stage) + step.owner),
         },
         2 => StoreOp::BeginSettle {
             key,
@@ -570,6 +572,7 @@ fn a_record_without_the_broadcast_field_reads_as_may_have_broadcast() {
             valid_before: now + 3_000,
             lease,
             unix_now: now,
+            first_seen_block: None,
         };
         store.run(reserve).unwrap();
         let unsent = KeptResponse {

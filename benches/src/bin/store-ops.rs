@@ -168,6 +168,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
             tokens: 1,
         }),
         StoreOp::Reserve {
+            first_seen_block: None,
             key: key.clone(),
             fingerprint,
             payment_id: None,

@@ -476,6 +476,7 @@ impl Exchange {
             resettle: true,
             on_chain: None,
             lease: self.claim_lease,
+            first_seen_block: record.first_seen_block,
         };
         let core = JobCore::new(server, request, target, now + SETTLE_BUDGET);
         // Only an earlier `/settle` that may have broadcast makes the outcome unknown; after

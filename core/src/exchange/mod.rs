@@ -122,6 +122,7 @@ use inbound::ChunkedBody;
 use job::{Job, JobCore, Outbound, Paid, Purpose, StoreWait, WorkFor};
 use judging::Judging;
 use operator::OperatorJob;
+use probe::Probed;
 use recording::Recording;
 use reserving::Reserving;
 use respond::{JobLog, RequestInfo};
@@ -211,9 +212,9 @@ enum State {
     Job(Box<Job>),
     /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
     Operator(Box<OperatorJob>),
-    /// A facilitator check (no client): its `GET /supported` fetch, and the facilitator's
-    /// place in `FACILITATOR_URL`.
-    Probe(Box<Fetch>, usize),
+    /// A check without a client: a facilitator's `GET /supported`, or the periodic read of
+    /// the payment network's head; its fetch and what it checks.
+    Probe(Box<Fetch>, Probed),
     /// The connection is closed: the exchange is finished.
     Closed,
 }

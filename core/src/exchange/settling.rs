@@ -476,7 +476,13 @@ impl Exchange {
             return self.keep(Job::Settling(settling));
         }
         if server.config.chain_rpc.is_some() {
-            if let Some(query) = chain_query(server, &settling.paid) {
+            if let Some(mut query) = chain_query(server, &settling.paid) {
+                // A transfer of ours came after the record was written: search from the
+                // record's first-seen block. Without a broadcast of ours the use may be older
+                // than the record (a record lost and written again): search by time.
+                if settling.settlement.may_have_broadcast {
+                    query.first_seen_block = settling.paid.first_seen_block;
+                }
                 self.close_fetches(&mut settling.core);
                 settling.step = SettleStep::ReadingChain(Box::new(ChainCheck::new(query)));
                 settling.core.deadline = now + CHAIN_READ_BUDGET;
@@ -721,6 +727,7 @@ pub(super) fn chain_query(server: &Server, paid: &Paid) -> Option<ChainQuery> {
             .saturating_add(crate::budget::VALIDITY_SLACK_SECONDS),
         log_range: server.config.chain_log_range,
         fresh_after: None,
+        first_seen_block: None,
     })
 }
 

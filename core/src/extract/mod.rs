@@ -30,6 +30,7 @@ pub mod limits;
 mod markup;
 pub mod page_budget;
 pub mod phones;
+mod postcode;
 mod prescan;
 pub mod region;
 pub mod sections;
@@ -38,6 +39,12 @@ pub mod socials;
 pub mod state;
 mod whitespace;
 mod words8;
+
+/// Most bytes of a page's contact lines read a second time for addresses with the region
+/// decided from all the page's evidence (when the ccTLD and `lang` gave another): real contact
+/// text is a few KiB; a crafted page of megabytes of address- or phone-shaped lines is read
+/// once.
+pub const MAX_SECOND_ADDRESS_READ_BYTES: usize = 256 * 1024;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -87,6 +94,9 @@ pub struct PageExtraction {
     /// sites, and links that name no contact, legal, about, support or privacy page, are left
     /// out: [`crate::crawl::plan`] gives the same plan as with every link.
     pub links: Vec<PageLink>,
+    /// The page's region evidence and the numbers it could not read without a region, for
+    /// the site's decision in [`merge`] (docs/extraction.md "Which country the page is in").
+    pub region: region::PageRegion,
 }
 
 /// Decodes (charset per docs/contract.md) and parses a page. Never fails; unparseable bytes give
@@ -200,11 +210,34 @@ impl ParsedPage {
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
-        let text_addresses = address::from_lines(
-            &contact_lines,
-            tld_region.or(lang_region.filter(|r| *r != "US")),
-        );
-        let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
+        let address_region = tld_region.or(lang_region.filter(|r| *r != "US"));
+        let mut text_addresses = address::from_lines(&contact_lines, address_region);
+        let ballot = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
+        let hint = ballot.decide();
+        let mut page_region = region::PageRegion {
+            ballot,
+            confident: hint.confident,
+            unread: Vec::new(),
+        };
+        // The region decided from all the evidence (`extract::region`: calling codes,
+        // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave another
+        // or none (a `.com` page in India or Brazil); kept when it reads as many addresses
+        // or more. The second read costs what the first did, so it is made only on a text of
+        // at most [`MAX_SECOND_ADDRESS_READ_BYTES`]: a page's address work stays within one
+        // read of its lines plus that constant (docs/security.md, the page budget).
+        let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
+        if let Some(decided) = hint
+            .region
+            .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
+        {
+            let decided = format!("{decided:?}");
+            if address_region != Some(decided.as_str()) {
+                let again = address::from_lines(&contact_lines, Some(&decided));
+                if !again.is_empty() && again.len() >= text_addresses.len() {
+                    text_addresses = again;
+                }
+            }
+        }
 
         let emails = collect_emails(
             doc,
@@ -220,6 +253,7 @@ impl ParsedPage {
             (&contact_lines, &line_starts),
             &third_party,
             hint,
+            &mut page_region.unread,
         );
         // The business's profile links (not the site makers' in and under a credit), then
         // JSON-LD `sameAs`.
@@ -341,6 +375,7 @@ impl ParsedPage {
             addresses: addresses.into_entries(),
             company_name,
             links,
+            region: page_region,
         }
     }
 }
@@ -604,14 +639,26 @@ fn collect_emails(
 }
 
 /// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
-/// else's (`sections.rs`; `lines` has those parts blanked already).
+/// else's (`sections.rs`; `lines` has those parts blanked already). When `hint` is not
+/// confident, the lines and national `tel:` numbers that gave nothing are kept in `unread`
+/// (`region::PageRegion`) for the site's decision in [`merge`].
 fn collect_phones(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
     hint: RegionHint,
+    unread: &mut Vec<String>,
 ) -> Vec<String> {
+    let mut keep_unread = |line: &str| {
+        if !hint.confident && unread.len() < region::MAX_UNREAD {
+            let end = (0..=region::MAX_UNREAD_LINE.min(line.len()))
+                .rev()
+                .find(|i| line.is_char_boundary(*i))
+                .unwrap_or(0);
+            unread.push(line[..end].to_string());
+        }
+    };
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
     // Structured values first (the most trusted source, and bounded), so a page whose links
     // and text use up its libphonenumber allowance still has them judged; the order found
@@ -627,7 +674,13 @@ fn collect_phones(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+        let from_tel = phones::from_tel(&link.href, &link.text, hint, &mut judgements);
+        if from_tel.is_empty() {
+            if let Some(national) = phones::national_of_tel(&link.href) {
+                keep_unread(&format!("tel: {national}"));
+            }
+        }
+        for phone in from_tel {
             found.push((link.text_pos, phone));
         }
         if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
@@ -641,7 +694,11 @@ fn collect_phones(
         }
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
-            for (offset, phone) in phones::from_text(line, hint, &mut judgements) {
+            let numbers = phones::from_text(line, hint, &mut judgements);
+            if numbers.is_empty() && !identifier_above {
+                keep_unread(line);
+            }
+            for (offset, phone) in numbers {
                 // `Steuernummer:` on the line above, the number first on this one.
                 let opens_line = !line[..offset].chars().any(char::is_alphabetic);
                 if !(identifier_above && opens_line) {
@@ -659,17 +716,19 @@ fn collect_phones(
         .filter(|(_, p)| !p.fax)
         .map(|(_, p)| p.e164.as_str())
         .collect();
-    first_distinct(
-        found
-            .iter()
-            .map(|(_, p)| p.e164.as_str())
-            .filter(|e164| voice.contains(e164)),
-        MAX_PHONES,
-        |e164| *e164,
+    phones::without_mobile_twins(
+        first_distinct(
+            found
+                .iter()
+                .map(|(_, p)| p.e164.as_str())
+                .filter(|e164| voice.contains(e164)),
+            MAX_PHONES,
+            |e164| *e164,
+        )
+        .into_iter()
+        .map(str::to_string)
+        .collect(),
     )
-    .into_iter()
-    .map(str::to_string)
-    .collect()
 }
 
 /// Most international numbers in the page's text whose calling code is read as evidence.
@@ -679,6 +738,10 @@ const MAX_TEXT_CALLING_CODES: usize = 4;
 const MAX_LINK_CALLING_CODES: usize = 4;
 /// Most currencies read as evidence.
 const MAX_CURRENCIES: usize = 3;
+/// Most writing systems read as evidence.
+const MAX_SCRIPTS: usize = 2;
+/// Most national numbers (`tel:` links, JSON-LD `telephone`) tried in the candidate regions.
+const MAX_NATIONAL_NUMBERS: usize = 2;
 
 /// The page's region for phone parsing: one decision from weighted evidence
 /// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
@@ -693,7 +756,7 @@ fn region_hint(
     text_addresses: &[address::TextAddress],
     tld_region: Option<&'static str>,
     lines: &[&str],
-) -> RegionHint {
+) -> region::Ballot {
     use region::Source;
     let mut ballot = region::Ballot::default();
     for country in json_ld
@@ -752,7 +815,7 @@ fn region_hint(
     // has been found: on most pages it could not change the decision.
     if ballot.strongest() >= Source::Tld.weight() {
         add_weak_evidence(doc, &mut ballot);
-        return ballot.decide();
+        return ballot;
     }
     let mut text_numbers = 0;
     'lines: for line in lines {
@@ -772,8 +835,48 @@ fn region_hint(
     for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
         ballot.vote(currency, Source::Currency);
     }
+    for script in region::scripts(&doc.text, MAX_SCRIPTS) {
+        ballot.vote(script, Source::Script);
+    }
     add_weak_evidence(doc, &mut ballot);
-    ballot.decide()
+    // A national number valid in exactly one candidate region: the regions named so far and
+    // the countries of the page's language.
+    let language = doc
+        .lang
+        .as_deref()
+        .and_then(|l| l.split(['-', '_']).next())
+        .unwrap_or("");
+    let mut candidates: Vec<String> = ballot.regions().into_iter().map(str::to_string).collect();
+    for r in region::language_regions(language) {
+        if !candidates.iter().any(|c| c == r) {
+            candidates.push((*r).to_string());
+        }
+    }
+    let candidates: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    let mut nationals: Vec<&str> = Vec::new();
+    let tels = doc
+        .links
+        .iter()
+        .filter_map(|l| phones::national_of_tel(&l.href));
+    let structured = json_ld
+        .telephones
+        .iter()
+        .map(|t| t.trim())
+        .filter(|t| !t.starts_with('+') && !t.starts_with("00"));
+    for number in tels.chain(structured) {
+        if nationals.len() >= MAX_NATIONAL_NUMBERS {
+            break;
+        }
+        if !nationals.contains(&number) {
+            nationals.push(number);
+        }
+    }
+    for number in nationals {
+        if let Some(r) = phones::only_region(number, &candidates) {
+            ballot.vote(r, Source::NationalNumber);
+        }
+    }
+    ballot
 }
 
 /// The evidence of where the page is published from: `geo.region` and `<html lang>`.
@@ -867,6 +970,37 @@ fn trim_address(a: MarkedAddress) -> MarkedAddress {
     }
 }
 
+/// The site's phones in page order, each with its page's URL: every page's own, then (for a
+/// page whose own region decision was not confident) the numbers of its unread lines read in
+/// the site's region, decided on all pages' evidence together ([`region::Ballot::absorb`]:
+/// the home page's address decides for the contact page that has none). Argentine mobiles'
+/// fixed-line twins are left out ([`phones::without_mobile_twins`]).
+fn phones_with_site_region(pages: &[PageExtraction]) -> Vec<(String, &String)> {
+    let mut site = region::Ballot::default();
+    for page in pages {
+        site.absorb(&page.region.ballot);
+    }
+    let hint = site.decide();
+    let mut judgements = phones::Judgements::per_page();
+    let mut out: Vec<(String, &String)> = Vec::new();
+    for page in pages {
+        out.extend(page.phones.iter().map(|n| (n.clone(), &page.url)));
+        if page.region.confident || !hint.confident {
+            continue;
+        }
+        for line in &page.region.unread {
+            for (_, phone) in phones::from_text(line, hint, &mut judgements) {
+                if !phone.fax {
+                    out.push((phone.e164, &page.url));
+                }
+            }
+        }
+    }
+    let kept = phones::without_mobile_twins(out.iter().map(|(n, _)| n.clone()).collect());
+    out.retain(|(n, _)| kept.contains(n));
+    out
+}
+
 /// Site-level facts the merge needs besides the pages.
 pub struct SiteInfo<'a> {
     /// The submitted URL string, as given (`inputUrl`).
@@ -901,11 +1035,8 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
             .iter()
             .flat_map(|p| p.emails.iter().map(|e| (e, &p.url))),
     );
-    let phones = sourced(
-        &mut pages
-            .iter()
-            .flat_map(|p| p.phones.iter().map(|n| (n, &p.url))),
-    );
+    let site_phones = phones_with_site_region(pages);
+    let phones = sourced(&mut site_phones.iter().map(|(n, url)| (n, *url)));
     let mut socials = SocialLinks::default();
     let profiles = first_distinct(
         pages.iter().flat_map(|p| &p.socials),
@@ -1368,5 +1499,35 @@ mod tests {
             ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
+    }
+
+    /// The page's region decided from all its evidence (here the calling code of its `tel:`
+    /// links) chooses the postcode patterns of a `.com` page without a country in its
+    /// `lang`: an Indian PIN after the town, a Brazilian CEP on its own line.
+    #[test]
+    fn the_decided_region_reads_the_postcodes_of_a_generic_domain_page() {
+        let postcodes = |url: &str, html: &str| {
+            let page = extract_page(&Url::parse(url).unwrap(), None, html.as_bytes());
+            page.addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            postcodes(
+                "https://www.example-tiles.com/contact",
+                "<html lang=en><p><a href='tel:+914423456789'>Call</a></p>\
+                 <p>14 Lotus Garden Road, Velachery<br>Chennai 600 042</p></html>",
+            ),
+            ["600 042"]
+        );
+        assert_eq!(
+            postcodes(
+                "https://www.example-moveis.com/contato",
+                "<html lang=pt><p><a href='tel:+554133334444'>Ligue</a></p>\
+                 <p>Rua das Palmeiras, 210 - Centro<br>Curitiba - PR<br>80020-310</p></html>",
+            ),
+            ["80020-310"]
+        );
     }
 }

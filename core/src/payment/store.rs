@@ -176,6 +176,13 @@ pub struct Record {
     /// Unix seconds at which the record is dropped: `validBefore` + [`RETENTION_SECONDS`], or
     /// `validBefore` once `Spent`.
     pub expires: u64,
+    /// The payment network's head block number when the authorization was first seen (its
+    /// reservation), if the service knew a recent head then
+    /// (`crate::server::Server::first_seen_block`): a chain reading about a `/settle` of ours
+    /// searches the logs from there, less a margin, to the head (docs/payments.md, "The
+    /// look-back covers every record"). `None` in a record written without one (no judge, no
+    /// recent head, or an older version).
+    pub first_seen_block: Option<u64>,
 }
 
 impl Stage {
@@ -253,6 +260,11 @@ pub trait PaymentStore: Debug + Send {
         lease: Lease,
         unix_now: u64,
     ) -> Result<String, ReserveError>;
+
+    /// Notes `block` as the head block number at which `key`'s authorization was first seen,
+    /// on a record held under lease id `lease` that has none yet (right after its
+    /// reservation, in the same atomic step).
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64);
 
     /// Forgets the `Reserved` or `Settling` record held under lease id `lease`: a refused
     /// `/verify`, a `/verify` without an answer, or a first `/settle` that heard "already used"
@@ -526,10 +538,19 @@ impl PaymentStore for MemoryStore {
             valid_before,
             lease,
             expires: expiry(valid_before, &Stage::Reserved, 0),
+            first_seen_block: None,
         };
         self.count(key, &record, true);
         self.records.insert(key.clone(), record);
         Ok(facilitator.to_string())
+    }
+
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64) {
+        if let Some(record) = self.records.get_mut(key) {
+            if record.lease.id == lease && record.first_seen_block.is_none() {
+                record.first_seen_block = Some(block);
+            }
+        }
     }
 
     fn release(&mut self, key: &AuthorizationKey, lease: u64) {

@@ -406,6 +406,20 @@ impl Sim {
         self.check_facilitator_at(0)
     }
 
+    /// Runs the periodic read of the payment network's head ([`Exchange::chain_head_check`])
+    /// against the scripted endpoints, as a runtime does with its facilitator checks; returns
+    /// the head the server knows afterwards (`None` without a chain judge, or when no read
+    /// ever succeeded).
+    ///
+    /// # Panics
+    /// When the read exceeds [`MAX_STEPS`].
+    pub fn read_chain_head(&mut self) -> Option<crate::server::KnownHead> {
+        let exchange = Exchange::chain_head_check(&self.server, self.now)?;
+        let received = self.drive(&mut [Driver::new(exchange, false)]);
+        assert!(received[0].is_empty(), "a head read has no client");
+        self.server.chain_head()
+    }
+
     /// [`Sim::check_facilitator`] for facilitator `index` (its place in `FACILITATOR_URL`).
     ///
     /// # Panics
