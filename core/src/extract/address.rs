@@ -563,10 +563,22 @@ fn match_line(
                 continue;
             }
             let (street_prefix, locality) = split_locality(before);
+            let (mut street, mut locality, mut county) =
+                gb_town_and_county(lines, street_index, street_prefix, locality);
+            // A postcode alone on its line: the town (and county) on the line above, the
+            // street above that (`2 Quarry Road` / `Kirkbrae, Fife` / `KY16 …`).
+            if street.is_none() && locality.is_none() && street_index > 0 {
+                let (above_prefix, above_locality) = split_locality(lines[street_index - 1]);
+                let read =
+                    gb_town_and_county(lines, street_index - 1, above_prefix, above_locality);
+                if read.0.is_some() && read.1.is_some() {
+                    (street, locality, county) = read;
+                }
+            }
             let parts = MarkedAddress {
-                street: street_for(lines, street_index, street_prefix),
+                street,
                 locality,
-                region: None,
+                region: county,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(&line[zip.end()..]),
             };
@@ -1178,16 +1190,27 @@ fn without_number_mark(token: &str) -> &str {
 }
 
 /// `text` without the prose that opens it before the street (`con domicilio en Calle …`,
-/// `so sídlom Lipová 12`, `located at 12 …`): two or more lower-case words, none a street
-/// word, before a word that starts with a capital or a digit. Unchanged otherwise.
+/// `so sídlom Lipová 12`, `located at 12 …`, `Our registered address is 4 …`): two or more
+/// lower-case words (a capitalised first word of a sentence among them; a street word only
+/// when another lower-case word follows it), before a word that starts with a capital or a
+/// digit. Unchanged otherwise.
 fn without_prose(text: &str) -> &str {
     let mut prose = 0;
-    for (at, word) in text
+    let is_lower = |word: &str| word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
+    let mut words = text
         .split_whitespace()
         .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
-    {
-        let lower_word = word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
-        if lower_word && !STREET_WORDS.contains(&word) {
+        .peekable();
+    let mut first = true;
+    while let Some((at, word)) = words.next() {
+        let next_lower = words.peek().is_some_and(|(_, next)| is_lower(next));
+        let sentence_start = first
+            && next_lower
+            && word.chars().all(char::is_alphabetic)
+            && word.starts_with(char::is_uppercase);
+        first = false;
+        let lower_word = is_lower(word);
+        if sentence_start || (lower_word && (!STREET_WORDS.contains(&word) || next_lower)) {
             prose += 1;
             continue;
         }
@@ -1862,6 +1885,158 @@ fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
             .any(|l| lower.ends_with(l))
 }
 
+/// Counties of the United Kingdom (class `region.name`, GB): printed between the post town
+/// and the postcode (`Lewes, East Sussex, BN7 …`), they are the region, not the locality.
+const GB_COUNTIES: &[&str] = &[
+    "Aberdeenshire",
+    "Anglesey",
+    "Angus",
+    "Antrim",
+    "Argyll",
+    "Armagh",
+    "Avon",
+    "Ayrshire",
+    "Bedfordshire",
+    "Berkshire",
+    "Buckinghamshire",
+    "Caerphilly",
+    "Cambridgeshire",
+    "Carmarthenshire",
+    "Ceredigion",
+    "Cheshire",
+    "Cleveland",
+    "Clwyd",
+    "Conwy",
+    "Cornwall",
+    "County Antrim",
+    "County Down",
+    "County Durham",
+    "Co. Durham",
+    "Cumbria",
+    "Denbighshire",
+    "Derbyshire",
+    "Devon",
+    "Dorset",
+    "Dumfriesshire",
+    "Dunbartonshire",
+    "Dyfed",
+    "East Lothian",
+    "East Riding of Yorkshire",
+    "East Sussex",
+    "East Yorkshire",
+    "Essex",
+    "Fermanagh",
+    "Fife",
+    "Flintshire",
+    "Glamorgan",
+    "Gloucestershire",
+    "Greater London",
+    "Greater Manchester",
+    "Gwent",
+    "Gwynedd",
+    "Hampshire",
+    "Herefordshire",
+    "Hertfordshire",
+    "Isle of Wight",
+    "Kent",
+    "Lanarkshire",
+    "Lancashire",
+    "Leicestershire",
+    "Lincolnshire",
+    "Londonderry",
+    "Merseyside",
+    "Mid Glamorgan",
+    "Middlesex",
+    "Midlothian",
+    "Monmouthshire",
+    "Moray",
+    "Norfolk",
+    "North Yorkshire",
+    "Northamptonshire",
+    "Northumberland",
+    "Nottinghamshire",
+    "Oxfordshire",
+    "Pembrokeshire",
+    "Perthshire",
+    "Powys",
+    "Renfrewshire",
+    "Rutland",
+    "Shropshire",
+    "Somerset",
+    "South Glamorgan",
+    "South Yorkshire",
+    "Staffordshire",
+    "Stirlingshire",
+    "Suffolk",
+    "Surrey",
+    "Tyne and Wear",
+    "Tyrone",
+    "Warwickshire",
+    "West Glamorgan",
+    "West Lothian",
+    "West Midlands",
+    "West Sussex",
+    "West Yorkshire",
+    "Wiltshire",
+    "Worcestershire",
+];
+
+/// Whether `name` is a county of [`GB_COUNTIES`] (case ignored).
+fn is_gb_county(name: &str) -> bool {
+    let name = name.trim().trim_end_matches('.');
+    GB_COUNTIES.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// The street, post town and county of a British address whose `locality` (the place before
+/// the postcode) may be a county: then the town is the place before it, on the postcode line
+/// (`…, Wilmslow, Cheshire SK9 …`), ending the street lines above (`…, Cheltenham` /
+/// `Gloucestershire GL51 …`) or alone on the line above. Otherwise as read.
+fn gb_town_and_county(
+    lines: &[&str],
+    street_index: usize,
+    street_prefix: &str,
+    locality: Option<String>,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let Some(county) = locality.clone().filter(|l| is_gb_county(l)) else {
+        return (
+            street_for(lines, street_index, street_prefix),
+            locality,
+            None,
+        );
+    };
+    let prefix = street_prefix.trim().trim_end_matches(',').trim();
+    let (head, town) = match prefix.rsplit_once(',') {
+        Some((head, town)) => (head, town.trim()),
+        None => ("", prefix),
+    };
+    if is_place_name(town) {
+        return (
+            street_for(lines, street_index, head),
+            Some(town.to_string()),
+            Some(county),
+        );
+    }
+    if prefix.is_empty() {
+        // The town alone on the line above.
+        let above = street_index.checked_sub(1).and_then(|i| lines.get(i));
+        if let Some(town) = above
+            .map(|l| l.trim().trim_end_matches(','))
+            .filter(|t| is_place_name(t))
+        {
+            let street = street_for(lines, street_index - 1, "");
+            return (street, Some(town.to_string()), Some(county));
+        }
+    }
+    let street = street_for(lines, street_index, prefix);
+    // The town closing the street lines above.
+    if let Some((head, town)) = street.as_deref().and_then(|s| s.rsplit_once(", ")) {
+        if is_place_name(town) && !head.is_empty() {
+            return (Some(head.to_string()), Some(town.to_string()), Some(county));
+        }
+    }
+    (street, None, Some(county))
+}
+
 /// Splits the text before a postcode into (street part, locality): the locality is the last
 /// comma-separated chunk when it is a place name (no digits).
 fn split_locality(before: &str) -> (&str, Option<String>) {
@@ -1918,12 +2093,12 @@ fn last_segment(s: &str) -> &str {
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
 fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
-    let prefix = last_segment(
+    let prefix = last_sentence(last_segment(
         prefix
             .trim_end()
             .trim_end_matches([',', '-', '–', '·', '•', '|'])
             .trim_end(),
-    );
+    ));
     let prefix = without_prose(without_leading_name(
         strip_label(prefix).trim_matches([',', ' ']),
     ));
@@ -1966,6 +2141,26 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// The last sentence of a long `text` (more than 80 bytes: an address inside a paragraph,
+/// `… trading as Acme. Our registered address is 4 …`): the text after the last full stop
+/// that ends a word of four letters or more (not an abbreviation: `Av.`, `Str.`, `St.`) and
+/// is followed by a space and a capital. Unchanged when shorter or without one.
+fn last_sentence(text: &str) -> &str {
+    if text.len() <= 80 {
+        return text;
+    }
+    let cut = text.match_indices(". ").filter_map(|(i, _)| {
+        let word = text[..i]
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or("");
+        let after = text[i + 2..].trim_start();
+        (word.chars().count() >= 4 && after.starts_with(char::is_uppercase))
+            .then(|| text.len() - after.len())
+    });
+    cut.last().map_or(text, |at| &text[at..])
 }
 
 /// `prefix` without the comma-separated chunks before its first street chunk (one that
@@ -3347,5 +3542,61 @@ mod tests {
         ] {
             assert!(from_lines(&[line], page).is_empty(), "{line}");
         }
+    }
+
+    /// A British county between the post town and the postcode is the region: England,
+    /// Scotland and Wales, on the postcode line, as the line above it, and with the town
+    /// closing the street lines.
+    #[test]
+    fn a_county_before_a_british_postcode_is_no_locality() {
+        let parts = |lines: &[&str]| {
+            let a = one(lines, Some("GB"));
+            [a.street, a.locality, a.region]
+        };
+        let some = |p: [&str; 3]| p.map(|p| Some(p.to_string()));
+        assert_eq!(
+            parts(&["Unit 4, Mill Lane, Market Harbury, Hampshire, SO21 9ZZ"]),
+            some(["Unit 4, Mill Lane", "Market Harbury", "Hampshire"])
+        );
+        assert_eq!(
+            parts(&["Acme Ltd", "2 Quarry Road", "Kirkbrae, Fife", "KY16 9ZZ"]),
+            some(["2 Quarry Road", "Kirkbrae", "Fife"])
+        );
+        assert_eq!(
+            parts(&["Unit 7, Dyffryn Business Park, Llanfach", "Powys LD1 9ZZ"]),
+            some(["Unit 7, Dyffryn Business Park", "Llanfach", "Powys"])
+        );
+        assert_eq!(
+            parts(&["9 Harbour Walk", "Seabridge", "Devon", "EX1 9ZZ"]),
+            some(["9 Harbour Walk", "Seabridge", "Devon"])
+        );
+        // A town is still the locality.
+        let a = one(&["12 High Street, Oxford OX1 9ZZ"], Some("GB"));
+        assert_eq!(a.locality.as_deref(), Some("Oxford"));
+        assert_eq!(a.region, None);
+    }
+
+    /// An address inside a paragraph: the street is in its own sentence, not a line above
+    /// (English, Spanish).
+    #[test]
+    fn an_address_inside_a_paragraph_takes_its_street_from_its_sentence() {
+        let a = one(
+            &[
+                "Last updated: March 2026",
+                "Harbour Cabs is a sole trader business run by its owner, trading as Harbour Cabs. Our registered business address is 4 Mill Street, Seabridge, Devon, EX1 9ZZ.",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("4 Mill Street"));
+        assert_eq!(a.locality.as_deref(), Some("Seabridge"));
+        let a = one(
+            &[
+                "Actualizado: marzo de 2026",
+                "Talleres Ejemplo es una empresa familiar con treinta años de oficio. Nuestra empresa tiene su domicilio en Calle Mayor 5, 28013 Madrid.",
+            ],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 5"));
+        assert_eq!(a.locality.as_deref(), Some("Madrid"));
     }
 }
