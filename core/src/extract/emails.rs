@@ -1007,11 +1007,17 @@ mod tests {
                 "info@gärtnerei-müller-beispiel.de"
             ]
         );
-        // Another name's domain behind the link stays out.
+        // Another name's domain is not the site's (behind the link it is kept only as the
+        // owner's other mailbox, `owners_other_mailbox`: not when the page links that domain).
+        assert!(!on_site(
+            "info@gärtnerei-schulze-beispiel.de",
+            Some("gaertnerei-mueller-beispiel.de")
+        ));
         assert_eq!(
             page(
                 "https://gaertnerei-mueller-beispiel.de/",
-                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>\
+                 <p><a href='https://gärtnerei-schulze-beispiel.de/'>Webdesign</a></p>"
             ),
             ["post@gaertnerei-mueller-beispiel.de"]
         );
