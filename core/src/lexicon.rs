@@ -105,6 +105,9 @@ classes! {
     PartyHost = "party.host",
     /// Heading or line naming the website's maker (design, development agency).
     PartyMaker = "party.maker",
+    /// Heading or line naming another party of a legal notice: the insurer, the bank, an
+    /// association the business is a member of.
+    PartyOther = "party.other",
     /// Credit words before a website maker's name (designed by, website by, réalisation).
     CreditMaker = "credit.maker",
     /// A person's role or profession (director, managing director, Geschäftsführer).

@@ -212,7 +212,17 @@ impl ParsedPage {
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
         let address_region = tld_region.or(lang_region.filter(|r| *r != "US"));
         let mut text_addresses = address::from_lines(&contact_lines, address_region);
-        let ballot = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
+        // The Open Graph contact metas read as a marked-up address.
+        let meta_address =
+            address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let ballot = region_hint(
+            doc,
+            &json_ld,
+            meta_address.as_ref(),
+            &text_addresses,
+            tld_region,
+            &contact_lines,
+        );
         let hint = ballot.decide();
         let mut page_region = region::PageRegion {
             ballot,
@@ -283,6 +293,7 @@ impl ParsedPage {
             .addresses
             .iter()
             .chain(&doc.marked_addresses)
+            .chain(&meta_address)
             .cloned();
         let from_strings = json_ld
             .address_strings
@@ -777,7 +788,7 @@ const MAX_SCRIPTS: usize = 2;
 const MAX_NATIONAL_NUMBERS: usize = 2;
 
 /// The page's region for phone parsing: one decision from weighted evidence
-/// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
+/// ([`region::Ballot`]): JSON-LD/microdata/Open Graph address countries (names or ISO codes), the
 /// countries of addresses printed on the page, the ccTLD, the calling codes of international
 /// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
 /// `geo.region`, currencies, `<html lang>`. The printed international numbers and the
@@ -786,6 +797,7 @@ const MAX_NATIONAL_NUMBERS: usize = 2;
 fn region_hint(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
+    meta_address: Option<&MarkedAddress>,
     text_addresses: &[address::TextAddress],
     tld_region: Option<&'static str>,
     lines: &[&str],
@@ -796,6 +808,7 @@ fn region_hint(
         .addresses
         .iter()
         .chain(&doc.marked_addresses)
+        .chain(meta_address)
         .filter_map(|a| a.country.as_deref())
     {
         match address::region_of_country(country) {
@@ -1298,6 +1311,52 @@ mod tests {
         );
         assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
         assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
+    fn open_graph_contact_metas_give_an_address() {
+        // ogp.me's contact metadata (CZ) and the `business.business` type's contact data (BR),
+        // with nothing of the address in the visible text.
+        let cz = Url::parse("https://www.dilna-vzor.cz/").unwrap();
+        let page = extract_page(
+            &cz,
+            Some("text/html"),
+            "<meta property=\"og:street-address\" content=\"Vzorová 12\">\
+             <meta property=\"og:locality\" content=\"Vzorov\">\
+             <meta property=\"og:postal-code\" content=\"123 45\">\
+             <meta property=\"og:country-name\" content=\"Česká republika\">\
+             <p>Dílna Vzor s.r.o.</p>"
+                .as_bytes(),
+        );
+        assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
+        let a = &page.addresses[0];
+        assert_eq!(a.street.as_deref(), Some("Vzorová 12"));
+        assert_eq!(a.locality.as_deref(), Some("Vzorov"));
+        assert_eq!(a.postal_code.as_deref(), Some("123 45"));
+        let br = Url::parse("https://www.oficina-exemplo.com.br/").unwrap();
+        let page = extract_page(
+            &br,
+            Some("text/html"),
+            "<meta property=\"business:contact_data:street_address\" content=\"Rua Exemplo, 120\">\
+             <meta property=\"business:contact_data:locality\" content=\"Campinas\">\
+             <meta property=\"business:contact_data:postal_code\" content=\"13010-000\">\
+             <meta property=\"business:contact_data:country_name\" content=\"Brasil\">"
+                .as_bytes(),
+        );
+        assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
+        assert_eq!(
+            page.addresses[0].street.as_deref(),
+            Some("Rua Exemplo, 120")
+        );
+        assert_eq!(page.addresses[0].postal_code.as_deref(), Some("13010-000"));
+        assert_eq!(page.addresses[0].country.as_deref(), Some("Brasil"));
+        // A town alone is no address.
+        let page = extract_page(
+            &br,
+            Some("text/html"),
+            b"<meta property=\"og:locality\" content=\"Campinas\">",
+        );
+        assert!(page.addresses.is_empty(), "{:?}", page.addresses);
     }
 
     #[test]
