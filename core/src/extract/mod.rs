@@ -623,16 +623,45 @@ fn collect_emails(
             found.push((*pos, email));
         }
     }
-    // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
-    // else it is someone else's. One ordered-set look-up each: a scan of every address found
-    // per target made a crafted page quadratic.
+    // Such a target counts when the page shows it elsewhere, it is on the site's own domain, or
+    // it is the owner's other mailbox (`emails::owners_other_mailbox`); else it is someone
+    // else's. One ordered-set look-up each: a scan of every address found per target made a
+    // crafted page quadratic; the page is searched for at most
+    // [`MAX_OTHER_MAILBOX_DOMAINS`] domains.
     if !behind_other.is_empty() {
         let shown: BTreeSet<&str> = found.iter().map(|(_, email)| email.as_str()).collect();
-        let kept: Vec<(usize, String)> = behind_other
-            .into_iter()
-            .take_while(|_| budget.work(64))
-            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
-            .collect();
+        let mut searched: Vec<String> = Vec::new();
+        let mut owners: BTreeSet<String> = BTreeSet::new();
+        let mut kept: Vec<(usize, String)> = Vec::new();
+        for (pos, email) in behind_other.into_iter().take_while(|_| budget.work(64)) {
+            if shown.contains(email.as_str()) || emails::on_site(&email, site) {
+                kept.push((pos, email));
+                continue;
+            }
+            let Some(domain) = email.rsplit_once('@').map(|(_, d)| registrable_domain(d)) else {
+                continue;
+            };
+            if !searched.contains(&domain) {
+                if searched.len() >= MAX_OTHER_MAILBOX_DOMAINS
+                    || !budget.work(doc.text.len() + 64 * doc.links.len())
+                {
+                    continue;
+                }
+                let linked = || {
+                    doc.links.iter().any(|link| {
+                        written_host(&link.href)
+                            .is_some_and(|host| registrable_domain(host) == domain)
+                    })
+                };
+                if emails::owners_other_mailbox(&domain, &doc.text) && !linked() {
+                    owners.insert(domain.clone());
+                }
+                searched.push(domain.clone());
+            }
+            if owners.contains(&domain) {
+                kept.push((pos, email));
+            }
+        }
         found.extend(kept);
     }
     let structured_pos = usize::MAX;
@@ -648,6 +677,10 @@ fn collect_emails(
         e.clone()
     })
 }
+
+/// Most distinct domains of `mailto:` targets behind another domain's address that the page
+/// is searched for (`collect_emails`); the targets on further domains are left out.
+const MAX_OTHER_MAILBOX_DOMAINS: usize = 4;
 
 /// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
 /// else's (`sections.rs`; `lines` has those parts blanked already). When `hint` is not
