@@ -1193,8 +1193,11 @@ fn without_number_mark(token: &str) -> &str {
 /// `so sídlom Lipová 12`, `located at 12 …`, `Our registered address is 4 …`): two or more
 /// lower-case words (a capitalised first word of a sentence among them; a street word only
 /// when another lower-case word follows it), before a word that starts with a capital or a
-/// digit. Unchanged otherwise.
-fn without_prose(text: &str) -> &str {
+/// digit. Unchanged otherwise. Outside a paragraph (`in_paragraph` false) a capitalised
+/// first word counts as prose only before a house number or a street type (`Located at 12
+/// …`, `Domicilio social en Calle …`): before a name it is the street's (`Rua das
+/// Palmeiras`, `Paseo de los Pinos`).
+fn without_prose(text: &str, in_paragraph: bool) -> &str {
     let mut prose = 0;
     let is_lower = |word: &str| word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
     let mut words = text
@@ -1202,6 +1205,7 @@ fn without_prose(text: &str) -> &str {
         .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
         .peekable();
     let mut first = true;
+    let mut capital_opener = false;
     while let Some((at, word)) = words.next() {
         let next_lower = words.peek().is_some_and(|(_, next)| is_lower(next));
         let sentence_start = first
@@ -1211,10 +1215,15 @@ fn without_prose(text: &str) -> &str {
         first = false;
         let lower_word = is_lower(word);
         if sentence_start || (lower_word && (!STREET_WORDS.contains(&word) || next_lower)) {
+            capital_opener |= sentence_start;
             prose += 1;
             continue;
         }
-        let opens = word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
+        let opens = if capital_opener && !in_paragraph {
+            word.starts_with(|c: char| c.is_ascii_digit()) || has_street_word(&word.to_lowercase())
+        } else {
+            word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+        };
         return if prose >= 2 && opens {
             &text[at..]
         } else {
@@ -2093,15 +2102,19 @@ fn last_segment(s: &str) -> &str {
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
 fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
-    let prefix = last_sentence(last_segment(
+    let segment = last_segment(
         prefix
             .trim_end()
             .trim_end_matches([',', '-', '–', '·', '•', '|'])
             .trim_end(),
-    ));
-    let prefix = without_prose(without_leading_name(
-        strip_label(prefix).trim_matches([',', ' ']),
-    ));
+    );
+    let prefix = last_sentence(segment);
+    // Inside a paragraph, a sentence may open with a capitalised word of prose.
+    let in_paragraph = segment.len() > PARAGRAPH_BYTES;
+    let prefix = without_prose(
+        without_leading_name(strip_label(prefix).trim_matches([',', ' '])),
+        in_paragraph,
+    );
     // A street with its house number on the postcode line is the whole street: `12 Main
     // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
     if is_streetish(prefix)
@@ -2124,7 +2137,7 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         if line.is_empty() || !is_streetish(line) || line.len() > 80 || holds_postcode(line) {
             break;
         }
-        collected.push(without_prose(line.trim_end_matches([',', '.'])));
+        collected.push(without_prose(line.trim_end_matches([',', '.']), false));
         // An address label opens the address (`Adres: Kerkstraat 5`): above it are other
         // fields (opening hours, the name).
         if line.len() < raw.len() {
@@ -2143,12 +2156,15 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
     (!collected.is_empty()).then(|| collected.join(", "))
 }
 
+/// Text before a postcode longer than this, in bytes, is a paragraph (a street is shorter).
+const PARAGRAPH_BYTES: usize = 80;
+
 /// The last sentence of a long `text` (more than 80 bytes: an address inside a paragraph,
 /// `… trading as Acme. Our registered address is 4 …`): the text after the last full stop
 /// that ends a word of four letters or more (not an abbreviation: `Av.`, `Str.`, `St.`) and
 /// is followed by a space and a capital. Unchanged when shorter or without one.
 fn last_sentence(text: &str) -> &str {
-    if text.len() <= 80 {
+    if text.len() <= PARAGRAPH_BYTES {
         return text;
     }
     let cut = text.match_indices(". ").filter_map(|(i, _)| {
