@@ -31,6 +31,11 @@ struct Words {
     /// `party.authority`, `party.maker`, `party.other`: the other third parties' headings and
     /// labels (an authority's on any page, the others on a legal notice).
     other: Vec<String>,
+    /// `party.bank`: the bank's headings and labels (bank details, on a legal notice).
+    bank: Vec<String>,
+    /// `label.phone`, `label.email`, `label.web`, `label.address`: the labels of a contact
+    /// field (`Tél : …`, `E-Mail: …`).
+    contact_fields: Vec<String>,
     /// `credit.maker`: credit phrases inside a line.
     credits: Vec<String>,
     /// `label.address`: address sub-headings.
@@ -57,6 +62,13 @@ fn lexicon_words() -> &'static Words {
         Words {
             host: lower(&[Class::PartyHost]),
             other: lower(&[Class::PartyAuthority, Class::PartyMaker, Class::PartyOther]),
+            bank: lower(&[Class::PartyBank]),
+            contact_fields: lower(&[
+                Class::LabelPhone,
+                Class::LabelEmail,
+                Class::LabelWeb,
+                Class::LabelAddress,
+            ]),
             credits: lower(&[Class::CreditMaker]),
             address: lower(&[Class::LabelAddress]),
             org_types: lower(&[Class::OrgType])
@@ -120,8 +132,11 @@ const JOINERS: &[&str] = &[
 enum Party {
     /// The hosting provider (a heading counts on any page).
     Host,
-    /// An authority, chamber, dispute body, insurer, bank, association or the site's makers.
+    /// An authority, chamber, dispute body, insurer, association or the site's makers.
     Other,
+    /// The business's bank: its section is the account's lines, up to the first contact field
+    /// ([`is_contact_field`]), which is the business's again.
+    Bank,
 }
 
 /// Whom `text` (a heading, or a label before its colon) names, if a third party: any of its
@@ -163,7 +178,9 @@ fn party_of(text: &str) -> Option<Party> {
         if starts(&lexicon_words().host) {
             return Some(Party::Host);
         }
-        if starts(&lexicon_words().other)
+        if starts(&lexicon_words().bank) {
+            party = party.or(Some(Party::Bank));
+        } else if starts(&lexicon_words().other)
             || part.iter().any(|w| {
                 // A genitive `s` too ("des Versicherers").
                 let w = w.strip_suffix('s').unwrap_or(w);
@@ -188,6 +205,7 @@ fn may_name_a_party(text: &str) -> bool {
                 .host
                 .iter()
                 .chain(&words.other)
+                .chain(&words.bank)
                 .map(String::as_str)
                 .chain(COMPOUND_HEADS.iter().map(|(head, _)| *head))
                 .filter_map(|label| {
@@ -388,26 +406,37 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
         let party = party_of(&text[heading.clone()]);
         let counts = match party {
             Some(Party::Host) => true,
-            Some(Party::Other) => legal || names_an_authority(&text[heading.clone()]),
+            Some(Party::Other | Party::Bank) => legal || names_an_authority(&text[heading.clone()]),
             None => false,
         };
         if counts {
-            ranges.push(heading.start..heading_section_end(layout, index));
+            let end = heading_section_end(layout, index);
+            let end = if party == Some(Party::Bank) {
+                first_contact_field(layout, heading.end..end).unwrap_or(end)
+            } else {
+                end
+            };
+            ranges.push(heading.start..end);
         }
     }
     for (index, colon) in first_colons(text, line_starts) {
         let start = &line_starts[index];
         let label = &text[*start..colon];
         // Most lines are rejected here, before any lower-casing.
-        if label.len() > 80 || label.chars().count() > 40 || party_of(label).is_none() {
+        if label.len() > 80 || label.chars().count() > 40 {
             continue;
         }
+        let Some(party) = party_of(label) else {
+            continue;
+        };
         let mut end = line_end(index);
         for next in index + 1..(index + MAX_SECTION_LINES).min(line_starts.len()) {
             let next_start = line_starts[next];
             let next_line = &text[next_start..line_end(next)];
             let heading_here = headings.iter().any(|h| h.start == next_start);
-            if heading_here || (is_labelled(next_line) && !is_contact_field(next_line)) {
+            let field = is_contact_field(next_line);
+            if heading_here || (is_labelled(next_line) && !field) || (party == Party::Bank && field)
+            {
                 break;
             }
             end = line_end(next);
@@ -695,35 +724,31 @@ fn first_colons<'t>(
         })
 }
 
+/// The start of the first line inside `range` of `layout`'s text that is a contact field
+/// ([`is_contact_field`]), if any.
+fn first_contact_field(layout: &Layout<'_>, range: Range<usize>) -> Option<usize> {
+    let Layout {
+        text, line_starts, ..
+    } = *layout;
+    let first = line_starts.partition_point(|start| *start < range.start);
+    line_starts[first..]
+        .iter()
+        .take_while(|start| **start < range.end)
+        .find(|&&start| {
+            let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+            is_contact_field(&text[start..end.min(range.end)])
+        })
+        .copied()
+}
+
 /// A labelled line that still belongs to the section before it: its phone, fax, email, site or
-/// address ("Tél : …", "Adresse : …").
+/// address ("Tél : …", "Adresse : …"; lexicon classes `label.phone`, `label.email`,
+/// `label.web`, `label.address`).
 fn is_contact_field(line: &str) -> bool {
     let lower = line.trim().to_lowercase();
-    [
-        "tél",
-        "tel",
-        "téléphone",
-        "telephone",
-        "telefon",
-        "telefax",
-        "phone",
-        "fax",
-        "email",
-        "e-mail",
-        "mail",
-        "site",
-        "web",
-        "adresse",
-        "address",
-        "anschrift",
-        "url",
-        "internet",
-        "sitz",
-    ]
-    .iter()
-    .any(|field| {
+    lexicon_words().contact_fields.iter().any(|field| {
         lower
-            .strip_prefix(field)
+            .strip_prefix(field.as_str())
             .is_some_and(|rest| rest.trim_start().starts_with([':', '.']) || rest.starts_with(' '))
     })
 }
@@ -962,6 +987,34 @@ mod tests {
     }
 
     #[test]
+    fn a_bank_line_does_not_hide_the_phone_after_it() {
+        // German legal notice (class: a bank's label line, the business's phone and email on
+        // the lines after it).
+        let (phones, emails, _) = found(
+            "https://www.malerbetrieb-beispiel.de/impressum",
+            "<h1>Impressum</h1><p>Malerbetrieb Beispiel<br>Gartenweg 5<br>10115 Berlin</p>\
+             <p>Bankverbindung: Sparkasse Beispielstadt<br>Telefon: 030 4471230<br>\
+             E-Mail: info@malerbetrieb-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471230"]);
+        assert_eq!(emails, ["info@malerbetrieb-beispiel.de"]);
+    }
+
+    #[test]
+    fn a_bank_heading_does_not_hide_the_phone_after_its_account() {
+        // Dutch colofon (class: bank details under a heading of their own, the business's
+        // phone in the next paragraph).
+        let (phones, emails, _) = found(
+            "https://www.schildersbedrijf-voorbeeld.nl/colofon",
+            "<h1>Colofon</h1><p>Schildersbedrijf Voorbeeld<br>Dorpsstraat 12<br>\
+             1234 AB Voorbeeldstad</p><h3>Bankgegevens</h3><p>IBAN: NL00 BANK 0000 0000 00</p>\
+             <p>Telefoon: 020 481 7703<br>E-mail: info@schildersbedrijf-voorbeeld.nl</p>",
+        );
+        assert_eq!(phones, ["+31204817703"]);
+        assert_eq!(emails, ["info@schildersbedrijf-voorbeeld.nl"]);
+    }
+
+    #[test]
     fn a_hosting_heading_runs_to_the_next_heading() {
         let text = "Éditeur\nAcme SARL\nTél : 01 42 68 53 00\nHébergeur\nOVH SAS\nTél : 09 72 10 10 07\nCrédits\nPhotos : X\n";
         let headings = [at(text, "Éditeur"), at(text, "Hébergeur")];
@@ -1006,10 +1059,12 @@ mod tests {
             "Ordre des avocats de Paris",
             "Ordine degli Avvocati di Milano",
             "Colegio Oficial de Dentistas",
-            "Bankverbindung",
             "Name und Sitz des Versicherers",
         ] {
             assert_eq!(party_of(other), Some(Party::Other), "{other}");
+        }
+        for bank in ["Bankverbindung", "Bank details", "Bankgegevens"] {
+            assert_eq!(party_of(bank), Some(Party::Bank), "{bank}");
         }
         for own in [
             "Hostinger deals",
