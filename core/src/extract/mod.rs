@@ -55,15 +55,15 @@ use crate::extract::page_budget::PageBudget;
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
 use crate::extract::words8::has_ascii_digits;
-use crate::pace;
 use crate::site::{region_from_host, registrable_domain, result_domain};
 
 /// A decoded and parsed page, before its URL is settled.
 pub struct ParsedPage {
     doc: Document,
-    /// The body's length in bytes, as fetched (decompressed): the size of its
-    /// [`PageBudget`].
-    bytes: usize,
+    /// What reading the page may still copy and do: the [`PageBudget`] of its body as fetched
+    /// (decompressed), charged by the parse and then by every reader of
+    /// [`ParsedPage::extract`].
+    budget: PageBudget,
 }
 
 /// What one page yields.
@@ -102,10 +102,11 @@ pub fn parse_page_reusing(
     buffers: &mut ParseBuffers,
 ) -> ParsedPage {
     let text = decode::decode_page(content_type, body);
-    pace::work(body.len());
+    let budget = PageBudget::for_page(body.len());
+    budget.work(body.len());
     ParsedPage {
-        doc: html::parse_reusing(&text, buffers),
-        bytes: body.len(),
+        doc: html::parse_reusing(&text, buffers, &budget),
+        budget,
     }
 }
 
@@ -130,6 +131,12 @@ impl ParsedPage {
             .flatten()
             .filter_map(|s| Url::parse(s.trim()).ok())
             .find(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+    }
+
+    /// What reading the page has left of its budget (and whether it bound: an ordinary page
+    /// never runs out).
+    pub fn budget(&self) -> &PageBudget {
+        &self.budget
     }
 
     /// Runs every extractor, with `url` as the page's final URL.
@@ -157,7 +164,8 @@ impl ParsedPage {
                 Some(start)
             })
             .collect();
-        pace::work(doc.text.len());
+        let budget = &self.budget;
+        budget.work(doc.text.len());
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
@@ -176,22 +184,26 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        // What the content readers may copy and do (`page_budget.rs`), shared by them all.
-        let budget = PageBudget::for_page(self.bytes);
-        let mut json_ld = jsonld::read(&doc.json_ld, &budget);
-        if !doc.state.is_empty() {
-            // JSON-LD inside framework state counts as JSON-LD; the values read by their keys
-            // join the structured ones.
-            let state = state::read(&doc.state, &budget);
-            json_ld.absorb(jsonld::read(&state.json_ld, &budget));
-            json_ld.absorb(state.values);
-        }
+        // JSON-LD and framework state expand what they read: they may spend half of what
+        // the budget has left, the readers of the text after them keep the other half.
+        let json_ld = budget.holding_back_half(|| {
+            let mut json_ld = jsonld::read(&doc.json_ld, budget);
+            if !doc.state.is_empty() {
+                // JSON-LD inside framework state counts as JSON-LD; the values read by their
+                // keys join the structured ones.
+                let state = state::read(&doc.state, budget);
+                json_ld.absorb(jsonld::read(&state.json_ld, budget));
+                json_ld.absorb(state.values);
+            }
+            json_ld
+        });
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
         let text_addresses = address::from_lines(
             &contact_lines,
             tld_region.or(lang_region.filter(|r| *r != "US")),
+            budget,
         );
         let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
 
@@ -202,7 +214,7 @@ impl ParsedPage {
             (&contact_lines, &line_starts),
             &third_party,
             site.as_deref(),
-            &budget,
+            budget,
         );
         let phones = collect_phones(
             doc,
@@ -210,12 +222,14 @@ impl ParsedPage {
             (&contact_lines, &line_starts),
             &third_party,
             hint,
+            budget,
         );
         // The business's profile links (not the site makers' in and under a credit), then
         // JSON-LD `sameAs`.
         let linked = socials::business_profiles(
             doc.links
                 .iter()
+                .take_while(|l| budget.work(l.href.len() + 64))
                 .map(|l| (l.href.as_str(), l.text.as_str(), l.in_footer, l.text_pos)),
             &doc.text,
             &third_party,
@@ -243,13 +257,13 @@ impl ParsedPage {
         let from_strings = json_ld
             .address_strings
             .iter()
-            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region))
+            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region, budget))
             .map(|a| a.parts);
         for candidate in structured
             .chain(from_strings)
             .chain(text_addresses.into_iter().map(|a| a.parts))
         {
-            addresses.push(split_run_on(trim_address(candidate), tld_region));
+            addresses.push(split_run_on(trim_address(candidate), tld_region, budget));
         }
         let structured_names: Vec<String> = json_ld
             .org_names
@@ -280,8 +294,9 @@ impl ParsedPage {
         // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
         let mut home_link_texts: Vec<&str> = Vec::new();
         for link in &doc.links {
-            // Pacing (`crate::pace`): resolving a link is about a microsecond.
-            if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
+            // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
+            // about a microsecond.
+            if is_not_a_page(&link.href) || !budget.work(link.href.len() + 256) {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
@@ -608,6 +623,7 @@ fn collect_phones(
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
     hint: RegionHint,
+    budget: &PageBudget,
 ) -> Vec<String> {
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
     // Structured values first (the most trusted source, and bounded), so a page whose links
@@ -615,7 +631,7 @@ fn collect_phones(
     // is sorted by position below.
     let mut judgements = phones::Judgements::per_page();
     for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
-        if let Some(e164) = phones::from_structured(value, hint, &mut judgements) {
+        if let Some(e164) = phones::from_structured(value, hint, &mut judgements, budget) {
             found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
         }
     }
@@ -624,7 +640,10 @@ fn collect_phones(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements) {
+        if !budget.work(link.href.len() + 64) {
+            break;
+        }
+        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements, budget) {
             found.push((link.text_pos, phone));
         }
         if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
@@ -633,12 +652,12 @@ fn collect_phones(
     }
     let mut previous = "";
     for (line, start) in lines.iter().zip(line_starts) {
-        if !pace::work(line.len() + 1) {
+        if !budget.work(line.len() + 1) {
             break;
         }
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
-            for (offset, phone) in phones::from_text(line, hint, &mut judgements) {
+            for (offset, phone) in phones::from_text(line, hint, &mut judgements, budget) {
                 // `Steuernummer:` on the line above, the number first on this one.
                 let opens_line = !line[..offset].chars().any(char::is_alphabetic);
                 if !(identifier_above && opens_line) {
@@ -834,14 +853,17 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
 
 /// A marked-up address whose street holds the whole address (`Heron House, Quarry Way,
 /// Anytown, Cheshire, SK9 9ZZ` with no other part) is split by the text patterns.
-fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
+fn split_run_on(a: MarkedAddress, region: Option<&str>, budget: &PageBudget) -> MarkedAddress {
     if a.postal_code.is_some() || a.locality.is_some() {
         return a;
     }
     let Some(street) = a.street.as_deref() else {
         return a;
     };
-    match address::from_lines(&[street], region).into_iter().next() {
+    match address::from_lines(&[street], region, budget)
+        .into_iter()
+        .next()
+    {
         Some(found) => MarkedAddress {
             country: found.parts.country.or(a.country),
             ..found.parts
