@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 pub mod eval;
 pub mod pathological;
+pub mod sites;
 
 /// Every `*.html` file directly in `dir`, sorted by name, with its bytes.
 ///

@@ -3,7 +3,7 @@
 //! per-page baseline (`benches/baseline/`). The held-out `corpus-world-check` is held to its
 //! floors only, and a failure there shows its totals only (`eval::totals_only`).
 
-use contact_benches::{eval, shared_or_skip};
+use contact_benches::{eval, shared_or_skip, sites};
 
 /// Evaluates `corpus` of the shared folder (`None`: skipped) and fails unless it has exactly
 /// `pages` labelled pages, meets its floors (`eval::floors_for`) and, for a development
@@ -107,4 +107,31 @@ fn corpus_world_check_meets_the_floors_totals_only() {
         37,
         "corpus_world_check_meets_the_floors_totals_only",
     );
+}
+
+/// Site by site (`eval --sites`, `contact_benches::sites`): each corpus's sites crawled from
+/// their home pages fetch at least the floor's share of the labelled non-home pages. On
+/// failure only totals are shown (the held-out corpus is one of them).
+#[test]
+fn site_by_site_contact_page_recall_meets_the_floors() {
+    for corpus in [
+        "corpus",
+        "corpus-2026",
+        "corpus-frameworks",
+        "corpus-world",
+        "corpus-world-check",
+    ] {
+        let Some(dir) = shared_or_skip(corpus, "site_by_site_contact_page_recall_meets_the_floors")
+        else {
+            continue;
+        };
+        let floor = eval::site_recall_floor(corpus)
+            .unwrap_or_else(|| panic!("{corpus} has no contact-page recall floor"));
+        let report = sites::evaluate_sites(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            report.contact_page_recall() >= floor,
+            "{corpus}: contact-page recall under {floor}:\n{}",
+            report.table()
+        );
+    }
 }

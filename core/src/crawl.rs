@@ -3,8 +3,9 @@
 //! contact-like pages for the result's `contactPages` (docs/contract.md "Fetching";
 //! keywords and pick rule from docs/extraction.md).
 //!
-//! Links are scored by anchor text (weighted double) and URL path tokens, in English, German,
-//! French, Spanish, Italian, Portuguese and Dutch; deep paths and query strings lose points.
+//! Links are scored by anchor text (weighted double) and URL path tokens, against the
+//! lexicon's page-type words (`page.contact`, `page.imprint`, … in every language of
+//! `core/lexicon/`, docs/extraction.md "Lexicon"); deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
 use std::collections::btree_map::{BTreeMap, Entry};
@@ -12,7 +13,8 @@ use std::sync::OnceLock;
 
 use url::Url;
 
-use crate::site::{region_from_host, registrable_domain};
+use crate::lexicon::{self, Class};
+use crate::site::registrable_domain;
 
 /// Extra pages fetched besides the homepage (docs/contract.md).
 pub const MAX_EXTRA_PAGES: usize = 3;
@@ -47,6 +49,32 @@ pub enum Intent {
     Privacy,
     /// Support, help, customer service.
     Support,
+    /// Terms and conditions, terms of use (they name the contracting party).
+    Terms,
+}
+
+/// The order in which the planner spends its budget (docs/extraction.md, "Crawl plan"):
+/// one page of each kind in this order, then the other candidates, tier by tier, best score
+/// first. Contact pages first; then the pages that name the operator with its address
+/// (imprint, legal notice) and about pages; then privacy policies and terms, which name the
+/// data controller or contracting party; support pages last.
+const PICK_ORDER: [Intent; 6] = [
+    Intent::Contact,
+    Intent::Legal,
+    Intent::About,
+    Intent::Privacy,
+    Intent::Terms,
+    Intent::Support,
+];
+
+/// The tier of an intent in [`PICK_ORDER`] (0 is fetched first).
+fn tier(intent: Intent) -> u8 {
+    match intent {
+        Intent::Contact => 0,
+        Intent::Legal | Intent::About => 1,
+        Intent::Privacy | Intent::Terms => 2,
+        Intent::Support => 3,
+    }
 }
 
 /// A scored candidate page.
@@ -69,49 +97,37 @@ pub struct CrawlPlan {
     pub contact_pages: Vec<Url>,
 }
 
-/// Plans the extra fetches for the site whose homepage is `home` and has `links`.
+/// Plans the extra fetches for the site whose homepage is `home` and has `links`: the best
+/// candidate of each kind in [`PICK_ORDER`], then the remaining candidates by [`tier`] and
+/// score, until [`MAX_EXTRA_PAGES`] are chosen. Whenever there are candidates the budget is
+/// spent on them; a site without a contact page gets its imprint, about, privacy or terms
+/// pages. `contact_pages` lists the candidates other than privacy and terms pages.
 pub fn plan(home: &Url, links: &[PageLink]) -> CrawlPlan {
     let candidates = candidates(home, links);
-    let eu = region_from_host(home.host_str().unwrap_or("")).is_some_and(|r| {
-        matches!(
-            r,
-            "DE" | "AT" | "CH" | "FR" | "IT" | "ES" | "NL" | "BE" | "LU" | "PT"
-        )
-    });
     let mut fetch: Vec<Url> = Vec::new();
-    let take_best = |intent: &[Intent], fetch: &mut Vec<Url>| {
-        if let Some(c) = candidates
-            .iter()
-            .find(|c| intent.contains(&c.intent) && !fetch.contains(&c.url))
-        {
-            fetch.push(c.url.clone());
-        }
-    };
-    take_best(&[Intent::Contact], &mut fetch);
-    let legal_linked = candidates.iter().any(|c| c.intent == Intent::Legal);
-    if eu && legal_linked {
-        take_best(&[Intent::Legal], &mut fetch);
-    } else {
-        take_best(&[Intent::Contact, Intent::Support], &mut fetch);
-    }
-    take_best(&[Intent::About], &mut fetch);
-    for c in &candidates {
+    for intent in PICK_ORDER {
         if fetch.len() >= MAX_EXTRA_PAGES {
             break;
         }
-        if !fetch.contains(&c.url) && c.intent != Intent::Privacy {
+        if let Some(c) = candidates.iter().find(|c| c.intent == intent) {
             fetch.push(c.url.clone());
         }
     }
-    if fetch.is_empty() {
-        if let Some(c) = candidates.first() {
-            fetch.push(c.url.clone());
+    // The rest, tier by tier; the sort is stable, so best score first within a tier.
+    let mut rest: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| !fetch.contains(&c.url))
+        .collect();
+    rest.sort_by_key(|c| tier(c.intent));
+    for c in rest {
+        if fetch.len() >= MAX_EXTRA_PAGES {
+            break;
         }
+        fetch.push(c.url.clone());
     }
-    fetch.truncate(MAX_EXTRA_PAGES);
     let contact_pages = candidates
         .iter()
-        .filter(|c| c.intent != Intent::Privacy)
+        .filter(|c| !matches!(c.intent, Intent::Privacy | Intent::Terms))
         .map(|c| c.url.clone())
         .take(MAX_CONTACT_PAGES)
         .collect();
@@ -201,7 +217,7 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
         penalty += 5;
     }
     let mut best: Option<(Intent, i32)> = None;
-    for (index, (intent, weight, _)) in KEYWORDS.iter().enumerate() {
+    for (index, (intent, weight, _)) in ROWS.iter().enumerate() {
         let (in_text, in_path) = (in_text[index], in_path[index]);
         if !in_text && !in_path {
             continue;
@@ -214,145 +230,39 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     best.filter(|(_, s)| *s > 0)
 }
 
-const KEYWORDS: &[(Intent, i32, &[&str])] = &[
-    (
-        Intent::Contact,
-        10,
-        &[
-            "contact",
-            "contact us",
-            "contactus",
-            "contacts",
-            "get in touch",
-            "reach us",
-            "find us",
-            "locations",
-            "location",
-            "visit us",
-            "directions",
-            "kontakt",
-            "kontaktieren",
-            "anfahrt",
-            "standort",
-            "standorte",
-            "contacto",
-            "contactenos",
-            "contactanos",
-            "contato",
-            "fale conosco",
-            "contatti",
-            "contattaci",
-            "dove siamo",
-            "nous contacter",
-            "contactez nous",
-            "nous trouver",
-            "acces",
-            "neem contact op",
-            "contactgegevens",
-            "route",
-            "routebeschrijving",
-            "bereikbaarheid",
-            "kontakta oss",
-            "kontakt oss",
-            "yhteystiedot",
-            "contactformulier",
-            "offices",
-            "our offices",
-        ],
-    ),
-    (
-        Intent::Legal,
-        8,
-        &[
-            "impressum",
-            "imprint",
-            "legal notice",
-            "legal",
-            "anbieterkennzeichnung",
-            "mentions legales",
-            "informations legales",
-            "note legali",
-            "nota legale",
-            "aviso legal",
-            "avisolegal",
-            "informacion legal",
-            "colofon",
-            "disclaimer",
-            "juridique",
-        ],
-    ),
-    (
-        Intent::About,
-        6,
-        &[
-            "about",
-            "about us",
-            "aboutus",
-            "who we are",
-            "our story",
-            "company",
-            "team",
-            "our team",
-            "staff",
-            "people",
-            "uber uns",
-            "ueber uns",
-            "unternehmen",
-            "quienes somos",
-            "sobre nosotros",
-            "nosotros",
-            "chi siamo",
-            "azienda",
-            "qui sommes nous",
-            "a propos",
-            "entreprise",
-            "over ons",
-            "over",
-            "wie zijn wij",
-            "wie wij zijn",
-            "om oss",
-            "sobre",
-            "empresa",
-            "profile",
-            "profiel",
-            "history",
-            "our firm",
-            "the firm",
-        ],
-    ),
-    (
-        Intent::Support,
-        4,
-        &[
-            "support",
-            "help",
-            "customer service",
-            "customer care",
-            "kundenservice",
-            "hilfe",
-            "servicio al cliente",
-            "assistenza",
-            "aide",
-            "klantenservice",
-            "service",
-        ],
-    ),
-    (
-        Intent::Privacy,
-        2,
-        &[
-            "privacy",
-            "privacy policy",
-            "datenschutz",
-            "privacidad",
-            "confidentialite",
-            "privacyverklaring",
-            "privacybeleid",
-        ],
-    ),
+/// The keyword rows: each intent with its weight and the lexicon class of its words
+/// (docs/extraction.md, "Crawl plan" and "Lexicon"). A link's best row is its intent.
+/// On a tie between rows the first wins (`Privacy Policy and Terms` is a privacy page).
+const ROWS: [(Intent, i32, Class); 6] = [
+    (Intent::Contact, 10, Class::PageContact),
+    (Intent::Legal, 8, Class::PageImprint),
+    (Intent::About, 6, Class::PageAbout),
+    (Intent::Privacy, 5, Class::PagePrivacy),
+    (Intent::Terms, 5, Class::PageTerms),
+    (Intent::Support, 4, Class::PageSupport),
 ];
 
-/// Whether `s` (a link's text, or the path its URL has) may hold a [`KEYWORDS`] phrase:
+/// For each row of [`ROWS`], its phrases: the lexicon's entries of the row's class in every
+/// language, [`normalise`]d (lower case, accents folded, words separated by one space),
+/// without repeats. Built once.
+fn keywords() -> &'static [Vec<String>; ROWS.len()] {
+    static KEYWORDS: OnceLock<[Vec<String>; ROWS.len()]> = OnceLock::new();
+    KEYWORDS.get_or_init(|| {
+        ROWS.map(|(_, _, class)| {
+            let mut phrases: Vec<String> = Vec::new();
+            for word in lexicon::words(class) {
+                let mut phrase = String::with_capacity(word.len());
+                normalise_into(&mut phrase, word);
+                if !phrase.is_empty() && !phrases.contains(&phrase) {
+                    phrases.push(phrase);
+                }
+            }
+            phrases
+        })
+    })
+}
+
+/// Whether `s` (a link's text, or the path its URL has) may hold a [`keywords`] phrase:
 /// `false` only when [`score_link`] finds none in it, so a caller can leave such a link out
 /// before resolving it. Some word of `s`, as [`normalise`] reads it, must be the longest word
 /// of a phrase, or that word with `us` glued on. ASCII text is read in place; from the word
@@ -418,7 +328,7 @@ fn alphanumeric_bytes(word: u64) -> u64 {
 
 /// [`may_hold_keyword`] for text with characters other than ASCII: each word folded
 /// character by character as [`normalise`] folds it (at most 64 bytes, longer than any
-/// keyword; a letter that folds outside ASCII is in no keyword).
+/// keyword), looked up among the ASCII words or the others.
 fn may_hold_keyword_folded(s: &str) -> bool {
     let index = LongestWords::get();
     let mut word = FoldedWord::default();
@@ -431,21 +341,23 @@ fn may_hold_keyword_folded(s: &str) -> bool {
         match folded {
             Some(letter) => word.push(letter),
             None => {
-                if word.fits && index.holds(&word.bytes[..word.len]) {
+                if word.is_in(index) {
                     return true;
                 }
                 word = FoldedWord::default();
             }
         }
     }
-    word.fits && index.holds(&word.bytes[..word.len])
+    word.is_in(index)
 }
 
-/// A word being folded by [`may_hold_keyword`]: its ASCII bytes, and whether it has only
-/// ASCII letters and digits and at most 64 of them.
+/// A word being folded by [`may_hold_keyword`]: its folded characters as UTF-8 (ASCII
+/// letters lower-cased), whether they are all ASCII, and whether they fit in 64 bytes (a
+/// longer word is in no keyword).
 struct FoldedWord {
     bytes: [u8; 64],
     len: usize,
+    ascii: bool,
     fits: bool,
 }
 
@@ -454,6 +366,7 @@ impl Default for FoldedWord {
         FoldedWord {
             bytes: [0; 64],
             len: 0,
+            ascii: true,
             fits: true,
         }
     }
@@ -461,34 +374,53 @@ impl Default for FoldedWord {
 
 impl FoldedWord {
     fn push(&mut self, letter: char) {
-        match (u8::try_from(letter), self.bytes.get_mut(self.len)) {
-            (Ok(byte), Some(slot)) if letter.is_ascii() => {
-                *slot = byte;
-                self.len += 1;
+        let letter = letter.to_ascii_lowercase();
+        match self.bytes.get_mut(self.len..self.len + letter.len_utf8()) {
+            Some(slot) => {
+                letter.encode_utf8(slot);
+                self.len += letter.len_utf8();
+                self.ascii &= letter.is_ascii();
             }
-            _ => self.fits = false,
+            None => self.fits = false,
         }
+    }
+
+    /// Whether the word is one of `index`'s.
+    fn is_in(&self, index: &LongestWords) -> bool {
+        let bytes = &self.bytes[..self.len];
+        self.fits
+            && if self.ascii {
+                index.holds(bytes)
+            } else {
+                // As for ASCII words, `us` may be glued on.
+                let bare = bytes.strip_suffix(b"us").unwrap_or(bytes);
+                index.others.binary_search(&bytes).is_ok()
+                    || index.others.binary_search(&bare).is_ok()
+            }
     }
 }
 
-/// The longest word of each [`KEYWORDS`] phrase (lower-case ASCII, 2 to 29 bytes), grouped by
-/// their first two bytes, with a bit per length (the word's, and with `us` glued on) for each
-/// group: most words of a text are turned away by that bit.
+/// The longest word of each [`keywords`] phrase. Those of ASCII letters and digits (2 to 29
+/// bytes) are grouped by their first two bytes, with a bit per length (the word's, and with
+/// `us` glued on) for each group: most words of a text are turned away by that bit. The
+/// others (Greek, Japanese, Hebrew, Latin letters without an ASCII fold) are a sorted list.
 struct LongestWords {
-    /// Sorted.
+    /// The ASCII words, sorted.
     words: Vec<&'static [u8]>,
     /// For each pair of leading bytes ([`LongestWords::group`]), the range of `words` that
     /// start with them and the lengths of those words.
-    groups: Vec<(u8, u8, u32)>,
+    groups: Vec<(u16, u16, u32)>,
+    /// The other words, folded as [`normalise`] folds them, sorted.
+    others: Vec<&'static [u8]>,
 }
 
 impl LongestWords {
     fn get() -> &'static LongestWords {
         static INDEX: OnceLock<LongestWords> = OnceLock::new();
         INDEX.get_or_init(|| {
-            let mut words: Vec<&'static [u8]> = KEYWORDS
+            let (mut words, mut others): (Vec<&'static [u8]>, Vec<&'static [u8]>) = keywords()
                 .iter()
-                .flat_map(|(_, _, phrases)| phrases.iter())
+                .flatten()
                 .map(|phrase| {
                     phrase
                         .split(' ')
@@ -497,15 +429,17 @@ impl LongestWords {
                         .unwrap_or(phrase)
                         .as_bytes()
                 })
-                .collect();
-            words.sort_unstable();
-            words.dedup();
-            let mut groups = vec![(0u8, 0u8, 0u32); 36 * 36];
+                .partition(|word| word.is_ascii());
+            for list in [&mut words, &mut others] {
+                list.sort_unstable();
+                list.dedup();
+            }
+            let mut groups = vec![(0u16, 0u16, 0u32); 36 * 36];
             for (at, word) in words.iter().enumerate() {
                 let Some(group) = LongestWords::group(word).and_then(|g| groups.get_mut(g)) else {
                     continue;
                 };
-                let at = u8::try_from(at).unwrap_or(u8::MAX);
+                let at = u16::try_from(at).unwrap_or(u16::MAX);
                 if group.0 == group.1 {
                     (group.0, group.1) = (at, at);
                 }
@@ -514,7 +448,11 @@ impl LongestWords {
                     group.2 |= 1 << len.min(31);
                 }
             }
-            LongestWords { words, groups }
+            LongestWords {
+                words,
+                groups,
+                others,
+            }
         })
     }
 
@@ -541,7 +479,7 @@ impl LongestWords {
 
     /// [`LongestWords::holds`] past the lengths: `run` against `words[from..to]`.
     #[inline(never)]
-    fn holds_in(&self, from: u8, to: u8, run: &[u8]) -> bool {
+    fn holds_in(&self, from: u16, to: u16, run: &[u8]) -> bool {
         self.words
             .get(usize::from(from)..usize::from(to))
             .unwrap_or_default()
@@ -629,25 +567,42 @@ fn normalise_into(out: &mut String, s: &str) {
     }
 }
 
-/// A non-ASCII character as [`normalise`] keeps it: lower-cased, common Latin accents
-/// stripped; `None` for a separator (anything but a letter or digit).
+/// A non-ASCII character as [`normalise`] keeps it: lower-cased, the diacritics of the
+/// Latin letters of the lexicon's languages stripped (`ç`, `ş`, `ř`, `ł`, `ő`, `ð`, dotless
+/// `ı`, …: a URL path writes `iletisim` for `İletişim`), Greek tonos and final sigma folded
+/// (`ΕΠΙΚΟΙΝΩΝΙΑ` is `επικοινωνία`); `None` for a separator (anything but a letter or digit).
 fn fold_non_ascii(ch: char) -> Option<char> {
     match ch.to_lowercase().next().unwrap_or(' ') {
-        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => Some('a'),
-        'ç' => Some('c'),
-        'è' | 'é' | 'ê' | 'ë' => Some('e'),
-        'ì' | 'í' | 'î' | 'ï' => Some('i'),
-        'ñ' => Some('n'),
-        'ò' | 'ó' | 'ô' | 'õ' | 'ö' => Some('o'),
-        'ù' | 'ú' | 'û' | 'ü' => Some('u'),
-        'ß' => Some('s'),
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ă' | 'ą' | 'ā' => Some('a'),
+        'ç' | 'č' | 'ć' => Some('c'),
+        'ď' | 'đ' | 'ð' => Some('d'),
+        'è' | 'é' | 'ê' | 'ë' | 'ě' | 'ę' | 'ē' | 'ė' => Some('e'),
+        'ğ' => Some('g'),
+        'ì' | 'í' | 'î' | 'ï' | 'ı' | 'ī' => Some('i'),
+        'ľ' | 'ĺ' | 'ł' => Some('l'),
+        'ñ' | 'ň' | 'ń' => Some('n'),
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ő' | 'ø' | 'ō' => Some('o'),
+        'ř' | 'ŕ' => Some('r'),
+        'ß' | 'š' | 'ş' | 'ś' | 'ș' => Some('s'),
+        'ť' | 'ț' | 'ţ' => Some('t'),
+        'ù' | 'ú' | 'û' | 'ü' | 'ů' | 'ű' | 'ū' => Some('u'),
+        'ý' | 'ÿ' => Some('y'),
+        'ž' | 'ź' | 'ż' => Some('z'),
+        'ά' => Some('α'),
+        'έ' => Some('ε'),
+        'ή' => Some('η'),
+        'ί' | 'ϊ' | 'ΐ' => Some('ι'),
+        'ό' => Some('ο'),
+        'ύ' | 'ϋ' | 'ΰ' => Some('υ'),
+        'ώ' => Some('ω'),
+        'ς' => Some('σ'),
         c if c.is_alphanumeric() => Some(c),
         _ => None,
     }
 }
 
-/// [`KEYWORDS`]' phrases grouped by the first byte of their first word, each with its row;
-/// and for each first byte, a bit per length (1 to 31 bytes) of those first words, which turns
+/// [`keywords`]' phrases grouped by the first byte of their first word, each with its row;
+/// and for each first byte, a bit per length (1 to 30 bytes; bit 31 for longer) of those first words, which turns
 /// most words of a link away before their group is read.
 struct PhraseIndex {
     /// (first word, phrase, row), sorted.
@@ -661,10 +616,10 @@ impl PhraseIndex {
     fn get() -> &'static PhraseIndex {
         static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
         INDEX.get_or_init(|| {
-            let mut phrases: Vec<(&'static [u8], &'static [u8], usize)> = KEYWORDS
+            let mut phrases: Vec<(&'static [u8], &'static [u8], usize)> = keywords()
                 .iter()
                 .enumerate()
-                .flat_map(|(row, (_, _, phrases))| {
+                .flat_map(|(row, phrases)| {
                     phrases.iter().map(move |phrase| {
                         let phrase = phrase.as_bytes();
                         let first = phrase.split(|&b| b == b' ').next().unwrap_or(phrase);
@@ -701,9 +656,8 @@ impl PhraseIndex {
         word: &'i [u8],
     ) -> impl Iterator<Item = &'i (&'static [u8], &'static [u8], usize)> + 'i {
         let byte = usize::from(word.first().copied().unwrap_or(0));
-        let possible = !word.is_empty()
-            && word.len() <= 31
-            && self.lengths_by_first_byte[byte] & (1 << word.len()) != 0;
+        let possible =
+            !word.is_empty() && self.lengths_by_first_byte[byte] & (1 << word.len().min(31)) != 0;
         let (from, to) = if possible {
             self.by_first_byte[byte]
         } else {
@@ -717,13 +671,13 @@ impl PhraseIndex {
     }
 }
 
-/// For each row of [`KEYWORDS`], whether one of its phrases occurs in `words` (a
+/// For each row of [`keywords`], whether one of its phrases occurs in `words` (a
 /// [`normalise`]d word list) on word boundaries; the phrase's last word may carry `us`
 /// (`contactus` counts as `contact`). Each word looks up the phrases it can start.
-fn intents_in(words: &str) -> [bool; KEYWORDS.len()] {
+fn intents_in(words: &str) -> [bool; ROWS.len()] {
     let index = PhraseIndex::get();
     let words = words.as_bytes();
-    let mut found = [false; KEYWORDS.len()];
+    let mut found = [false; ROWS.len()];
     let mut at = 0;
     for word in words.split(|&b| b == b' ') {
         let from = words.get(at..).unwrap_or_default();
@@ -882,14 +836,14 @@ mod tests {
 
     /// `intents_in` as one overlapping Aho-Corasick pass over every phrase, keeping matches
     /// that start a word and end one (or end where only `us` is left of the word).
-    fn intents_model(words: &str) -> [bool; KEYWORDS.len()] {
-        let (phrases, rows): (Vec<&str>, Vec<usize>) = KEYWORDS
+    fn intents_model(words: &str) -> [bool; ROWS.len()] {
+        let (phrases, rows): (Vec<&str>, Vec<usize>) = keywords()
             .iter()
             .enumerate()
-            .flat_map(|(row, (_, _, phrases))| phrases.iter().map(move |p| (*p, row)))
+            .flat_map(|(row, phrases)| phrases.iter().map(move |p| (p.as_str(), row)))
             .unzip();
         let matcher = aho_corasick::AhoCorasick::new(phrases).unwrap();
-        let mut found = [false; KEYWORDS.len()];
+        let mut found = [false; ROWS.len()];
         for m in matcher.find_overlapping_iter(words) {
             let before_ok = m.start() == 0 || words.as_bytes()[m.start() - 1] == b' ';
             let rest = &words[m.end()..];
@@ -904,9 +858,9 @@ mod tests {
 
     /// Every word of every phrase.
     fn keyword_words() -> Vec<&'static str> {
-        KEYWORDS
+        keywords()
             .iter()
-            .flat_map(|(_, _, phrases)| phrases.iter())
+            .flatten()
             .flat_map(|p| p.split(' '))
             .collect()
     }
@@ -927,10 +881,20 @@ mod tests {
     }
 
     #[test]
-    fn keywords_are_written_normalised() {
-        for (_, _, phrases) in KEYWORDS {
-            for phrase in *phrases {
-                assert_eq!(normalise(phrase), *phrase);
+    fn every_page_word_of_the_lexicon_is_a_keyword_of_its_intent() {
+        for (row, (intent, _, class)) in ROWS.iter().enumerate() {
+            assert!(!keywords()[row].is_empty(), "{}", class.name());
+            for entry in lexicon::entries(*class) {
+                let phrase = normalise(entry.text);
+                assert!(keywords()[row].contains(&phrase), "{entry:?}");
+                assert!(intents_in(&phrase)[row], "{entry:?}");
+                let url = Url::parse("https://acme.example/x").unwrap();
+                let (best, _) = score_link(&url, entry.text).unwrap();
+                // A phrase may hold a word of a stronger row (`nous contacter` is contact).
+                assert!(
+                    ROWS.iter().position(|r| r.0 == best).unwrap() <= row,
+                    "{entry:?} {intent:?}"
+                );
             }
         }
     }
@@ -949,7 +913,7 @@ mod tests {
                 proptest::prop_oneof![
                     proptest::sample::select(keyword_words()).prop_map(str::to_string),
                     proptest::sample::select(
-                        KEYWORDS.iter().flat_map(|(_, _, phrases)| phrases.iter()).copied().collect::<Vec<_>>()
+                        keywords().iter().flatten().map(String::as_str).collect::<Vec<_>>()
                     ).prop_map(|p| format!("{p}us")),
                     "(us|usus|x|contac|ontact|[a-z]{1,6})",
                 ],
@@ -963,8 +927,8 @@ mod tests {
 
     #[test]
     fn every_phrase_may_hold_a_keyword_in_any_ascii_case() {
-        for (_, _, phrases) in KEYWORDS {
-            for phrase in *phrases {
+        for phrases in keywords() {
+            for phrase in phrases {
                 for written in [
                     phrase.to_string(),
                     phrase.to_ascii_uppercase(),
@@ -1006,7 +970,7 @@ mod tests {
         ) {
             let written = parts.concat();
             if !may_hold_keyword(&written) {
-                proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; KEYWORDS.len()]);
+                proptest::prop_assert_eq!(intents_in(&normalise(&written)), [false; ROWS.len()]);
                 let home = Url::parse("https://acme.com/").unwrap();
                 proptest::prop_assert_eq!(score_link(&home, &written), None);
             }
@@ -1111,6 +1075,158 @@ mod tests {
             1
         );
         assert!(c.iter().all(|c| !c.url.path().ends_with(".pdf")));
+    }
+
+    /// The plan's paths for a home page at `home` with links `(path, text)`.
+    fn planned(home: &str, links: &[(&str, &str)]) -> Vec<String> {
+        let home = Url::parse(home).unwrap();
+        let links: Vec<PageLink> = links
+            .iter()
+            .map(|(path, text)| link(home.join(path).unwrap().as_str(), text))
+            .collect();
+        plan(&home, &links)
+            .fetch
+            .iter()
+            .map(|u| u.path().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn without_a_contact_page_the_legal_pages_use_the_budget() {
+        // English, outside the EU: privacy policy and terms name the operator; services and
+        // cookies pages come after them.
+        assert_eq!(
+            planned(
+                "https://acme.example.com/",
+                &[
+                    ("/services.html", "Service Details"),
+                    ("/privacy.html", "Privacy Policy"),
+                    ("/terms.html", "Terms of Service"),
+                    ("/cookies.html", "Cookie Policy"),
+                ]
+            ),
+            ["/privacy.html", "/terms.html", "/services.html"]
+        );
+        // Dutch, in the EU: the contact page, the privacy statement, then the rest.
+        assert_eq!(
+            planned(
+                "https://www.schilder.example.nl/",
+                &[
+                    ("/diensten.html", "Diensten"),
+                    ("/contact.html", "Contact"),
+                    ("/privacyverklaring.html", "Privacyverklaring"),
+                ]
+            ),
+            ["/contact.html", "/privacyverklaring.html"]
+        );
+        // Spanish: contact, legal notice and about before privacy and terms.
+        assert_eq!(
+            planned(
+                "https://www.casa.example.es/",
+                &[
+                    ("/privacidad.html", "Privacidad"),
+                    ("/terminos.html", "Términos y condiciones"),
+                    ("/aviso-legal.html", "Aviso legal"),
+                    ("/quienes-somos.html", "Quiénes somos"),
+                    ("/contacto/", "Contacto"),
+                ]
+            ),
+            ["/contacto/", "/aviso-legal.html", "/quienes-somos.html"]
+        );
+    }
+
+    #[test]
+    fn a_second_page_of_a_kind_comes_after_one_of_each_kind() {
+        // German: two contact-like links; the imprint and the about page come first.
+        assert_eq!(
+            planned(
+                "https://www.praxis.example.de/",
+                &[
+                    ("/kontakt", "Kontakt"),
+                    ("/anfahrt", "Anfahrt"),
+                    ("/ueber-uns", "Über uns"),
+                    ("/impressum", "Impressum"),
+                ]
+            ),
+            ["/kontakt", "/impressum", "/ueber-uns"]
+        );
+        // English: a second contact page before privacy, when there is room.
+        assert_eq!(
+            planned(
+                "https://shop.example.com/",
+                &[
+                    ("/contact-us", "Contact us"),
+                    ("/privacy", "Privacy"),
+                    ("/locations", "Our locations"),
+                ]
+            ),
+            ["/contact-us", "/privacy", "/locations"]
+        );
+    }
+
+    #[test]
+    fn page_words_of_more_languages() {
+        let u = |p: &str| Url::parse(&format!("https://x.example{p}")).unwrap();
+        let intent = |path: &str, text: &str| score_link(&u(path), text).map(|s| s.0);
+        for (path, text, want) in [
+            // Turkish
+            ("/iletisim.html", "İletişim", Intent::Contact),
+            ("/hakkimizda.html", "HAKKIMIZDA", Intent::About),
+            ("/x", "Gizlilik Politikası", Intent::Privacy),
+            // Japanese
+            ("/x", "アクセス", Intent::Contact),
+            ("/x", "お問い合わせ", Intent::Contact),
+            ("/x", "会社概要", Intent::About),
+            ("/x", "プライバシーポリシー", Intent::Privacy),
+            // Icelandic
+            ("/hafa-samband", "Hafa samband", Intent::Contact),
+            ("/x", "Um okkur", Intent::About),
+            // Czech and Slovak
+            ("/x", "Ochrana osobních údajů", Intent::Privacy),
+            (
+                "/ochrana-osobnich-udaju",
+                "ochrany osobních údajů",
+                Intent::Privacy,
+            ),
+            ("/x", "Ochrana osobných údajov", Intent::Privacy),
+            ("/x", "Podmínky použití", Intent::Terms),
+            ("/x", "Kontaktujte nás", Intent::Contact),
+            // Polish
+            (
+                "/polityka-prywatnosci.html",
+                "Polityka prywatności",
+                Intent::Privacy,
+            ),
+            ("/x", "O nas", Intent::About),
+            // Danish
+            (
+                "/privatlivspolitik.html",
+                "Privatlivspolitik",
+                Intent::Privacy,
+            ),
+            ("/x", "Om os", Intent::About),
+            // Portuguese
+            ("/contactos/", "Contactos", Intent::Contact),
+            ("/termos-e-condicoes/", "Termos e Condições", Intent::Terms),
+            ("/x", "Política de Privacidade", Intent::Privacy),
+            // Spanish
+            ("/sucursales.html", "Sucursales", Intent::Contact),
+            ("/x", "Acerca de nosotros", Intent::About),
+            ("/x", "Términos y condiciones", Intent::Terms),
+            // Greek
+            ("/x", "ΕΠΙΚΟΙΝΩΝΙΑ", Intent::Contact),
+            ("/x", "Επικοινωνία", Intent::Contact),
+            // English
+            ("/terms.html", "Terms of Service", Intent::Terms),
+            ("/x", "Terms & Conditions", Intent::Terms),
+        ] {
+            assert_eq!(intent(path, text), Some(want), "{path} {text}");
+            // Every one passes the filter links go through before they are resolved.
+            assert!(
+                may_hold_keyword(text) || may_hold_keyword(path),
+                "{path} {text}"
+            );
+        }
     }
 
     #[test]

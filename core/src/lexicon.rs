@@ -18,16 +18,28 @@ use std::sync::OnceLock;
 
 /// The language files: ISO 639-1 code, and the file's text. Sorted by code.
 const FILES: &[(&str, &str)] = &[
+    ("cs", include_str!("../lexicon/cs.txt")),
+    ("da", include_str!("../lexicon/da.txt")),
     ("de", include_str!("../lexicon/de.txt")),
+    ("el", include_str!("../lexicon/el.txt")),
     ("en", include_str!("../lexicon/en.txt")),
     ("es", include_str!("../lexicon/es.txt")),
     ("fi", include_str!("../lexicon/fi.txt")),
     ("fr", include_str!("../lexicon/fr.txt")),
+    ("he", include_str!("../lexicon/he.txt")),
+    ("hu", include_str!("../lexicon/hu.txt")),
+    ("id", include_str!("../lexicon/id.txt")),
+    ("is", include_str!("../lexicon/is.txt")),
     ("it", include_str!("../lexicon/it.txt")),
+    ("ja", include_str!("../lexicon/ja.txt")),
     ("nb", include_str!("../lexicon/nb.txt")),
     ("nl", include_str!("../lexicon/nl.txt")),
+    ("pl", include_str!("../lexicon/pl.txt")),
     ("pt", include_str!("../lexicon/pt.txt")),
+    ("ro", include_str!("../lexicon/ro.txt")),
+    ("sk", include_str!("../lexicon/sk.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
+    ("tr", include_str!("../lexicon/tr.txt")),
 ];
 
 macro_rules! classes {

@@ -56,6 +56,10 @@ pub struct Server {
     facilitators: Arc<Mutex<Vec<FacilitatorHealth>>>,
     /// What is wrong with the shared store, as the runtime last found (readiness).
     store_problem: Arc<Mutex<Option<String>>>,
+    /// The payment network's head as the latest periodic read found it
+    /// ([`crate::exchange::Exchange::chain_head_check`]): a new payment record stores its
+    /// number ([`Server::first_seen_block`]).
+    chain_head: Arc<Mutex<Option<KnownHead>>>,
     /// The wall clock, as the runtime last read it: the unix time, in milliseconds, that
     /// `Fixed::started` corresponds to ([`Server::observe_wall_clock`]).
     unix_at_started_ms: Arc<AtomicU64>,
@@ -114,6 +118,22 @@ impl Offers {
             unpaid,
         })
     }
+}
+
+/// How long a head read stands for new payment records, in seconds: the runtime reads it every
+/// [`crate::budget::FACILITATOR_CHECK_INTERVAL`] (60 s), so a few missed reads are tolerated.
+pub const HEAD_KNOWN_FOR_SECONDS: u64 = 300;
+
+/// The payment network's head block as a periodic read found it
+/// ([`Server::first_seen_block`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownHead {
+    /// The block number.
+    pub number: u64,
+    /// The block's timestamp, unix seconds.
+    pub timestamp: u64,
+    /// The local unix second at which it was read.
+    pub read_at: u64,
 }
 
 /// What the latest check of the facilitator's `GET /supported` found (docs/operations.md,
@@ -291,6 +311,7 @@ impl Server {
                 facilitator_count
             ])),
             store_problem: Arc::new(Mutex::new(None)),
+            chain_head: Arc::new(Mutex::new(None)),
             unix_at_started_ms: Arc::new(AtomicU64::new(millis_u64(unix_now))),
             leases_issued: Arc::new(AtomicU64::new(0)),
             nonces_issued: Arc::new(AtomicU64::new(0)),
@@ -524,6 +545,39 @@ impl Server {
         }
     }
 
+    /// Records the payment network's head block as a periodic read found it: its number and
+    /// its timestamp, and `read_at`, the local unix second of the read.
+    pub(crate) fn set_chain_head(&self, head: KnownHead) {
+        *self
+            .chain_head
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(head);
+    }
+
+    /// The payment network's head as last read, if any ([`KnownHead`]).
+    pub fn chain_head(&self) -> Option<KnownHead> {
+        *self
+            .chain_head
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The block number a payment record first seen at unix second `unix_now` stores
+    /// (docs/payments.md, "The look-back covers every record"): the last head read, when it
+    /// was read at most [`HEAD_KNOWN_FOR_SECONDS`] before and its block was then fresh
+    /// (stamped at most [`crate::payment::chain::HEAD_MAX_AGE_SECONDS`] before the read);
+    /// otherwise none, and a later chain reading finds its start block by timestamps. The
+    /// head only grows, so an older number is still at or before the block the authorization
+    /// can first be used in; the chain reader searches from it less a margin.
+    pub fn first_seen_block(&self, unix_now: u64) -> Option<u64> {
+        let head = self.chain_head()?;
+        let fresh_at_read =
+            head.timestamp + crate::payment::chain::HEAD_MAX_AGE_SECONDS >= head.read_at;
+        let recent = unix_now.saturating_sub(head.read_at) <= HEAD_KNOWN_FOR_SECONDS
+            && head.read_at <= unix_now.saturating_add(HEAD_KNOWN_FOR_SECONDS);
+        (fresh_at_read && recent).then_some(head.number)
+    }
+
     /// Where a new payment goes (docs/payments.md, "Several facilitators"): the index of the
     /// first facilitator whose latest check passed, or the first one when none has.
     pub fn chosen_facilitator(&self) -> usize {
@@ -712,5 +766,29 @@ mod tests {
             assert!(!shown.contains(&secret), "{secret} shown in {shown}");
         }
         assert!(shown.contains("nonce_key: \"[redacted]\""), "{shown}");
+    }
+
+    /// A new record stores the head read last only while that read is recent and its block
+    /// was fresh when read.
+    #[test]
+    fn a_new_record_takes_a_recent_fresh_head_only() {
+        let config = Config::from_env_map(&BTreeMap::new()).unwrap();
+        let server = Server::new(config, [7; 32], Instant::now(), Duration::from_secs(1));
+        assert_eq!(server.first_seen_block(10_000), None, "no read yet");
+        let head = |timestamp, read_at| KnownHead {
+            number: 500,
+            timestamp,
+            read_at,
+        };
+        server.set_chain_head(head(9_990, 10_000));
+        assert_eq!(server.first_seen_block(10_000), Some(500));
+        assert_eq!(server.first_seen_block(10_300), Some(500));
+        assert_eq!(server.first_seen_block(10_301), None, "read too long ago");
+        server.set_chain_head(head(9_939, 10_000));
+        assert_eq!(
+            server.first_seen_block(10_000),
+            None,
+            "a stale head when read"
+        );
     }
 }

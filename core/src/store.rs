@@ -61,6 +61,9 @@ pub enum StoreOp {
         lease: Lease,
         /// Unix seconds now.
         unix_now: u64,
+        /// The head block number to note as the one at which the authorization was first seen
+        /// ([`PaymentStore::note_first_seen`]), if the service knows a recent one.
+        first_seen_block: Option<u64>,
     },
     /// [`PaymentStore::begin_settle`]. Answer: [`StoreReply::SettleBegun`].
     BeginSettle {
@@ -156,6 +159,7 @@ pub struct Recall {
 
 /// The answer to [`StoreOp::Admit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // it travels boxed: `StoreReply::Admission`
 pub enum Admission {
     /// No record of the payment (or none asked): tokens were taken; the normal order goes on.
     Admitted {
@@ -260,6 +264,7 @@ impl LocalStore {
                 valid_before,
                 lease,
                 unix_now,
+                first_seen_block,
             } => {
                 let reserved = self.payments.reserve(
                     &key,
@@ -270,6 +275,9 @@ impl LocalStore {
                     lease,
                     unix_now,
                 );
+                if let (Ok(_), Some(block)) = (&reserved, first_seen_block) {
+                    self.payments.note_first_seen(&key, lease.id, block);
+                }
                 match reserved {
                     Err(ReserveError::AlreadyUsed) => match self.payments.look_up(&key, unix_now) {
                         Some(record) => StoreReply::Exists(Box::new(record)),

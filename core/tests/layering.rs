@@ -95,6 +95,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::emails",
             "extract::phones",
             "extract::region",
+            "extract::postcode",
             "extract::address",
             "extract::address_list",
             "extract::company",

@@ -2840,6 +2840,9 @@ impl contact_core::payment::store::PaymentStore for RivalClaims {
             unix_now,
         )
     }
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64) {
+        self.inner.note_first_seen(key, lease, block);
+    }
     fn release(&mut self, key: &AuthorizationKey, owner: u64) {
         self.inner.release(key, owner);
     }
@@ -4681,4 +4684,223 @@ fn unused_at_a_head_older_than_the_refusal_is_not_a_402() {
     let r = one(&sim.request(&request));
     assert_eq!(r.status, 402, "{}", r.body);
     assert_eq!(head_reads(&chain), 2);
+}
+
+// ---- a /settle that never left is not a broadcast (docs/payments.md, "Only evidence delivers")
+
+const FACILITATOR_NAME: &str = "localhost";
+
+/// A world whose payer cancels its authorization after our `/verify` (every `/settle` that
+/// reaches the facilitator hears "already used"), with the facilitator named by `host` when
+/// given (resolved through the scripted DNS) and the connects or resolutions listed failing.
+fn unsent_world(extra: &[(&str, &str)], by_name: bool) -> Sim {
+    let url = format!("http://{FACILITATOR_NAME}:9000");
+    let mut extra = extra.to_vec();
+    if by_name {
+        extra.push(("FACILITATOR_URL", &url));
+    }
+    let mut sim = world(&extra);
+    sim.dns
+        .insert(FACILITATOR_NAME.into(), vec!["127.0.0.1".parse().unwrap()]);
+    scripted_facilitator(
+        &mut sim,
+        vec![json_reply(VERIFY_VALID), json_reply(VERIFY_USED)],
+        vec![json_reply(SETTLE_USED)],
+    );
+    sim
+}
+
+/// Makes the facilitator unreachable for its `n`-th use (1: the first `/verify`), at the
+/// connect (refused) or, for a facilitator named by host, at DNS.
+fn facilitator_fails(sim: &mut Sim, by_name: bool, n: usize) {
+    if by_name {
+        sim.failed_resolutions.push((FACILITATOR_NAME.into(), n));
+    } else {
+        sim.refused_connects.push((FACILITATOR.parse().unwrap(), n));
+    }
+}
+
+/// Both `/settle` attempts of a job fail before their request is sent (connection refused, or
+/// the facilitator's name does not resolve): nothing of ours can have been broadcast. The
+/// result is kept (503 "settlement pending"), and when the retry's `/settle` then hears
+/// "already used" — the payer cancelled meanwhile — that is no evidence of a payment: without
+/// a judge it is 503 "payment outcome unknown", never the 200 (which would be free) and never
+/// a 402, on that retry and the next.
+#[test]
+fn already_used_after_settles_that_were_never_sent_is_not_evidence() {
+    for (n, by_name) in [false, true].into_iter().enumerate() {
+        let mut sim = unsent_world(&[], by_name);
+        facilitator_fails(&mut sim, by_name, 2);
+        facilitator_fails(&mut sim, by_name, 3);
+        let request = paid_post(&sim, 252 + n as u8);
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        assert_eq!(
+            calls(&sim, "/settle"),
+            0,
+            "no /settle reached the facilitator"
+        );
+        let first = outcomes(&sim);
+        for retry in 0..2 {
+            let r = one(&sim.request(&request));
+            assert_eq!(
+                r.status, 503,
+                "by name {by_name}, retry {retry}: {}",
+                r.body
+            );
+            assert_eq!(r.body["error"]["message"], UNRECONCILED);
+            assert!(r.header("PAYMENT-REQUIRED").is_none());
+            assert!(r.header("PAYMENT-RESPONSE").is_none());
+        }
+        assert_eq!(calls(&sim, "/settle"), 1);
+        assert_eq!(first, ["not_sent", "not_sent"], "by name: {by_name}");
+    }
+}
+
+/// The same inside one job: the first `/settle` is refused at the connect, the second one
+/// reaches the facilitator and hears "already used": not a 200.
+#[test]
+fn already_used_after_an_unsent_first_settle_in_the_same_job_is_not_evidence() {
+    for by_name in [false, true] {
+        let mut sim = unsent_world(&[], by_name);
+        facilitator_fails(&mut sim, by_name, 2);
+        let r = one(&sim.request(&paid_post(&sim, 254 + u8::from(by_name))));
+        assert_eq!(r.status, 503, "by name {by_name}: {}", r.body);
+        assert_eq!(r.body["error"]["message"], UNRECONCILED);
+        assert_eq!(calls(&sim, "/settle"), 1);
+        assert_eq!(outcomes(&sim), ["not_sent", "unreconciled"]);
+    }
+}
+
+/// With the judge, "already used" after unsent attempts is judged by the chain: nonce 104 of
+/// the vectors was cancelled (402 "authorization cancelled"), nonce 103 paid us (200 naming
+/// that transaction).
+#[test]
+fn with_the_chain_already_used_after_unsent_settles_is_judged_by_it() {
+    let judge = [("CHAIN_RPC_URL", "http://127.0.0.1:8545")];
+    for (nonce, status) in [(104, 402), (103, 200)] {
+        let mut sim = unsent_world(&judge, false);
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState::default()));
+        chain_node(&mut sim, chain.clone());
+        facilitator_fails(&mut sim, false, 2);
+        facilitator_fails(&mut sim, false, 3);
+        let request = paid_post(&sim, nonce);
+        assert_error(&one(&sim.request(&request)), 503, "INTERNAL_ERROR");
+        assert!(chain.borrow().calls.is_empty(), "nothing to judge yet");
+        let r = one(&sim.request(&request));
+        assert_eq!(r.status, status, "{nonce}: {}", r.body);
+        if status == 200 {
+            let settled: SettleResponse =
+                codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+            assert_eq!(settled.transaction, TRANSFER_TX);
+        }
+    }
+}
+
+/// The counterpart: a `/settle` whose request was sent and that got no answer may have
+/// broadcast, so "already used" after it is our own transfer and delivers the kept result —
+/// on the retry after a timeout that used the budget, or on the job's second attempt after a
+/// connection closed before the reply.
+#[test]
+fn already_used_after_a_settle_sent_without_an_answer_delivers() {
+    let closed = Reply::Bytes(Vec::new());
+    for (n, first) in [Reply::Stall, closed].into_iter().enumerate() {
+        let mut sim = world(&[]);
+        scripted_facilitator(
+            &mut sim,
+            vec![json_reply(VERIFY_VALID)],
+            vec![first, json_reply(SETTLE_USED)],
+        );
+        let request = paid_post(&sim, 216 + n as u8);
+        let mut r = one(&sim.request(&request));
+        if n == 0 {
+            assert_error(&r, 503, "INTERNAL_ERROR");
+            r = one(&sim.request(&request));
+        }
+        assert_eq!(r.status, 200, "case {n}: {}", r.body);
+        assert_eq!(outcomes(&sim), ["unknown", "settled"], "case {n}");
+        assert_eq!(calls(&sim, "/settle"), 2);
+    }
+}
+
+/// The record carries what the attempts were: an instance whose `/settle` attempts were never
+/// sent leaves a record that another instance's retry reads as "nothing broadcast" (a shared
+/// store), so its "already used" is not evidence there either.
+#[test]
+fn whether_a_settle_was_sent_is_kept_in_the_shared_record() {
+    let (mut a, mut b, _store) = two_instances(&[]);
+    for sim in [&mut a, &mut b] {
+        scripted_facilitator(
+            sim,
+            vec![json_reply(VERIFY_VALID), json_reply(VERIFY_USED)],
+            vec![json_reply(SETTLE_USED)],
+        );
+    }
+    facilitator_fails(&mut a, false, 2);
+    facilitator_fails(&mut a, false, 3);
+    let request = paid_post(&a, 218);
+    assert_error(&one(&a.request(&request)), 503, "INTERNAL_ERROR");
+    let r = one(&b.request(&request));
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(r.body["error"]["message"], UNRECONCILED);
+}
+
+// ---- the look-back covers every record (docs/payments.md) -----------------------------------
+
+/// A record remembers the head block at which its authorization was first seen (the periodic
+/// head read, block 2 here), and a chain reading about our own `/settle` searches the logs from
+/// there: the retry comes 11 h later, the node's head is 20 000 blocks past the transfer and it
+/// answers `eth_getLogs` over at most 1 000 blocks. The transfer is found with the head, the
+/// state, one page of logs and the receipt — no probing of block timestamps. Without a known
+/// head (no periodic read) the record has no block and the search by time needs more reads.
+#[test]
+fn a_record_keeps_its_first_seen_block_and_the_judge_searches_from_it() {
+    let run = |read_head: bool| {
+        let mut sim = world(&[
+            ("CHAIN_RPC_URL", "http://127.0.0.1:8545"),
+            ("CHAIN_LOG_RANGE", "1000"),
+        ]);
+        scripted_settlement(&mut sim, vec![Reply::Stall, json_reply(SETTLED)]);
+        let chain = std::rc::Rc::new(std::cell::RefCell::new(ChainState {
+            head: Some(2),
+            ..ChainState::default()
+        }));
+        chain_node(&mut sim, chain.clone());
+        if read_head {
+            assert_eq!(sim.read_chain_head().map(|h| h.number), Some(2));
+        }
+        let header = payment_header(&requirements(&sim), 103, 0, SIM_UNIX_START + 100);
+        let request = post(r#"{"url":"https://www.acme-shop.com/"}"#, Some(&header));
+        let r = one(&sim.request(&request));
+        assert_error(&r, 503, "INTERNAL_ERROR");
+        // 11 h later the chain went on by 20 000 blocks; the node's head is fresh.
+        *chain.borrow_mut() = ChainState {
+            later_blocks: 20_000,
+            max_log_range: Some(1_000),
+            ..ChainState::default()
+        };
+        let later = std::time::Duration::from_secs(130 + 40_000 - 30);
+        sim.advance(later - sim.elapsed());
+        let r = one(&sim.request(&request));
+        assert_eq!(r.status, 200, "{}", r.body);
+        let settled: SettleResponse = codec::decode(r.header("PAYMENT-RESPONSE").unwrap()).unwrap();
+        assert_eq!(settled.transaction, TRANSFER_TX);
+        let calls = chain.borrow().calls.clone();
+        calls
+    };
+    let from_record = run(true);
+    assert_eq!(
+        from_record,
+        [
+            "eth_getBlockByNumber",
+            "eth_call",
+            "eth_getLogs",
+            "eth_getTransactionReceipt"
+        ]
+    );
+    let by_time = run(false);
+    assert!(
+        by_time.len() > from_record.len(),
+        "the search by time: {by_time:?}"
+    );
 }

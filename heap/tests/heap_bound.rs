@@ -37,8 +37,9 @@ const HEAP_BASE: usize = 4 << 20;
 const RETAINED_MAX: usize = 32 << 20;
 /// Units of work per byte of page.
 const WORK_PER_PAGE_BYTE: usize = 64;
-/// Units of work any page may do, however small.
-const WORK_BASE: usize = 1 << 20;
+/// Units of work any page may do, however small: the page budget's own base (4 Mi units,
+/// `contact_core::extract::page_budget::WORK_BASE`) and 1 Mi for what runs before it.
+const WORK_BASE: usize = 5 << 20;
 /// How far above the heap live at a page's start the allocator lets the page go.
 const SAFETY_MARGIN: usize = 1 << 30;
 
@@ -197,7 +198,8 @@ fn measure(name: &str, page: &[u8]) -> Cost {
         let parsed = extract::parse_page(Some("text/html"), page);
         drop(parsed.extract(&url));
         parsed.budget().refused()
-    });
+    })
+    .output;
     LIMIT.store(usize::MAX, Ordering::SeqCst);
     let peak = PEAK.load(Ordering::SeqCst) - start;
     let retained = LIVE.load(Ordering::SeqCst).saturating_sub(start);

@@ -12,7 +12,7 @@
 //! | `contact_requests` (`_total`) | counter | `route`, `status`, `code` (the ApiError code, or empty) |
 //! | `contact_rate_limited` (`_total`) | counter | |
 //! | `contact_shed` (`_total`) | counter | `reason` (`jobs_or_store` for a 503 at a cap, `connections` / `connections_per_ip` at accept) |
-//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable, credentials_refused, used_without_record, expired_without_record (a genuine authorization too late for a job, no record: the chain judges it), judge_limited (a record-less chain reading over its limit: 503) (the check); settled, settle_refused, settle_unknown (each `/settle` attempt); confirmed_on_chain, cancelled, expired_unused, chain_undetermined (the chain's verdicts); confirmed_on_chain_without_record, unreconciled (an authorization used on chain of which the store held no record: the chain showed our transfer, or nothing could tell); cut_short (a paid job the exiting process cut) |
+//! | `contact_payments` (`_total`) | counter | `outcome`: verified, refused, facilitator_unavailable, credentials_refused, used_without_record, expired_without_record (a genuine authorization too late for a job, no record: the chain judges it), judge_limited (a record-less chain reading over its limit: 503) (the check); settled, settle_refused, settle_unknown, settle_not_sent (each `/settle` attempt; not sent: it failed at DNS, connect or TLS, before its request left); confirmed_on_chain, cancelled, expired_unused, chain_undetermined (the chain's verdicts); confirmed_on_chain_without_record, unreconciled (an authorization used on chain of which the store held no record: the chain showed our transfer, or nothing could tell); cut_short (a paid job the exiting process cut) |
 //! | `contact_crawl_duration_seconds` | histogram | paid extractions answered 200 |
 //! | `contact_crawl_pages_fetched` | histogram | paid extractions answered 200 |
 //! | `contact_work_seconds` | histogram | `kind`: payment, page, result (worker time; `page` is the extraction CPU time) |
@@ -158,7 +158,7 @@ impl Metrics {
         let payments = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "payments",
-            "Payment checks (verified, refused, facilitator_unavailable, credentials_refused, used_without_record), /settle attempts (settled, settle_refused, settle_unknown), chain verdicts (confirmed_on_chain, cancelled, expired_unused, chain_undetermined), authorizations used without a record (confirmed_on_chain_without_record, unreconciled) and jobs cut short (cut_short)",
+            "Payment checks (verified, refused, facilitator_unavailable, credentials_refused, used_without_record), /settle attempts (settled, settle_refused, settle_unknown, settle_not_sent), chain verdicts (confirmed_on_chain, cancelled, expired_unused, chain_undetermined), authorizations used without a record (confirmed_on_chain_without_record, unreconciled) and jobs cut short (cut_short)",
             payments.clone(),
         );
         let crawl_duration = Histogram::new(exponential_buckets(0.05, 2.0, 12));
@@ -422,6 +422,9 @@ fn payment_outcome_label(word: &str) -> &'static str {
     match word {
         "settled" => "settled",
         "refused" => "settle_refused",
+        // A `/settle` that failed before its request was sent (DNS, connect, TLS): no
+        // broadcast of ours.
+        "not_sent" => "settle_not_sent",
         // The chain's verdicts (CHAIN_RPC_URL) and jobs cut short by the process exiting.
         "confirmed_on_chain" => "confirmed_on_chain",
         // An authorization used on chain that the payment store held no record of: the
@@ -606,6 +609,7 @@ mod tests {
             ("settled", "settled"),
             ("refused", "settle_refused"),
             ("unknown", "settle_unknown"),
+            ("not_sent", "settle_not_sent"),
             ("confirmed_on_chain", "confirmed_on_chain"),
             (
                 "confirmed_on_chain_without_record",

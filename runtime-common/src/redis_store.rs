@@ -13,7 +13,7 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, `fac` (the base URL of the facilitator that first saw the authorization; absent in records of older versions), and with a result `body`, `rid`, `settlement`; `EXAT exp` |
+//! | `P:auth:{from}:{nonce}` | hash | one record: `v` (value version, 1), `stage`, `fp`, `pid`, `vb`, `owner` (the lease id: every write is fenced by it), `lease` (its end, unix seconds), `exp`, `fac` (the base URL of the facilitator that first saw the authorization; absent in records of older versions), and with a result `body`, `rid`, `settlement`, `bc` (`1` when a `/settle` of ours may have broadcast, `0` when none was sent; absent in records of older versions, read as `1`), `fsb` (the head block number at which the authorization was first seen, when known); `EXAT exp` |
 //! | `P:pid:{id}` | string | the record a payment identifier names; `EXAT exp` |
 //! | `P:open`, `P:results` | sorted sets | records without a result / with one or in flight, scored by expiry (the store's bounds) |
 //! | `P:sizes`, `P:kept_bytes` | hash, integer | kept response bytes per record, and their sum |
@@ -83,7 +83,7 @@ local function sweep()
     redis.call('ZREM', P .. ':results', m)
   end
 end
-local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement', 'fac'}
+local FIELDS = {'v', 'stage', 'fp', 'pid', 'vb', 'owner', 'lease', 'exp', 'body', 'rid', 'settlement', 'fac', 'bc', 'fsb'}
 -- The record at m as a flat list (FIELDS order), or nil.
 local function read(m)
   local r = redis.call('HMGET', rkey(m), unpack(FIELDS))
@@ -153,7 +153,8 @@ return {'claimed', by_id, found, unpack(r)}
 const _: () = assert!(contact_core::limiter::LEASE_SHARE == 8);
 
 /// `StoreOp::Reserve`. ARGV: P, NOW, member, payer, fp, pid, vb, owner, lease, and the bounds:
-/// open, per payer, results, kept bytes; the retention seconds, the facilitator. Answers
+/// open, per payer, results, kept bytes; the retention seconds, the facilitator, the first-seen
+/// block (empty when unknown; a take-over sets it only on a record without one). Answers
 /// `ok` with the facilitator the record is bound to (a take-over keeps the record's).
 const RESERVE: &str = r#"
 local m, payer, fp, pid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -165,6 +166,7 @@ local r = read(m)
 if r then
   if r[2] == 'reserved' and r[3] == fp and tonumber(r[7]) < NOW then
     redis.call('HSET', rkey(m), 'owner', owner, 'lease', lease)
+    if r[14] == '' and ARGV[16] ~= '' then redis.call('HSET', rkey(m), 'fsb', ARGV[16]) end
     return {'ok', r[12]}
   end
   return {'exists', '0', m, unpack(r)}
@@ -190,20 +192,22 @@ local exp = vb + tonumber(ARGV[14])
 local fac = ARGV[15]
 redis.call('HSET', rkey(m), 'v', '1', 'stage', 'reserved', 'fp', fp, 'pid', pid, 'vb', vb,
   'owner', owner, 'lease', lease, 'exp', exp, 'fac', fac)
+if ARGV[16] ~= '' then redis.call('HSET', rkey(m), 'fsb', ARGV[16]) end
 redis.call('EXPIREAT', rkey(m), exp)
 if pid ~= '' then redis.call('SET', P .. ':pid:' .. pid, m, 'EXAT', exp) end
 account(m, payer, 'reserved', exp, 0)
 return {'ok', fac}
 "#;
 
-/// `StoreOp::BeginSettle`. ARGV: P, NOW, member, payer, owner, lease, body, rid, settlement.
+/// `StoreOp::BeginSettle`. ARGV: P, NOW, member, payer, owner, lease, body, rid, settlement,
+/// bc.
 const BEGIN_SETTLE: &str = r#"
 local m, payer, owner, lease = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local body, rid, settlement = ARGV[7], ARGV[8], ARGV[9]
 local r = read(m)
 if not r or r[2] ~= 'reserved' or r[6] ~= owner then return 0 end
 redis.call('HSET', rkey(m), 'stage', 'settling', 'lease', lease, 'body', body, 'rid', rid,
-  'settlement', settlement)
+  'settlement', settlement, 'bc', ARGV[10])
 account(m, payer, 'settling', tonumber(r[8]), kept_size(body, rid))
 return 1
 "#;
@@ -220,7 +224,7 @@ return 1
 "#;
 
 /// `StoreOp::Finish`. ARGV: P, NOW, member, payer, owner, stage, body, rid, settlement,
-/// retention seconds, retention seconds of an unknown outcome.
+/// retention seconds, retention seconds of an unknown outcome, bc.
 const FINISH: &str = r#"
 local m, payer, owner, stage = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local body, rid, settlement = ARGV[7], ARGV[8], ARGV[9]
@@ -234,11 +238,12 @@ if stage == 'unknown' then exp = vb + tonumber(ARGV[11])
 elseif stage ~= 'spent' then exp = math.max(vb + tonumber(ARGV[10]), tonumber(r[8])) end
 local key = rkey(m)
 if stage == 'spent' then
-  redis.call('HDEL', key, 'body', 'rid', 'settlement')
+  redis.call('HDEL', key, 'body', 'rid', 'settlement', 'bc')
   redis.call('HSET', key, 'stage', stage, 'exp', exp)
   account(m, payer, stage, exp, 0)
 else
-  redis.call('HSET', key, 'stage', stage, 'exp', exp, 'body', body, 'rid', rid, 'settlement', settlement)
+  redis.call('HSET', key, 'stage', stage, 'exp', exp, 'body', body, 'rid', rid, 'settlement', settlement,
+    'bc', ARGV[12])
   account(m, payer, stage, exp, kept_size(body, rid))
 end
 redis.call('EXPIREAT', key, exp)
@@ -622,6 +627,7 @@ impl RedisStore {
                 valid_before,
                 lease,
                 unix_now,
+                first_seen_block,
             } => {
                 let mut call = self.scripts.reserve.prepare_invoke();
                 call.arg(self.namespace(&key))
@@ -638,7 +644,8 @@ impl RedisStore {
                     .arg(self.limits.results)
                     .arg(self.limits.kept_bytes)
                     .arg(RETENTION_SECONDS)
-                    .arg(&facilitator);
+                    .arg(&facilitator)
+                    .arg(first_seen_block.map(|b| b.to_string()).unwrap_or_default());
                 let reply: Vec<Value> = self.command(|c| call.invoke(c))?;
                 let words = strings(&reply);
                 let retry = |at: &str| {
@@ -674,7 +681,8 @@ impl RedisStore {
                     .arg(lease.until)
                     .arg(&*kept.body)
                     .arg(&kept.request_id)
-                    .arg(settlement_json(&kept));
+                    .arg(settlement_json(&kept))
+                    .arg(broadcast_flag(&kept));
                 let begun: i64 = self.command(|c| call.invoke(c))?;
                 Ok(StoreReply::SettleBegun(begun == 1))
             }
@@ -690,11 +698,14 @@ impl RedisStore {
             }
             StoreOp::Finish { key, lease, stage } => {
                 let mut call = self.scripts.finish.prepare_invoke();
-                let (body, rid, settlement): (&[u8], &str, String) = match &stage {
-                    Stage::Settled(kept) | Stage::Unknown(kept) | Stage::Settling(kept) => {
-                        (&kept.body, &kept.request_id, settlement_json(kept))
-                    }
-                    Stage::Reserved | Stage::Spent => (&[], "", String::new()),
+                let (body, rid, settlement, bc): (&[u8], &str, String, &str) = match &stage {
+                    Stage::Settled(kept) | Stage::Unknown(kept) | Stage::Settling(kept) => (
+                        &kept.body,
+                        &kept.request_id,
+                        settlement_json(kept),
+                        broadcast_flag(kept),
+                    ),
+                    Stage::Reserved | Stage::Spent => (&[], "", String::new(), ""),
                 };
                 call.arg(self.namespace(&key))
                     .arg(0)
@@ -706,7 +717,8 @@ impl RedisStore {
                     .arg(rid)
                     .arg(settlement)
                     .arg(RETENTION_SECONDS)
-                    .arg(UNKNOWN_RETENTION_SECONDS);
+                    .arg(UNKNOWN_RETENTION_SECONDS)
+                    .arg(bc);
                 self.command(|c| call.invoke::<i64>(c))?;
                 Ok(StoreReply::Done)
             }
@@ -856,6 +868,15 @@ fn settlement_json(kept: &KeptResponse) -> String {
         .unwrap_or_default()
 }
 
+/// A kept response's `bc` field: `1` when a `/settle` of ours may have broadcast.
+fn broadcast_flag(kept: &KeptResponse) -> &'static str {
+    if kept.may_have_broadcast {
+        "1"
+    } else {
+        "0"
+    }
+}
+
 fn strings(reply: &[Value]) -> Vec<String> {
     reply
         .iter()
@@ -878,8 +899,10 @@ fn bytes_of(value: &Value) -> Vec<u8> {
 }
 
 /// A record from the fields `read` returns (`v`, `stage`, `fp`, `pid`, `vb`, `owner`,
-/// `lease`, `exp`, `body`, `rid`, `settlement`, `fac`); `fac` is empty in a record of an
-/// older version.
+/// `lease`, `exp`, `body`, `rid`, `settlement`, `fac`, `bc`, `fsb`); `fac` is empty in a record
+/// of an older version, `fsb` empty in one without a known head, and `bc` is empty or missing
+/// in a record of an older version: such a record's `/settle` may have
+/// broadcast (what every version before it assumed).
 fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
     if fields.len() < 12 {
         return Err(garbled());
@@ -898,6 +921,7 @@ fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
         body: bytes_of(&fields[8]).into(),
         request_id: text[9].clone(),
         settlement: serde_json::from_str::<SettleResponse>(&text[10]).ok(),
+        may_have_broadcast: fields.get(12).is_none_or(|bc| bytes_of(bc) != b"0"),
     };
     let stage = match text[1].as_str() {
         "reserved" => Stage::Reserved,
@@ -918,6 +942,9 @@ fn parse_record(fields: &[Value]) -> Result<Record, StoreFailure> {
             until: number(6)?,
         },
         expires: number(7)?,
+        first_seen_block: fields
+            .get(13)
+            .and_then(|fsb| String::from_utf8_lossy(&bytes_of(fsb)).parse().ok()),
     })
 }
 

@@ -525,7 +525,9 @@ pub async fn drain_connections<Sleep, Stop>(
 /// Checks each facilitator's `GET /supported` (one after the other) now and
 /// [`contact_core::budget::FACILITATOR_CHECK_INTERVAL`] after each round ends
 /// (`contact_core::exchange::Exchange::facilitator_check`; `/api/ready` and the choice of a
-/// new payment's facilitator read the outcomes), logs each change of an outcome, and signs
+/// new payment's facilitator read the outcomes), logs each change of an outcome, reads the
+/// payment network's head after each round when a chain judge is configured
+/// (`contact_core::exchange::Exchange::chain_head_check`: new payment records store it), and signs
 /// the offers again when due (`Server::refresh_offers`). `drive` runs one client-less exchange
 /// to its end on the runtime; `sleep` is the runtime's timer. Ends when payments are not
 /// configured.
@@ -566,6 +568,10 @@ pub async fn check_facilitator<Drive, Sleep>(
                 log_line(log_format, &line);
                 last[index] = health;
             }
+        }
+        // The payment network's head, for the records of new payments (with a chain judge).
+        if let Some(read) = Exchange::chain_head_check(&server, Instant::now()) {
+            drive(read).await;
         }
         // Signed offers (x402 offer-receipt) are signed again before they lapse.
         server.refresh_offers(read_clocks().unix);

@@ -112,6 +112,9 @@ fn kept(n: u8) -> KeptResponse {
         body: vec![b'a' + n; 40 + usize::from(n)].into(),
         request_id: format!("req_{n}"),
         settlement: None,
+        // Odd results were kept after a `/settle` that may have broadcast, even ones after
+        // attempts that were never sent: the record must say which.
+        may_have_broadcast: n % 2 == 1,
     }
 }
 
@@ -192,6 +195,8 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
             valid_before,
             lease,
             unix_now: now,
+            // Some reservations know the head block (a take-over keeps the first one's).
+            first_seen_block: (step.stage > 0).then(|| 1_000 * u64::from(step.stage) + step.owner),
         },
         2 => StoreOp::BeginSettle {
             key,
@@ -207,7 +212,11 @@ fn operation(step: &Step, now: u64, valid_before: u64) -> StoreOp {
             lease: step.owner,
             stage: match step.stage {
                 0 => Stage::Settled(kept(step.nonce)),
-                1 => Stage::Unknown(kept(step.nonce)),
+                // Whether a `/settle` may have broadcast changes from one outcome to the next.
+                1 => Stage::Unknown(KeptResponse {
+                    may_have_broadcast: step.owner.is_multiple_of(2),
+                    ..kept(step.nonce)
+                }),
                 _ => Stage::Spent,
             },
         },
@@ -509,4 +518,88 @@ fn redis_over_tls_with_its_own_certificate_authority() {
     assert!(plain.run(admit).is_err(), "plain text to a TLS port");
     child.kill();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A record written by an older version has no `bc` field: its `/settle` may have broadcast
+/// (what that version assumed), so a retry that claims it treats "already used" as before; a
+/// record of this version that says none was sent is read back as such.
+#[test]
+fn a_record_without_the_broadcast_field_reads_as_may_have_broadcast() {
+    let Some(server) = redis() else { return };
+    let prefix = format!("old-{}", std::process::id());
+    let store = RedisStore::new(
+        &format!("redis://127.0.0.1:{}/", server.port),
+        &prefix,
+        ("eip155:8453", ASSET),
+        1_000_000,
+        1_000_000,
+    )
+    .unwrap();
+    let now = unix_now();
+    let claim = |nonce: u8, owner: u64| {
+        let op = StoreOp::Admit(Admit {
+            client: IpAddr::from([192, 0, 2, 9]),
+            unix_ms: now * 1000,
+            recall: Some(Recall {
+                payment_id: None,
+                key: Some(key(1, nonce)),
+                fingerprint: print(nonce),
+                lease: Lease {
+                    id: owner,
+                    until: now + 40,
+                },
+            }),
+            tokens: 1,
+        });
+        match store.run(op).unwrap() {
+            StoreReply::Admission(admission) => match *admission {
+                Admission::Claimed { kept, .. } => kept.may_have_broadcast,
+                other => panic!("not claimed: {other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    };
+    for nonce in [4, 5] {
+        let lease = Lease {
+            id: 7,
+            until: now + 40,
+        };
+        let reserve = StoreOp::Reserve {
+            key: key(1, nonce),
+            fingerprint: print(nonce),
+            payment_id: None,
+            facilitator: "https://facilitator.example/".into(),
+            valid_before: now + 3_000,
+            lease,
+            unix_now: now,
+            first_seen_block: None,
+        };
+        store.run(reserve).unwrap();
+        let unsent = KeptResponse {
+            may_have_broadcast: false,
+            ..kept(nonce)
+        };
+        let begin = StoreOp::BeginSettle {
+            key: key(1, nonce),
+            kept: unsent.clone(),
+            lease,
+        };
+        assert_eq!(store.run(begin).unwrap(), StoreReply::SettleBegun(true));
+        let finish = StoreOp::Finish {
+            key: key(1, nonce),
+            lease: 7,
+            stage: Stage::Unknown(unsent),
+        };
+        store.run(finish).unwrap();
+    }
+    // Nonce 5's record as an older version wrote it: no `bc`.
+    let member = format!("{}:{}", "01".repeat(20), "05".repeat(32));
+    let record = format!("{prefix}:eip155:8453:{ASSET}:auth:{member}");
+    let deleted = Command::new("redis-cli")
+        .args(["-p", &server.port.to_string(), "HDEL", &record, "bc"])
+        .output_in_group()
+        .expect("run redis-cli");
+    assert_eq!(String::from_utf8_lossy(&deleted.stdout).trim(), "1");
+    assert!(!claim(4, 8), "this version's record: none was sent");
+    assert!(claim(5, 9), "an older version's record: may have broadcast");
 }

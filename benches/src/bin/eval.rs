@@ -15,25 +15,35 @@
 //! A held-out corpus (`eval::totals_only`: `corpus-world-check`) shows its totals only: it has
 //! no baseline, and `--verbose` and `--write-baseline` are refused for it. Status 2: bad
 //! arguments, an unreadable corpus or baseline.
+//!
+//! `--sites` evaluates each corpus site by site instead (`contact_benches::sites`): every site
+//! crawled from its home page as a paid request crawls it, in the core's network simulation,
+//! reporting contact-page recall, pages fetched, requests answered 404 and the merged result's
+//! fields; `--verbose` adds each site's fetches and differences (refused for a held-out corpus),
+//! `--check` the corpus's contact-page recall floor (`eval::site_recall_floor`), which the
+//! page-level `--check` checks too.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use contact_benches::{eval, shared_dir};
+use contact_benches::{eval, shared_dir, sites};
 
-const USAGE: &str = "usage: eval [CORPUS_DIR...] [--check] [--verbose] [--write-baseline]";
+const USAGE: &str =
+    "usage: eval [CORPUS_DIR...] [--check] [--verbose] [--write-baseline] | eval --sites [CORPUS_DIR...] [--check] [--verbose]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut check = false;
     let mut verbose = false;
     let mut write = false;
+    let mut sites = false;
     let mut dirs: Vec<PathBuf> = Vec::new();
     for arg in &args {
         match arg.as_str() {
             "--check" => check = true,
             "--verbose" => verbose = true,
             "--write-baseline" => write = true,
+            "--sites" => sites = true,
             flag if flag.starts_with("--") => {
                 eprintln!("eval: unknown option {flag}\n{USAGE}");
                 return ExitCode::from(2);
@@ -60,9 +70,18 @@ fn main() -> ExitCode {
         .map(|c| shared_dir().join(c))
         .collect();
     }
+    if sites && write {
+        eprintln!("eval: --sites has no baseline to write\n{USAGE}");
+        return ExitCode::from(2);
+    }
     let mut failed = false;
     for dir in &dirs {
-        match run(dir, check, verbose, write) {
+        let outcome = if sites {
+            run_sites(dir, check, verbose)
+        } else {
+            run(dir, check, verbose, write)
+        };
+        match outcome {
             Ok(passed) => failed |= !passed,
             Err(message) => {
                 eprintln!("eval: {message}");
@@ -113,6 +132,9 @@ fn run(dir: &Path, check: bool, verbose: bool, write: bool) -> Result<bool, Stri
         }
         None => println!("floors: none for {name}"),
     }
+    if let Some(floor) = eval::site_recall_floor(&name) {
+        passed &= site_recall_met(&sites::evaluate_sites(dir)?, floor);
+    }
     if held_out {
         println!(
             "eval {name}: {}",
@@ -149,6 +171,44 @@ fn run(dir: &Path, check: bool, verbose: bool, write: bool) -> Result<bool, Stri
         }
     );
     Ok(passed)
+}
+
+/// Evaluates one corpus site by site; `Ok(false)` when `--check` found its contact-page
+/// recall under the floor.
+fn run_sites(dir: &Path, check: bool, verbose: bool) -> Result<bool, String> {
+    let name = corpus_name(dir)?;
+    if eval::totals_only(&name) && verbose {
+        return Err(format!(
+            "{name} is held out: only its totals are shown (no --verbose)"
+        ));
+    }
+    let report = sites::evaluate_sites(dir)?;
+    println!("== {name} sites ({})", dir.display());
+    if verbose {
+        for difference in report.differences() {
+            println!("{difference}");
+        }
+    }
+    print!("{}", report.table());
+    if !check {
+        return Ok(true);
+    }
+    let Some(floor) = eval::site_recall_floor(&name) else {
+        println!("site floor: none for {name}");
+        return Ok(true);
+    };
+    Ok(site_recall_met(&report, floor))
+}
+
+/// Prints the contact-page recall floor line; whether it is met.
+fn site_recall_met(report: &sites::SitesReport, floor: f64) -> bool {
+    let recall = report.contact_page_recall();
+    let met = recall >= floor;
+    println!(
+        "floor contact-page recall (site by site) {recall:.3} >= {floor:.3}: {}",
+        if met { "met" } else { "NOT MET" }
+    );
+    met
 }
 
 /// The corpus's folder name (`corpus-2026`), which names its floors and its baseline.

@@ -152,6 +152,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
         body: vec![b'x'; 1024].into(),
         request_id: format!("req_{thread}_{n}"),
         settlement: None,
+        may_have_broadcast: false,
     };
     let client = IpAddr::from([10, 0, (thread % 256) as u8, (n % 256) as u8]);
     let ops = [
@@ -167,6 +168,7 @@ fn play(store: &Store, thread: usize, n: u64, times: &mut [Vec<Duration>; 4]) {
             tokens: 1,
         }),
         StoreOp::Reserve {
+            first_seen_block: None,
             key: key.clone(),
             fingerprint,
             payment_id: None,

@@ -164,7 +164,14 @@ impl Exchange {
                 // "payment authorization already used".
                 decoded
             }
-            Admission::Claimed { key, record, kept } => {
+            Admission::Claimed {
+                key,
+                record,
+                mut kept,
+            } => {
+                // A `Settling` record whose holder's lease ran out: its `/settle` may have
+                // been sent, whatever the record says of the attempts before.
+                kept.may_have_broadcast |= matches!(record.stage, Stage::Settling(_));
                 if let Some(message) = claim_refused(server) {
                     // A takeover starts nothing while the service drains or its jobs are at
                     // their cap (docs/payments.md): the claim is handed back, unknown again,
@@ -469,9 +476,13 @@ impl Exchange {
             resettle: true,
             on_chain: None,
             lease: self.claim_lease,
+            first_seen_block: record.first_seen_block,
         };
         let core = JobCore::new(server, request, target, now + SETTLE_BUDGET);
-        self.begin_settlement(server, (core, paid), kept, true, now);
+        // Only an earlier `/settle` that may have broadcast makes the outcome unknown; after
+        // attempts that were never sent, a refusal is a refusal and "already used" is judged.
+        let unknown_before = kept.may_have_broadcast;
+        self.begin_settlement(server, (core, paid), kept, unknown_before, now);
     }
 }
 

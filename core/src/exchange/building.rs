@@ -32,6 +32,7 @@ impl Exchange {
             body: Arc::from(built.body),
             request_id: core.request.id.clone(),
             settlement: None,
+            may_have_broadcast: false,
         };
         self.begin_settlement(server, (core, paid), kept, false, now);
     }

@@ -51,6 +51,7 @@ impl Checking {
         } else {
             (core.request.started + JOB_TIMEOUT).min(crawl_by)
         };
+        let first_seen_block = server.first_seen_block(unix_now);
         let reserve = StoreOp::Reserve {
             key: key.clone(),
             fingerprint,
@@ -62,6 +63,7 @@ impl Checking {
                 until: unix_now + RESERVE_LEASE.as_secs(),
             },
             unix_now,
+            first_seen_block,
         };
         let paid = Paid {
             terms,
@@ -75,6 +77,7 @@ impl Checking {
             resettle: false,
             on_chain: None,
             lease,
+            first_seen_block,
         };
         let reserving = Reserving {
             core,

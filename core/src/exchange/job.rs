@@ -184,6 +184,10 @@ pub(super) struct Paid {
     /// ([`Judging`]): the result is delivered without a `/settle` (docs/payments.md, "A used
     /// authorization with no record"). `None` for a payment that settles.
     pub(super) on_chain: Option<String>,
+    /// The head block number at which the authorization's record was first seen (the
+    /// reservation's, or the claimed record's), if known: a chain reading about a `/settle` of
+    /// ours searches the logs from there ([`settling::chain_query`]).
+    pub(super) first_seen_block: Option<u64>,
 }
 
 /// What a piece of work is for.
@@ -411,7 +415,9 @@ impl Exchange {
                 let attempt = (settlement.attempts, settlement.extension_responses.as_ref());
                 self.audit_line((core, paid), "cut_short", reason, None, attempt);
                 if settling.may_have_broadcast() {
-                    self.record(&server, paid, Stage::Unknown(settlement.kept.clone()));
+                    let mut kept = settlement.kept.clone();
+                    kept.may_have_broadcast = true;
+                    self.record(&server, paid, Stage::Unknown(kept));
                 } else {
                     self.release(&server, paid);
                 }

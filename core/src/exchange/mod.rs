@@ -122,6 +122,7 @@ use inbound::ChunkedBody;
 use job::{Job, JobCore, Outbound, Paid, Purpose, StoreWait, WorkFor};
 use judging::Judging;
 use operator::OperatorJob;
+use probe::Probed;
 use recording::Recording;
 use reserving::Reserving;
 use respond::{JobLog, RequestInfo};
@@ -211,9 +212,9 @@ enum State {
     Job(Box<Job>),
     /// An operator's crawl ([`Exchange::unpaid_crawl`]): no client, no payment.
     Operator(Box<OperatorJob>),
-    /// A facilitator check (no client): its `GET /supported` fetch, and the facilitator's
-    /// place in `FACILITATOR_URL`.
-    Probe(Box<Fetch>, usize),
+    /// A check without a client: a facilitator's `GET /supported`, or the periodic read of
+    /// the payment network's head; its fetch and what it checks.
+    Probe(Box<Fetch>, Probed),
     /// The connection is closed: the exchange is finished.
     Closed,
 }
@@ -767,6 +768,7 @@ impl Exchange {
         // Why it failed, for the access and audit lines: the homepage's fetch, or a facilitator
         // or chain call that got no usable reply (pages after the homepage are skipped quietly).
         let cause = fetch.cause().map(str::to_string);
+        let sent = fetch.request_sent();
         match purpose {
             Purpose::Page(PageFetch { slot: 0, .. }) => core.cause = cause,
             Purpose::Verify | Purpose::Settle | Purpose::Chain if cause.is_some() => {
@@ -784,7 +786,7 @@ impl Exchange {
                     self.after_verify(server, verifying, end, now);
                 }
                 (Job::Settling(settling), Purpose::Settle) => {
-                    self.after_settle(server, settling, end, now);
+                    self.after_settle(server, settling, (end, sent), now);
                 }
                 (Job::Settling(settling), Purpose::Chain) => {
                     self.settling_chain_reply(server, settling, end, now);

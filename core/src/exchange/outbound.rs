@@ -288,6 +288,13 @@ impl Fetch {
         self.cause = Some(cause.to_string());
     }
 
+    /// Whether the request may have left: it was handed to the runtime once the connection (and
+    /// its TLS handshake) was up. A fetch that ends before — at DNS, at the connect, in the
+    /// handshake — sent no byte of it, so its peer cannot have acted on it.
+    pub(crate) fn request_sent(&self) -> bool {
+        matches!(self.step, Step::Receiving { .. })
+    }
+
     /// Why the fetch failed, once it has ("dns: …", "tcp: …", "tls: …", "http: …").
     pub(crate) fn cause(&self) -> Option<&str> {
         self.cause.as_deref()

@@ -61,8 +61,8 @@ enum SettleStep {
 impl Settling {
     /// The settlement of `kept` for a job with its payment, with its own budget, which ends
     /// no later than the authorization's `validBefore` − [`SETTLE_MARGIN`] (docs/payments.md,
-    /// "The window"). `unknown_before`: a `/settle` of this authorization had an unknown
-    /// outcome before (a retry's claim): its `/settle` may have broadcast.
+    /// "The window"). `unknown_before`: a `/settle` of this authorization may have broadcast
+    /// before (a retry's claim of a record that says so).
     pub(super) fn new(
         (mut core, paid): (JobCore, Paid),
         kept: KeptResponse,
@@ -85,9 +85,19 @@ impl Settling {
     }
 
     /// Whether a `/settle` of ours may have broadcast the transfer: one had an unknown outcome,
-    /// or one is in flight now.
+    /// or one is in flight now and its request was sent (one still at DNS, the connect or the
+    /// TLS handshake has sent nothing).
     pub(super) fn may_have_broadcast(&self) -> bool {
-        self.settlement.may_have_broadcast || matches!(self.step, SettleStep::Calling)
+        self.settlement.may_have_broadcast
+            || (matches!(self.step, SettleStep::Calling) && self.settle_sent())
+    }
+
+    /// Whether the job's `/settle` in flight has sent its request.
+    fn settle_sent(&self) -> bool {
+        self.core
+            .fetches
+            .iter()
+            .any(|o| o.purpose == Purpose::Settle && o.fetch.request_sent())
     }
 
     /// Settled: the outcome is recorded before the 200 goes out.
@@ -228,16 +238,20 @@ impl Exchange {
         let (core, paid) = (&mut settling.core, &settling.paid);
         match self.call_facilitator(server, core, paid, Purpose::Settle, now) {
             Ok(()) => self.keep(Job::Settling(settling)),
-            Err(failure) => self.after_settle(server, settling, FetchEnd::Failed(failure), now),
+            Err(failure) => {
+                let end = (FetchEnd::Failed(failure), false);
+                self.after_settle(server, settling, end, now);
+            }
         }
     }
 
-    /// A `/settle` answered (or not).
+    /// A `/settle` answered (or not); `sent`: whether its request had been sent
+    /// ([`Fetch::request_sent`]).
     pub(super) fn after_settle(
         &mut self,
         server: &Server,
         mut settling: Settling,
-        end: FetchEnd,
+        (end, sent): (FetchEnd, bool),
         now: Instant,
     ) {
         let reply = match end {
@@ -251,9 +265,38 @@ impl Exchange {
                     .map(str::to_string);
                 Some((response.status, facilitator::parse_settle(&response.body)))
             }
+            FetchEnd::Failed(_) if !sent => return self.settle_not_sent(server, settling, now),
             FetchEnd::Failed(_) => None,
         };
         self.settlement_outcome(server, settling, SettleOutcome::of(reply), now);
+    }
+
+    /// A `/settle` that failed before its request was sent — DNS, the connect, the TLS
+    /// handshake: the facilitator never saw it, so it cannot have broadcast (docs/payments.md,
+    /// "Only evidence delivers"). Audit `not_sent`; one more attempt after 2 s if it fits the
+    /// budget, else 503 "settlement pending" with the result kept as unknown and the record
+    /// saying that nothing of ours may have broadcast: a retry's "already used" is then judged
+    /// by the chain, not taken as our transfer. After an earlier attempt that may have
+    /// broadcast, the outcome stays unknown as before.
+    fn settle_not_sent(&mut self, server: &Server, mut settling: Settling, now: Instant) {
+        if settling.settlement.may_have_broadcast {
+            let outcome = SettleOutcome::Unknown(None);
+            return self.settlement_outcome(server, settling, outcome, now);
+        }
+        let settlement = &settling.settlement;
+        self.audit_line(
+            (&settling.core, &settling.paid),
+            "not_sent",
+            settling.core.cause.clone(),
+            None,
+            (settlement.attempts, settlement.extension_responses.as_ref()),
+        );
+        let retry_at = now + SETTLE_RETRY_DELAY;
+        if settling.settlement.attempts < 2 && retry_at < settling.core.deadline {
+            settling.step = SettleStep::Pausing(retry_at);
+            return self.keep(Job::Settling(settling));
+        }
+        self.settlement_pending(server, settling, now);
     }
 
     /// Acts on one `/settle` outcome (docs/payments.md): deliver and keep (settled); refuse
@@ -433,7 +476,13 @@ impl Exchange {
             return self.keep(Job::Settling(settling));
         }
         if server.config.chain_rpc.is_some() {
-            if let Some(query) = chain_query(server, &settling.paid) {
+            if let Some(mut query) = chain_query(server, &settling.paid) {
+                // A transfer of ours came after the record was written: search from the
+                // record's first-seen block. Without a broadcast of ours the use may be older
+                // than the record (a record lost and written again): search by time.
+                if settling.settlement.may_have_broadcast {
+                    query.first_seen_block = settling.paid.first_seen_block;
+                }
                 self.close_fetches(&mut settling.core);
                 settling.step = SettleStep::ReadingChain(Box::new(ChainCheck::new(query)));
                 settling.core.deadline = now + CHAIN_READ_BUDGET;
@@ -452,7 +501,9 @@ impl Exchange {
             ..
         } = settling;
         self.close_fetches(&mut core);
-        self.record(server, &paid, Stage::Unknown(settlement.kept.clone()));
+        let mut kept = settlement.kept.clone();
+        kept.may_have_broadcast = settlement.may_have_broadcast;
+        self.record(server, &paid, Stage::Unknown(kept));
         let error = ApiError::new(
             ErrorCode::InternalError,
             SETTLEMENT_PENDING_MESSAGE,
@@ -517,12 +568,17 @@ impl Exchange {
         mut settling: Settling,
         now: Instant,
     ) {
+        let calling = matches!(settling.step, SettleStep::Calling);
+        let sent = settling.settle_sent();
         let core = &mut settling.core;
         core.note_timeout(|p| matches!(p, Purpose::Settle | Purpose::Chain));
         self.close_fetches(core);
         if matches!(settling.step, SettleStep::ReadingChain(_)) {
             let verdict = ChainVerdict::Undetermined("chain rpc: no answer in time".into());
             self.chain_verdict(server, settling, verdict, now);
+        } else if calling && !sent {
+            // The budget ended while the `/settle` was still connecting: never sent.
+            self.settle_not_sent(server, settling, now);
         } else {
             self.settlement_outcome(server, settling, SettleOutcome::Unknown(None), now);
         }
@@ -671,6 +727,7 @@ pub(super) fn chain_query(server: &Server, paid: &Paid) -> Option<ChainQuery> {
             .saturating_add(crate::budget::VALIDITY_SLACK_SECONDS),
         log_range: server.config.chain_log_range,
         fresh_after: None,
+        first_seen_block: None,
     })
 }
 

@@ -118,6 +118,7 @@ fn a_paid_job_hands_its_payment_and_settlement_on_from_phase_to_phase() {
         body: Arc::from(b"{}".to_vec()),
         request_id: "request".to_string(),
         settlement: None,
+        may_have_broadcast: false,
     };
     let settle_at = now + Duration::from_secs(30);
     let Building { core, paid } = building;
@@ -149,6 +150,7 @@ fn a_short_validity_window_shortens_the_crawl_and_the_settlement_budget() {
         body: Arc::from(b"{}".to_vec()),
         request_id: "request".to_string(),
         settlement: None,
+        may_have_broadcast: false,
     };
     // A settlement that starts at 32 s ends by 45 s, not after its whole budget.
     let settle_at = now + Duration::from_secs(32);

@@ -19,6 +19,7 @@ use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::extract::page_budget::PageBudget;
+use crate::extract::postcode::{self, Layout};
 use crate::extract::words8::{any_ascii_digit, load};
 
 /// Address parts found in markup, as written.
@@ -364,7 +365,7 @@ impl Pattern {
                 r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b"
             ),
             Pattern::Eu => format!(
-                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{4,5}})\s+(?P<city>{CITY_ANY_FIRST})"
+                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{3,5}})\s+(?P<city>{CITY_ANY_FIRST})"
             ),
             Pattern::CaZip => {
                 r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d".to_string()
@@ -389,6 +390,11 @@ pub fn from_lines(
     budget: &PageBudget,
 ) -> Vec<TextAddress> {
     let mut out: Vec<TextAddress> = Vec::new();
+    // Regions whose postcodes are three digits (Iceland, the Faroes): their lines are read
+    // on their pages only (three digits and a word are common elsewhere).
+    let three_digit_zips = page_region
+        .and_then(postcode::format)
+        .is_some_and(|f| f.validates("101"));
     for (index, line) in lines.iter().enumerate() {
         // The page's budget (which also paces, `crate::pace`): a line costs its length; one
         // the patterns run on, more.
@@ -399,7 +405,9 @@ pub fn from_lines(
             && Pattern::IeCounty
                 .regex()
                 .is_some_and(|re| re.is_match(line));
-        if line.len() > MAX_LINE || !(irish_county || Shapes::of(line.as_bytes()).any()) {
+        let shapes = Shapes::of(line.as_bytes());
+        let shaped = shapes.any() || (three_digit_zips && shapes.three_word);
+        if line.len() > MAX_LINE || !(irish_county || shaped) {
             if let Some(found) = labelled_street(line, index, page_region) {
                 out.push(found);
             }
@@ -453,9 +461,14 @@ fn match_line(
             ..
         } in pattern.city_first(line)
         {
+            let after = &line[zip.end..];
+            // `PR 80020-310` is a Brazilian state and CEP: a ZIP code goes on with `-` and four
+            // digits or not at all.
+            if after.starts_with('-') && after[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
             let city_start = city.as_ref().map_or(state.start, |c| c.start);
             let city = city.map(|c| clean_city(&line[c]));
-            let after = &line[zip.end..];
             let parts = MarkedAddress {
                 street: street_for(lines, street_index, &line[..city_start]),
                 locality: city.filter(|c| !c.is_empty()),
@@ -624,10 +637,10 @@ fn match_line(
     }
     // `12345 City` / `1234 City`: on pages of a region that writes postcodes so, or on pages
     // of no known region when the address itself tells its country (`A-1010`, `rue`, `Via`).
-    let eu_region = EU_NUMERIC
-        .iter()
-        .find(|r| Some(**r) == page_region)
-        .copied();
+    let eu_region = page_region
+        .and_then(postcode::format)
+        .filter(|f| f.layout() == Layout::ZipFirst)
+        .map(|f| f.code);
     let eu = Pattern::Eu
         .regex()
         .filter(|_| found.is_empty() && (eu_region.is_some() || page_region.is_none()))
@@ -648,7 +661,7 @@ fn match_line(
             // not a sentence with a number in it (`Über 1200 Kunden vertrauen uns seit 2004
             // Jahren`, `28. Juni 2016 um 20:41 Uhr`).
             let same_line = before
-                .trim_end_matches([',', ' ', '-', '–'])
+                .trim_end_matches([',', ' ', '-', '–', '·', '•', '|', '\u{a0}'])
                 .trim_end_matches(char::is_alphabetic)
                 .trim_end_matches(['-', ' ', ',']);
             let same_line = last_segment(same_line).trim();
@@ -675,6 +688,20 @@ fn match_line(
                 } else {
                     None
                 }
+            })
+            .or_else(|| {
+                // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
+                // postcode line, in the countries whose layout has one.
+                let district = eu_region
+                    .and_then(postcode::format)
+                    .is_some_and(|f| f.fmt.contains("%D"));
+                let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
+                (district
+                    && same_line.is_empty()
+                    && is_place_name(above.trim().trim_end_matches(',')))
+                .then(|| street_for(lines, street_index - 1, ""))
+                .flatten()
+                .map(|street| without_district(&street).to_string())
             });
             let region = lettered.or(eu_region).or_else(|| {
                 street
@@ -684,6 +711,11 @@ fn match_line(
             let Some(region) = region else {
                 continue;
             };
+            // The postcode must be one of the region's (Google's `zip`): `1234 City` is no
+            // German address, three digits only an Icelandic or Faroese one.
+            if !postcode::format(region).is_none_or(|f| f.validates(zip.as_str())) {
+                continue;
+            }
             let after_city = &line[city.end..];
             let street = match street {
                 Some(street) => Some(street),
@@ -713,6 +745,338 @@ fn match_line(
             });
         }
     }
+    if found.is_empty() {
+        found = data_postcodes(lines, index, line, street_index, page_region);
+    }
+    found
+}
+
+/// Regions whose postcodes the hand-made patterns above read (with their states, provinces
+/// and counties); the data's patterns ([`data_postcodes`]) read the others.
+const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
+
+/// Labels printed before a postcode (class `label.postcode`), lower-case, each with the
+/// country it implies on a page of no known region (`None`: any). A label ends a word: `cp`
+/// does not match in `bcp`.
+const POSTCODE_LABELS: &[(&str, Option<&str>)] = &[
+    // Mexico: `C.P. 06600`.
+    ("c.p.", Some("MX")),
+    ("c.p", Some("MX")),
+    ("cp", Some("MX")),
+    // Brazil: `CEP 01310-100`.
+    ("cep", Some("BR")),
+    // India: `Pincode: 400 001`, `PIN code 400001` (`PIN` alone, `Eircode`: the data's
+    // postcode names, `postcode::label_country`).
+    ("pin code", Some("IN")),
+    ("pincode", Some("IN")),
+    ("código postal", None),
+    ("codigo postal", None),
+    ("cod. postal", None),
+    ("postcode", None),
+    ("post code", None),
+    ("postal code", None),
+    ("zip code", None),
+    ("psč", None),
+    ("〒", Some("JP")),
+];
+
+/// The postcode label that ends `before` (after trimming spaces, colons, dots and dashes):
+/// its start in `before` and the country it implies.
+fn postcode_label(before: &str) -> Option<(usize, Option<&'static str>)> {
+    let trimmed = before.trim_end_matches([' ', ':', '-', '–', '\u{a0}']);
+    let lower = trimmed.to_lowercase();
+    if lower.len() != trimmed.len() {
+        return None;
+    }
+    let word_start = lower.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| {
+        i + lower[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let named = postcode::label_country(&lower[word_start..]);
+    if named.is_some() {
+        return Some((word_start, named));
+    }
+    POSTCODE_LABELS.iter().find_map(|(label, country)| {
+        let start = lower.strip_suffix(label).map(str::len)?;
+        let glued = lower[..start].ends_with(char::is_alphanumeric);
+        (!glued).then_some((start, *country))
+    })
+}
+
+/// A place name: letters, spaces, dots, apostrophes and hyphens, up to five words, starting
+/// with a capital (`Cape Town`, `Toluca de Lerdo`).
+fn is_place_name(text: &str) -> bool {
+    let text = text.trim();
+    !text.is_empty()
+        && text.split_whitespace().count() <= 5
+        && text.starts_with(char::is_uppercase)
+        && text
+            .chars()
+            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '.' | '\'' | '’' | '-'))
+        && !has_street_word(&text.to_lowercase())
+}
+
+/// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
+/// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
+/// followed by no letter or digit; as byte ranges, longest first from each start.
+fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphanumeric() || line[..i].ends_with(char::is_alphanumeric) {
+            i += line[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let run_end = |from: usize| {
+            bytes[from..]
+                .iter()
+                .position(|b| !b.is_ascii_alphanumeric())
+                .map_or(bytes.len(), |p| from + p)
+        };
+        let mut ends = vec![run_end(i)];
+        while ends.len() < 3 {
+            let end = ends[ends.len() - 1];
+            let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
+                && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+            if !joined {
+                break;
+            }
+            ends.push(run_end(end + 1));
+        }
+        // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
+        ends.retain(|&end| !line[end..].starts_with(char::is_alphanumeric));
+        if bytes[i..ends.last().copied().unwrap_or(i)]
+            .iter()
+            .any(u8::is_ascii_digit)
+        {
+            ends.reverse();
+            out.push((i, ends));
+        }
+        i = run_end(i);
+    }
+    out
+}
+
+/// Whether the number at `start..end` of `line` is part of something else: a longer number
+/// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
+/// `No. 12`), an amount or a share (`$`, `€`, `%`).
+fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
+    let before = &line[..start];
+    let after = &line[end..];
+    let mut back = before.chars().rev();
+    let joined_before = match (back.next(), back.next()) {
+        (Some('+' | '#' | '№' | '$' | '€' | '£' | '₹'), _) => true,
+        (Some(' ' | '-' | '.' | '/'), Some(c)) => c.is_ascii_digit(),
+        (Some(c), _) => c.is_ascii_digit(),
+        _ => false,
+    };
+    let mut ahead = after.chars();
+    let joined_after = match (ahead.next(), ahead.next()) {
+        (Some('%' | '€' | '$'), _) => true,
+        (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
+        _ => false,
+    };
+    let lower = before.trim_end().to_lowercase();
+    let house_number = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", "núm.", "num."]
+        .iter()
+        .any(|m| {
+            lower
+                .strip_suffix(m)
+                .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
+        });
+    joined_before || joined_after || house_number
+}
+
+/// The country named right after a postcode (`, México.`, `India`): by the data's English
+/// names and [`region_of_country`].
+fn country_named(after: &str) -> Option<&'static str> {
+    let rest = after.trim_start_matches([' ', ',', '.', '-', '(', '\u{a0}']);
+    let word_end = rest
+        .find(|c: char| !(c.is_alphabetic() || c == ' '))
+        .unwrap_or(rest.len());
+    let words = rest[..word_end].trim().trim_end_matches('.');
+    if words.is_empty() {
+        return None;
+    }
+    region_of_country(words).or_else(|| {
+        let folded = fold_accents(words);
+        postcode::formats()
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(&folded))
+            .map(|f| f.code)
+    })
+}
+
+/// `text` with the accents of Latin letters dropped (`México` → `Mexico`), for comparing with
+/// the data's English names.
+fn fold_accents(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
+            'Á' | 'À' | 'Â' | 'Ä' | 'Ã' | 'Å' => 'A',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'É' | 'È' | 'Ê' | 'Ë' => 'E',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
+            'ó' | 'ò' | 'ô' | 'ö' | 'õ' => 'o',
+            'Ó' | 'Ò' | 'Ô' | 'Ö' | 'Õ' => 'O',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
+            'ç' => 'c',
+            'Ç' => 'C',
+            'ñ' => 'n',
+            'Ñ' => 'N',
+            other => other,
+        })
+        .collect()
+}
+
+/// Whether the text after a postcode ends its address: nothing, punctuation, a field
+/// separator or a country name.
+fn ends_address(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
+    rest.is_empty()
+        || rest.starts_with(['|', '•', '·', '/', '('])
+        || rest.starts_with(" - ")
+        || country_named(after).is_some()
+}
+
+/// The place names right before a postcode (comma-separated chunks that are place names,
+/// at most two, the last first cut of a ` - ` or `-` state code: `Curitiba - PR`): the
+/// locality, the region when the country's layout prints one between locality and
+/// postcode (`%C, %S %Z`, `%C-%S`), and where the text before them ends.
+fn places_before(
+    before: &str,
+    format: &postcode::Format,
+) -> (usize, Option<String>, Option<String>) {
+    let text = before.trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
+    let mut end = text.len();
+    // (chunk start, place), last first.
+    let mut places: Vec<(usize, &str)> = Vec::new();
+    while places.len() < 2 && end > 0 {
+        let chunk_start = text[..end].rfind(',').map_or(0, |i| i + 1);
+        let chunk = text[chunk_start..end].trim();
+        // `Curitiba - PR`: a locality and its state code in one chunk.
+        let split = chunk.rsplit_once('-').filter(|(_, state)| {
+            let state = state.trim();
+            (2..=3).contains(&state.len()) && state.chars().all(|c| c.is_ascii_uppercase())
+        });
+        if let Some((city, state)) = split.filter(|(city, _)| is_place_name(city)) {
+            if places.is_empty() {
+                return (
+                    chunk_start,
+                    Some(city.trim().to_string()),
+                    Some(state.trim().to_string()),
+                );
+            }
+            break;
+        }
+        if !is_place_name(chunk) {
+            break;
+        }
+        places.push((chunk_start, chunk));
+        end = chunk_start.saturating_sub(1);
+    }
+    let region_between = format.fmt.contains("%C, %S") || format.fmt.contains("%C-%S");
+    match places.as_slice() {
+        [(_, last), (start, first)] if region_between => {
+            (*start, Some(first.to_string()), Some(last.to_string()))
+        }
+        [(start, last), ..] => (*start, Some(last.to_string()), None),
+        [] => (text.len(), None, None),
+    }
+}
+
+/// Addresses whose postcode the data reads (Google's `zip` and `fmt`, `extract::postcode`):
+/// a postcode after its label (`C.P. 06600`, `CEP 01310-100`, `PIN: 400001`) in any country
+/// the label, the country named after it or the page's region allows, and on pages of a
+/// region whose layout puts the postcode after the locality (`Chennai 600 042`, `Singapore
+/// 049321`) or on a line of its own below it (`Curitiba - PR` / `80020-310`). A postcode
+/// without a label needs the locality before it, nothing but a country after it and a street
+/// above or before it.
+fn data_postcodes(
+    lines: &[&str],
+    index: usize,
+    line: &str,
+    street_index: usize,
+    page_region: Option<&str>,
+) -> Vec<TextAddress> {
+    let page_format = page_region
+        .filter(|r| !HAND_READ.contains(r))
+        .and_then(postcode::format);
+    let mut found = Vec::new();
+    for (start, ends) in zip_tokens(line) {
+        let before = &line[..start];
+        let label = postcode_label(before);
+        let Some(end) = ends.iter().copied().find(|&end| {
+            let zip = &line[start..end];
+            [
+                page_format,
+                country_named(&line[end..]).and_then(postcode::format),
+            ]
+            .into_iter()
+            .chain([label.and_then(|(_, c)| c).and_then(postcode::format)])
+            .flatten()
+            .any(|f| f.validates(zip))
+        }) else {
+            continue;
+        };
+        let zip = &line[start..end];
+        if is_part_of_other_number(line, start, end) {
+            continue;
+        }
+        let after = &line[end..];
+        let named = country_named(after).and_then(postcode::format);
+        let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
+        let Some(format) = [page_format, named, labelled_country]
+            .into_iter()
+            .flatten()
+            .find(|f| f.validates(zip))
+        else {
+            continue;
+        };
+        let layout = format.layout();
+        // Without a label, only the layouts that print the postcode after the locality (the
+        // other layout is read by the patterns above).
+        if label.is_none() && !matches!(layout, Layout::ZipAfter | Layout::ZipLine) {
+            continue;
+        }
+        if !ends_address(after) {
+            continue;
+        }
+        let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
+        let alone = before.trim().is_empty();
+        let (street, locality, region) = if alone && label.is_none() {
+            // `80020-310` on its line: the locality is the line above, the street above it.
+            let Some(above) = index.checked_sub(1).and_then(|i| lines.get(i)) else {
+                continue;
+            };
+            let (place_start, locality, region) = places_before(above, format);
+            if locality.is_none() {
+                continue;
+            }
+            let street = street_for(lines, street_index.saturating_sub(1), &above[..place_start]);
+            (street, locality, region)
+        } else {
+            let (place_start, locality, region) = places_before(before, format);
+            let street = street_for(lines, street_index, &before[..place_start]);
+            (street, locality, region)
+        };
+        if label.is_none() && (street.is_none() || locality.is_none()) {
+            continue;
+        }
+        found.push(TextAddress {
+            parts: MarkedAddress {
+                street,
+                locality,
+                region,
+                postal_code: Some(zip.to_string()),
+                country: country_after(after),
+            },
+            region: format.code,
+            line: index,
+        });
+    }
     found
 }
 
@@ -726,12 +1090,58 @@ fn ends_with_house_number(text: &str) -> bool {
     } else {
         last
     };
-    let last = last.trim_end_matches([',', '.']);
+    let last = without_number_mark(last.trim_end_matches([',', '.']));
     last.starts_with(|c: char| c.is_ascii_digit())
         && last.len() <= 9
         && last
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+}
+
+/// A house number without the mark glued before it (class `house.number`): `No:8`, `No.8`
+/// (TR, ES), `Nº371`, `N°5` (PT, FR), `#1098` (MX, US). Unchanged without a mark.
+fn without_number_mark(token: &str) -> &str {
+    for mark in ["No:", "No.", "Nº", "N°", "nº", "n°", "#"] {
+        if let Some(rest) = token.strip_prefix(mark) {
+            if rest.starts_with(|c: char| c.is_ascii_digit()) {
+                return rest;
+            }
+        }
+    }
+    token
+}
+
+/// `text` without the prose that opens it before the street (`con domicilio en Calle …`,
+/// `so sídlom Lipová 12`, `located at 12 …`): two or more lower-case words, none a street
+/// word, before a word that starts with a capital or a digit. Unchanged otherwise.
+fn without_prose(text: &str) -> &str {
+    let mut prose = 0;
+    for (at, word) in text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+    {
+        let lower_word = word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
+        if lower_word && !STREET_WORDS.contains(&word) {
+            prose += 1;
+            continue;
+        }
+        let opens = word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
+        return if prose >= 2 && opens {
+            &text[at..]
+        } else {
+            text
+        };
+    }
+    text
+}
+
+/// `street` without a place name after its house number (`Calle Encino 210, Centro` →
+/// `Calle Encino 210`): in a layout with a district line (`%D`), that is the district.
+fn without_district(street: &str) -> &str {
+    match street.rsplit_once(',') {
+        Some((head, tail)) if is_place_name(tail) && ends_with_house_number(head) => head.trim(),
+        _ => street,
+    }
 }
 
 /// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
@@ -743,12 +1153,6 @@ fn is_copyright_mark(before: &str) -> bool {
 
 /// Regions whose postcodes are three digits, a space and two digits (`123 45 City`).
 const THREE_TWO: &[&str] = &["SE", "CZ", "SK", "GR"];
-
-/// Regions whose postcodes are 4 or 5 digits written before the town.
-const EU_NUMERIC: &[&str] = &[
-    "DE", "AT", "CH", "FR", "IT", "ES", "BE", "DK", "NO", "LU", "FI", "HU", "SI", "HR", "BG", "EE",
-    "PH",
-];
 
 /// The region of the country letters written before a postcode (`A-1010`, `CH-8001`,
 /// `D-10115`, `F-75001`, `I-00100`), the old European vehicle codes.
@@ -880,14 +1284,8 @@ fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Optio
     };
     let locality = place(number_at + 1)?;
     let region_name = place(number_at + 2);
-    let region = street_language_region(&street_lower).or_else(|| {
-        EU_NUMERIC
-            .iter()
-            .chain(THREE_TWO)
-            .chain(&["US", "GB", "NL", "PT", "PL", "IE", "CA", "AU"])
-            .find(|r| Some(**r) == page_region)
-            .copied()
-    })?;
+    let region = street_language_region(&street_lower)
+        .or_else(|| page_region.and_then(postcode::format).map(|f| f.code))?;
     Some(TextAddress {
         parts: MarkedAddress {
             street: Some(street),
@@ -903,8 +1301,20 @@ fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Optio
 
 /// Whether the text after a town ends the line (or names a country only).
 fn town_only(after_city: &str) -> bool {
-    let rest = after_city.trim().trim_start_matches([',', '.']).trim();
-    rest.is_empty() || country_after(rest).is_some_and(|c| c.len() == rest.len())
+    let mut rest = after_city.trim().trim_start_matches([',', '.']).trim();
+    // A province in parentheses (`(León)`).
+    if let Some(inner) = rest.strip_prefix('(') {
+        match inner.split_once(')') {
+            Some((province, tail)) if is_place_name(province) => {
+                rest = tail.trim().trim_start_matches([',', '.']).trim();
+            }
+            _ => return false,
+        }
+    }
+    let rest = rest.trim_end_matches('.');
+    rest.is_empty()
+        || country_after(rest).is_some_and(|c| c.len() == rest.len())
+        || country_named(rest).is_some()
 }
 
 /// Whether contact details (an `@`, or a number of seven digits or more) are within three
@@ -941,6 +1351,11 @@ struct Shapes {
     four_dash_three: bool,
     /// Two digits, a dash, three digits (PL).
     two_dash_three: bool,
+    /// A run of exactly six digits (IN, SG, CN…).
+    six: bool,
+    /// A run of exactly three digits, then a space and a letter (IS `101 Reykjavík`): read
+    /// only on pages of a region with three-digit postcodes.
+    three_word: bool,
 }
 
 /// The word (ASCII letters) ending just before `end`, skipping spaces, commas and dots.
@@ -1120,6 +1535,14 @@ impl Shapes {
                             .get(i + 1..i + 4)
                             .is_some_and(|d| d.iter().all(u8::is_ascii_digit));
                 }
+                6 => shapes.six = true,
+                3 if b == b' '
+                    && line
+                        .get(i + 1)
+                        .is_some_and(|c| c.is_ascii_uppercase() || *c >= 0x80) =>
+                {
+                    shapes.three_word = true;
+                }
                 5 => {
                     shapes.five = true;
                     shapes.zip_after_state |= US_STATE_WORDS.contains(&state_word());
@@ -1152,6 +1575,7 @@ impl Shapes {
             || self.two_dash_three
             || self.digit_letters
             || self.letter_digit_letter
+            || self.six
     }
 }
 
@@ -1228,10 +1652,12 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
     let prefix = last_segment(
         prefix
             .trim_end()
-            .trim_end_matches([',', '-', '–'])
+            .trim_end_matches([',', '-', '–', '·', '•', '|'])
             .trim_end(),
     );
-    let prefix = without_leading_name(strip_label(prefix).trim_matches([',', ' ']));
+    let prefix = without_prose(without_leading_name(
+        strip_label(prefix).trim_matches([',', ' ']),
+    ));
     // A street with its house number on the postcode line is the whole street: `12 Main
     // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
     if is_streetish(prefix)
@@ -1245,7 +1671,8 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         let Some(line) = index.checked_sub(back).and_then(|i| lines.get(i)) else {
             break;
         };
-        let line = strip_label(line.trim());
+        let raw = line.trim();
+        let line = strip_label(raw);
         // A bare label line between the street and the postcode (`Postcode:`).
         if line.ends_with(':') && line.len() <= 20 && collected.is_empty() {
             continue;
@@ -1253,7 +1680,12 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         if line.is_empty() || !is_streetish(line) || line.len() > 80 || holds_postcode(line) {
             break;
         }
-        collected.push(line.trim_end_matches([',', '.']));
+        collected.push(without_prose(line.trim_end_matches([',', '.'])));
+        // An address label opens the address (`Adres: Kerkstraat 5`): above it are other
+        // fields (opening hours, the name).
+        if line.len() < raw.len() {
+            break;
+        }
         // A line starting with a house number is the street line itself; above it is usually
         // the business name. Floor lines (`6th Floor`) also start with a number.
         if line.starts_with(|c: char| c.is_ascii_digit()) && !is_floor_line(line) {
@@ -1277,9 +1709,27 @@ fn without_leading_name(prefix: &str) -> &str {
     let mut start = 0;
     for chunk in prefix.split(',') {
         let trimmed = chunk.trim();
-        let street = trimmed.starts_with(|c: char| c.is_ascii_digit())
-            || has_street_word(&trimmed.to_lowercase());
+        // Digits alone, six or more of them, are a registration or tax number.
+        let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
+            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6;
+        // `No. 5`, `Nº 12`: a house number after its mark opens the street.
+        let marked = ["no. ", "no ", "nº ", "n° ", "#"].iter().any(|m| {
+            trimmed
+                .get(..m.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(m))
+                && trimmed[m.len()..].starts_with(|c: char| c.is_ascii_digit())
+        });
+        let street = !number
+            && (marked
+                || trimmed.starts_with(|c: char| c.is_ascii_digit())
+                || has_street_word(&trimmed.to_lowercase())
+                || (ends_with_house_number(trimmed) && has_street_name(trimmed)));
         if street {
+            // A house number alone names no street: the chunks before it do (`Paraje Los
+            // Olivos, 7`).
+            if ends_with_house_number(trimmed) && !has_street_name(trimmed) {
+                return prefix;
+            }
             let rest = prefix[start..].trim_start();
             return without_legal_form(rest);
         }
@@ -1390,21 +1840,17 @@ fn is_streetish(s: &str) -> bool {
         return false;
     }
     let lower = s.to_lowercase();
-    if [
-        "tel",
-        "phone",
-        "fax",
-        "call",
-        "email",
-        "e-mail",
-        "copyright",
-        "©",
-        "open",
-        "hours",
-    ]
-    .iter()
-    .any(|w| lower.starts_with(w))
-    {
+    // Labels of other fields; those that are also the start of a street word (`call` in
+    // `Calle`, `open`) only as whole words.
+    let other_field = ["tel", "email", "e-mail", "copyright", "©"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        || ["phone", "fax", "call", "open", "hours"].iter().any(|w| {
+            lower
+                .strip_prefix(w)
+                .is_some_and(|rest| !rest.starts_with(char::is_alphabetic))
+        });
+    if other_field {
         return false;
     }
     let has_number = s.bytes().any(|b| b.is_ascii_digit());
@@ -1507,6 +1953,20 @@ const STREET_WORDS: &[&str] = &[
     "kade",
     "dijk",
     "laan",
+    // Turkish (`Lale Sok.`, `Atatürk Cad.`, `Kordon Mah.`), Polish (`ul.`, `al.`) and
+    // Mexican (`Col.`, a neighbourhood of the street) abbreviations.
+    "sok",
+    "sokak",
+    "sk",
+    "cad",
+    "cadde",
+    "caddesi",
+    "mah",
+    "mahallesi",
+    "bulvar",
+    "ul",
+    "al",
+    "col",
 ];
 const STREET_SUFFIXES: &[&str] = &[
     "straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof",
@@ -1593,6 +2053,21 @@ pub fn region_of_country(country: &str) -> Option<&'static str> {
         "be" | "belgium" | "belgië" | "belgique" => "BE",
         "at" | "österreich" | "austria" => "AT",
         "nz" | "new zealand" => "NZ",
+        // Names in the countries' own languages that differ from the English names of the
+        // address data (which `country_named` also reads).
+        "brasil" => "BR",
+        "méxico" => "MX",
+        "danmark" => "DK",
+        "norge" => "NO",
+        "suomi" => "FI",
+        "polska" => "PL",
+        "česká republika" | "česko" => "CZ",
+        "slovensko" => "SK",
+        "türkiye" => "TR",
+        "ísland" => "IS",
+        "bharat" | "india" => "IN",
+        "singapore" => "SG",
+        "south africa" => "ZA",
         _ => return None,
     })
 }
@@ -2008,6 +2483,319 @@ mod tests {
         assert_eq!(a.postal_code.as_deref(), Some("98-235"));
         assert_eq!(a.street.as_deref(), Some("Polna 12B"));
         assert!(from_lines(&["Tel. 12-345 678"], Some("PL")).is_empty());
+    }
+
+    /// Asserts that each (lines, region) holds one address, with that postcode, locality
+    /// and street.
+    fn addresses(cases: &[(&[&str], &str, [&str; 3])]) {
+        for (lines, region, [postcode, locality, street]) in cases {
+            let a = one(lines, Some(region));
+            let got = [a.postal_code, a.locality, a.street];
+            let want = [postcode, locality, street].map(|p| Some(p.to_string()));
+            assert_eq!(got, want, "{lines:?}");
+        }
+    }
+
+    /// Postcodes before the locality in countries the data writes so (`%Z %C`): Mexico,
+    /// Turkey, Iceland (three digits).
+    #[test]
+    fn postcodes_before_the_locality_from_the_data() {
+        addresses(&[
+            (
+                &[
+                    "Av. de los Almendros 314, Col. Jardines",
+                    "45040 Zapopan, Jal.",
+                ],
+                "MX",
+                [
+                    "45040",
+                    "Zapopan",
+                    "Av. de los Almendros 314, Col. Jardines",
+                ],
+            ),
+            (
+                &["Lale Sok. No:8, 06420 Çankaya/Ankara"],
+                "TR",
+                ["06420", "Çankaya", "Lale Sok. No:8"],
+            ),
+            (
+                &["Hafnargata 7", "230 Reykjanesbær"],
+                "IS",
+                ["230", "Reykjanesbær", "Hafnargata 7"],
+            ),
+        ]);
+        // A postcode that does not validate for the page's country is not one.
+        assert!(from_lines(&["Hauptstraße 4", "1234 Berlin"], Some("DE")).is_empty());
+    }
+
+    /// Postcodes after the locality (`%C %Z`): an Indian PIN (also printed 3 + 3) and a
+    /// Singapore postcode after the country's name.
+    #[test]
+    fn postcodes_after_the_locality_from_the_data() {
+        addresses(&[
+            (
+                &["14 Lotus Garden Road, Velachery", "Chennai 600 042"],
+                "IN",
+                ["600 042", "Chennai", "14 Lotus Garden Road, Velachery"],
+            ),
+            (
+                &["No. 5, Third Cross Road, Pune - 411001"],
+                "IN",
+                ["411001", "Pune", "No. 5, Third Cross Road"],
+            ),
+            (
+                &[
+                    "80 Kingfisher Quay Road, #12-04",
+                    "Harbour Point, Singapore 049321",
+                ],
+                "SG",
+                [
+                    "049321",
+                    "Singapore",
+                    "80 Kingfisher Quay Road, #12-04, Harbour Point",
+                ],
+            ),
+        ]);
+        // Six digits inside a phone number or an amount are not a PIN.
+        for line in ["Call +91 98400 123456 today", "Fees from 250000 per year"] {
+            assert!(from_lines(&[line], Some("IN")).is_empty(), "{line}");
+        }
+    }
+
+    /// Postcodes on a line of their own after the locality's (`%C%n%Z`): a Brazilian CEP
+    /// after `City - ST` (its state kept as the region), a four-digit South African code.
+    #[test]
+    fn postcodes_on_their_own_line_from_the_data() {
+        let a = one(
+            &["Rua das Palmeiras, 210", "Curitiba - PR", "80020-310"],
+            Some("BR"),
+        );
+        assert_eq!(a.region.as_deref(), Some("PR"));
+        addresses(&[
+            (
+                &[
+                    "Rua das Palmeiras, 210 - Centro",
+                    "Curitiba - PR",
+                    "80020-310",
+                ],
+                "BR",
+                ["80020-310", "Curitiba", "Rua das Palmeiras, 210 - Centro"],
+            ),
+            (
+                &["22 Protea Lane, Rondebosch", "Cape Town", "7700"],
+                "ZA",
+                ["7700", "Cape Town", "22 Protea Lane, Rondebosch"],
+            ),
+        ]);
+        // A year or a count alone on its line is not a postcode.
+        assert!(from_lines(&["Since", "1998"], Some("ZA")).is_empty());
+    }
+
+    /// A postcode after its label (`C.P.`, `CEP`, `PIN`) tells the country on a page of no
+    /// known region (a `.com` site): Mexico, Brazil, India.
+    #[test]
+    fn labelled_postcodes_name_their_country() {
+        let found = from_lines(
+            &[
+                "con domicilio en Calle Naranjos 52, Col. Las Flores,",
+                "Puebla, Puebla, C.P. 72160, México.",
+            ],
+            None,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "MX");
+        let a = &found[0].parts;
+        assert_eq!(a.postal_code.as_deref(), Some("72160"));
+        assert_eq!(a.locality.as_deref(), Some("Puebla"));
+        assert_eq!(
+            a.street.as_deref(),
+            Some("Calle Naranjos 52, Col. Las Flores")
+        );
+        let found = from_lines(
+            &["Av. Ipê Amarelo, 455, Porto Alegre - RS, CEP 90480-001"],
+            None,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "BR");
+        assert_eq!(found[0].parts.postal_code.as_deref(), Some("90480-001"));
+        let found = from_lines(&["Plot 9, Sector 4, Noida, PIN: 201301"], None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "IN");
+        assert_eq!(found[0].parts.locality.as_deref(), Some("Noida"));
+    }
+
+    /// Asserts that each (lines, region) holds one address, with that street.
+    fn streets(cases: &[(&[&str], &str, &str)]) {
+        for (lines, region, street) in cases {
+            let a = one(lines, Some(region));
+            assert_eq!(a.street.as_deref(), Some(*street), "{lines:?}");
+        }
+    }
+
+    /// A separator between street and postcode (`·`, `•`) and a province in parentheses
+    /// after the town (Spain, France).
+    #[test]
+    fn a_separator_before_the_postcode_and_a_province_after_the_town() {
+        streets(&[
+            (
+                &["Domicilio: Camino Real, 4 · 28310 Villaverde (Madrid), España."],
+                "ES",
+                "Camino Real, 4",
+            ),
+            (
+                &["Siège : 3 rue des Lilas • 69003 Lyon (Rhône)"],
+                "FR",
+                "3 rue des Lilas",
+            ),
+        ]);
+    }
+
+    /// A registration number and the words that introduce the seat are not the street
+    /// (Slovakia, Czechia).
+    #[test]
+    fn a_registration_number_before_the_street_is_not_the_street() {
+        streets(&[
+            (&["Spoločnosť Vzor, s.r.o., IČO: 35 123 456 , so sídlom Lipová 12, 917 01 Trnava, zapísaná"], "SK", "Lipová 12"),
+            (&["Firma Vzor s.r.o., IČ: 27 123 456, se sídlem Polní 8, 779 00 Olomouc"], "CZ", "Polní 8"),
+        ]);
+    }
+
+    /// A district line (`%D`: colonia, taman) between the street and the postcode line
+    /// (Mexico, Malaysia).
+    #[test]
+    fn a_district_line_between_street_and_postcode() {
+        streets(&[
+            (
+                &[
+                    "Paseo de los Pinos 45,",
+                    "Fraccionamiento Las Lomas,",
+                    "62250 Cuernavaca, Mor.",
+                ],
+                "MX",
+                "Paseo de los Pinos 45",
+            ),
+            (
+                &[
+                    "12 Jalan Mawar 3",
+                    "Taman Bunga Raya",
+                    "43000 Kajang, Selangor",
+                ],
+                "MY",
+                "12 Jalan Mawar 3",
+            ),
+        ]);
+    }
+
+    /// The country after a labelled postcode, then the next field (`México. Contacto:`).
+    #[test]
+    fn a_country_then_the_next_field_after_a_labelled_postcode() {
+        let found = from_lines(
+            &["Calle Olmo 9, Toluca, C.P. 50120, México. Contacto:"],
+            None,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "MX");
+        let found = from_lines(
+            &["Rua Ipê 45, Recife - PE, CEP 50030-230, Brasil. Fone:"],
+            None,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].region, "BR");
+    }
+
+    /// An address label opens the address: the line above it is another field (Dutch,
+    /// German opening hours).
+    #[test]
+    fn an_address_label_opens_the_address() {
+        streets(&[
+            (
+                &[
+                    "Zaterdag",
+                    "08:00 - 17:00",
+                    "Adres: Kerkstraat 5",
+                    "1234 AB Dorpveld",
+                ],
+                "NL",
+                "Kerkstraat 5",
+            ),
+            (
+                &[
+                    "Samstag",
+                    "09:00 - 13:00",
+                    "Adresse: Lindenweg 3",
+                    "10115 Berlin",
+                ],
+                "DE",
+                "Lindenweg 3",
+            ),
+        ]);
+    }
+
+    /// A house number alone names no street: the chunks before it are the street (Spain,
+    /// Italy).
+    #[test]
+    fn a_house_number_chunk_takes_the_chunks_before_it() {
+        streets(&[
+            (
+                &["Domicilio: Paraje Los Olivos, 7 · 04200 Tabernas (Almería)"],
+                "ES",
+                "Paraje Los Olivos, 7",
+            ),
+            (
+                &["Sede: Località Poggio Alto, 12 - 53100 Siena"],
+                "IT",
+                "Località Poggio Alto, 12",
+            ),
+        ]);
+    }
+
+    /// In the countries whose layout has a district (`%D`), a place name after the house
+    /// number on the street line is the district, not the street (Mexico, Malaysia).
+    #[test]
+    fn a_district_after_the_house_number_is_not_the_street() {
+        streets(&[
+            (
+                &[
+                    "Calle Encino 210, Centro,",
+                    "Barrio Alto,",
+                    "50100 Toluca, Méx.",
+                ],
+                "MX",
+                "Calle Encino 210",
+            ),
+            (
+                &[
+                    "Lot 8 Jalan Cempaka 2, Seri Kembangan",
+                    "Taman Mewah",
+                    "43300 Serdang",
+                ],
+                "MY",
+                "Lot 8 Jalan Cempaka 2",
+            ),
+        ]);
+    }
+
+    /// A street word that starts like another field's label (`Calle`, `call`) is a street
+    /// (Spain, Mexico).
+    #[test]
+    fn a_street_word_that_starts_like_a_label() {
+        streets(&[
+            (&["Calle Mayor 5", "28013 Madrid"], "ES", "Calle Mayor 5"),
+            (
+                &["Calle Encino 210", "50100 Toluca, Méx."],
+                "MX",
+                "Calle Encino 210",
+            ),
+        ]);
+    }
+
+    /// A state code before a longer number (`PR 86010-190`, a Brazilian state and CEP) is
+    /// no US state and ZIP code; a ZIP+4 code still is.
+    #[test]
+    fn a_zip_code_does_not_go_on_with_other_digits() {
+        assert!(from_lines(&["Av. Higienópolis 100", "Londrina - PR 86010-190"], None).is_empty());
+        let a = one(&["1 Calle Luna", "San Juan, PR 00901-1234"], None);
+        assert_eq!(a.postal_code.as_deref(), Some("00901-1234"));
     }
 
     #[test]

@@ -21,11 +21,12 @@ const MAX_LOCAL: usize = 64;
 /// Longest domain (RFC 5321 §4.5.3.1.2), in bytes.
 const MAX_DOMAIN: usize = 253;
 
-/// Emails in one `mailto:` href (entity-decoded), normalised, each once, in order; empty when
+/// Emails in one `mailto:` href (entity-decoded), normalised ([`normalise`] with the page's
+/// registrable domain `site`), each once, in order; empty when
 /// none is valid. Each recipient is charged to the page's `budget` (work: its bytes; copy: the
 /// address kept, twice with its de-duplication key); once the budget is spent the recipients
 /// read so far are returned.
-pub fn from_mailto(href: &str, budget: &PageBudget) -> Vec<String> {
+pub fn from_mailto(href: &str, site: Option<&str>, budget: &PageBudget) -> Vec<String> {
     let Some(rest) = strip_prefix_ci(whitespace::trim(href), "mailto:") else {
         return Vec::new();
     };
@@ -40,7 +41,7 @@ pub fn from_mailto(href: &str, budget: &PageBudget) -> Vec<String> {
             if !budget.work(part.len() + 1) {
                 return;
             }
-            if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\''])) {
+            if let Some(email) = normalise(part.trim().trim_matches(['<', '>', '"', '\'']), site) {
                 if budget.copy(2 * email.len()) {
                     out.push(email);
                 }
@@ -66,7 +67,7 @@ pub fn from_mailto(href: &str, budget: &PageBudget) -> Vec<String> {
 /// Decodes a Cloudflare email-protection payload: hex pairs, the first byte is the XOR key for
 /// the rest; the result is UTF-8 (it may itself be percent-encoded). Returns the normalised
 /// address, or `None` for a malformed payload or an invalid address.
-pub fn from_cloudflare(hex: &str) -> Option<String> {
+pub fn from_cloudflare(hex: &str, site: Option<&str>) -> Option<String> {
     let hex = hex.trim();
     if hex.len() < 4 || !hex.len().is_multiple_of(2) || hex.len() > 1024 {
         return None;
@@ -81,7 +82,7 @@ pub fn from_cloudflare(hex: &str) -> Option<String> {
     let text = percent_encoding::percent_decode_str(&text)
         .decode_utf8()
         .ok()?;
-    normalise(text.trim())
+    normalise(text.trim(), site)
 }
 
 /// Emails written in one line of visible text, plain or obfuscated, in order, each with its
@@ -98,7 +99,7 @@ pub fn from_text(line: &str, site: Option<&str>, budget: &PageBudget) -> Vec<(us
         if !budget.work(256) {
             return false;
         }
-        if let Some((start, email)) = around(line, at, at_len) {
+        if let Some((start, email)) = around(line, at, at_len, site) {
             if budget.copy(email.len()) {
                 out.push((start, email));
             }
@@ -164,7 +165,13 @@ fn at_token_at(rest: &[u8]) -> bool {
 }
 
 /// Lower-cases and validates one address; `None` when it is not a usable business address.
-pub fn normalise(candidate: &str) -> Option<String> {
+/// `site` is the page's registrable domain (ASCII, as the URL gives it): a generic local part
+/// (`email@`, `name@`) is a placeholder elsewhere but a mailbox there ([`is_unwanted`]).
+///
+/// Domains may be internationalised (RFC 5890, UTS #46 mapping): validated in their ASCII
+/// (punycode) form and returned in their Unicode form, so `info@xn--bckerei-…de` and
+/// `info@bäckerei-….de` are one address.
+pub fn normalise(candidate: &str, site: Option<&str>) -> Option<String> {
     let candidate = candidate.trim().trim_end_matches(['.', ',', ';', ':']);
     let (local, domain) = candidate.rsplit_once('@')?;
     let local = local.trim_start_matches(['.', '\'']);
@@ -174,15 +181,98 @@ pub fn normalise(candidate: &str) -> Option<String> {
     if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
         return None;
     }
-    let domain = domain.trim_end_matches('.').to_ascii_lowercase();
-    if domain.len() > MAX_DOMAIN || !valid_domain(&domain) {
+    let domain = domain.trim_end_matches('.');
+    let (ascii, shown) = if domain.is_ascii() && !domain.to_ascii_lowercase().contains("xn--") {
+        (domain.to_ascii_lowercase(), None)
+    } else {
+        let ascii = idna::domain_to_ascii(domain).ok()?;
+        let (unicode, checked) = idna::domain_to_unicode(&ascii);
+        checked.ok()?;
+        (ascii, Some(unicode))
+    };
+    if ascii.len() > MAX_DOMAIN || !valid_domain(&ascii) {
         return None;
     }
     let local = local.to_ascii_lowercase();
-    if is_unwanted(&local, &domain) {
+    if is_unwanted(&local, &ascii, site) {
         return None;
     }
-    Some(format!("{local}@{domain}"))
+    Some(format!("{local}@{}", shown.unwrap_or(ascii)))
+}
+
+/// Whether `email`'s domain is the site's registrable domain `site` (ASCII), one of its
+/// subdomains, or the same name spelled with diacritics (`café-exemplo.pt` for the site
+/// `cafe-exemplo.pt`: a business registers both spellings of its name, RFC 5890 IDN).
+pub fn on_site(email: &str, site: Option<&str>) -> bool {
+    let (Some((_, domain)), Some(site)) = (email.rsplit_once('@'), site) else {
+        return false;
+    };
+    let ascii = if domain.is_ascii() {
+        domain.to_ascii_lowercase()
+    } else {
+        match idna::domain_to_ascii(domain) {
+            Ok(ascii) => ascii,
+            Err(_) => return false,
+        }
+    };
+    let under = |domain: &str| {
+        domain == site
+            || domain
+                .strip_suffix(site)
+                .is_some_and(|sub| sub.ends_with('.'))
+    };
+    if under(&ascii) {
+        return true;
+    }
+    let lower = domain.to_lowercase();
+    !domain.is_ascii()
+        && (under(&fold_diacritics(&lower, false)) || under(&fold_diacritics(&lower, true)))
+}
+
+/// `text` with Latin letters' diacritics dropped (`ç` → `c`, `ø` → `o`, `ß` → `ss`); other
+/// characters as they are. `umlauts`: `ä`, `ö`, `ü` written `ae`, `oe`, `ue` (the German
+/// spelling without them).
+fn fold_diacritics(text: &str, umlauts: bool) -> String {
+    const UMLAUTS: &[(&str, &str)] = &[("ä", "ae"), ("ö", "oe"), ("ü", "ue")];
+    const FOLDS: &[(&str, &str)] = &[
+        ("àáâãäåāăą", "a"),
+        ("çćĉċč", "c"),
+        ("ďđ", "d"),
+        ("èéêëēĕėęě", "e"),
+        ("ĝğġģ", "g"),
+        ("ĥħ", "h"),
+        ("ìíîïĩīĭįı", "i"),
+        ("ĵ", "j"),
+        ("ķ", "k"),
+        ("ĺļľŀł", "l"),
+        ("ñńņňŉ", "n"),
+        ("òóôõöøōŏő", "o"),
+        ("ŕŗř", "r"),
+        ("śŝşšș", "s"),
+        ("ţťŧț", "t"),
+        ("ùúûüũūŭůűų", "u"),
+        ("ŵ", "w"),
+        ("ýÿŷ", "y"),
+        ("źżž", "z"),
+        ("æ", "ae"),
+        ("œ", "oe"),
+        ("ß", "ss"),
+        ("þ", "th"),
+        ("ð", "d"),
+    ];
+    let mut out = String::with_capacity(text.len());
+    let umlauts: &[(&str, &str)] = if umlauts { UMLAUTS } else { &[] };
+    for c in text.chars() {
+        match umlauts
+            .iter()
+            .chain(FOLDS)
+            .find(|(from, _)| from.contains(c))
+        {
+            Some((_, to)) => out.push_str(to),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 fn is_local_byte(b: u8) -> bool {
@@ -194,7 +284,7 @@ fn is_domain_byte(b: u8) -> bool {
 }
 
 /// The address around the `@` at byte `at` (`at_len` bytes long) in `line`.
-fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
+fn around(line: &str, at: usize, at_len: usize, site: Option<&str>) -> Option<(usize, String)> {
     let bytes = line.as_bytes();
     let mut start = at;
     while start > 0 && at - start < MAX_LOCAL && is_local_byte(bytes[start - 1]) {
@@ -211,8 +301,23 @@ fn around(line: &str, at: usize, at_len: usize) -> Option<(usize, String)> {
         end += 1;
     }
     let local = line.get(start..at)?;
+    // An internationalised domain (RFC 5890) holds letters beyond ASCII: read on over them and
+    // keep that reading when it is a valid domain (`info@acme.jpお問い合わせ` is not one).
+    let mut wide_end = domain_start;
+    for (i, c) in line[domain_start..].char_indices() {
+        if i >= MAX_DOMAIN || !(c.is_alphanumeric() || c == '.' || c == '-') {
+            break;
+        }
+        wide_end = domain_start + i + c.len_utf8();
+    }
+    if wide_end > end {
+        if let Some(email) = normalise(&format!("{local}@{}", &line[domain_start..wide_end]), site)
+        {
+            return Some((start, email));
+        }
+    }
     let domain = line.get(domain_start..end)?;
-    normalise(&format!("{local}@{domain}")).map(|email| (start, email))
+    normalise(&format!("{local}@{domain}"), site).map(|email| (start, email))
 }
 
 /// How many bytes at the start of a local part `local` (as written, after `before` on its line)
@@ -283,8 +388,10 @@ const FILE_EXTENSIONS: &[&str] = &[
     "woff", "woff2", "ttf", "eot", "zip",
 ];
 
-/// Placeholder, tracker and builder addresses (docs/extraction.md).
-fn is_unwanted(local: &str, domain: &str) -> bool {
+/// Placeholder, tracker and builder addresses (docs/extraction.md). `domain` is ASCII; a
+/// generic local part ([`GENERIC_LOCALS`]) is a placeholder except on the site's own domain
+/// `site`.
+fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
     const PLACEHOLDER_DOMAINS: &[&str] = &[
         "example.com",
         "example.org",
@@ -313,9 +420,6 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
         "your-email",
         "yourname",
         "your.name",
-        "name",
-        "email",
-        "e-mail",
         "user",
         "username",
         "test",
@@ -346,6 +450,9 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
     if PLACEHOLDER_LOCALS.contains(&local) {
         return true;
     }
+    if GENERIC_LOCALS.contains(&local) && !on_site(&format!("{local}@{domain}"), site) {
+        return true;
+    }
     // Retina image names (`logo@2x.png` is caught by the TLD; `icon@2x` in a path is not).
     if domain.starts_with("2x.") || domain.starts_with("3x.") {
         return true;
@@ -353,6 +460,10 @@ fn is_unwanted(local: &str, domain: &str) -> bool {
     // Hash-like locals: Sentry DSN keys and similar machine ids.
     local.len() >= 16 && local.bytes().all(|b| b.is_ascii_hexdigit())
 }
+
+/// Local parts that name no one (`email@`, `name@`): form placeholders on a stranger's
+/// domain, a real mailbox on the site's own.
+const GENERIC_LOCALS: &[&str] = &["name", "email", "e-mail"];
 
 /// Addresses spelled with `[at]`-style tokens. A bracketed at-token may sit next to a real
 /// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
@@ -381,7 +492,7 @@ fn deobfuscated(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
         if local.is_empty() || glued || (!bracketed && !used_dot_word) {
             continue;
         }
-        if let Some(email) = normalise(&format!("{local}@{domain}")) {
+        if let Some(email) = normalise(&format!("{local}@{domain}"), site) {
             if !bracketed && !at_site_or_provider(&email, site) {
                 continue;
             }
@@ -451,18 +562,12 @@ pub const MAIL_PROVIDERS: &[&str] = &[
     "eircom.net",
 ];
 
-/// Whether `email`'s domain is `site` (or under it) or a [`MAIL_PROVIDERS`] domain.
+/// Whether `email`'s domain is `site`'s ([`on_site`]) or a [`MAIL_PROVIDERS`] domain.
 fn at_site_or_provider(email: &str, site: Option<&str>) -> bool {
-    let Some((_, domain)) = email.rsplit_once('@') else {
-        return false;
-    };
-    let on_site = site.is_some_and(|site| {
-        domain == site
-            || domain
-                .strip_suffix(site)
-                .is_some_and(|sub| sub.ends_with('.'))
-    });
-    on_site || MAIL_PROVIDERS.contains(&domain)
+    on_site(email, site)
+        || email
+            .rsplit_once('@')
+            .is_some_and(|(_, domain)| MAIL_PROVIDERS.contains(&domain))
 }
 
 /// The at-token matcher (ASCII case-insensitive, longest match).
@@ -600,8 +705,8 @@ mod tests {
     }
 
     /// [`super::from_mailto`] with the budget of a page of `href`'s size.
-    fn from_mailto(href: &str) -> Vec<String> {
-        super::from_mailto(href, &PageBudget::for_page(href.len()))
+    fn from_mailto(href: &str, site: Option<&str>) -> Vec<String> {
+        super::from_mailto(href, site, &PageBudget::for_page(href.len()))
     }
 
     /// [`super::from_text`] with the budget of a page of `line`'s size.
@@ -620,7 +725,7 @@ mod tests {
             .collect();
         let href = format!("mailto:{}", list.join(","));
         let budget = PageBudget::for_page(href.len());
-        let found = super::from_mailto(&href, &budget);
+        let found = super::from_mailto(&href, None, &budget);
         assert_eq!(found.len(), 20_000);
         assert_eq!(found[..2], ["kontakt0@beispiel.de", "contact0@exemple.fr"]);
         // Reading each recipient once: a few units of work per byte of the list.
@@ -634,7 +739,7 @@ mod tests {
         // the list early, with what was read.
         let budget = PageBudget::for_page(href.len());
         assert!(budget.work(budget.work_left() - href.len() - 10_000));
-        let found = super::from_mailto(&href, &budget);
+        let found = super::from_mailto(&href, None, &budget);
         assert!(!found.is_empty() && found.len() < 1_000, "{}", found.len());
         assert!(budget.spent());
     }
@@ -642,20 +747,20 @@ mod tests {
     #[test]
     fn mailto_decoding() {
         assert_eq!(
-            from_mailto("mailto:%20Info@Acme.com?subject=Hi"),
+            from_mailto("mailto:%20Info@Acme.com?subject=Hi", None),
             ["info@acme.com"]
         );
         assert_eq!(
-            from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com"),
+            from_mailto("MAILTO:a@acme.com,b@acme.com;c@acme.com", None),
             ["a@acme.com", "b@acme.com", "c@acme.com"]
         );
         assert_eq!(
-            from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x"),
+            from_mailto("mailto:a@acme.com?cc=b%40acme.com&subject=x", None),
             ["a@acme.com", "b@acme.com"]
         );
-        assert!(from_mailto("mailto:").is_empty());
-        assert!(from_mailto("mailto:?subject=x").is_empty());
-        assert!(from_mailto("https://acme.com").is_empty());
+        assert!(from_mailto("mailto:", None).is_empty());
+        assert!(from_mailto("mailto:?subject=x", None).is_empty());
+        assert!(from_mailto("https://acme.com", None).is_empty());
     }
 
     #[test]
@@ -699,10 +804,10 @@ mod tests {
     #[test]
     fn mailto_with_a_space_after_the_colon() {
         assert_eq!(
-            from_mailto("mailto: contacto@taller-arte-ejemplo.cl"),
+            from_mailto("mailto: contacto@taller-arte-ejemplo.cl", None),
             ["contacto@taller-arte-ejemplo.cl"]
         );
-        assert_eq!(from_mailto("mailto:%20%20info@x.it"), ["info@x.it"]);
+        assert_eq!(from_mailto("mailto:%20%20info@x.it", None), ["info@x.it"]);
     }
 
     #[test]
@@ -721,7 +826,7 @@ mod tests {
             "+Inc./@27.4280287",
             "x@@y.com",
         ] {
-            assert!(normalise(bad).is_none(), "{bad}");
+            assert!(normalise(bad, None).is_none(), "{bad}");
         }
         assert!(from_text("@media screen and @import url(x.css)", None).is_empty());
     }
@@ -760,6 +865,115 @@ mod tests {
     }
 
     #[test]
+    fn addresses_on_internationalised_domains() {
+        // Class: IDN email domains (RFC 5890/5891, UTS #46), written in Unicode or in punycode;
+        // given in their Unicode form, lower-cased, so both spellings are one address.
+        let emails = |line: &str| -> Vec<String> {
+            from_text(line, None).into_iter().map(|(_, e)| e).collect()
+        };
+        // German: umlaut in the domain, in text and in a `mailto:`.
+        assert_eq!(
+            emails("E-Mail: info@bäckerei-musterstadt.de, Tel."),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        assert_eq!(
+            from_mailto("mailto:Info@Bäckerei-Musterstadt.de", None),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        assert_eq!(
+            from_mailto("mailto:info@xn--bckerei-musterstadt-gwb.de", None),
+            ["info@bäckerei-musterstadt.de"]
+        );
+        // Portuguese and Spanish: several diacritics, and a sentence running on after it.
+        assert_eq!(
+            emails("Contacte: reservas@casadaavóconceição.pt."),
+            ["reservas@casadaavóconceição.pt"]
+        );
+        assert_eq!(
+            emails("Escríbenos a hola@panaderíaejemplo.es hoy"),
+            ["hola@panaderíaejemplo.es"]
+        );
+        // Text glued after an ASCII address is no part of its domain.
+        assert_eq!(emails("info@acme.co.jpお問い合わせ"), ["info@acme.co.jp"]);
+        assert_eq!(emails("info@acme.deÄnderungen"), ["info@acme.de"]);
+        assert!(normalise("info@bäckerei.notatld", None).is_none());
+    }
+
+    #[test]
+    fn a_generic_local_part_is_an_address_on_the_sites_own_domain() {
+        // Class: generic local parts (`email@`, `mail@`, `name@`) that are placeholders on a
+        // stranger's domain but a real mailbox on the page's own (Singapore, Germany).
+        assert_eq!(
+            normalise(
+                "email@translate-example.com.sg",
+                Some("translate-example.com.sg")
+            ),
+            Some("email@translate-example.com.sg".to_string())
+        );
+        assert_eq!(
+            normalise("E-Mail@praxis-beispiel.de", Some("praxis-beispiel.de")),
+            Some("e-mail@praxis-beispiel.de".to_string())
+        );
+        assert_eq!(
+            from_mailto(
+                "mailto:email@translate-example.com.sg",
+                Some("translate-example.com.sg")
+            ),
+            ["email@translate-example.com.sg"]
+        );
+        let found: Vec<String> = from_text(
+            "Write to email@praxis-beispiel.de",
+            Some("praxis-beispiel.de"),
+        )
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
+        assert_eq!(found, ["email@praxis-beispiel.de"]);
+        // Elsewhere they stay placeholders.
+        assert_eq!(
+            normalise("email@gmail.com", Some("praxis-beispiel.de")),
+            None
+        );
+        assert_eq!(normalise("name@firma.de", None), None);
+        assert_eq!(normalise("email@example.com", Some("example.com")), None);
+    }
+
+    #[test]
+    fn a_mailto_target_on_the_sites_name_spelled_with_diacritics_is_the_sites() {
+        // Class: a business's IDN twin of its ASCII domain behind a link that shows another
+        // spelling of its address (Portugal: `ó`, `ç`; Germany: `ü` written `ue` in the site).
+        let page = |url: &str, html: &str| {
+            let url = url::Url::parse(url).unwrap();
+            crate::extract::extract_page(&url, None, html.as_bytes()).emails
+        };
+        assert_eq!(
+            page(
+                "https://www.casadaavoexemplo.pt/",
+                "<p>Termos: <a href='mailto:geral@casadaavóexemplo.pt'>geral@casadaávoexemplo.pt</a></p>"
+            ),
+            ["geral@casadaávoexemplo.pt", "geral@casadaavóexemplo.pt"]
+        );
+        assert_eq!(
+            page(
+                "https://gaertnerei-mueller-beispiel.de/",
+                "<p>E-Mail: <a href='mailto:info@gärtnerei-müller-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+            ),
+            [
+                "post@gaertnerei-mueller-beispiel.de",
+                "info@gärtnerei-müller-beispiel.de"
+            ]
+        );
+        // Another name's domain behind the link stays out.
+        assert_eq!(
+            page(
+                "https://gaertnerei-mueller-beispiel.de/",
+                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+            ),
+            ["post@gaertnerei-mueller-beispiel.de"]
+        );
+    }
+
+    #[test]
     fn cloudflare_payload() {
         // key 0x0a; "info@example.org" is a placeholder, so use "info@acme.nl".
         let plain = b"info@acme.nl";
@@ -767,8 +981,8 @@ mod tests {
         for b in plain {
             hex.push_str(&format!("{:02x}", b ^ 0x0a));
         }
-        assert_eq!(from_cloudflare(&hex).as_deref(), Some("info@acme.nl"));
-        assert_eq!(from_cloudflare("zz"), None);
-        assert_eq!(from_cloudflare("0a0"), None);
+        assert_eq!(from_cloudflare(&hex, None).as_deref(), Some("info@acme.nl"));
+        assert_eq!(from_cloudflare("zz", None), None);
+        assert_eq!(from_cloudflare("0a0", None), None);
     }
 }

@@ -46,6 +46,14 @@ pub struct Document {
     /// Byte ranges of [`Document::text`] inside headings (`<h1>`–`<h6>`), in document order;
     /// they divide a legal notice into its sections (the hosting provider's is left out).
     pub heading_ranges: Vec<Range<usize>>,
+    /// The rank of each heading of [`Document::heading_ranges`] (1 for `<h1>` … 6 for
+    /// `<h6>`), at the same index.
+    pub heading_levels: Vec<u8>,
+    /// Byte offsets in [`Document::text`] where a block's text starts (a block element opens
+    /// or closes there: a paragraph, list item, table cell, heading, card …; a `<br>` starts
+    /// no block), ascending, without repeats. The lines between two of them are one block,
+    /// the unit the attribution step (`sections.rs`) gives an owner.
+    pub block_starts: Vec<usize>,
     /// JSON-LD blocks (raw text).
     pub json_ld: Vec<String>,
     /// Framework state (Next.js, Nuxt, SvelteKit, Astro; `state.rs`), as written.
@@ -159,9 +167,9 @@ struct Walker<'b> {
     head_depth: usize,
     footer_depth: usize,
     footer_start: usize,
-    /// Where the open heading's text starts (`<h1>`–`<h6>` do not nest in practice; an
-    /// inner one ends the outer's range).
-    heading_start: Option<usize>,
+    /// Where the open heading's text starts and its rank (`<h1>`–`<h6>` do not nest in
+    /// practice; an inner one ends the outer's range).
+    heading_start: Option<(usize, u8)>,
     /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
     link_captures: Vec<(usize, usize)>,
     /// Open property captures: (target, text start).
@@ -375,10 +383,11 @@ impl<'b> Walker<'b> {
         if is_block(name) {
             exit.block = true;
             self.newline();
+            self.block_boundary();
         }
         if closed && matches!(name, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6") {
             exit.heading = true;
-            self.heading_start = Some(self.doc.text.len());
+            self.heading_start = Some((self.doc.text.len(), name[1] - b'0'));
         }
         if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && closed {
             exit.footer = true;
@@ -523,6 +532,7 @@ impl<'b> Walker<'b> {
         }
         if exit.block {
             self.newline();
+            self.block_boundary();
         }
         if exit.hidden {
             self.hidden_depth = self.hidden_depth.saturating_sub(1);
@@ -534,10 +544,11 @@ impl<'b> Walker<'b> {
             self.head_depth = self.head_depth.saturating_sub(1);
         }
         if exit.heading {
-            if let Some(start) = self.heading_start.take() {
+            if let Some((start, level)) = self.heading_start.take() {
                 let range = start..self.doc.text.len();
                 if !self.doc.text[range.clone()].trim().is_empty() {
                     self.doc.heading_ranges.push(range);
+                    self.doc.heading_levels.push(level);
                 }
             }
         }
@@ -567,6 +578,14 @@ impl<'b> Walker<'b> {
             self.doc
                 .cf_emails
                 .push((self.doc.text.len(), hex.to_string()));
+        }
+    }
+
+    /// Records that a block's text starts at the end of the text so far.
+    fn block_boundary(&mut self) {
+        let at = self.doc.text.len();
+        if self.doc.block_starts.last().is_none_or(|last| *last < at) {
+            self.doc.block_starts.push(at);
         }
     }
 
@@ -1343,5 +1362,23 @@ mod tests {
         let doc = parse("<p>body</p><div id='footer'><p>Website by Agency</p></div>");
         assert_eq!(doc.footer_ranges.len(), 1);
         assert!(doc.text[doc.footer_ranges[0].clone()].contains("Website by Agency"));
+    }
+
+    #[test]
+    fn blocks_start_at_block_elements_not_at_line_breaks() {
+        let doc = parse(
+            "<h2>Host</h2><p>Name<br>Street 1<br>Town</p><ul><li>a <b>b</b></li><li>c</li></ul>\
+             <h4>Sub</h4>",
+        );
+        let blocks: Vec<&str> = doc
+            .block_starts
+            .iter()
+            .zip(doc.block_starts.iter().skip(1).chain([&doc.text.len()]))
+            .map(|(start, end)| doc.text[*start..*end].trim_end())
+            .filter(|block| !block.is_empty())
+            .collect();
+        assert_eq!(blocks, ["Host", "Name\nStreet 1\nTown", "a b", "c", "Sub"]);
+        assert_eq!(doc.heading_levels, [2, 4]);
+        assert_eq!(doc.heading_levels.len(), doc.heading_ranges.len());
     }
 }

@@ -509,9 +509,7 @@ impl<'p> TreeWriter<'p> {
                         .attributes
                         .get(from as usize..to as usize)
                         .unwrap_or_default();
-                    let block = top.block;
-                    let at_line_break = element.after_line_break;
-                    empty_element_shows_nothing(name, block, at_line_break, attributes, bytes)
+                    empty_element_shows_nothing(name, top.block, attributes, bytes)
                 })
             {
                 let (from, after_line_break) = (element.from, element.after_line_break);
@@ -586,13 +584,13 @@ struct TakenBack {
 
 /// Whether the walker (`html.rs`, `Walker::enter` and `Walker::leave`) reads nothing from an
 /// element named `name` with `attributes` (ranges of `bytes`) that an end tag closes right
-/// after its start tag; `block`: it is a block element ([`is_block`]); `at_line_break`: the
-/// walker's text is at a line break before it ([`TreeWriter::after_line_break`]).
+/// after its start tag; `block`: it is a block element ([`is_block`]).
 ///
 /// The walker enters and leaves it with no text in between: a capture it opens (a link's
 /// text, a marked property) or a range (a heading, a footer) stays empty, and those are
-/// dropped; a hidden one hides nothing; a scope holds no property; and a block element's line
-/// breaks add nothing where the text is at one already. What it still reads: a link
+/// dropped; a hidden one hides nothing; a scope holds no property. What it still reads: a
+/// block element (it starts a block, `Document::block_starts`, even where the text is at a
+/// line break already and even when empty), a link
 /// (`<a>`, `<area>`), the page's language (`<html>`), a title, a `<template>` or `<head>`
 /// (kept for their state), a heading (an inner one ends the range of the one around it), and
 /// two attributes of any element: `data-cfemail` (Cloudflare's
@@ -601,7 +599,6 @@ struct TakenBack {
 fn empty_element_shows_nothing(
     name: &[u8],
     block: bool,
-    at_line_break: bool,
     attributes: &[AttributeSpan],
     bytes: &[u8],
 ) -> bool {
@@ -610,7 +607,7 @@ fn empty_element_shows_nothing(
         b"a" | b"area" | b"html" | b"head" | b"title" | b"template"
     ) || is_heading(name);
     !read_by_name
-        && (!block || at_line_break)
+        && !block
         && !attributes.iter().any(|attribute| {
             matches!(
                 bytes.get(attribute.name.range()),
@@ -1316,12 +1313,16 @@ pub(crate) mod tests {
             copy("<p><a href=t><i class=\"fa fa-phone\"></i>1</a><span hidden></span></p>"),
             "<p><a>1</a></p>"
         );
-        // A block element only at a line break, where its line breaks add nothing.
-        assert_eq!(copy("<div>a</div><div class=clear></div>"), "<div>a</div>");
-        // Elements around them too, once nothing else is left inside.
+        // A block element is kept even empty and at a line break: it starts a block
+        // (`Document::block_starts`).
         assert_eq!(
-            copy("<p>a</p><div><div class=x><span></span></div>\n</div><b><i></i>c</b>"),
-            "<p>a</p><b>c</b>"
+            copy("<div>a</div><div class=clear></div>"),
+            "<div>a</div><div></div>"
+        );
+        // Inline elements inside are taken back, the block stays.
+        assert_eq!(
+            copy("<p>a</p><div><span class=x><i></i></span>\n</div><b><i></i>c</b>"),
+            "<p>a</p><div></div><b>c</b>"
         );
         assert_eq!(
             copy("<b>a</b><div class=clear></div>b"),

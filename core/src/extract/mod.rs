@@ -30,6 +30,7 @@ pub mod limits;
 mod markup;
 pub mod page_budget;
 pub mod phones;
+mod postcode;
 mod prescan;
 pub mod region;
 pub mod sections;
@@ -38,6 +39,12 @@ pub mod socials;
 pub mod state;
 mod whitespace;
 mod words8;
+
+/// Most bytes of a page's contact lines read a second time for addresses with the region
+/// decided from all the page's evidence (when the ccTLD and `lang` gave another): real contact
+/// text is a few KiB; a crafted page of megabytes of address- or phone-shaped lines is read
+/// once.
+pub const MAX_SECOND_ADDRESS_READ_BYTES: usize = 256 * 1024;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -87,6 +94,9 @@ pub struct PageExtraction {
     /// sites, and links that name no contact, legal, about, support or privacy page, are left
     /// out: [`crate::crawl::plan`] gives the same plan as with every link.
     pub links: Vec<PageLink>,
+    /// The page's region evidence and the numbers it could not read without a region, for
+    /// the site's decision in [`merge`] (docs/extraction.md "Which country the page is in").
+    pub region: region::PageRegion,
 }
 
 /// Decodes (charset per docs/contract.md) and parses a page. Never fails; unparseable bytes give
@@ -169,12 +179,23 @@ impl ParsedPage {
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
-        let third_party = sections::third_party_ranges(
-            &doc.text,
-            &line_starts,
-            &doc.heading_ranges,
-            &doc.footer_ranges,
-        );
+        let site = url.host_str().map(crate::site::registrable_domain);
+        let link_positions: Vec<(&str, usize)> = doc
+            .links
+            .iter()
+            .map(|link| (link.href.as_str(), link.text_pos))
+            .collect();
+        let third_party = sections::third_party_ranges(&sections::Layout {
+            text: &doc.text,
+            line_starts: &line_starts,
+            headings: &doc.heading_ranges,
+            heading_levels: &doc.heading_levels,
+            footers: &doc.footer_ranges,
+            block_starts: &doc.block_starts,
+            links: &link_positions,
+            site: site.as_deref(),
+            mail_providers: emails::MAIL_PROVIDERS,
+        });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
         } else {
@@ -200,22 +221,51 @@ impl ParsedPage {
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
-        let text_addresses = address::from_lines(
-            &contact_lines,
-            tld_region.or(lang_region.filter(|r| *r != "US")),
-            budget,
-        );
-        let hint = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
+        let address_region = tld_region.or(lang_region.filter(|r| *r != "US"));
+        // The text readers whose charge per item is far above its bytes (a line the
+        // postcode patterns run on, an `@`) run holding back half of what is left, like
+        // JSON-LD above: a page of address-shaped lines or of `@`s still has its phones,
+        // links and name read (structured phones first, then the text's).
+        let (text_addresses, hint, mut page_region) = budget.holding_back_half(|| {
+            let mut text_addresses = address::from_lines(&contact_lines, address_region, budget);
+            let ballot = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
+            let hint = ballot.decide();
+            let page_region = region::PageRegion {
+                ballot,
+                confident: hint.confident,
+                unread: Vec::new(),
+            };
+            // The region decided from all the evidence (`extract::region`: calling codes,
+            // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave
+            // another or none (a `.com` page in India or Brazil); kept when it reads as many
+            // addresses or more. The second read costs what the first did, so it is made only
+            // on a text of at most [`MAX_SECOND_ADDRESS_READ_BYTES`].
+            let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
+            if let Some(decided) = hint
+                .region
+                .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
+            {
+                let decided = format!("{decided:?}");
+                if address_region != Some(decided.as_str()) {
+                    let again = address::from_lines(&contact_lines, Some(&decided), budget);
+                    if !again.is_empty() && again.len() >= text_addresses.len() {
+                        text_addresses = again;
+                    }
+                }
+            }
+            (text_addresses, hint, page_region)
+        });
 
-        let site = url.host_str().map(crate::site::registrable_domain);
-        let emails = collect_emails(
-            doc,
-            &json_ld,
-            (&contact_lines, &line_starts),
-            &third_party,
-            site.as_deref(),
-            budget,
-        );
+        let emails = budget.holding_back_half(|| {
+            collect_emails(
+                doc,
+                &json_ld,
+                (&contact_lines, &line_starts),
+                &third_party,
+                site.as_deref(),
+                budget,
+            )
+        });
         let phones = collect_phones(
             doc,
             &json_ld,
@@ -223,6 +273,7 @@ impl ParsedPage {
             &third_party,
             hint,
             budget,
+            &mut page_region.unread,
         );
         // The business's profile links (not the site makers' in and under a credit), then
         // JSON-LD `sameAs`.
@@ -337,6 +388,7 @@ impl ParsedPage {
             text: &doc.text,
             domain_label,
             home_link_texts: &home_link_texts,
+            budget,
         });
         PageExtraction {
             url: url.to_string(),
@@ -346,6 +398,7 @@ impl ParsedPage {
             addresses: addresses.into_entries(),
             company_name,
             links,
+            region: page_region,
         }
     }
 }
@@ -537,11 +590,11 @@ fn collect_emails(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let mailto = emails::from_mailto(&link.href, budget);
+        let mailto = emails::from_mailto(&link.href, site, budget);
         if mailto.is_empty() {
             continue;
         }
-        let shown = emails::normalise(link.text.trim());
+        let shown = emails::normalise(link.text.trim(), site);
         let domain_of = |email: &str| email.rsplit_once('@').map(|(_, d)| d.to_string());
         for email in mailto {
             // Another address of the same domain is the business's too (a slip between two
@@ -578,7 +631,7 @@ fn collect_emails(
         .iter()
         .filter(|(pos, _)| !sections::inside(third_party, *pos))
     {
-        if let Some(email) = emails::from_cloudflare(hex) {
+        if let Some(email) = emails::from_cloudflare(hex, site) {
             found.push((*pos, email));
         }
     }
@@ -590,21 +643,14 @@ fn collect_emails(
         let kept: Vec<(usize, String)> = behind_other
             .into_iter()
             .take_while(|_| budget.work(64))
-            .filter(|(_, email)| {
-                shown.contains(email.as_str())
-                    || site.is_some_and(|site| {
-                        email.rsplit_once('@').is_some_and(|(_, domain)| {
-                            crate::site::registrable_domain(domain) == site
-                        })
-                    })
-            })
+            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
             .collect();
         found.extend(kept);
     }
     let structured_pos = usize::MAX;
     for value in json_ld.emails.iter().chain(&doc.marked_emails) {
         let value = value.trim_start_matches("mailto:");
-        if let Some(email) = emails::normalise(value) {
+        if let Some(email) = emails::normalise(value, site) {
             found.push((structured_pos, email));
         }
     }
@@ -616,7 +662,9 @@ fn collect_emails(
 }
 
 /// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
-/// else's (`sections.rs`; `lines` has those parts blanked already).
+/// else's (`sections.rs`; `lines` has those parts blanked already). When `hint` is not
+/// confident, the lines and national `tel:` numbers that gave nothing are kept in `unread`
+/// (`region::PageRegion`) for the site's decision in [`merge`].
 fn collect_phones(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
@@ -624,7 +672,17 @@ fn collect_phones(
     third_party: &[std::ops::Range<usize>],
     hint: RegionHint,
     budget: &PageBudget,
+    unread: &mut Vec<String>,
 ) -> Vec<String> {
+    let mut keep_unread = |line: &str| {
+        if !hint.confident && unread.len() < region::MAX_UNREAD {
+            let end = (0..=region::MAX_UNREAD_LINE.min(line.len()))
+                .rev()
+                .find(|i| line.is_char_boundary(*i))
+                .unwrap_or(0);
+            unread.push(line[..end].to_string());
+        }
+    };
     let mut found: Vec<(usize, phones::FoundPhone)> = Vec::new();
     // Structured values first (the most trusted source, and bounded), so a page whose links
     // and text use up its libphonenumber allowance still has them judged; the order found
@@ -643,7 +701,13 @@ fn collect_phones(
         if !budget.work(link.href.len() + 64) {
             break;
         }
-        for phone in phones::from_tel(&link.href, &link.text, hint, &mut judgements, budget) {
+        let from_tel = phones::from_tel(&link.href, &link.text, hint, &mut judgements, budget);
+        if from_tel.is_empty() {
+            if let Some(national) = phones::national_of_tel(&link.href) {
+                keep_unread(&format!("tel: {national}"));
+            }
+        }
+        for phone in from_tel {
             found.push((link.text_pos, phone));
         }
         if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
@@ -657,7 +721,11 @@ fn collect_phones(
         }
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
-            for (offset, phone) in phones::from_text(line, hint, &mut judgements, budget) {
+            let numbers = phones::from_text(line, hint, &mut judgements, budget);
+            if numbers.is_empty() && !identifier_above {
+                keep_unread(line);
+            }
+            for (offset, phone) in numbers {
                 // `Steuernummer:` on the line above, the number first on this one.
                 let opens_line = !line[..offset].chars().any(char::is_alphabetic);
                 if !(identifier_above && opens_line) {
@@ -675,17 +743,19 @@ fn collect_phones(
         .filter(|(_, p)| !p.fax)
         .map(|(_, p)| p.e164.as_str())
         .collect();
-    first_distinct(
-        found
-            .iter()
-            .map(|(_, p)| p.e164.as_str())
-            .filter(|e164| voice.contains(e164)),
-        MAX_PHONES,
-        |e164| *e164,
+    phones::without_mobile_twins(
+        first_distinct(
+            found
+                .iter()
+                .map(|(_, p)| p.e164.as_str())
+                .filter(|e164| voice.contains(e164)),
+            MAX_PHONES,
+            |e164| *e164,
+        )
+        .into_iter()
+        .map(str::to_string)
+        .collect(),
     )
-    .into_iter()
-    .map(str::to_string)
-    .collect()
 }
 
 /// Most international numbers in the page's text whose calling code is read as evidence.
@@ -695,6 +765,10 @@ const MAX_TEXT_CALLING_CODES: usize = 4;
 const MAX_LINK_CALLING_CODES: usize = 4;
 /// Most currencies read as evidence.
 const MAX_CURRENCIES: usize = 3;
+/// Most writing systems read as evidence.
+const MAX_SCRIPTS: usize = 2;
+/// Most national numbers (`tel:` links, JSON-LD `telephone`) tried in the candidate regions.
+const MAX_NATIONAL_NUMBERS: usize = 2;
 
 /// The page's region for phone parsing: one decision from weighted evidence
 /// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
@@ -709,7 +783,7 @@ fn region_hint(
     text_addresses: &[address::TextAddress],
     tld_region: Option<&'static str>,
     lines: &[&str],
-) -> RegionHint {
+) -> region::Ballot {
     use region::Source;
     let mut ballot = region::Ballot::default();
     for country in json_ld
@@ -768,7 +842,7 @@ fn region_hint(
     // has been found: on most pages it could not change the decision.
     if ballot.strongest() >= Source::Tld.weight() {
         add_weak_evidence(doc, &mut ballot);
-        return ballot.decide();
+        return ballot;
     }
     let mut text_numbers = 0;
     'lines: for line in lines {
@@ -788,8 +862,48 @@ fn region_hint(
     for currency in region::currencies(&doc.text, MAX_CURRENCIES) {
         ballot.vote(currency, Source::Currency);
     }
+    for script in region::scripts(&doc.text, MAX_SCRIPTS) {
+        ballot.vote(script, Source::Script);
+    }
     add_weak_evidence(doc, &mut ballot);
-    ballot.decide()
+    // A national number valid in exactly one candidate region: the regions named so far and
+    // the countries of the page's language.
+    let language = doc
+        .lang
+        .as_deref()
+        .and_then(|l| l.split(['-', '_']).next())
+        .unwrap_or("");
+    let mut candidates: Vec<String> = ballot.regions().into_iter().map(str::to_string).collect();
+    for r in region::language_regions(language) {
+        if !candidates.iter().any(|c| c == r) {
+            candidates.push((*r).to_string());
+        }
+    }
+    let candidates: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    let mut nationals: Vec<&str> = Vec::new();
+    let tels = doc
+        .links
+        .iter()
+        .filter_map(|l| phones::national_of_tel(&l.href));
+    let structured = json_ld
+        .telephones
+        .iter()
+        .map(|t| t.trim())
+        .filter(|t| !t.starts_with('+') && !t.starts_with("00"));
+    for number in tels.chain(structured) {
+        if nationals.len() >= MAX_NATIONAL_NUMBERS {
+            break;
+        }
+        if !nationals.contains(&number) {
+            nationals.push(number);
+        }
+    }
+    for number in nationals {
+        if let Some(r) = phones::only_region(number, &candidates) {
+            ballot.vote(r, Source::NationalNumber);
+        }
+    }
+    ballot
 }
 
 /// The evidence of where the page is published from: `geo.region` and `<html lang>`.
@@ -886,6 +1000,45 @@ fn trim_address(a: MarkedAddress) -> MarkedAddress {
     }
 }
 
+/// The site's phones in page order, each with its page's URL: every page's own, then (for a
+/// page whose own region decision was not confident) the numbers of its unread lines read in
+/// the site's region, decided on all pages' evidence together ([`region::Ballot::absorb`]:
+/// the home page's address decides for the contact page that has none). Argentine mobiles'
+/// fixed-line twins are left out ([`phones::without_mobile_twins`]).
+fn phones_with_site_region(pages: &[PageExtraction]) -> Vec<(String, &String)> {
+    let mut site = region::Ballot::default();
+    for page in pages {
+        site.absorb(&page.region.ballot);
+    }
+    let hint = site.decide();
+    let mut judgements = phones::Judgements::per_page();
+    // The lines kept unread are few and short (`region::MAX_UNREAD` of at most
+    // `region::MAX_UNREAD_LINE` bytes a page): they are read again within a budget of their size.
+    let unread_bytes = pages
+        .iter()
+        .flat_map(|page| &page.region.unread)
+        .map(|line| line.len() + 1)
+        .sum();
+    let budget = PageBudget::for_page(unread_bytes);
+    let mut out: Vec<(String, &String)> = Vec::new();
+    for page in pages {
+        out.extend(page.phones.iter().map(|n| (n.clone(), &page.url)));
+        if page.region.confident || !hint.confident {
+            continue;
+        }
+        for line in &page.region.unread {
+            for (_, phone) in phones::from_text(line, hint, &mut judgements, &budget) {
+                if !phone.fax {
+                    out.push((phone.e164, &page.url));
+                }
+            }
+        }
+    }
+    let kept = phones::without_mobile_twins(out.iter().map(|(n, _)| n.clone()).collect());
+    out.retain(|(n, _)| kept.contains(n));
+    out
+}
+
 /// Site-level facts the merge needs besides the pages.
 pub struct SiteInfo<'a> {
     /// The submitted URL string, as given (`inputUrl`).
@@ -920,11 +1073,8 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
             .iter()
             .flat_map(|p| p.emails.iter().map(|e| (e, &p.url))),
     );
-    let phones = sourced(
-        &mut pages
-            .iter()
-            .flat_map(|p| p.phones.iter().map(|n| (n, &p.url))),
-    );
+    let site_phones = phones_with_site_region(pages);
+    let phones = sourced(&mut site_phones.iter().map(|(n, url)| (n, *url)));
     let mut socials = SocialLinks::default();
     let profiles = first_distinct(
         pages.iter().flat_map(|p| &p.socials),
@@ -1086,6 +1236,34 @@ mod tests {
         let candidates = crate::crawl::candidates(&url, &found.links);
         assert_eq!(candidates.len(), crate::crawl::MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
+    }
+
+    #[test]
+    fn a_page_of_costly_lines_leaves_the_readers_after_them_their_half_of_the_budget() {
+        // Lines the postcode patterns run on (2 048 units each) and lines of `@`s (256 units
+        // each): 512 KiB of either costs more than the page's whole budget, yet the phone
+        // printed after them is read, from the half the address and email readers hold back.
+        let url = Url::parse("https://www.acme.com/").unwrap();
+        let fillers = [
+            |i: usize| format!("<p>Springfield, IL {}</p>", 10_000 + i % 80_000),
+            |i: usize| format!("<p>a{i}@ b@ c@ d@ e@ f@</p>"),
+        ];
+        for filler in fillers {
+            let mut html = String::new();
+            let mut i = 0;
+            while html.len() < 512 << 10 {
+                html.push_str(&filler(i));
+                i += 1;
+            }
+            html.push_str("<p>Call +44 161 496 0500</p>");
+            let parsed = parse_page(Some("text/html"), html.as_bytes());
+            let found = parsed.extract(&url);
+            assert!(
+                parsed.budget().refused(),
+                "the filler must outrun the budget"
+            );
+            assert_eq!(found.phones, ["+441614960500"], "{}", filler(0));
+        }
     }
 
     #[test]
@@ -1387,5 +1565,35 @@ mod tests {
             ["https://facebook.com/p/Acme-GmbH-61500000012345"]
         );
         assert_eq!(result.socials.youtube, ["https://youtube.com/@acme-gmbh"]);
+    }
+
+    /// The page's region decided from all its evidence (here the calling code of its `tel:`
+    /// links) chooses the postcode patterns of a `.com` page without a country in its
+    /// `lang`: an Indian PIN after the town, a Brazilian CEP on its own line.
+    #[test]
+    fn the_decided_region_reads_the_postcodes_of_a_generic_domain_page() {
+        let postcodes = |url: &str, html: &str| {
+            let page = extract_page(&Url::parse(url).unwrap(), None, html.as_bytes());
+            page.addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            postcodes(
+                "https://www.example-tiles.com/contact",
+                "<html lang=en><p><a href='tel:+914423456789'>Call</a></p>\
+                 <p>14 Lotus Garden Road, Velachery<br>Chennai 600 042</p></html>",
+            ),
+            ["600 042"]
+        );
+        assert_eq!(
+            postcodes(
+                "https://www.example-moveis.com/contato",
+                "<html lang=pt><p><a href='tel:+554133334444'>Ligue</a></p>\
+                 <p>Rua das Palmeiras, 210 - Centro<br>Curitiba - PR<br>80020-310</p></html>",
+            ),
+            ["80020-310"]
+        );
     }
 }

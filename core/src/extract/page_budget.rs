@@ -34,8 +34,10 @@ pub const VALUE_BYTES: usize = std::mem::size_of::<serde_json::Value>();
 /// patterns run on) the readers may do per byte of page: a page dense with contacts (a staff
 /// list, a store locator) needs tens per byte.
 pub const WORK_PER_PAGE_BYTE: usize = 48;
-/// Units of work the readers may do on any page, however small.
-pub const WORK_BASE: usize = 1 << 20;
+/// Units of work the readers may do on any page, however small (4 Mi: a small page dense with
+/// contacts, such as a thousand numbers or address lines, is read to its per-page caps, e.g.
+/// [`crate::extract::limits::MAX_PHONE_JUDGEMENTS`], before its budget).
+pub const WORK_BASE: usize = 4 << 20;
 /// Most units of work the readers may do on one page (64 Mi units, which a page of 1.3 MiB
 /// reaches; at the 2 MiB cap, a few hundred milliseconds of work).
 pub const WORK_CEILING: usize = 64 << 20;
@@ -59,7 +61,7 @@ pub struct PageBudget {
 impl PageBudget {
     /// The budget of a page of `page_bytes` bytes (its body as fetched, decompressed):
     /// `min(8 × page_bytes + 1 MiB, 32 MiB)` bytes of copies and
-    /// `min(48 × page_bytes + 1 Mi, 64 Mi)` units of work.
+    /// `min(48 × page_bytes + 4 Mi, 64 Mi)` units of work.
     pub fn for_page(page_bytes: usize) -> Self {
         let scaled = |per: usize, base: usize, ceiling: usize| {
             page_bytes
@@ -166,7 +168,7 @@ mod tests {
     fn the_budget_scales_with_the_page_up_to_its_ceiling() {
         let small = PageBudget::for_page(1_000);
         assert_eq!(small.copy_left(), 8_000 + (1 << 20));
-        assert_eq!(small.work_left(), 48_000 + (1 << 20));
+        assert_eq!(small.work_left(), 48_000 + (4 << 20));
         let capped = PageBudget::for_page(2 << 20);
         assert_eq!(capped.copy_left(), 17 << 20);
         assert_eq!(capped.work_left(), WORK_CEILING);

@@ -156,11 +156,12 @@ pub fn from_tel(
     out
 }
 
-/// `href` after a phone-call scheme (`tel:`, `callto:`, `phone:`, `telephone:`; any case), or
-/// `None` when it has none.
+/// `href` after a phone-call or texting scheme (`tel:`, `callto:`, `phone:`, `telephone:`;
+/// `sms:` and `smsto:`, RFC 5724: a texting line is a phone line; any case), or `None` when it
+/// has none.
 fn strip_phone_scheme(href: &str) -> Option<&str> {
     let href = whitespace::trim_start(href);
-    ["tel:", "callto:", "phone:", "telephone:"]
+    ["tel:", "callto:", "phone:", "telephone:", "sms:", "smsto:"]
         .iter()
         .find_map(|scheme| strip_prefix_ci(href, scheme))
 }
@@ -258,6 +259,57 @@ pub fn region_of_international(number: &str) -> Option<Region> {
 /// [`region_of_international`]; `None` for other links.
 pub fn region_of_whatsapp(href: &str) -> Option<Region> {
     region_of_international(&format!("+{}", whatsapp_number(href)?))
+}
+
+/// `numbers` (E.164) without the fixed-line twins of Argentine mobiles: a mobile's
+/// international form carries a 9 after `+54` (`+54 9 11 …`, libphonenumber's AR metadata)
+/// and pages also write it without the 9 (`+54 11 …`, `wa.me/5411…`), which reads as a
+/// fixed line of the same digits; when both are present they are one number, the mobile.
+/// Order kept.
+pub fn without_mobile_twins(numbers: Vec<String>) -> Vec<String> {
+    let twins: Vec<String> = numbers
+        .iter()
+        .filter_map(|n| n.strip_prefix("+549").map(|rest| format!("+54{rest}")))
+        .collect();
+    if twins.is_empty() {
+        return numbers;
+    }
+    numbers.into_iter().filter(|n| !twins.contains(n)).collect()
+}
+
+/// The national number of a `tel:`/`sms:` link written without a country code
+/// (`tel:06-4827-3915` → `06-4827-3915`); `None` for international numbers and other links.
+pub fn national_of_tel(href: &str) -> Option<&str> {
+    let number = strip_phone_scheme(href)?
+        .split([';', ',', '?'])
+        .next()?
+        .trim();
+    let digits = number.bytes().filter(u8::is_ascii_digit).count();
+    let national = !number.starts_with('+') && !number.starts_with("00") && !number.contains('%');
+    (national && (7..=15).contains(&digits)).then_some(number)
+}
+
+/// The one region among `candidates` (ISO 3166-1 alpha-2 codes) where the national number
+/// `number` is valid and belongs (libphonenumber metadata); `None` when it is valid in none or
+/// in several. One parse per candidate (about a hundred thousand instructions each).
+pub fn only_region<'c>(number: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let mut found = None;
+    for code in candidates {
+        let Ok(region) = code.parse::<Region>() else {
+            continue;
+        };
+        let valid = PhoneNumber::parse(number, Some(region))
+            .ok()
+            .filter(PhoneNumber::is_valid)
+            .is_some_and(|n| n.get_region_code() == Some(region));
+        if valid {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(*code);
+        }
+    }
+    found
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
@@ -915,17 +967,28 @@ const IDENTIFIER_SHAPES: &[&str] = &[
 /// Whether the candidate `start..end` of `line` lies in a token (digits, `.`, `/`, `-` and a
 /// final `K`, no space) written the way of [`IDENTIFIER_SHAPES`].
 fn in_identifier_shape(line: &str, start: usize, end: usize) -> bool {
+    /// Longest token an identifier shape spells, with a final `.` and `K`.
+    const MAX_TOKEN: usize = 22;
     let part = |c: u8| c.is_ascii_digit() || matches!(c, b'.' | b'/' | b'-');
     let bytes = line.as_bytes();
-    let from = bytes[..start]
+    // The token's ends are looked for at most `MAX_TOKEN` bytes away: a longer token is no
+    // identifier, and a line of one long token (`0301000-0301001-…`) read candidate by
+    // candidate would otherwise be scanned to its ends for each (quadratic in the line).
+    let window = start.saturating_sub(MAX_TOKEN);
+    let Some(from) = bytes[window..start]
         .iter()
         .rposition(|&c| !part(c))
-        .map_or(0, |i| i + 1);
-    let mut to = end
-        + bytes[end..]
-            .iter()
-            .position(|&c| !part(c))
-            .unwrap_or(bytes.len() - end);
+        .map(|i| window + i + 1)
+        .or((window == 0).then_some(0))
+    else {
+        return false;
+    };
+    let ahead = &bytes[end..bytes.len().min(end + MAX_TOKEN)];
+    let mut to = match ahead.iter().position(|&c| !part(c)) {
+        Some(i) => end + i,
+        None if end + ahead.len() == bytes.len() => bytes.len(),
+        None => return false,
+    };
     if matches!(bytes.get(to), Some(b'k' | b'K')) {
         to += 1;
     }
@@ -1360,6 +1423,150 @@ mod tests {
 
     fn hint(code: &str) -> RegionHint {
         RegionHint::from_code(code).unwrap()
+    }
+
+    /// The phones of one page fetched from `url`.
+    fn page_phones(url: &str, html: &str) -> Vec<String> {
+        let url = url::Url::parse(url).unwrap();
+        crate::extract::extract_page(&url, None, html.as_bytes()).phones
+    }
+
+    #[test]
+    fn sms_links_give_their_number() {
+        // Class: `sms:` links (RFC 5724), a texting line of the business (US, Germany).
+        let mut judgements = Judgements::per_page();
+        let found = |href: &str, judgements: &mut Judgements| -> Vec<String> {
+            from_tel(href, "Text us", RegionHint::default(), judgements)
+                .into_iter()
+                .map(|p| p.e164)
+                .collect()
+        };
+        assert_eq!(
+            found("sms:+13054812976?body=Hello", &mut judgements),
+            ["+13054812976"]
+        );
+        assert_eq!(
+            found("SMS:+49 1573 8264190", &mut judgements),
+            ["+4915738264190"]
+        );
+        assert_eq!(
+            page_phones(
+                "https://www.example-law.com/",
+                "<p><a href='sms:+13054812976'>Text Ken</a></p>"
+            ),
+            ["+13054812976"]
+        );
+    }
+
+    #[test]
+    fn a_mobile_written_with_and_without_its_mobile_digit_is_one_number() {
+        // Class: Argentina's international mobile form `+54 9 <area> <number>`, also written
+        // without the 9 (a fixed-line form of the same digits); Buenos Aires and Córdoba.
+        assert_eq!(
+            without_mobile_twins(vec![
+                "+541148273915".to_string(),
+                "+5491148273915".to_string(),
+                "+543514827391".to_string(),
+            ]),
+            ["+5491148273915", "+543514827391"]
+        );
+        assert_eq!(
+            without_mobile_twins(vec![
+                "+5493514827391".to_string(),
+                "+543514827391".to_string(),
+            ]),
+            ["+5493514827391"]
+        );
+        assert_eq!(
+            page_phones(
+                "https://www.estudio-ejemplo.com.ar/",
+                "<p><a href='https://wa.me/541148273915'>WhatsApp</a> \
+                 <a href='https://wa.me/5491148273915'>Escribinos</a></p>"
+            ),
+            ["+5491148273915"]
+        );
+    }
+
+    #[test]
+    fn national_numbers_on_a_generic_domain_read_in_the_only_region_they_are_valid_in() {
+        // Class: a `.com` site whose `lang` names no country (or the wrong one): a national
+        // number valid in exactly one of the page's candidate regions (its language's
+        // countries, its script's) decides. Japan (kana text, `lang="en"`), Mexico
+        // (`lang="es"`).
+        assert_eq!(
+            page_phones(
+                "https://www.seikotsu-example.com/",
+                "<html lang='en'><p>東大阪市の整骨院です。ご予約はお電話で。</p>\
+                 <p>Tel： <a href='tel:06-4827-3915'>06-4827-3915</a></p></html>"
+            ),
+            ["+81648273915"]
+        );
+        assert_eq!(
+            page_phones(
+                "https://www.taller-ejemplo.com/",
+                "<html lang='es'><p>Teléfono: <a href='tel:5548219367'>55 4821 9367</a></p></html>"
+            ),
+            ["+525548219367"]
+        );
+    }
+
+    /// The phones of a site whose pages are `pages` ((url, html), home page first).
+    fn site_phones(pages: &[(&str, &str)]) -> Vec<String> {
+        let extracted: Vec<crate::extract::PageExtraction> = pages
+            .iter()
+            .map(|(url, html)| {
+                crate::extract::extract_page(&url::Url::parse(url).unwrap(), None, html.as_bytes())
+            })
+            .collect();
+        let home = url::Url::parse(pages[0].0).unwrap();
+        let result = crate::extract::merge(
+            crate::extract::SiteInfo {
+                input_url: pages[0].0,
+                url: &home,
+                contact_pages: Vec::new(),
+                pages_fetched: 2,
+                duration_ms: 0,
+                request_id: String::new(),
+            },
+            &extracted,
+        );
+        result.phones.into_iter().map(|p| p.value).collect()
+    }
+
+    #[test]
+    fn the_home_pages_country_reads_the_contact_pages_national_numbers() {
+        // Class: a `.com` site whose contact page prints national numbers with nothing to
+        // tell its country, while the home page does (Japan: a structured address country;
+        // Brazil: an international number and prices in reais).
+        assert_eq!(
+            site_phones(&[
+                (
+                    "https://www.seikotsu-example.com/",
+                    "<html><script type='application/ld+json'>{\"@type\":\"LocalBusiness\",\
+                     \"address\":{\"@type\":\"PostalAddress\",\"streetAddress\":\"1-2-9 Example\",\
+                     \"postalCode\":\"577-0000\",\"addressCountry\":\"JP\"}}</script><p>Welcome</p></html>"
+                ),
+                (
+                    "https://www.seikotsu-example.com/contact",
+                    "<html><p>Phone: 06-4827-3915</p></html>"
+                ),
+            ]),
+            ["+81648273915"]
+        );
+        assert_eq!(
+            site_phones(&[
+                (
+                    "https://www.oficina-exemplo.com/",
+                    "<html><p>Ligue <a href='tel:+551148273915'>agora</a>. \
+                     Revisão a partir de R$ 120,00</p></html>"
+                ),
+                (
+                    "https://www.oficina-exemplo.com/contato",
+                    "<html><p>Filial: Tel. (11) 3482-7391</p></html>"
+                ),
+            ]),
+            ["+551148273915", "+551134827391"]
+        );
     }
 
     #[test]

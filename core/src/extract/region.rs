@@ -9,11 +9,13 @@
 //! ccTLD 4; the calling code of an international number on the page (`tel:+…`, WhatsApp
 //! links, JSON-LD `telephone`, `+…` in the text) 3, one more when two or more numbers share
 //! it; `geo.region` 3; a currency that belongs to one country (`₹`, `R$`, `MXN`…) 2; the
-//! region subtag of `<html lang>` 2, the main country of its language alone 1. So `lang`
-//! alone (at most 3) never outvotes a printed address (5 or more) or a structured country.
-//! Printed international numbers and currencies, which cost a pass over the text, are read
-//! only when nothing of weight 4 or more (a structured country, a printed address, the ccTLD)
-//! was found.
+//! region subtag of `<html lang>` 2, the main country of its language alone 1; a writing
+//! system of one country 1; a national number valid in exactly one candidate region 3. So
+//! `lang` alone (at most 3) never outvotes a printed address (5 or more) or a structured
+//! country. Printed international numbers, currencies, scripts and national numbers, which
+//! cost a pass over the text or parses, are read only when nothing of weight 4 or more (a
+//! structured country, a printed address, the ccTLD) was found. A site's decision is the
+//! decision on its pages' ballots together ([`Ballot::absorb`]).
 
 use rlibphonenumber::Region;
 
@@ -32,6 +34,9 @@ pub enum Source {
     Tld,
     /// The calling code of an international number on the page.
     CallingCode,
+    /// A national number (`tel:` link, JSON-LD `telephone`) valid in exactly one candidate
+    /// region (the regions named so far and the countries of the page's language).
+    NationalNumber,
     /// `<meta name="geo.region">`.
     GeoMeta,
     /// A currency sign or code used by one country.
@@ -40,6 +45,8 @@ pub enum Source {
     LangRegion,
     /// The main country of `<html lang>`'s language alone (`nl` → NL).
     Language,
+    /// A writing system used by one country (Japanese kana → JP, Hangul → KR, Greek → GR …).
+    Script,
 }
 
 impl Source {
@@ -50,24 +57,26 @@ impl Source {
             Source::PrintedWithState => 7,
             Source::Printed => 5,
             Source::Tld => 4,
-            Source::CallingCode | Source::GeoMeta => 3,
+            Source::CallingCode | Source::NationalNumber | Source::GeoMeta => 3,
             Source::Currency | Source::LangRegion => 2,
-            Source::Language => 1,
+            Source::Language | Source::Script => 1,
         }
     }
 
     /// Whether the evidence says where the page is published from rather than where the
-    /// business is (`lang`, `geo.region`: templates leave them at their defaults).
+    /// business is (`lang`, `geo.region`: templates leave them at their defaults; the script,
+    /// which the language's diaspora writes too).
     const fn is_weak(self) -> bool {
         matches!(
             self,
-            Source::GeoMeta | Source::LangRegion | Source::Language
+            Source::GeoMeta | Source::LangRegion | Source::Language | Source::Script
         )
     }
 }
 
-/// The evidence of one page: (region, kind) pairs in any order, repeats allowed.
-#[derive(Debug, Default, Clone)]
+/// The evidence of one page (or, absorbed, of a site's pages): (region, kind) pairs in any
+/// order, repeats allowed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Ballot {
     votes: Vec<(String, Source)>,
 }
@@ -80,6 +89,24 @@ impl Ballot {
         if code.len() == 2 && code.parse::<Region>().is_ok() {
             self.votes.push((code, source));
         }
+    }
+
+    /// Adds another page's evidence: the site's decision is the decision on its pages' evidence
+    /// together (each kind still counted once per region, so the home page's printed address
+    /// decides for a contact page that prints none, and `lang` on every page stays weak).
+    pub fn absorb(&mut self, other: &Ballot) {
+        self.votes.extend(other.votes.iter().cloned());
+    }
+
+    /// The regions named so far, each once, in order of first naming.
+    pub fn regions(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (region, _) in &self.votes {
+            if !out.contains(&region.as_str()) {
+                out.push(region);
+            }
+        }
+        out
     }
 
     /// The largest weight of one piece of evidence that is not weak (`lang`, `geo.region`)
@@ -147,6 +174,100 @@ impl Ballot {
             weak: best.4 == 0,
             ..hint
         }
+    }
+}
+
+/// A page's region evidence, kept for the site's decision ([`crate::extract::merge`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PageRegion {
+    /// The page's evidence.
+    pub ballot: Ballot,
+    /// Whether the page's own decision was confident (its numbers were read with it).
+    pub confident: bool,
+    /// Up to [`MAX_UNREAD`] lines (at most [`MAX_UNREAD_LINE`] bytes each) that hold digits a
+    /// region could make a phone number of, kept when the page's decision was not confident;
+    /// a `tel:` link's national number as `tel: <number>`.
+    pub unread: Vec<String>,
+}
+
+/// Most lines a page keeps for the site's decision.
+pub const MAX_UNREAD: usize = 8;
+/// Longest line kept for the site's decision, in bytes.
+pub const MAX_UNREAD_LINE: usize = 256;
+
+/// Writing systems used by one country each: (first, last code point, region).
+const SCRIPTS: &[(char, char, &str)] = &[
+    ('\u{3040}', '\u{30FF}', "JP"), // Hiragana, Katakana
+    ('\u{AC00}', '\u{D7A3}', "KR"), // Hangul syllables
+    ('\u{1100}', '\u{11FF}', "KR"), // Hangul jamo
+    ('\u{0370}', '\u{03FF}', "GR"), // Greek
+    ('\u{1F00}', '\u{1FFF}', "GR"), // Greek extended
+    ('\u{0590}', '\u{05FF}', "IL"), // Hebrew
+    ('\u{0E00}', '\u{0E7F}', "TH"), // Thai
+    ('\u{0E80}', '\u{0EFF}', "LA"), // Lao
+    ('\u{10A0}', '\u{10FF}', "GE"), // Georgian
+    ('\u{0530}', '\u{058F}', "AM"), // Armenian
+    ('\u{1780}', '\u{17FF}', "KH"), // Khmer
+    ('\u{0D80}', '\u{0DFF}', "LK"), // Sinhala
+    ('\u{1000}', '\u{109F}', "MM"), // Myanmar
+];
+
+/// Letters of one script a text needs before it names the script's country (a `π` or `µ` in
+/// Latin text names none).
+const MIN_SCRIPT_LETTERS: usize = 3;
+/// Bytes of text read for scripts.
+const MAX_SCRIPT_BYTES: usize = 256 * 1024;
+
+/// The countries of the writing systems used in `text` ([`SCRIPTS`]), at least
+/// [`MIN_SCRIPT_LETTERS`] letters each, in order of reaching it; at most `limit`. Only the
+/// first [`MAX_SCRIPT_BYTES`] bytes are read; ASCII bytes are skipped.
+pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
+    let mut counts = [0usize; SCRIPTS.len()];
+    let mut out: Vec<&'static str> = Vec::new();
+    let end = (MAX_SCRIPT_BYTES.min(text.len())..=text.len())
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(text.len());
+    for c in text[..end].chars().filter(|c| !c.is_ascii()) {
+        let Some(i) = SCRIPTS
+            .iter()
+            .position(|(lo, hi, _)| (*lo..=*hi).contains(&c))
+        else {
+            continue;
+        };
+        counts[i] += 1;
+        let region = SCRIPTS[i].2;
+        if counts[i] >= MIN_SCRIPT_LETTERS && !out.contains(&region) {
+            out.push(region);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The countries where `language` (an ISO 639-1 code, any case) is a national language and
+/// businesses print national numbers, most populous first: the candidates a national number
+/// is tried in ([`Source::NationalNumber`]). Empty for other languages.
+pub fn language_regions(language: &str) -> &'static [&'static str] {
+    match language.to_ascii_lowercase().as_str() {
+        "en" => &[
+            "US", "IN", "NG", "PH", "GB", "ZA", "KE", "CA", "GH", "AU", "MY", "SG", "IE", "NZ",
+        ],
+        "es" => &[
+            "MX", "CO", "ES", "AR", "PE", "VE", "CL", "GT", "EC", "BO", "CU", "DO", "HN", "PY",
+            "SV", "NI", "CR", "PA", "UY",
+        ],
+        "pt" => &["BR", "AO", "MZ", "PT"],
+        "fr" => &["FR", "CD", "CA", "CI", "CM", "BE", "SN", "CH", "MA", "LU"],
+        "de" => &["DE", "AT", "CH", "LU", "LI"],
+        "it" => &["IT", "CH", "SM"],
+        "nl" => &["NL", "BE", "SR"],
+        "ar" => &[
+            "EG", "SA", "DZ", "IQ", "MA", "AE", "JO", "LB", "TN", "QA", "KW", "OM",
+        ],
+        "sv" => &["SE", "FI"],
+        _ => &[],
     }
 }
 
@@ -303,6 +424,46 @@ mod tests {
             ("PT", Source::Tld),
         ]);
         assert_eq!(region(hint), region(RegionHint::from_code("PT").unwrap()));
+    }
+
+    #[test]
+    fn a_script_of_one_country_names_it() {
+        // Class: writing systems used by one country (Japanese kana, Korean Hangul, Greek,
+        // Hebrew, Thai); Latin, Cyrillic, Arabic and Han alone name none.
+        assert_eq!(scripts("東大阪市の整骨院です。ご予約はこちら", 4), ["JP"]);
+        assert_eq!(scripts("서울특별시 강남구 테헤란로 오시는 길", 4), ["KR"]);
+        assert_eq!(scripts("Ταβέρνα στο λιμάνι, τηλέφωνο", 4), ["GR"]);
+        assert_eq!(scripts("צור קשר עם המכון בגדרה", 4), ["IL"]);
+        assert_eq!(scripts("ติดต่อเรา กรุงเทพมหานคร", 4), ["TH"]);
+        assert!(scripts("Kontakt, Привет, 東京都, مرحبا, 10 µm, π", 4).is_empty());
+    }
+
+    #[test]
+    fn site_evidence_is_the_sum_of_its_pages() {
+        // Class: the region of a site's pages together: the home page's address decides for
+        // the contact page that has none, and `lang` alone never outvotes it (India, Brazil).
+        let mut home = Ballot::default();
+        home.vote("IN", Source::Printed);
+        let mut contact = Ballot::default();
+        contact.vote("GB", Source::LangRegion);
+        let mut site = Ballot::default();
+        site.absorb(&home);
+        site.absorb(&contact);
+        let hint = site.decide();
+        assert_eq!(region(hint), region(RegionHint::from_code("IN").unwrap()));
+        assert!(hint.confident);
+        let mut home = Ballot::default();
+        home.vote("BR", Source::Currency);
+        home.vote("BR", Source::CallingCode);
+        let mut contact = Ballot::default();
+        contact.vote("PT", Source::Language);
+        let mut site = Ballot::default();
+        site.absorb(&home);
+        site.absorb(&contact);
+        assert_eq!(
+            region(site.decide()),
+            region(RegionHint::from_code("BR").unwrap())
+        );
     }
 
     #[test]

@@ -1,20 +1,15 @@
-//! The parts of a page that name someone else than the business (docs/extraction.md): a legal
+//! Whose contact it is: the attribution step (docs/extraction.md, "Whose contact it is"). The
+//! page's text is owned by the business except where another organisation owns it: a legal
 //! notice's sections on the hosting provider ("Hébergeur", "Hosting"), the supervisory
 //! authority and the professional chamber ("Zuständige Aufsichtsbehörde", "Kammer", "Ordre des
 //! avocats"), dispute-resolution bodies ("Schlichtungsstelle"), the insurer, the bank, the
 //! memberships, and the credits for the web agency, designer and photographer ("Konzept &
-//! Design", "Réalisation", "Foto"); and credit phrases in a line ("Designed by …",
-//! "Diseñado por …"). Their phones, emails and addresses are not the business's; the
-//! business's own block stays in. A section is found three ways:
-//! - a heading (`<h1>`–`<h6>`) that names such a party: the section runs to the next heading,
-//!   at most [`MAX_SECTION_LINES`] lines. Hosting headings count on any page; the others only on
-//!   a legal notice (a heading "Impressum", "Mentions légales", … or a line "Angaben gemäß …"),
-//!   where a heading "Design" cannot be a design studio's own services;
-//! - a line that starts with such a label and a colon ("Hébergeur : OVH SAS, …", "Zuständige
-//!   Kammer:"): that line and the lines after it up to the next heading, the next labelled line
-//!   that is not a contact field ("Verliehen in: Deutschland") or [`MAX_SECTION_LINES`] lines;
-//! - a credit phrase inside a line ("… · Diseñado por estudio-ejemplo.com") in the footer or at the
-//!   end of the page: from the phrase to the end of that line.
+//! Design", "Réalisation", "Foto"); blocks that name an authority or another company and show
+//! its own domain (a council's licensing office in a taxi firm's terms, the data protection
+//! authority in a privacy policy, a processor); and credit phrases in a line ("Designed by …",
+//! "Diseñado por …"). Their phones, emails and addresses are not the business's. The ways a
+//! part is found are listed at [`third_party_ranges`]; it works on the blocks and heading
+//! ranks the walker records (`html::Document::block_starts`, `heading_levels`).
 //!
 //! [`third_party_ranges`] gives the byte ranges; [`inside`] and [`own_part`] tell the field
 //! extractors (and any other reader of the text, such as social links) what is left out.
@@ -93,6 +88,10 @@ const OTHER_LABELS: &[&str] = &[
     "supervisory authority",
     "regulatory body",
     "regulator",
+    "entidad reguladora",
+    "organismo regulador",
+    "entidade reguladora",
+    "ente regolatore",
     "regulated by",
     "professional body",
     "professional chamber",
@@ -488,16 +487,71 @@ fn is_labelled(line: &str) -> bool {
 /// of text.
 const PAGE_END_BYTES: usize = 3_000;
 
-/// The byte ranges of `text` (lines separated by `\n`, starting at `line_starts`) that belong
-/// to a third party's section, given the page's heading ranges in document order and its
-/// footer ranges (credit phrases are looked for there and in the last [`PAGE_END_BYTES`]);
-/// sorted by start.
-pub fn third_party_ranges(
-    text: &str,
-    line_starts: &[usize],
-    headings: &[Range<usize>],
-    footers: &[Range<usize>],
-) -> Vec<Range<usize>> {
+/// What the attribution step reads of a page: its text and the structure the walker kept
+/// (`html::Document`), and whose site it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout<'p> {
+    /// The page's text, lines separated by `\n`.
+    pub text: &'p str,
+    /// Byte offset of each line of `text`.
+    pub line_starts: &'p [usize],
+    /// Heading ranges of `text`, in document order.
+    pub headings: &'p [Range<usize>],
+    /// The rank of each heading (1–6), at the same index as `headings`; a heading without one
+    /// counts as rank 1.
+    pub heading_levels: &'p [u8],
+    /// Footer ranges of `text` (credit phrases are looked for there).
+    pub footers: &'p [Range<usize>],
+    /// Byte offsets of `text` where a block starts (`html::Document::block_starts`).
+    pub block_starts: &'p [usize],
+    /// The page's links as (href, byte offset of the link in `text`).
+    pub links: &'p [(&'p str, usize)],
+    /// The registrable domain of the page's host (`site::registrable_domain`).
+    pub site: Option<&'p str>,
+    /// Mail providers' registrable domains (`emails::MAIL_PROVIDERS`): an address there is
+    /// no organisation's in particular.
+    pub mail_providers: &'p [&'p str],
+}
+
+impl<'p> Layout<'p> {
+    /// A layout of `text` alone: lines, no headings, footers, blocks or links.
+    pub fn of_text(text: &'p str, line_starts: &'p [usize]) -> Self {
+        Layout {
+            text,
+            line_starts,
+            headings: &[],
+            heading_levels: &[],
+            footers: &[],
+            block_starts: &[],
+            links: &[],
+            site: None,
+            mail_providers: &[],
+        }
+    }
+}
+
+/// The byte ranges of the page's text that belong to another organisation than the business
+/// (the attribution step; sorted by start). Each is found one of these ways:
+/// - a heading that names a third party ([`party_of`]; a hosting heading, or one with an
+///   authority's word, on any page, the others on a legal notice): its section runs over the headings of a lower rank and the
+///   address sub-headings ("Adresse", "Dirección") under it, to the next heading of its rank
+///   or higher, at most [`MAX_SECTION_LINES`] lines of text after the heading;
+/// - a line labelled so (`Hébergeur : …`) and the contact lines after it;
+/// - a block (`html::Document::block_starts`) that names another organisation — an
+///   authority's, council's, regulator's or chamber's word ([`AUTHORITY_STEMS`]) or a name
+///   with a legal form ([`LEGAL_FORMS`]) that is not the site's — followed in the block by an
+///   email, link or written web address on another registrable domain than the site's (a mail
+///   provider's is no other organisation's), and by nothing on the site's domain: from the
+///   name to the end of the block;
+/// - a credit phrase in the footer or at the end of the page, to the end of its line.
+pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
+    let Layout {
+        text,
+        line_starts,
+        headings,
+        footers,
+        ..
+    } = *layout;
     let line_of = |pos: usize| {
         line_starts
             .partition_point(|start| *start <= pos)
@@ -508,26 +562,21 @@ pub fn third_party_ranges(
             .get(index + 1)
             .map_or(text.len(), |next| next - 1)
     };
-    let next_heading_after =
-        |pos: usize| headings.iter().map(|h| h.start).find(|start| *start > pos);
-    let end_after_lines = |first_line: usize| {
-        line_starts
-            .get(first_line + MAX_SECTION_LINES)
-            .copied()
-            .unwrap_or(text.len())
-    };
     let legal = headings.iter().any(|h| is_legal_marker(&text[h.clone()]))
         || line_starts.iter().take(2_000).any(|&start| {
             text.get(start..start + "angaben gemäß".len())
                 .is_some_and(|head| head.eq_ignore_ascii_case("angaben gemäß"))
         });
     let mut ranges = Vec::new();
-    for heading in headings {
+    for (index, heading) in headings.iter().enumerate() {
         let party = party_of(&text[heading.clone()]);
-        if party == Some(Party::Host) || (legal && party == Some(Party::Other)) {
-            let limit = end_after_lines(line_of(heading.end));
-            let end = next_heading_after(heading.start).map_or(limit, |next| next.min(limit));
-            ranges.push(heading.start..end);
+        let counts = match party {
+            Some(Party::Host) => true,
+            Some(Party::Other) => legal || names_an_authority(&text[heading.clone()]),
+            None => false,
+        };
+        if counts {
+            ranges.push(heading.start..heading_section_end(layout, index));
         }
     }
     for (index, colon) in first_colons(text, line_starts) {
@@ -549,6 +598,7 @@ pub fn third_party_ranges(
         }
         ranges.push(*start..end);
     }
+    ranges.extend(other_organisations_blocks(layout, &ranges));
     // Credits sit in the footer or at the end of the page: only there is the text searched.
     let mut end_of_page = text.len().saturating_sub(PAGE_END_BYTES);
     while !text.is_char_boundary(end_of_page) {
@@ -573,6 +623,304 @@ pub fn third_party_ranges(
     }
     ranges.sort_by_key(|r| r.start);
     ranges
+}
+
+/// Sub-headings that hold the address of the section they sit in, whatever their rank
+/// (class `label.address`), lower-case: "Zuständige Aufsichtsbehörde" → "Adresse" → its street.
+const ADDRESS_HEADINGS: &[&str] = &[
+    "adresse",
+    "anschrift",
+    "postanschrift",
+    "address",
+    "postal address",
+    "dirección",
+    "direccion",
+    "domicilio",
+    "indirizzo",
+    "sede",
+    "endereço",
+    "morada",
+    "adres",
+    "adresa",
+    "adress",
+    "osoite",
+    "sitz",
+    "siège",
+    "siège social",
+    "coordonnées",
+];
+
+/// Whether `heading` is an address sub-heading ([`ADDRESS_HEADINGS`], a colon after it too).
+fn is_address_heading(heading: &str) -> bool {
+    let heading = heading.trim().trim_end_matches([':', '.']).trim_end();
+    heading.len() <= 24 && {
+        let lower = heading.to_lowercase();
+        ADDRESS_HEADINGS.contains(&lower.as_str())
+    }
+}
+
+/// Where the section of third-party heading `index` of `layout` ends: at the next heading of
+/// its rank or higher that is not an address sub-heading, or after [`MAX_SECTION_LINES`]
+/// lines (the heading's own and those of the headings it runs over not counted).
+fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
+    let Layout {
+        text,
+        line_starts,
+        headings,
+        heading_levels,
+        ..
+    } = *layout;
+    let level = |i: usize| heading_levels.get(i).copied().unwrap_or(1);
+    let heading = &headings[index];
+    let mut next = index + 1;
+    let mut lines_left = MAX_SECTION_LINES - 1;
+    let first_line = line_starts.partition_point(|start| *start <= heading.end);
+    for &start in &line_starts[first_line.min(line_starts.len())..] {
+        while headings.get(next).is_some_and(|h| h.end <= start) {
+            next += 1;
+        }
+        if let Some(sub) = headings.get(next).filter(|h| h.start <= start) {
+            if level(next) <= level(index) && !is_address_heading(&text[sub.clone()]) {
+                return sub.start.min(start);
+            }
+            continue;
+        }
+        if lines_left == 0 {
+            return start;
+        }
+        lines_left -= 1;
+    }
+    text.len()
+}
+
+/// Words of authorities, councils, regulators, chambers and dispute bodies (class
+/// `party.authority`), lower-case, matched at the start of a word ("authorit" → "authority",
+/// "authorities"; "urzęd" → "urzędu"); those marked `true` also end a compound
+/// ("aufsichtsbehörde", "landeszahnärztekammer", "integritetsskyddsmyndigheten").
+const AUTHORITY_STEMS: &[(&str, bool)] = &[
+    ("authorit", false),
+    ("council", false),
+    ("commissioner", false),
+    ("ombudsman", false),
+    ("regulator", false),
+    ("tribunal", false),
+    ("behörde", true),
+    ("beauftragte", false),
+    ("landesamt", false),
+    ("landratsamt", false),
+    ("kammer", true),
+    ("schlichtungsstelle", true),
+    ("autorité", false),
+    ("autorita", false),
+    ("autorità", false),
+    ("autoridad", false),
+    ("autoridade", false),
+    ("autoriteit", false),
+    ("autoritatea", false),
+    ("garante", false),
+    ("médiateur", false),
+    ("préfecture", false),
+    ("consejería", false),
+    ("ayuntamiento", false),
+    ("toezichthouder", false),
+    ("urząd", false),
+    ("urzęd", false),
+    ("rzecznik", false),
+    ("úřad", false),
+    ("úrad", false),
+    ("myndighet", true),
+    ("tilsyn", true),
+    ("viranomai", false),
+    ("hatóság", false),
+    ("αρχή", false),
+];
+
+/// Legal forms that make a run of words before them an organisation's name (class
+/// `legal.form`), lower-case, dots removed.
+const LEGAL_FORMS: &[&str] = &[
+    "gmbh", "ag", "kg", "ug", "ltd", "limited", "llc", "inc", "plc", "sarl", "sas", "sa", "srl",
+    "spa", "sl", "bv", "nv", "ab", "oy", "as", "aps", "sro",
+];
+
+/// Whether `text` (a heading) has an authority's word ([`AUTHORITY_STEMS`]).
+fn names_an_authority(text: &str) -> bool {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(is_authority_word)
+}
+
+/// Whether the lower-case word `word` (letters only) is an authority's ([`AUTHORITY_STEMS`]).
+fn is_authority_word(word: &str) -> bool {
+    AUTHORITY_STEMS.iter().any(|(stem, compound)| {
+        word.starts_with(stem) || (*compound && word.len() > stem.len() && word.contains(stem))
+    })
+}
+
+/// The registrable domain an email, URL or written web address names, if any: `who@host`,
+/// `scheme://host/…`, `www.host…`.
+fn domain_of_token(token: &str) -> Option<String> {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+    let host = if let Some((_, host)) = token.rsplit_once('@') {
+        host
+    } else if let Some(rest) = crate::extract::ascii::after_web_scheme(token) {
+        rest.split(['/', '?', '#', ':']).next().unwrap_or("")
+    } else if token
+        .get(..4)
+        .is_some_and(|head| head.eq_ignore_ascii_case("www."))
+    {
+        token.split(['/', '?', '#', ':']).next().unwrap_or("")
+    } else {
+        return None;
+    };
+    let host = host.trim_end_matches('.');
+    (host.contains('.') && !host.starts_with('.')).then(|| crate::site::registrable_domain(host))
+}
+
+/// Whose a domain is, seen from the page of `site`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DomainOwner {
+    /// The site's own registrable domain.
+    Site,
+    /// A mail provider's (no organisation's in particular).
+    Provider,
+    /// Another organisation's.
+    Other,
+}
+
+fn domain_owner(domain: &str, layout: &Layout<'_>) -> DomainOwner {
+    if layout.site == Some(domain) {
+        DomainOwner::Site
+    } else if layout.mail_providers.contains(&domain) {
+        DomainOwner::Provider
+    } else {
+        DomainOwner::Other
+    }
+}
+
+/// Whether the organisation name that ends before byte `end` of `block` (the words before a
+/// legal form) is the site's: one of its words of four letters or more is in the site's
+/// domain label, hyphens and dots left out.
+fn names_the_site(block: &str, end: usize, site: Option<&str>) -> bool {
+    let Some(site) = site else {
+        return false;
+    };
+    let label: String = site
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect();
+    block[..end]
+        .split(|c: char| !c.is_alphanumeric())
+        .rev()
+        .filter(|w| !w.is_empty())
+        .take(4)
+        .any(|w| w.chars().count() >= 4 && label.contains(&w.to_lowercase()))
+}
+
+/// The blocks of `layout` (outside `found`) that another organisation owns, from where they
+/// name it to their end (see [`third_party_ranges`]). Only blocks with evidence of another
+/// registrable domain are read: an `@`, a link to another site, `www.` or `://` in the text.
+fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Vec<Range<usize>> {
+    let Layout {
+        text,
+        block_starts,
+        links,
+        site,
+        ..
+    } = *layout;
+    let block_of = |pos: usize| {
+        let index = block_starts.partition_point(|start| *start <= pos);
+        let start = index.checked_sub(1).map_or(0, |i| block_starts[i]);
+        let end = block_starts.get(index).copied().unwrap_or(text.len());
+        start..end
+    };
+    // Blocks holding evidence of another organisation's domain, each once.
+    let mut evidence: Vec<usize> = links
+        .iter()
+        .filter(|(href, _)| {
+            domain_of_token(href).is_some_and(|d| domain_owner(&d, layout) == DomainOwner::Other)
+        })
+        .map(|(_, pos)| *pos)
+        .collect();
+    evidence.extend(memchr::memchr_iter(b'@', text.as_bytes()));
+    evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "www."));
+    evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "://"));
+    let mut blocks: Vec<Range<usize>> = evidence.into_iter().map(block_of).collect();
+    blocks.sort_by_key(|b| b.start);
+    blocks.dedup();
+    let mut owned = Vec::new();
+    for block in blocks {
+        if block.len() > 2_000 || inside(found, block.start) {
+            continue;
+        }
+        let body = &text[block.clone()];
+        let Some(mention) = other_organisation_mention(body, site) else {
+            continue;
+        };
+        // Domains named after the mention: in the text, and by the links there.
+        let after = &body[mention..];
+        let link_domains = links
+            .iter()
+            .filter(|(_, pos)| *pos >= block.start + mention && *pos < block.end)
+            .filter_map(|(href, _)| domain_of_token(href));
+        let text_domains = after.split_whitespace().filter_map(domain_of_token);
+        let owners: Vec<DomainOwner> = link_domains
+            .chain(text_domains)
+            .map(|d| domain_owner(&d, layout))
+            .collect();
+        if owners.contains(&DomainOwner::Other) && !owners.contains(&DomainOwner::Site) {
+            owned.push(block.start + mention..block.end);
+        }
+    }
+    owned
+}
+
+/// Where `block` first names an organisation that is not the site: an authority's word, or a
+/// legal form after a name that is not the site's (the name's first word is where it starts).
+fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> {
+    // Words with their byte offsets: letters and digits only.
+    let mut words = Vec::new();
+    let mut start = None;
+    for (at, c) in block.char_indices().chain([(block.len(), ' ')]) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(at),
+            (false, Some(s))
+                if c != '.' || !block[at + 1..].starts_with(|c: char| c.is_alphabetic()) =>
+            {
+                words.push((s, &block[s..at]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    for (index, &(at, word)) in words.iter().enumerate() {
+        let lower = word.to_lowercase();
+        if is_authority_word(&lower) {
+            return Some(at);
+        }
+        let squashed = lower.replace('.', "");
+        // A legal form, written as one (a capital or a dot: "GmbH", "AS", "s.r.o", not the
+        // word "as"), after a capitalised name ("Beispiel Fonts GmbH").
+        if index > 0
+            && LEGAL_FORMS.contains(&squashed.as_str())
+            && word.contains(|c: char| c.is_uppercase() || c == '.')
+            && words[index - 1].1.starts_with(|c: char| c.is_uppercase())
+            && !names_the_site(block, at, site)
+        {
+            // The name starts at the first of the capitalised words before the form.
+            let first = words[..index]
+                .iter()
+                .rev()
+                .take(4)
+                .take_while(|(_, w)| w.starts_with(|c: char| c.is_uppercase() || c.is_numeric()))
+                .last()
+                .map_or(at, |(s, _)| *s);
+            return Some(first);
+        }
+    }
+    None
 }
 
 /// The lines of `text` (starting at `line_starts`, each ending before the next one's start)
@@ -700,16 +1048,175 @@ mod tests {
             .collect()
     }
 
+    /// A layout of `text` with `headings`, all of rank 2.
+    fn layout<'p>(
+        text: &'p str,
+        line_starts: &'p [usize],
+        headings: &'p [Range<usize>],
+    ) -> Layout<'p> {
+        Layout {
+            headings,
+            heading_levels: &[2; 8][..headings.len()],
+            ..Layout::of_text(text, line_starts)
+        }
+    }
+
     fn at(text: &str, word: &str) -> Range<usize> {
         let start = text.find(word).unwrap();
         start..start + word.len()
+    }
+
+    /// The phones, emails and postcodes `extract_page` returns for `html` served at `url`.
+    fn found(url: &str, html: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let page = crate::extract::extract_page(
+            &url::Url::parse(url).unwrap(),
+            Some("text/html"),
+            html.as_bytes(),
+        );
+        let postcodes = page
+            .addresses
+            .iter()
+            .filter_map(|a| a.postal_code.clone())
+            .collect();
+        (page.phones, page.emails, postcodes)
+    }
+
+    #[test]
+    fn an_authoritys_section_goes_on_under_its_address_sub_heading() {
+        // German legal notice (class: supervisory authority, party heading with an address
+        // sub-heading of a lower rank).
+        let (phones, emails, postcodes) = found(
+            "https://www.praxis-beispiel.de/impressum",
+            "<h1>Impressum</h1><p>Praxis Beispiel<br>Lindenweg 4<br>10115 Berlin<br>\
+             Telefon: 030 4471229<br>E-Mail: info@praxis-beispiel.de</p>\
+             <h3>Zuständige Aufsichtsbehörde</h3><p>Landesamt für Gesundheit</p>\
+             <h4>Adresse</h4><p>Amtsplatz 9<br>80331 München<br>Telefon: 089 7654321<br>\
+             E-Mail: poststelle@landesamt-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471229"]);
+        assert_eq!(emails, ["info@praxis-beispiel.de"]);
+        assert_eq!(postcodes, ["10115"]);
+    }
+
+    #[test]
+    fn a_hosts_section_goes_on_under_its_address_sub_heading() {
+        // French legal notice (class: hosting provider, address sub-heading of the same rank).
+        let (phones, emails, postcodes) = found(
+            "https://www.atelier-exemple.fr/mentions-legales",
+            "<h1>Mentions légales</h1><h2>Éditeur</h2><p>Atelier Exemple SARL<br>\
+             12 rue des Lilas<br>69003 Lyon<br>Tél : 04 72 00 00 01<br>\
+             contact@atelier-exemple.fr</p><h2>Hébergeur</h2><p>Hébergement Exemple SAS</p>\
+             <h2>Adresse</h2><p>5 avenue du Port<br>59100 Roubaix<br>Tél : 03 20 00 00 02</p>",
+        );
+        assert_eq!(phones, ["+33472000001"]);
+        assert_eq!(emails, ["contact@atelier-exemple.fr"]);
+        assert_eq!(postcodes, ["69003"]);
+    }
+
+    #[test]
+    fn a_regulators_section_under_a_spanish_heading_is_left_out() {
+        // Spanish legal notice (class: regulator, "Entidad reguladora" with a "Dirección"
+        // sub-heading).
+        let (phones, _, postcodes) = found(
+            "https://www.clinica-ejemplo.es/aviso-legal",
+            "<h1>Aviso legal</h1><p>Clínica Ejemplo S.L.<br>Calle Mayor 3<br>28013 Madrid<br>\
+             Teléfono: 910 000 001</p><h3>Entidad reguladora</h3><p>Consejería de Sanidad</p>\
+             <h4>Dirección</h4><p>Calle Alcalá 21<br>28014 Madrid<br>Teléfono: 910 000 002</p>",
+        );
+        assert_eq!(phones, ["+34910000001"]);
+        assert_eq!(postcodes, ["28013"]);
+    }
+
+    #[test]
+    fn an_authority_named_in_a_paragraph_with_its_own_domain_is_left_out() {
+        // English terms (class: licensing authority named in a paragraph, its email on
+        // another registrable domain).
+        let (phones, emails, postcodes) = found(
+            "https://www.example-cabs.co.uk/terms",
+            "<h2>Complaints</h2><p>Please contact us at hello@example-cabs.co.uk or \
+             01273 480123.</p><p>If you are not satisfied with our response, you may escalate \
+             your complaint to our licensing authority: Exampleshire District Council, \
+             Licensing Team, 1 Market Street, Exampletown, EX1 2AB. Telephone: 01273 480456. \
+             Email: licensing@exampleshire.gov.uk.</p>",
+        );
+        assert_eq!(phones, ["+441273480123"]);
+        assert_eq!(emails, ["hello@example-cabs.co.uk"]);
+        assert!(postcodes.is_empty(), "{postcodes:?}");
+    }
+
+    #[test]
+    fn a_data_protection_authority_named_in_a_paragraph_is_left_out() {
+        // Polish privacy policy (class: data protection authority named in a paragraph, with
+        // its web site).
+        let (_, _, postcodes) = found(
+            "https://www.pracownia-przyklad.pl/polityka-prywatnosci",
+            "<h2>Administrator</h2><p>Pracownia Przykład, ul. Ogrodowa 5, 31-155 Kraków</p>\
+             <h2>Prawo do skargi</h2><p>Masz prawo wnieść skargę do Prezesa Urzędu Ochrony \
+             Danych Osobowych (ul. Przykładowa 2, 00-950 Warszawa, www.urzad-przyklad.gov.pl).</p>",
+        );
+        assert_eq!(postcodes, ["31-155"]);
+    }
+
+    #[test]
+    fn a_processor_named_in_a_paragraph_is_left_out() {
+        // German privacy policy (class: a service provider with a legal form named in a
+        // paragraph, its policy on another registrable domain).
+        let (_, _, postcodes) = found(
+            "https://www.baeckerei-beispiel.de/datenschutz",
+            "<h2>Verantwortlicher</h2><p>Bäckerei Beispiel, Kirchgasse 2, 50667 Köln</p>\
+             <h2>Schriftarten</h2><p>Wir nutzen einen Dienst der Schriftdienst Nord GmbH, \
+             Hafenstraße 7, 20457 Hamburg. \
+             <a href=\"https://policies.fonts-beispiel.com/privacy\">Datenschutzerklärung</a></p>",
+        );
+        assert_eq!(postcodes, ["50667"]);
+    }
+
+    #[test]
+    fn an_authoritys_heading_counts_on_a_privacy_policy_too() {
+        // Privacy policies (class: supervisory authority under a heading of its own, on a
+        // page that is no legal notice): German and English.
+        let (phones, _, postcodes) = found(
+            "https://www.tischlerei-beispiel.de/datenschutz",
+            "<h1>Datenschutzerklärung</h1><h2>Verantwortliche Stelle</h2><p>Tischlerei \
+             Beispiel<br>Werkstraße 3<br>04109 Leipzig<br>Telefon: 0341 5567012</p>\
+             <h2>Zuständige Aufsichtsbehörde</h2><p>Landesbeauftragter für den Datenschutz<br>\
+             Amtsweg 1<br>01097 Dresden<br>Telefon: 0351 8837410</p>",
+        );
+        assert_eq!(phones, ["+493415567012"]);
+        assert_eq!(postcodes, ["04109"]);
+        let (phones, _, _) = found(
+            "https://www.example-bakery.ie/privacy",
+            "<h1>Privacy policy</h1><p>Example Bakery, phone 021 486 2201.</p>\
+             <h3>Supervisory authority</h3><p>Data Protection Office<br>\
+             Phone: 01 765 0100</p>",
+        );
+        assert_eq!(phones, ["+353214862201"]);
+    }
+
+    #[test]
+    fn the_businesss_own_paragraph_naming_an_authority_stays_in() {
+        // The business's own sentence names its regulator: its phone and email stay (English,
+        // Dutch).
+        let (phones, emails, _) = found(
+            "https://www.example-advice.co.uk/",
+            "<p>Example Advice is authorised by the Financial Authority. Call 01273 480789 or \
+             write to info@example-advice.co.uk, see www.example-advice.co.uk.</p>",
+        );
+        assert_eq!(phones, ["+441273480789"]);
+        assert_eq!(emails, ["info@example-advice.co.uk"]);
+        let (phones, _, _) = found(
+            "https://www.adviesbureau-voorbeeld.nl/",
+            "<p>Wij staan onder toezicht van de Autoriteit Financiële Markten. Bel ons: \
+             020 481 7702.</p>",
+        );
+        assert_eq!(phones, ["+31204817702"]);
     }
 
     #[test]
     fn a_hosting_heading_runs_to_the_next_heading() {
         let text = "Éditeur\nAcme SARL\nTél : 01 42 68 53 00\nHébergeur\nOVH SAS\nTél : 09 72 10 10 07\nCrédits\nPhotos : X\n";
         let headings = [at(text, "Éditeur"), at(text, "Hébergeur")];
-        let ranges = third_party_ranges(text, &starts(text), &headings, &[]);
+        let ranges = third_party_ranges(&layout(text, &starts(text), &headings));
         assert_eq!(ranges.len(), 2, "{ranges:?}");
         assert_eq!(ranges[0].start, headings[1].start);
         assert!(text[ranges[0].clone()].contains("09 72"));
@@ -719,7 +1226,7 @@ mod tests {
     #[test]
     fn a_labelled_line_and_its_contact_fields() {
         let text = "Hébergeur : OVH SAS\n2 rue Kellermann, 59100 Roubaix\nTél : 09 72 10 10 07\nDirecteur de la publication : Jean Dupont\nAcme, 1 rue X";
-        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
+        let ranges = third_party_ranges(&Layout::of_text(text, &starts(text)));
         assert_eq!(ranges.len(), 1);
         let section = &text[ranges[0].clone()];
         assert!(section.ends_with("09 72 10 10 07"), "{section}");
@@ -773,10 +1280,10 @@ mod tests {
     fn other_parties_headings_count_only_on_a_legal_notice() {
         let text = "Design\nWe design kitchens. Call 030 1234567\nImpressum\n";
         let headings = [at(text, "Design")];
-        assert!(third_party_ranges(text, &starts(text), &headings, &[]).is_empty());
+        assert!(third_party_ranges(&layout(text, &starts(text), &headings)).is_empty());
         let headings = [at(text, "Design"), at(text, "Impressum")];
         assert_eq!(
-            third_party_ranges(text, &starts(text), &headings, &[]).len(),
+            third_party_ranges(&layout(text, &starts(text), &headings)).len(),
             1
         );
     }
@@ -785,7 +1292,7 @@ mod tests {
     fn a_credit_phrase_cuts_its_line() {
         let text =
             "© 2026 Acme · Tel 0123 456789 · Diseñado por estudio-ejemplo.com, tel 0987 654321\nNext";
-        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
+        let ranges = third_party_ranges(&Layout::of_text(text, &starts(text)));
         assert_eq!(ranges.len(), 1);
         let line = text.lines().next().unwrap();
         assert_eq!(
@@ -798,7 +1305,7 @@ mod tests {
     #[test]
     fn an_icon_link_just_before_a_section_is_not_in_it() {
         let text = "Blog\nDesigned by X\nNext";
-        let ranges = third_party_ranges(text, &starts(text), &[], &[]);
+        let ranges = third_party_ranges(&Layout::of_text(text, &starts(text)));
         let pos = text.find("Designed").unwrap();
         assert!(!link_inside(&ranges, text, pos, "send email"));
         assert!(link_inside(&ranges, text, pos, "Designed by X"));

@@ -131,9 +131,10 @@ fn looks_like_social_host(href: &str) -> bool {
 /// ranges of `text` that name someone else (`sections::third_party_ranges`: hosting provider,
 /// chamber, the site's makers and their credit lines), `line_starts` where each line of `text`
 /// starts. Left out: a link inside such a range (the designer's LinkedIn in "Projekt i
-/// wykonanie: Jan Kowalski"), and a footer link at most `sections::MAX_SECTION_LINES` lines
+/// wykonanie: Jan Kowalski"), a footer link at most `sections::MAX_SECTION_LINES` lines
 /// after one when the page linked a profile before that range (the maker's "Socialize" icons
-/// under their credit, while the business's own icons came earlier).
+/// under their credit, while the business's own icons came earlier), and people's profiles
+/// ([`people`]: repeated person cards, a profile next to a person's name).
 pub fn business_profiles<'l>(
     links: impl Iterator<Item = (&'l str, &'l str, bool, usize)>,
     text: &str,
@@ -142,7 +143,7 @@ pub fn business_profiles<'l>(
 ) -> Vec<(usize, Network, String)> {
     let line_of = |pos: usize| line_starts.partition_point(|start| *start <= pos);
     // In document order, so its first entry is the earliest profile kept.
-    let mut kept: Vec<(usize, Network, String)> = Vec::new();
+    let mut kept: Vec<Profile<'l>> = Vec::new();
     // A page repeats its profile links (header, footer, contact block): each distinct href
     // is classified once.
     let mut classified: Vec<(&str, Option<(Network, String)>)> = Vec::new();
@@ -161,8 +162,15 @@ pub fn business_profiles<'l>(
         let Some((network, url)) = profile else {
             continue;
         };
+        let found = Profile {
+            pos,
+            network,
+            url,
+            in_footer,
+            text: link_text,
+        };
         if third_party.is_empty() {
-            kept.push((pos, network, url));
+            kept.push(found);
             continue;
         }
         if sections::link_inside(third_party, text, pos, link_text) {
@@ -172,15 +180,239 @@ pub fn business_profiles<'l>(
             && third_party.iter().any(|range| {
                 range.end <= pos
                     && line_of(pos) - line_of(range.end) <= sections::MAX_SECTION_LINES
-                    && kept
-                        .first()
-                        .is_some_and(|(first, _, _)| *first < range.start)
+                    && kept.first().is_some_and(|first| first.pos < range.start)
             });
         if !under_a_credit {
-            kept.push((pos, network, url));
+            kept.push(found);
         }
     }
-    kept
+    let people = people(&kept, text, line_starts);
+    kept.into_iter()
+        .zip(people)
+        .filter(|(_, person)| !person)
+        .map(|(p, _)| (p.pos, p.network, p.url))
+        .collect()
+}
+
+/// A profile link found on the page, with what [`people`] reads of it.
+struct Profile<'l> {
+    /// Byte position of the link in the text.
+    pos: usize,
+    network: Network,
+    /// Canonical URL.
+    url: String,
+    in_footer: bool,
+    /// Anchor text (with image `alt`s).
+    text: &'l str,
+}
+
+/// Most lines from one person card to the next.
+const MAX_CARD_LINES: usize = 12;
+
+/// Which of `profiles` (in document order) are people's, not the business's:
+/// - those in repeated person cards, found by shape: outside the footer, two or more groups
+///   of profile links (links on the same or the next line form a group), each group a
+///   steady number of lines (2 to [`MAX_CARD_LINES`], varying by at most one) after the
+///   previous one, every card's lines (the lines up to its links, or from them on) holding a
+///   person's name ([`is_person_name`]), and no profile linked in two cards (team pages,
+///   testimonials, reviews, author boxes);
+/// - a profile outside the footer next to a person's name (its anchor text, its line, or the
+///   line above a link without text of its own) when the page links another profile of the
+///   same network that is not a person's: the business has its own, so this one is someone
+///   else's. A sole trader's one profile beside their name stays.
+fn people(profiles: &[Profile<'_>], text: &str, line_starts: &[usize]) -> Vec<bool> {
+    let mut person = vec![false; profiles.len()];
+    let body: Vec<usize> = (0..profiles.len())
+        .filter(|&i| !profiles[i].in_footer)
+        .collect();
+    if body.is_empty() {
+        return person;
+    }
+    let line_text = |line: usize| -> &str {
+        let start = line_starts.get(line).copied().unwrap_or(text.len());
+        let end = line_starts
+            .get(line + 1)
+            .map_or(text.len(), |next| next.saturating_sub(1));
+        text.get(start..end.max(start)).unwrap_or("")
+    };
+    // The line a link sits on: where its visible text starts, or for a link without visible
+    // text (an icon), the line it ends.
+    let line_of = |p: &Profile<'_>| -> usize {
+        let line = line_starts.partition_point(|start| *start <= p.pos).max(1) - 1;
+        let visible = !p.text.is_empty()
+            && text
+                .get(p.pos..)
+                .is_some_and(|rest| rest.starts_with(whitespace::trim(p.text)));
+        let at_line_start = line_starts.get(line) == Some(&p.pos);
+        if at_line_start && !visible && line > 0 {
+            line - 1
+        } else {
+            line
+        }
+    };
+    // Groups of links on the same or the next line: (first line, last line, members).
+    let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    for &i in &body {
+        let line = line_of(&profiles[i]);
+        match groups.last_mut() {
+            Some((_, last, members)) if line <= *last + 1 => {
+                *last = line;
+                members.push(i);
+            }
+            _ => groups.push((line, line, vec![i])),
+        }
+    }
+    // The offsets from a group's first line of the lines in `lines` that hold a person's
+    // name once the group's own link texts are taken out (`María López Facebook`); a link
+    // text that is a name counts at offset 0.
+    let name_offsets = |lines: Range<usize>, g: usize| -> Vec<isize> {
+        let (first, _, members) = &groups[g];
+        let mut offsets: Vec<isize> = lines
+            .filter(|&l| {
+                let mut line = line_text(l).to_string();
+                for &m in members {
+                    line = line.replacen(whitespace::trim(profiles[m].text), "", 1);
+                }
+                is_person_name(&line)
+            })
+            .map(|l| l as isize - *first as isize)
+            .collect();
+        if members.iter().any(|&m| is_person_name(profiles[m].text)) {
+            offsets.push(0);
+        }
+        offsets
+    };
+    // A card's lines: those after the previous card up to its links (`before`), or from its
+    // links up to the next card.
+    let card_lines = |g: usize, gap: usize, before: bool| -> Range<usize> {
+        let (first, last, _) = &groups[g];
+        if before {
+            first.saturating_sub(gap - 1)..last + 1
+        } else {
+            *first..first + gap
+        }
+    };
+    let mut g = 0;
+    while g + 1 < groups.len() {
+        let gap_at = |k: usize| groups[k + 1].0 - groups[k].0;
+        let first_gap = gap_at(g);
+        let mut end = g;
+        if (2..=MAX_CARD_LINES).contains(&first_gap) {
+            while end + 1 < groups.len() && gap_at(end).abs_diff(first_gap) <= 1 {
+                end += 1;
+            }
+        }
+        // Cards of one shape: a name at the same offset from the links in every card.
+        let cards = |before: bool| {
+            let mut common: Option<Vec<isize>> = None;
+            for k in g..=end {
+                let gap = if before && k > g {
+                    gap_at(k - 1)
+                } else if k < end {
+                    gap_at(k)
+                } else {
+                    gap_at(k - 1)
+                };
+                let offsets = name_offsets(card_lines(k, gap, before), k);
+                common = Some(match common {
+                    None => offsets,
+                    Some(c) => c.into_iter().filter(|o| offsets.contains(o)).collect(),
+                });
+            }
+            common.is_some_and(|c| !c.is_empty())
+        };
+        let members: Vec<usize> = (g..=end).flat_map(|k| groups[k].2.clone()).collect();
+        let distinct = members.iter().enumerate().all(|(n, &a)| {
+            members[n + 1..]
+                .iter()
+                .all(|&b| profiles[a].url != profiles[b].url)
+        });
+        if end > g && distinct && (cards(true) || cards(false)) {
+            for m in members {
+                person[m] = true;
+            }
+            g = end + 1;
+        } else {
+            g += 1;
+        }
+    }
+    // A profile next to a person's name, when the business links its own on that network.
+    let beside_a_name: Vec<bool> = (0..profiles.len())
+        .map(|i| {
+            let p = &profiles[i];
+            if p.in_footer || person[i] {
+                return false;
+            }
+            let line = line_of(p);
+            let own_line = line_text(line);
+            let alone = own_line.trim().is_empty() || own_line.trim() == whitespace::trim(p.text);
+            is_person_name(p.text)
+                || is_person_name(own_line)
+                || (alone && line > 0 && is_person_name(line_text(line - 1)))
+        })
+        .collect();
+    for i in 0..profiles.len() {
+        let business_has_its_own = (0..profiles.len()).any(|j| {
+            j != i
+                && !beside_a_name[j]
+                && !person[j]
+                && profiles[j].network == profiles[i].network
+                && profiles[j].url != profiles[i].url
+        });
+        if beside_a_name[i] && business_has_its_own {
+            person[i] = true;
+        }
+    }
+    person
+}
+
+/// Whether `line` is a person's name: after any label (`Autor: …`) and title words (`Dr.`),
+/// two to four words, each a capital and then lower-case letters (`Anna`, `O'Neill`,
+/// `Müller-Lüdenscheidt`) or an initial (`K.`), with short lower-case particles between them
+/// (`van der`, `de la`); at most 48 characters, no digits.
+fn is_person_name(line: &str) -> bool {
+    let value = line.rsplit(':').next().unwrap_or(line).trim();
+    if value.is_empty() || value.len() > 48 * 4 || value.chars().count() > 48 {
+        return false;
+    }
+    let words: Vec<&str> = value
+        .split_whitespace()
+        // Title words: short, ending in a full stop (`Dr.`, `Prof.`, `Mag.`).
+        .skip_while(|w| w.ends_with('.') && (3..=5).contains(&w.chars().count()))
+        .collect();
+    let capitalised = |w: &str| {
+        let mut chars = w.chars();
+        let first_upper = chars.next().is_some_and(char::is_uppercase);
+        let rest: Vec<char> = chars.collect();
+        first_upper
+            && ((rest.len() == 1 && rest[0] == '.')
+                || (rest.iter().any(|c| c.is_lowercase())
+                    && rest
+                        .iter()
+                        .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’'))))
+    };
+    let particle = |w: &str| w.chars().count() <= 3 && w.chars().all(char::is_lowercase);
+    // The networks' names (icon texts) are no one's.
+    let network = |w: &str| {
+        [
+            "facebook",
+            "instagram",
+            "linkedin",
+            "twitter",
+            "youtube",
+            "x",
+        ]
+        .iter()
+        .any(|n| w.eq_ignore_ascii_case(n))
+    };
+    if words.iter().any(|w| network(w)) {
+        return false;
+    }
+    let names = words.iter().filter(|w| capitalised(w)).count();
+    (2..=4).contains(&names)
+        && words.first().is_some_and(|w| capitalised(w))
+        && words.last().is_some_and(|w| capitalised(w))
+        && words.iter().all(|w| capitalised(w) || particle(w))
 }
 
 fn strip_subdomain(host: &str) -> &str {
@@ -242,7 +474,11 @@ fn facebook(url: &Url, segments: &[&str]) -> Option<(Network, String)> {
         "friends",
         "images",
         "photo.php",
+        "photo",
         "photos",
+        "reel",
+        "reels",
+        "stories",
         "chat",
         "ajax",
         "dyi",
@@ -828,6 +1064,105 @@ mod tests {
             ),
         ] {
             assert_eq!(c(href).as_deref(), Some(want), "{href}");
+        }
+    }
+
+    /// The profile links a whole page yields, as canonical URLs.
+    fn page_profiles(html: &str) -> Vec<String> {
+        let url = url::Url::parse("https://shop.example/").unwrap();
+        crate::extract::extract_page(&url, None, html.as_bytes())
+            .socials
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect()
+    }
+
+    /// Class: profiles in repeated person cards (team, testimonials, reviews, authors) are
+    /// the people's, not the business's.
+    #[test]
+    fn profiles_in_repeated_person_cards_are_not_the_businesss() {
+        // German team page: a name, a role and a LinkedIn icon per card.
+        let team = r#"<html><body><header><a href="https://www.linkedin.com/company/praxis-am-see/">LinkedIn</a></header>
+<main><h2>Unser Team</h2>
+<div class="card"><h3>Anna Berger</h3><p>Zahnärztin</p><a href="https://www.linkedin.com/in/anna-berger-1a2b3c/"><img alt=""></a></div>
+<div class="card"><h3>Jonas Keller</h3><p>Prophylaxe</p><a href="https://www.linkedin.com/in/jonas-keller/"><img alt=""></a></div>
+<div class="card"><h3>Lea Vogt</h3><p>Empfang</p><a href="https://www.linkedin.com/in/lea-vogt-77/"><img alt=""></a></div>
+</main></body></html>"#;
+        assert_eq!(
+            page_profiles(team),
+            ["https://linkedin.com/company/praxis-am-see"]
+        );
+        // Spanish testimonials: a name, a quote and the customer's Facebook per card.
+        let reviews = r#"<html><body><header><a href="https://www.facebook.com/panaderia.sol">Facebook</a></header>
+<section><h2>Testimonios</h2>
+<blockquote><p>“Excelente pan, atención de primera.”</p><cite>María López</cite><a href="https://www.facebook.com/maria.lopez.5821">Facebook</a></blockquote>
+<blockquote><p>“Muy recomendable, volveremos.”</p><cite>Carlos Ruiz</cite><a href="https://www.facebook.com/carlos.ruiz.1990">Facebook</a></blockquote>
+</section></body></html>"#;
+        assert_eq!(
+            page_profiles(reviews),
+            ["https://facebook.com/panaderia.sol"]
+        );
+        // Authors: a Polish blog's author boxes with X and Instagram icons.
+        let authors = r#"<html><body><main><article><p>Tekst.</p>
+<div class="author"><p>Autor: Ewa Nowak</p><a href="https://x.com/ewanowak_pl">X</a><a href="https://www.instagram.com/ewa.nowak.foto/">Instagram</a></div></article>
+<article><p>Tekst.</p>
+<div class="author"><p>Autor: Piotr Zieliński</p><a href="https://x.com/pzielinski">X</a><a href="https://www.instagram.com/piotr.z.foto/">Instagram</a></div></article></main>
+<footer><a href="https://www.instagram.com/kwiaciarnia.roza/">Instagram</a></footer></body></html>"#;
+        assert_eq!(
+            page_profiles(authors),
+            ["https://instagram.com/kwiaciarnia.roza"]
+        );
+        // Two rows of the business's own icons, named by their networks, are not cards.
+        let rows = r#"<html><body><nav><a href="/">Start</a></nav>
+<p><a href="https://www.instagram.com/cafe.morgen/">Instagram</a> <a href="https://www.facebook.com/cafe.morgen">Facebook</a></p>
+<h2>Besuchen Sie uns</h2><p>Lindenweg 4</p><p>Telefon: 030 1234567</p><p>E-Mail: hallo@shop.example</p>
+<p><a href="https://www.facebook.com/cafe.morgen.mitte"><i></i></a><a href="https://www.instagram.com/cafe.morgen.mitte/"><i></i></a></p>
+<h2>Öffnungszeiten</h2><p>Mo–Fr 8–18 Uhr</p></body></html>"#;
+        assert_eq!(page_profiles(rows).len(), 4);
+    }
+
+    /// Class: a profile next to a person's name, on a page where the business links its own
+    /// profile on that network, is the person's.
+    #[test]
+    fn a_profile_next_to_a_persons_name_is_the_persons_when_the_business_has_its_own() {
+        // French: the founder's Instagram under her name; the shop's own in the header.
+        let page = r#"<html><body><header><a href="https://www.instagram.com/atelier.lumiere/">Instagram</a></header>
+<main><h2>Notre histoire</h2><p>Fondé en 2012.</p><p>Claire Dubois</p><a href="https://www.instagram.com/claire.dubois.ceramique/">@claire.dubois.ceramique</a></main></body></html>"#;
+        assert_eq!(
+            page_profiles(page),
+            ["https://instagram.com/atelier.lumiere"]
+        );
+        // English: an author link whose text is the person's name.
+        let page = r#"<html><body><header><a href="https://x.com/brightloop_uk">Follow us</a></header>
+<main><p>Ten tips for your garden.</p><p>Written by <a href="https://x.com/tombaker_writes">Tom Baker</a></p></main></body></html>"#;
+        assert_eq!(page_profiles(page), ["https://x.com/brightloop_uk"]);
+        // A sole trader's own profile next to their name, and no other, stays.
+        let page = r#"<html><body><main><h2>Kontakt</h2><p>Norbert Huber</p><a href="https://www.linkedin.com/in/norbert-huber-wien/">LinkedIn</a></main></body></html>"#;
+        assert_eq!(
+            page_profiles(page),
+            ["https://linkedin.com/in/norbert-huber-wien"]
+        );
+        // The business's icons in a row are not person cards.
+        let page = r#"<html><body><footer><p>Folgen Sie uns</p><ul>
+<li><a href="https://www.facebook.com/gasthaus.linde"><img alt="Facebook"></a></li>
+<li><a href="https://www.instagram.com/gasthaus.linde/"><img alt="Instagram"></a></li>
+<li><a href="https://www.youtube.com/@gasthauslinde"><img alt="YouTube"></a></li></ul></footer></body></html>"#;
+        assert_eq!(page_profiles(page).len(), 3);
+    }
+
+    /// Class: photo, reel and profile links without an id are never profiles.
+    #[test]
+    fn photos_reels_and_profile_php_without_an_id_are_not_profiles() {
+        for href in [
+            "https://www.facebook.com/photo/?fbid=123456789&set=a.987654321",
+            "https://www.facebook.com/photo?fbid=123456789",
+            "https://www.facebook.com/reel/123456789012345",
+            "https://www.facebook.com/profile.php",
+            "https://www.facebook.com/profile.php?ref=bookmarks",
+            "https://www.facebook.com/dialog/feed?app_id=1",
+            "https://www.facebook.com/sharer.php?u=https%3A%2F%2Fshop.example",
+        ] {
+            assert_eq!(c(href), None, "{href}");
         }
     }
 

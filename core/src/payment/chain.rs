@@ -20,9 +20,10 @@
 //!         │          ├─ B not newer than the refusal being judged ─▶ Undetermined
 //!         │          └─ else ─▶ Unused (not used yet, or the node lags)
 //!         ▼ true (used or cancelled: USDC keeps one flag)
-//! the start block S: the transfer can only be in a block stamped at or after
-//! max(validAfter, validBefore − window) − margin; found by its timestamp
-//! (eth_getBlockByNumber probes, interpolation and bisection)
+//! the start block S: the record's first-seen block − FIRST_SEEN_MARGIN_BLOCKS when the
+//! query has one (a /settle of ours, sent after the record was written); else the transfer
+//! can only be in a block stamped at or after max(validAfter, validBefore − window) − margin,
+//! found by its timestamp (eth_getBlockByNumber probes, interpolation and bisection)
 //!         ▼
 //! eth_getLogs AuthorizationUsed | AuthorizationCanceled (from, nonce), from S to B in pages of
 //! CHAIN_LOG_RANGE blocks, until one holds the event
@@ -56,6 +57,10 @@ pub const AUTHORIZATION_STATE: &str = "authorizationState(address,bytes32)";
 /// starts anyway: room for a `maxTimeoutSeconds` lowered between the payment and its retry, and
 /// for block timestamps a little off.
 pub const LOOKBACK_MARGIN_SECONDS: u64 = 600;
+/// Blocks before a record's first-seen block ([`ChainQuery::first_seen_block`]) that the log
+/// search starts at: 10 minutes of Base's 2 s blocks, room for a provider's nodes that disagree
+/// about the head and for a short reorganisation.
+pub const FIRST_SEEN_MARGIN_BLOCKS: u64 = 300;
 /// Most `eth_getBlockByNumber` probes made to find the start block; past them the search
 /// starts at the best lower bound found (more pages, never a missed block).
 pub const MAX_START_PROBES: u32 = 40;
@@ -104,6 +109,11 @@ pub struct ChainQuery {
     pub window_seconds: u64,
     /// Blocks per `eth_getLogs` page (`CHAIN_LOG_RANGE`, at least 1).
     pub log_range: u64,
+    /// The head block number at which the authorization's record was first seen, when the
+    /// transfer looked for can only be later (a `/settle` of ours, sent after the record was
+    /// written): the log search starts at this block less [`FIRST_SEEN_MARGIN_BLOCKS`], with no
+    /// search by timestamps. `None`: the start block is found by its timestamp.
+    pub first_seen_block: Option<u64>,
     /// The unix second at which the refusal being judged arrived, if one is: "unused" at a
     /// head block not stamped after it is undetermined (docs/payments.md, "\"Unused\" needs
     /// a fresh head").
@@ -277,13 +287,12 @@ impl ChainCheck {
         };
         match self.step.clone() {
             Step::Head => {
-                let number = result["number"].as_str().and_then(parse_quantity);
-                let timestamp = result["timestamp"].as_str().and_then(parse_quantity);
-                let hash = result["hash"]
-                    .as_str()
-                    .filter(|h| parse_word(h).is_some())
-                    .map(str::to_ascii_lowercase);
-                let (Some(number), Some(timestamp), Some(hash)) = (number, timestamp, hash) else {
+                let Some(Head {
+                    number,
+                    timestamp,
+                    hash,
+                }) = head_of(&result)
+                else {
                     return undetermined(format!(
                         "chain rpc: {method}: no block number, timestamp and hash"
                     ));
@@ -407,13 +416,22 @@ impl ChainCheck {
     }
 
     /// Where the log search starts, once the authorization is known used or cancelled at
-    /// `head`. A transfer we accepted was made at or after `validBefore` − the window (our
+    /// `head`: the record's first-seen block less the margin, when the query has one.
+    /// Otherwise by time: a transfer we accepted was made at or after `validBefore` − the window (our
     /// window check refused a later `validBefore`) and after `validAfter`; less the margin,
     /// that is the target time. Block timestamps grow by at least a second a block, so block
     /// `head − (head.timestamp − target)` is stamped at or before it: the search for the start
     /// block begins there, unless that is within a page of the head already.
     fn start_search(&self, head: Head) -> Step {
         let q = &self.query;
+        if let Some(first_seen) = q.first_seen_block {
+            // The record's own block: no probes (docs/payments.md, "The look-back covers
+            // every record").
+            let from = first_seen
+                .saturating_sub(FIRST_SEEN_MARGIN_BLOCKS)
+                .min(head.number);
+            return Step::Logs(head, from, 0);
+        }
         let target = q
             .valid_after
             .max(q.valid_before.saturating_sub(q.window_seconds))
@@ -488,6 +506,37 @@ impl ChainCheck {
             && log["topics"][2].as_str().and_then(parse_word) == Some(word_of_address(&q.pay_to))
             && log["data"].as_str().and_then(parse_word) == Some(q.amount)
     }
+}
+
+/// The head block of an `eth_getBlockByNumber` result, if it names its number, timestamp
+/// and hash.
+fn head_of(result: &Value) -> Option<Head> {
+    Some(Head {
+        number: result["number"].as_str().and_then(parse_quantity)?,
+        timestamp: result["timestamp"].as_str().and_then(parse_quantity)?,
+        hash: result["hash"]
+            .as_str()
+            .filter(|h| parse_word(h).is_some())?
+            .to_ascii_lowercase(),
+    })
+}
+
+/// The JSON-RPC request of the periodic head read: `eth_getBlockByNumber ["latest", false]`
+/// (Ethereum JSON-RPC).
+pub fn head_request_body() -> Vec<u8> {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber", "params": ["latest", false]});
+    serde_json::to_vec(&request).unwrap_or_default()
+}
+
+/// The head block's number and timestamp (unix seconds) in the answer to
+/// [`head_request_body`].
+///
+/// # Errors
+/// Why there is none: not JSON, a JSON-RPC error, no block number, timestamp and hash.
+pub fn read_head(body: &[u8]) -> Result<(u64, u64), String> {
+    let result = rpc_result(body)?;
+    let head = head_of(&result).ok_or("no block number, timestamp and hash")?;
+    Ok((head.number, head.timestamp))
 }
 
 /// The ABI words of `false` and `true` (a `bool` return value).
@@ -568,6 +617,7 @@ mod tests {
             window_seconds: 180,
             log_range: 10_000,
             fresh_after: None,
+            first_seen_block: None,
         }
     }
 

@@ -110,6 +110,14 @@ pub struct KeptResponse {
     /// The facilitator's latest answer: the success that settled it, or (while the outcome is
     /// unknown) the pending answer carrying the transaction, if there was one.
     pub settlement: Option<SettleResponse>,
+    /// Whether a `/settle` of this service for the authorization may have broadcast its
+    /// transfer: one was sent and its outcome is unknown (a timeout, a 5xx, garbage, an answer
+    /// naming a transaction). `false` while every attempt failed before its request was sent
+    /// (DNS, connect, TLS) or none was made. Written with an `Unknown` record, so a retry that
+    /// claims it knows whether the facilitator's "already used" can be our own transfer
+    /// (docs/payments.md, "Only evidence delivers"); a claimed `Settling` record whose holder
+    /// died counts as `true` whatever it says.
+    pub may_have_broadcast: bool,
 }
 
 impl KeptResponse {
@@ -168,6 +176,13 @@ pub struct Record {
     /// Unix seconds at which the record is dropped: `validBefore` + [`RETENTION_SECONDS`], or
     /// `validBefore` once `Spent`.
     pub expires: u64,
+    /// The payment network's head block number when the authorization was first seen (its
+    /// reservation), if the service knew a recent head then
+    /// (`crate::server::Server::first_seen_block`): a chain reading about a `/settle` of ours
+    /// searches the logs from there, less a margin, to the head (docs/payments.md, "The
+    /// look-back covers every record"). `None` in a record written without one (no judge, no
+    /// recent head, or an older version).
+    pub first_seen_block: Option<u64>,
 }
 
 impl Stage {
@@ -245,6 +260,11 @@ pub trait PaymentStore: Debug + Send {
         lease: Lease,
         unix_now: u64,
     ) -> Result<String, ReserveError>;
+
+    /// Notes `block` as the head block number at which `key`'s authorization was first seen,
+    /// on a record held under lease id `lease` that has none yet (right after its
+    /// reservation, in the same atomic step).
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64);
 
     /// Forgets the `Reserved` or `Settling` record held under lease id `lease`: a refused
     /// `/verify`, a `/verify` without an answer, or a first `/settle` that heard "already used"
@@ -518,10 +538,19 @@ impl PaymentStore for MemoryStore {
             valid_before,
             lease,
             expires: expiry(valid_before, &Stage::Reserved, 0),
+            first_seen_block: None,
         };
         self.count(key, &record, true);
         self.records.insert(key.clone(), record);
         Ok(facilitator.to_string())
+    }
+
+    fn note_first_seen(&mut self, key: &AuthorizationKey, lease: u64, block: u64) {
+        if let Some(record) = self.records.get_mut(key) {
+            if record.lease.id == lease && record.first_seen_block.is_none() {
+                record.first_seen_block = Some(block);
+            }
+        }
     }
 
     fn release(&mut self, key: &AuthorizationKey, lease: u64) {
@@ -655,6 +684,7 @@ mod tests {
             body: vec![b'x'; bytes].into(),
             request_id: "req_1".into(),
             settlement: None,
+            may_have_broadcast: false,
         }
     }
 

@@ -168,6 +168,13 @@ pub struct Sim {
     pub closed_fetches: usize,
     /// Addresses whose TLS handshake fails (bad certificate).
     pub tls_failures: Vec<SocketAddr>,
+    /// Connects refused although the endpoint exists: (address, n) refuses the n-th connect to
+    /// that address (1 for the first), a peer that is down for a moment.
+    pub refused_connects: Vec<(SocketAddr, usize)>,
+    /// Every name the core asked to resolve, in order.
+    pub resolved: Vec<String>,
+    /// DNS failures although the name is known: (name, n) fails the n-th resolution of it.
+    pub failed_resolutions: Vec<(String, usize)>,
     /// When set, no client write ever completes (a client that stopped reading): the core's
     /// write deadline must give it up.
     pub client_stops_reading: bool,
@@ -233,6 +240,9 @@ impl Sim {
             disconnect_after_connects: None,
             closed_fetches: 0,
             tls_failures: Vec::new(),
+            refused_connects: Vec::new(),
+            resolved: Vec::new(),
+            failed_resolutions: Vec::new(),
             stalled_connects: Vec::new(),
             client_stops_reading: false,
             stalled_handshakes: Vec::new(),
@@ -394,6 +404,20 @@ impl Sim {
     /// When payments are not configured, or the check exceeds [`MAX_STEPS`].
     pub fn check_facilitator(&mut self) -> crate::server::FacilitatorHealth {
         self.check_facilitator_at(0)
+    }
+
+    /// Runs the periodic read of the payment network's head ([`Exchange::chain_head_check`])
+    /// against the scripted endpoints, as a runtime does with its facilitator checks; returns
+    /// the head the server knows afterwards (`None` without a chain judge, or when no read
+    /// ever succeeded).
+    ///
+    /// # Panics
+    /// When the read exceeds [`MAX_STEPS`].
+    pub fn read_chain_head(&mut self) -> Option<crate::server::KnownHead> {
+        let exchange = Exchange::chain_head_check(&self.server, self.now)?;
+        let received = self.drive(&mut [Driver::new(exchange, false)]);
+        assert!(received[0].is_empty(), "a head read has no client");
+        self.server.chain_head()
     }
 
     /// [`Sim::check_facilitator`] for facilitator `index` (its place in `FACILITATOR_URL`).
@@ -598,9 +622,12 @@ impl Sim {
             // must ignore it.
             Output::CancelWork { .. } => self.cancelled_work += 1,
             Output::Resolve { fetch, host, .. } => {
+                self.resolved.push(host.clone());
+                let nth = self.resolved.iter().filter(|h| **h == host).count();
                 let result = self
                     .dns
                     .get(&host)
+                    .filter(|_| !self.failed_resolutions.contains(&(host.clone(), nth)))
                     .cloned()
                     .ok_or_else(|| IoFailure::Dns(format!("{host}: no such name")));
                 let answer = Owned::Resolved(fetch, result);
@@ -613,7 +640,10 @@ impl Sim {
             Output::Connect { fetch, addr, tls } => {
                 let addr = addr.socket_addr();
                 self.connects.push(addr);
-                let result = if !self.endpoints.contains_key(&addr) {
+                let nth = self.connects.iter().filter(|a| **a == addr).count();
+                let result = if !self.endpoints.contains_key(&addr)
+                    || self.refused_connects.contains(&(addr, nth))
+                {
                     Err(IoFailure::Refused)
                 } else if tls.is_some() && self.tls_failures.contains(&addr) {
                     Err(IoFailure::Tls("certificate not trusted".to_string()))

@@ -1,0 +1,197 @@
+//! Postcode patterns and address layouts of every country, from data: Google's address
+//! metadata (the data of libaddressinput), vendored as `core/data/address-formats.tsv` (its
+//! header names the source, version and licence; `benches/scripts/address_formats.py`
+//! regenerates it). Read at build time (`include_str!`), parsed once on first use; each
+//! country's postcode pattern is compiled on first use.
+//!
+//! What the address reader takes from it (docs/extraction.md, "Addresses"):
+//! - [`Format::validates`]: whether a candidate is a whole postcode of the country (`zip`);
+//! - [`Format::layout`]: whether the country prints its postcode before the locality
+//!   (`%Z %C`, DE `10115 Berlin`, MX `50080 Toluca`) or after it (`%C %Z`, IN `Chennai
+//!   600078`, SG `SINGAPORE 238881`) or on a line of its own after it (`%C%n%Z`, BR, ZA);
+//! - [`label_country`]: the country a postcode's own name implies (`PIN` → IN, `Eircode` →
+//!   IE: Google's `zip_name_type`, where one country has it).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// The vendored data: `#` comment lines, then one tab-separated row per country with a
+/// postcode: code, zip, fmt, require, postprefix, zip_name_type, name.
+const DATA: &str = include_str!("../../data/address-formats.tsv");
+
+/// Where a country prints its postcode relative to the locality (from `fmt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `%Z %C` (or `%Z%n%C`, `%Z %S`): postcode, then the locality (or region).
+    ZipFirst,
+    /// `%C %Z`, `%C, %S %Z`, `SINGAPORE %Z`: on the locality's line, after it.
+    ZipAfter,
+    /// `%C…%n%Z`: on a line of its own, after the locality's.
+    ZipLine,
+    /// No postcode in the layout.
+    None,
+}
+
+/// One country's postcode pattern and address layout.
+#[derive(Debug)]
+pub struct Format {
+    /// ISO 3166-1 alpha-2 code, upper-case.
+    pub code: &'static str,
+    /// The postcode pattern (a regular expression of a whole postcode, Google's `zip`).
+    pub zip: &'static str,
+    /// The address layout (Google's `fmt`: `%N` name, `%O` organisation, `%A` street lines,
+    /// `%D` district, `%C` locality, `%S` region, `%Z` postcode, `%n` line break).
+    pub fmt: &'static str,
+    /// The postcode's name where it has its own (`pin`, `eircode`, `zip`), or empty.
+    pub zip_name: &'static str,
+    /// The country's English name, upper-case (`INDIA`).
+    pub name: &'static str,
+}
+
+fn parse() -> Vec<Format> {
+    DATA.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|line| {
+            let mut f = line.split('\t');
+            let code = f.next()?;
+            let zip = f.next()?;
+            let fmt = f.next()?;
+            let _require = f.next()?;
+            let _postprefix = f.next()?;
+            let zip_name = f.next()?;
+            let name = f.next()?;
+            Some(Format {
+                code,
+                zip,
+                fmt,
+                zip_name,
+                name,
+            })
+        })
+        .collect()
+}
+
+/// Every country of the data, in code order.
+pub fn formats() -> &'static [Format] {
+    static FORMATS: OnceLock<Vec<Format>> = OnceLock::new();
+    FORMATS.get_or_init(parse)
+}
+
+/// The format of the country with ISO code `code` (upper-case), if the data gives it a
+/// postcode.
+pub fn format(code: &str) -> Option<&'static Format> {
+    let all = formats();
+    all.binary_search_by(|f| f.code.cmp(code))
+        .ok()
+        .map(|i| &all[i])
+}
+
+/// The one country whose postcode has the name `label` (lower-case: `pin`, `eircode`), if
+/// exactly one has it.
+pub fn label_country(label: &str) -> Option<&'static str> {
+    let mut named = formats().iter().filter(|f| f.zip_name == label);
+    match (named.next(), named.next()) {
+        (Some(only), None) => Some(only.code),
+        _ => None,
+    }
+}
+
+impl Format {
+    /// Where the postcode stands relative to the locality.
+    pub fn layout(&self) -> Layout {
+        let fmt = self.fmt;
+        // `%Z %S` (PH `6000 Cebu`): a place name after the postcode all the same.
+        if ["%Z %C", "%Z%n%C", "%Z%C", "%Z %S"]
+            .iter()
+            .any(|p| fmt.contains(p))
+        {
+            Layout::ZipFirst
+        } else if fmt.contains("%n%Z") {
+            Layout::ZipLine
+        } else if fmt.contains("%Z") {
+            Layout::ZipAfter
+        } else {
+            Layout::None
+        }
+    }
+
+    /// The compiled whole-postcode pattern (`^(?:zip)$`); `None` if it did not compile
+    /// (a test rules that out for every country).
+    fn regex(&self) -> Option<&'static Regex> {
+        static COMPILED: OnceLock<Vec<OnceLock<Option<Regex>>>> = OnceLock::new();
+        let all = formats();
+        let slots = COMPILED.get_or_init(|| all.iter().map(|_| OnceLock::new()).collect());
+        let index = all.iter().position(|f| f.code == self.code)?;
+        slots[index]
+            .get_or_init(|| Regex::new(&format!("^(?:{})$", self.zip)).ok())
+            .as_ref()
+    }
+
+    /// Whether `candidate` is a whole postcode of the country. A six-digit postcode printed
+    /// as two groups of three (`600 078`, the way Indian PINs are often printed) is read
+    /// without its space.
+    pub fn validates(&self, candidate: &str) -> bool {
+        let Some(re) = self.regex() else {
+            return false;
+        };
+        if re.is_match(candidate) {
+            return true;
+        }
+        let b = candidate.as_bytes();
+        b.len() == 7
+            && b[3] == b' '
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 3 || c.is_ascii_digit())
+            && re.is_match(&candidate.replace(' ', ""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pattern_compiles_and_the_data_is_sorted() {
+        let all = formats();
+        assert!(all.len() > 150, "{}", all.len());
+        for pair in all.windows(2) {
+            assert!(pair[0].code < pair[1].code, "{}", pair[1].code);
+        }
+        for f in all {
+            assert!(f.regex().is_some(), "{}", f.code);
+        }
+    }
+
+    #[test]
+    fn postcodes_of_several_countries_validate_for_their_country_only() {
+        let ok = |code: &str, zip: &str| format(code).is_some_and(|f| f.validates(zip));
+        // India (PIN, also printed 3 + 3), Brazil (CEP), Ireland (Eircode), South Africa,
+        // Denmark, Mexico, Singapore.
+        assert!(ok("IN", "400001") && ok("IN", "400 001"));
+        assert!(ok("BR", "01310-100") && ok("BR", "01310100"));
+        assert!(ok("IE", "D02 X285"));
+        assert!(ok("ZA", "8001") && ok("DK", "2100"));
+        assert!(ok("MX", "06600") && ok("SG", "018956"));
+        assert!(!ok("IN", "40001") && !ok("BR", "0131-100") && !ok("ZA", "80011"));
+        assert!(!ok("DE", "1234") && !ok("SG", "12345") && !ok("IN", "40 0001"));
+    }
+
+    #[test]
+    fn layouts_follow_the_format() {
+        let layout = |code: &str| format(code).map(Format::layout);
+        assert_eq!(layout("DE"), Some(Layout::ZipFirst));
+        assert_eq!(layout("MX"), Some(Layout::ZipFirst));
+        assert_eq!(layout("PH"), Some(Layout::ZipFirst));
+        assert_eq!(layout("IN"), Some(Layout::ZipAfter));
+        assert_eq!(layout("SG"), Some(Layout::ZipAfter));
+        assert_eq!(layout("BR"), Some(Layout::ZipLine));
+        assert_eq!(layout("ZA"), Some(Layout::ZipLine));
+        assert_eq!(format("IN").map(|f| f.zip_name), Some("pin"));
+        assert_eq!(label_country("pin"), Some("IN"));
+        assert_eq!(label_country("eircode"), Some("IE"));
+        // `zip` names the postcodes of the US and its territories.
+        assert_eq!(label_country("zip"), None);
+    }
+}
