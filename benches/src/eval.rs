@@ -130,7 +130,7 @@ pub const CORPUS_FRAMEWORKS_FLOORS: Floors = floors(
 /// corpus).
 pub const CORPUS_WORLD_FLOORS: Floors = floors(
     [
-        (0.98, 0.93),
+        (0.98, 0.98),
         (0.96, 0.98),
         (0.94, 0.94),
         (0.98, 0.77),

@@ -93,6 +93,8 @@ classes! {
     LabelPhone = "label.phone",
     /// Label before an email address (email, e-mail, courriel).
     LabelEmail = "label.email",
+    /// Label before a web address (web, site, URL).
+    LabelWeb = "label.web",
     /// Label before a company-registration or tax number (VAT no., USt-IdNr., KvK).
     LabelRegistration = "label.registration",
     /// Kind of organisation (association, foundation, chamber, council).
@@ -105,6 +107,12 @@ classes! {
     PartyHost = "party.host",
     /// Heading or line naming the website's maker (design, development agency).
     PartyMaker = "party.maker",
+    /// Heading or line naming another party of a legal notice: the insurer, an association
+    /// the business is a member of.
+    PartyOther = "party.other",
+    /// Heading or line naming the business's bank (bank details): its section holds the
+    /// account, never a contact line.
+    PartyBank = "party.bank",
     /// Credit words before a website maker's name (designed by, website by, réalisation).
     CreditMaker = "credit.maker",
     /// A person's role or profession (director, managing director, Geschäftsführer).

@@ -225,6 +225,49 @@ fn a_developers_address_behind_the_business_address_it_shows_is_left_out() {
     );
 }
 
+#[test]
+fn the_owners_other_mailbox_behind_the_business_address_is_kept() {
+    // The contact block shows the business's address; the link writes to a mailbox of another
+    // organisation's domain that nothing else on the page names: the operating company's, the
+    // owner's other business's. Both are the business's contacts.
+    let p = page(
+        "https://www.cafe-wiesental.de/kontakt",
+        r#"<h2>Kontakt</h2><p>Telefon: 030 2345678<br>
+        E-Mail: <a href="mailto:anna@hofgut-wiesental.de">info@cafe-wiesental.de</a></p>"#,
+    );
+    assert_eq!(
+        p.emails,
+        ["info@cafe-wiesental.de", "anna@hofgut-wiesental.de"]
+    );
+    let p = page(
+        "https://taberna-olivar.es/",
+        r#"<footer><p>Teléfono: 912 345 678</p>
+        <p>Correo: <a href="mailto:reservas@grupo-olivar.es">hola@taberna-olivar.es</a></p></footer>"#,
+    );
+    assert_eq!(
+        p.emails,
+        ["hola@taberna-olivar.es", "reservas@grupo-olivar.es"]
+    );
+}
+
+#[test]
+fn a_makers_mailbox_behind_the_business_address_is_left_out() {
+    // The maker's domain is linked in a credit, or written in it: the address there is the
+    // maker's left behind, whatever the credit's words.
+    let p = page(
+        "https://taberna-olivar.es/",
+        r#"<p>Correo: <a href="mailto:pruebas@estudio-pixelar.es">hola@taberna-olivar.es</a></p>
+        <footer><p>Hecho con cariño por <a href="https://www.estudio-pixelar.es/">Estudio Pixelar</a></p></footer>"#,
+    );
+    assert_eq!(p.emails, ["hola@taberna-olivar.es"]);
+    let p = page(
+        "https://www.lumen-joinery.co.uk/",
+        r#"<p>Email: <a href="mailto:test@northlight-web.co.uk">hello@lumen-joinery.co.uk</a></p>
+        <p>Handmade site: northlight-web.co.uk</p>"#,
+    );
+    assert_eq!(p.emails, ["hello@lumen-joinery.co.uk"]);
+}
+
 // ---- addresses -------------------------------------------------------------------------------
 
 fn one_address(p: &PageExtraction) -> (Option<&str>, Option<&str>, Option<&str>) {

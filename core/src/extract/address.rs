@@ -37,6 +37,67 @@ pub struct MarkedAddress {
     pub country: Option<String>,
 }
 
+/// The address parts of a page's contact metas (class `meta.address`): the Open Graph contact
+/// properties (`og:street-address`, `og:locality`, `og:region`, `og:postal-code`,
+/// `og:country-name`, ogp.me's original contact metadata) and those of the Open Graph
+/// `business.business` type (`business:contact_data:street_address`, `…:locality`, `…:region`,
+/// `…:postal_code`, `…:country_name`), read like the parts of a schema.org `PostalAddress`. Keys
+/// are lower-case, as the walker keeps them.
+pub const META_ADDRESS_KEYS: [(&str, MetaPart); 10] = [
+    ("og:street-address", MetaPart::Street),
+    ("og:locality", MetaPart::Locality),
+    ("og:region", MetaPart::Region),
+    ("og:postal-code", MetaPart::PostalCode),
+    ("og:country-name", MetaPart::Country),
+    ("business:contact_data:street_address", MetaPart::Street),
+    ("business:contact_data:locality", MetaPart::Locality),
+    ("business:contact_data:region", MetaPart::Region),
+    ("business:contact_data:postal_code", MetaPart::PostalCode),
+    ("business:contact_data:country_name", MetaPart::Country),
+];
+
+/// Which part of an address a contact meta gives ([`META_ADDRESS_KEYS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetaPart {
+    /// `streetAddress`.
+    Street,
+    /// `addressLocality`.
+    Locality,
+    /// `addressRegion`.
+    Region,
+    /// `postalCode`.
+    PostalCode,
+    /// `addressCountry`.
+    Country,
+}
+
+/// The address a page's contact metas give ([`META_ADDRESS_KEYS`]; `metas` are (key, content)
+/// pairs, keys lower-case): the first content of each part. `None` without a street and a
+/// postcode (a town alone is no address).
+pub fn from_metas<'a>(
+    metas: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<MarkedAddress> {
+    let mut found = MarkedAddress::default();
+    for (key, content) in metas {
+        let Some((_, part)) = META_ADDRESS_KEYS.iter().find(|(k, _)| *k == key) else {
+            continue;
+        };
+        let content = content.trim();
+        if content.is_empty() || content.len() > MAX_LINE {
+            continue;
+        }
+        let slot = match part {
+            MetaPart::Street => &mut found.street,
+            MetaPart::Locality => &mut found.locality,
+            MetaPart::Region => &mut found.region,
+            MetaPart::PostalCode => &mut found.postal_code,
+            MetaPart::Country => &mut found.country,
+        };
+        slot.get_or_insert_with(|| content.to_string());
+    }
+    (found.street.is_some() || found.postal_code.is_some()).then_some(found)
+}
+
 /// Longest line examined, in bytes; longer lines are prose.
 const MAX_LINE: usize = 400;
 /// Most lines above the postcode line read as street lines.

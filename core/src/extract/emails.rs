@@ -562,6 +562,50 @@ pub const MAIL_PROVIDERS: &[&str] = &[
     "eircom.net",
 ];
 
+/// Whether a `mailto:` target on the registrable domain `domain` (lower-case), behind a link
+/// that shows the business's address of another domain, is the owner's other mailbox (the
+/// operating company's, the owner's other business's) rather than a web developer's test
+/// address left behind. A developer's is a personal mailbox at a mail provider
+/// ([`MAIL_PROVIDERS`]) or on the maker's own domain, which the page's credit links or writes;
+/// so a target on an organisation's domain that `text` (the page's visible text) never writes
+/// is the owner's. The caller also checks the page's links (the maker's credit link).
+/// docs/extraction.md, "Emails".
+pub fn owners_other_mailbox(domain: &str, text: &str) -> bool {
+    !domain.is_empty() && !MAIL_PROVIDERS.contains(&domain) && !writes_domain(text, domain)
+}
+
+/// Whether `text` writes `domain` (lower-case) as a whole host name or the end of one
+/// (`www.acme.com`, `studio@acme.com`, `acme.com/`), in any ASCII case.
+fn writes_domain(text: &str, domain: &str) -> bool {
+    let (bytes, wanted) = (text.as_bytes(), domain.as_bytes());
+    let Some(&first) = wanted.first() else {
+        return false;
+    };
+    // Each hit of the first byte, in either case, compared in full.
+    memchr::memchr2_iter(
+        first.to_ascii_lowercase(),
+        first.to_ascii_uppercase(),
+        bytes,
+    )
+    .any(|at| {
+        let end = at + wanted.len();
+        bytes
+                .get(at..end)
+                .is_some_and(|found| found.eq_ignore_ascii_case(wanted))
+                && (at == 0 || !is_host_byte(bytes[at - 1]))
+                && bytes.get(end).is_none_or(|b| !is_host_byte(*b))
+                // `acme.com.au` is another domain than `acme.com`.
+                && !(bytes.get(end) == Some(&b'.')
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric))
+    })
+}
+
+/// A byte a host name holds before a domain that is not its own (a letter, digit or hyphen:
+/// `xacme.com` is another domain than `acme.com`; a dot or `@` opens it).
+fn is_host_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+
 /// Whether `email`'s domain is `site`'s ([`on_site`]) or a [`MAIL_PROVIDERS`] domain.
 fn at_site_or_provider(email: &str, site: Option<&str>) -> bool {
     on_site(email, site)
@@ -963,11 +1007,17 @@ mod tests {
                 "info@gärtnerei-müller-beispiel.de"
             ]
         );
-        // Another name's domain behind the link stays out.
+        // Another name's domain is not the site's (behind the link it is kept only as the
+        // owner's other mailbox, `owners_other_mailbox`: not when the page links that domain).
+        assert!(!on_site(
+            "info@gärtnerei-schulze-beispiel.de",
+            Some("gaertnerei-mueller-beispiel.de")
+        ));
         assert_eq!(
             page(
                 "https://gaertnerei-mueller-beispiel.de/",
-                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>"
+                "<p><a href='mailto:info@gärtnerei-schulze-beispiel.de'>post@gaertnerei-mueller-beispiel.de</a></p>\
+                 <p><a href='https://gärtnerei-schulze-beispiel.de/'>Webdesign</a></p>"
             ),
             ["post@gaertnerei-mueller-beispiel.de"]
         );

@@ -39,6 +39,7 @@
 
 use std::ops::Range;
 
+use crate::extract::address::META_ADDRESS_KEYS;
 use crate::extract::implied_ends::{is_heading, is_void};
 use crate::extract::words8::{any_byte_above, load};
 
@@ -621,8 +622,8 @@ fn empty_element_shows_nothing(
 /// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
 /// holds a `data-cfemail` (Cloudflare's obfuscated email), a `<link>` whose `rel` does not say
 /// `canonical`, and a `<meta>` without `content` or without a `name`, `property` or `itemprop`
-/// that is one of [`META_KEYS_READ`] (the walker keeps metas with a key and content, and only
-/// those keys are looked up). Values are as written in `page`.
+/// that is one of [`META_KEYS_READ`] or [`META_ADDRESS_KEYS`] (the walker keeps metas with a
+/// key and content, and only those keys are looked up). Values are as written in `page`.
 fn walker_reads_nothing(
     name: &[u8],
     attributes: &[AttributeSpan],
@@ -650,6 +651,7 @@ fn walker_reads_nothing(
                         let key = key.trim();
                         META_KEYS_READ
                             .iter()
+                            .chain(META_ADDRESS_KEYS.iter().map(|(read, _)| read))
                             .any(|read| key.eq_ignore_ascii_case(read))
                     })
             };
@@ -1372,6 +1374,8 @@ pub(crate) mod tests {
             "<meta name=x property=application-name content=n>",
             "<meta itemprop=apple-mobile-web-app-title content=n>",
             "<meta name=geo.region content=DE-BY>",
+            "<meta property=og:postal-code content=1>",
+            "<meta property=business:contact_data:street_address content=s>",
         ] {
             assert_eq!(copy(kept), "<meta />", "{kept}");
         }

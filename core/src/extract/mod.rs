@@ -226,35 +226,47 @@ impl ParsedPage {
         // postcode patterns run on, an `@`) run holding back half of what is left, like
         // JSON-LD above: a page of address-shaped lines or of `@`s still has its phones,
         // links and name read (structured phones first, then the text's).
-        let (text_addresses, hint, mut page_region) = budget.holding_back_half(|| {
-            let mut text_addresses = address::from_lines(&contact_lines, address_region, budget);
-            let ballot = region_hint(doc, &json_ld, &text_addresses, tld_region, &contact_lines);
-            let hint = ballot.decide();
-            let page_region = region::PageRegion {
-                ballot,
-                confident: hint.confident,
-                unread: Vec::new(),
-            };
-            // The region decided from all the evidence (`extract::region`: calling codes,
-            // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave
-            // another or none (a `.com` page in India or Brazil); kept when it reads as many
-            // addresses or more. The second read costs what the first did, so it is made only
-            // on a text of at most [`MAX_SECOND_ADDRESS_READ_BYTES`].
-            let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
-            if let Some(decided) = hint
-                .region
-                .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
-            {
-                let decided = format!("{decided:?}");
-                if address_region != Some(decided.as_str()) {
-                    let again = address::from_lines(&contact_lines, Some(&decided), budget);
-                    if !again.is_empty() && again.len() >= text_addresses.len() {
-                        text_addresses = again;
+        let (text_addresses, meta_address, hint, mut page_region) =
+            budget.holding_back_half(|| {
+                let mut text_addresses =
+                    address::from_lines(&contact_lines, address_region, budget);
+                // The Open Graph contact metas read as a marked-up address.
+                let meta_address =
+                    address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+                let ballot = region_hint(
+                    doc,
+                    &json_ld,
+                    meta_address.as_ref(),
+                    &text_addresses,
+                    tld_region,
+                    &contact_lines,
+                );
+                let hint = ballot.decide();
+                let page_region = region::PageRegion {
+                    ballot,
+                    confident: hint.confident,
+                    unread: Vec::new(),
+                };
+                // The region decided from all the evidence (`extract::region`: calling codes,
+                // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave
+                // another or none (a `.com` page in India or Brazil); kept when it reads as many
+                // addresses or more. The second read costs what the first did, so it is made only
+                // on a text of at most [`MAX_SECOND_ADDRESS_READ_BYTES`].
+                let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
+                if let Some(decided) = hint
+                    .region
+                    .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
+                {
+                    let decided = format!("{decided:?}");
+                    if address_region != Some(decided.as_str()) {
+                        let again = address::from_lines(&contact_lines, Some(&decided), budget);
+                        if !again.is_empty() && again.len() >= text_addresses.len() {
+                            text_addresses = again;
+                        }
                     }
                 }
-            }
-            (text_addresses, hint, page_region)
-        });
+                (text_addresses, meta_address, hint, page_region)
+            });
 
         let emails = budget.holding_back_half(|| {
             collect_emails(
@@ -304,6 +316,7 @@ impl ParsedPage {
             .addresses
             .iter()
             .chain(&doc.marked_addresses)
+            .chain(&meta_address)
             .cloned();
         let from_strings = json_ld
             .address_strings
@@ -635,16 +648,45 @@ fn collect_emails(
             found.push((*pos, email));
         }
     }
-    // Such a target counts when the page shows it elsewhere or it is on the site's own domain;
-    // else it is someone else's. One ordered-set look-up each: a scan of every address found
-    // per target made a crafted page quadratic.
+    // Such a target counts when the page shows it elsewhere, it is on the site's own domain, or
+    // it is the owner's other mailbox (`emails::owners_other_mailbox`); else it is someone
+    // else's. One ordered-set look-up each: a scan of every address found per target made a
+    // crafted page quadratic; the page is searched for at most
+    // [`MAX_OTHER_MAILBOX_DOMAINS`] domains.
     if !behind_other.is_empty() {
         let shown: BTreeSet<&str> = found.iter().map(|(_, email)| email.as_str()).collect();
-        let kept: Vec<(usize, String)> = behind_other
-            .into_iter()
-            .take_while(|_| budget.work(64))
-            .filter(|(_, email)| shown.contains(email.as_str()) || emails::on_site(email, site))
-            .collect();
+        let mut searched: Vec<String> = Vec::new();
+        let mut owners: BTreeSet<String> = BTreeSet::new();
+        let mut kept: Vec<(usize, String)> = Vec::new();
+        for (pos, email) in behind_other.into_iter().take_while(|_| budget.work(64)) {
+            if shown.contains(email.as_str()) || emails::on_site(&email, site) {
+                kept.push((pos, email));
+                continue;
+            }
+            let Some(domain) = email.rsplit_once('@').map(|(_, d)| registrable_domain(d)) else {
+                continue;
+            };
+            if !searched.contains(&domain) {
+                if searched.len() >= MAX_OTHER_MAILBOX_DOMAINS
+                    || !budget.work(doc.text.len() + 64 * doc.links.len())
+                {
+                    continue;
+                }
+                let linked = || {
+                    doc.links.iter().any(|link| {
+                        written_host(&link.href)
+                            .is_some_and(|host| registrable_domain(host) == domain)
+                    })
+                };
+                if emails::owners_other_mailbox(&domain, &doc.text) && !linked() {
+                    owners.insert(domain.clone());
+                }
+                searched.push(domain.clone());
+            }
+            if owners.contains(&domain) {
+                kept.push((pos, email));
+            }
+        }
         found.extend(kept);
     }
     let structured_pos = usize::MAX;
@@ -660,6 +702,10 @@ fn collect_emails(
         e.clone()
     })
 }
+
+/// Most distinct domains of `mailto:` targets behind another domain's address that the page
+/// is searched for (`collect_emails`); the targets on further domains are left out.
+const MAX_OTHER_MAILBOX_DOMAINS: usize = 4;
 
 /// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
 /// else's (`sections.rs`; `lines` has those parts blanked already). When `hint` is not
@@ -771,7 +817,7 @@ const MAX_SCRIPTS: usize = 2;
 const MAX_NATIONAL_NUMBERS: usize = 2;
 
 /// The page's region for phone parsing: one decision from weighted evidence
-/// ([`region::Ballot`]): JSON-LD/microdata address countries (names or ISO codes), the
+/// ([`region::Ballot`]): JSON-LD/microdata/Open Graph address countries (names or ISO codes), the
 /// countries of addresses printed on the page, the ccTLD, the calling codes of international
 /// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
 /// `geo.region`, currencies, `<html lang>`. The printed international numbers and the
@@ -780,6 +826,7 @@ const MAX_NATIONAL_NUMBERS: usize = 2;
 fn region_hint(
     doc: &Document,
     json_ld: &jsonld::JsonLdData,
+    meta_address: Option<&MarkedAddress>,
     text_addresses: &[address::TextAddress],
     tld_region: Option<&'static str>,
     lines: &[&str],
@@ -790,6 +837,7 @@ fn region_hint(
         .addresses
         .iter()
         .chain(&doc.marked_addresses)
+        .chain(meta_address)
         .filter_map(|a| a.country.as_deref())
     {
         match address::region_of_country(country) {
@@ -1331,6 +1379,52 @@ mod tests {
         );
         assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
         assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
+    fn open_graph_contact_metas_give_an_address() {
+        // ogp.me's contact metadata (CZ) and the `business.business` type's contact data (BR),
+        // with nothing of the address in the visible text.
+        let cz = Url::parse("https://www.dilna-vzor.cz/").unwrap();
+        let page = extract_page(
+            &cz,
+            Some("text/html"),
+            "<meta property=\"og:street-address\" content=\"Vzorová 12\">\
+             <meta property=\"og:locality\" content=\"Vzorov\">\
+             <meta property=\"og:postal-code\" content=\"123 45\">\
+             <meta property=\"og:country-name\" content=\"Česká republika\">\
+             <p>Dílna Vzor s.r.o.</p>"
+                .as_bytes(),
+        );
+        assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
+        let a = &page.addresses[0];
+        assert_eq!(a.street.as_deref(), Some("Vzorová 12"));
+        assert_eq!(a.locality.as_deref(), Some("Vzorov"));
+        assert_eq!(a.postal_code.as_deref(), Some("123 45"));
+        let br = Url::parse("https://www.oficina-exemplo.com.br/").unwrap();
+        let page = extract_page(
+            &br,
+            Some("text/html"),
+            "<meta property=\"business:contact_data:street_address\" content=\"Rua Exemplo, 120\">\
+             <meta property=\"business:contact_data:locality\" content=\"Campinas\">\
+             <meta property=\"business:contact_data:postal_code\" content=\"13010-000\">\
+             <meta property=\"business:contact_data:country_name\" content=\"Brasil\">"
+                .as_bytes(),
+        );
+        assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
+        assert_eq!(
+            page.addresses[0].street.as_deref(),
+            Some("Rua Exemplo, 120")
+        );
+        assert_eq!(page.addresses[0].postal_code.as_deref(), Some("13010-000"));
+        assert_eq!(page.addresses[0].country.as_deref(), Some("Brasil"));
+        // A town alone is no address.
+        let page = extract_page(
+            &br,
+            Some("text/html"),
+            b"<meta property=\"og:locality\" content=\"Campinas\">",
+        );
+        assert!(page.addresses.is_empty(), "{:?}", page.addresses);
     }
 
     #[test]

@@ -19,220 +19,83 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
+use crate::lexicon::{self, Class};
+
 /// Most lines a third party's section spans (name, street, town, phone, email, web site).
 pub const MAX_SECTION_LINES: usize = 6;
 
-/// Labels that open a hosting provider's section, lower-case: on any page.
-const HOSTING_LABELS: &[&str] = &[
-    "hébergeur",
-    "hébergement",
-    "hebergeur",
-    "hebergement",
-    "hébergé par",
-    "site hébergé",
-    "hosting",
-    "hosted by",
-    "webhosting",
-    "web hosting",
-    "hoster",
-    "provider",
-    "host",
-    "gehostet",
-    "alojamiento",
-    "hospedaje",
-    "hospedagem",
-    "alojamento",
-    "ospitato",
-    "hosting provider",
-];
+/// The lexicon's words the attribution step reads (`crate::lexicon`), lower-case, built once.
+struct Words {
+    /// `party.host`: a hosting provider's heading or label (on any page).
+    host: Vec<String>,
+    /// `party.authority`, `party.maker`, `party.other`: the other third parties' headings and
+    /// labels (an authority's on any page, the others on a legal notice).
+    other: Vec<String>,
+    /// `party.bank`: the bank's headings and labels (bank details, on a legal notice).
+    bank: Vec<String>,
+    /// `label.phone`, `label.email`, `label.web`, `label.address`: the labels of a contact
+    /// field (`Tél : …`, `E-Mail: …`).
+    contact_fields: Vec<String>,
+    /// `credit.maker`: credit phrases inside a line.
+    credits: Vec<String>,
+    /// `label.address`: address sub-headings.
+    address: Vec<String>,
+    /// `org.type` words of one word: an organisation's kind named in a block.
+    org_types: Vec<String>,
+    /// `legal.form`, dots left out.
+    legal_forms: Vec<String>,
+}
 
-/// Labels of the other third parties' sections, lower-case, in the languages of the corpora
-/// (de, fr, it, es, nl, en, pl, sv, cs).
-const OTHER_LABELS: &[&str] = &[
-    // Supervisory authorities and professional chambers.
-    "aufsichtsbehörde",
-    "zuständige aufsichtsbehörde",
-    "aufsicht",
-    "behörde",
-    "kammer",
-    "berufskammer",
-    "berufsrechtliche regelungen",
-    "berufsrechtliche vorschriften",
-    "berufsrechtliche angaben",
-    "berufsbezeichnung und berufsrechtliche",
-    "autorité de contrôle",
-    "autorité de tutelle",
-    "ordre des",
-    "ordre professionnel",
-    "conseil de l'ordre",
-    "barreau",
-    "chambre des",
-    "chambre de",
-    "autorità di vigilanza",
-    "autorità di controllo",
-    "ordine degli",
-    "ordine dei",
-    "ordine professionale",
-    "albo professionale",
-    "collegio professionale",
-    "autoridad de control",
-    "organismo de control",
-    "colegio profesional",
-    "colegio oficial",
-    "colegio de",
-    "toezichthouder",
-    "toezicht",
-    "beroepsorganisatie",
-    "beroepsvereniging",
-    "orde van",
-    "supervisory authority",
-    "regulatory body",
-    "regulator",
-    "entidad reguladora",
-    "organismo regulador",
-    "entidade reguladora",
-    "ente regolatore",
-    "regulated by",
-    "professional body",
-    "professional chamber",
-    "bar association",
-    "izba",
-    "tillsynsmyndighet",
-    // Dispute resolution.
-    "schlichtungsstelle",
-    "streitschlichtung",
-    "streitbeilegung",
-    "verbraucherstreitbeilegung",
-    "online-streitbeilegung",
-    "universalschlichtungsstelle",
-    "médiation",
-    "médiateur",
-    "mediation",
-    "mediazione",
-    "organismo di mediazione",
-    "risoluzione delle controversie",
-    "resolución de litigios",
-    "resolución de conflictos",
-    "mediación",
-    "arbitraje",
-    "geschillencommissie",
-    "geschillen",
-    "dispute resolution",
-    "online dispute resolution",
-    "ombudsman",
-    "arbitration",
-    // Insurers, banks, memberships.
-    "berufshaftpflichtversicherung",
-    "haftpflichtversicherung",
-    "versicherer",
-    "versicherung",
-    "assureur",
-    "assurance professionnelle",
-    "assicurazione",
-    "seguro de responsabilidad",
-    "verzekeraar",
-    "insurer",
-    "professional indemnity",
-    "bankverbindung",
-    "kontoverbindung",
-    "bank",
-    "coordonnées bancaires",
-    "banque",
-    "coordinate bancarie",
-    "datos bancarios",
-    "bankgegevens",
-    "bank details",
-    "mitgliedschaft",
-    "mitgliedschaften",
-    "membership",
-    "memberships",
-    // The web agency, designer, developer, photographer.
-    "konzept",
-    "konzeption",
-    "design",
-    "webdesign",
-    "web design",
-    "website design",
-    "gestaltung",
-    "umsetzung",
-    "technische umsetzung",
-    "realisierung",
-    "programmierung",
-    "entwicklung",
-    "webentwicklung",
-    "agentur",
-    "webagentur",
-    "internetagentur",
-    "foto",
-    "fotos",
-    "fotografie",
-    "fotografien",
-    "fotonachweis",
-    "bildnachweis",
-    "bildnachweise",
-    "bildquellen",
-    "bildrechte",
-    "conception",
-    "réalisation",
-    "realisation",
-    "création du site",
-    "création",
-    "développement",
-    "crédits",
-    "credits",
-    "crédit photo",
-    "crédits photos",
-    "photos",
-    "photo",
-    "photographies",
-    "photographe",
-    "agence",
-    "realizzazione",
-    "progettazione",
-    "sviluppo",
-    "crediti",
-    "fotografia",
-    "web agency",
-    "agenzia",
-    "diseño",
-    "diseño web",
-    "desarrollo",
-    "desarrollo web",
-    "créditos",
-    "fotografía",
-    "realización",
-    "agencia",
-    "ontwerp",
-    "realisatie",
-    "ontwikkeling",
-    "fotografie",
-    "foto's",
-    "concept",
-    "development",
-    "web development",
-    "photography",
-    "photo credits",
-    "image credits",
-    "agency",
-    "projekt i wykonanie",
-    "wykonanie",
-    "projekt strony",
-    "realizacja",
-    "webbdesign",
-    "utveckling",
-    "tvorba webu",
-    "realizace",
-];
+fn lexicon_words() -> &'static Words {
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let lower = |classes: &[Class]| -> Vec<String> {
+            let mut words: Vec<String> = classes
+                .iter()
+                .flat_map(|class| lexicon::words(*class))
+                .map(str::to_lowercase)
+                .collect();
+            words.sort();
+            words.dedup();
+            words
+        };
+        Words {
+            host: lower(&[Class::PartyHost]),
+            other: lower(&[Class::PartyAuthority, Class::PartyMaker, Class::PartyOther]),
+            bank: lower(&[Class::PartyBank]),
+            contact_fields: lower(&[
+                Class::LabelPhone,
+                Class::LabelEmail,
+                Class::LabelWeb,
+                Class::LabelAddress,
+            ]),
+            credits: lower(&[Class::CreditMaker]),
+            address: lower(&[Class::LabelAddress]),
+            org_types: lower(&[Class::OrgType])
+                .into_iter()
+                .filter(|w| !w.contains(' '))
+                .collect(),
+            legal_forms: lower(&[Class::LegalForm])
+                .into_iter()
+                .map(|w| w.replace('.', ""))
+                .collect(),
+        }
+    })
+}
 
-/// Heads of German compounds that name such a party whatever comes before them
-/// ("Rechtsanwaltskammer", "Landeszahnärztekammer", "Verbraucherschlichtungsstelle").
-const COMPOUND_HEADS: &[&str] = &[
-    "kammer",
-    "aufsichtsbehörde",
-    "schlichtungsstelle",
-    "streitbeilegung",
-    "haftpflichtversicherung",
-    "versicherer",
+/// Heads of German and Scandinavian compounds that name a third party whatever comes before
+/// them ("Rechtsanwaltskammer", "Landeszahnärztekammer", "Verbraucherschlichtungsstelle",
+/// "Integritetsskyddsmyndigheten"): a rule of those languages' word building, with the
+/// heads it applies to; `true` marks an authority's (read in a block too, [`is_authority_word`]).
+const COMPOUND_HEADS: &[(&str, bool)] = &[
+    ("kammer", true),
+    ("behörde", true),
+    ("schlichtungsstelle", true),
+    ("streitbeilegung", false),
+    ("haftpflichtversicherung", false),
+    ("versicherer", false),
+    ("myndighet", true),
+    ("tilsyn", true),
 ];
 
 /// Words before a label that do not change whom it names ("Zuständige Kammer", "L'hébergeur",
@@ -269,8 +132,11 @@ const JOINERS: &[&str] = &[
 enum Party {
     /// The hosting provider (a heading counts on any page).
     Host,
-    /// An authority, chamber, dispute body, insurer, bank, association or the site's makers.
+    /// An authority, chamber, dispute body, insurer, association or the site's makers.
     Other,
+    /// The business's bank: its section is the account's lines, up to the first contact field
+    /// ([`is_contact_field`]), which is the business's again.
+    Bank,
 }
 
 /// Whom `text` (a heading, or a label before its colon) names, if a third party: any of its
@@ -302,21 +168,23 @@ fn party_of(text: &str) -> Option<Party> {
             .skip_while(|w| FILLERS.contains(w) || w.is_empty())
             .collect();
         let phrase = part.join(" ");
-        let starts = |labels: &[&str]| {
+        let starts = |labels: &[String]| {
             labels.iter().any(|label| {
                 phrase
                     .strip_prefix(label)
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
             })
         };
-        if starts(HOSTING_LABELS) {
+        if starts(&lexicon_words().host) {
             return Some(Party::Host);
         }
-        if starts(OTHER_LABELS)
+        if starts(&lexicon_words().bank) {
+            party = party.or(Some(Party::Bank));
+        } else if starts(&lexicon_words().other)
             || part.iter().any(|w| {
                 // A genitive `s` too ("des Versicherers").
                 let w = w.strip_suffix('s').unwrap_or(w);
-                COMPOUND_HEADS.iter().any(|head| w.ends_with(head))
+                COMPOUND_HEADS.iter().any(|(head, _)| w.ends_with(head))
             })
         {
             party = Some(Party::Other);
@@ -332,10 +200,14 @@ fn may_name_a_party(text: &str) -> bool {
     static STEMS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
     STEMS
         .get_or_init(|| {
-            let stems = HOSTING_LABELS
+            let words = lexicon_words();
+            let stems = words
+                .host
                 .iter()
-                .chain(OTHER_LABELS)
-                .chain(COMPOUND_HEADS)
+                .chain(&words.other)
+                .chain(&words.bank)
+                .map(String::as_str)
+                .chain(COMPOUND_HEADS.iter().map(|(head, _)| *head))
                 .filter_map(|label| {
                     label
                         .split(|c: char| !c.is_ascii())
@@ -407,44 +279,6 @@ fn is_legal_marker(text: &str) -> bool {
     lower.len() <= 120 && LEGAL_MARKERS.iter().any(|m| lower.contains(m))
 }
 
-/// Phrases that credit the site's makers inside a line (ASCII case-insensitive).
-const CREDIT_PHRASES: &[&str] = &[
-    "designed by",
-    "design by",
-    "designed and developed by",
-    "developed by",
-    "website by",
-    "web design by",
-    "webdesign by",
-    "site by",
-    "built by",
-    "réalisé par",
-    "realise par",
-    "conçu par",
-    "créé par",
-    "développé par",
-    "diseñado por",
-    "desarrollado por",
-    "diseño web:",
-    "realizzato da",
-    "sviluppato da",
-    "erstellt von",
-    "umgesetzt von",
-    "gestaltet von",
-    "entwickelt von",
-    "webdesign von",
-    "webdesign:",
-    "ontworpen door",
-    "ontwikkeld door",
-    "gerealiseerd door",
-    "webdesign door",
-    "skapad av",
-    "utvecklad av",
-    "projekt i wykonanie",
-    "wykonanie:",
-    "vytvořil",
-];
-
 /// The positions in `text` where a credit phrase starts (at a word start).
 fn credit_phrases(text: &str) -> Vec<usize> {
     static PHRASES: OnceLock<Option<AhoCorasick>> = OnceLock::new();
@@ -453,7 +287,7 @@ fn credit_phrases(text: &str) -> Vec<usize> {
             AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
-                .build(CREDIT_PHRASES)
+                .build(&lexicon_words().credits)
                 .ok()
         })
         .as_ref()
@@ -538,8 +372,8 @@ impl<'p> Layout<'p> {
 ///   or higher, at most [`MAX_SECTION_LINES`] lines of text after the heading;
 /// - a line labelled so (`Hébergeur : …`) and the contact lines after it;
 /// - a block (`html::Document::block_starts`) that names another organisation — an
-///   authority's, council's, regulator's or chamber's word ([`AUTHORITY_STEMS`]) or a name
-///   with a legal form ([`LEGAL_FORMS`]) that is not the site's — followed in the block by an
+///   authority's, council's, regulator's or chamber's word ([`is_authority_word`]) or a name
+///   with a legal form (lexicon class `legal.form`) that is not the site's — followed in the block by an
 ///   email, link or written web address on another registrable domain than the site's (a mail
 ///   provider's is no other organisation's), and by nothing on the site's domain: from the
 ///   name to the end of the block;
@@ -572,26 +406,37 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
         let party = party_of(&text[heading.clone()]);
         let counts = match party {
             Some(Party::Host) => true,
-            Some(Party::Other) => legal || names_an_authority(&text[heading.clone()]),
+            Some(Party::Other | Party::Bank) => legal || names_an_authority(&text[heading.clone()]),
             None => false,
         };
         if counts {
-            ranges.push(heading.start..heading_section_end(layout, index));
+            let end = heading_section_end(layout, index);
+            let end = if party == Some(Party::Bank) {
+                first_contact_field(layout, heading.end..end).unwrap_or(end)
+            } else {
+                end
+            };
+            ranges.push(heading.start..end);
         }
     }
     for (index, colon) in first_colons(text, line_starts) {
         let start = &line_starts[index];
         let label = &text[*start..colon];
         // Most lines are rejected here, before any lower-casing.
-        if label.len() > 80 || label.chars().count() > 40 || party_of(label).is_none() {
+        if label.len() > 80 || label.chars().count() > 40 {
             continue;
         }
+        let Some(party) = party_of(label) else {
+            continue;
+        };
         let mut end = line_end(index);
         for next in index + 1..(index + MAX_SECTION_LINES).min(line_starts.len()) {
             let next_start = line_starts[next];
             let next_line = &text[next_start..line_end(next)];
             let heading_here = headings.iter().any(|h| h.start == next_start);
-            if heading_here || (is_labelled(next_line) && !is_contact_field(next_line)) {
+            let field = is_contact_field(next_line);
+            if heading_here || (is_labelled(next_line) && !field) || (party == Party::Bank && field)
+            {
                 break;
             }
             end = line_end(next);
@@ -625,37 +470,13 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
     ranges
 }
 
-/// Sub-headings that hold the address of the section they sit in, whatever their rank
-/// (class `label.address`), lower-case: "Zuständige Aufsichtsbehörde" → "Adresse" → its street.
-const ADDRESS_HEADINGS: &[&str] = &[
-    "adresse",
-    "anschrift",
-    "postanschrift",
-    "address",
-    "postal address",
-    "dirección",
-    "direccion",
-    "domicilio",
-    "indirizzo",
-    "sede",
-    "endereço",
-    "morada",
-    "adres",
-    "adresa",
-    "adress",
-    "osoite",
-    "sitz",
-    "siège",
-    "siège social",
-    "coordonnées",
-];
-
-/// Whether `heading` is an address sub-heading ([`ADDRESS_HEADINGS`], a colon after it too).
+/// Whether `heading` is an address sub-heading (lexicon class `label.address`: "Adresse",
+/// "Dirección"; a colon after it too).
 fn is_address_heading(heading: &str) -> bool {
     let heading = heading.trim().trim_end_matches([':', '.']).trim_end();
     heading.len() <= 24 && {
         let lower = heading.to_lowercase();
-        ADDRESS_HEADINGS.contains(&lower.as_str())
+        lexicon_words().address.contains(&lower)
     }
 }
 
@@ -693,67 +514,24 @@ fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
     text.len()
 }
 
-/// Words of authorities, councils, regulators, chambers and dispute bodies (class
-/// `party.authority`), lower-case, matched at the start of a word ("authorit" → "authority",
-/// "authorities"; "urzęd" → "urzędu"); those marked `true` also end a compound
-/// ("aufsichtsbehörde", "landeszahnärztekammer", "integritetsskyddsmyndigheten").
-const AUTHORITY_STEMS: &[(&str, bool)] = &[
-    ("authorit", false),
-    ("council", false),
-    ("commissioner", false),
-    ("ombudsman", false),
-    ("regulator", false),
-    ("tribunal", false),
-    ("behörde", true),
-    ("beauftragte", false),
-    ("landesamt", false),
-    ("landratsamt", false),
-    ("kammer", true),
-    ("schlichtungsstelle", true),
-    ("autorité", false),
-    ("autorita", false),
-    ("autorità", false),
-    ("autoridad", false),
-    ("autoridade", false),
-    ("autoriteit", false),
-    ("autoritatea", false),
-    ("garante", false),
-    ("médiateur", false),
-    ("préfecture", false),
-    ("consejería", false),
-    ("ayuntamiento", false),
-    ("toezichthouder", false),
-    ("urząd", false),
-    ("urzęd", false),
-    ("rzecznik", false),
-    ("úřad", false),
-    ("úrad", false),
-    ("myndighet", true),
-    ("tilsyn", true),
-    ("viranomai", false),
-    ("hatóság", false),
-    ("αρχή", false),
-];
-
-/// Legal forms that make a run of words before them an organisation's name (class
-/// `legal.form`), lower-case, dots removed.
-const LEGAL_FORMS: &[&str] = &[
-    "gmbh", "ag", "kg", "ug", "ltd", "limited", "llc", "inc", "plc", "sarl", "sas", "sa", "srl",
-    "spa", "sl", "bv", "nv", "ab", "oy", "as", "aps", "sro",
-];
-
-/// Whether `text` (a heading) has an authority's word ([`AUTHORITY_STEMS`]).
+/// Whether `text` (a heading) has an authority's word ([`is_authority_word`]).
 fn names_an_authority(text: &str) -> bool {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .any(is_authority_word)
 }
 
-/// Whether the lower-case word `word` (letters only) is an authority's ([`AUTHORITY_STEMS`]).
+/// Whether the lower-case word `word` names a kind of organisation (lexicon class `org.type`:
+/// authority, council, regulator, chamber …; the word starts with one: "authorities",
+/// "úřadu"), or ends in an authority's compound head ([`COMPOUND_HEADS`]).
 fn is_authority_word(word: &str) -> bool {
-    AUTHORITY_STEMS.iter().any(|(stem, compound)| {
-        word.starts_with(stem) || (*compound && word.len() > stem.len() && word.contains(stem))
-    })
+    lexicon_words()
+        .org_types
+        .iter()
+        .any(|kind| word.starts_with(kind.as_str()))
+        || COMPOUND_HEADS
+            .iter()
+            .any(|(head, authority)| *authority && word.len() > head.len() && word.ends_with(head))
 }
 
 /// The registrable domain an email, URL or written web address names, if any: `who@host`,
@@ -904,7 +682,7 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
         // A legal form, written as one (a capital or a dot: "GmbH", "AS", "s.r.o", not the
         // word "as"), after a capitalised name ("Beispiel Fonts GmbH").
         if index > 0
-            && LEGAL_FORMS.contains(&squashed.as_str())
+            && lexicon_words().legal_forms.contains(&squashed)
             && word.contains(|c: char| c.is_uppercase() || c == '.')
             && words[index - 1].1.starts_with(|c: char| c.is_uppercase())
             && !names_the_site(block, at, site)
@@ -946,35 +724,31 @@ fn first_colons<'t>(
         })
 }
 
+/// The start of the first line inside `range` of `layout`'s text that is a contact field
+/// ([`is_contact_field`]), if any.
+fn first_contact_field(layout: &Layout<'_>, range: Range<usize>) -> Option<usize> {
+    let Layout {
+        text, line_starts, ..
+    } = *layout;
+    let first = line_starts.partition_point(|start| *start < range.start);
+    line_starts[first..]
+        .iter()
+        .take_while(|start| **start < range.end)
+        .find(|&&start| {
+            let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+            is_contact_field(&text[start..end.min(range.end)])
+        })
+        .copied()
+}
+
 /// A labelled line that still belongs to the section before it: its phone, fax, email, site or
-/// address ("Tél : …", "Adresse : …").
+/// address ("Tél : …", "Adresse : …"; lexicon classes `label.phone`, `label.email`,
+/// `label.web`, `label.address`).
 fn is_contact_field(line: &str) -> bool {
     let lower = line.trim().to_lowercase();
-    [
-        "tél",
-        "tel",
-        "téléphone",
-        "telephone",
-        "telefon",
-        "telefax",
-        "phone",
-        "fax",
-        "email",
-        "e-mail",
-        "mail",
-        "site",
-        "web",
-        "adresse",
-        "address",
-        "anschrift",
-        "url",
-        "internet",
-        "sitz",
-    ]
-    .iter()
-    .any(|field| {
+    lexicon_words().contact_fields.iter().any(|field| {
         lower
-            .strip_prefix(field)
+            .strip_prefix(field.as_str())
             .is_some_and(|rest| rest.trim_start().starts_with([':', '.']) || rest.starts_with(' '))
     })
 }
@@ -1213,6 +987,34 @@ mod tests {
     }
 
     #[test]
+    fn a_bank_line_does_not_hide_the_phone_after_it() {
+        // German legal notice (class: a bank's label line, the business's phone and email on
+        // the lines after it).
+        let (phones, emails, _) = found(
+            "https://www.malerbetrieb-beispiel.de/impressum",
+            "<h1>Impressum</h1><p>Malerbetrieb Beispiel<br>Gartenweg 5<br>10115 Berlin</p>\
+             <p>Bankverbindung: Sparkasse Beispielstadt<br>Telefon: 030 4471230<br>\
+             E-Mail: info@malerbetrieb-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471230"]);
+        assert_eq!(emails, ["info@malerbetrieb-beispiel.de"]);
+    }
+
+    #[test]
+    fn a_bank_heading_does_not_hide_the_phone_after_its_account() {
+        // Dutch colofon (class: bank details under a heading of their own, the business's
+        // phone in the next paragraph).
+        let (phones, emails, _) = found(
+            "https://www.schildersbedrijf-voorbeeld.nl/colofon",
+            "<h1>Colofon</h1><p>Schildersbedrijf Voorbeeld<br>Dorpsstraat 12<br>\
+             1234 AB Voorbeeldstad</p><h3>Bankgegevens</h3><p>IBAN: NL00 BANK 0000 0000 00</p>\
+             <p>Telefoon: 020 481 7703<br>E-mail: info@schildersbedrijf-voorbeeld.nl</p>",
+        );
+        assert_eq!(phones, ["+31204817703"]);
+        assert_eq!(emails, ["info@schildersbedrijf-voorbeeld.nl"]);
+    }
+
+    #[test]
     fn a_hosting_heading_runs_to_the_next_heading() {
         let text = "Éditeur\nAcme SARL\nTél : 01 42 68 53 00\nHébergeur\nOVH SAS\nTél : 09 72 10 10 07\nCrédits\nPhotos : X\n";
         let headings = [at(text, "Éditeur"), at(text, "Hébergeur")];
@@ -1257,10 +1059,12 @@ mod tests {
             "Ordre des avocats de Paris",
             "Ordine degli Avvocati di Milano",
             "Colegio Oficial de Dentistas",
-            "Bankverbindung",
             "Name und Sitz des Versicherers",
         ] {
             assert_eq!(party_of(other), Some(Party::Other), "{other}");
+        }
+        for bank in ["Bankverbindung", "Bank details", "Bankgegevens"] {
+            assert_eq!(party_of(bank), Some(Party::Bank), "{bank}");
         }
         for own in [
             "Hostinger deals",
