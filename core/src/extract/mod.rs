@@ -375,6 +375,7 @@ impl ParsedPage {
             application_name: meta("application-name").or(meta("apple-mobile-web-app-title")),
             title: doc.title.as_deref(),
             text: &doc.text,
+            others: &third_party,
             domain_label,
             home_link_texts: &home_link_texts,
         });
