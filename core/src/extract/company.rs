@@ -11,8 +11,8 @@
 
 use std::ops::Range;
 
+use crate::extract::page_budget::PageBudget;
 use crate::extract::sections;
-use crate::pace;
 
 /// The inputs, in precedence order of the caller's choosing.
 pub struct NameSources<'a> {
@@ -36,6 +36,9 @@ pub struct NameSources<'a> {
     /// The texts of the links to the site's homepage outside the footer, in document order —
     /// the header logo's `alt` among them; the last resort.
     pub home_link_texts: &'a [&'a str],
+    /// The page's budget (`page_budget.rs`): reading the text's lines is charged to it, and a
+    /// spent budget ends the reading with what was found.
+    pub budget: &'a PageBudget,
 }
 
 /// Chooses the name, or `None` when no source gives a usable one. Two corrections after the
@@ -103,7 +106,7 @@ fn full_trading_name(name: &str, sources: &NameSources<'_>, text: Own<'_>) -> Op
                     w.starts_with(|c: char| c.is_uppercase())
                         && !GENERIC_SEGMENTS.contains(&lower.as_str())
                 })
-                && copyright_holders(text)
+                && copyright_holders(text, sources.budget)
                     .any(|holder| squash(&holder).starts_with(&squash(segment)))
         })
 }
@@ -242,18 +245,19 @@ fn chosen_name(sources: &NameSources<'_>, text: Own<'_>) -> Option<String> {
             };
             // The brand as the page writes it, when a line spells the domain name exactly
             // (`KVD Aanhangwagens`, `M&T Solicitors`).
-            let spelled = || spelled_in_text(text, &domain);
-            let holder_spelling_domain = || copyright_holders(text).find(spells_domain);
+            let spelled = || spelled_in_text(text, &domain, sources.budget);
+            let holder_spelling_domain =
+                || copyright_holders(text, sources.budget).find(spells_domain);
             match from_title {
                 Some(title) if !spells_domain(&title) => {
                     Some(holder_spelling_domain().or_else(spelled).unwrap_or(title))
                 }
                 // The page's own writing of the brand with its legal form (`© 2014 WattleCar
                 // Pty Ltd` for the title's `WattleCar`) is the name as the business writes it.
-                Some(title) => Some(with_legal_form(&title, text).unwrap_or(title)),
+                Some(title) => Some(with_legal_form(&title, text, sources.budget).unwrap_or(title)),
                 None => holder_spelling_domain()
                     .or_else(spelled)
-                    .or_else(|| copyright_holder(text)),
+                    .or_else(|| copyright_holder(text, sources.budget)),
             }
         })
         .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
@@ -290,13 +294,14 @@ const MAX_BRAND_WORDS: usize = 8;
 /// with a capital or a digit (`KVD Aanhangwagens` on kvdaanhangwagens.example; `&` may stand for
 /// "and": `M&T Solicitors` on mandtsolicitors.example), with the legal forms that follow it
 /// (`Vestra Ltd.`). Lower-case mentions (host names, emails) are not names.
-fn spelled_in_text(text: Own<'_>, domain: &str) -> Option<String> {
+fn spelled_in_text(text: Own<'_>, domain: &str, budget: &PageBudget) -> Option<String> {
     if domain.len() < 4 {
         return None;
     }
-    // Pacing (`crate::pace`): a line costs its length; a stopped page ends here.
+    // Charged to the page's budget (which paces the work, `crate::pace`): a line costs its
+    // length; a spent budget or a stopped page ends here.
     text.lines()
-        .take_while(|line| pace::work(line.len() + 1))
+        .take_while(|line| budget.work(line.len() + 1))
         .filter(|line| may_spell(line, domain))
         .find_map(|line| spelled_in_line(line, domain))
 }
@@ -390,8 +395,8 @@ fn abbreviates_domain(name: &str, domain: &str) -> bool {
 
 /// A copyright holder on the page that is `name` followed only by legal forms (`WattleCar Pty
 /// Ltd` for `WattleCar`), or `None`.
-fn with_legal_form(name: &str, text: Own<'_>) -> Option<String> {
-    copyright_holders(text).find(|holder| adds_legal_form(name, holder))
+fn with_legal_form(name: &str, text: Own<'_>, budget: &PageBudget) -> Option<String> {
+    copyright_holders(text, budget).find(|holder| adds_legal_form(name, holder))
 }
 
 /// Whether `candidate` is `brand` followed only by legal forms (`Brightloop GmbH` for
@@ -1228,15 +1233,19 @@ fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
 
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or
 /// `All rights reserved, Acme © 2009-2013`).
-fn copyright_holder(text: Own<'_>) -> Option<String> {
-    copyright_holders(text).next()
+fn copyright_holder(text: Own<'_>, budget: &PageBudget) -> Option<String> {
+    copyright_holders(text, budget).next()
 }
 
 /// Every usable copyright holder of `text`, from its last line to its first.
-fn copyright_holders(text: Own<'_>) -> impl Iterator<Item = String> + '_ {
+/// Charged to the page's `budget` by the line, like [`spelled_in_text`].
+fn copyright_holders<'a>(
+    text: Own<'a>,
+    budget: &'a PageBudget,
+) -> impl Iterator<Item = String> + 'a {
     text.lines()
         .rev()
-        .take_while(|line| pace::work(line.len() + 1))
+        .take_while(|line| budget.work(line.len() + 1))
         .filter_map(line_holder)
 }
 
@@ -1570,7 +1579,19 @@ mod tests {
             others: &[],
             domain_label: domain,
             home_link_texts: &[],
+            // Leaked: a few bytes a test, for a budget that lives as long as `text`.
+            budget: Box::leak(Box::new(PageBudget::for_page(text.len()))),
         }
+    }
+
+    /// [`super::copyright_holder`] with the budget of a page of `text`'s size.
+    fn copyright_holder(text: Own<'_>) -> Option<String> {
+        super::copyright_holder(text, &PageBudget::for_page(text.text.len()))
+    }
+
+    /// [`super::spelled_in_text`] with the budget of a page of `text`'s size.
+    fn spelled_in_text(text: Own<'_>, domain: &str) -> Option<String> {
+        super::spelled_in_text(text, domain, &PageBudget::for_page(text.text.len()))
     }
 
     fn title_name(title: &str, text: &str, domain: &str) -> Option<String> {
