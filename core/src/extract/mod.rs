@@ -318,10 +318,14 @@ impl ParsedPage {
             .chain(&doc.marked_addresses)
             .chain(&meta_address)
             .cloned();
+        // An address given as one string is read with the ccTLD's region, else the one the
+        // page's evidence decides (`extract::region`: a `.com` page in Brazil or India).
+        let decided = hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}"));
+        let string_region = tld_region.or(decided.as_deref());
         let from_strings = json_ld
             .address_strings
             .iter()
-            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region, budget))
+            .flat_map(|s| address::from_lines(&[s.as_str()], string_region, budget))
             .map(|a| a.parts);
         for candidate in structured
             .chain(from_strings)
@@ -1380,6 +1384,39 @@ mod tests {
         );
         assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
         assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
+    fn a_json_ld_address_string_is_read_with_the_region_the_page_decides() {
+        // Class: `"address": "…"` as one string on a `.com` page whose country only the rest of
+        // the page tells (an international number's calling code). Brazil, India.
+        for (telephone, address, postcode) in [
+            (
+                "+55 41 3333-4444",
+                "Rua Exemplo 45, Centro, Curitiba - PR, 80010-000",
+                "80010-000",
+            ),
+            (
+                "+91 22 4000 1234",
+                "12, Example Road, Andheri East, Mumbai, Maharashtra 400069",
+                "400069",
+            ),
+        ] {
+            let url = Url::parse("https://www.example-business.com/").unwrap();
+            let html = format!(
+                "<script type=\"application/ld+json\">{{\"@type\":\"Organization\",\
+                 \"name\":\"Example\",\"telephone\":\"{telephone}\",\
+                 \"location\":{{\"@type\":\"Place\",\"address\":\"{address}\"}}}}</script>\
+                 <p>Call us: {telephone}</p>"
+            );
+            let page = extract_page(&url, Some("text/html"), html.as_bytes());
+            let postcodes: Vec<_> = page
+                .addresses
+                .iter()
+                .map(|a| a.postal_code.as_deref())
+                .collect();
+            assert_eq!(postcodes, [Some(postcode)], "{:?}", page.addresses);
+        }
     }
 
     #[test]
