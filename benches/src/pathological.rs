@@ -32,6 +32,9 @@ pub const PAGES: &[(&str, Builder)] = &[
     ("long-attributes", long_attributes),
     ("many-scripts", many_scripts),
     ("mailto-list", mailto_list),
+    ("microdata-items", microdata_items),
+    ("phone-runs", phone_runs),
+    ("address-lines", address_lines),
 ];
 
 /// The page named `name`, or `None`.
@@ -300,4 +303,77 @@ pub fn mailto_list() -> Vec<u8> {
     }
     page.push_str(&tail);
     page.into_bytes()
+}
+
+/// ~10 000 microdata organisations, each with a name, a telephone, an email and a postal
+/// address, in two countries' shapes: every property value is a copy the walker makes and a
+/// value the name, phone, email and address readers are handed.
+pub fn microdata_items() -> Vec<u8> {
+    fill(
+        &format!("{HEAD}{PLAIN_CONTACT}"),
+        |i| {
+            let (street, postcode, town, phone) = match i % 2 {
+                0 => ("Hauptstraße", "10115", "Berlin", "+49 30 2847"),
+                _ => ("rue de la Paix", "75002", "Paris", "+33 1 4296"),
+            };
+            format!(
+                "<div itemscope itemtype=\"http://schema.org/LocalBusiness\"><span itemprop=\"name\">Laden {i}</span>\
+                 <span itemprop=\"telephone\">{phone} {:04}</span><span itemprop=\"email\">kontakt{i}@beispiel.de</span>\
+                 <div itemprop=\"address\" itemscope itemtype=\"http://schema.org/PostalAddress\">\
+                 <span itemprop=\"streetAddress\">{street} {}</span><span itemprop=\"postalCode\">{postcode}</span>\
+                 <span itemprop=\"addressLocality\">{town}</span></div></div>\n",
+                i % 10_000,
+                i % 200 + 1
+            )
+        },
+        TAIL,
+    )
+}
+
+/// One line of ~260 000 phone-like runs of digits joined by hyphens (`0301234-0301235-…`),
+/// then ~20 000 lines of a labelled national number each, in German and French shapes: the
+/// phone reader's runs, groups and candidates, judged up to its allowance.
+pub fn phone_runs() -> Vec<u8> {
+    let mut page = format!("{HEAD}{PLAIN_CONTACT}<p>");
+    for i in 0.. {
+        if page.len() >= PAGE_CAP * 3 / 4 {
+            break;
+        }
+        page.push_str(&format!("0301{:03}-", i % 1_000));
+    }
+    page.push_str("</p>\n");
+    let tail = TAIL;
+    for i in 0.. {
+        let next = match i % 2 {
+            0 => format!("<p>Tel. 030 2847 {:04}</p>\n", i % 10_000),
+            _ => format!("<p>Tél. 01 42 96 {:02} {:02}</p>\n", i / 100 % 100, i % 100),
+        };
+        if page.len() + next.len() + tail.len() >= PAGE_CAP {
+            break;
+        }
+        page.push_str(&next);
+    }
+    page.push_str(tail);
+    page.into_bytes()
+}
+
+/// ~60 000 lines that look like a street, postcode and town, in German and Dutch shapes:
+/// every line runs the address patterns.
+pub fn address_lines() -> Vec<u8> {
+    fill(
+        &format!("{HEAD}{PLAIN_CONTACT}"),
+        |i| match i % 2 {
+            0 => format!(
+                "Hauptstraße {}, {:05} Berlin<br>\n",
+                i % 300 + 1,
+                10_115 + i % 80
+            ),
+            _ => format!(
+                "Kerkstraat {}, {} AB Utrecht<br>\n",
+                i % 300 + 1,
+                3_500 + i % 80
+            ),
+        },
+        TAIL,
+    )
 }

@@ -349,6 +349,54 @@ fn the_full_trading_name_beats_a_shortened_brand() {
     );
 }
 
+/// A maker's credit (class `credit.maker`, `party.maker`) names the web agency or designer,
+/// never the business: it gives no company name, neither as the copyright holder nor as a
+/// legal notice's field, in any language.
+#[test]
+fn a_makers_credit_never_gives_the_company_name() {
+    for (url, html, expected) in [
+        (
+            "https://olivar-madrid.es/",
+            "<head><title>Inicio</title></head><body><p>Tapas y vinos</p>\
+             <footer><p>© 2024 Taberna El Olivar · Diseño web: Estudio Nube</p></footer></body>",
+            Some("Taberna El Olivar"),
+        ),
+        (
+            "https://boulangerie-lyon.fr/",
+            "<head><title>Accueil</title></head><body><p>Pains et viennoiseries</p>\
+             <footer><p>© 2023 Au Pain Doré – Réalisé par Agence Pixelune</p></footer></body>",
+            Some("Au Pain Doré"),
+        ),
+        (
+            "https://boulangerie-lyon.fr/",
+            "<head><title>Accueil</title></head><body><p>Pains et viennoiseries</p>\
+             <footer><p>© 2023 Au Pain Doré – Réalisation : Agence Pixelune</p></footer></body>",
+            Some("Au Pain Doré"),
+        ),
+        (
+            "https://www.trattoria-bologna.it/",
+            "<head><title>Home</title></head><body><p>Cucina tipica</p>\
+             <footer><p>© 2022 Trattoria Da Nino – Sito realizzato da Studio Lampo</p></footer></body>",
+            Some("Trattoria Da Nino"),
+        ),
+        (
+            "https://www.trattoria-bologna.it/",
+            "<head><title>Home</title></head><body><p>Cucina tipica</p>\
+             <footer><p>© 2022 Sito web realizzato da Studio Lampo</p></footer></body>",
+            None,
+        ),
+        (
+            "https://www.tischlerei-kiel.de/impressum",
+            "<head><title>tischlerei-kiel.de</title></head><body><h1>Impressum</h1>\
+             <h2>Webdesign</h2><p>Firma: Pixelhafen Medien GmbH</p>\
+             <h2>Anbieter</h2><p>Firma: Tischlerei Nordholz GmbH</p></body>",
+            Some("Tischlerei Nordholz GmbH"),
+        ),
+    ] {
+        assert_eq!(name(url, html).as_deref(), expected, "{url}");
+    }
+}
+
 #[test]
 fn a_page_type_word_is_not_part_of_the_name() {
     for (title, expected) in [

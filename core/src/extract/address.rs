@@ -18,10 +18,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
 use crate::extract::words8::{any_ascii_digit, load};
 use crate::lexicon;
-use crate::pace;
 
 /// Address parts found in markup, as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -444,8 +444,13 @@ const MATCHED_LINE_UNITS: usize = 2048;
 
 /// Finds addresses in the visible `lines` of a page. `page_region` is the ISO code implied by
 /// the page (ccTLD or `lang`), which enables the ambiguous European patterns and the
-/// GB/NL/PT/SE/IE patterns on pages of other regions.
-pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
+/// GB/NL/PT/SE/IE patterns on pages of other regions. Charged to the page's `budget`; once
+/// it is spent the addresses found so far are returned.
+pub fn from_lines(
+    lines: &[&str],
+    page_region: Option<&str>,
+    budget: &PageBudget,
+) -> Vec<TextAddress> {
     let mut out: Vec<TextAddress> = Vec::new();
     // Regions whose postcodes are three digits (Iceland, the Faroes): their lines are read
     // on their pages only (three digits and a word are common elsewhere).
@@ -453,8 +458,9 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
         .and_then(postcode::format)
         .is_some_and(|f| f.validates("101"));
     for (index, line) in lines.iter().enumerate() {
-        // Pacing (`crate::pace`): a line costs its length; one the patterns run on, more.
-        if !pace::work(line.len() + 16) {
+        // The page's budget (which also paces, `crate::pace`): a line costs its length; one
+        // the patterns run on, more.
+        if !budget.work(line.len() + 16) {
             break;
         }
         let irish_county = page_region == Some("IE")
@@ -469,7 +475,9 @@ pub fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress>
             }
             continue;
         }
-        pace::work(MATCHED_LINE_UNITS);
+        if !budget.work(MATCHED_LINE_UNITS) {
+            break;
+        }
         let mut found = match_line(lines, index, line, index, page_region);
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
@@ -2052,6 +2060,12 @@ pub fn region_of_country(country: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::from_lines`] with the budget of a page of the lines' size.
+    fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
+        let bytes = lines.iter().map(|line| line.len() + 1).sum();
+        super::from_lines(lines, page_region, &PageBudget::for_page(bytes))
+    }
 
     /// The matches of `pattern` with [`with_city`], as (zip, city) byte ranges, and those of the
     /// same pattern with the whole place name in it (`CITY` or `CITY_ANY` for its first letter).

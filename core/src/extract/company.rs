@@ -5,12 +5,16 @@
 //! match that spells only part of the domain gives way to a copyright holder that spells all
 //! of it, and the header logo's `alt` (a link to the homepage) is the last resort. Professions,
 //! titles and education lines are never names; a person's practice is named by the person
-//! with title; the domain is matched with accents folded and initials allowed.
+//! with title; the domain is matched with accents folded and initials allowed. No name is read
+//! from the text of another organisation (a maker's credit, a host's section: the attribution
+//! step's ranges, [`NameSources::others`]).
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
+use crate::extract::page_budget::PageBudget;
+use crate::extract::sections;
 use crate::lexicon::{self, Class};
-use crate::pace;
 
 /// The inputs, in precedence order of the caller's choosing.
 pub struct NameSources<'a> {
@@ -24,12 +28,19 @@ pub struct NameSources<'a> {
     pub title: Option<&'a str>,
     /// Visible text (for the copyright line).
     pub text: &'a str,
+    /// Byte ranges of `text` that belong to another organisation than the business
+    /// (`sections::third_party_ranges`: a maker's credit, a hosting provider's or an
+    /// authority's section): no name is read there.
+    pub others: &'a [Range<usize>],
     /// The site's registrable domain without its suffix (`harrowvaledesignbuild`), to pick the
     /// title segment that names the brand.
     pub domain_label: &'a str,
     /// The texts of the links to the site's homepage outside the footer, in document order —
     /// the header logo's `alt` among them; the last resort.
     pub home_link_texts: &'a [&'a str],
+    /// The page's budget (`page_budget.rs`): reading the text's lines is charged to it, and a
+    /// spent budget ends the reading with what was found.
+    pub budget: &'a PageBudget,
 }
 
 /// Chooses the name, or `None` when no source gives a usable one. Two corrections after the
@@ -38,14 +49,19 @@ pub struct NameSources<'a> {
 /// gives way to the full trading name when the title and the copyright line both print it
 /// (`Acme Wood Products`).
 pub fn company_name(sources: &NameSources<'_>) -> Option<String> {
-    let chosen = match chosen_name(sources) {
+    let others = merged(sources.others);
+    let text = Own {
+        text: sources.text,
+        others: &others,
+    };
+    let chosen = match chosen_name(sources, text) {
         Some(name) if !is_domain_name(&name) => Some(name),
-        chosen => legal_notice_name(sources.text)
+        chosen => legal_notice_name(text)
             // A host name stands for the business as its registrable name, without `www.`.
             .or(chosen.map(|host| strip_www(&host))),
     };
     chosen
-        .map(|name| full_trading_name(&name, sources).unwrap_or(name))
+        .map(|name| full_trading_name(&name, sources, text).unwrap_or(name))
         .map(|name| tidy(&name, &squash(sources.domain_label)))
 }
 
@@ -76,7 +92,7 @@ fn is_domain_name(name: &str) -> bool {
 
 /// The title segment that is `name` plus one or two more words (`Acme Wood Products` for
 /// `Acme Wood`), when a copyright line prints it too: the page states its full trading name.
-fn full_trading_name(name: &str, sources: &NameSources<'_>) -> Option<String> {
+fn full_trading_name(name: &str, sources: &NameSources<'_>, text: Own<'_>) -> Option<String> {
     let title = sources.title?;
     let words = name.split_whitespace().count();
     split_title(title)
@@ -92,7 +108,7 @@ fn full_trading_name(name: &str, sources: &NameSources<'_>) -> Option<String> {
                     w.starts_with(|c: char| c.is_uppercase())
                         && !has(&lexicon_words().generic_segments, &lower)
                 })
-                && copyright_holders(sources.text)
+                && copyright_holders(text, sources.budget)
                     .any(|holder| squash(&holder).starts_with(&squash(segment)))
         })
 }
@@ -178,7 +194,7 @@ fn has(words: &[String], word: &str) -> bool {
 /// line after such a label alone), the line after "Angaben gemäß § 5 TMG" (or DDG), or the line
 /// above a Dutch Chamber of Commerce number ("KvK 12345678"). The name is the first
 /// comma-separated chunk, without digits, at most eight words.
-pub fn legal_notice_name(text: &str) -> Option<String> {
+fn legal_notice_name(text: Own<'_>) -> Option<String> {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -259,7 +275,7 @@ fn may_open_label(line: &str) -> bool {
 }
 
 /// The name as chosen, before [`tidy`].
-fn chosen_name(sources: &NameSources<'_>) -> Option<String> {
+fn chosen_name(sources: &NameSources<'_>, text: Own<'_>) -> Option<String> {
     let domain = squash(sources.domain_label);
     sources
         .structured
@@ -286,18 +302,19 @@ fn chosen_name(sources: &NameSources<'_>) -> Option<String> {
             };
             // The brand as the page writes it, when a line spells the domain name exactly
             // (`KVD Aanhangwagens`, `M&T Solicitors`).
-            let spelled = || spelled_in_text(sources.text, &domain);
-            let holder_spelling_domain = || copyright_holders(sources.text).find(spells_domain);
+            let spelled = || spelled_in_text(text, &domain, sources.budget);
+            let holder_spelling_domain =
+                || copyright_holders(text, sources.budget).find(spells_domain);
             match from_title {
                 Some(title) if !spells_domain(&title) => {
                     Some(holder_spelling_domain().or_else(spelled).unwrap_or(title))
                 }
                 // The page's own writing of the brand with its legal form (`© 2014 WattleCar
                 // Pty Ltd` for the title's `WattleCar`) is the name as the business writes it.
-                Some(title) => Some(with_legal_form(&title, sources.text).unwrap_or(title)),
+                Some(title) => Some(with_legal_form(&title, text, sources.budget).unwrap_or(title)),
                 None => holder_spelling_domain()
                     .or_else(spelled)
-                    .or_else(|| copyright_holder(sources.text)),
+                    .or_else(|| copyright_holder(text, sources.budget)),
             }
         })
         .or_else(|| sources.home_link_texts.iter().find_map(|t| logo_name(t)))
@@ -334,13 +351,14 @@ const MAX_BRAND_WORDS: usize = 8;
 /// with a capital or a digit (`KVD Aanhangwagens` on kvdaanhangwagens.example; `&` may stand for
 /// "and": `M&T Solicitors` on mandtsolicitors.example), with the legal forms that follow it
 /// (`Vestra Ltd.`). Lower-case mentions (host names, emails) are not names.
-fn spelled_in_text(text: &str, domain: &str) -> Option<String> {
+fn spelled_in_text(text: Own<'_>, domain: &str, budget: &PageBudget) -> Option<String> {
     if domain.len() < 4 {
         return None;
     }
-    // Pacing (`crate::pace`): a line costs its length; a stopped page ends here.
+    // Charged to the page's budget (which paces the work, `crate::pace`): a line costs its
+    // length; a spent budget or a stopped page ends here.
     text.lines()
-        .take_while(|line| pace::work(line.len() + 1))
+        .take_while(|line| budget.work(line.len() + 1))
         .filter(|line| may_spell(line, domain))
         .find_map(|line| spelled_in_line(line, domain))
 }
@@ -434,8 +452,8 @@ fn abbreviates_domain(name: &str, domain: &str) -> bool {
 
 /// A copyright holder on the page that is `name` followed only by legal forms (`WattleCar Pty
 /// Ltd` for `WattleCar`), or `None`.
-fn with_legal_form(name: &str, text: &str) -> Option<String> {
-    copyright_holders(text).find(|holder| adds_legal_form(name, holder))
+fn with_legal_form(name: &str, text: Own<'_>, budget: &PageBudget) -> Option<String> {
+    copyright_holders(text, budget).find(|holder| adds_legal_form(name, holder))
 }
 
 /// Whether `candidate` is `brand` followed only by legal forms (`Brightloop GmbH` for
@@ -869,17 +887,69 @@ fn fold(c: char, german_umlauts: bool) -> (char, Option<char>) {
     (one, None)
 }
 
+/// The page's text as the name readers see it: each line without the parts that belong to
+/// another organisation ([`NameSources::others`]; [`sections::own_part`]).
+#[derive(Clone, Copy)]
+struct Own<'a> {
+    text: &'a str,
+    /// Sorted, disjoint ranges of `text` ([`merged`]).
+    others: &'a [Range<usize>],
+}
+
+impl<'a> Own<'a> {
+    /// The lines of the text (as `str::lines` splits it), each cut at the first range of
+    /// another organisation that starts inside it, empty when it starts inside one. A binary
+    /// search per line.
+    fn lines(self) -> impl DoubleEndedIterator<Item = &'a str> + 'a {
+        let Own { text, others } = self;
+        text.lines().map(move |line| {
+            if others.is_empty() {
+                return line;
+            }
+            let start = line.as_ptr() as usize - text.as_ptr() as usize;
+            // The first range that ends after the line's start; disjoint and sorted, so it is
+            // the only one that may hold the start or begin inside the line.
+            let next = others.partition_point(|range| range.end <= start);
+            sections::own_part(others.get(next..=next).unwrap_or(&[]), line, start)
+        })
+    }
+}
+
+impl<'a> From<&'a str> for Own<'a> {
+    fn from(text: &'a str) -> Self {
+        Own { text, others: &[] }
+    }
+}
+
+/// `ranges` sorted by start, overlapping and touching ones joined.
+fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_by_key(|range| range.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(sorted.len());
+    for range in sorted {
+        match out.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
 /// The holder named in a copyright line (`© 2014 Acme Ltd. All rights reserved.`, or
 /// `All rights reserved, Acme © 2009-2013`).
-fn copyright_holder(text: &str) -> Option<String> {
-    copyright_holders(text).next()
+fn copyright_holder(text: Own<'_>, budget: &PageBudget) -> Option<String> {
+    copyright_holders(text, budget).next()
 }
 
 /// Every usable copyright holder of `text`, from its last line to its first.
-fn copyright_holders(text: &str) -> impl Iterator<Item = String> + '_ {
+/// Charged to the page's `budget` by the line, like [`spelled_in_text`].
+fn copyright_holders<'a>(
+    text: Own<'a>,
+    budget: &'a PageBudget,
+) -> impl Iterator<Item = String> + 'a {
     text.lines()
         .rev()
-        .take_while(|line| pace::work(line.len() + 1))
+        .take_while(|line| budget.work(line.len() + 1))
         .filter_map(line_holder)
 }
 
@@ -1099,6 +1169,29 @@ mod tests {
     }
 
     #[test]
+    fn lines_leave_out_the_parts_of_other_organisations() {
+        let text = "Acme Ltd\n© 2024 Acme · Design by Studio\nHost\nHostCo\nEnd";
+        let credit = text.find("Design").unwrap();
+        let host = text.find("Host").unwrap();
+        let host_end = text.find("\nEnd").unwrap();
+        // Unsorted and overlapping, as the attribution step may give them.
+        let ranges = [
+            host + 2..host_end,
+            credit..text.find("\nHost").unwrap(),
+            host..host + 4,
+        ];
+        assert_eq!(merged(&ranges), [credit..host - 1, host..host_end]);
+        let others = merged(&ranges);
+        let own = Own {
+            text,
+            others: &others,
+        };
+        let lines: Vec<&str> = own.lines().collect();
+        assert_eq!(lines, ["Acme Ltd", "© 2024 Acme · ", "", "", "End"]);
+        assert_eq!(copyright_holder(own).as_deref(), Some("Acme"));
+    }
+
+    #[test]
     fn placeholders_are_not_names() {
         for name in ["Home", "WordPress", "Your Company Ltd", "The Company Name"] {
             assert!(!usable(name), "{name}");
@@ -1125,7 +1218,7 @@ mod tests {
             Some("Acme Shop Ltd")
         );
         assert_eq!(
-            spelled_in_text("Nothing here\nWelcome to Acme Shop", "acmeshop").as_deref(),
+            spelled_in_text(Own::from("Nothing here\nWelcome to Acme Shop"), "acmeshop").as_deref(),
             Some("Acme Shop")
         );
     }
@@ -1189,9 +1282,22 @@ mod tests {
             application_name: None,
             title,
             text,
+            others: &[],
             domain_label: domain,
             home_link_texts: &[],
+            // Leaked: a few bytes a test, for a budget that lives as long as `text`.
+            budget: Box::leak(Box::new(PageBudget::for_page(text.len()))),
         }
+    }
+
+    /// [`super::copyright_holder`] with the budget of a page of `text`'s size.
+    fn copyright_holder(text: Own<'_>) -> Option<String> {
+        super::copyright_holder(text, &PageBudget::for_page(text.text.len()))
+    }
+
+    /// [`super::spelled_in_text`] with the budget of a page of `text`'s size.
+    fn spelled_in_text(text: Own<'_>, domain: &str) -> Option<String> {
+        super::spelled_in_text(text, domain, &PageBudget::for_page(text.text.len()))
     }
 
     fn title_name(title: &str, text: &str, domain: &str) -> Option<String> {
@@ -1495,12 +1601,13 @@ mod tests {
     #[test]
     fn copyright_holders_stop_at_a_year_and_skip_link_labels() {
         assert_eq!(
-            copyright_holder("© Kestrel Plumbers 2012 l Terms and Conditions").as_deref(),
+            copyright_holder(Own::from("© Kestrel Plumbers 2012 l Terms and Conditions"))
+                .as_deref(),
             Some("Kestrel Plumbers")
         );
-        assert_eq!(copyright_holder("Copyright Statement"), None);
+        assert_eq!(copyright_holder(Own::from("Copyright Statement")), None);
         assert_eq!(
-            copyright_holder("© 2010 Gate-Hinges").as_deref(),
+            copyright_holder(Own::from("© 2010 Gate-Hinges")).as_deref(),
             Some("Gate-Hinges")
         );
     }

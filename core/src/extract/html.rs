@@ -16,10 +16,10 @@ use std::sync::OnceLock;
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
 use crate::extract::markup::{is_block, Element, ElementFacts, Markup, Node, TreeInput};
+use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
 use crate::extract::words8::{any_byte_below, load};
-use crate::pace;
 
 /// What one page's markup holds, ready for the field extractors.
 #[derive(Debug, Default)]
@@ -96,12 +96,17 @@ const MAX_CAPTURE_BYTES: usize = MAX_CAPTURE_CHARS * 4;
 pub const MAX_MARKED_VALUES: usize = 200;
 /// Most links kept per page.
 const MAX_LINKS: usize = 5_000;
-/// Most elements visited; deeper or larger documents are cut (real pages have < 100 000).
-const MAX_NODES: usize = 2_000_000;
+/// Units of work (`PageBudget::work`) an element costs the walk, besides its text's bytes.
+const ELEMENT_UNITS: usize = 32;
 
-/// Parses `html` and collects a [`Document`]. Never fails: any input yields a document.
+/// Parses `html` and collects a [`Document`], charged to the budget of a page of `html`'s
+/// size. Never fails: any input yields a document.
 pub fn parse(html: &str) -> Document {
-    parse_reusing(html, &mut ParseBuffers::default())
+    parse_reusing(
+        html,
+        &mut ParseBuffers::default(),
+        &PageBudget::for_page(html.len()),
+    )
 }
 
 /// The vectors a parse builds in (the prescanned copy of the page, its nodes and attributes),
@@ -115,21 +120,25 @@ pub struct ParseBuffers {
     facts: Vec<ElementFacts>,
 }
 
-/// [`parse`], building in `buffers`.
-pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
+/// [`parse`], building in `buffers`, charged to the page's `budget` (docs/security.md,
+/// "Reading a page"): the walk a unit of work per byte of text and [`ELEMENT_UNITS`] per
+/// element, and every copy of the page's content it keeps (text, links, metas, microdata
+/// values) by its bytes. Once the work is spent the walk ends; a copy the budget refuses is
+/// left out. Either way the document holds what was read.
+pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget) -> Document {
     let pre = prescan_reusing(
         html,
         std::mem::take(&mut buffers.page),
         std::mem::take(&mut buffers.tree),
     );
-    let mut walker = Walker {
-        doc: Document {
+    let mut walker = Walker::new(
+        Document {
             json_ld: pre.json_ld,
             state: pre.state,
             ..Document::default()
         },
-        ..Walker::default()
-    };
+        budget,
+    );
     let markup = Markup::parse(
         &pre.page,
         html,
@@ -145,9 +154,10 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers) -> Document {
     walker.finish()
 }
 
-#[derive(Default)]
-struct Walker {
+struct Walker<'b> {
     doc: Document,
+    /// What the walk may still do and copy.
+    budget: &'b PageBudget,
     hidden_depth: usize,
     /// Open `<template>`s. Their content is inert until a script clones it into the page,
     /// which is how some sites build their footer (an online shop's socials, contact and
@@ -201,26 +211,48 @@ struct Exit {
     scope: bool,
 }
 
-impl Walker {
+impl<'b> Walker<'b> {
+    fn new(doc: Document, budget: &'b PageBudget) -> Self {
+        Walker {
+            doc,
+            budget,
+            hidden_depth: 0,
+            template_depth: 0,
+            head_depth: 0,
+            footer_depth: 0,
+            footer_start: 0,
+            heading_start: None,
+            link_captures: Vec::new(),
+            prop_captures: Vec::new(),
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Whether a copy of `bytes` bytes may be kept (charged to the page's budget).
+    fn may_copy(&self, bytes: usize) -> bool {
+        self.budget.copy(bytes)
+    }
+
     /// Visits the nodes in document order, leaving each element after its descendants.
     fn walk(&mut self, markup: &Markup<'_>) {
         // Entered elements not yet left, innermost last: (index past their subtree, exit).
         let mut open: Vec<(usize, Exit)> = Vec::new();
         let mut index = 0;
-        let mut visited = 0usize;
         while let Some(node) = markup.node(index) {
             while let Some((_, exit)) = open.pop_if(|(end, _)| *end <= index) {
                 self.leave(exit);
             }
-            visited += 1;
-            // Pacing (`crate::pace`): an element counts as 32 bytes of work, text as its
-            // length; a stopped page ends here.
-            if visited > MAX_NODES || !pace::work(32) {
+            // The page's budget (which also paces the work, `crate::pace`): a node counts as
+            // `ELEMENT_UNITS`, text as its length too; a spent budget or a stopped page ends
+            // the walk here.
+            if !self.budget.work(ELEMENT_UNITS) {
                 return;
             }
             match node {
                 Node::Text(text) => {
-                    pace::work(text.len());
+                    if !self.budget.work(text.len()) {
+                        return;
+                    }
                     self.push_text(text);
                     index += 1;
                 }
@@ -260,16 +292,16 @@ impl Walker {
         match name {
             b"script" | b"style" | b"textarea" | b"select" | b"svg" | b"iframe" | b"noscript"
             | b"object" | b"datalist" => {
-                if let Some(hex) = attrs.cfemail {
-                    self.doc
-                        .cf_emails
-                        .push((self.doc.text.len(), hex.trim().to_string()));
-                }
+                self.push_cfemail(attrs.cfemail);
                 return None;
             }
             b"title" => {
                 if self.doc.title.is_none() {
-                    let text = collapse(&entities::decode(&markup.inner_text(index)));
+                    let inner = markup.inner_text(index);
+                    if !self.budget.work(inner.len()) || !self.may_copy(2 * inner.len()) {
+                        return None;
+                    }
+                    let text = collapse(&entities::decode(&inner));
                     if !text.is_empty() {
                         self.doc.title = Some(text);
                     }
@@ -278,9 +310,11 @@ impl Walker {
             }
             b"meta" => {
                 if let (Some(key), Some(content)) = (attrs.meta_key, attrs.content) {
-                    self.doc
-                        .metas
-                        .push((key.trim().to_ascii_lowercase(), decoded_trimmed(content)));
+                    if self.may_copy(key.len() + content.len()) {
+                        self.doc
+                            .metas
+                            .push((key.trim().to_ascii_lowercase(), decoded_trimmed(content)));
+                    }
                 }
                 return None;
             }
@@ -316,7 +350,8 @@ impl Walker {
                 return None;
             }
             b"a" | b"area" => {
-                if let Some(href) = attrs.href.map(decoded_trimmed) {
+                let href = attrs.href.filter(|href| self.may_copy(href.len()));
+                if let Some(href) = href.map(decoded_trimmed) {
                     let cf_hex = href_cfemail(&href).map(str::to_string);
                     if self.doc.links.len() < MAX_LINKS {
                         let mut text = String::new();
@@ -335,18 +370,12 @@ impl Walker {
                             exit.link = true;
                         }
                     }
-                    if let Some(hex) = cf_hex {
-                        self.doc.cf_emails.push((self.doc.text.len(), hex));
-                    }
+                    self.push_cfemail(cf_hex.as_deref());
                 }
             }
             _ => {}
         }
-        if let Some(hex) = attrs.cfemail {
-            self.doc
-                .cf_emails
-                .push((self.doc.text.len(), hex.trim().to_string()));
-        }
+        self.push_cfemail(attrs.cfemail);
         if attrs.hidden && closed {
             exit.hidden = true;
             self.hidden_depth += 1;
@@ -378,7 +407,9 @@ impl Walker {
         if let Some(prop) = prop.or(class_prop) {
             match attrs.content {
                 Some(content) if attrs.item_prop.is_some() => {
-                    self.store_prop(prop, &decoded_trimmed(content))
+                    if self.may_copy(content.len()) {
+                        self.store_prop(prop, &decoded_trimmed(content))
+                    }
                 }
                 _ => {
                     self.prop_captures.push((prop, self.doc.text.len()));
@@ -419,6 +450,9 @@ impl Walker {
     }
 
     fn store_prop(&mut self, prop: Prop, raw: &str) {
+        if !self.may_copy(raw.len()) {
+            return;
+        }
         let mut value = collapse(raw);
         if value.is_empty() {
             return;
@@ -532,7 +566,19 @@ impl Walker {
             return;
         }
         let decoded = entities::decode(raw);
-        push_collapsed(&mut self.doc.text, &decoded);
+        if self.may_copy(decoded.len()) {
+            push_collapsed(&mut self.doc.text, &decoded);
+        }
+    }
+
+    /// Keeps a Cloudflare email-protection payload found at the current text position (a
+    /// copy charged to the budget).
+    fn push_cfemail(&mut self, hex: Option<&str>) {
+        if let Some(hex) = hex.map(str::trim).filter(|hex| self.may_copy(hex.len())) {
+            self.doc
+                .cf_emails
+                .push((self.doc.text.len(), hex.to_string()));
+        }
     }
 
     /// Records that a block's text starts at the end of the text so far.
@@ -906,7 +952,7 @@ mod tests {
         ];
         let mut buffers = ParseBuffers::default();
         for page in &pages {
-            let kept = parse_reusing(page, &mut buffers);
+            let kept = parse_reusing(page, &mut buffers, &PageBudget::for_page(page.len()));
             assert_eq!(format!("{kept:?}"), format!("{:?}", parse(page)));
         }
         // Between pages the buffers hold nothing, only capacity.
@@ -976,7 +1022,8 @@ mod tests {
             )
         ) {
             // `None` is a line break.
-            let mut walker = Walker::default();
+            let budget = PageBudget::for_page(0);
+            let mut walker = Walker::new(Document::default(), &budget);
             for part in &parts {
                 match part {
                     Some(text) => push_collapsed(&mut walker.doc.text, text),

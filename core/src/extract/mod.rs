@@ -62,15 +62,15 @@ use crate::extract::page_budget::PageBudget;
 use crate::extract::phones::RegionHint;
 use crate::extract::socials::Network;
 use crate::extract::words8::has_ascii_digits;
-use crate::pace;
 use crate::site::{region_from_host, registrable_domain, result_domain};
 
 /// A decoded and parsed page, before its URL is settled.
 pub struct ParsedPage {
     doc: Document,
-    /// The body's length in bytes, as fetched (decompressed): the size of its
-    /// [`PageBudget`].
-    bytes: usize,
+    /// What reading the page may still copy and do: the [`PageBudget`] of its body as fetched
+    /// (decompressed), charged by the parse and then by every reader of
+    /// [`ParsedPage::extract`].
+    budget: PageBudget,
 }
 
 /// What one page yields.
@@ -112,10 +112,11 @@ pub fn parse_page_reusing(
     buffers: &mut ParseBuffers,
 ) -> ParsedPage {
     let text = decode::decode_page(content_type, body);
-    pace::work(body.len());
+    let budget = PageBudget::for_page(body.len());
+    budget.work(body.len());
     ParsedPage {
-        doc: html::parse_reusing(&text, buffers),
-        bytes: body.len(),
+        doc: html::parse_reusing(&text, buffers, &budget),
+        budget,
     }
 }
 
@@ -140,6 +141,12 @@ impl ParsedPage {
             .flatten()
             .filter_map(|s| Url::parse(s.trim()).ok())
             .find(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+    }
+
+    /// What reading the page has left of its budget (and whether it bound: an ordinary page
+    /// never runs out).
+    pub fn budget(&self) -> &PageBudget {
+        &self.budget
     }
 
     /// Runs every extractor, with `url` as the page's final URL.
@@ -167,7 +174,8 @@ impl ParsedPage {
                 Some(start)
             })
             .collect();
-        pace::work(doc.text.len());
+        let budget = &self.budget;
+        budget.work(doc.text.len());
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
@@ -197,72 +205,86 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        // What the content readers may copy and do (`page_budget.rs`), shared by them all.
-        let budget = PageBudget::for_page(self.bytes);
-        let mut json_ld = jsonld::read(&doc.json_ld, &budget);
-        if !doc.state.is_empty() {
-            // JSON-LD inside framework state counts as JSON-LD; the values read by their keys
-            // join the structured ones.
-            let state = state::read(&doc.state, &budget);
-            json_ld.absorb(jsonld::read(&state.json_ld, &budget));
-            json_ld.absorb(state.values);
-        }
+        // JSON-LD and framework state expand what they read: they may spend half of what
+        // the budget has left, the readers of the text after them keep the other half.
+        let json_ld = budget.holding_back_half(|| {
+            let mut json_ld = jsonld::read(&doc.json_ld, budget);
+            if !doc.state.is_empty() {
+                // JSON-LD inside framework state counts as JSON-LD; the values read by their
+                // keys join the structured ones.
+                let state = state::read(&doc.state, budget);
+                json_ld.absorb(jsonld::read(&state.json_ld, budget));
+                json_ld.absorb(state.values);
+            }
+            json_ld
+        });
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
         let address_region = tld_region.or(lang_region.filter(|r| *r != "US"));
-        let mut text_addresses = address::from_lines(&contact_lines, address_region);
-        // The Open Graph contact metas read as a marked-up address.
-        let meta_address =
-            address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let ballot = region_hint(
-            doc,
-            &json_ld,
-            meta_address.as_ref(),
-            &text_addresses,
-            tld_region,
-            &contact_lines,
-        );
-        let hint = ballot.decide();
-        let mut page_region = region::PageRegion {
-            ballot,
-            confident: hint.confident,
-            unread: Vec::new(),
-        };
-        // The region decided from all the evidence (`extract::region`: calling codes,
-        // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave another
-        // or none (a `.com` page in India or Brazil); kept when it reads as many addresses
-        // or more. The second read costs what the first did, so it is made only on a text of
-        // at most [`MAX_SECOND_ADDRESS_READ_BYTES`]: a page's address work stays within one
-        // read of its lines plus that constant (docs/security.md, the page budget).
-        let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
-        if let Some(decided) = hint
-            .region
-            .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
-        {
-            let decided = format!("{decided:?}");
-            if address_region != Some(decided.as_str()) {
-                let again = address::from_lines(&contact_lines, Some(&decided));
-                if !again.is_empty() && again.len() >= text_addresses.len() {
-                    text_addresses = again;
+        // The text readers whose charge per item is far above its bytes (a line the
+        // postcode patterns run on, an `@`) run holding back half of what is left, like
+        // JSON-LD above: a page of address-shaped lines or of `@`s still has its phones,
+        // links and name read (structured phones first, then the text's).
+        let (text_addresses, meta_address, hint, mut page_region) =
+            budget.holding_back_half(|| {
+                let mut text_addresses =
+                    address::from_lines(&contact_lines, address_region, budget);
+                // The Open Graph contact metas read as a marked-up address.
+                let meta_address =
+                    address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+                let ballot = region_hint(
+                    doc,
+                    &json_ld,
+                    meta_address.as_ref(),
+                    &text_addresses,
+                    tld_region,
+                    &contact_lines,
+                );
+                let hint = ballot.decide();
+                let page_region = region::PageRegion {
+                    ballot,
+                    confident: hint.confident,
+                    unread: Vec::new(),
+                };
+                // The region decided from all the evidence (`extract::region`: calling codes,
+                // currencies…) chooses the postcode patterns when the ccTLD and `lang` gave
+                // another or none (a `.com` page in India or Brazil); kept when it reads as many
+                // addresses or more. The second read costs what the first did, so it is made only
+                // on a text of at most [`MAX_SECOND_ADDRESS_READ_BYTES`].
+                let lines_bytes: usize = contact_lines.iter().map(|line| line.len() + 1).sum();
+                if let Some(decided) = hint
+                    .region
+                    .filter(|_| !hint.weak && lines_bytes <= MAX_SECOND_ADDRESS_READ_BYTES)
+                {
+                    let decided = format!("{decided:?}");
+                    if address_region != Some(decided.as_str()) {
+                        let again = address::from_lines(&contact_lines, Some(&decided), budget);
+                        if !again.is_empty() && again.len() >= text_addresses.len() {
+                            text_addresses = again;
+                        }
+                    }
                 }
-            }
-        }
+                (text_addresses, meta_address, hint, page_region)
+            });
 
-        let emails = collect_emails(
-            doc,
-            &json_ld,
-            (&contact_lines, &line_starts),
-            &third_party,
-            site.as_deref(),
-            &budget,
-        );
+        let emails = budget.holding_back_half(|| {
+            collect_emails(
+                doc,
+                &json_ld,
+                (&contact_lines, &line_starts),
+                &third_party,
+                site.as_deref(),
+                budget,
+            )
+        });
         let phones = collect_phones(
             doc,
             &json_ld,
             (&contact_lines, &line_starts),
             &third_party,
             hint,
+            budget,
             &mut page_region.unread,
         );
         // The business's profile links (not the site makers' in and under a credit), then
@@ -270,6 +292,7 @@ impl ParsedPage {
         let linked = socials::business_profiles(
             doc.links
                 .iter()
+                .take_while(|l| budget.work(l.href.len() + 64))
                 .map(|l| (l.href.as_str(), l.text.as_str(), l.in_footer, l.text_pos)),
             &doc.text,
             &third_party,
@@ -298,13 +321,13 @@ impl ParsedPage {
         let from_strings = json_ld
             .address_strings
             .iter()
-            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region))
+            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region, budget))
             .map(|a| a.parts);
         for candidate in structured
             .chain(from_strings)
             .chain(text_addresses.into_iter().map(|a| a.parts))
         {
-            addresses.push(split_run_on(trim_address(candidate), tld_region));
+            addresses.push(split_run_on(trim_address(candidate), tld_region, budget));
         }
         let structured_names: Vec<String> = json_ld
             .org_names
@@ -335,8 +358,9 @@ impl ParsedPage {
         // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
         let mut home_link_texts: Vec<&str> = Vec::new();
         for link in &doc.links {
-            // Pacing (`crate::pace`): resolving a link is about a microsecond.
-            if is_not_a_page(&link.href) || !pace::work(link.href.len() + 256) {
+            // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
+            // about a microsecond.
+            if is_not_a_page(&link.href) || !budget.work(link.href.len() + 256) {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
@@ -375,8 +399,10 @@ impl ParsedPage {
             application_name: meta("application-name").or(meta("apple-mobile-web-app-title")),
             title: doc.title.as_deref(),
             text: &doc.text,
+            others: &third_party,
             domain_label,
             home_link_texts: &home_link_texts,
+            budget,
         });
         PageExtraction {
             url: url.to_string(),
@@ -692,6 +718,7 @@ fn collect_phones(
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
     hint: RegionHint,
+    budget: &PageBudget,
     unread: &mut Vec<String>,
 ) -> Vec<String> {
     let mut keep_unread = |line: &str| {
@@ -709,7 +736,7 @@ fn collect_phones(
     // is sorted by position below.
     let mut judgements = phones::Judgements::per_page();
     for value in json_ld.telephones.iter().chain(&doc.marked_phones) {
-        if let Some(e164) = phones::from_structured(value, hint, &mut judgements) {
+        if let Some(e164) = phones::from_structured(value, hint, &mut judgements, budget) {
             found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
         }
     }
@@ -718,7 +745,10 @@ fn collect_phones(
         .iter()
         .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
     {
-        let from_tel = phones::from_tel(&link.href, &link.text, hint, &mut judgements);
+        if !budget.work(link.href.len() + 64) {
+            break;
+        }
+        let from_tel = phones::from_tel(&link.href, &link.text, hint, &mut judgements, budget);
         if from_tel.is_empty() {
             if let Some(national) = phones::national_of_tel(&link.href) {
                 keep_unread(&format!("tel: {national}"));
@@ -733,12 +763,12 @@ fn collect_phones(
     }
     let mut previous = "";
     for (line, start) in lines.iter().zip(line_starts) {
-        if !pace::work(line.len() + 1) {
+        if !budget.work(line.len() + 1) {
             break;
         }
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
-            let numbers = phones::from_text(line, hint, &mut judgements);
+            let numbers = phones::from_text(line, hint, &mut judgements, budget);
             if numbers.is_empty() && !identifier_above {
                 keep_unread(line);
             }
@@ -986,14 +1016,17 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
 
 /// A marked-up address whose street holds the whole address (`Heron House, Quarry Way,
 /// Anytown, Cheshire, SK9 9ZZ` with no other part) is split by the text patterns.
-fn split_run_on(a: MarkedAddress, region: Option<&str>) -> MarkedAddress {
+fn split_run_on(a: MarkedAddress, region: Option<&str>, budget: &PageBudget) -> MarkedAddress {
     if a.postal_code.is_some() || a.locality.is_some() {
         return a;
     }
     let Some(street) = a.street.as_deref() else {
         return a;
     };
-    match address::from_lines(&[street], region).into_iter().next() {
+    match address::from_lines(&[street], region, budget)
+        .into_iter()
+        .next()
+    {
         Some(found) => MarkedAddress {
             country: found.parts.country.or(a.country),
             ..found.parts
@@ -1028,6 +1061,14 @@ fn phones_with_site_region(pages: &[PageExtraction]) -> Vec<(String, &String)> {
     }
     let hint = site.decide();
     let mut judgements = phones::Judgements::per_page();
+    // The lines kept unread are few and short (`region::MAX_UNREAD` of at most
+    // `region::MAX_UNREAD_LINE` bytes a page): they are read again within a budget of their size.
+    let unread_bytes = pages
+        .iter()
+        .flat_map(|page| &page.region.unread)
+        .map(|line| line.len() + 1)
+        .sum();
+    let budget = PageBudget::for_page(unread_bytes);
     let mut out: Vec<(String, &String)> = Vec::new();
     for page in pages {
         out.extend(page.phones.iter().map(|n| (n.clone(), &page.url)));
@@ -1035,7 +1076,7 @@ fn phones_with_site_region(pages: &[PageExtraction]) -> Vec<(String, &String)> {
             continue;
         }
         for line in &page.region.unread {
-            for (_, phone) in phones::from_text(line, hint, &mut judgements) {
+            for (_, phone) in phones::from_text(line, hint, &mut judgements, &budget) {
                 if !phone.fax {
                     out.push((phone.e164, &page.url));
                 }
@@ -1244,6 +1285,34 @@ mod tests {
         let candidates = crate::crawl::candidates(&url, &found.links);
         assert_eq!(candidates.len(), crate::crawl::MAX_CRAWL_CANDIDATES);
         assert_eq!(candidates[0].url.path(), "/contact-0");
+    }
+
+    #[test]
+    fn a_page_of_costly_lines_leaves_the_readers_after_them_their_half_of_the_budget() {
+        // Lines the postcode patterns run on (2 048 units each) and lines of `@`s (256 units
+        // each): 512 KiB of either costs more than the page's whole budget, yet the phone
+        // printed after them is read, from the half the address and email readers hold back.
+        let url = Url::parse("https://www.acme.com/").unwrap();
+        let fillers = [
+            |i: usize| format!("<p>Springfield, IL {}</p>", 10_000 + i % 80_000),
+            |i: usize| format!("<p>a{i}@ b@ c@ d@ e@ f@</p>"),
+        ];
+        for filler in fillers {
+            let mut html = String::new();
+            let mut i = 0;
+            while html.len() < 512 << 10 {
+                html.push_str(&filler(i));
+                i += 1;
+            }
+            html.push_str("<p>Call +44 161 496 0500</p>");
+            let parsed = parse_page(Some("text/html"), html.as_bytes());
+            let found = parsed.extract(&url);
+            assert!(
+                parsed.budget().refused(),
+                "the filler must outrun the budget"
+            );
+            assert_eq!(found.phones, ["+441614960500"], "{}", filler(0));
+        }
     }
 
     #[test]

@@ -14,9 +14,9 @@ use aho_corasick::AhoCorasick;
 use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
 
 use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
+use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
 use crate::lexicon::{self, Class};
-use crate::pace;
 
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
 const MAX_RUN_DIGITS: usize = 40;
@@ -98,12 +98,13 @@ pub struct FoundPhone {
 /// such as `tel:tel:` and spaces after the colon skipped, labels and extensions cut), then any
 /// other number printed in the link's text (a visible number that differs from its target is
 /// the page's too, so both are taken); the text alone when the href is unusable. Empty for
-/// other links.
+/// other links. The text is read within the page's `budget` ([`from_text`]).
 pub fn from_tel(
     href: &str,
     link_text: &str,
     hint: RegionHint,
     judgements: &mut Judgements,
+    budget: &PageBudget,
 ) -> Vec<FoundPhone> {
     let Some(rest) = strip_phone_scheme(href) else {
         return Vec::new();
@@ -147,7 +148,7 @@ pub fn from_tel(
     // number's worth of digits are read (most are "Call us" or an icon).
     if link_text.bytes().filter(u8::is_ascii_digit).count() >= 7 {
         let labelled = format!("tel: {link_text}");
-        for (_, phone) in from_text(&labelled, text_hint, judgements) {
+        for (_, phone) in from_text(&labelled, text_hint, judgements, budget) {
             if !out.iter().any(|p| p.e164 == phone.e164) {
                 out.push(phone);
             }
@@ -313,24 +314,28 @@ pub fn only_region<'c>(number: &str, candidates: &[&'c str]) -> Option<&'c str> 
 }
 
 /// Validates one phone value from structured data (JSON-LD `telephone`, microdata), which may
-/// carry a label (`"Tel. +41 44 826 76 76"`).
+/// carry a label (`"Tel. +41 44 826 76 76"`); read within the page's `budget` ([`from_text`]).
 pub fn from_structured(
     value: &str,
     hint: RegionHint,
     judgements: &mut Judgements,
+    budget: &PageBudget,
 ) -> Option<String> {
     let labelled = format!("tel: {value}");
-    from_text(&labelled, hint, judgements)
+    from_text(&labelled, hint, judgements, budget)
         .into_iter()
         .next()
         .map(|(_, p)| p.e164)
 }
 
 /// Phone numbers printed in one line of visible text, in order, with their byte offsets.
+/// Charged to the page's `budget` (the bytes of each run of digits read, and more per
+/// candidate judged); once it is spent the numbers found so far are returned.
 pub fn from_text(
     line: &str,
     hint: RegionHint,
     judgements: &mut Judgements,
+    budget: &PageBudget,
 ) -> Vec<(usize, FoundPhone)> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
@@ -339,9 +344,9 @@ pub fn from_text(
         let Some(run) = next_run(line, i) else {
             break;
         };
-        // Pacing (`crate::pace`): the bytes read for this run; each candidate judged below
-        // (libphonenumber parsing and validation: microseconds) counts more.
-        if !pace::work(run.end.saturating_sub(i) + 1) {
+        // The page's budget (which also paces, `crate::pace`): the bytes read for this run;
+        // each candidate libphonenumber judges below counts more.
+        if !budget.work(run.end.saturating_sub(i) + 1) {
             break;
         }
         i = run.end.max(i + 1);
@@ -374,8 +379,13 @@ pub fn from_text(
                     continue;
                 }
                 let text = &line[start_byte..end_byte];
-                pace::work(1024);
+                let left = judgements.left;
                 let judged = judge(line, start_byte, end_byte, text, end - g, hint, judgements);
+                // A candidate libphonenumber judged (parse and validation: microseconds)
+                // costs the page's budget 1 024 units more.
+                if judgements.left < left && !budget.work(1024) {
+                    return out;
+                }
                 if let Some(phone) = judged {
                     accepted = Some((end, start_byte, phone));
                     break;
@@ -958,17 +968,28 @@ const IDENTIFIER_SHAPES: &[&str] = &[
 /// Whether the candidate `start..end` of `line` lies in a token (digits, `.`, `/`, `-` and a
 /// final `K`, no space) written the way of [`IDENTIFIER_SHAPES`].
 fn in_identifier_shape(line: &str, start: usize, end: usize) -> bool {
+    /// Longest token an identifier shape spells, with a final `.` and `K`.
+    const MAX_TOKEN: usize = 22;
     let part = |c: u8| c.is_ascii_digit() || matches!(c, b'.' | b'/' | b'-');
     let bytes = line.as_bytes();
-    let from = bytes[..start]
+    // The token's ends are looked for at most `MAX_TOKEN` bytes away: a longer token is no
+    // identifier, and a line of one long token (`0301000-0301001-…`) read candidate by
+    // candidate would otherwise be scanned to its ends for each (quadratic in the line).
+    let window = start.saturating_sub(MAX_TOKEN);
+    let Some(from) = bytes[window..start]
         .iter()
         .rposition(|&c| !part(c))
-        .map_or(0, |i| i + 1);
-    let mut to = end
-        + bytes[end..]
-            .iter()
-            .position(|&c| !part(c))
-            .unwrap_or(bytes.len() - end);
+        .map(|i| window + i + 1)
+        .or((window == 0).then_some(0))
+    else {
+        return false;
+    };
+    let ahead = &bytes[end..bytes.len().min(end + MAX_TOKEN)];
+    let mut to = match ahead.iter().position(|&c| !part(c)) {
+        Some(i) => end + i,
+        None if end + ahead.len() == bytes.len() => bytes.len(),
+        None => return false,
+    };
     if matches!(bytes.get(to), Some(b'k' | b'K')) {
         to += 1;
     }
@@ -1204,6 +1225,35 @@ fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::from_text`] with the budget of a page of `line`'s size.
+    fn from_text(
+        line: &str,
+        hint: RegionHint,
+        judgements: &mut Judgements,
+    ) -> Vec<(usize, FoundPhone)> {
+        super::from_text(line, hint, judgements, &PageBudget::for_page(line.len()))
+    }
+
+    /// [`super::from_tel`] with the budget of a page of the link's size.
+    fn from_tel(
+        href: &str,
+        link_text: &str,
+        hint: RegionHint,
+        judgements: &mut Judgements,
+    ) -> Vec<FoundPhone> {
+        let budget = PageBudget::for_page(href.len() + link_text.len());
+        super::from_tel(href, link_text, hint, judgements, &budget)
+    }
+
+    /// [`super::from_structured`] with the budget of a page of `value`'s size.
+    fn from_structured(
+        value: &str,
+        hint: RegionHint,
+        judgements: &mut Judgements,
+    ) -> Option<String> {
+        super::from_structured(value, hint, judgements, &PageBudget::for_page(value.len()))
+    }
 
     fn hint(code: &str) -> RegionHint {
         RegionHint::from_code(code).unwrap()

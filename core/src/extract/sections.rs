@@ -370,7 +370,8 @@ impl<'p> Layout<'p> {
 ///   authority's word, on any page, the others on a legal notice): its section runs over the headings of a lower rank and the
 ///   address sub-headings ("Adresse", "Dirección") under it, to the next heading of its rank
 ///   or higher, at most [`MAX_SECTION_LINES`] lines of text after the heading;
-/// - a line labelled so (`Hébergeur : …`) and the contact lines after it;
+/// - a line labelled so (`Hébergeur : …`) and the contact lines after it, up to a block that
+///   shows the site's own email ([`is_the_businesss_block`]);
 /// - a block (`html::Document::block_starts`) that names another organisation — an
 ///   authority's, council's, regulator's or chamber's word ([`is_authority_word`]) or a name
 ///   with a legal form (lexicon class `legal.form`) that is not the site's — followed in the block by an
@@ -435,7 +436,10 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
             let next_line = &text[next_start..line_end(next)];
             let heading_here = headings.iter().any(|h| h.start == next_start);
             let field = is_contact_field(next_line);
-            if heading_here || (is_labelled(next_line) && !field) || (party == Party::Bank && field)
+            if heading_here
+                || (is_labelled(next_line) && !field)
+                || (party == Party::Bank && field)
+                || is_the_businesss_block(layout, next_start)
             {
                 break;
             }
@@ -480,10 +484,88 @@ fn is_address_heading(heading: &str) -> bool {
     }
 }
 
-/// Where the section of third-party heading `index` of `layout` ends: at the next heading of
-/// its rank or higher that is not an address sub-heading, or after [`MAX_SECTION_LINES`]
-/// lines (the heading's own and those of the headings it runs over not counted).
+/// Where the section of third-party heading `index` of `layout` ends, in blocks
+/// (`html::Document::block_starts`): the blocks under the heading are the third party's up to
+/// the next heading of its rank or higher that is not an address sub-heading, or to the end of
+/// the block on the [`MAX_SECTION_LINES`]th line of text (the heading's own and those of the
+/// headings it runs over not counted; a block runs on at most [`MAX_SECTION_LINES`] lines
+/// more), and never over a block that shows the site's own email ([`shows_the_sites_email`]):
+/// that block and those after it are the business's again.
 fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
+    let from = layout.headings[index].end;
+    let (end, capped) = heading_window_end(layout, index);
+    let Layout {
+        text,
+        line_starts,
+        block_starts,
+        ..
+    } = *layout;
+    if block_starts.is_empty() {
+        return end;
+    }
+    // The block the line cap cut runs on to its end, within a bound.
+    let mut end = end;
+    if capped && end < text.len() {
+        let next_block = block_starts
+            .get(block_starts.partition_point(|start| *start <= end))
+            .copied()
+            .unwrap_or(text.len());
+        let first_line = line_starts.partition_point(|start| *start < end);
+        let bound = line_starts
+            .get(first_line + MAX_SECTION_LINES)
+            .copied()
+            .unwrap_or(text.len());
+        end = next_block.min(bound);
+    }
+    // The first block after the heading that shows the site's own email is the business's.
+    let first = block_starts.partition_point(|start| *start <= from);
+    block_starts[first..]
+        .iter()
+        .take_while(|start| **start < end)
+        .find(|&&start| is_the_businesss_block(layout, start))
+        .map_or(end, |&start| start.min(end))
+}
+
+/// Whether a block of `layout` starts at byte `start` and shows the site's own email
+/// ([`shows_the_sites_email`]): the business's block, whatever section it follows.
+fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
+    let blocks = layout.block_starts;
+    let Ok(index) = blocks.binary_search(&start) else {
+        return false;
+    };
+    let end = blocks.get(index + 1).copied().unwrap_or(layout.text.len());
+    shows_the_sites_email(layout, start..end)
+}
+
+/// Whether the text of `block` of `layout`, or a `mailto:` link in it, shows an email on the
+/// site's registrable domain.
+fn shows_the_sites_email(layout: &Layout<'_>, block: Range<usize>) -> bool {
+    let Some(site) = layout.site else {
+        return false;
+    };
+    let body = &layout.text[block.clone()];
+    let in_text = memchr::memchr_iter(b'@', body.as_bytes()).any(|at| {
+        let start = body[..at]
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '<' | '(' | ':' | ','))
+            .map_or(0, |i| i + 1);
+        let end = body[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '>' | ')' | ','))
+            .map_or(body.len(), |i| at + i);
+        domain_of_token(&body[start..end]).as_deref() == Some(site)
+    });
+    in_text
+        || layout.links.iter().any(|(href, pos)| {
+            block.contains(pos)
+                && href
+                    .get(..7)
+                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("mailto:"))
+                && domain_of_token(href).as_deref() == Some(site)
+        })
+}
+
+/// The end of heading `index`'s section counted in lines ([`heading_section_end`]), and
+/// whether the line cap ended it.
+fn heading_window_end(layout: &Layout<'_>, index: usize) -> (usize, bool) {
     let Layout {
         text,
         line_starts,
@@ -502,16 +584,16 @@ fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
         }
         if let Some(sub) = headings.get(next).filter(|h| h.start <= start) {
             if level(next) <= level(index) && !is_address_heading(&text[sub.clone()]) {
-                return sub.start.min(start);
+                return (sub.start.min(start), false);
             }
             continue;
         }
         if lines_left == 0 {
-            return start;
+            return (start, true);
         }
         lines_left -= 1;
     }
-    text.len()
+    (text.len(), false)
 }
 
 /// Whether `text` (a heading) has an authority's word ([`is_authority_word`]).
@@ -984,6 +1066,77 @@ mod tests {
              020 481 7702.</p>",
         );
         assert_eq!(phones, ["+31204817702"]);
+    }
+
+    #[test]
+    fn an_authoritys_block_is_its_own_to_the_end() {
+        // Legal notices (class: supervisory authority whose address block runs longer than a
+        // few lines: department, street, town, phone, fax, email): German and English.
+        let (phones, emails, _) = found(
+            "https://www.zahnarzt-beispiel.de/impressum",
+            "<h1>Impressum</h1><p>Zahnarztpraxis Beispiel<br>Lindenweg 4<br>10115 Berlin<br>\
+             Telefon: 030 4471229</p><h3>Zuständige Aufsichtsbehörde</h3><p>Landesamt für \
+             Gesundheit<br>Abteilung Berufsaufsicht<br>Referat 3<br>Amtsplatz 9<br>\
+             80331 München<br>Telefon: 089 7654321<br>Telefax: 089 7654322<br>\
+             E-Mail: aufsicht@landesamt-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471229"]);
+        assert!(emails.is_empty(), "{emails:?}");
+        let (phones, emails, _) = found(
+            "https://www.example-dental.co.uk/legal-notice",
+            "<h1>Legal notice</h1><p>Example Dental Ltd<br>4 Linden Way<br>Exampletown<br>\
+             Phone: 01273 480124</p><h3>Regulator</h3><p>Example Dental Council<br>\
+             Registration Department<br>Unit 3<br>1 Market Street<br>Exampleborough<br>\
+             Phone: 020 7946 0300<br>Fax: 020 7946 0301<br>\
+             Email: registration@dental-council-example.org</p>",
+        );
+        assert_eq!(phones, ["+441273480124"]);
+        assert!(emails.is_empty(), "{emails:?}");
+    }
+
+    #[test]
+    fn a_block_with_the_sites_own_email_is_the_businesss() {
+        // Legal notices (class: the business's contact block right after a maker's or
+        // host's credit, with no heading of its own; it shows the site's own email): German
+        // and French.
+        let (phones, emails, _) = found(
+            "https://www.tischlerei-muster.de/impressum",
+            "<h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p>Tischlerei Muster<br>Telefon: 0341 5567013<br>\
+             E-Mail: info@tischlerei-muster.de</p>",
+        );
+        assert_eq!(phones, ["+493415567013"]);
+        assert_eq!(emails, ["info@tischlerei-muster.de"]);
+        let (phones, emails, _) = found(
+            "https://www.boulangerie-exemple.fr/mentions-legales",
+            "<h1>Mentions légales</h1><h2>Hébergeur</h2><p>Hébergement Exemple SAS</p>\
+             <p>Boulangerie Exemple<br>Tél : 04 72 00 00 03<br>\
+             contact@boulangerie-exemple.fr</p>",
+        );
+        assert_eq!(phones, ["+33472000003"]);
+        assert_eq!(emails, ["contact@boulangerie-exemple.fr"]);
+    }
+
+    #[test]
+    fn a_block_with_the_sites_own_email_after_a_labelled_line_is_the_businesss() {
+        // Labelled third-party lines (class: a maker's or host's label line, then the
+        // business's contact block with the site's own email): German and English.
+        let (phones, emails, _) = found(
+            "https://www.polsterei-muster.de/impressum",
+            "<h1>Impressum</h1><p>Polsterei Muster, Gartenweg 7, 04109 Leipzig</p>\
+             <p>Webdesign: Agentur Beispiel</p><p>Telefon: 0341 5567014<br>\
+             E-Mail: info@polsterei-muster.de</p>",
+        );
+        assert_eq!(phones, ["+493415567014"]);
+        assert_eq!(emails, ["info@polsterei-muster.de"]);
+        let (phones, emails, _) = found(
+            "https://www.example-florist.co.uk/legal",
+            "<h1>Legal notice</h1><p>Example Florist, 5 Linden Way, Exampletown</p>\
+             <p>Hosting: Example Hosting Ltd</p><p>Phone: 01273 480125<br>\
+             Email: hello@example-florist.co.uk</p>",
+        );
+        assert_eq!(phones, ["+441273480125"]);
+        assert_eq!(emails, ["hello@example-florist.co.uk"]);
     }
 
     #[test]
