@@ -457,11 +457,24 @@ pub fn from_lines(
     let three_digit_zips = page_region
         .and_then(postcode::format)
         .is_some_and(|f| f.validates("101"));
+    let region_first_page = page_region.is_none_or(|r| REGION_FIRST.contains(&r));
     for (index, line) in lines.iter().enumerate() {
         // The page's budget (which also paces, `crate::pace`): a line costs its length; one
         // the patterns run on, more.
         if !budget.work(line.len() + 16) {
             break;
+        }
+        if region_first_page && may_be_region_first(line) {
+            if let Some(found) = region_first(lines, index, page_region) {
+                // The postcode alone on the line above is this address's.
+                out.retain(|a| {
+                    !(a.line + 1 == index
+                        && a.parts.street.is_none()
+                        && a.parts.postal_code == found.parts.postal_code)
+                });
+                out.push(found);
+                continue;
+            }
         }
         let irish_county = page_region == Some("IE")
             && Pattern::IeCounty
@@ -559,10 +572,22 @@ fn match_line(
                 continue;
             }
             let (street_prefix, locality) = split_locality(before);
+            let (mut street, mut locality, mut county) =
+                gb_town_and_county(lines, street_index, street_prefix, locality);
+            // A postcode alone on its line: the town (and county) on the line above, the
+            // street above that (`2 Quarry Road` / `Kirkbrae, Fife` / `KY16 …`).
+            if street.is_none() && locality.is_none() && street_index > 0 {
+                let (above_prefix, above_locality) = split_locality(lines[street_index - 1]);
+                let read =
+                    gb_town_and_county(lines, street_index - 1, above_prefix, above_locality);
+                if read.0.is_some() && read.1.is_some() {
+                    (street, locality, county) = read;
+                }
+            }
             let parts = MarkedAddress {
-                street: street_for(lines, street_index, street_prefix),
+                street,
                 locality,
-                region: None,
+                region: county,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(&line[zip.end()..]),
             };
@@ -1174,20 +1199,41 @@ fn without_number_mark(token: &str) -> &str {
 }
 
 /// `text` without the prose that opens it before the street (`con domicilio en Calle …`,
-/// `so sídlom Lipová 12`, `located at 12 …`): two or more lower-case words, none a street
-/// word, before a word that starts with a capital or a digit. Unchanged otherwise.
-fn without_prose(text: &str) -> &str {
+/// `so sídlom Lipová 12`, `located at 12 …`, `Our registered address is 4 …`): two or more
+/// lower-case words (a capitalised first word of a sentence among them; a street word only
+/// when another lower-case word follows it), before a word that starts with a capital or a
+/// digit. Unchanged otherwise. Outside a paragraph (`in_paragraph` false) a capitalised
+/// first word counts as prose only before a house number or a street type (`Located at 12
+/// …`, `Domicilio social en Calle …`): before a name it is the street's (`Rua das
+/// Palmeiras`, `Paseo de los Pinos`).
+fn without_prose(text: &str, in_paragraph: bool) -> &str {
     let mut prose = 0;
-    for (at, word) in text
+    let is_lower = |word: &str| word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
+    let mut words = text
         .split_whitespace()
         .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
-    {
-        let lower_word = word.chars().all(|c| c.is_alphabetic() && c.is_lowercase());
-        if lower_word && !has_word(&street_words().words, word) {
+        .peekable();
+    let mut first = true;
+    let mut capital_opener = false;
+    while let Some((at, word)) = words.next() {
+        let next_lower = words.peek().is_some_and(|(_, next)| is_lower(next));
+        let sentence_start = first
+            && next_lower
+            && word.chars().all(char::is_alphabetic)
+            && word.starts_with(char::is_uppercase);
+        first = false;
+        let lower_word = is_lower(word);
+        if sentence_start || (lower_word && (!has_word(&street_words().words, word) || next_lower))
+        {
+            capital_opener |= sentence_start;
             prose += 1;
             continue;
         }
-        let opens = word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
+        let opens = if capital_opener && !in_paragraph {
+            word.starts_with(|c: char| c.is_ascii_digit()) || has_street_word(&word.to_lowercase())
+        } else {
+            word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+        };
         return if prose >= 2 && opens {
             &text[at..]
         } else {
@@ -1371,6 +1417,209 @@ fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Optio
         region,
         line: index,
     })
+}
+
+/// Regions whose addresses are written region first, without spaces (class
+/// `layout.region-first`; Google's `fmt` puts `%S` before `%A`: JP `〒%Z%n%S%n%A`, CN and TW
+/// `%Z%n%S%C…%n%A`): `大阪府東大阪市本町1丁目2-3`, `广东省深圳市南山区科技路1号`,
+/// `台北市中正區重慶南路一段12號`.
+const REGION_FIRST: &[&str] = &["JP", "CN", "TW"];
+
+/// Most characters of each unit of a region-first address (prefecture or province, locality,
+/// street).
+const MAX_REGION_CHARS: usize = 4;
+const MAX_LOCALITY_CHARS: usize = 8;
+const MAX_STREET_CHARS: usize = 32;
+
+/// A Han character (with the iteration mark `々` and the small `ヶ` of place names).
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '々' | 'ヶ' | 'ケ')
+}
+
+/// A hiragana or katakana character (the long-vowel mark included).
+fn is_kana(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FF}')
+}
+
+/// An ASCII or full-width digit.
+fn is_any_digit(c: char) -> bool {
+    c.is_ascii_digit() || matches!(c, '０'..='９')
+}
+
+/// Whether `line` may hold a region-first address: a byte of a CJK character (lead bytes
+/// `E3`–`E9`: kana and the unified ideographs) and a digit. ASCII is skipped eight bytes at a
+/// time (`words8`), so a line of Latin text costs a fraction of a pass.
+fn may_be_region_first(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while let Some(word) = load(bytes, at) {
+        if crate::extract::words8::any_byte_above(word, 0x7f) {
+            break;
+        }
+        at += 8;
+    }
+    bytes[at.min(bytes.len())..]
+        .iter()
+        .any(|b| (0xE3..=0xE9).contains(b))
+        && (bytes.iter().any(u8::is_ascii_digit) || line.contains(|c| matches!(c, '０'..='９')))
+}
+
+/// A region-first address at the start of `text` (`[〒postcode] [region] locality street`):
+/// the region (prefecture, province: a unit of at most four characters ending in `都`, `道`,
+/// `府`, `県` or `省`), the locality (a run of Han or kana ending in `市`, `区`/`區`, `町`,
+/// `村`, `郡`…`町`/`村`, `县`/`縣`, with a ward after a city), then the street: Han, kana,
+/// digits and dashes up to the end of the run, holding a digit and ending in a number or a
+/// block mark (`丁目`, `番地`, `番`, `号`/`號`). The run must end there: an address that
+/// prose goes on from (`…2-3にあります`) is not read. Returns (postcode, region, locality,
+/// street) as written.
+fn region_first_parts(text: &str) -> Option<(Option<&str>, Option<&str>, &str, &str)> {
+    let mut rest = text.trim_start();
+    let mut postcode = None;
+    if let Some(after) = rest.strip_prefix('〒') {
+        let after = after.trim_start();
+        let end = after
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(after.len());
+        let zip = &after[..end];
+        if !postcode::format("JP").is_some_and(|f| f.validates(zip)) {
+            return None;
+        }
+        postcode = Some(zip);
+        rest = after[end..].trim_start();
+    }
+    let chars: Vec<(usize, char)> = rest.char_indices().take(64).collect();
+    let char_at = |i: usize| chars.get(i).map(|(_, c)| *c);
+    let byte_at = |i: usize| chars.get(i).map_or(rest.len(), |(b, _)| *b);
+    // The region: the last region unit among the first four characters (`京都府`, not `京都`).
+    let region_len = (1..MAX_REGION_CHARS)
+        .rev()
+        .find(|&i| {
+            matches!(char_at(i), Some('都' | '道' | '府' | '県' | '省'))
+                && (0..i).all(|j| char_at(j).is_some_and(is_han))
+        })
+        .map_or(0, |i| i + 1);
+    // The locality: the first locality unit after at least one other character.
+    let is_unit = |c: char| matches!(c, '市' | '区' | '區' | '町' | '村' | '郡' | '县' | '縣');
+    let from = region_len;
+    let mut end = None;
+    for i in from + 1..from + MAX_LOCALITY_CHARS {
+        let c = char_at(i)?;
+        if !(is_han(c) || is_kana(c)) {
+            return None;
+        }
+        if is_unit(c) {
+            end = Some(i + 1);
+            break;
+        }
+    }
+    let mut end = end?;
+    // `大町市`: a unit right after a unit; `…郡…町`: a district, then its town.
+    if char_at(end).is_some_and(is_unit) {
+        end += 1;
+    }
+    if char_at(end - 1) == Some('郡') {
+        end = (end + 1..end + 5)
+            .find(|&i| matches!(char_at(i - 1), Some('町' | '村')))
+            .filter(|&i| (end..i).all(|j| char_at(j).is_some_and(is_han)))?;
+    }
+    // A ward after a city (`横浜市中区`).
+    if char_at(end - 1) == Some('市') {
+        if let Some(ward_end) = (end + 1..end + 4).find(|&i| {
+            matches!(char_at(i - 1), Some('区' | '區'))
+                && (end..i).all(|j| char_at(j).is_some_and(is_han))
+        }) {
+            end = ward_end;
+        }
+    }
+    let street_start = end;
+    let mut street_end = street_start;
+    while let Some(c) = char_at(street_end) {
+        let part =
+            is_han(c) || is_kana(c) || is_any_digit(c) || matches!(c, '-' | '－' | '‐' | '−' | '―');
+        if !part || street_end - street_start >= MAX_STREET_CHARS {
+            break;
+        }
+        street_end += 1;
+    }
+    let street = &rest[byte_at(street_start)..byte_at(street_end)];
+    let last = street.chars().next_back()?;
+    let ends_in_number = is_any_digit(last) || matches!(last, '号' | '號' | '番' | '地' | '目');
+    let next_is_text = char_at(street_end).is_some_and(char::is_alphanumeric)
+        && !char_at(street_end).is_some_and(|c| c.is_ascii_uppercase());
+    if !ends_in_number || !street.chars().any(is_any_digit) || next_is_text {
+        return None;
+    }
+    let region = (region_len > 0).then(|| &rest[..byte_at(region_len)]);
+    let locality = &rest[byte_at(region_len)..byte_at(street_start)];
+    Some((postcode, region, locality, street))
+}
+
+/// The country of a region-first address: the page's region when it writes addresses so;
+/// on a page of no region, Japan for kana, a prefecture (`都道府県`) or a block mark (`丁目`,
+/// `番地`), Taiwan for the traditional `區`, `縣`, `號`, else China for a province (`省`) or
+/// the simplified `区`, `县`, `号`.
+fn region_first_country(page_region: Option<&str>, address: &str) -> Option<&'static str> {
+    if let Some(page) = page_region {
+        return REGION_FIRST.iter().find(|r| **r == page).copied();
+    }
+    let japanese = address.chars().any(is_kana)
+        || address.contains(['都', '道', '府', '県'])
+        || address.contains("丁目")
+        || address.contains("番地");
+    if japanese {
+        Some("JP")
+    } else if address.contains(['區', '縣', '號']) {
+        Some("TW")
+    } else if address.contains(['省', '区', '县', '号']) {
+        Some("CN")
+    } else {
+        None
+    }
+}
+
+/// A region-first address (see [`region_first_parts`]) on line `index`: at its start, after a
+/// label (`住所：`) or after a space, with a Japanese postcode (`〒123-4567`) before it or
+/// alone on the line above.
+fn region_first(lines: &[&str], index: usize, page_region: Option<&str>) -> Option<TextAddress> {
+    let line = lines[index].trim();
+    if line.len() > MAX_LINE / 2 {
+        return None;
+    }
+    let starts = std::iter::once(0)
+        .chain(
+            line.char_indices()
+                .filter(|(_, c)| c.is_whitespace() || matches!(c, ':' | '：'))
+                .map(|(i, c)| i + c.len_utf8()),
+        )
+        .take(6);
+    for start in starts {
+        let Some((zip, region, locality, street)) = region_first_parts(&line[start..]) else {
+            continue;
+        };
+        let whole = format!("{}{locality}{street}", region.unwrap_or(""));
+        let Some(code) = region_first_country(page_region, &whole) else {
+            continue;
+        };
+        // `〒123-4567` alone on the line above.
+        let zip = zip.or_else(|| {
+            let above = lines.get(index.checked_sub(1)?)?.trim();
+            let zip = above.strip_prefix('〒').unwrap_or(above).trim();
+            (code == "JP" && postcode::format("JP").is_some_and(|f| f.validates(zip)))
+                .then_some(zip)
+        });
+        return Some(TextAddress {
+            parts: MarkedAddress {
+                street: Some(street.to_string()),
+                locality: Some(locality.to_string()),
+                region: region.map(str::to_string),
+                postal_code: zip.map(str::to_string),
+                country: None,
+            },
+            region: code,
+            line: index,
+        });
+    }
+    None
 }
 
 /// Whether the text after a town ends the line (or names a country only).
@@ -1667,6 +1916,158 @@ fn plausible_gb_context(before: &str, after: &str, uk_page: bool) -> bool {
             .any(|l| lower.ends_with(l))
 }
 
+/// Counties of the United Kingdom (class `region.name`, GB): printed between the post town
+/// and the postcode (`Lewes, East Sussex, BN7 …`), they are the region, not the locality.
+const GB_COUNTIES: &[&str] = &[
+    "Aberdeenshire",
+    "Anglesey",
+    "Angus",
+    "Antrim",
+    "Argyll",
+    "Armagh",
+    "Avon",
+    "Ayrshire",
+    "Bedfordshire",
+    "Berkshire",
+    "Buckinghamshire",
+    "Caerphilly",
+    "Cambridgeshire",
+    "Carmarthenshire",
+    "Ceredigion",
+    "Cheshire",
+    "Cleveland",
+    "Clwyd",
+    "Conwy",
+    "Cornwall",
+    "County Antrim",
+    "County Down",
+    "County Durham",
+    "Co. Durham",
+    "Cumbria",
+    "Denbighshire",
+    "Derbyshire",
+    "Devon",
+    "Dorset",
+    "Dumfriesshire",
+    "Dunbartonshire",
+    "Dyfed",
+    "East Lothian",
+    "East Riding of Yorkshire",
+    "East Sussex",
+    "East Yorkshire",
+    "Essex",
+    "Fermanagh",
+    "Fife",
+    "Flintshire",
+    "Glamorgan",
+    "Gloucestershire",
+    "Greater London",
+    "Greater Manchester",
+    "Gwent",
+    "Gwynedd",
+    "Hampshire",
+    "Herefordshire",
+    "Hertfordshire",
+    "Isle of Wight",
+    "Kent",
+    "Lanarkshire",
+    "Lancashire",
+    "Leicestershire",
+    "Lincolnshire",
+    "Londonderry",
+    "Merseyside",
+    "Mid Glamorgan",
+    "Middlesex",
+    "Midlothian",
+    "Monmouthshire",
+    "Moray",
+    "Norfolk",
+    "North Yorkshire",
+    "Northamptonshire",
+    "Northumberland",
+    "Nottinghamshire",
+    "Oxfordshire",
+    "Pembrokeshire",
+    "Perthshire",
+    "Powys",
+    "Renfrewshire",
+    "Rutland",
+    "Shropshire",
+    "Somerset",
+    "South Glamorgan",
+    "South Yorkshire",
+    "Staffordshire",
+    "Stirlingshire",
+    "Suffolk",
+    "Surrey",
+    "Tyne and Wear",
+    "Tyrone",
+    "Warwickshire",
+    "West Glamorgan",
+    "West Lothian",
+    "West Midlands",
+    "West Sussex",
+    "West Yorkshire",
+    "Wiltshire",
+    "Worcestershire",
+];
+
+/// Whether `name` is a county of [`GB_COUNTIES`] (case ignored).
+fn is_gb_county(name: &str) -> bool {
+    let name = name.trim().trim_end_matches('.');
+    GB_COUNTIES.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// The street, post town and county of a British address whose `locality` (the place before
+/// the postcode) may be a county: then the town is the place before it, on the postcode line
+/// (`…, Wilmslow, Cheshire SK9 …`), ending the street lines above (`…, Cheltenham` /
+/// `Gloucestershire GL51 …`) or alone on the line above. Otherwise as read.
+fn gb_town_and_county(
+    lines: &[&str],
+    street_index: usize,
+    street_prefix: &str,
+    locality: Option<String>,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let Some(county) = locality.clone().filter(|l| is_gb_county(l)) else {
+        return (
+            street_for(lines, street_index, street_prefix),
+            locality,
+            None,
+        );
+    };
+    let prefix = street_prefix.trim().trim_end_matches(',').trim();
+    let (head, town) = match prefix.rsplit_once(',') {
+        Some((head, town)) => (head, town.trim()),
+        None => ("", prefix),
+    };
+    if is_place_name(town) {
+        return (
+            street_for(lines, street_index, head),
+            Some(town.to_string()),
+            Some(county),
+        );
+    }
+    if prefix.is_empty() {
+        // The town alone on the line above.
+        let above = street_index.checked_sub(1).and_then(|i| lines.get(i));
+        if let Some(town) = above
+            .map(|l| l.trim().trim_end_matches(','))
+            .filter(|t| is_place_name(t))
+        {
+            let street = street_for(lines, street_index - 1, "");
+            return (street, Some(town.to_string()), Some(county));
+        }
+    }
+    let street = street_for(lines, street_index, prefix);
+    // The town closing the street lines above.
+    if let Some((head, town)) = street.as_deref().and_then(|s| s.rsplit_once(", ")) {
+        if is_place_name(town) && !head.is_empty() {
+            return (Some(head.to_string()), Some(town.to_string()), Some(county));
+        }
+    }
+    (street, None, Some(county))
+}
+
 /// Splits the text before a postcode into (street part, locality): the locality is the last
 /// comma-separated chunk when it is a place name (no digits).
 fn split_locality(before: &str) -> (&str, Option<String>) {
@@ -1723,15 +2124,19 @@ fn last_segment(s: &str) -> &str {
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
 fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
-    let prefix = last_segment(
+    let segment = last_segment(
         prefix
             .trim_end()
             .trim_end_matches([',', '-', '–', '·', '•', '|'])
             .trim_end(),
     );
-    let prefix = without_prose(without_leading_name(
-        strip_label(prefix).trim_matches([',', ' ']),
-    ));
+    let prefix = last_sentence(segment);
+    // Inside a paragraph, a sentence may open with a capitalised word of prose.
+    let in_paragraph = segment.len() > PARAGRAPH_BYTES;
+    let prefix = without_prose(
+        without_leading_name(strip_label(prefix).trim_matches([',', ' '])),
+        in_paragraph,
+    );
     // A street with its house number on the postcode line is the whole street: `12 Main
     // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
     if is_streetish(prefix)
@@ -1754,7 +2159,7 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         if line.is_empty() || !is_streetish(line) || line.len() > 80 || holds_postcode(line) {
             break;
         }
-        collected.push(without_prose(line.trim_end_matches([',', '.'])));
+        collected.push(without_prose(line.trim_end_matches([',', '.']), false));
         // An address label opens the address (`Adres: Kerkstraat 5`): above it are other
         // fields (opening hours, the name).
         if line.len() < raw.len() {
@@ -1771,6 +2176,29 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// Text before a postcode longer than this, in bytes, is a paragraph (a street is shorter).
+const PARAGRAPH_BYTES: usize = 80;
+
+/// The last sentence of a long `text` (more than 80 bytes: an address inside a paragraph,
+/// `… trading as Acme. Our registered address is 4 …`): the text after the last full stop
+/// that ends a word of four letters or more (not an abbreviation: `Av.`, `Str.`, `St.`) and
+/// is followed by a space and a capital. Unchanged when shorter or without one.
+fn last_sentence(text: &str) -> &str {
+    if text.len() <= PARAGRAPH_BYTES {
+        return text;
+    }
+    let cut = text.match_indices(". ").filter_map(|(i, _)| {
+        let word = text[..i]
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or("");
+        let after = text[i + 2..].trim_start();
+        (word.chars().count() >= 4 && after.starts_with(char::is_uppercase))
+            .then(|| text.len() - after.len())
+    });
+    cut.last().map_or(text, |at| &text[at..])
 }
 
 /// `prefix` without the comma-separated chunks before its first street chunk (one that
@@ -2991,5 +3419,139 @@ mod tests {
         assert!(from_lines(&["We serve Denver, Littleton and Aurora"], None).is_empty());
         assert!(from_lines(&["Open 9 to 5, call 0800 123 4567"], Some("GB")).is_empty());
         assert!(from_lines(&["KvK 17123456"], Some("NL")).is_empty());
+    }
+
+    /// Region-first addresses (Japan, China, Taiwan) without a postcode, or with the Japanese
+    /// `〒` before them or alone on the line above, on pages of their region or of none.
+    #[test]
+    fn region_first_addresses_of_east_asia() {
+        let parts = |a: &TextAddress| {
+            [
+                a.parts.postal_code.clone(),
+                a.parts.region.clone(),
+                a.parts.locality.clone(),
+                a.parts.street.clone(),
+            ]
+        };
+        let some = |p: [Option<&str>; 4]| p.map(|p| p.map(str::to_string));
+        for (lines, page, region, want) in [
+            (
+                &["診療時間 9:00-19:00", "大阪府堺市北区本町3丁目4-5"][..],
+                None,
+                "JP",
+                [None, Some("大阪府"), Some("堺市北区"), Some("本町3丁目4-5")],
+            ),
+            (
+                &["住所：〒160-0023 東京都新宿区西新宿2丁目8番1号 見本ビル3F"],
+                Some("JP"),
+                "JP",
+                [
+                    Some("160-0023"),
+                    Some("東京都"),
+                    Some("新宿区"),
+                    Some("西新宿2丁目8番1号"),
+                ],
+            ),
+            (
+                &["〒600-8001", "京都府京都市下京区四条通1-2"],
+                None,
+                "JP",
+                [
+                    Some("600-8001"),
+                    Some("京都府"),
+                    Some("京都市下京区"),
+                    Some("四条通1-2"),
+                ],
+            ),
+            (
+                &["地址：广东省深圳市南山区科技路18号"],
+                None,
+                "CN",
+                [
+                    None,
+                    Some("广东省"),
+                    Some("深圳市南山区"),
+                    Some("科技路18号"),
+                ],
+            ),
+            (
+                &["地址：台北市中正區重慶南路一段12號"],
+                Some("TW"),
+                "TW",
+                [None, None, Some("台北市中正區"), Some("重慶南路一段12號")],
+            ),
+        ] {
+            let found = from_lines(lines, page);
+            assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
+            assert_eq!(found[0].region, region, "{lines:?}");
+            assert_eq!(parts(&found[0]), some(want), "{lines:?}");
+        }
+        // Prose that names a place, an address prose goes on from, a number without a
+        // locality, and a page of another region.
+        for (line, page) in [
+            ("大阪府東大阪市にある整骨院です", None),
+            ("当院は大阪府堺市北区本町3丁目4-5にあります", None),
+            ("2019年に東京都で開業、3店舗", None),
+            ("東京都内に12店舗", Some("JP")),
+            ("東京都新宿区西新宿2丁目8番1号", Some("DE")),
+        ] {
+            assert!(from_lines(&[line], page).is_empty(), "{line}");
+        }
+    }
+
+    /// A British county between the post town and the postcode is the region: England,
+    /// Scotland and Wales, on the postcode line, as the line above it, and with the town
+    /// closing the street lines.
+    #[test]
+    fn a_county_before_a_british_postcode_is_no_locality() {
+        let parts = |lines: &[&str]| {
+            let a = one(lines, Some("GB"));
+            [a.street, a.locality, a.region]
+        };
+        let some = |p: [&str; 3]| p.map(|p| Some(p.to_string()));
+        assert_eq!(
+            parts(&["Unit 4, Mill Lane, Market Harbury, Hampshire, SO21 9ZZ"]),
+            some(["Unit 4, Mill Lane", "Market Harbury", "Hampshire"])
+        );
+        assert_eq!(
+            parts(&["Acme Ltd", "2 Quarry Road", "Kirkbrae, Fife", "KY16 9ZZ"]),
+            some(["2 Quarry Road", "Kirkbrae", "Fife"])
+        );
+        assert_eq!(
+            parts(&["Unit 7, Dyffryn Business Park, Llanfach", "Powys LD1 9ZZ"]),
+            some(["Unit 7, Dyffryn Business Park", "Llanfach", "Powys"])
+        );
+        assert_eq!(
+            parts(&["9 Harbour Walk", "Seabridge", "Devon", "EX1 9ZZ"]),
+            some(["9 Harbour Walk", "Seabridge", "Devon"])
+        );
+        // A town is still the locality.
+        let a = one(&["12 High Street, Oxford OX1 9ZZ"], Some("GB"));
+        assert_eq!(a.locality.as_deref(), Some("Oxford"));
+        assert_eq!(a.region, None);
+    }
+
+    /// An address inside a paragraph: the street is in its own sentence, not a line above
+    /// (English, Spanish).
+    #[test]
+    fn an_address_inside_a_paragraph_takes_its_street_from_its_sentence() {
+        let a = one(
+            &[
+                "Last updated: March 2026",
+                "Harbour Cabs is a sole trader business run by its owner, trading as Harbour Cabs. Our registered business address is 4 Mill Street, Seabridge, Devon, EX1 9ZZ.",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("4 Mill Street"));
+        assert_eq!(a.locality.as_deref(), Some("Seabridge"));
+        let a = one(
+            &[
+                "Actualizado: marzo de 2026",
+                "Talleres Ejemplo es una empresa familiar con treinta años de oficio. Nuestra empresa tiene su domicilio en Calle Mayor 5, 28013 Madrid.",
+            ],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 5"));
+        assert_eq!(a.locality.as_deref(), Some("Madrid"));
     }
 }

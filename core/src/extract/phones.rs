@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
-use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, Region};
+use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, PhoneNumberType, Region};
 
 use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
 use crate::extract::page_budget::PageBudget;
@@ -730,7 +730,9 @@ fn validate(
     let region = match hint.region {
         Some(region) => Some(region),
         None if cleaned.starts_with('+') => None,
-        None if is_nanp_shaped(text) || labelled && nanp_digits(&cleaned) => Some(Region::US),
+        // No evidence of a country: only the North American way of writing (3-3-4 groups)
+        // is evidence of one; ten digits grouped otherwise are another country's.
+        None if is_nanp_shaped(text) => Some(Region::US),
         None => return None,
     };
     // One judgement per candidate, the US retry included (it is one more parse at most).
@@ -760,15 +762,27 @@ fn judge_number(
             .ok()
             .filter(PhoneNumber::is_valid)
     };
-    let number = match parse_valid(region) {
+    // A region from `lang` alone supports the numbers a business prints there (fixed, mobile,
+    // toll-free, shared-cost…), not one valid only as a premium-rate, personal or pager
+    // number: that reading is another country's number (India's `098450 27391` as UK 09…).
+    let supported = |number: &PhoneNumber| {
+        !(hint.weak
+            && !cleaned.starts_with('+')
+            && matches!(
+                number.get_type(),
+                PhoneNumberType::PremiumRate
+                    | PhoneNumberType::PersonalNumber
+                    | PhoneNumberType::Pager
+            ))
+    };
+    let number = match parse_valid(region).filter(supported) {
         Some(number) => number,
         None if hint.weak && !cleaned.starts_with('+') => {
             // A region from `<html lang>` only: a number written the North American way may
             // be one; otherwise, for a labelled number, the other countries where the language
             // is spoken (`Telefono: 076 815 52 47` on an Italian page is Swiss), the first that
             // makes it valid (unlabelled digits such as `n°2019-1130` would find one too often).
-            let nanp = region != Some(Region::US)
-                && (is_nanp_shaped(text) || labelled && nanp_digits(cleaned));
+            let nanp = region != Some(Region::US) && is_nanp_shaped(text);
             nanp.then(|| parse_valid(Some(Region::US)))
                 .flatten()
                 .or_else(|| {
@@ -780,7 +794,7 @@ fn judge_number(
                         .unwrap_or_default()
                         .iter()
                         .filter_map(|code| code.parse::<Region>().ok())
-                        .find_map(|sibling| parse_valid(Some(sibling)))
+                        .find_map(|sibling| parse_valid(Some(sibling)).filter(supported))
                 })?
         }
         None => return None,
@@ -797,7 +811,7 @@ fn judge_number(
 /// number with four digits in a row counting up or down is compared: one metadata look-up
 /// and parse per type (about a hundred thousand instructions) for few numbers.
 fn is_example_number(number: &PhoneNumber) -> bool {
-    use rlibphonenumber::{PhoneNumberType, PHONE_NUMBER_UTIL};
+    use rlibphonenumber::PHONE_NUMBER_UTIL;
     let national = number.get_national_significant_number();
     if longest_step_run(&national) < 4 {
         return false;
@@ -857,11 +871,6 @@ fn is_trunk_national(text: &str) -> bool {
         && bytes.iter().all(u8::is_ascii_digit)
         && bytes[0] == b'0'
         && bytes[1] != b'0'
-}
-
-fn nanp_digits(cleaned: &str) -> bool {
-    let digits: String = cleaned.chars().filter(|c| c.is_ascii_digit()).collect();
-    digits.len() == 10 || (digits.len() == 11 && digits.starts_with('1'))
 }
 
 /// `(303) 555-0100`, `303-555-0100`, `303.555.0100`, `1-800-555-0100`, `303 555 0100`.
@@ -1638,6 +1647,41 @@ mod tests {
             ["+31647381920"]
         );
         assert!(texts("Order 0647381920", RegionHint::default()).is_empty());
+    }
+
+    /// Class: a national number of a country the page gives no evidence of. With no region at
+    /// all, only the North American way of writing (3-3-4 groups) reads as a NANP number: a
+    /// labelled 10-digit number grouped otherwise is another country's (India's `98450 27391`,
+    /// Mexico's `81 8354 2716`). With a region from `lang` alone, a number valid there only as
+    /// a premium-rate, personal or pager number (India's `098450 27391` on an `en-GB` page:
+    /// UK 09…) is not read as that country's.
+    #[test]
+    fn a_national_number_needs_a_region_that_supports_it() {
+        let none = RegionHint::default();
+        assert!(texts("Phone: 98450 27391", none).is_empty());
+        assert!(texts("Tel.: 81 8354 2716", none).is_empty());
+        assert_eq!(texts("Phone: (303) 555-2368", none), ["+13035552368"]);
+        let weak = |code: &str| RegionHint {
+            weak: true,
+            ..hint(code)
+        };
+        assert!(texts("Phone: 98450 27391", weak("GB")).is_empty());
+        assert!(texts("Call us: 098450 27391", weak("GB")).is_empty());
+        assert!(texts("Tel.: 81 8354 2716", weak("ES")).is_empty());
+        // A region from real evidence reads its own numbers, premium ones included; `lang`
+        // alone keeps its fixed and mobile numbers.
+        assert_eq!(
+            texts("Call us: 0984 502 7391", hint("GB")),
+            ["+449845027391"]
+        );
+        assert_eq!(
+            texts("Call us: 020 7946 0321", weak("GB")),
+            ["+442079460321"]
+        );
+        assert_eq!(
+            texts("Mobile: 07946 532 187", weak("GB")),
+            ["+447946532187"]
+        );
     }
 
     #[test]

@@ -489,8 +489,8 @@ fn is_address_heading(heading: &str) -> bool {
 /// the next heading of its rank or higher that is not an address sub-heading, or to the end of
 /// the block on the [`MAX_SECTION_LINES`]th line of text (the heading's own and those of the
 /// headings it runs over not counted; a block runs on at most [`MAX_SECTION_LINES`] lines
-/// more), and never over a block that shows the site's own email ([`shows_the_sites_email`]):
-/// that block and those after it are the business's again.
+/// more), and never over a block after the first that is the business's
+/// ([`is_the_businesss_block`]): that block and those after it are the business's again.
 fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
     let from = layout.headings[index].end;
     let (end, capped) = heading_window_end(layout, index);
@@ -517,24 +517,55 @@ fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
             .unwrap_or(text.len());
         end = next_block.min(bound);
     }
-    // The first block after the heading that shows the site's own email is the business's.
-    let first = block_starts.partition_point(|start| *start <= from);
-    block_starts[first..]
+    // The block right under the heading is the party's it names; from the next one on, the
+    // first that is the business's ends the section.
+    let first = block_starts.partition_point(|start| *start < from) + 1;
+    block_starts
+        .get(first..)
+        .unwrap_or_default()
         .iter()
         .take_while(|start| **start < end)
         .find(|&&start| is_the_businesss_block(layout, start))
         .map_or(end, |&start| start.min(end))
 }
 
-/// Whether a block of `layout` starts at byte `start` and shows the site's own email
-/// ([`shows_the_sites_email`]): the business's block, whatever section it follows.
+/// Whether a block of `layout` starts at byte `start` and is the business's, whatever section
+/// it follows: it shows the site's own email ([`shows_the_sites_email`]) or its first line
+/// spells the site's name ([`spells_the_site`]).
 fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
     let blocks = layout.block_starts;
     let Ok(index) = blocks.binary_search(&start) else {
         return false;
     };
     let end = blocks.get(index + 1).copied().unwrap_or(layout.text.len());
-    shows_the_sites_email(layout, start..end)
+    let first_line = layout.text[start..end].lines().next().unwrap_or("");
+    spells_the_site(first_line, layout.site) || shows_the_sites_email(layout, start..end)
+}
+
+/// Whether consecutive words of `line` spell the label of the site's registrable domain,
+/// hyphens left out ("Tischlerei Muster" on `tischlerei-muster.de`, "Example Florist" on
+/// `examplefloristexample.co.uk` no): the company name found is the domain's. Labels of fewer
+/// than six letters are not read (too many words spell them by chance).
+fn spells_the_site(line: &str, site: Option<&str>) -> bool {
+    let Some(label) = site.and_then(|site| site.split('.').next()) else {
+        return false;
+    };
+    let label: String = label.chars().filter(|c| *c != '-').collect();
+    if label.len() < 6 || line.len() > 200 {
+        return false;
+    }
+    let words: Vec<String> = line
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    (0..words.len()).any(|first| {
+        let mut spelled = String::new();
+        words[first..].iter().any(|word| {
+            spelled.push_str(word);
+            spelled == label
+        })
+    })
 }
 
 /// Whether the text of `block` of `layout`, or a `mailto:` link in it, shows an email on the
@@ -1137,6 +1168,43 @@ mod tests {
         );
         assert_eq!(phones, ["+441273480125"]);
         assert_eq!(emails, ["hello@example-florist.co.uk"]);
+    }
+
+    #[test]
+    fn a_block_that_spells_the_sites_name_is_the_businesss() {
+        // Legal notices (class: the business's contact block right after a maker's or host's
+        // section, without a heading or an email of its own; its first line is the company
+        // name the domain spells): German and French.
+        let (phones, _, _) = found(
+            "https://www.glaserei-muster.de/impressum",
+            "<h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p>Glaserei Muster<br>Telefon: 0341 5567015</p>",
+        );
+        assert_eq!(phones, ["+493415567015"]);
+        let (phones, _, _) = found(
+            "https://www.fromagerie-exemple.fr/mentions-legales",
+            "<h1>Mentions légales</h1><h2>Hébergeur</h2><p>Hébergement Exemple SAS</p>\
+             <p>Fromagerie Exemple<br>Tél : 04 72 00 00 04</p>",
+        );
+        assert_eq!(phones, ["+33472000004"]);
+    }
+
+    #[test]
+    fn a_third_partys_block_naming_a_word_of_the_site_stays_the_third_partys() {
+        // A chamber's block whose town is a word of the site's domain is still the
+        // chamber's (German, English).
+        let (phones, _, _) = found(
+            "https://www.berlin-dental.de/impressum",
+            "<h1>Impressum</h1><p>Berlin Dental<br>Telefon: 030 4471231</p>\
+             <h2>Zuständige Kammer</h2><p>Zahnärztekammer Berlin<br>Telefon: 030 4471299</p>",
+        );
+        assert_eq!(phones, ["+49304471231"]);
+        let (phones, _, _) = found(
+            "https://www.exampletown-dental.co.uk/legal",
+            "<h1>Legal notice</h1><p>Exampletown Dental<br>Phone: 01273 480126</p>\
+             <h2>Regulator</h2><p>Exampletown Dental Council<br>Phone: 01273 480199</p>",
+        );
+        assert_eq!(phones, ["+441273480126"]);
     }
 
     #[test]
