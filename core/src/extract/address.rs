@@ -21,7 +21,7 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
 use crate::extract::words8::{any_ascii_digit, load};
-use crate::lexicon;
+use crate::lexicon::{self, Class as Words};
 
 /// Address parts found in markup, as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -2134,7 +2134,9 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
     // Inside a paragraph, a sentence may open with a capitalised word of prose.
     let in_paragraph = segment.len() > PARAGRAPH_BYTES;
     let prefix = without_prose(
-        without_leading_name(strip_label(prefix).trim_matches([',', ' '])),
+        without_leading_name(without_glued_label(
+            strip_label(prefix).trim_matches([',', ' ']),
+        )),
         in_paragraph,
     );
     // A street with its house number on the postcode line is the whole street: `12 Main
@@ -2386,8 +2388,66 @@ fn has_word(words: &[String], word: &str) -> bool {
     lexicon::holds(words, word)
 }
 
+/// The labels of the lexicon's classes `label.phone` and `label.email`, lower-case, sorted:
+/// a field that follows an address on its line.
+fn field_labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let mut words: Vec<String> = lexicon::words(Words::LabelPhone)
+            .chain(lexicon::words(Words::LabelEmail))
+            .map(str::to_lowercase)
+            .collect();
+        words.sort();
+        words.dedup();
+        words
+    })
+}
+
+/// Whether `word` is a phone or email label (`Telefon`, `Tel`, `E-Mail`), case ignored.
+fn is_field_label(word: &str) -> bool {
+    field_labels().binary_search(&word.to_lowercase()).is_ok()
+}
+
+/// `text` without an address label glued before the street without a colon (`Adresse
+/// Lindenweg 3`, `Address 4 Mill Street`: lexicon class `label.address`, one word). Unchanged
+/// otherwise.
+fn without_glued_label(text: &str) -> &str {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    let labels = LABELS.get_or_init(|| {
+        let mut words: Vec<String> = lexicon::words(Words::LabelAddress)
+            .filter(|w| !w.contains(' '))
+            .map(str::to_lowercase)
+            .collect();
+        words.sort();
+        words.dedup();
+        words
+    });
+    match text.split_once(' ') {
+        Some((first, rest))
+            if !rest.trim().is_empty() && labels.binary_search(&first.to_lowercase()).is_ok() =>
+        {
+            rest.trim_start()
+        }
+        _ => text,
+    }
+}
+
 fn clean_city(city: &str) -> String {
     let city = city.trim().trim_matches([',', '.', ' ']);
+    // `Berlin Telefon`: a phone or email label glued after the town ends it.
+    let city = match city
+        .split_whitespace()
+        .position(|w| is_field_label(w.trim_end_matches([':', '.'])))
+    {
+        Some(0) | None => city,
+        Some(i) => {
+            let cut = city
+                .split_whitespace()
+                .nth(i)
+                .map_or(city.len(), |w| w.as_ptr() as usize - city.as_ptr() as usize);
+            city[..cut].trim_end_matches([',', ' '])
+        }
+    };
     // "Suite 7 Concord" → "Concord": keep the words after the last digit-bearing word.
     let words: Vec<&str> = city.split_whitespace().collect();
     let start = words
@@ -3553,5 +3613,25 @@ mod tests {
         );
         assert_eq!(a.street.as_deref(), Some("Calle Mayor 5"));
         assert_eq!(a.locality.as_deref(), Some("Madrid"));
+    }
+
+    /// Field labels glued into the address line without a colon: the address label before
+    /// the street, a phone label after the town (German, English, Dutch).
+    #[test]
+    fn labels_glued_into_the_address_line_are_not_street_or_town() {
+        let a = one(
+            &["Adresse Lindenweg 3, 10115 Berlin Telefon +49 30 1234567"],
+            Some("DE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
+        assert_eq!(a.locality.as_deref(), Some("Berlin"));
+        let a = one(&["Address 4 Mill Street, Seabridge EX1 9ZZ"], Some("GB"));
+        assert_eq!(a.street.as_deref(), Some("4 Mill Street"));
+        let a = one(
+            &["Adres Kerkstraat 5, 1234 AB Zandvoort Telefoon 023 1234567"],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        assert_eq!(a.locality.as_deref(), Some("Zandvoort"));
     }
 }
