@@ -31,6 +31,7 @@ mod markup;
 pub mod page_budget;
 pub mod phones;
 mod postcode;
+mod postcode_order;
 mod prescan;
 pub mod region;
 pub mod sections;
@@ -265,6 +266,18 @@ impl ParsedPage {
                         }
                     }
                 }
+                // Addresses printed in the other order than their country's layout
+                // (`extract::postcode_order`), on the lines the reader found none on.
+                let order_region = address_region
+                    .map(str::to_string)
+                    .or_else(|| hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}")));
+                let other_order = postcode_order::read(
+                    &contact_lines,
+                    order_region.as_deref(),
+                    &text_addresses,
+                    budget,
+                );
+                text_addresses.extend(other_order);
                 (text_addresses, meta_address, hint, page_region)
             });
 
@@ -1416,6 +1429,31 @@ mod tests {
                 .map(|a| a.postal_code.as_deref())
                 .collect();
             assert_eq!(postcodes, [Some(postcode)], "{:?}", page.addresses);
+        }
+    }
+
+    #[test]
+    fn an_address_in_the_other_order_than_its_countrys_layout_reaches_the_page_result() {
+        // Class `postcode.order`: Hungary's `1052 Budapest, Minta utca 7.` (its layout puts the
+        // postcode last, on a line of its own), Romania's six-digit postcode before its town.
+        for (url, html, postcode, street) in [
+            (
+                "https://www.minta-szerviz.hu/kapcsolat",
+                "<h1>Kapcsolat</h1><p>Minta Szerviz Kft.</p><p>Cím: 1052 Budapest, Minta utca 7.</p>",
+                "1052",
+                "Minta utca 7",
+            ),
+            (
+                "https://www.exemplu-service.ro/contact",
+                "<h1>Contact</h1><p>Exemplu Service SRL</p><p>Str. Exemplu nr. 10</p><p>400001 Cluj-Napoca</p>",
+                "400001",
+                "Str. Exemplu nr. 10",
+            ),
+        ] {
+            let page = extract_page(&Url::parse(url).unwrap(), Some("text/html"), html.as_bytes());
+            assert_eq!(page.addresses.len(), 1, "{url}: {:?}", page.addresses);
+            assert_eq!(page.addresses[0].postal_code.as_deref(), Some(postcode));
+            assert_eq!(page.addresses[0].street.as_deref(), Some(street));
         }
     }
 
