@@ -1288,7 +1288,8 @@ fn without_prose(text: &str, in_paragraph: bool) -> &str {
             && word.starts_with(char::is_uppercase);
         first = false;
         let lower_word = is_lower(word);
-        if sentence_start || (lower_word && (!STREET_WORDS.contains(&word) || next_lower)) {
+        if sentence_start || (lower_word && (!has_word(&street_words().words, word) || next_lower))
+        {
             capital_opener |= sentence_start;
             prose += 1;
             continue;
@@ -1392,25 +1393,31 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
     usable.then(|| line.to_string())
 }
 
-/// Labels that open a line holding the business's address, lower-case, with their colon.
-const ADDRESS_LABELS: &[&str] = &[
-    "address:",
-    "adresse:",
-    "adres:",
-    "anschrift:",
-    "domicilio:",
-    "domicilio social:",
-    "dirección:",
-    "direccion:",
-    "indirizzo:",
-    "sede:",
-    "sede legale:",
-    "morada:",
-    "endereço:",
-    "siège social:",
-    "siège:",
-    "adresa:",
-];
+/// Labels that open a line holding the business's address: the lexicon's `label.address`
+/// entries lower-cased, each with a colon after it (`address:`, `domicilio social:`), and the
+/// first bytes a line opening with one of them may have (either case), for a cheap refusal.
+struct AddressLabels {
+    labels: Vec<String>,
+    initials: [bool; 256],
+}
+
+fn address_labels() -> &'static AddressLabels {
+    static LABELS: OnceLock<AddressLabels> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let labels = lexicon::sorted_words(&[lexicon::Class::LabelAddress], |label| {
+            format!("{}:", label.to_lowercase())
+        });
+        let mut initials = [false; 256];
+        for label in &labels {
+            for form in [label.clone(), label.to_uppercase()] {
+                if let Some(&first) = form.as_bytes().first() {
+                    initials[usize::from(first)] = true;
+                }
+            }
+        }
+        AddressLabels { labels, initials }
+    })
+}
 
 /// An address without postcode on a line that an address label opens (`Domicilio: AVENIDA
 /// MONEGROS 24, TAUSTE, ZARAGOZA`): the street is the text up to its house number (a street
@@ -1419,15 +1426,21 @@ fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Optio
     // Cheap refusal (most lines come here): the first letter of a label, then a colon near
     // the start of a short line.
     let head = line.trim_start();
-    let initial = head.as_bytes().first().map(u8::to_ascii_lowercase);
-    if !matches!(initial, Some(b'a' | b'd' | b'e' | b'i' | b'm' | b's'))
+    let labels = address_labels();
+    if !head
+        .as_bytes()
+        .first()
+        .is_some_and(|first| labels.initials[usize::from(*first)])
         || head.len() > 160
         || !head.as_bytes().iter().take(24).any(|b| *b == b':')
     {
         return None;
     }
     let lower = head.to_lowercase();
-    let label = ADDRESS_LABELS.iter().find(|l| lower.starts_with(*l))?;
+    let label = labels
+        .labels
+        .iter()
+        .find(|l| lower.starts_with(l.as_str()))?;
     let rest = head.get(label.len()..)?.trim();
     if rest.contains('@') || rest.contains("http") {
         return None;
@@ -2332,34 +2345,14 @@ fn holds_postcode(line: &str) -> bool {
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
-/// unit word (a street name: not a bare number, `Nr. 5` or `Suite 12`).
+/// unit word (the lexicon's `address.unit`: a street name: not a bare number, `Nr. 5` or `Suite 12`).
 fn has_street_name(text: &str) -> bool {
-    const UNIT_WORDS: &[&str] = &[
-        "suite",
-        "unit",
-        "floor",
-        "apt",
-        "apartment",
-        "ste",
-        "bldg",
-        "building",
-        "room",
-        "office",
-        "stock",
-        "etage",
-        "piso",
-        "planta",
-        "box",
-        "postfach",
-        "flat",
-        "level",
-    ];
     let mut words = text
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3);
     words
         .next()
-        .is_some_and(|first| !UNIT_WORDS.contains(&first.to_lowercase().as_str()))
+        .is_some_and(|first| !has_word(&street_words().units, &first.to_lowercase()))
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`.
@@ -2423,115 +2416,46 @@ fn is_streetish(s: &str) -> bool {
 fn has_street_word(lower: &str) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| STREET_WORDS.contains(&w))
+        .any(|w| has_word(&street_words().words, w))
         || lower.split_whitespace().any(|w| {
-            STREET_SUFFIXES
+            street_words()
+                .suffixes
                 .iter()
-                .any(|suf| w.ends_with(suf) && w.len() > suf.len() + 2)
+                .any(|suf| w.ends_with(suf.as_str()) && w.len() > suf.len() + 2)
         })
 }
 
-const STREET_WORDS: &[&str] = &[
-    "road",
-    "rd",
-    "street",
-    "st",
-    "avenue",
-    "ave",
-    "av",
-    "lane",
-    "ln",
-    "way",
-    "drive",
-    "dr",
-    "court",
-    "ct",
-    "place",
-    "pl",
-    "boulevard",
-    "blvd",
-    "highway",
-    "hwy",
-    "parkway",
-    "pkwy",
-    "suite",
-    "ste",
-    "unit",
-    "floor",
-    "building",
-    "house",
-    "park",
-    "estate",
-    "close",
-    "crescent",
-    "cres",
-    "terrace",
-    "square",
-    "sq",
-    "loop",
-    "circle",
-    "trail",
-    "box",
-    "po",
-    "p.o.",
-    "postbus",
-    "industrial",
-    "business",
-    "centre",
-    "center",
-    "plaza",
-    "row",
-    "mews",
-    "hill",
-    "green",
-    "rue",
-    "via",
-    "calle",
-    // Abbreviations and street words of the corpora's other languages.
-    "str",
-    "avenida",
-    "avda",
-    "paseo",
-    "carrer",
-    "camino",
-    "rua",
-    "viale",
-    "piazza",
-    "corso",
-    "boulevard",
-    "bd",
-    "chemin",
-    "place",
-    "quai",
-    "allee",
-    "platz",
-    "gasse",
-    "strasse",
-    "straße",
-    "markt",
-    "plein",
-    "kade",
-    "dijk",
-    "laan",
-    // Turkish (`Lale Sok.`, `Atatürk Cad.`, `Kordon Mah.`), Polish (`ul.`, `al.`) and
-    // Mexican (`Col.`, a neighbourhood of the street) abbreviations.
-    "sok",
-    "sokak",
-    "sk",
-    "cad",
-    "cadde",
-    "caddesi",
-    "mah",
-    "mahallesi",
-    "bulvar",
-    "ul",
-    "al",
-    "col",
-];
-const STREET_SUFFIXES: &[&str] = &[
-    "straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof",
-    "gasse", "platz", "allee", "damm", "ufer", "gatan", "vägen", "veien", "vej", "gade",
-];
+/// The lexicon's street words as the address rules compare them (docs/extraction.md,
+/// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
+struct StreetWords {
+    /// `street.type` and `address.word`: the words of a street or address line (`street`,
+    /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
+    words: Vec<String>,
+    /// `street.suffix`: street types written as the end of a street's name (`Kerkstraat`,
+    /// `Storgatan`).
+    suffixes: Vec<String>,
+    /// `address.unit`: words of a unit, floor or box (`suite`, `Etage`, `Postfach`).
+    units: Vec<String>,
+}
+
+fn street_words() -> &'static StreetWords {
+    static WORDS: OnceLock<StreetWords> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let read = |classes: &[lexicon::Class]| {
+            lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+        };
+        StreetWords {
+            words: read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]),
+            suffixes: read(&[lexicon::Class::StreetSuffix]),
+            units: read(&[lexicon::Class::AddressUnit]),
+        }
+    })
+}
+
+/// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
+fn has_word(words: &[String], word: &str) -> bool {
+    lexicon::holds(words, word)
+}
 
 /// The labels of the lexicon's classes `label.phone` and `label.email`, lower-case, sorted:
 /// a field that follows an address on its line.
