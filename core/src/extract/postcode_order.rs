@@ -165,11 +165,10 @@ fn town_then_zip(
     let after = &line[end..];
     // After the postcode: nothing, a country, or the region the layout prints after it
     // (`%C %Z%n%S`: `Chennai - 600017, Tamil Nadu`, `Miraflores 15074, Lima`).
-    let region_after = if ends_address(after) {
-        None
-    } else {
-        Some(region_after(after).filter(|_| format.fmt.contains("%Z%n%S"))?)
-    };
+    let region_after = region_after(after, format).filter(|_| format.fmt.contains("%Z%n%S"));
+    if region_after.is_none() && !ends_address(after, format) {
+        return None;
+    }
     let before = &line[..start];
     let (place_start, locality, region) = places_before(before, format);
     let locality = locality?;
@@ -187,7 +186,7 @@ fn town_then_zip(
 
 /// The region name after a postcode (`, Tamil Nadu`, `, Lima.`), then nothing or a country:
 /// one capitalised place name of at most four words after a comma.
-fn region_after(after: &str) -> Option<String> {
+fn region_after(after: &str, format: &postcode::Format) -> Option<String> {
     let rest = after.strip_prefix(',')?.trim_start();
     let (name, tail) = rest.split_once(',').unwrap_or((rest, ""));
     let name = name.trim().trim_end_matches('.');
@@ -197,7 +196,7 @@ fn region_after(after: &str) -> Option<String> {
         && name
             .chars()
             .all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '’'));
-    (place && (tail.trim().is_empty() || ends_address(&format!(", {tail}"))))
+    (place && (tail.trim().is_empty() || ends_address(&format!(", {tail}"), format)))
         .then(|| name.to_string())
 }
 
