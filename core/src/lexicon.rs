@@ -87,6 +87,10 @@ classes! {
     PageSupport = "page.support",
     /// Street type written in an address (street, avenue, Straße, rue, calle).
     StreetType = "street.type",
+    /// Word naming a building or a part of one, written with an address before or after the
+    /// street (floor, unit, suite, tower, Gebäude, étage, piso): a line or chunk holding one
+    /// beside the street line is part of the street.
+    AddressPremise = "address.premise",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Label before a phone number (phone, tel., Telefon, téléphone).
