@@ -15,6 +15,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use crate::extract::limits::first_distinct;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
+use crate::lexicon::{self, Class};
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
 const MAX_LOCAL: usize = 64;
@@ -323,13 +324,10 @@ fn around(line: &str, at: usize, at_len: usize, site: Option<&str>) -> Option<(u
 /// How many bytes at the start of a local part `local` (as written, after `before` on its line)
 /// belong to the text in front of the address, written against it with no space (adjacent
 /// elements): a label (`Emailinfo@x.it` from `<b>Email</b>info@x.it`, `E-Mail`, `Mail`,
-/// `Correo`…, capitalised as labels are, followed by a lower-case local part), or the last
-/// digits of a number (`+31 6 98 76 54 32info@x.nl` from two adjacent links).
+/// `Correo`…, capitalised as labels are, followed by a lower-case local part; the lexicon's
+/// `label.email` entries, [`glued_labels`]), or the last digits of a number
+/// (`+31 6 98 76 54 32info@x.nl` from two adjacent links).
 fn glued_prefix_len(before: &str, local: &str) -> usize {
-    const LABELS: &[&str] = &[
-        "E-Mail", "E-mail", "E-MAIL", "EMail", "Email", "EMAIL", "e-mail", "email", "Mail", "MAIL",
-        "Correo", "CORREO", "Courriel", "COURRIEL", "E-post", "Epost", "Posta",
-    ];
     let digits = local.bytes().take_while(u8::is_ascii_digit).count();
     if (1..=4).contains(&digits)
         && local
@@ -342,8 +340,8 @@ fn glued_prefix_len(before: &str, local: &str) -> usize {
             return digits;
         }
     }
-    for label in LABELS {
-        if let Some(rest) = local.strip_prefix(label) {
+    for label in glued_labels() {
+        if let Some(rest) = local.strip_prefix(label.as_str()) {
             let rest = rest.trim_start_matches(['-', '.', '_']);
             if rest.len() >= 2
                 && rest.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
@@ -353,6 +351,37 @@ fn glued_prefix_len(before: &str, local: &str) -> usize {
         }
     }
     0
+}
+
+/// The spellings of an email label that [`glued_prefix_len`] takes off a local part: each
+/// `label.email` entry of one word capitalised (`Email`, `Mail`, `Correo`), in capitals
+/// (`EMAIL`) and as the lexicon writes it when that has a capital (`E-Mail`, `EMail`). A label
+/// is capitalised against the address: a lower-case word is the address's own (`mailbox@`).
+/// Built once, in lexicon order.
+fn glued_labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let mut labels: Vec<String> = Vec::new();
+        for entry in lexicon::words(Class::LabelEmail).filter(|entry| !entry.contains(' ')) {
+            let mut rest = entry.chars();
+            let capitalised: String = rest
+                .next()
+                .map(|first| first.to_uppercase().chain(rest).collect())
+                .unwrap_or_default();
+            let as_written = entry
+                .contains(char::is_uppercase)
+                .then(|| entry.to_string());
+            for spelling in [Some(capitalised), Some(entry.to_uppercase()), as_written]
+                .into_iter()
+                .flatten()
+            {
+                if !labels.contains(&spelling) {
+                    labels.push(spelling);
+                }
+            }
+        }
+        labels
+    })
 }
 
 /// A domain with at least two labels, LDH labels, and a known public suffix whose last label is
