@@ -163,6 +163,15 @@ classes! {
     /// Word after a brand that belongs to the business's name without being a legal form
     /// (company, group).
     NameSuffix = "name.suffix",
+    /// Heading or line that marks a page as a legal notice (Impressum, mentions légales,
+    /// aviso legal), found anywhere in it, case ignored.
+    HeadingLegal = "heading.legal",
+    /// End of a compound noun that names an authority whatever comes before it (`kammer` of
+    /// Rechtsanwaltskammer, `myndighet`, `tilsyn`): written lower-case as the word's end.
+    CompoundAuthority = "compound.authority",
+    /// End of a compound noun that names another third party of a legal notice, a dispute
+    /// body or an insurer (`streitbeilegung`, `versicherer`): written lower-case.
+    CompoundParty = "compound.party",
 }
 
 impl Class {
