@@ -172,6 +172,16 @@ classes! {
     /// End of a compound noun that names another third party of a legal notice, a dispute
     /// body or an insurer (`streitbeilegung`, `versicherer`): written lower-case.
     CompoundParty = "compound.party",
+    /// How a page writes `@` in an obfuscated email address: a word in brackets as written
+    /// (`[at]`, `(arobase)`), or a word that is no other word of its language, read between
+    /// spaces (`arobase`).
+    EmailAt = "email.at",
+    /// A word for `@` that is also a word of prose (English `at`): read between spaces, only
+    /// with a dot-word in the domain.
+    EmailAtWord = "email.at.word",
+    /// How a page writes `.` in an obfuscated email address: a word in brackets as written
+    /// (`[dot]`, `(punkt)`), or a word read between spaces (`dot`, `punt`).
+    EmailDot = "email.dot",
 }
 
 impl Class {
