@@ -788,7 +788,8 @@ fn match_line(
             if is_copyright_mark(before) {
                 continue;
             }
-            let street = street_for(lines, street_index, before);
+            // `SE-123 45`, `PL-45-835`: the country letters are not the street's.
+            let street = street_for(lines, street_index, without_country_letters(before));
             if street.is_none() && page_region != Some(region) {
                 continue;
             }
@@ -3063,6 +3064,18 @@ mod tests {
         assert_eq!(a.postal_code.as_deref(), Some("M5R 2A5"));
         let a = one(&["88 Main St", "Halifax NS B3H1A1"], None);
         assert_eq!(a.postal_code.as_deref(), Some("B3H1A1"));
+    }
+
+    #[test]
+    fn country_letters_before_a_three_two_or_polish_postcode_are_not_the_street() {
+        // Class: a postcode printed with its CEPT country prefix on the line below the street;
+        // Sweden, Poland.
+        let a = one(&["Exempelgatan 12", "SE-123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Exempelgatan 12"));
+        assert_eq!(a.postal_code.as_deref(), Some("123 45"));
+        let a = one(&["ul. Przykładowa 5", "PL-45-835 Opole"], Some("PL"));
+        assert_eq!(a.street.as_deref(), Some("ul. Przykładowa 5"));
+        assert_eq!(a.postal_code.as_deref(), Some("45-835"));
     }
 
     #[test]
