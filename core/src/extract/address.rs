@@ -773,14 +773,15 @@ fn match_line(
             // `12 rue Victor Hugo`, `Amsterdamer Str.192`, `Avenida Salvador Joan, 17 bajos.`),
             // not a sentence with a number in it (`Über 1200 Kunden vertrauen uns seit 2004
             // Jahren`, `28. Juni 2016 um 20:41 Uhr`).
-            let same_line = before
-                .trim_end_matches([',', ' ', '-', '–', '·', '•', '|', '\u{a0}'])
-                .trim_end_matches(char::is_alphabetic)
-                .trim_end_matches(['-', ' ', ',']);
+            let same_line = without_country_letters(before)
+                .trim_end_matches([',', ' ', '-', '–', '·', '•', '|', '\u{a0}']);
             let same_line = last_segment(same_line).trim();
             let same_line = strip_label(same_line);
+            // A word after the house number is a floor or door (`24 bajo`, `5 links`).
+            let numbered = ends_with_house_number(same_line)
+                || ends_with_house_number(same_line.trim_end_matches(char::is_alphabetic));
             if !same_line.is_empty()
-                && !ends_with_house_number(same_line)
+                && !numbered
                 && !same_line.starts_with(|c: char| c.is_ascii_digit())
                 && !has_street_word(&same_line.to_lowercase())
             {
@@ -788,34 +789,28 @@ fn match_line(
             }
             // A street with a house number: above the postcode line or before the postcode on
             // it, or (`77652 Offenburg` / `Lindenstrasse 14`) on the line below.
-            let street = street_for(
-                lines,
-                street_index,
-                before
-                    .trim_end_matches(['-', ' '])
-                    .trim_end_matches(char::is_alphabetic),
-            )
-            .or_else(|| {
-                if same_line.is_empty() {
-                    street_below(lines, index)
-                } else {
-                    None
-                }
-            })
-            .or_else(|| {
-                // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
-                // postcode line, in the countries whose layout has one.
-                let district = eu_region
-                    .and_then(postcode::format)
-                    .is_some_and(|f| f.fmt.contains("%D"));
-                let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
-                (district
-                    && same_line.is_empty()
-                    && is_place_name(above.trim().trim_end_matches(',')))
-                .then(|| street_for(lines, street_index - 1, ""))
-                .flatten()
-                .map(|street| without_district(&street).to_string())
-            });
+            let street = street_for(lines, street_index, without_country_letters(before))
+                .or_else(|| {
+                    if same_line.is_empty() {
+                        street_below(lines, index)
+                    } else {
+                        None
+                    }
+                })
+                .or_else(|| {
+                    // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
+                    // postcode line, in the countries whose layout has one.
+                    let district = eu_region
+                        .and_then(postcode::format)
+                        .is_some_and(|f| f.fmt.contains("%D"));
+                    let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
+                    (district
+                        && same_line.is_empty()
+                        && is_place_name(above.trim().trim_end_matches(',')))
+                    .then(|| street_for(lines, street_index - 1, ""))
+                    .flatten()
+                    .map(|street| without_district(&street).to_string())
+                });
             // A country printed in the line (`…, 50450 Kuala Lumpur, Malaysia`) whose layout
             // puts the postcode first counts like the page's region.
             let region = lettered.or(line_format).or_else(|| {
@@ -1314,6 +1309,21 @@ fn without_district(street: &str) -> &str {
     match street.rsplit_once(',') {
         Some((head, tail)) if is_place_name(tail) && ends_with_house_number(head) => head.trim(),
         _ => street,
+    }
+}
+
+/// `before` without the CEPT country letters glued to the postcode after it (`D-` of
+/// `D-10115`, `CH-` of `CH-8001`); a field separator (`Lilas - 69003`) is no prefix.
+fn without_country_letters(before: &str) -> &str {
+    let Some(head) = before.strip_suffix('-') else {
+        return before;
+    };
+    let rest = head.trim_end_matches(|c: char| c.is_ascii_uppercase());
+    let letters = head.len() - rest.len();
+    if (1..=2).contains(&letters) && !rest.ends_with(char::is_alphanumeric) {
+        rest
+    } else {
+        before
     }
 }
 
@@ -2144,7 +2154,8 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
         .trim_end()
         .trim_end_matches([',', '-', '–'])
         .trim_end();
-    let before = last_segment(before);
+    let whole = before;
+    let before = last_segment(whole);
     match before.rfind(',') {
         Some(comma) => {
             let candidate = before[comma + 1..].trim();
@@ -2155,12 +2166,15 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
             }
         }
         None => {
-            // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit.
+            // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit; the
+            // street is then the field before it (`12 High Street · Bristol BS1 4DJ`).
             if !before.is_empty()
                 && !before.bytes().any(|b| b.is_ascii_digit())
                 && before.split_whitespace().count() <= 3
             {
-                ("", Some(before.to_string()))
+                // The segment ends where `whole` does (its end is trimmed already).
+                let field_start = whole.len() - before.len();
+                (&whole[..field_start], Some(before.to_string()))
             } else {
                 (before, None)
             }
@@ -2185,9 +2199,27 @@ fn last_segment(s: &str) -> &str {
         .map(|(i, m)| i + m.len())
         .into_iter()
         .chain(s.rfind(": ").map(|i| i + 2))
+        .chain(dash_field_start(s))
         .max()
         .unwrap_or(0);
     s[cut..].trim()
+}
+
+/// Where the last field of `s` starts after a spaced dash used as a field separator
+/// (`Exemple SARL - 12 rue des Lilas`): the text after it is a street with its number and the
+/// text before it does not end with a number (`Rua das Flores, 123 - Centro` and `1 – 6 Place`
+/// are one field).
+fn dash_field_start(s: &str) -> Option<usize> {
+    let (i, _) = s.rmatch_indices(['-', '–']).find(|(i, m)| {
+        s[..*i].ends_with(' ')
+            && s[i + m.len()..].starts_with(' ')
+            && !s[..*i].trim_end().ends_with(|c: char| c.is_ascii_digit())
+    })?;
+    let after = i + s[i..].chars().next().map_or(1, char::len_utf8);
+    let field = s[after..].trim();
+    (is_streetish(field)
+        && (field.starts_with(|c: char| c.is_ascii_digit()) || ends_with_house_number(field)))
+    .then_some(after)
 }
 
 /// The street: the address chunk before the locality on the postcode line, else the street
@@ -3142,6 +3174,44 @@ mod tests {
         let got = [&a.street, &a.locality, &a.postal_code].map(|p| p.as_deref());
         assert_eq!(got, parts.map(Some), "{line}");
         found[0].clone()
+    }
+
+    /// Fields of a footer line separated by ` - `, ` · ` or ` | ` (name, street, postcode and
+    /// town): the street is its own field, not the name before it nor half of it.
+    #[test]
+    fn separated_fields_of_a_footer_line() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "Exemple SARL - 12 rue des Lilas - 69003 Lyon",
+                "FR",
+                "12 rue des Lilas",
+                "Lyon",
+                "69003",
+            ),
+            (
+                "Esempio Srl - Via Roma 12 - 20121 Milano",
+                "IT",
+                "Via Roma 12",
+                "Milano",
+                "20121",
+            ),
+            (
+                "Example Ltd · 12 High Street · Bristol BS1 4DJ",
+                "GB",
+                "12 High Street",
+                "Bristol",
+                "BS1 4DJ",
+            ),
+            (
+                "Beispiel GmbH | Lindenstraße 40 | 10115 Berlin",
+                "DE",
+                "Lindenstraße 40",
+                "Berlin",
+                "10115",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
     }
 
     /// A country printed in the address line (its last part, or a city-state's name before
