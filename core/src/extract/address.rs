@@ -140,7 +140,7 @@ fn city_word(c: char) -> bool {
 }
 
 /// The first letter of a later word of [`CITY_ANY`].
-fn city_any_word(c: char) -> bool {
+pub(crate) fn city_any_word(c: char) -> bool {
     c.is_ascii_alphabetic() || matches!(c, 'À'..='Ö' | 'Ø'..='ö' | 'ø'..='ž')
 }
 
@@ -179,7 +179,7 @@ fn with_city<'h>(
 
 /// The end of the next word of a place name after byte `end` of `line` (where a word ended):
 /// a space or hyphen, a letter `word` accepts and a [`name_run`]; `None` if none starts there.
-fn next_word_end(line: &str, end: usize, word: fn(char) -> bool) -> Option<usize> {
+pub(crate) fn next_word_end(line: &str, end: usize, word: fn(char) -> bool) -> Option<usize> {
     let mut next = line[end..].chars();
     match (next.next(), next.next()) {
         (Some(' ' | '-'), Some(c)) if word(c) => Some(name_run(line, end + 1 + c.len_utf8())),
@@ -290,7 +290,7 @@ fn city_first(tail: &Regex, line: &str) -> Vec<CityFirst> {
 }
 
 /// The end of the run of `[\p{L}'’.\-]` in `line` from byte `from`.
-fn name_run(line: &str, from: usize) -> usize {
+pub(crate) fn name_run(line: &str, from: usize) -> usize {
     line[from..]
         .char_indices()
         .find(|&(_, c)| !(is_letter(c) || matches!(c, '\'' | '’' | '.' | '-')))
@@ -395,8 +395,10 @@ impl Pattern {
             Pattern::Us => {
                 format!(r",?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")
             }
+            // The province in parentheses is Canada Post's French form (`Montréal (Québec)
+            // H2X 1Y4`, `Ottawa (Ontario) K1A 0B1`).
             Pattern::Ca => format!(
-                r",?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
+                r",?\s+\(?(?P<region>{CA_PROVINCES})\)?\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
             ),
             Pattern::Au => {
                 format!(r",?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")
@@ -936,7 +938,7 @@ fn match_line(
 
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
 /// and counties); the data's patterns ([`data_postcodes`]) read the others.
-const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
+pub(crate) const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
 
 /// Labels printed before a postcode (class `label.postcode`), lower-case, each with the
 /// country it implies on a page of no known region (`None`: any). A label ends a word: `cp`
@@ -1001,7 +1003,7 @@ fn is_place_name(text: &str) -> bool {
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
 /// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
 /// followed by no letter or digit; as byte ranges, longest first from each start.
-fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
+pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -1043,7 +1045,7 @@ fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
 /// Whether the number at `start..end` of `line` is part of something else: a longer number
 /// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
 /// `No. 12`), an amount or a share (`$`, `€`, `%`).
-fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
+pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
     let before = &line[..start];
     let after = &line[end..];
     let mut back = before.chars().rev();
@@ -1118,7 +1120,7 @@ fn fold_accents(text: &str) -> String {
 /// separator or a country name; in the layouts of `format` that print the region after the
 /// postcode (`%C %Z%n%S`: `Pune 411001, Maharashtra`), also that region, alone or followed
 /// by one of those.
-fn ends_address(after: &str, format: &postcode::Format) -> bool {
+pub(crate) fn ends_address(after: &str, format: &postcode::Format) -> bool {
     let ends = |after: &str| {
         let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
         rest.is_empty()
@@ -1163,7 +1165,7 @@ fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
 /// at most two, the last first cut of a ` - ` or `-` state code: `Curitiba - PR`): the
 /// locality, the region when the country's layout prints one between locality and
 /// postcode (`%C, %S %Z`, `%C-%S`), and where the text before them ends.
-fn places_before(
+pub(crate) fn places_before(
     before: &str,
     format: &postcode::Format,
 ) -> (usize, Option<String>, Option<String>) {
@@ -1302,7 +1304,7 @@ fn data_postcodes(
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
 /// (`12`, `12a`, `12-14`, `12 b`).
-fn ends_with_house_number(text: &str) -> bool {
+pub(crate) fn ends_with_house_number(text: &str) -> bool {
     let mut tokens = text.split_whitespace().rev();
     let last = tokens.next().unwrap_or("");
     let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
@@ -1402,7 +1404,7 @@ fn without_country_letters(before: &str) -> &str {
 
 /// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
 /// it is a year.
-fn is_copyright_mark(before: &str) -> bool {
+pub(crate) fn is_copyright_mark(before: &str) -> bool {
     let end = before.trim_end().to_lowercase();
     end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
 }
@@ -2330,7 +2332,7 @@ fn dash_field_start(s: &str) -> Option<usize> {
 
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
-fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
+pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
     let whole = prefix
         .trim()
         .trim_end_matches([',', '-', '–', '·', '•', '|'])
@@ -2551,7 +2553,7 @@ fn holds_postcode(line: &str) -> bool {
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
 /// unit word (the lexicon's `address.unit`: a street name: not a bare number, `Nr. 5` or `Suite 12`).
-fn has_street_name(text: &str) -> bool {
+pub(crate) fn has_street_name(text: &str) -> bool {
     let mut words = text
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3);
@@ -2656,7 +2658,7 @@ fn is_streetish(s: &str) -> bool {
 
 /// Whether lower-case `lower` holds a street word (`road`, `str`, `avenida`…) or a word with a
 /// street suffix (`Musterstraße`, `Keizersgracht`).
-fn has_street_word(lower: &str) -> bool {
+pub(crate) fn has_street_word(lower: &str) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| has_word(&street_words().words, w))
@@ -2744,7 +2746,7 @@ fn without_glued_label(text: &str) -> &str {
     }
 }
 
-fn clean_city(city: &str) -> String {
+pub(crate) fn clean_city(city: &str) -> String {
     let city = city.trim().trim_matches([',', '.', ' ']);
     // `Berlin Telefon`: a phone or email label glued after the town ends it.
     let city = match city
@@ -2770,7 +2772,7 @@ fn clean_city(city: &str) -> String {
 }
 
 /// A country printed right after the postcode (`94539 USA`).
-fn country_after(after: &str) -> Option<String> {
+pub(crate) fn country_after(after: &str) -> Option<String> {
     let after = after
         .trim_start()
         .trim_start_matches([',', '.'])
@@ -3075,6 +3077,23 @@ mod tests {
         assert_eq!(a.postal_code.as_deref(), Some("M5R 2A5"));
         let a = one(&["88 Main St", "Halifax NS B3H1A1"], None);
         assert_eq!(a.postal_code.as_deref(), Some("B3H1A1"));
+    }
+
+    #[test]
+    fn canadian_province_in_parentheses() {
+        // Class: Canada Post's French form, the province in parentheses between the town and
+        // the postcode; Quebec and Ontario.
+        let a = one(
+            &["1234, rue Exemple, bureau 5", "Montréal (Québec) H2X 1Y4"],
+            Some("CA"),
+        );
+        assert_eq!(a.street.as_deref(), Some("1234, rue Exemple, bureau 5"));
+        assert_eq!(a.locality.as_deref(), Some("Montréal"));
+        assert_eq!(a.region.as_deref(), Some("Québec"));
+        assert_eq!(a.postal_code.as_deref(), Some("H2X 1Y4"));
+        let a = one(&["45, promenade Exemple, Ottawa (Ontario) K1A 0B1"], None);
+        assert_eq!(a.locality.as_deref(), Some("Ottawa"));
+        assert_eq!(a.postal_code.as_deref(), Some("K1A 0B1"));
     }
 
     #[test]
