@@ -2591,6 +2591,28 @@ fn is_premise(text: &str) -> bool {
             .any(|word| !word.is_empty() && is_premise_word(&word.to_lowercase()))
 }
 
+/// Whether `printed` is the street `first` with a premise before or after it, set off by a
+/// comma (`600 Main Street` → `600 Main Street, Suite 200`; `6 avenue des Tilleuls` → `Tour
+/// Horizon, 6 avenue des Tilleuls`), case ignored: markup often gives the first street line
+/// only, the page prints the whole street.
+pub(crate) fn adds_premise(first: &str, printed: &str) -> bool {
+    let (first, printed) = (first.trim(), printed.trim());
+    if printed.len() <= first.len() {
+        return false;
+    }
+    let starts = printed
+        .get(..first.len())
+        .filter(|head| head.eq_ignore_ascii_case(first))
+        .map(|_| &printed[first.len()..]);
+    let ends = printed
+        .get(printed.len() - first.len()..)
+        .filter(|tail| tail.eq_ignore_ascii_case(first))
+        .map(|_| &printed[..printed.len() - first.len()]);
+    let after = starts.and_then(|rest| rest.trim_start().strip_prefix(','));
+    let before = ends.and_then(|rest| rest.trim_end().strip_suffix(','));
+    after.or(before).is_some_and(is_premise)
+}
+
 /// Whether `line` is a registration or tax number (`ABN 12 345 678 901`, `VAT GB 123 4567
 /// 89`, `KvK 12345678`): seven digits or more, a short label at most and no street word. It
 /// ends the street lines above a postcode.
