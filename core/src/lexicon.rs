@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 
 /// The language files: ISO 639-1 code, and the file's text. Sorted by code.
 const FILES: &[(&str, &str)] = &[
+    ("ca", include_str!("../lexicon/ca.txt")),
     ("cs", include_str!("../lexicon/cs.txt")),
     ("da", include_str!("../lexicon/da.txt")),
     ("de", include_str!("../lexicon/de.txt")),
@@ -87,6 +88,14 @@ classes! {
     PageSupport = "page.support",
     /// Street type written in an address (street, avenue, Straße, rue, calle).
     StreetType = "street.type",
+    /// Street type written as the end of a street's name (-straat, -straße, -gatan, -vej).
+    StreetSuffix = "street.suffix",
+    /// Word of an address line that is not a street type: a building, estate, unit or box
+    /// (building, industrial estate, suite, PO, Postbus).
+    AddressWord = "address.word",
+    /// Word of a unit, floor or box that opens an address part without a street name (suite,
+    /// floor, Etage, piso, Postfach).
+    AddressUnit = "address.unit",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Label before a phone number (phone, tel., Telefon, téléphone).
@@ -97,6 +106,16 @@ classes! {
     LabelWeb = "label.web",
     /// Label before a company-registration or tax number (VAT no., USt-IdNr., KvK).
     LabelRegistration = "label.registration",
+    /// Word or abbreviation before a number that says it is a phone without being the label
+    /// of a contact field (call, dial, office, sales, T, P, bel).
+    PhoneCue = "phone.cue",
+    /// Label before a fax number (fax, telefax, facsimile).
+    LabelFax = "label.fax",
+    /// Label before bank details: an account number, a bank code (IBAN, Konto, sort code, BSB).
+    LabelBank = "label.bank",
+    /// Label before a number of another kind that is no phone: an order, invoice, item, model
+    /// or serial number, a price, a post-office box (order no., SKU, PO Box, Postbus).
+    LabelNumber = "label.number",
     /// Kind of organisation (association, foundation, chamber, council).
     OrgType = "org.type",
     /// Legal form of a business (Ltd, GmbH, S.A., B.V.).
@@ -119,6 +138,50 @@ classes! {
     PersonRole = "person.role",
     /// A person's title or honorific (Dr., Mr, Frau, Sra.).
     PersonTitle = "person.title",
+    /// Label of a legal notice's field that names the publisher (raison sociale, Firmenname).
+    LabelPublisher = "label.publisher",
+    /// A publisher label that also heads a section of its own, the name on the next line
+    /// (éditeur du site).
+    HeadingPublisher = "heading.publisher",
+    /// Kind of business that says what a business is, not who (restaurant, bakery, trattoria).
+    OrgKind = "org.kind",
+    /// Academic degree that opens a line of someone's education (laurea, PhD, licenciatura).
+    PersonDegree = "person.degree",
+    /// Word of a university's or college's name (university, Hochschule, politecnico).
+    OrgSchool = "org.school",
+    /// Title or name a site builder or template leaves in place of the business's name
+    /// (home, untitled document, my website).
+    NamePlaceholder = "name.placeholder",
+    /// Title segment that names a page or the kind of site, not the business (home, contact
+    /// us, official website, Startseite).
+    TitleGeneric = "title.generic",
+    /// Page-type word of a title segment that may open the title of a page naming the
+    /// business: contact, privacy, imprint, terms (Privacyverklaring, İletişim, お問い合わせ).
+    TitlePage = "title.page",
+    /// Home or about page word of a title segment (Anasayfa, ホーム, Om os, 会社概要).
+    TitleHome = "title.home",
+    /// Word after a brand that belongs to the business's name without being a legal form
+    /// (company, group).
+    NameSuffix = "name.suffix",
+    /// Heading or line that marks a page as a legal notice (Impressum, mentions légales,
+    /// aviso legal), found anywhere in it, case ignored.
+    HeadingLegal = "heading.legal",
+    /// End of a compound noun that names an authority whatever comes before it (`kammer` of
+    /// Rechtsanwaltskammer, `myndighet`, `tilsyn`): written lower-case as the word's end.
+    CompoundAuthority = "compound.authority",
+    /// End of a compound noun that names another third party of a legal notice, a dispute
+    /// body or an insurer (`streitbeilegung`, `versicherer`): written lower-case.
+    CompoundParty = "compound.party",
+    /// How a page writes `@` in an obfuscated email address: a word in brackets as written
+    /// (`[at]`, `(arobase)`), or a word that is no other word of its language, read between
+    /// spaces (`arobase`).
+    EmailAt = "email.at",
+    /// A word for `@` that is also a word of prose (English `at`): read between spaces, only
+    /// with a dot-word in the domain.
+    EmailAtWord = "email.at.word",
+    /// How a page writes `.` in an obfuscated email address: a word in brackets as written
+    /// (`[dot]`, `(punkt)`), or a word read between spaces (`dot`, `punt`).
+    EmailDot = "email.dot",
 }
 
 impl Class {
@@ -164,6 +227,27 @@ pub fn entries_in(class: Class, language: &str) -> &'static [Entry] {
 /// The texts of [`entries`]`(class)`.
 pub fn words(class: Class) -> impl Iterator<Item = &'static str> + Clone {
     entries(class).iter().map(|entry| entry.text)
+}
+
+/// The entries of `classes`, each written as `normal` gives it (lower-cased, dots dropped …),
+/// sorted and without repeats: the look-up table of a rule that compares words with
+/// [`holds`]. Allocates; call it once, in the reader's `OnceLock`.
+pub fn sorted_words(classes: &[Class], normal: impl Fn(&str) -> String) -> Vec<String> {
+    let mut words: Vec<String> = classes
+        .iter()
+        .flat_map(|class| words(*class))
+        .map(normal)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// Whether `sorted` (a [`sorted_words`] table) holds `word`.
+pub fn holds(sorted: &[String], word: &str) -> bool {
+    sorted
+        .binary_search_by(|probe| probe.as_str().cmp(word))
+        .is_ok()
 }
 
 /// The languages that have a file, as ISO 639-1 codes, sorted.

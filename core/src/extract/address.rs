@@ -457,6 +457,12 @@ pub fn from_lines(
     let three_digit_zips = page_region
         .and_then(postcode::format)
         .is_some_and(|f| f.validates("101"));
+    let takes_seven_digits = |region: Option<&str>| {
+        region
+            .and_then(postcode::format)
+            .is_some_and(|f| f.validates("3100000"))
+    };
+    let seven_digit_zips = takes_seven_digits(page_region);
     let region_first_page = page_region.is_none_or(|r| REGION_FIRST.contains(&r));
     for (index, line) in lines.iter().enumerate() {
         // The page's budget (which also paces, `crate::pace`): a line costs its length; one
@@ -481,7 +487,10 @@ pub fn from_lines(
                 .regex()
                 .is_some_and(|re| re.is_match(line));
         let shapes = Shapes::of(line.as_bytes());
-        let shaped = shapes.any() || (three_digit_zips && shapes.three_word);
+        let shaped = shapes.any()
+            || (three_digit_zips && shapes.three_word)
+            || (shapes.seven
+                && (seven_digit_zips || takes_seven_digits(country_in_line(line, line.len()))));
         if line.len() > MAX_LINE || !(irish_county || shaped) {
             if let Some(found) = labelled_street(line, index, page_region) {
                 out.push(found);
@@ -743,18 +752,36 @@ fn match_line(
                 continue;
             }
             let lettered = country_letters_region(before);
+            // A district between the street and the postcode on one line, in the layouts that
+            // have one (`%D`: `Jalan Kenari 5, Bandar Puchong Jaya, 47100 Puchong`): neither
+            // street nor town.
+            let line_format = eu_region.or_else(|| {
+                country_in_line(line, zip.start())
+                    .and_then(postcode::format)
+                    .filter(|f| f.layout() == Layout::ZipFirst)
+                    .map(|f| f.code)
+            });
+            let before = if line_format
+                .and_then(postcode::format)
+                .is_some_and(|f| f.fmt.contains("%D"))
+            {
+                without_district(before.trim_end_matches([',', ' ', '\u{a0}']))
+            } else {
+                before
+            };
             // Text before the postcode on its line must be a street (`Musterstraße 12,`,
             // `12 rue Victor Hugo`, `Amsterdamer Str.192`, `Avenida Salvador Joan, 17 bajos.`),
             // not a sentence with a number in it (`Über 1200 Kunden vertrauen uns seit 2004
             // Jahren`, `28. Juni 2016 um 20:41 Uhr`).
-            let same_line = before
-                .trim_end_matches([',', ' ', '-', '–', '·', '•', '|', '\u{a0}'])
-                .trim_end_matches(char::is_alphabetic)
-                .trim_end_matches(['-', ' ', ',']);
+            let same_line = without_country_letters(before)
+                .trim_end_matches([',', ' ', '-', '–', '·', '•', '|', '\u{a0}']);
             let same_line = last_segment(same_line).trim();
             let same_line = strip_label(same_line);
+            // A word after the house number is a floor or door (`24 bajo`, `5 links`).
+            let numbered = ends_with_house_number(same_line)
+                || ends_with_house_number(same_line.trim_end_matches(char::is_alphabetic));
             if !same_line.is_empty()
-                && !ends_with_house_number(same_line)
+                && !numbered
                 && !same_line.starts_with(|c: char| c.is_ascii_digit())
                 && !has_street_word(&same_line.to_lowercase())
             {
@@ -762,35 +789,31 @@ fn match_line(
             }
             // A street with a house number: above the postcode line or before the postcode on
             // it, or (`77652 Offenburg` / `Lindenstrasse 14`) on the line below.
-            let street = street_for(
-                lines,
-                street_index,
-                before
-                    .trim_end_matches(['-', ' '])
-                    .trim_end_matches(char::is_alphabetic),
-            )
-            .or_else(|| {
-                if same_line.is_empty() {
-                    street_below(lines, index)
-                } else {
-                    None
-                }
-            })
-            .or_else(|| {
-                // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
-                // postcode line, in the countries whose layout has one.
-                let district = eu_region
-                    .and_then(postcode::format)
-                    .is_some_and(|f| f.fmt.contains("%D"));
-                let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
-                (district
-                    && same_line.is_empty()
-                    && is_place_name(above.trim().trim_end_matches(',')))
-                .then(|| street_for(lines, street_index - 1, ""))
-                .flatten()
-                .map(|street| without_district(&street).to_string())
-            });
-            let region = lettered.or(eu_region).or_else(|| {
+            let street = street_for(lines, street_index, without_country_letters(before))
+                .or_else(|| {
+                    if same_line.is_empty() {
+                        street_below(lines, index)
+                    } else {
+                        None
+                    }
+                })
+                .or_else(|| {
+                    // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
+                    // postcode line, in the countries whose layout has one.
+                    let district = eu_region
+                        .and_then(postcode::format)
+                        .is_some_and(|f| f.fmt.contains("%D"));
+                    let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
+                    (district
+                        && same_line.is_empty()
+                        && is_place_name(above.trim().trim_end_matches(',')))
+                    .then(|| street_for(lines, street_index - 1, ""))
+                    .flatten()
+                    .map(|street| without_district(&street).to_string())
+                });
+            // A country printed in the line (`…, 50450 Kuala Lumpur, Malaysia`) whose layout
+            // puts the postcode first counts like the page's region.
+            let region = lettered.or(line_format).or_else(|| {
                 street
                     .as_deref()
                     .and_then(|s| street_language_region(&s.to_lowercase()))
@@ -1013,13 +1036,48 @@ fn fold_accents(text: &str) -> String {
 }
 
 /// Whether the text after a postcode ends its address: nothing, punctuation, a field
-/// separator or a country name.
-fn ends_address(after: &str) -> bool {
-    let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
-    rest.is_empty()
-        || rest.starts_with(['|', '•', '·', '/', '('])
-        || rest.starts_with(" - ")
-        || country_named(after).is_some()
+/// separator or a country name; in the layouts of `format` that print the region after the
+/// postcode (`%C %Z%n%S`: `Pune 411001, Maharashtra`), also that region, alone or followed
+/// by one of those.
+fn ends_address(after: &str, format: &postcode::Format) -> bool {
+    let ends = |after: &str| {
+        let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
+        rest.is_empty()
+            || rest.starts_with(['|', '•', '·', '/', '('])
+            || rest.starts_with(" - ")
+            || country_named(after).is_some()
+    };
+    if ends(after) {
+        return true;
+    }
+    if !region_after_postcode(format) {
+        return false;
+    }
+    let rest = after.trim_start_matches([' ', ',', '\u{a0}']);
+    let region_end = rest
+        .find([',', '|', '•', '·', '(', ';'])
+        .unwrap_or(rest.len());
+    let region = rest[..region_end].trim().trim_end_matches('.');
+    is_place_name(region) && region.split_whitespace().count() <= 3 && ends(&rest[region_end..])
+}
+
+/// Whether the layout of `format` prints the region after the postcode (`%Z%n%S`,
+/// `%Z, %S`, `%Z %S`: India, Peru, Nigeria, Venezuela).
+fn region_after_postcode(format: &postcode::Format) -> bool {
+    ["%Z%n%S", "%Z, %S", "%Z %S"]
+        .iter()
+        .any(|p| format.fmt.contains(p))
+}
+
+/// The country a postcode line names other than right after the postcode: in its last
+/// comma-separated part (`…, Selangor, Malaysia`), or as the place right before the
+/// postcode at `zip_start` (a city-state: `Singapore 049123`).
+fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
+    let last = line.rsplit(',').next().unwrap_or("");
+    country_named(last).or_else(|| {
+        let before = line[..zip_start].trim_end_matches([' ', ',', '\u{a0}']);
+        country_named(before.rsplit(',').next().unwrap_or(""))
+    })
 }
 
 /// The place names right before a postcode (comma-separated chunks that are place names,
@@ -1089,11 +1147,13 @@ fn data_postcodes(
     for (start, ends) in zip_tokens(line) {
         let before = &line[..start];
         let label = postcode_label(before);
+        let in_line = country_in_line(line, start).and_then(postcode::format);
         let Some(end) = ends.iter().copied().find(|&end| {
             let zip = &line[start..end];
             [
                 page_format,
                 country_named(&line[end..]).and_then(postcode::format),
+                in_line,
             ]
             .into_iter()
             .chain([label.and_then(|(_, c)| c).and_then(postcode::format)])
@@ -1109,7 +1169,7 @@ fn data_postcodes(
         let after = &line[end..];
         let named = country_named(after).and_then(postcode::format);
         let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
-        let Some(format) = [page_format, named, labelled_country]
+        let Some(format) = [page_format, named, labelled_country, in_line]
             .into_iter()
             .flatten()
             .find(|f| f.validates(zip))
@@ -1122,7 +1182,7 @@ fn data_postcodes(
         if label.is_none() && !matches!(layout, Layout::ZipAfter | Layout::ZipLine) {
             continue;
         }
-        if !ends_address(after) {
+        if !ends_address(after, format) {
             continue;
         }
         let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
@@ -1217,7 +1277,8 @@ fn without_prose(text: &str, in_paragraph: bool) -> &str {
             && word.starts_with(char::is_uppercase);
         first = false;
         let lower_word = is_lower(word);
-        if sentence_start || (lower_word && (!STREET_WORDS.contains(&word) || next_lower)) {
+        if sentence_start || (lower_word && (!has_word(&street_words().words, word) || next_lower))
+        {
             capital_opener |= sentence_start;
             prose += 1;
             continue;
@@ -1242,6 +1303,21 @@ fn without_district(street: &str) -> &str {
     match street.rsplit_once(',') {
         Some((head, tail)) if is_place_name(tail) && ends_with_house_number(head) => head.trim(),
         _ => street,
+    }
+}
+
+/// `before` without the CEPT country letters glued to the postcode after it (`D-` of
+/// `D-10115`, `CH-` of `CH-8001`); a field separator (`Lilas - 69003`) is no prefix.
+fn without_country_letters(before: &str) -> &str {
+    let Some(head) = before.strip_suffix('-') else {
+        return before;
+    };
+    let rest = head.trim_end_matches(|c: char| c.is_ascii_uppercase());
+    let letters = head.len() - rest.len();
+    if (1..=2).contains(&letters) && !rest.ends_with(char::is_alphanumeric) {
+        rest
+    } else {
+        before
     }
 }
 
@@ -1321,25 +1397,31 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
     usable.then(|| line.to_string())
 }
 
-/// Labels that open a line holding the business's address, lower-case, with their colon.
-const ADDRESS_LABELS: &[&str] = &[
-    "address:",
-    "adresse:",
-    "adres:",
-    "anschrift:",
-    "domicilio:",
-    "domicilio social:",
-    "dirección:",
-    "direccion:",
-    "indirizzo:",
-    "sede:",
-    "sede legale:",
-    "morada:",
-    "endereço:",
-    "siège social:",
-    "siège:",
-    "adresa:",
-];
+/// Labels that open a line holding the business's address: the lexicon's `label.address`
+/// entries lower-cased, each with a colon after it (`address:`, `domicilio social:`), and the
+/// first bytes a line opening with one of them may have (either case), for a cheap refusal.
+struct AddressLabels {
+    labels: Vec<String>,
+    initials: [bool; 256],
+}
+
+fn address_labels() -> &'static AddressLabels {
+    static LABELS: OnceLock<AddressLabels> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let labels = lexicon::sorted_words(&[lexicon::Class::LabelAddress], |label| {
+            format!("{}:", label.to_lowercase())
+        });
+        let mut initials = [false; 256];
+        for label in &labels {
+            for form in [label.clone(), label.to_uppercase()] {
+                if let Some(&first) = form.as_bytes().first() {
+                    initials[usize::from(first)] = true;
+                }
+            }
+        }
+        AddressLabels { labels, initials }
+    })
+}
 
 /// An address without postcode on a line that an address label opens (`Domicilio: AVENIDA
 /// MONEGROS 24, TAUSTE, ZARAGOZA`): the street is the text up to its house number (a street
@@ -1348,15 +1430,21 @@ fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Optio
     // Cheap refusal (most lines come here): the first letter of a label, then a colon near
     // the start of a short line.
     let head = line.trim_start();
-    let initial = head.as_bytes().first().map(u8::to_ascii_lowercase);
-    if !matches!(initial, Some(b'a' | b'd' | b'e' | b'i' | b'm' | b's'))
+    let labels = address_labels();
+    if !head
+        .as_bytes()
+        .first()
+        .is_some_and(|first| labels.initials[usize::from(*first)])
         || head.len() > 160
         || !head.as_bytes().iter().take(24).any(|b| *b == b':')
     {
         return None;
     }
     let lower = head.to_lowercase();
-    let label = ADDRESS_LABELS.iter().find(|l| lower.starts_with(*l))?;
+    let label = labels
+        .labels
+        .iter()
+        .find(|l| lower.starts_with(l.as_str()))?;
     let rest = head.get(label.len()..)?.trim();
     if rest.contains('@') || rest.contains("http") {
         return None;
@@ -1660,6 +1748,9 @@ struct Shapes {
     /// A run of exactly three digits, then a space and a letter (IS `101 Reykjavík`): read
     /// only on pages of a region with three-digit postcodes.
     three_word: bool,
+    /// A run of exactly seven digits (IL): read only on pages of a region with seven-digit
+    /// postcodes or on lines that name such a country (seven digits are common in phones).
+    seven: bool,
 }
 
 /// The word (ASCII letters) ending just before `end`, skipping spaces, commas and dots.
@@ -1840,6 +1931,7 @@ impl Shapes {
                             .is_some_and(|d| d.iter().all(u8::is_ascii_digit));
                 }
                 6 => shapes.six = true,
+                7 => shapes.seven = true,
                 3 if b == b' '
                     && line
                         .get(i + 1)
@@ -2056,7 +2148,8 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
         .trim_end()
         .trim_end_matches([',', '-', '–'])
         .trim_end();
-    let before = last_segment(before);
+    let whole = before;
+    let before = last_segment(whole);
     match before.rfind(',') {
         Some(comma) => {
             let candidate = before[comma + 1..].trim();
@@ -2067,12 +2160,15 @@ fn split_locality(before: &str) -> (&str, Option<String>) {
             }
         }
         None => {
-            // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit.
+            // "Gloucester GL3 1DL": the whole chunk is the locality when it has no digit; the
+            // street is then the field before it (`12 High Street · Bristol BS1 4DJ`).
             if !before.is_empty()
                 && !before.bytes().any(|b| b.is_ascii_digit())
                 && before.split_whitespace().count() <= 3
             {
-                ("", Some(before.to_string()))
+                // The segment ends where `whole` does (its end is trimmed already).
+                let field_start = whole.len() - before.len();
+                (&whole[..field_start], Some(before.to_string()))
             } else {
                 (before, None)
             }
@@ -2097,9 +2193,27 @@ fn last_segment(s: &str) -> &str {
         .map(|(i, m)| i + m.len())
         .into_iter()
         .chain(s.rfind(": ").map(|i| i + 2))
+        .chain(dash_field_start(s))
         .max()
         .unwrap_or(0);
     s[cut..].trim()
+}
+
+/// Where the last field of `s` starts after a spaced dash used as a field separator
+/// (`Exemple SARL - 12 rue des Lilas`): the text after it is a street with its number and the
+/// text before it does not end with a number (`Rua das Flores, 123 - Centro` and `1 – 6 Place`
+/// are one field).
+fn dash_field_start(s: &str) -> Option<usize> {
+    let (i, _) = s.rmatch_indices(['-', '–']).find(|(i, m)| {
+        s[..*i].ends_with(' ')
+            && s[i + m.len()..].starts_with(' ')
+            && !s[..*i].trim_end().ends_with(|c: char| c.is_ascii_digit())
+    })?;
+    let after = i + s[i..].chars().next().map_or(1, char::len_utf8);
+    let field = s[after..].trim();
+    (is_streetish(field)
+        && (field.starts_with(|c: char| c.is_ascii_digit()) || ends_with_house_number(field)))
+    .then_some(after)
 }
 
 /// The street: the address chunk before the locality on the postcode line, else the street
@@ -2257,34 +2371,14 @@ fn holds_postcode(line: &str) -> bool {
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
-/// unit word (a street name: not a bare number, `Nr. 5` or `Suite 12`).
+/// unit word (the lexicon's `address.unit`: a street name: not a bare number, `Nr. 5` or `Suite 12`).
 fn has_street_name(text: &str) -> bool {
-    const UNIT_WORDS: &[&str] = &[
-        "suite",
-        "unit",
-        "floor",
-        "apt",
-        "apartment",
-        "ste",
-        "bldg",
-        "building",
-        "room",
-        "office",
-        "stock",
-        "etage",
-        "piso",
-        "planta",
-        "box",
-        "postfach",
-        "flat",
-        "level",
-    ];
     let mut words = text
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3);
     words
         .next()
-        .is_some_and(|first| !UNIT_WORDS.contains(&first.to_lowercase().as_str()))
+        .is_some_and(|first| !has_word(&street_words().units, &first.to_lowercase()))
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`.
@@ -2348,115 +2442,46 @@ fn is_streetish(s: &str) -> bool {
 fn has_street_word(lower: &str) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| STREET_WORDS.contains(&w))
+        .any(|w| has_word(&street_words().words, w))
         || lower.split_whitespace().any(|w| {
-            STREET_SUFFIXES
+            street_words()
+                .suffixes
                 .iter()
-                .any(|suf| w.ends_with(suf) && w.len() > suf.len() + 2)
+                .any(|suf| w.ends_with(suf.as_str()) && w.len() > suf.len() + 2)
         })
 }
 
-const STREET_WORDS: &[&str] = &[
-    "road",
-    "rd",
-    "street",
-    "st",
-    "avenue",
-    "ave",
-    "av",
-    "lane",
-    "ln",
-    "way",
-    "drive",
-    "dr",
-    "court",
-    "ct",
-    "place",
-    "pl",
-    "boulevard",
-    "blvd",
-    "highway",
-    "hwy",
-    "parkway",
-    "pkwy",
-    "suite",
-    "ste",
-    "unit",
-    "floor",
-    "building",
-    "house",
-    "park",
-    "estate",
-    "close",
-    "crescent",
-    "cres",
-    "terrace",
-    "square",
-    "sq",
-    "loop",
-    "circle",
-    "trail",
-    "box",
-    "po",
-    "p.o.",
-    "postbus",
-    "industrial",
-    "business",
-    "centre",
-    "center",
-    "plaza",
-    "row",
-    "mews",
-    "hill",
-    "green",
-    "rue",
-    "via",
-    "calle",
-    // Abbreviations and street words of the corpora's other languages.
-    "str",
-    "avenida",
-    "avda",
-    "paseo",
-    "carrer",
-    "camino",
-    "rua",
-    "viale",
-    "piazza",
-    "corso",
-    "boulevard",
-    "bd",
-    "chemin",
-    "place",
-    "quai",
-    "allee",
-    "platz",
-    "gasse",
-    "strasse",
-    "straße",
-    "markt",
-    "plein",
-    "kade",
-    "dijk",
-    "laan",
-    // Turkish (`Lale Sok.`, `Atatürk Cad.`, `Kordon Mah.`), Polish (`ul.`, `al.`) and
-    // Mexican (`Col.`, a neighbourhood of the street) abbreviations.
-    "sok",
-    "sokak",
-    "sk",
-    "cad",
-    "cadde",
-    "caddesi",
-    "mah",
-    "mahallesi",
-    "bulvar",
-    "ul",
-    "al",
-    "col",
-];
-const STREET_SUFFIXES: &[&str] = &[
-    "straat", "weg", "laan", "plein", "straße", "strasse", "gracht", "singel", "dreef", "hof",
-    "gasse", "platz", "allee", "damm", "ufer", "gatan", "vägen", "veien", "vej", "gade",
-];
+/// The lexicon's street words as the address rules compare them (docs/extraction.md,
+/// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
+struct StreetWords {
+    /// `street.type` and `address.word`: the words of a street or address line (`street`,
+    /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
+    words: Vec<String>,
+    /// `street.suffix`: street types written as the end of a street's name (`Kerkstraat`,
+    /// `Storgatan`).
+    suffixes: Vec<String>,
+    /// `address.unit`: words of a unit, floor or box (`suite`, `Etage`, `Postfach`).
+    units: Vec<String>,
+}
+
+fn street_words() -> &'static StreetWords {
+    static WORDS: OnceLock<StreetWords> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let read = |classes: &[lexicon::Class]| {
+            lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+        };
+        StreetWords {
+            words: read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]),
+            suffixes: read(&[lexicon::Class::StreetSuffix]),
+            units: read(&[lexicon::Class::AddressUnit]),
+        }
+    })
+}
+
+/// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
+fn has_word(words: &[String], word: &str) -> bool {
+    lexicon::holds(words, word)
+}
 
 /// The labels of the lexicon's classes `label.phone` and `label.email`, lower-case, sorted:
 /// a field that follows an address on its line.
@@ -3132,6 +3157,155 @@ mod tests {
         ]);
         // A year or a count alone on its line is not a postcode.
         assert!(from_lines(&["Since", "1998"], Some("ZA")).is_empty());
+    }
+
+    /// The one address of `line` on a page of `page` region, asserting its
+    /// `[street, locality, postcode]`.
+    fn assert_parts(line: &str, page: Option<&str>, parts: [&str; 3]) -> TextAddress {
+        let found = from_lines(&[line], page);
+        assert_eq!(found.len(), 1, "{line}: {found:?}");
+        let a = &found[0].parts;
+        let got = [&a.street, &a.locality, &a.postal_code].map(|p| p.as_deref());
+        assert_eq!(got, parts.map(Some), "{line}");
+        found[0].clone()
+    }
+
+    /// Fields of a footer line separated by ` - `, ` · ` or ` | ` (name, street, postcode and
+    /// town): the street is its own field, not the name before it nor half of it.
+    #[test]
+    fn separated_fields_of_a_footer_line() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "Exemple SARL - 12 rue des Lilas - 69003 Lyon",
+                "FR",
+                "12 rue des Lilas",
+                "Lyon",
+                "69003",
+            ),
+            (
+                "Esempio Srl - Via Roma 12 - 20121 Milano",
+                "IT",
+                "Via Roma 12",
+                "Milano",
+                "20121",
+            ),
+            (
+                "Example Ltd · 12 High Street · Bristol BS1 4DJ",
+                "GB",
+                "12 High Street",
+                "Bristol",
+                "BS1 4DJ",
+            ),
+            (
+                "Beispiel GmbH | Lindenstraße 40 | 10115 Berlin",
+                "DE",
+                "Lindenstraße 40",
+                "Berlin",
+                "10115",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
+    }
+
+    /// A country printed in the address line (its last part, or a city-state's name before
+    /// the postcode) gives the postcode's country on a page of no known region (a `.com`
+    /// site): Malaysia (postcode before the town), Singapore, Israel (seven digits), India.
+    #[test]
+    fn a_country_printed_in_the_address_line_gives_its_postcode_format() {
+        for (line, region, street, locality, postcode) in [
+            (
+                "Lot 12, Jalan Cempaka 3, 50450 Kuala Lumpur, Malaysia",
+                "MY",
+                "Lot 12, Jalan Cempaka 3",
+                "Kuala Lumpur",
+                "50450",
+            ),
+            (
+                "25 Example Road, #04-11, Singapore 049123",
+                "SG",
+                "25 Example Road, #04-11",
+                "Singapore",
+                "049123",
+            ),
+            (
+                "14 Oren Street, Haifa 3303123, Israel",
+                "IL",
+                "14 Oren Street",
+                "Haifa",
+                "3303123",
+            ),
+            (
+                "12, Station Road, Pune 411001, Maharashtra, India",
+                "IN",
+                "12, Station Road",
+                "Pune",
+                "411001",
+            ),
+        ] {
+            let found = assert_parts(line, None, [street, locality, postcode]);
+            assert_eq!(found.region, region, "{line}");
+        }
+        // A country's name alone does not make a number a postcode.
+        assert!(from_lines(&["Over 25000 customers in Malaysia"], None).is_empty());
+        assert!(from_lines(&["Founded 1998, Singapore 2000 award"], None).is_empty());
+    }
+
+    /// The region printed after the postcode in the layouts that put it there (`%C %Z%n%S`:
+    /// Peru, India, Nigeria) ends the address like a country does.
+    #[test]
+    fn the_region_after_the_postcode_ends_the_address() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "Av. Los Olivos 1234, Miraflores 15074, Lima",
+                "PE",
+                "Av. Los Olivos 1234",
+                "Miraflores",
+                "15074",
+            ),
+            (
+                "12, Station Road, Pune 411001, Maharashtra",
+                "IN",
+                "12, Station Road",
+                "Pune",
+                "411001",
+            ),
+            (
+                "8 Example Crescent, Ikeja 100271, Lagos State",
+                "NG",
+                "8 Example Crescent",
+                "Ikeja",
+                "100271",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
+        // A sentence after the number is no region.
+        assert!(from_lines(&["Miraflores 15074, we deliver everywhere"], Some("PE")).is_empty());
+    }
+
+    /// A district between the street and the postcode on one line, in the countries whose
+    /// layout has one (`%D`): Malaysia's taman/bandar, Mexico's colonia.
+    #[test]
+    fn a_district_before_the_postcode_on_the_street_line() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "No. 8, Jalan Kenari 5, Bandar Puchong Jaya, 47100 Puchong, Selangor",
+                "MY",
+                "No. 8, Jalan Kenari 5",
+                "Puchong",
+                "47100",
+            ),
+            (
+                "Calle Robles 45, Colonia Centro, 44100 Guadalajara, Jalisco",
+                "MX",
+                "Calle Robles 45",
+                "Guadalajara",
+                "44100",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
     }
 
     /// A postcode after its label (`C.P.`, `CEP`, `PIN`) tells the country on a page of no

@@ -10,9 +10,11 @@
 //! step's ranges, [`NameSources::others`]).
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::extract::page_budget::PageBudget;
 use crate::extract::sections;
+use crate::lexicon::{self, Class};
 
 /// The inputs, in precedence order of the caller's choosing.
 pub struct NameSources<'a> {
@@ -104,36 +106,89 @@ fn full_trading_name(name: &str, sources: &NameSources<'_>, text: Own<'_>) -> Op
                 && more.iter().all(|w| {
                     let lower = w.to_lowercase();
                     w.starts_with(|c: char| c.is_uppercase())
-                        && !GENERIC_SEGMENTS.contains(&lower.as_str())
+                        && !has(&lexicon_words().generic_segments, &lower)
                 })
                 && copyright_holders(text, sources.budget)
                     .any(|holder| squash(&holder).starts_with(&squash(segment)))
         })
 }
 
-/// Labels of a legal notice's field that names the publisher (lower-case, without the colon).
-const PUBLISHER_LABELS: &[&str] = &[
-    "raison sociale",
-    "dénomination sociale",
-    "dénomination",
-    "éditeur du site",
-    "éditeur",
-    "editeur",
-    "société",
-    "firmenname",
-    "firma",
-    "company name",
-    "bedrijfsnaam",
-    "handelsnaam",
-    "statutaire naam",
-    "razón social",
-    "denominación social",
-    "ragione sociale",
-    "denominazione sociale",
-];
+/// The lexicon's words as the company-name rules compare them (docs/extraction.md, "Lexicon"),
+/// built once. The `Vec`s that [`has`] searches are sorted.
+struct Words {
+    /// `label.publisher` and `heading.publisher`: labels of a legal notice's field that names
+    /// the publisher (`Raison sociale`, `Firmenname`), lower-case, in lexicon order.
+    publisher_labels: Vec<String>,
+    /// `heading.publisher`: the publisher labels that also head a section of their own (the
+    /// name on the next line), lower-case.
+    heading_labels: Vec<String>,
+    /// `person.title` and `person.role`: titles and professions that name what someone is,
+    /// not who (`Dr.`, `Avv.`, `Zahnarzt`), lower-case without dots; a name made only of them
+    /// is no name.
+    titles: Vec<String>,
+    /// `org.kind`: kinds of business that say what a business is, not who (`Trattoria`),
+    /// lower-case; a name made only of them is no name.
+    business_kinds: Vec<String>,
+    /// `person.degree`: degrees that open an education line (`Laurea in Economia`), lower-case.
+    degrees: Vec<String>,
+    /// `org.school`: the institutions an education line names (`Università`), lower-case.
+    schools: Vec<String>,
+    /// `name.placeholder`: titles a site builder or template leaves in place of a name
+    /// (`Home`, `Untitled document`), lower-case.
+    placeholders: Vec<String>,
+    /// `title.generic`: title segments that make a segment generic rather than a brand
+    /// (`Home`, `Contact us`, `Startseite`), lower-case.
+    generic_segments: Vec<String>,
+    /// `title.page` and `title.home`: page-type words of a title segment, with their class,
+    /// lower-cased by [`page_key`]. A `title.page` word (contact, privacy, imprint, terms) may
+    /// open the title of a page that names the business (`Privacyverklaring Acme Bouw`).
+    page_words: Vec<(Class, String)>,
+    /// `legal.form` and `name.suffix`: words kept after a brand run (`GmbH`, `Ltd`, `Group`),
+    /// as [`squash`] writes them (`S.p.A.` → `spa`).
+    legal_forms: Vec<String>,
+}
 
-/// The [`PUBLISHER_LABELS`] that also head a section of their own (the name on the next line).
-const HEADING_LABELS: &[&str] = &["raison sociale", "éditeur du site", "éditeur", "editeur"];
+/// The company-name rules' [`Words`], read from the lexicon on first use.
+fn lexicon_words() -> &'static Words {
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let lower = |classes: &[Class]| lexicon::sorted_words(classes, str::to_lowercase);
+        let mut publisher_labels: Vec<String> = Vec::new();
+        for label in lexicon::words(Class::LabelPublisher)
+            .chain(lexicon::words(Class::HeadingPublisher))
+            .map(str::to_lowercase)
+        {
+            if !publisher_labels.contains(&label) {
+                publisher_labels.push(label);
+            }
+        }
+        let titles = lexicon::sorted_words(&[Class::PersonTitle, Class::PersonRole], |title| {
+            title.to_lowercase().replace('.', "")
+        });
+        let page_words = [Class::TitlePage, Class::TitleHome]
+            .into_iter()
+            .flat_map(|class| lexicon::words(class).map(move |word| (class, page_key(word))))
+            .collect();
+        let legal_forms = lexicon::sorted_words(&[Class::LegalForm, Class::NameSuffix], squash);
+        Words {
+            publisher_labels,
+            heading_labels: lower(&[Class::HeadingPublisher]),
+            titles,
+            business_kinds: lower(&[Class::OrgKind]),
+            degrees: lower(&[Class::PersonDegree]),
+            schools: lower(&[Class::OrgSchool]),
+            placeholders: lower(&[Class::NamePlaceholder]),
+            generic_segments: lower(&[Class::TitleGeneric]),
+            page_words,
+            legal_forms,
+        }
+    })
+}
+
+/// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
+fn has(words: &[String], word: &str) -> bool {
+    lexicon::holds(words, word)
+}
 
 /// The publisher a legal notice names: the value of a "Raison sociale :"-style field (or the
 /// line after such a label alone), the line after "Angaben gemäß § 5 TMG" (or DDG), or the line
@@ -169,8 +224,8 @@ fn legal_notice_name(text: Own<'_>) -> Option<String> {
             continue;
         }
         let lower = line.to_lowercase();
-        for label in PUBLISHER_LABELS {
-            let Some(rest) = lower.strip_prefix(label) else {
+        for label in &lexicon_words().publisher_labels {
+            let Some(rest) = lower.strip_prefix(label.as_str()) else {
                 continue;
             };
             let rest_trimmed = rest.trim_start();
@@ -179,7 +234,7 @@ fn legal_notice_name(text: Own<'_>) -> Option<String> {
                 if let Some(name) = line.split_once(':').and_then(|(_, value)| name_in(value)) {
                     return Some(name);
                 }
-            } else if rest_trimmed.is_empty() && HEADING_LABELS.contains(label) {
+            } else if rest_trimmed.is_empty() && has(&lexicon_words().heading_labels, label) {
                 // A label alone on its line heads the section that names the publisher; form
                 // fields ("Bedrijfsnaam", then "Voornaam *") are not such headings.
                 if let Some(name) = lines.get(i + 1).and_then(|next| name_in(next)) {
@@ -203,16 +258,18 @@ fn legal_notice_name(text: Own<'_>) -> Option<String> {
     None
 }
 
-/// Whether the lower-cased `line` may start with a [`PUBLISHER_LABELS`] label, "angaben gemäß"
+/// Whether the lower-cased `line` may start with a publisher label ([`Words::publisher_labels`]), "angaben gemäß"
 /// or "kvk" (all that [`legal_notice_name`] reads of it): whether its first character
 /// lower-cases to the first of one. A line lower-cases character by character, so this is
 /// checked before the line is copied.
 fn may_open_label(line: &str) -> bool {
     let first = line.chars().next().and_then(|c| c.to_lowercase().next());
     first.is_some_and(|first| {
-        PUBLISHER_LABELS
+        lexicon_words()
+            .publisher_labels
             .iter()
-            .chain(&["angaben gemäß", "kvk"])
+            .map(String::as_str)
+            .chain(["angaben gemäß", "kvk"])
             .any(|label| label.starts_with(first))
     })
 }
@@ -345,7 +402,7 @@ fn spelled_in_line(line: &str, domain: &str) -> Option<String> {
                 let mut last = j;
                 while words
                     .get(last + 1)
-                    .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()))
+                    .is_some_and(|w| has(&lexicon_words().legal_forms, &squash(w)))
                 {
                     last += 1;
                 }
@@ -409,7 +466,7 @@ pub fn adds_legal_form(brand: &str, candidate: &str) -> bool {
         .collect();
     squash(candidate).starts_with(&squash(brand))
         && !rest.is_empty()
-        && rest.iter().all(|w| LEGAL_FORMS.contains(&w.as_str()))
+        && rest.iter().all(|w| has(&lexicon_words().legal_forms, w))
 }
 
 /// The name in a logo's text: its first segment (`Vosk Design - Interior Architects` →
@@ -420,7 +477,7 @@ fn logo_name(text: &str) -> Option<String> {
     // Logo`) leaves the name; after a description (`girl holding a cat logo`) it leaves none.
     let first = without_logo_word(&first).unwrap_or(first);
     let lower = first.to_lowercase();
-    let generic = GENERIC_SEGMENTS.contains(&lower.as_str())
+    let generic = has(&lexicon_words().generic_segments, &lower)
         || is_domain_name(&first)
         || lower.contains("logo")
         || lower.starts_with("back to")
@@ -466,192 +523,40 @@ fn usable(name: &str) -> bool {
         && !name.contains(['{', '}', '$', '<', '>'])
         && !only_titles(&lower)
         && !is_education_line(&lower)
-        && !PLACEHOLDERS.contains(&lower.as_str())
+        && !has(&lexicon_words().placeholders, &lower)
+        && !BUILDER_NAMES.contains(&lower.as_str())
         && !lower.contains("your company")
         && !lower.contains("company name")
 }
 
-/// Professions and titles that name what someone is, not who (lower-case, without dots): a
-/// name made only of them (`Zahnarzt`, `Dr`, `Avvocato`) is no name.
-const TITLES: &[&str] = &[
-    "dr",
-    "dra",
-    "prof",
-    "med",
-    "dent",
-    "vet",
-    "dott",
-    "dottssa",
-    "drssa",
-    "avv",
-    "mag",
-    "ing",
-    "dipl",
-    "arch",
-    "me",
-    "maître",
-    "mr",
-    "mrs",
-    "ms",
-    "mme",
-    "sig",
-    "sra",
-    "sr",
-    "lic",
-    "zahnarzt",
-    "zahnärztin",
-    "zahnärzte",
-    "zahnarztpraxis",
-    "tierarzt",
-    "tierärztin",
-    "tierarztpraxis",
-    "arzt",
-    "ärztin",
-    "arztpraxis",
-    "praxis",
-    "rechtsanwalt",
-    "rechtsanwältin",
-    "rechtsanwälte",
-    "anwalt",
-    "anwältin",
-    "kanzlei",
-    "notar",
-    "notarin",
-    "steuerberater",
-    "steuerberaterin",
-    "physiotherapie",
-    "avvocato",
-    "avvocata",
-    "avvocati",
-    "studio",
-    "legale",
-    "notaio",
-    "commercialista",
-    "dentista",
-    "veterinario",
-    "veterinaria",
-    "medico",
-    "psicologo",
-    "psicologa",
-    "abogado",
-    "abogada",
-    "abogados",
-    "avocat",
-    "avocate",
-    "avocats",
-    "notaire",
-    "dentiste",
-    "vétérinaire",
-    "médecin",
-    "advocaat",
-    "advocaten",
-    "tandarts",
-    "dierenarts",
-    "notaris",
-    "lawyer",
-    "attorney",
-    "dentist",
-    "veterinarian",
-    "vet",
-    "doctor",
-    "physician",
-];
-
-// Lexicon table (class `org.kind`): kinds of business that say what a business is, not who
-// (lower-case); a name made only of them is no name.
-const BUSINESS_KINDS: &[&str] = &[
-    // Greek
-    "ταβέρνα",
-    "μεζεδοπωλείο",
-    "εστιατόριο",
-    "αρτοποιείο",
-    "ψητοπωλείο",
-    // Italian
-    "ristorante",
-    "trattoria",
-    "osteria",
-    "pizzeria",
-    "panificio",
-    // German, Dutch
-    "restaurant",
-    "gasthaus",
-    "bäckerei",
-    "metzgerei",
-    "bakkerij",
-    // English, French, Spanish, Portuguese, Turkish
-    "bakery",
-    "tavern",
-    "taverna",
-    "boulangerie",
-    "brasserie",
-    "restaurante",
-    "panadería",
-    "padaria",
-    "restoran",
-];
-
-/// Whether `lower` (a lower-case name) is made only of [`TITLES`], [`BUSINESS_KINDS`] and
-/// connectors.
+/// Whether `lower` (a lower-case name) is made only of titles and professions
+/// ([`Words::titles`]), kinds of business ([`Words::business_kinds`]) and connectors.
 fn only_titles(lower: &str) -> bool {
     let mut words = lower
         .split(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | '-' | '–' | '|'))
         .filter(|w| !w.is_empty())
         .peekable();
     words.peek().is_some()
-        && words
-            .all(|w| TITLES.contains(&w) || BUSINESS_KINDS.contains(&w) || CONNECTORS.contains(&w))
+        && words.all(|w| {
+            let words = lexicon_words();
+            has(&words.titles, w) || has(&words.business_kinds, w) || CONNECTORS.contains(&w)
+        })
 }
-
-/// Degrees that open an education line (`Laurea in Economia, Università di Bologna`).
-const DEGREES: &[&str] = &[
-    "laurea",
-    "laureato",
-    "laureata",
-    "diploma",
-    "diplom",
-    "master",
-    "bachelor",
-    "phd",
-    "ph.d",
-    "dottorato",
-    "licenciatura",
-    "licenciado",
-    "licenciada",
-    "graduated",
-    "studium",
-    "abschluss",
-    "doctorat",
-];
-/// Institutions an education line names.
-const SCHOOLS: &[&str] = &[
-    "università",
-    "universita",
-    "universität",
-    "universitat",
-    "university",
-    "universidad",
-    "université",
-    "universiteit",
-    "hochschule",
-    "politecnico",
-];
 
 /// Whether `lower` (a lower-case candidate) is a line of someone's education: it opens with a
 /// degree, or names a degree and a university.
 fn is_education_line(lower: &str) -> bool {
     let first = lower.split_whitespace().next().unwrap_or("");
-    DEGREES.contains(&first)
-        || (DEGREES.iter().any(|d| lower.contains(d)) && SCHOOLS.iter().any(|s| lower.contains(s)))
+    let words = lexicon_words();
+    has(&words.degrees, first)
+        || (words.degrees.iter().any(|d| lower.contains(d.as_str()))
+            && words.schools.iter().any(|s| lower.contains(s.as_str())))
 }
 
-const PLACEHOLDERS: &[&str] = &[
-    "home",
-    "homepage",
-    "home page",
-    "index",
-    "welcome",
-    "untitled",
-    "untitled document",
+/// Names of site builders and their templates' default site names: product names, the same in
+/// every language, so no language's lexicon file holds them (the words of placeholder titles,
+/// `Home`, `Untitled document`, are the lexicon's `name.placeholder`).
+const BUILDER_NAMES: &[&str] = &[
     "wordpress",
     "just another wordpress site",
     "wix",
@@ -660,190 +565,19 @@ const PLACEHOLDERS: &[&str] = &[
     "weebly",
     "joomla",
     "drupal",
-    "site name",
-    "my site",
-    "my website",
-    "website",
-    "default",
-    "contact",
-    "contact us",
-    "about",
-    "about us",
-    "new page",
-    "page",
-    "blog",
-    "standaard",
-    "startpagina",
-    "document",
-    "test",
-    "demo",
 ];
 
-/// Words that make a title segment generic rather than a brand.
-const GENERIC_SEGMENTS: &[&str] = &[
-    "home",
-    "homepage",
-    "home page",
-    "welcome",
-    "contact",
-    "contact us",
-    "contacts",
-    "about",
-    "about us",
-    "index",
-    "main",
-    "official site",
-    "official website",
-    "welkom",
-    "contactgegevens",
-    "kontakt",
-    "impressum",
-    "over ons",
-    "startseite",
-    "accueil",
-    "inicio",
-    "support",
-    // Page types of legal and inner pages, in the languages of the corpora.
-    "legal notice",
-    "legal",
-    "imprint",
-    "mentions légales",
-    "mentions legales",
-    "aviso legal",
-    "note legali",
-    "colofon",
-    "disclaimer",
-    "privacy",
-    "privacy policy",
-    "datenschutz",
-    "datenschutzerklärung",
-    "terms",
-    "terms and conditions",
-    "agb",
-    "contacto",
-    "contatti",
-    "nous contacter",
-    "contactez-nous",
-    "get in touch",
-    "über uns",
-    "a propos",
-    "à propos",
-    "qui sommes-nous",
-    "sitemap",
-    "page not found",
-    "404",
-    "contáctame",
-    "contáctanos",
-    "contáctenos",
-    "contactenos",
-    "kontakta oss",
-    "kontakty",
-    "chi siamo",
-    "servizi",
-    "leistungen",
-    "o nas",
-    "nosotros",
-    "quiénes somos",
-    "sobre nosotros",
-    "qui sommes nous",
-    "about me",
-    "über mich",
-    "acerca de mi",
-    "acerca de mí",
-    "sobre mi",
-    "sobre mí",
-    "chi sono",
-    "à propos de moi",
-    "so erreichen sie uns",
-];
-
-// Lexicon table (classes `page.contact`, `page.about`, `page.home`, `page.privacy`,
-// `page.imprint`, `page.terms`): page-type words of the corpora's languages beyond
-// [`GENERIC_SEGMENTS`], lower-case (`İ` as `i`), until they move to the lexicon files.
-const PAGE_TYPE_WORDS: &[(&str, &str)] = &[
-    // Turkish
-    ("page.contact", "iletişim"),
-    ("page.about", "hakkımızda"),
-    ("page.home", "anasayfa"),
-    ("page.home", "ana sayfa"),
-    ("page.privacy", "gizlilik politikası"),
-    // Japanese
-    ("page.home", "ホーム"),
-    ("page.home", "トップ"),
-    ("page.contact", "アクセス"),
-    ("page.contact", "お問い合わせ"),
-    ("page.contact", "お問合せ"),
-    ("page.contact", "問い合わせ"),
-    ("page.about", "会社概要"),
-    ("page.about", "会社案内"),
-    ("page.about", "当院について"),
-    ("page.about", "当社について"),
-    ("page.about", "当店について"),
-    ("page.privacy", "プライバシーポリシー"),
-    ("page.privacy", "個人情報保護方針"),
-    ("page.imprint", "特定商取引法に基づく表記"),
-    // Greek
-    ("page.contact", "επικοινωνία"),
-    ("page.home", "αρχική"),
-    ("page.about", "σχετικά με εμάς"),
-    ("page.about", "ποιοι είμαστε"),
-    ("page.privacy", "πολιτική απορρήτου"),
-    ("page.terms", "όροι χρήσης"),
-    // Portuguese
-    ("page.contact", "contactos"),
-    ("page.contact", "contato"),
-    ("page.contact", "contatos"),
-    ("page.contact", "fale conosco"),
-    ("page.about", "sobre nós"),
-    ("page.about", "quem somos"),
-    ("page.home", "início"),
-    ("page.home", "página inicial"),
-    ("page.privacy", "política de privacidade"),
-    ("page.terms", "termos e condições"),
-    // Icelandic
-    ("page.contact", "hafa samband"),
-    ("page.about", "um okkur"),
-    ("page.home", "forsíða"),
-    ("page.privacy", "persónuvernd"),
-    // Danish
-    ("page.contact", "kontakt os"),
-    ("page.about", "om os"),
-    ("page.home", "forside"),
-    ("page.privacy", "privatlivspolitik"),
-    ("page.terms", "handelsbetingelser"),
-    // Czech, Slovak, Polish
-    ("page.about", "o nás"),
-    ("page.privacy", "ochrana osobních údajů"),
-    ("page.privacy", "ochrana osobných údajov"),
-    ("page.privacy", "polityka prywatności"),
-    ("page.home", "strona główna"),
-    ("page.terms", "regulamin"),
-    // Dutch, German, Spanish, English
-    ("page.privacy", "privacyverklaring"),
-    ("page.privacy", "privacybeleid"),
-    ("page.terms", "algemene voorwaarden"),
-    ("page.privacy", "política de privacidad"),
-    ("page.privacy", "aviso de privacidad"),
-    ("page.terms", "términos y condiciones"),
-    ("page.contact", "contact"),
-    ("page.contact", "kontakt"),
-    ("page.contact", "contacto"),
-    ("page.imprint", "impressum"),
-    ("page.privacy", "datenschutzerklärung"),
-    ("page.privacy", "datenschutz"),
-    ("page.privacy", "privacy policy"),
-];
-
-/// `s` lower-cased as [`PAGE_TYPE_WORDS`] writes it: `İ` lower-cases to `i` and a combining
+/// `s` lower-cased as [`Words::page_words`] holds it: `İ` lower-cases to `i` and a combining
 /// dot, which is dropped.
 fn page_key(s: &str) -> String {
     s.to_lowercase().replace('\u{307}', "")
 }
 
-/// Whether `segment` is a page-type word ([`PAGE_TYPE_WORDS`]) or a generic segment.
+/// Whether `segment` is a page-type word ([`Words::page_words`]) or a generic segment.
 fn is_page_type(segment: &str) -> bool {
     let key = page_key(segment);
-    GENERIC_SEGMENTS.contains(&key.as_str()) || PAGE_TYPE_WORDS.iter().any(|(_, w)| *w == key)
+    let words = lexicon_words();
+    has(&words.generic_segments, &key) || words.page_words.iter().any(|(_, w)| *w == key)
 }
 
 /// `segment` without a leading page-type word of a page that names the business (contact,
@@ -857,13 +591,10 @@ fn without_leading_page_word(segment: &str) -> Option<String> {
         .map(|(at, _)| at)
         .filter(|&at| {
             let head = page_key(&segment[..at]);
-            PAGE_TYPE_WORDS.iter().any(|(class, word)| {
-                *word == head
-                    && matches!(
-                        *class,
-                        "page.contact" | "page.privacy" | "page.imprint" | "page.terms"
-                    )
-            })
+            lexicon_words()
+                .page_words
+                .iter()
+                .any(|(class, word)| *word == head && *class == Class::TitlePage)
         })
         .last()?;
     let rest = segment[at..].trim();
@@ -882,7 +613,7 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
         .map(|s| clean(&s))
         .filter(|s| !is_page_type(s))
         .map(|s| without_leading_page_word(&s).unwrap_or(s))
-        .filter(|s| usable(s) && !GENERIC_SEGMENTS.contains(&s.to_lowercase().as_str()))
+        .filter(|s| usable(s) && !has(&lexicon_words().generic_segments, &s.to_lowercase()))
         .collect();
     let domain = squash(domain_label);
     if domain.len() >= 3 {
@@ -910,7 +641,7 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
         s.split_whitespace().count() <= 8
             && s.split_whitespace()
                 .last()
-                .is_some_and(|w| LEGAL_FORMS.contains(&squash(w).as_str()) && squash(w) != "co")
+                .is_some_and(|w| has(&lexicon_words().legal_forms, &squash(w)) && squash(w) != "co")
     }) {
         return Some(legal.clone());
     }
@@ -930,33 +661,6 @@ const CONNECTORS: &[&str] = &[
     "&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et", "i",
     "y", "e", "di", "du", "des", "del",
 ];
-/// Legal forms kept after a brand run.
-const LEGAL_FORMS: &[&str] = &[
-    "inc",
-    "llc",
-    "llp",
-    "ltd",
-    "limited",
-    "bv",
-    "gmbh",
-    "pty",
-    "co",
-    "company",
-    "corp",
-    "corporation",
-    "group",
-    "vof",
-    "sl",
-    "sas",
-    "sarl",
-    "ab",
-    "plc",
-    "nv",
-    "ag",
-    "srl",
-    "spa",
-];
-
 /// The brand of a name written with a tagline (`Katerhaus*DE – Maine-Coon-Zucht` on
 /// katerhaus.example): the segment that spells the domain, when the name has several.
 fn brand_without_tagline(name: &str, domain: &str) -> Option<String> {
@@ -994,12 +698,12 @@ fn is_titled_person(segment: &str, domain: &str) -> bool {
         })
 }
 
-/// Whether `words` are title words ([`TITLES`], `Dr.`, `Avv.`) and then two to four
+/// Whether `words` are title words ([`Words::titles`], `Dr.`, `Avv.`) and then two to four
 /// capitalised names (`Dr. Anna Berger`).
 fn titled_name(words: &[&str]) -> bool {
     let titles = words
         .iter()
-        .take_while(|w| TITLES.contains(&w.to_lowercase().replace('.', "").as_str()))
+        .take_while(|w| has(&lexicon_words().titles, &w.to_lowercase().replace('.', "")))
         .count();
     let names = &words[titles..];
     titles >= 1
@@ -1074,7 +778,7 @@ fn domain_run(segment: &str, domain: &str) -> Option<(usize, String)> {
         i = j.max(i + 1);
     }
     let (score, first, mut last) = best?;
-    while last + 1 < words.len() && LEGAL_FORMS.contains(&squash(words[last + 1].1).as_str()) {
+    while last + 1 < words.len() && has(&lexicon_words().legal_forms, &squash(words[last + 1].1)) {
         last += 1;
     }
     // A practice named by its kind and the titled person after it (`Estudio Jurídico Dra.
@@ -1341,7 +1045,7 @@ fn holder_after(after: &str) -> Option<String> {
     let full_stop = rest.match_indices(". ").map(|(i, _)| i).find(|&i| {
         let word = rest[..i].rsplit(' ').next().unwrap_or("");
         let bare = word.to_lowercase();
-        !(TITLES.contains(&bare.as_str()) || word.chars().count() == 1)
+        !(has(&lexicon_words().titles, &bare) || word.chars().count() == 1)
     });
     let end = [
         "all rights",
@@ -1454,9 +1158,11 @@ mod tests {
             line in "(RAISON|Dénomination|ÉDITEUR|Éditeur|éditeur|KvK|Angaben|İ|Σ|[A-Za-z]{1,4}|[ :])(.){0,8}"
         ) {
             let lower = line.to_lowercase();
-            let opens = PUBLISHER_LABELS
+            let opens = lexicon_words()
+                .publisher_labels
                 .iter()
-                .chain(&["angaben gemäß", "kvk"])
+                .map(String::as_str)
+                .chain(["angaben gemäß", "kvk"])
                 .any(|label| lower.starts_with(label));
             proptest::prop_assert!(may_open_label(&line) || !opens);
         }

@@ -15,6 +15,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use crate::extract::limits::first_distinct;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
+use crate::lexicon::{self, Class};
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
 const MAX_LOCAL: usize = 64;
@@ -130,7 +131,7 @@ pub fn from_text(line: &str, site: Option<&str>, budget: &PageBudget) -> Vec<(us
 /// case-insensitive), on the same line as the token. One vectorised pass per opening byte:
 /// every at-token without an `@` opens with a bracket (`[at]`, `(a)`, `{at}`, `<at>`), holds
 /// one right after its opening space (` (at) `, ` [at] `) or is a word after a space (` at `,
-/// ` arobase `).
+/// ` arobase `: one search for each first letter of such words, in both ASCII cases).
 pub fn candidate_positions(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut positions: Vec<usize> = memchr::memchr_iter(b'@', bytes).collect();
@@ -140,25 +141,36 @@ pub fn candidate_positions(text: &str) -> Vec<usize> {
     let brackets =
         memchr::memchr3_iter(b'[', b'(', b'{', bytes).chain(memchr::memchr_iter(b'<', bytes));
     positions.extend(brackets.filter(|&at| at_token_at(&bytes[at..])));
-    let words =
-        memchr::memmem::find_iter(bytes, b" a").chain(memchr::memmem::find_iter(bytes, b" A"));
-    positions.extend(words.filter(|&at| {
-        // ` at ` and ` arobase `, the at-tokens that open with a space and a letter.
-        let after_a = &bytes[at + 2..];
-        after_a
-            .get(..2)
-            .is_some_and(|t| t.eq_ignore_ascii_case(b"t "))
-            || after_a
-                .get(..7)
-                .is_some_and(|t| t.eq_ignore_ascii_case(b"robase "))
-    }));
+    let table = at_table();
+    for &first in &table.word_firsts {
+        let cases = [first.to_ascii_lowercase(), first.to_ascii_uppercase()];
+        let cases = if cases[0] == cases[1] {
+            &cases[..1]
+        } else {
+            &cases[..]
+        };
+        for &case in cases {
+            let needle = [b' ', case];
+            let found = memchr::memmem::find_iter(bytes, &needle);
+            positions.extend(found.filter(|&at| {
+                // ` at ` and ` arobase `, the at-tokens that open with a space and a letter.
+                let after = &bytes[at + 1..];
+                table.words.iter().any(|word| {
+                    after.get(..word.len()).is_some_and(|head| {
+                        head.eq_ignore_ascii_case(word.as_bytes())
+                            && after.get(word.len()) == Some(&b' ')
+                    })
+                })
+            }));
+        }
+    }
     positions.sort_unstable();
     positions
 }
 
 /// Whether `rest` starts with an at-token (ASCII case-insensitive, as [`at_tokens`] matches).
 fn at_token_at(rest: &[u8]) -> bool {
-    AT_TOKENS.iter().any(|token| {
+    at_table().tokens.iter().any(|token| {
         rest.get(..token.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(token.as_bytes()))
     })
@@ -323,13 +335,10 @@ fn around(line: &str, at: usize, at_len: usize, site: Option<&str>) -> Option<(u
 /// How many bytes at the start of a local part `local` (as written, after `before` on its line)
 /// belong to the text in front of the address, written against it with no space (adjacent
 /// elements): a label (`Emailinfo@x.it` from `<b>Email</b>info@x.it`, `E-Mail`, `Mail`,
-/// `Correo`…, capitalised as labels are, followed by a lower-case local part), or the last
-/// digits of a number (`+31 6 98 76 54 32info@x.nl` from two adjacent links).
+/// `Correo`…, capitalised as labels are, followed by a lower-case local part; the lexicon's
+/// `label.email` entries, [`glued_labels`]), or the last digits of a number
+/// (`+31 6 98 76 54 32info@x.nl` from two adjacent links).
 fn glued_prefix_len(before: &str, local: &str) -> usize {
-    const LABELS: &[&str] = &[
-        "E-Mail", "E-mail", "E-MAIL", "EMail", "Email", "EMAIL", "e-mail", "email", "Mail", "MAIL",
-        "Correo", "CORREO", "Courriel", "COURRIEL", "E-post", "Epost", "Posta",
-    ];
     let digits = local.bytes().take_while(u8::is_ascii_digit).count();
     if (1..=4).contains(&digits)
         && local
@@ -342,8 +351,8 @@ fn glued_prefix_len(before: &str, local: &str) -> usize {
             return digits;
         }
     }
-    for label in LABELS {
-        if let Some(rest) = local.strip_prefix(label) {
+    for label in glued_labels() {
+        if let Some(rest) = local.strip_prefix(label.as_str()) {
             let rest = rest.trim_start_matches(['-', '.', '_']);
             if rest.len() >= 2
                 && rest.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
@@ -353,6 +362,37 @@ fn glued_prefix_len(before: &str, local: &str) -> usize {
         }
     }
     0
+}
+
+/// The spellings of an email label that [`glued_prefix_len`] takes off a local part: each
+/// `label.email` entry of one word capitalised (`Email`, `Mail`, `Correo`), in capitals
+/// (`EMAIL`) and as the lexicon writes it when that has a capital (`E-Mail`, `EMail`). A label
+/// is capitalised against the address: a lower-case word is the address's own (`mailbox@`).
+/// Built once, in lexicon order.
+fn glued_labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let mut labels: Vec<String> = Vec::new();
+        for entry in lexicon::words(Class::LabelEmail).filter(|entry| !entry.contains(' ')) {
+            let mut rest = entry.chars();
+            let capitalised: String = rest
+                .next()
+                .map(|first| first.to_uppercase().chain(rest).collect())
+                .unwrap_or_default();
+            let as_written = entry
+                .contains(char::is_uppercase)
+                .then(|| entry.to_string());
+            for spelling in [Some(capitalised), Some(entry.to_uppercase()), as_written]
+                .into_iter()
+                .flatten()
+            {
+                if !labels.contains(&spelling) {
+                    labels.push(spelling);
+                }
+            }
+        }
+        labels
+    })
 }
 
 /// A domain with at least two labels, LDH labels, and a known public suffix whose last label is
@@ -474,8 +514,9 @@ fn deobfuscated(line: &str, site: Option<&str>) -> Vec<(usize, String)> {
     };
     let mut out = Vec::new();
     for found in matcher.find_iter(line) {
-        let token = AT_TOKENS[found.pattern().as_usize()];
-        let bracketed = token.trim() != "at";
+        // A word that is also a word of prose (`at`) is read only with a dot-word in the
+        // domain and on the site's or a mail provider's domain.
+        let bracketed = !at_table().prose[found.pattern().as_usize()];
         let left = line[..found.start()].trim_end();
         let local_start = left
             .bytes()
@@ -622,38 +663,97 @@ fn at_tokens() -> Option<&'static AhoCorasick> {
             AhoCorasickBuilder::new()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
-                .build(AT_TOKENS)
+                .build(&at_table().tokens)
                 .ok()
         })
         .as_ref()
 }
 
-const AT_TOKENS: &[&str] = &[
-    "[at]",
-    "(at)",
-    "{at}",
-    "<at>",
-    "[ät]",
-    "(ät)",
-    "(a)",
-    "[a]",
-    " at ",
-    "[@]",
-    "(@)",
-    " (at) ",
-    " [at] ",
-    "[arobase]",
-    "(arobase)",
-    " arobase ",
-    "[chez]",
-    "(chez)",
-    " @ ",
-];
+/// The at-tokens that are no language's words: a glyph standing for `@`.
+const AT_SYMBOLS: &[&str] = &["(a)", "[a]", "[@]", "(@)", " @ "];
 
-const DOT_TOKENS: &[&str] = &[
-    "[dot]", "(dot)", "{dot}", "<dot>", " dot ", "[punkt]", "(punkt)", " punkt ", "[punt]",
-    "(punt)", " punt ", "[point]", "(point)", " point ", "[.]", "(.)", " . ",
-];
+/// The dot-tokens that are no language's words.
+const DOT_SYMBOLS: &[&str] = &["[.]", "(.)", " . "];
+
+/// The tokens of an obfuscated address, lower-case: [`AT_SYMBOLS`] and the lexicon's
+/// `email.at` and `email.at.word` entries. An entry written in brackets (`[at]`, `(arobase)`)
+/// is read as written (an at-token also with a space either side); an entry without brackets
+/// is a word read between spaces (` arobase `, ` at `).
+struct AtTable {
+    /// Every at-token, in the order the at-token matcher numbers them.
+    tokens: Vec<String>,
+    /// For each of [`AtTable::tokens`], whether it is a word of prose (`email.at.word`).
+    prose: Vec<bool>,
+    /// The at-tokens that are a word between spaces, without the spaces (`at`, `arobase`).
+    words: Vec<String>,
+    /// The distinct first bytes of [`AtTable::words`].
+    word_firsts: Vec<u8>,
+    /// Every dot-token: [`DOT_SYMBOLS`] and the lexicon's `email.dot` entries (`[dot]`,
+    /// ` punkt `).
+    dots: Vec<String>,
+}
+
+/// Whether a lexicon entry of an obfuscated address is written in brackets (`[at]`).
+fn bracketed_entry(entry: &str) -> bool {
+    entry.starts_with(['[', '(', '{', '<'])
+}
+
+/// The tokens that the lexicon entries of `classes` stand for, lower-case (see [`AtTable`]);
+/// `spaced` also gives each bracketed entry with a space either side (the at-matcher takes the
+/// longest token, spaces included).
+fn tokens_of(classes: &[Class], spaced: bool) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for entry in lexicon::sorted_words(classes, str::to_lowercase) {
+        if bracketed_entry(&entry) {
+            if spaced {
+                tokens.push(format!(" {entry} "));
+            }
+            tokens.push(entry);
+        } else {
+            tokens.push(format!(" {entry} "));
+        }
+    }
+    tokens
+}
+
+fn at_table() -> &'static AtTable {
+    static TABLE: OnceLock<AtTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let plain = AT_SYMBOLS.iter().map(|s| s.to_string());
+        let mut tokens: Vec<String> = plain.chain(tokens_of(&[Class::EmailAt], true)).collect();
+        let mut prose = vec![false; tokens.len()];
+        for token in tokens_of(&[Class::EmailAtWord], true) {
+            if !tokens.contains(&token) {
+                tokens.push(token);
+                prose.push(true);
+            }
+        }
+        let words: Vec<String> =
+            lexicon::sorted_words(&[Class::EmailAt, Class::EmailAtWord], str::to_lowercase)
+                .into_iter()
+                .filter(|entry| !bracketed_entry(entry))
+                .collect();
+        let mut word_firsts: Vec<u8> = words.iter().filter_map(|w| w.bytes().next()).collect();
+        word_firsts.sort_unstable();
+        word_firsts.dedup();
+        let dots = DOT_SYMBOLS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(tokens_of(&[Class::EmailDot], false))
+            .collect();
+        AtTable {
+            tokens,
+            prose,
+            words,
+            word_firsts,
+            dots,
+        }
+    })
+}
+
+/// How many characters after a domain label are compared with the dot-tokens: the longest
+/// dot-token with spaces around it.
+const DOT_PREFIX_CHARS: usize = 9;
 
 /// Reads a domain that may use dot-words; returns it with real dots and whether a dot-word was
 /// used.
@@ -667,17 +767,18 @@ fn read_obfuscated_domain(s: &str) -> (Cow<'_, str>, bool) {
         rest = &rest[label_len..];
         let lower_prefix: String = rest
             .chars()
-            .take(9)
+            .take(DOT_PREFIX_CHARS)
             .collect::<String>()
             .to_ascii_lowercase();
         let trimmed = lower_prefix.trim_start();
         let spaces = lower_prefix.len() - trimmed.len();
-        match DOT_TOKENS
+        match at_table()
+            .dots
             .iter()
-            .find(|t| lower_prefix.starts_with(**t) || trimmed.starts_with(t.trim_start()))
+            .find(|t| lower_prefix.starts_with(t.as_str()) || trimmed.starts_with(t.trim_start()))
         {
             Some(token) if label_len > 0 => {
-                let token_len = if lower_prefix.starts_with(*token) {
+                let token_len = if lower_prefix.starts_with(token.as_str()) {
                     token.len()
                 } else {
                     spaces + token.trim_start().len()
@@ -709,7 +810,7 @@ mod tests {
     fn candidate_positions_fall_on_every_line_with_an_at_token() {
         // Each at-token, in both cases, inside a line of its own among lines without one.
         let mut text = String::from("no address here\n(see above) [note] {x} <b>\n");
-        for token in AT_TOKENS {
+        for token in &at_table().tokens {
             for token in [token.to_string(), token.to_ascii_uppercase()] {
                 text.push_str(&format!(
                     "write to info{token}acme dot com please\nplain line\n"
@@ -731,7 +832,16 @@ mod tests {
             })
             .collect();
         assert_eq!(found, expected);
-        assert_eq!(expected.len(), 2 * AT_TOKENS.len() + 1);
+        assert_eq!(expected.len(), 2 * at_table().tokens.len() + 1);
+    }
+
+    #[test]
+    fn every_dot_token_fits_the_characters_compared() {
+        // A longer `email.dot` entry would never be read.
+        for token in &at_table().dots {
+            assert!(token.chars().count() <= DOT_PREFIX_CHARS, "{token:?}");
+        }
+        assert!(at_table().dots.iter().any(|t| t == " punkt "));
     }
 
     #[test]
@@ -906,6 +1016,37 @@ mod tests {
         assert_eq!(emails("info[at]vincentz.net"), ["info@vincentz.net"]);
         assert!(emails("Contact us at home.com today").is_empty());
         assert_eq!(emails("Write to us at info@acme.com"), ["info@acme.com"]);
+    }
+
+    #[test]
+    fn obfuscated_forms_of_other_languages() {
+        // Class: the words a page writes for `@` and `.` in its own language (lexicon classes
+        // `email.at`, `email.dot`).
+        let emails = |s: &str| {
+            from_text(s, None)
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect::<Vec<_>>()
+        };
+        // French: `arobase` needs no brackets (it is no other word), `chez` does.
+        assert_eq!(
+            emails("Écrivez à contact arobase atelier-exemple point fr"),
+            ["contact@atelier-exemple.fr"]
+        );
+        assert_eq!(
+            emails("contact (chez) atelier-exemple.fr"),
+            ["contact@atelier-exemple.fr"]
+        );
+        assert!(emails("Déjeuner chez atelier-exemple.fr").is_empty());
+        // German and Dutch dot-words.
+        assert_eq!(
+            emails("E-Mail: praxis [ät] beispiel-praxis [punkt] de"),
+            ["praxis@beispiel-praxis.de"]
+        );
+        assert_eq!(
+            emails("mail: info (at) bouw-voorbeeld punt nl"),
+            ["info@bouw-voorbeeld.nl"]
+        );
     }
 
     #[test]

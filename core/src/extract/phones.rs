@@ -16,6 +16,7 @@ use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, PhoneNumberType, Region};
 use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
+use crate::lexicon::{self, Class};
 
 /// Most digits in a candidate run (E.164 allows 15; runs with glued numbers are split).
 const MAX_RUN_DIGITS: usize = 40;
@@ -582,27 +583,10 @@ fn next_run(line: &str, from: usize) -> Option<Run> {
 
 /// Whether `before` ends with a phone or fax label written right against the number
 /// (`Tel0421…`, `Telefon+49…`, `Mobil0171…`: a label and its value in adjacent elements with
-/// no space between them): the digits that follow are a number, not the end of a word.
+/// no space between them): the digits that follow are a number, not the end of a word. The
+/// labels are the lexicon's `label.phone` and `label.fax` entries of one word of three letters
+/// or more ([`glued_labels`]); an abbreviation (`T`, `Ph`, `F`) glued to digits is a code.
 fn ends_with_glued_label(before: &str) -> bool {
-    const GLUED_LABELS: &[&str] = &[
-        "tel",
-        "phone",
-        "telefon",
-        "telefono",
-        "teléfono",
-        "telefoon",
-        "téléphone",
-        "tél",
-        "fon",
-        "mobil",
-        "mobile",
-        "handy",
-        "cell",
-        "gsm",
-        "whatsapp",
-        "fax",
-        "telefax",
-    ];
     let word_start = before
         .char_indices()
         .rev()
@@ -614,7 +598,24 @@ fn ends_with_glued_label(before: &str) -> bool {
         return false;
     }
     let lower = word.to_lowercase();
-    GLUED_LABELS.contains(&lower.as_str())
+    glued_labels().binary_search(&lower).is_ok()
+}
+
+/// The phone and fax labels that may be written against their number: the lexicon's
+/// `label.phone` and `label.fax` entries that are one word of at least three letters,
+/// lower-cased, sorted. Built once.
+fn glued_labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let mut labels: Vec<String> = lexicon::words(Class::LabelPhone)
+            .chain(lexicon::words(Class::LabelFax))
+            .filter(|word| word.chars().count() >= 3 && word.chars().all(char::is_alphabetic))
+            .map(str::to_lowercase)
+            .collect();
+        labels.sort_unstable();
+        labels.dedup();
+        labels
+    })
 }
 
 /// Whether `before` ends with a code of letters and digits and one space (`DE29 482 6617`, a
@@ -1086,7 +1087,7 @@ fn looks_like_date_or_time(text: &str) -> bool {
     date || time_range
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Label {
     Fax,
     Identifier,
@@ -1102,19 +1103,12 @@ pub fn ends_in_identifier_label(line: &str) -> bool {
 }
 
 fn nearest_label(before: &str) -> Option<Label> {
-    type LabelMatcher = (AhoCorasick, Vec<(&'static str, Label)>);
+    type LabelMatcher = (AhoCorasick, Vec<(String, Label)>);
     static MATCHER: OnceLock<Option<LabelMatcher>> = OnceLock::new();
     let (matcher, words) = MATCHER
         .get_or_init(|| {
-            let words: Vec<(&'static str, Label)> = [
-                (PHONE_LABELS, Label::Phone),
-                (FAX_LABELS, Label::Fax),
-                (ID_LABELS, Label::Identifier),
-            ]
-            .iter()
-            .flat_map(|(list, label)| list.iter().map(move |w| (*w, *label)))
-            .collect();
-            AhoCorasick::new(words.iter().map(|(w, _)| *w))
+            let words = label_words();
+            AhoCorasick::new(words.iter().map(|(w, _)| w))
                 .ok()
                 .map(|m| (m, words))
         })
@@ -1132,9 +1126,10 @@ fn nearest_label(before: &str) -> Option<Label> {
     };
     let mut best: Option<(usize, u8, Label)> = None;
     for found in matcher.find_overlapping_iter(&window) {
-        let Some(&(word, label)) = words.get(found.pattern().as_usize()) else {
+        let Some((word, label)) = words.get(found.pattern().as_usize()) else {
             continue;
         };
+        let (word, label) = (word.as_str(), *label);
         let (pos, end) = (found.start(), found.end());
         // Word start: not glued to a preceding letter.
         let glued = window[..pos]
@@ -1165,210 +1160,49 @@ fn nearest_label(before: &str) -> Option<Label> {
     best.map(|(_, _, label)| label)
 }
 
-const PHONE_LABELS: &[&str] = &[
-    "tel",
-    "phone",
-    "call",
-    "ph",
-    "t",
-    "p",
-    "m",
-    "telefoon",
-    "telefon",
-    "téléphone",
-    "tél",
-    "mobile",
-    "mob",
-    "cell",
-    "gsm",
-    "toll",
-    "freephone",
-    "free phone",
-    "office",
-    "direct",
-    "enquiries",
-    "ring",
-    "☎",
-    "📞",
-    "helpline",
-    "hotline",
-    "whatsapp",
-    "bel ",
-    "telephone",
-    "number",
-    "contact",
-    "sales",
-    "support",
-    "service",
-    "main",
-    "local",
-    "dial",
-    "telefono",
-    "teléfono",
-    "fon",
-    "o:",
-    "text",
-];
-const FAX_LABELS: &[&str] = &["fax", "f", "telefax", "facsimile"];
-const ID_LABELS: &[&str] = &[
-    "kvk",
-    "btw",
-    // Registration and tax numbers of the corpora's countries and their neighbours, by the
-    // label printed before them: Danish CVR, Norwegian and Swedish organisation numbers,
-    // Finnish Y-tunnus, Polish NIP/REGON/KRS, Czech and Slovak IČO/IČ/DIČ, Brazilian
-    // CNPJ/CPF, Argentine CUIT/CUIL, Chilean RUT, Mexican RFC, Spanish NIF/CIF, French RCS,
-    // Indian CIN/PAN. Short ones only with the colon or space that ends them (`nip` is in
-    // other words; `Cincinnati` starts with `cin`).
-    "cvr",
-    "org.nr",
-    "org. nr",
-    "org nr",
-    "orgnr",
-    "organisasjonsnummer",
-    "organisationsnummer",
-    "y-tunnus",
-    "nip:",
-    "nip ",
-    "regon",
-    "krs:",
-    "krs ",
-    "ičo",
-    "ič:",
-    "dič",
-    "cnpj",
-    "cpf:",
-    "cpf ",
-    "cuit",
-    "cuil",
-    "rut:",
-    "rut ",
-    "rfc:",
-    "rfc ",
-    "nif:",
-    "nif ",
-    "cif:",
-    "cif ",
-    "rcs ",
-    "cin:",
-    "cin ",
-    "pan:",
-    // Bank details: account numbers and bank codes (German Konto/BLZ, Danish and Norwegian
-    // kontonr., Polish nr konta/rachunek, Czech and Slovak číslo účtu/bankovní spojení,
-    // Spanish cuenta, Mexican CLABE, Argentine CBU, Indian IFSC,
-    // Australian BSB, US routing numbers, Swedish bankgiro/plusgiro). `konto` only as a word
-    // (`Kontor` is an office, `Kontakt` a contact).
-    "konto:",
-    "konto ",
-    "kontonummer",
-    "nr konta",
-    "numer konta",
-    "rachunek",
-    "účtu",
-    "účet",
-    "bankovní spojení",
-    "bankové spojenie",
-    "blz",
-    "bankleitzahl",
-    "kontonr",
-    "cuenta",
-    "clabe",
-    "cbu",
-    "ifsc",
-    "a/c",
-    "bsb",
-    "routing",
-    "bankgiro",
-    "plusgiro",
-    "vat",
-    "iban",
-    "bic",
-    "swift",
-    "abn",
-    "acn",
-    "company no",
-    "company number",
-    "company reg",
-    "reg no",
-    "reg. no",
-    "registration",
-    "registered in",
-    "registered no",
-    "licence",
-    "license",
-    "lic.",
-    "lic #",
-    "dx",
-    "ein",
-    "tax",
-    "ust",
-    "siret",
-    "siren",
-    "p.iva",
-    "partita",
-    "fca",
-    "frn",
-    "sra",
-    "crn",
-    "account",
-    "sort code",
-    "rekening",
-    "bank",
-    "isbn",
-    "invoice",
-    "order",
-    "ref",
-    "handelsregister",
-    "hrb",
-    "hra",
-    // German, Austrian and Swiss tax and register labels (an Impressum lists them next to
-    // the phone): Steuernummer, Steuer-Nr., St.-Nr., USt-IdNr., Umsatzsteuer-
-    // Identifikationsnummer, Wirtschafts-Identifikationsnummer, Registergericht,
-    // Registernummer, Firmenbuch(nummer), UID (Austria), CHE-… (Swiss UID).
-    "steuernummer",
-    "steuer-nr",
-    "steuer nr",
-    "steuer-id",
-    "steuerid",
-    "st.-nr",
-    "stnr",
-    "ust-id",
-    "ust.-id",
-    "ustid",
-    "umsatzsteuer",
-    "identifikationsnummer",
-    "registergericht",
-    "registernummer",
-    "amtsgericht",
-    "firmenbuch",
-    "uid",
-    "che-",
-    "kamer van koophandel",
-    "rsin",
-    "chamber of commerce",
-    "id:",
-    "po box",
-    "p.o. box",
-    "postbus",
-    "zip",
-    "price",
-    "cost",
-    "item",
-    "sku",
-    "model",
-    "serial",
-    "patent",
-    "mc#",
-    "usdot",
-    "dot#",
-    "cage",
-    "duns",
-    "naics",
-    "gst",
-    "hst",
-    "qst",
-    "nmls",
-    "bond",
-];
+/// The words [`nearest_label`] looks for, lower-cased, with the label each gives: the lexicon's
+/// `label.phone` and `phone.cue` entries and [`PHONE_SYMBOLS`] (a phone), `label.fax` (a fax), and
+/// `label.registration`, `label.bank` and `label.number` (a number that is not a phone:
+/// registration and tax numbers, bank details, order, item and post-office-box numbers).
+///
+/// An entry written with a final colon (`NIP:`, `KRS:`, `Konto:`) is a short word that also
+/// begins other words (`nipple`, `Kontor`): it counts only with the colon or, when it has three
+/// letters or more, a space that ends it (`NIP 123…`); a one- or two-letter one (`ID:`, `O:`)
+/// only with its colon.
+fn label_words() -> Vec<(String, Label)> {
+    let mut words = Vec::new();
+    let classes = [
+        (Class::LabelPhone, Label::Phone),
+        (Class::PhoneCue, Label::Phone),
+        (Class::LabelFax, Label::Fax),
+        (Class::LabelRegistration, Label::Identifier),
+        (Class::LabelBank, Label::Identifier),
+        (Class::LabelNumber, Label::Identifier),
+    ];
+    for (class, label) in classes {
+        for entry in lexicon::words(class) {
+            let word = entry.to_lowercase();
+            if let Some(stem) = word.strip_suffix(':') {
+                if stem.chars().count() >= 3 {
+                    words.push((format!("{stem} "), label));
+                }
+            }
+            words.push((word, label));
+        }
+    }
+    words.extend(
+        PHONE_SYMBOLS
+            .iter()
+            .map(|symbol| (symbol.to_string(), Label::Phone)),
+    );
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// Pictographs printed before a phone number: the same on pages of every language, so no
+/// language's lexicon file holds them.
+const PHONE_SYMBOLS: &[&str] = &["☎", "📞"];
 
 /// `(fax)`, `(f)` or a trailing word `fax` right after the number; `Fax:` followed by another
 /// number labels that number instead.

@@ -46,6 +46,12 @@ struct Words {
     org_types: Vec<String>,
     /// `legal.form`, dots left out.
     legal_forms: Vec<String>,
+    /// `heading.legal`: headings and lines that mark a page as a legal notice.
+    legal_markers: Vec<String>,
+    /// `compound.authority`: heads of compounds that name an authority ("Rechtsanwaltskammer").
+    authority_heads: Vec<String>,
+    /// `compound.authority` and `compound.party`: heads of compounds that name a third party.
+    party_heads: Vec<String>,
 }
 
 fn lexicon_words() -> &'static Words {
@@ -81,24 +87,15 @@ fn lexicon_words() -> &'static Words {
                 .into_iter()
                 .map(|w| w.replace('.', ""))
                 .collect(),
+            legal_markers: lower(&[Class::HeadingLegal]),
+            authority_heads: lower(&[Class::CompoundAuthority]),
+            party_heads: lower(&[Class::CompoundAuthority, Class::CompoundParty]),
         }
     })
 }
 
-/// Heads of German and Scandinavian compounds that name a third party whatever comes before
-/// them ("Rechtsanwaltskammer", "Landeszahnärztekammer", "Verbraucherschlichtungsstelle",
-/// "Integritetsskyddsmyndigheten"): a rule of those languages' word building, with the
-/// heads it applies to; `true` marks an authority's (read in a block too, [`is_authority_word`]).
-const COMPOUND_HEADS: &[(&str, bool)] = &[
-    ("kammer", true),
-    ("behörde", true),
-    ("schlichtungsstelle", true),
-    ("streitbeilegung", false),
-    ("haftpflichtversicherung", false),
-    ("versicherer", false),
-    ("myndighet", true),
-    ("tilsyn", true),
-];
+// FILLERS and JOINERS stay here, not in the lexicon: they are the grammar of `party_of`'s
+// rule (articles and conjunctions it steps over), not words that name a party.
 
 /// Words before a label that do not change whom it names ("Zuständige Kammer", "L'hébergeur",
 /// "Notre agence").
@@ -143,7 +140,8 @@ enum Party {
 
 /// Whom `text` (a heading, or a label before its colon) names, if a third party: any of its
 /// parts joined by "&", "und", "et" … starts with a label, after filler words, or has a word
-/// that ends in a [`COMPOUND_HEADS`] noun.
+/// that ends in a compound head (lexicon classes `compound.authority`, `compound.party`: a rule
+/// of German and Scandinavian word building, "Verbraucherschlichtungsstelle").
 fn party_of(text: &str) -> Option<Party> {
     let text = text.trim();
     if text.is_empty() || text.chars().count() > 60 || !may_name_a_party(text) {
@@ -186,7 +184,10 @@ fn party_of(text: &str) -> Option<Party> {
             || part.iter().any(|w| {
                 // A genitive `s` too ("des Versicherers").
                 let w = w.strip_suffix('s').unwrap_or(w);
-                COMPOUND_HEADS.iter().any(|(head, _)| w.ends_with(head))
+                lexicon_words()
+                    .party_heads
+                    .iter()
+                    .any(|head| w.ends_with(head.as_str()))
             })
         {
             party = Some(Party::Other);
@@ -208,8 +209,8 @@ fn may_name_a_party(text: &str) -> bool {
                 .iter()
                 .chain(&words.other)
                 .chain(&words.bank)
+                .chain(&words.party_heads)
                 .map(String::as_str)
-                .chain(COMPOUND_HEADS.iter().map(|(head, _)| *head))
                 .filter_map(|label| {
                     label
                         .split(|c: char| !c.is_ascii())
@@ -226,29 +227,8 @@ fn may_name_a_party(text: &str) -> bool {
         .is_none_or(|stems| stems.is_match(text))
 }
 
-/// Headings and lines that mark a page as a legal notice.
-const LEGAL_MARKERS: &[&str] = &[
-    "impressum",
-    "imprint",
-    "legal notice",
-    "legal information",
-    "mentions légales",
-    "mentions legales",
-    "informations légales",
-    "aviso legal",
-    "nota legal",
-    "note legali",
-    "nota legale",
-    "informazioni legali",
-    "colofon",
-    "disclaimer",
-    "offenlegung",
-    "angaben gemäß",
-    "nota prawna",
-    "právní informace",
-];
-
-/// Whether `text` (a heading) names a legal notice.
+/// Whether `text` (a heading) names a legal notice: holds a `heading.legal` entry of the
+/// lexicon, case ignored.
 fn is_legal_marker(text: &str) -> bool {
     let text = text.trim();
     if text.is_ascii() {
@@ -264,21 +244,31 @@ fn is_legal_marker(text: &str) -> bool {
                     AhoCorasick::builder()
                         .ascii_case_insensitive(true)
                         .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .build(LEGAL_MARKERS.iter().filter(|m| m.is_ascii()))
+                        .build(
+                            lexicon_words()
+                                .legal_markers
+                                .iter()
+                                .filter(|m| m.is_ascii()),
+                        )
                         .ok()
                 })
                 .as_ref()
                 .map_or_else(
                     || {
-                        LEGAL_MARKERS
+                        lexicon_words()
+                            .legal_markers
                             .iter()
-                            .any(|m| text.to_lowercase().contains(m))
+                            .any(|m| text.to_lowercase().contains(m.as_str()))
                     },
                     |markers| markers.is_match(text),
                 );
     }
     let lower = text.to_lowercase();
-    lower.len() <= 120 && LEGAL_MARKERS.iter().any(|m| lower.contains(m))
+    lower.len() <= 120
+        && lexicon_words()
+            .legal_markers
+            .iter()
+            .any(|m| lower.contains(m.as_str()))
 }
 
 /// The positions in `text` where a credit phrase starts (at a word start).
@@ -638,12 +628,13 @@ fn names_an_authority(text: &str) -> bool {
 
 /// Whether the lower-case word `word` names a kind of organisation (lexicon class `org.type`:
 /// authority, council, regulator, chamber …; the word starts with one: "authorities",
-/// "úřadu"), or ends in an authority's compound head ([`COMPOUND_HEADS`]).
+/// "úřadu"), or ends in an authority's compound head (`compound.authority`).
 fn is_authority_word(word: &str) -> bool {
     starts_with_an_org_type(word)
-        || COMPOUND_HEADS
+        || lexicon_words()
+            .authority_heads
             .iter()
-            .any(|(head, authority)| *authority && word.len() > head.len() && word.ends_with(head))
+            .any(|head| word.len() > head.len() && word.ends_with(head.as_str()))
 }
 
 /// Whether the lower-case word `word` starts with an `org.type` word: one anchored automaton
@@ -997,7 +988,8 @@ mod tests {
             text in "( |[a-zA-Z]{1,6}|IMPRESSUM|Legal Notice|MENTIONS LÉGALES|Mentions légales|\u{212a}|İ|é){0,8}"
         ) {
             let lower = text.trim().to_lowercase();
-            let model = lower.len() <= 120 && LEGAL_MARKERS.iter().any(|m| lower.contains(m));
+            let model = lower.len() <= 120
+                && lexicon_words().legal_markers.iter().any(|m| lower.contains(m.as_str()));
             proptest::prop_assert_eq!(is_legal_marker(&text), model);
         }
 
