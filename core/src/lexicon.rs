@@ -96,6 +96,10 @@ classes! {
     /// Word of a unit, floor or box that opens an address part without a street name (suite,
     /// floor, Etage, piso, Postfach).
     AddressUnit = "address.unit",
+    /// Word naming a building or a part of one, written with an address before or after the
+    /// street (floor, unit, suite, tower, Gebäude, étage, piso): a line or chunk holding one
+    /// beside the street line is part of the street.
+    AddressPremise = "address.premise",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Label before a phone number (phone, tel., Telefon, téléphone).

@@ -97,6 +97,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::region",
             "extract::postcode",
             "extract::address",
+            "extract::postcode_order",
             "extract::address_list",
             "extract::company",
             "extract::socials",

@@ -140,7 +140,7 @@ fn city_word(c: char) -> bool {
 }
 
 /// The first letter of a later word of [`CITY_ANY`].
-fn city_any_word(c: char) -> bool {
+pub(crate) fn city_any_word(c: char) -> bool {
     c.is_ascii_alphabetic() || matches!(c, 'À'..='Ö' | 'Ø'..='ö' | 'ø'..='ž')
 }
 
@@ -179,7 +179,7 @@ fn with_city<'h>(
 
 /// The end of the next word of a place name after byte `end` of `line` (where a word ended):
 /// a space or hyphen, a letter `word` accepts and a [`name_run`]; `None` if none starts there.
-fn next_word_end(line: &str, end: usize, word: fn(char) -> bool) -> Option<usize> {
+pub(crate) fn next_word_end(line: &str, end: usize, word: fn(char) -> bool) -> Option<usize> {
     let mut next = line[end..].chars();
     match (next.next(), next.next()) {
         (Some(' ' | '-'), Some(c)) if word(c) => Some(name_run(line, end + 1 + c.len_utf8())),
@@ -290,7 +290,7 @@ fn city_first(tail: &Regex, line: &str) -> Vec<CityFirst> {
 }
 
 /// The end of the run of `[\p{L}'’.\-]` in `line` from byte `from`.
-fn name_run(line: &str, from: usize) -> usize {
+pub(crate) fn name_run(line: &str, from: usize) -> usize {
     line[from..]
         .char_indices()
         .find(|&(_, c)| !(is_letter(c) || matches!(c, '\'' | '’' | '.' | '-')))
@@ -501,6 +501,9 @@ pub fn from_lines(
             break;
         }
         let mut found = match_line(lines, index, line, index, page_region);
+        if let Some(fields) = read_as_field_lines(lines, index, line, page_region) {
+            found = fields;
+        }
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
         if found.is_empty() && line.len() <= 24 && index > 0 {
@@ -516,6 +519,64 @@ pub fn from_lines(
         out.extend(found);
     }
     out
+}
+
+/// Field separators of a line of fields (`Acme Ltd | Unit 3 Mill House | 12 Quay Street |
+/// Seabridge | EX1 9ZZ`, the footer way of writing an address on one line).
+const FIELD_SEPARATORS: [char; 5] = ['|', '•', '·', '♦', '■'];
+
+/// The address of a line of fields (two separators or more, [`FIELD_SEPARATORS`]) read with
+/// each field as a line of its own, the postcode's field last: the address lines before the
+/// postcode are then read the way printed lines are (premise, street, dependent locality,
+/// town). `None` when the line is no line of fields or no field gives an address with a
+/// street.
+fn read_as_field_lines(
+    lines: &[&str],
+    index: usize,
+    line: &str,
+    page_region: Option<&str>,
+) -> Option<Vec<TextAddress>> {
+    let fields: Vec<&str> = line
+        .split(FIELD_SEPARATORS)
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .collect();
+    if !(3..=12).contains(&fields.len()) {
+        return None;
+    }
+    // The postcode's field, from the last: the fields after it are other fields (phone,
+    // email).
+    for end in (1..fields.len()).rev() {
+        if !Shapes::of(fields[end].as_bytes()).any() {
+            continue;
+        }
+        let above = &lines[index.saturating_sub(MAX_STREET_LINES + 2)..index];
+        let mut virtual_lines: Vec<&str> = above.to_vec();
+        virtual_lines.extend_from_slice(&fields[..=end]);
+        let at = virtual_lines.len() - 1;
+        let mut found = match_line(&virtual_lines, at, fields[end], at, page_region);
+        if found.is_empty() && fields[end].len() <= 24 {
+            let joined = format!("{} {}", fields[end - 1], fields[end]);
+            found = match_line(&virtual_lines, at, &joined, at - 1, page_region);
+            found.retain(|a| {
+                a.parts
+                    .postal_code
+                    .as_deref()
+                    .is_some_and(|z| fields[end].contains(z))
+            });
+        }
+        if found.is_empty() {
+            continue;
+        }
+        if found.iter().any(|a| a.parts.street.is_none()) {
+            return None;
+        }
+        for a in &mut found {
+            a.line = index;
+        }
+        return Some(found);
+    }
+    None
 }
 
 /// Matches the postcode patterns on `line` (line `index`, or a join of it with the line above);
@@ -614,9 +675,21 @@ fn match_line(
             .flat_map(|re| re.find_iter(line));
         for m in all {
             let before = &line[..m.start()];
-            let (street_prefix, locality) = split_locality(before);
+            let (street_prefix, mut locality) = split_locality(before);
+            let mut street = match locality {
+                Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
+                None => street_for(lines, street_index, street_prefix),
+            };
+            // An Eircode alone on its line: the town on the line above, the street above it.
+            if street.is_none() && locality.is_none() && street_index > 0 {
+                let (above_prefix, above_locality) = split_locality(lines[street_index - 1]);
+                if above_locality.is_some() {
+                    street = street_or_dependent_locality(lines, street_index - 1, above_prefix);
+                    locality = above_locality;
+                }
+            }
             let parts = MarkedAddress {
-                street: street_for(lines, street_index, street_prefix),
+                street,
                 locality,
                 region: None,
                 postal_code: Some(m.as_str().to_string()),
@@ -863,7 +936,7 @@ fn match_line(
 
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
 /// and counties); the data's patterns ([`data_postcodes`]) read the others.
-const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
+pub(crate) const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
 
 /// Labels printed before a postcode (class `label.postcode`), lower-case, each with the
 /// country it implies on a page of no known region (`None`: any). A label ends a word: `cp`
@@ -928,7 +1001,7 @@ fn is_place_name(text: &str) -> bool {
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
 /// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
 /// followed by no letter or digit; as byte ranges, longest first from each start.
-fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
+pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -970,7 +1043,7 @@ fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
 /// Whether the number at `start..end` of `line` is part of something else: a longer number
 /// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
 /// `No. 12`), an amount or a share (`$`, `€`, `%`).
-fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
+pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
     let before = &line[..start];
     let after = &line[end..];
     let mut back = before.chars().rev();
@@ -1039,7 +1112,7 @@ fn fold_accents(text: &str) -> String {
 /// separator or a country name; in the layouts of `format` that print the region after the
 /// postcode (`%C %Z%n%S`: `Pune 411001, Maharashtra`), also that region, alone or followed
 /// by one of those.
-fn ends_address(after: &str, format: &postcode::Format) -> bool {
+pub(crate) fn ends_address(after: &str, format: &postcode::Format) -> bool {
     let ends = |after: &str| {
         let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
         rest.is_empty()
@@ -1084,7 +1157,7 @@ fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
 /// at most two, the last first cut of a ` - ` or `-` state code: `Curitiba - PR`): the
 /// locality, the region when the country's layout prints one between locality and
 /// postcode (`%C, %S %Z`, `%C-%S`), and where the text before them ends.
-fn places_before(
+pub(crate) fn places_before(
     before: &str,
     format: &postcode::Format,
 ) -> (usize, Option<String>, Option<String>) {
@@ -1223,7 +1296,7 @@ fn data_postcodes(
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
 /// (`12`, `12a`, `12-14`, `12 b`).
-fn ends_with_house_number(text: &str) -> bool {
+pub(crate) fn ends_with_house_number(text: &str) -> bool {
     let mut tokens = text.split_whitespace().rev();
     let last = tokens.next().unwrap_or("");
     let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
@@ -1323,7 +1396,7 @@ fn without_country_letters(before: &str) -> &str {
 
 /// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
 /// it is a year.
-fn is_copyright_mark(before: &str) -> bool {
+pub(crate) fn is_copyright_mark(before: &str) -> bool {
     let end = before.trim_end().to_lowercase();
     end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
 }
@@ -2102,11 +2175,11 @@ fn gb_town_and_county(
     locality: Option<String>,
 ) -> (Option<String>, Option<String>, Option<String>) {
     let Some(county) = locality.clone().filter(|l| is_gb_county(l)) else {
-        return (
-            street_for(lines, street_index, street_prefix),
-            locality,
-            None,
-        );
+        let street = match locality {
+            Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
+            None => street_for(lines, street_index, street_prefix),
+        };
+        return (street, locality, None);
     };
     let prefix = street_prefix.trim().trim_end_matches(',').trim();
     let (head, town) = match prefix.rsplit_once(',') {
@@ -2139,6 +2212,25 @@ fn gb_town_and_county(
         }
     }
     (street, None, Some(county))
+}
+
+/// The street of a British or Irish address whose post town is known ([`street_for`]), or,
+/// when the line above the post town's line (line `index`, or the town before the postcode on
+/// it) is a place name with the street lines above it, those lines and the
+/// place: a dependent locality (a village or district) printed on a line of its own between
+/// the street and the post town is part of the street (the Royal Mail's and An Post's address
+/// lines: `12 Mill Lane` / `Northfield` / `Seabridge` / `EX1 9ZZ`).
+fn street_or_dependent_locality(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
+    let street = street_for(lines, index, prefix);
+    if street.is_some() || !prefix.trim().is_empty() || index == 0 {
+        return street;
+    }
+    let place = lines.get(index - 1)?.trim().trim_end_matches(',');
+    if !is_place_name(place) || is_premise(place) {
+        return None;
+    }
+    let above = street_for(lines, index - 1, "")?;
+    Some(format!("{above}, {place}"))
 }
 
 /// Splits the text before a postcode into (street part, locality): the locality is the last
@@ -2218,13 +2310,12 @@ fn dash_field_start(s: &str) -> Option<usize> {
 
 /// The street: the address chunk before the locality on the postcode line, else the street
 /// lines above it.
-fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
-    let segment = last_segment(
-        prefix
-            .trim_end()
-            .trim_end_matches([',', '-', '–', '·', '•', '|'])
-            .trim_end(),
-    );
+pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
+    let whole = prefix
+        .trim()
+        .trim_end_matches([',', '-', '–', '·', '•', '|'])
+        .trim_end();
+    let segment = last_segment(whole);
     let prefix = last_sentence(segment);
     // Inside a paragraph, a sentence may open with a capitalised word of prose.
     let in_paragraph = segment.len() > PARAGRAPH_BYTES;
@@ -2240,20 +2331,47 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         && (prefix.starts_with(|c: char| c.is_ascii_digit())
             || (ends_with_house_number(prefix) && has_street_name(prefix)))
     {
-        return Some(prefix.to_string());
+        // The whole line is the street (and town): a premise line above it is part of it.
+        let above = (prefix == whole)
+            .then(|| index.checked_sub(1).and_then(|i| lines.get(i)))
+            .flatten()
+            .map(|line| line.trim().trim_end_matches([',', '.']))
+            .filter(|line| is_premise(line) && !holds_postcode(line));
+        return Some(match above {
+            Some(premise) => format!("{premise}, {prefix}"),
+            None => prefix.to_string(),
+        });
     }
     let mut collected: Vec<&str> = Vec::new();
-    for back in 1..=MAX_STREET_LINES {
+    let mut street_seen = false;
+    for back in 1..=MAX_STREET_LINES + 1 {
         let Some(line) = index.checked_sub(back).and_then(|i| lines.get(i)) else {
             break;
         };
         let raw = line.trim();
         let line = strip_label(raw);
+        // Above the street line only a premise line (`3rd Floor …`, `Unit 3 …`, `Tour …`)
+        // belongs to the street; the business name, a town or a label do not.
+        if street_seen {
+            let line = line.trim_end_matches([',', '.']);
+            if is_premise(line) && !holds_postcode(line) {
+                collected.push(line);
+            }
+            break;
+        }
+        if back > MAX_STREET_LINES {
+            break;
+        }
         // A bare label line between the street and the postcode (`Postcode:`).
         if line.ends_with(':') && line.len() <= 20 && collected.is_empty() {
             continue;
         }
-        if line.is_empty() || !is_streetish(line) || line.len() > 80 || holds_postcode(line) {
+        if line.is_empty()
+            || !is_streetish(line)
+            || line.len() > 80
+            || holds_postcode(line)
+            || is_registration_line(line)
+        {
             break;
         }
         collected.push(without_prose(line.trim_end_matches([',', '.']), false));
@@ -2262,11 +2380,11 @@ fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<String> {
         if line.len() < raw.len() {
             break;
         }
-        // A line starting with a house number is the street line itself; above it is usually
-        // the business name. Floor lines (`6th Floor`) also start with a number.
-        if line.starts_with(|c: char| c.is_ascii_digit()) && !is_floor_line(line) {
-            break;
-        }
+        // A line starting with a house number (`12 Main Street`; floor lines such as `6th
+        // Floor` also start with a number) or ending with one after a street name
+        // (`Kerkstraat 5`) is the street line itself; above it is usually the business name.
+        street_seen = (line.starts_with(|c: char| c.is_ascii_digit()) && !is_floor_line(line))
+            || (ends_with_house_number(line.trim_end_matches([',', '.'])) && has_street_name(line));
     }
     collected.reverse();
     if is_streetish(prefix) || (!prefix.is_empty() && !collected.is_empty() && prefix.len() < 60) {
@@ -2306,7 +2424,10 @@ fn last_sentence(text: &str) -> &str {
 /// a street.
 fn without_leading_name(prefix: &str) -> &str {
     let mut start = 0;
-    for chunk in prefix.split(',') {
+    // The chunk before the current one: its start, and the premise it ends with if any.
+    let mut premise: Option<usize> = None;
+    let chunks = prefix.split(',').count();
+    for (n, chunk) in prefix.split(',').enumerate() {
         let trimmed = chunk.trim();
         // Digits alone, six or more of them, are a registration or tax number.
         let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
@@ -2325,16 +2446,54 @@ fn without_leading_name(prefix: &str) -> &str {
                 || (ends_with_house_number(trimmed) && has_street_name(trimmed)));
         if street {
             // A house number alone names no street: the chunks before it do (`Paraje Los
-            // Olivos, 7`).
-            if ends_with_house_number(trimmed) && !has_street_name(trimmed) {
+            // Olivos, 7`), also with a floor after it as the last chunk (`San Isidro, 12 bajo`).
+            let last = n + 1 == chunks;
+            if !has_street_name(trimmed)
+                && (ends_with_house_number(trimmed)
+                    || (last && trimmed.starts_with(|c: char| c.is_ascii_digit())))
+            {
                 return prefix;
             }
-            let rest = prefix[start..].trim_start();
+            // A premise before the street is part of it (`Tour Horizon, 8 avenue …`); a
+            // sentence before the street in its chunk is not.
+            let tail = sentence_end(chunk);
+            let tail_is_street = tail > 0 && {
+                let rest = chunk[tail..].trim();
+                rest.starts_with(|c: char| c.is_ascii_digit())
+                    || has_street_word(&rest.to_lowercase())
+                    || is_premise(rest)
+            };
+            let from = premise.unwrap_or(start + if tail_is_street { tail } else { 0 });
+            let rest = prefix[from..].trim_start();
             return without_legal_form(rest);
         }
+        // The premise that ends this chunk, after a sentence before it (`© 2026 Acme. 3rd
+        // Floor Mill House`).
+        let tail = sentence_end(chunk);
+        premise = is_premise(&chunk[tail..]).then_some(start + tail);
         start += chunk.len() + 1;
     }
     prefix
+}
+
+/// Where the last sentence of `chunk` starts (`© 2026 Acme. 3rd Floor …`): after the last
+/// full stop that ends a word of four letters or more that is no street word (not `St.`,
+/// `Str.`, `Blvd.`), followed by a space and a capital or a digit; 0 without one.
+fn sentence_end(chunk: &str) -> usize {
+    chunk
+        .match_indices(". ")
+        .filter(|(i, _)| {
+            let word = chunk[..*i]
+                .rsplit(|c: char| !c.is_alphabetic())
+                .next()
+                .unwrap_or("");
+            let after = &chunk[i + 2..];
+            word.chars().count() >= 4
+                && !has_street_word(&word.to_lowercase())
+                && after.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+        })
+        .last()
+        .map_or(0, |(i, _)| i + 2)
 }
 
 /// `text` without a legal form that opens it (`Inc. 525 East …`, `Inc. Full 7th Floor, …`): the
@@ -2372,13 +2531,51 @@ fn holds_postcode(line: &str) -> bool {
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
 /// unit word (the lexicon's `address.unit`: a street name: not a bare number, `Nr. 5` or `Suite 12`).
-fn has_street_name(text: &str) -> bool {
+pub(crate) fn has_street_name(text: &str) -> bool {
     let mut words = text
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3);
-    words
-        .next()
-        .is_some_and(|first| !has_word(&street_words().units, &first.to_lowercase()))
+    words.next().is_some_and(|first| {
+        let first = first.to_lowercase();
+        !has_word(&street_words().units, &first) && !is_premise_word(&first)
+    })
+}
+
+/// The lexicon's premise words (class `address.premise`: `floor`, `unit`, `Gebäude`,
+/// `étage`, `piso`), lower-case, sorted; built once.
+fn premise_words() -> &'static [String] {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressPremise], str::to_lowercase))
+}
+
+/// Whether lower-case `word` is a premise word (class `address.premise`).
+fn is_premise_word(word: &str) -> bool {
+    has_word(premise_words(), word)
+}
+
+/// Whether `text` names a premise written beside a street (class `address.premise`: `3rd
+/// Floor The Foundry`, `Unit 3 Palace Court`, `Tour Horizon`, `Gebäude B`, `Edificio Sol`): a
+/// short line or chunk (six words at most) holding a premise word, and no label, email or
+/// other field.
+fn is_premise(text: &str) -> bool {
+    let text = text.trim();
+    !text.is_empty()
+        && text.len() <= 60
+        && text.split_whitespace().count() <= 6
+        && !text.ends_with(':')
+        && !text.contains(['@', ':'])
+        && text
+            .split(|c: char| !c.is_alphabetic())
+            .any(|word| !word.is_empty() && is_premise_word(&word.to_lowercase()))
+}
+
+/// Whether `line` is a registration or tax number (`ABN 12 345 678 901`, `VAT GB 123 4567
+/// 89`, `KvK 12345678`): seven digits or more, a short label at most and no street word. It
+/// ends the street lines above a postcode.
+fn is_registration_line(line: &str) -> bool {
+    let digits = line.bytes().filter(u8::is_ascii_digit).count();
+    let letters = line.chars().filter(|c| c.is_alphabetic()).count();
+    digits >= 7 && letters <= 12 && !has_street_word(&line.to_lowercase())
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`.
@@ -2439,7 +2636,7 @@ fn is_streetish(s: &str) -> bool {
 
 /// Whether lower-case `lower` holds a street word (`road`, `str`, `avenida`…) or a word with a
 /// street suffix (`Musterstraße`, `Keizersgracht`).
-fn has_street_word(lower: &str) -> bool {
+pub(crate) fn has_street_word(lower: &str) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| has_word(&street_words().words, w))
@@ -2527,7 +2724,7 @@ fn without_glued_label(text: &str) -> &str {
     }
 }
 
-fn clean_city(city: &str) -> String {
+pub(crate) fn clean_city(city: &str) -> String {
     let city = city.trim().trim_matches([',', '.', ' ']);
     // `Berlin Telefon`: a phone or email label glued after the town ends it.
     let city = match city
@@ -2553,7 +2750,7 @@ fn clean_city(city: &str) -> String {
 }
 
 /// A country printed right after the postcode (`94539 USA`).
-fn country_after(after: &str) -> Option<String> {
+pub(crate) fn country_after(after: &str) -> Option<String> {
     let after = after
         .trim_start()
         .trim_start_matches([',', '.'])
@@ -3877,5 +4074,207 @@ mod tests {
         );
         assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
         assert_eq!(a.locality.as_deref(), Some("Zandvoort"));
+    }
+
+    /// Premise lines above the street line (class `address.premise`: floor, unit, building,
+    /// tower …) are part of the street; a town line above the street line is not (English
+    /// (GB), German, Spanish, Dutch).
+    #[test]
+    fn a_premise_line_above_the_street_line_belongs_to_the_street() {
+        let a = one(
+            &[
+                "Harbour Design Ltd",
+                "2nd Floor Mill House",
+                "24 Quay Street",
+                "Seabridge EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("2nd Floor Mill House, 24 Quay Street")
+        );
+        let a = one(
+            &[
+                "Muster Werkstatt GmbH",
+                "Gebäude B",
+                "Lindenweg 3",
+                "10115 Berlin",
+            ],
+            Some("DE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Gebäude B, Lindenweg 3"));
+        let a = one(
+            &[
+                "Talleres Ejemplo",
+                "Edificio Sol",
+                "Calle Mayor 5",
+                "28013 Madrid",
+            ],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Edificio Sol, Calle Mayor 5"));
+        // The town printed above the street line is no part of it.
+        let a = one(
+            &[
+                "Openingstijden",
+                "St. Annadorp",
+                "Kerkstraat 5",
+                "1234 AB, St. Annadorp",
+            ],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        let a = one(&["St. Marien", "Lindenweg 3", "10115 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
+        // A premise line above a street on the postcode line.
+        let a = one(
+            &[
+                "Harbour Design Ltd",
+                "Unit 4 Riverside Court",
+                "12 Mill Lane, Seabridge EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("Unit 4 Riverside Court, 12 Mill Lane")
+        );
+    }
+
+    /// A premise chunk before the street on the postcode line stays with the street (French,
+    /// English (GB), Spanish); the business name before it does not.
+    #[test]
+    fn a_premise_chunk_before_the_street_belongs_to_the_street() {
+        let a = one(
+            &["Tour Horizon, 8 avenue des Tilleuls, 92400 Courbevoie"],
+            Some("FR"),
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("Tour Horizon, 8 avenue des Tilleuls")
+        );
+        let a = one(
+            &["© 2026 Harbour Design. 3rd Floor Mill House, 24 Quay Street, Seabridge EX1 9ZZ."],
+            Some("GB"),
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("3rd Floor Mill House, 24 Quay Street")
+        );
+        let a = one(
+            &["Talleres Ejemplo SL, Edificio Sol, Calle Mayor 5, 28013 Madrid"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Edificio Sol, Calle Mayor 5"));
+        // A street abbreviation's full stop ends no sentence.
+        let a = one(
+            &["Ruben Muster", "Lindenstr. Nr. 1 I-39040 Kastelruth"],
+            Some("IT"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Lindenstr. Nr. 1"));
+    }
+
+    /// A house number with only a floor after it (`12 bajo`, `12 piano 2`) names no street:
+    /// the chunk before it does (Spanish, Italian).
+    #[test]
+    fn a_house_number_with_a_floor_keeps_the_street_name_before_it() {
+        let a = one(
+            &["Domicilio: San Isidro, 12 bajo, 28013 Madrid"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("San Isidro, 12 bajo"));
+        let a = one(&["Borgo Nuovo, 12 piano 2, 20121 Milano"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Borgo Nuovo, 12 piano 2"));
+    }
+
+    /// A registration or tax number line above the street (`ABN …`, `VAT …`) ends the street
+    /// lines (Australia, GB).
+    #[test]
+    fn a_registration_number_line_is_no_street_line() {
+        let a = one(
+            &[
+                "Harbour Finance Pty Ltd",
+                "ABN 12 345 678 901",
+                "PO Box 123",
+                "Seabridge NSW 2999",
+            ],
+            Some("AU"),
+        );
+        assert_eq!(a.street.as_deref(), Some("PO Box 123"));
+        let a = one(
+            &[
+                "Harbour Design Ltd",
+                "VAT GB 123 4567 89",
+                "PO Box 12",
+                "Seabridge EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("PO Box 12"));
+    }
+
+    /// A line of fields (`… | … | …`, `… · … · …`) reads like the lines it stands for: the
+    /// premise and the dependent locality stay with the street (English (GB), German).
+    #[test]
+    fn a_line_of_fields_reads_as_lines() {
+        let a = one(
+            &[
+                "57",
+                "Harbour Design Ltd | Unit 3 Mill House | 12 Quay Street | Northfield | Seabridge | EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(
+            a.street.as_deref(),
+            Some("Unit 3 Mill House, 12 Quay Street, Northfield")
+        );
+        assert_eq!(a.locality.as_deref(), Some("Seabridge"));
+        let a = one(
+            &["Muster Werkstatt GmbH · Gebäude B · Lindenweg 3 · 10115 Berlin · Tel. 030 123456"],
+            Some("DE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Gebäude B, Lindenweg 3"));
+        assert_eq!(a.locality.as_deref(), Some("Berlin"));
+    }
+
+    /// A dependent locality on a line of its own between the street and the post town is
+    /// part of a British or Irish street (the Royal Mail's and An Post's address lines).
+    #[test]
+    fn a_dependent_locality_line_belongs_to_the_street() {
+        let a = one(
+            &[
+                "Harbour Design Ltd",
+                "12 Mill Lane",
+                "Northfield",
+                "Seabridge",
+                "EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Mill Lane, Northfield"));
+        assert_eq!(a.locality.as_deref(), Some("Seabridge"));
+        let a = one(
+            &[
+                "Harbour Design Ltd",
+                "12 Mill Lane",
+                "Northfield",
+                "Seabridge EX1 9ZZ",
+            ],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Mill Lane, Northfield"));
+        assert_eq!(a.locality.as_deref(), Some("Seabridge"));
+        let a = one(
+            &[
+                "Ceardlann Teoranta",
+                "4 Main Street",
+                "Ballybeg",
+                "Ennis",
+                "V95 T2K4",
+            ],
+            Some("IE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("4 Main Street, Ballybeg"));
     }
 }

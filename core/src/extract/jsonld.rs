@@ -12,6 +12,8 @@ use crate::extract::whitespace::collapse;
 const MAX_DEPTH: usize = 24;
 /// Most objects visited per block.
 const MAX_OBJECTS: usize = 10_000;
+/// Most untyped objects read as addresses from one `address` array.
+const MAX_UNTYPED_ADDRESSES: usize = 32;
 
 /// What the JSON-LD blocks of a page say about the business.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -156,6 +158,9 @@ fn walk(
                 }
             }
             for (key, child) in map {
+                if key == "address" {
+                    untyped_addresses(child, data);
+                }
                 if matches!(child, Value::Object(_) | Value::Array(_)) && key != "sameAs" {
                     walk(child, depth + 1, objects, budget, data);
                 }
@@ -323,6 +328,24 @@ fn postal_address(value: &Value) -> Option<MarkedAddress> {
     (address.street.is_some() || address.postal_code.is_some()).then_some(address)
 }
 
+/// The `address` values given as plain objects of `PostalAddress` parts without an `@type`
+/// (`"address":{"streetAddress":…,"postalCode":…}`, alone or in an array), read as
+/// `PostalAddress` (schema.org `address` expects one; an object without a street or postcode
+/// is none). Typed objects are read where [`walk`] visits them.
+fn untyped_addresses(value: &Value, data: &mut JsonLdData) {
+    let items = match value {
+        Value::Array(items) => items.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    for item in items.iter().take(MAX_UNTYPED_ADDRESSES) {
+        if item.is_object() && item.get("@type").is_none() {
+            if let Some(address) = postal_address(item) {
+                push_unique(&mut data.addresses, address);
+            }
+        }
+    }
+}
+
 fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
     if !list.contains(&item) {
         list.push(item);
@@ -355,6 +378,36 @@ mod tests {
         assert_eq!(data.same_as.len(), 2);
         assert_eq!(data.addresses[0].postal_code.as_deref(), Some("80202"));
         assert_eq!(data.addresses[0].country.as_deref(), Some("US"));
+    }
+
+    #[test]
+    fn an_address_object_without_a_type_is_a_postal_address() {
+        // Class: `address` given as a plain object of PostalAddress parts (no `@type`), on an
+        // organisation inside `@graph` or on a `location` Place. Colombia, Kenya.
+        let data = read(&[r##"{"@context":"https://schema.org","@graph":[
+            {"@type":"WebSite","name":"Example"},
+            {"@type":"Dentist","name":"Example Dental","address":{"streetAddress":"Calle 10 # 20-30",
+             "addressLocality":"Medellín","addressCountry":"CO"}},
+            {"@type":"Organization","name":"Example Ltd","location":{"@type":"Place",
+             "address":[{"streetAddress":"Example Road 4","postalCode":"00100",
+             "addressLocality":"Nairobi"}]}}]}"##
+            .to_string()]);
+        let streets: Vec<_> = data.addresses.iter().map(|a| a.street.as_deref()).collect();
+        assert_eq!(
+            streets,
+            [Some("Calle 10 # 20-30"), Some("Example Road 4")],
+            "{:?}",
+            data.addresses
+        );
+        assert_eq!(data.addresses[1].postal_code.as_deref(), Some("00100"));
+    }
+
+    #[test]
+    fn an_untyped_object_without_address_parts_is_no_address() {
+        let data = read(&[r#"{"@type":"Organization","name":"Example",
+            "address":{"name":"Head office","url":"https://example.com/"}}"#
+            .to_string()]);
+        assert!(data.addresses.is_empty(), "{:?}", data.addresses);
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod markup;
 pub mod page_budget;
 pub mod phones;
 mod postcode;
+mod postcode_order;
 mod prescan;
 pub mod region;
 pub mod sections;
@@ -265,6 +266,18 @@ impl ParsedPage {
                         }
                     }
                 }
+                // Addresses printed in the other order than their country's layout
+                // (`extract::postcode_order`), on the lines the reader found none on.
+                let order_region = address_region
+                    .map(str::to_string)
+                    .or_else(|| hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}")));
+                let other_order = postcode_order::read(
+                    &contact_lines,
+                    order_region.as_deref(),
+                    &text_addresses,
+                    budget,
+                );
+                text_addresses.extend(other_order);
                 (text_addresses, meta_address, hint, page_region)
             });
 
@@ -318,10 +331,14 @@ impl ParsedPage {
             .chain(&doc.marked_addresses)
             .chain(&meta_address)
             .cloned();
+        // An address given as one string is read with the ccTLD's region, else the one the
+        // page's evidence decides (`extract::region`: a `.com` page in Brazil or India).
+        let decided = hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}"));
+        let string_region = tld_region.or(decided.as_deref());
         let from_strings = json_ld
             .address_strings
             .iter()
-            .flat_map(|s| address::from_lines(&[s.as_str()], tld_region, budget))
+            .flat_map(|s| address::from_lines(&[s.as_str()], string_region, budget))
             .map(|a| a.parts);
         for candidate in structured
             .chain(from_strings)
@@ -1380,6 +1397,64 @@ mod tests {
         );
         assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
         assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
+    fn a_json_ld_address_string_is_read_with_the_region_the_page_decides() {
+        // Class: `"address": "…"` as one string on a `.com` page whose country only the rest of
+        // the page tells (an international number's calling code). Brazil, India.
+        for (telephone, address, postcode) in [
+            (
+                "+55 41 3333-4444",
+                "Rua Exemplo 45, Centro, Curitiba - PR, 80010-000",
+                "80010-000",
+            ),
+            (
+                "+91 22 4000 1234",
+                "12, Example Road, Andheri East, Mumbai, Maharashtra 400069",
+                "400069",
+            ),
+        ] {
+            let url = Url::parse("https://www.example-business.com/").unwrap();
+            let html = format!(
+                "<script type=\"application/ld+json\">{{\"@type\":\"Organization\",\
+                 \"name\":\"Example\",\"telephone\":\"{telephone}\",\
+                 \"location\":{{\"@type\":\"Place\",\"address\":\"{address}\"}}}}</script>\
+                 <p>Call us: {telephone}</p>"
+            );
+            let page = extract_page(&url, Some("text/html"), html.as_bytes());
+            let postcodes: Vec<_> = page
+                .addresses
+                .iter()
+                .map(|a| a.postal_code.as_deref())
+                .collect();
+            assert_eq!(postcodes, [Some(postcode)], "{:?}", page.addresses);
+        }
+    }
+
+    #[test]
+    fn an_address_in_the_other_order_than_its_countrys_layout_reaches_the_page_result() {
+        // Class `postcode.order`: Hungary's `1052 Budapest, Minta utca 7.` (its layout puts the
+        // postcode last, on a line of its own), Romania's six-digit postcode before its town.
+        for (url, html, postcode, street) in [
+            (
+                "https://www.minta-szerviz.hu/kapcsolat",
+                "<h1>Kapcsolat</h1><p>Minta Szerviz Kft.</p><p>Cím: 1052 Budapest, Minta utca 7.</p>",
+                "1052",
+                "Minta utca 7",
+            ),
+            (
+                "https://www.exemplu-service.ro/contact",
+                "<h1>Contact</h1><p>Exemplu Service SRL</p><p>Str. Exemplu nr. 10</p><p>400001 Cluj-Napoca</p>",
+                "400001",
+                "Str. Exemplu nr. 10",
+            ),
+        ] {
+            let page = extract_page(&Url::parse(url).unwrap(), Some("text/html"), html.as_bytes());
+            assert_eq!(page.addresses.len(), 1, "{url}: {:?}", page.addresses);
+            assert_eq!(page.addresses[0].postal_code.as_deref(), Some(postcode));
+            assert_eq!(page.addresses[0].street.as_deref(), Some(street));
+        }
     }
 
     #[test]
