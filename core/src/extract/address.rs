@@ -395,8 +395,10 @@ impl Pattern {
             Pattern::Us => {
                 format!(r",?\s+(?P<region>{US_STATES})\.?,?\s*(?P<zip>\d{{5}}(?:-\d{{4}})?)\b")
             }
+            // The province in parentheses is Canada Post's French form (`Montréal (Québec)
+            // H2X 1Y4`, `Ottawa (Ontario) K1A 0B1`).
             Pattern::Ca => format!(
-                r",?\s+(?P<region>{CA_PROVINCES})\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
+                r",?\s+\(?(?P<region>{CA_PROVINCES})\)?\.?,?\s+(?P<zip>[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)\b"
             ),
             Pattern::Au => {
                 format!(r",?\s+(?P<region>{AU_STATES}),?\s+(?P<zip>\d{{4}})\b")
@@ -3055,6 +3057,23 @@ mod tests {
         assert_eq!(a.postal_code.as_deref(), Some("M5R 2A5"));
         let a = one(&["88 Main St", "Halifax NS B3H1A1"], None);
         assert_eq!(a.postal_code.as_deref(), Some("B3H1A1"));
+    }
+
+    #[test]
+    fn canadian_province_in_parentheses() {
+        // Class: Canada Post's French form, the province in parentheses between the town and
+        // the postcode; Quebec and Ontario.
+        let a = one(
+            &["1234, rue Exemple, bureau 5", "Montréal (Québec) H2X 1Y4"],
+            Some("CA"),
+        );
+        assert_eq!(a.street.as_deref(), Some("1234, rue Exemple, bureau 5"));
+        assert_eq!(a.locality.as_deref(), Some("Montréal"));
+        assert_eq!(a.region.as_deref(), Some("Québec"));
+        assert_eq!(a.postal_code.as_deref(), Some("H2X 1Y4"));
+        let a = one(&["45, promenade Exemple, Ottawa (Ontario) K1A 0B1"], None);
+        assert_eq!(a.locality.as_deref(), Some("Ottawa"));
+        assert_eq!(a.postal_code.as_deref(), Some("K1A 0B1"));
     }
 
     #[test]
