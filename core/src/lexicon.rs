@@ -186,6 +186,15 @@ classes! {
     /// How a page writes `.` in an obfuscated email address: a word in brackets as written
     /// (`[dot]`, `(punkt)`), or a word read between spaces (`dot`, `punt`).
     EmailDot = "email.dot",
+    /// Local part of an email address that reaches no one: a form's or template's placeholder
+    /// (youremail, john.doe) or a no-reply sender.
+    EmailPlaceholder = "email.placeholder",
+    /// Local part that names no one (name, email): a placeholder on another domain, a real
+    /// mailbox on the site's own.
+    EmailGeneric = "email.generic",
+    /// Word after a copyright sign that names the notice itself, not its holder (notice,
+    /// statement, policy).
+    CopyrightText = "copyright.text",
 }
 
 impl Class {

@@ -656,7 +656,9 @@ fn title_brand(title: &str, domain_label: &str) -> Option<String> {
     }
 }
 
-/// Words that may sit between brand words (`Holly & Son`, `Nails by Marigold`).
+/// Words that may sit between brand words (`Holly & Son`, `Nails by Marigold`). They stay here,
+/// not in the lexicon: conjunctions and prepositions of several languages that are the grammar
+/// of the brand-run rule, not words of a class the page writes.
 const CONNECTORS: &[&str] = &[
     "&", "and", "by", "of", "the", "de", "van", "der", "den", "en", "-", "+", "und", "et", "i",
     "y", "e", "di", "du", "des", "del",
@@ -1004,12 +1006,13 @@ fn line_holder(line: &str) -> Option<String> {
         .find(|candidate| {
             usable(candidate)
                 && candidate.split_whitespace().count() <= 8
-                && !NOT_HOLDERS.contains(&candidate.to_lowercase().as_str())
+                && !not_a_holder(&candidate.to_lowercase())
         })
 }
 
-/// Names that appear in copyright lines of embedded widgets, not of the business.
-const NOT_HOLDERS: &[&str] = &[
+/// Names that appear in copyright lines of embedded widgets (maps, the blog engine), not of
+/// the business: product names, the same in every language, so no lexicon file holds them.
+const WIDGET_HOLDERS: &[&str] = &[
     "google",
     "google, inegi",
     "microsoft",
@@ -1017,11 +1020,18 @@ const NOT_HOLDERS: &[&str] = &[
     "here",
     "mapbox",
     "wordpress",
-    "statement",
-    "notice",
-    "policy",
-    "information",
 ];
+
+/// Whether the lower-case `candidate` is a widget's name ([`WIDGET_HOLDERS`]) or a word that
+/// names the notice itself (lexicon class `copyright.text`: `© … Privacy Statement`).
+fn not_a_holder(candidate: &str) -> bool {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WIDGET_HOLDERS.contains(&candidate)
+        || lexicon::holds(
+            WORDS.get_or_init(|| lexicon::sorted_words(&[Class::CopyrightText], str::to_lowercase)),
+            candidate,
+        )
+}
 
 fn holder_after(after: &str) -> Option<String> {
     let mut rest = after;

@@ -429,7 +429,7 @@ const FILE_EXTENSIONS: &[&str] = &[
 ];
 
 /// Placeholder, tracker and builder addresses (docs/extraction.md). `domain` is ASCII; a
-/// generic local part ([`GENERIC_LOCALS`]) is a placeholder except on the site's own domain
+/// generic local part (lexicon class `email.generic`) is a placeholder except on the site's own domain
 /// `site`.
 fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
     const PLACEHOLDER_DOMAINS: &[&str] = &[
@@ -454,29 +454,6 @@ fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
         "sentry-next.wixpress.com",
         "sentry.wixpress.com",
     ];
-    const PLACEHOLDER_LOCALS: &[&str] = &[
-        "youremail",
-        "your.email",
-        "your-email",
-        "yourname",
-        "your.name",
-        "user",
-        "username",
-        "test",
-        "john.doe",
-        "johndoe",
-        "jane.doe",
-        "janedoe",
-        "you",
-        "someone",
-        "somebody",
-        "firstname.lastname",
-        "first.last",
-        "noreply",
-        "no-reply",
-        "donotreply",
-        "do-not-reply",
-    ];
     if PLACEHOLDER_DOMAINS.contains(&domain)
         || domain.ends_with(".example")
         || domain.ends_with(".sentry.io")
@@ -487,10 +464,11 @@ fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
     {
         return true;
     }
-    if PLACEHOLDER_LOCALS.contains(&local) {
+    if lexicon::holds(&local_words().placeholders, local) {
         return true;
     }
-    if GENERIC_LOCALS.contains(&local) && !on_site(&format!("{local}@{domain}"), site) {
+    if lexicon::holds(&local_words().generic, local) && !on_site(&format!("{local}@{domain}"), site)
+    {
         return true;
     }
     // Retina image names (`logo@2x.png` is caught by the TLD; `icon@2x` in a path is not).
@@ -501,9 +479,23 @@ fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
     local.len() >= 16 && local.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Local parts that name no one (`email@`, `name@`): form placeholders on a stranger's
-/// domain, a real mailbox on the site's own.
-const GENERIC_LOCALS: &[&str] = &["name", "email", "e-mail"];
+/// The lexicon's local parts of an address, lower-case, sorted, built once.
+struct LocalWords {
+    /// `email.placeholder`: local parts of addresses that reach no one (`youremail`,
+    /// `john.doe`, `noreply`).
+    placeholders: Vec<String>,
+    /// `email.generic`: local parts that name no one (`email@`, `name@`): form placeholders on
+    /// a stranger's domain, a real mailbox on the site's own.
+    generic: Vec<String>,
+}
+
+fn local_words() -> &'static LocalWords {
+    static WORDS: OnceLock<LocalWords> = OnceLock::new();
+    WORDS.get_or_init(|| LocalWords {
+        placeholders: lexicon::sorted_words(&[Class::EmailPlaceholder], str::to_lowercase),
+        generic: lexicon::sorted_words(&[Class::EmailGeneric], str::to_lowercase),
+    })
+}
 
 /// Addresses spelled with `[at]`-style tokens. A bracketed at-token may sit next to a real
 /// dot; the plain word ` at ` counts only with a dot-word (` dot `, `[dot]`…) in the domain,
@@ -1016,6 +1008,21 @@ mod tests {
         assert_eq!(emails("info[at]vincentz.net"), ["info@vincentz.net"]);
         assert!(emails("Contact us at home.com today").is_empty());
         assert_eq!(emails("Write to us at info@acme.com"), ["info@acme.com"]);
+    }
+
+    #[test]
+    fn placeholder_local_parts_on_any_domain() {
+        // Class: local parts that reach no one (lexicon class `email.placeholder`), on a German
+        // and a Dutch domain, the site's own included.
+        assert_eq!(normalise("noreply@praxis-beispiel.de", None), None);
+        assert_eq!(
+            normalise("john.doe@bouw-voorbeeld.nl", Some("bouw-voorbeeld.nl")),
+            None
+        );
+        assert_eq!(
+            normalise("info@bouw-voorbeeld.nl", None),
+            Some("info@bouw-voorbeeld.nl".to_string())
+        );
     }
 
     #[test]
