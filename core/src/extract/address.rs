@@ -2286,11 +2286,25 @@ fn last_segment(s: &str) -> &str {
         .find(|(i, m)| *m != "/" || !in_street(*i))
         .map(|(i, m)| i + m.len())
         .into_iter()
-        .chain(s.rfind(": ").map(|i| i + 2))
+        .chain(label_end(s))
         .chain(dash_field_start(s))
         .max()
         .unwrap_or(0);
     s[cut..].trim()
+}
+
+/// Where the text after the last label of `s` (`Adresse: `) starts; a house number's mark
+/// with a colon (`No: 12`, `Nº: 4`) is no label.
+fn label_end(s: &str) -> Option<usize> {
+    let i = s.rfind(": ")?;
+    let word = s[..i]
+        .rsplit(|c: char| c.is_whitespace() || c == ',')
+        .next()
+        .unwrap_or("");
+    let mark = ["no", "nº", "n°", "nr", "no.", "nr."]
+        .iter()
+        .any(|m| word.eq_ignore_ascii_case(m));
+    (!mark).then_some(i + 2)
 }
 
 /// Where the last field of `s` starts after a spaced dash used as a field separator
@@ -2569,6 +2583,28 @@ fn is_premise(text: &str) -> bool {
         && text
             .split(|c: char| !c.is_alphabetic())
             .any(|word| !word.is_empty() && is_premise_word(&word.to_lowercase()))
+}
+
+/// Whether `printed` is the street `first` with a premise before or after it, set off by a
+/// comma (`600 Main Street` → `600 Main Street, Suite 200`; `6 avenue des Tilleuls` → `Tour
+/// Horizon, 6 avenue des Tilleuls`), case ignored: markup often gives the first street line
+/// only, the page prints the whole street.
+pub(crate) fn adds_premise(first: &str, printed: &str) -> bool {
+    let (first, printed) = (first.trim(), printed.trim());
+    if printed.len() <= first.len() {
+        return false;
+    }
+    let starts = printed
+        .get(..first.len())
+        .filter(|head| head.eq_ignore_ascii_case(first))
+        .map(|_| &printed[first.len()..]);
+    let ends = printed
+        .get(printed.len() - first.len()..)
+        .filter(|tail| tail.eq_ignore_ascii_case(first))
+        .map(|_| &printed[..printed.len() - first.len()]);
+    let after = starts.and_then(|rest| rest.trim_start().strip_prefix(','));
+    let before = ends.and_then(|rest| rest.trim_end().strip_suffix(','));
+    after.or(before).is_some_and(is_premise)
 }
 
 /// Whether `line` is a registration or tax number (`ABN 12 345 678 901`, `VAT GB 123 4567
@@ -3384,6 +3420,54 @@ mod tests {
         let got = [&a.street, &a.locality, &a.postal_code].map(|p| p.as_deref());
         assert_eq!(got, parts.map(Some), "{line}");
         found[0].clone()
+    }
+
+    /// A house number after its mark and a colon (`No: 12`, `Nº: 4`) is the street's, not a
+    /// field after a label: Turkey, Spain.
+    #[test]
+    fn a_house_number_mark_with_a_colon_stays_in_the_street() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "Bağdat Cad. No: 12, 34728 Kadıköy",
+                "TR",
+                "Bağdat Cad. No: 12",
+                "Kadıköy",
+                "34728",
+            ),
+            (
+                "Calle Mayor Nº: 4, 28013 Madrid",
+                "ES",
+                "Calle Mayor Nº: 4",
+                "Madrid",
+                "28013",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
+    }
+
+    /// Street types of Czech and Slovak (`náměstí`, `třída`, `námestie`, `ulica`) keep the
+    /// street's name before its house number.
+    #[test]
+    fn czech_and_slovak_street_types() {
+        for (line, page, street, locality, postcode) in [
+            (
+                "Husovo náměstí 12, 602 00 Brno",
+                "CZ",
+                "Husovo náměstí 12",
+                "Brno",
+                "602 00",
+            ),
+            (
+                "Hlavné námestie 7, 811 01 Bratislava",
+                "SK",
+                "Hlavné námestie 7",
+                "Bratislava",
+                "811 01",
+            ),
+        ] {
+            assert_parts(line, Some(page), [street, locality, postcode]);
+        }
     }
 
     /// Fields of a footer line separated by ` - `, ` · ` or ` | ` (name, street, postcode and

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::extract::address::MarkedAddress;
+use crate::extract::address::{self, MarkedAddress};
 
 /// Addresses in order of first sighting, at most `cap` of them.
 #[derive(Debug)]
@@ -90,6 +90,15 @@ impl AddressList {
                 slot.clone_from(value);
             }
         };
+        // Markup often gives the first street line only: the printed street with a premise
+        // before or after it (`Suite 200`, `Tour Horizon`) is the whole street.
+        if let (Some(first), Some(printed)) =
+            (existing.street.as_deref(), candidate.street.as_deref())
+        {
+            if address::adds_premise(first, printed) {
+                existing.street = Some(printed.to_string());
+            }
+        }
         fill(&mut existing.street, &candidate.street);
         fill(&mut existing.locality, &candidate.locality);
         fill(&mut existing.region, &candidate.region);
@@ -270,5 +279,41 @@ mod tests {
             Pushed::Merged(0)
         );
         assert_eq!(list.into_entries().len(), 1);
+    }
+
+    /// The same address seen again with a premise beside its street (the markup's first
+    /// street line, then the printed street): the street with the premise is kept (US, French,
+    /// German).
+    #[test]
+    fn a_repeat_with_a_premise_beside_the_street_completes_it() {
+        for (first, printed) in [
+            ("600 Main Street", "600 Main Street, Suite 200 North"),
+            (
+                "6 avenue des Tilleuls",
+                "Tour Horizon, 6 avenue des Tilleuls",
+            ),
+            ("Lindenweg 3", "Lindenweg 3, 2. Etage"),
+        ] {
+            let mut list = AddressList::new(10);
+            list.push(address(Some(first), Some("Town"), Some("80202")));
+            assert_eq!(
+                list.push(address(Some(printed), Some("Town"), Some("80202"))),
+                Pushed::Merged(0)
+            );
+            let entries = list.into_entries();
+            assert_eq!(entries[0].street.as_deref(), Some(printed));
+        }
+        // Another text beside the street is no premise: the first sighting stays.
+        let mut list = AddressList::new(10);
+        list.push(address(Some("600 Main Street"), None, Some("80202")));
+        list.push(address(
+            Some("600 Main Street, Riverside"),
+            None,
+            Some("80202"),
+        ));
+        assert_eq!(
+            list.into_entries()[0].street.as_deref(),
+            Some("600 Main Street")
+        );
     }
 }
