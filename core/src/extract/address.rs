@@ -1084,13 +1084,7 @@ fn country_named(after: &str) -> Option<&'static str> {
     if words.is_empty() {
         return None;
     }
-    region_of_country(words).or_else(|| {
-        let folded = fold_accents(words);
-        postcode::formats()
-            .iter()
-            .find(|f| f.name.eq_ignore_ascii_case(&folded))
-            .map(|f| f.code)
-    })
+    region_of_country(words).or_else(|| postcode::country_of_name(&fold_accents(words)))
 }
 
 /// `text` with the accents of Latin letters dropped (`México` → `Mexico`), for comparing with

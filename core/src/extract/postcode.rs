@@ -12,6 +12,7 @@
 //! - [`label_country`]: the country a postcode's own name implies (`PIN` → IN, `Eircode` →
 //!   IE: Google's `zip_name_type`, where one country has it).
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -87,6 +88,25 @@ pub fn format(code: &str) -> Option<&'static Format> {
         .map(|i| &all[i])
 }
 
+/// The code of the first country of the data whose English name ([`Format::name`]) is `name`
+/// in any ASCII case (`India`, `SOUTH AFRICA`). A map built once: the address reader asks this
+/// after every postcode candidate.
+pub fn country_of_name(name: &str) -> Option<&'static str> {
+    static BY_NAME: OnceLock<BTreeMap<String, &'static str>> = OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut by_name = BTreeMap::new();
+        for f in formats() {
+            by_name.entry(f.name.to_ascii_lowercase()).or_insert(f.code);
+        }
+        by_name
+    });
+    // The names are ASCII: a longer `name` (in bytes) is none of them, whatever its case.
+    if name.len() > 64 {
+        return None;
+    }
+    by_name.get(&name.to_ascii_lowercase()).copied()
+}
+
 /// The one country whose postcode has the name `label` (lower-case: `pin`, `eircode`), if
 /// exactly one has it.
 pub fn label_country(label: &str) -> Option<&'static str> {
@@ -122,7 +142,9 @@ impl Format {
         static COMPILED: OnceLock<Vec<OnceLock<Option<Regex>>>> = OnceLock::new();
         let all = formats();
         let slots = COMPILED.get_or_init(|| all.iter().map(|_| OnceLock::new()).collect());
-        let index = all.iter().position(|f| f.code == self.code)?;
+        // The data is sorted by code (a test checks it): a binary search, not a scan of every
+        // country's code for each candidate.
+        let index = all.binary_search_by(|f| f.code.cmp(self.code)).ok()?;
         slots[index]
             .get_or_init(|| Regex::new(&format!("^(?:{})$", self.zip)).ok())
             .as_ref()
@@ -176,6 +198,30 @@ mod tests {
         assert!(ok("MX", "06600") && ok("SG", "018956"));
         assert!(!ok("IN", "40001") && !ok("BR", "0131-100") && !ok("ZA", "80011"));
         assert!(!ok("DE", "1234") && !ok("SG", "12345") && !ok("IN", "40 0001"));
+    }
+
+    #[test]
+    fn country_names_found_as_by_a_scan_of_the_data() {
+        let scan = |name: &str| {
+            formats()
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(name))
+                .map(|f| f.code)
+        };
+        for f in formats() {
+            // The map's length bound holds for every name of the data.
+            assert!(f.name.len() <= 64, "{}", f.name);
+            for name in [f.name.to_string(), f.name.to_ascii_lowercase()] {
+                assert_eq!(country_of_name(&name), scan(&name), "{name}");
+                assert!(country_of_name(&name).is_some());
+            }
+        }
+        assert_eq!(country_of_name("South Africa"), Some("ZA"));
+        assert_eq!(country_of_name("India"), Some("IN"));
+        for other in ["Indiana", "", "South  Africa", "Ĩndia"] {
+            assert_eq!(country_of_name(other), scan(other), "{other}");
+            assert_eq!(country_of_name(other), None);
+        }
     }
 
     #[test]

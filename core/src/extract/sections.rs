@@ -14,10 +14,12 @@
 //! [`third_party_ranges`] gives the byte ranges; [`inside`] and [`own_part`] tell the field
 //! extractors (and any other reader of the text, such as social links) what is left out.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Anchored, Input, MatchKind, StartKind};
 
 use crate::lexicon::{self, Class};
 
@@ -628,19 +630,45 @@ fn names_an_authority(text: &str) -> bool {
 /// authority, council, regulator, chamber …; the word starts with one: "authorities",
 /// "úřadu"), or ends in an authority's compound head (`compound.authority`).
 fn is_authority_word(word: &str) -> bool {
-    lexicon_words()
-        .org_types
-        .iter()
-        .any(|kind| word.starts_with(kind.as_str()))
+    starts_with_an_org_type(word)
         || lexicon_words()
             .authority_heads
             .iter()
             .any(|head| word.len() > head.len() && word.ends_with(head.as_str()))
 }
 
+/// Whether the lower-case word `word` starts with an `org.type` word: one anchored automaton
+/// pass, built once, instead of a comparison with each word of the class (the attribution step
+/// asks this of every word of every block that shows a domain).
+fn starts_with_an_org_type(word: &str) -> bool {
+    static KINDS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    KINDS
+        .get_or_init(|| {
+            AhoCorasick::builder()
+                .start_kind(StartKind::Anchored)
+                .build(&lexicon_words().org_types)
+                .ok()
+        })
+        .as_ref()
+        .map_or_else(
+            || {
+                lexicon_words()
+                    .org_types
+                    .iter()
+                    .any(|kind| word.starts_with(kind.as_str()))
+            },
+            |kinds| kinds.is_match(Input::new(word).anchored(Anchored::Yes)),
+        )
+}
+
 /// The registrable domain an email, URL or written web address names, if any: `who@host`,
 /// `scheme://host/…`, `www.host…`.
 fn domain_of_token(token: &str) -> Option<String> {
+    host_of_token(token).map(crate::site::registrable_domain)
+}
+
+/// The host an email, URL or written web address names ([`domain_of_token`]), as written.
+fn host_of_token(token: &str) -> Option<&str> {
     let token = token.trim_matches(|c: char| !c.is_alphanumeric());
     let host = if let Some((_, host)) = token.rsplit_once('@') {
         host
@@ -655,7 +683,7 @@ fn domain_of_token(token: &str) -> Option<String> {
         return None;
     };
     let host = host.trim_end_matches('.');
-    (host.contains('.') && !host.starts_with('.')).then(|| crate::site::registrable_domain(host))
+    (host.contains('.') && !host.starts_with('.')).then_some(host)
 }
 
 /// Whose a domain is, seen from the page of `site`.
@@ -676,6 +704,35 @@ fn domain_owner(domain: &str, layout: &Layout<'_>) -> DomainOwner {
         DomainOwner::Provider
     } else {
         DomainOwner::Other
+    }
+}
+
+/// Whose the domain a token names is ([`domain_of_token`], [`domain_owner`]), remembered per
+/// host as written: a page links to its own host and a few others hundreds of times, and the
+/// public-suffix look-up of [`crate::site::registrable_domain`] is the costly part.
+struct Owners<'l, 'p> {
+    layout: &'l Layout<'p>,
+    by_host: BTreeMap<&'p str, DomainOwner>,
+}
+
+impl<'l, 'p> Owners<'l, 'p> {
+    fn new(layout: &'l Layout<'p>) -> Self {
+        Owners {
+            layout,
+            by_host: BTreeMap::new(),
+        }
+    }
+
+    /// The owner of the domain `token` names, if it names one.
+    fn of_token(&mut self, token: &'p str) -> Option<DomainOwner> {
+        let host = host_of_token(token)?;
+        let layout = self.layout;
+        Some(
+            *self
+                .by_host
+                .entry(host)
+                .or_insert_with(|| domain_owner(&crate::site::registrable_domain(host), layout)),
+        )
     }
 }
 
@@ -718,12 +775,11 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         let end = block_starts.get(index).copied().unwrap_or(text.len());
         start..end
     };
+    let mut owners_seen = Owners::new(layout);
     // Blocks holding evidence of another organisation's domain, each once.
     let mut evidence: Vec<usize> = links
         .iter()
-        .filter(|(href, _)| {
-            domain_of_token(href).is_some_and(|d| domain_owner(&d, layout) == DomainOwner::Other)
-        })
+        .filter(|(href, _)| owners_seen.of_token(href) == Some(DomainOwner::Other))
         .map(|(_, pos)| *pos)
         .collect();
     evidence.extend(memchr::memchr_iter(b'@', text.as_bytes()));
@@ -743,14 +799,13 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         };
         // Domains named after the mention: in the text, and by the links there.
         let after = &body[mention..];
-        let link_domains = links
+        let link_tokens = links
             .iter()
             .filter(|(_, pos)| *pos >= block.start + mention && *pos < block.end)
-            .filter_map(|(href, _)| domain_of_token(href));
-        let text_domains = after.split_whitespace().filter_map(domain_of_token);
-        let owners: Vec<DomainOwner> = link_domains
-            .chain(text_domains)
-            .map(|d| domain_owner(&d, layout))
+            .map(|(href, _)| *href);
+        let owners: Vec<DomainOwner> = link_tokens
+            .chain(after.split_whitespace())
+            .filter_map(|token| owners_seen.of_token(token))
             .collect();
         if owners.contains(&DomainOwner::Other) && !owners.contains(&DomainOwner::Site) {
             owned.push(block.start + mention..block.end);
@@ -777,18 +832,20 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
             _ => {}
         }
     }
+    let mut ascii_lower = String::new();
     for (index, &(at, word)) in words.iter().enumerate() {
-        let lower = word.to_lowercase();
-        if is_authority_word(&lower) {
+        if is_authority_word(lower_case(word, &mut ascii_lower).as_ref()) {
             return Some(at);
         }
-        let squashed = lower.replace('.', "");
         // A legal form, written as one (a capital or a dot: "GmbH", "AS", "s.r.o", not the
-        // word "as"), after a capitalised name ("Beispiel Fonts GmbH").
+        // word "as"), after a capitalised name ("Beispiel Fonts GmbH"). The look-up in the
+        // lexicon comes last: most words fail the cheaper tests.
         if index > 0
-            && lexicon_words().legal_forms.contains(&squashed)
             && word.contains(|c: char| c.is_uppercase() || c == '.')
             && words[index - 1].1.starts_with(|c: char| c.is_uppercase())
+            && lexicon_words()
+                .legal_forms
+                .contains(&word.to_lowercase().replace('.', ""))
             && !names_the_site(block, at, site)
         {
             // The name starts at the first of the capitalised words before the form.
@@ -803,6 +860,22 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
         }
     }
     None
+}
+
+/// `word` lower-cased as `str::to_lowercase` does it, without a new string for an ASCII word:
+/// the word itself when it has no capital, else `buffer` holding its ASCII lower-case (the
+/// same for ASCII text).
+fn lower_case<'w>(word: &'w str, buffer: &'w mut String) -> Cow<'w, str> {
+    if !word.is_ascii() {
+        return Cow::Owned(word.to_lowercase());
+    }
+    if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Cow::Borrowed(word);
+    }
+    buffer.clear();
+    buffer.push_str(word);
+    buffer.make_ascii_lowercase();
+    Cow::Borrowed(buffer.as_str())
 }
 
 /// The lines of `text` (starting at `line_starts`, each ending before the next one's start)
@@ -918,6 +991,21 @@ mod tests {
             let model = lower.len() <= 120
                 && lexicon_words().legal_markers.iter().any(|m| lower.contains(m.as_str()));
             proptest::prop_assert_eq!(is_legal_marker(&text), model);
+        }
+
+        #[test]
+        fn words_lower_cased_as_by_to_lowercase(word in "([a-zA-Z0-9]{1,6}|Σ|É|\u{212a}|İ|ß){1,4}") {
+            let mut buffer = String::from("left over");
+            let lower = lower_case(&word, &mut buffer).into_owned();
+            proptest::prop_assert_eq!(lower, word.to_lowercase());
+        }
+
+        #[test]
+        fn org_type_prefixes_found_as_by_a_scan_of_the_class(
+            word in "(autorit|behörde|úřad|αρχή|[a-zäöüé]{1,5}){1,3}"
+        ) {
+            let model = lexicon_words().org_types.iter().any(|kind| word.starts_with(kind.as_str()));
+            proptest::prop_assert_eq!(starts_with_an_org_type(&word), model);
         }
     }
 
