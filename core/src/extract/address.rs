@@ -2169,8 +2169,8 @@ fn is_gb_county(name: &str) -> bool {
 
 /// The street, post town and county of a British address whose `locality` (the place before
 /// the postcode) may be a county: then the town is the place before it, on the postcode line
-/// (`…, Wilmslow, Cheshire SK9 …`), ending the street lines above (`…, Cheltenham` /
-/// `Gloucestershire GL51 …`) or alone on the line above. Otherwise as read.
+/// (`…, Anytown, Cheshire CW9 …`), ending the street lines above (`…, Stroud` /
+/// `Gloucestershire GL5 …`) or alone on the line above. Otherwise as read.
 fn gb_town_and_county(
     lines: &[&str],
     street_index: usize,
@@ -2513,7 +2513,7 @@ fn sentence_end(chunk: &str) -> usize {
         .map_or(0, |(i, _)| i + 2)
 }
 
-/// `text` without a legal form that opens it (`Inc. 525 East …`, `Inc. Full 7th Floor, …`): the
+/// `text` without a legal form that opens it (`Inc. 730 North …`, `Inc. Full 7th Floor, …`): the
 /// end of the business name before it.
 fn without_legal_form(text: &str) -> &str {
     let Some((first, rest)) = text.split_once(' ') else {
