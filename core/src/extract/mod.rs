@@ -993,8 +993,8 @@ fn add_weak_evidence(doc: &Document, ballot: &mut region::Ballot) {
 }
 
 /// The region of a `lang` value and whether it is its region subtag: `en-GB` → (GB, true), or
-/// the main country of a language that is spoken mainly in one (`nl` → (NL, false), `de` →
-/// DE…). Plain `en` gives none.
+/// the main country of its language ([`region::main_country`]: `nl` → (NL, false), `nb` →
+/// NO…). Plain `en` gives none.
 fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     let lang = lang?.to_ascii_lowercase();
     let mut parts = lang.split(['-', '_']);
@@ -1007,27 +1007,7 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
             })
             .map(|r| (r, true));
     }
-    let main = match language {
-        "nl" => Some("NL"),
-        "de" => Some("DE"),
-        "fr" => Some("FR"),
-        "it" => Some("IT"),
-        "es" => Some("ES"),
-        "pt" => Some("PT"),
-        "sv" => Some("SE"),
-        "da" => Some("DK"),
-        "pl" => Some("PL"),
-        "tr" => Some("TR"),
-        "ja" => Some("JP"),
-        "cs" => Some("CZ"),
-        "sk" => Some("SK"),
-        "el" => Some("GR"),
-        "is" => Some("IS"),
-        "fi" => Some("FI"),
-        "hu" => Some("HU"),
-        "he" => Some("IL"),
-        _ => None,
-    };
+    let main = region::main_country(language);
     main.map(|r| (r, false))
 }
 
@@ -1765,5 +1745,41 @@ mod tests {
             ),
             ["80020-310"]
         );
+    }
+
+    /// Class `lang.main-country`: the language of a `.com` page names its main country
+    /// (`region::main_country`), whose postcode patterns then read the page's address:
+    /// Norwegian Bokmål, Romanian, Croatian and Estonian pages.
+    #[test]
+    fn the_main_country_of_the_page_language_reads_its_postcodes() {
+        let cases = [
+            ("nb", "Eksempel AS, Storgata 5, 0155 Oslo", "0155"),
+            (
+                "ro",
+                "Exemplu SRL, Strada Florilor 10, 010061 București",
+                "010061",
+            ),
+            ("hr", "Primjer d.o.o., Ulica Lipa 10, 10000 Zagreb", "10000"),
+            ("et", "Näide OÜ, Pärna tänav 5, 10117 Tallinn", "10117"),
+        ];
+        for (lang, line, postcode) in cases {
+            let html = format!("<html lang={lang}><p>{line}</p></html>");
+            let page = extract_page(
+                &Url::parse("https://www.example-firm.com/").unwrap(),
+                None,
+                html.as_bytes(),
+            );
+            let postcodes: Vec<_> = page
+                .addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect();
+            assert_eq!(postcodes, [postcode], "{lang}");
+        }
+        assert_eq!(lang_region(Some("nn")), Some(("NO", false)));
+        assert_eq!(lang_region(Some("uk")), Some(("UA", false)));
+        assert_eq!(lang_region(Some("ko-KR")), Some(("KR", true)));
+        assert_eq!(lang_region(Some("en")), None);
+        assert_eq!(lang_region(Some("ar")), None);
     }
 }
