@@ -337,6 +337,9 @@ pub struct Layout<'p> {
     /// Mail providers' registrable domains (`emails::MAIL_PROVIDERS`): an address there is
     /// no organisation's in particular.
     pub mail_providers: &'p [&'p str],
+    /// The names the page's markup gives the business: JSON-LD organisation names,
+    /// microdata/hCard names, `og:site_name`.
+    pub business_names: &'p [&'p str],
 }
 
 impl<'p> Layout<'p> {
@@ -352,6 +355,7 @@ impl<'p> Layout<'p> {
             links: &[],
             site: None,
             mail_providers: &[],
+            business_names: &[],
         }
     }
 }
@@ -522,8 +526,9 @@ fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
 }
 
 /// Whether a block of `layout` starts at byte `start` and is the business's, whatever section
-/// it follows: it shows the site's own email ([`shows_the_sites_email`]) or its first line
-/// spells the site's name ([`spells_the_site`]).
+/// it follows: it shows the site's own email ([`shows_the_sites_email`]), or its first line
+/// spells the site's name ([`spells_the_site`]), holds a name the page's markup gives the
+/// business ([`names_the_business`]) or links to the site's homepage ([`is_home_link`]).
 fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
     let blocks = layout.block_starts;
     let Ok(index) = blocks.binary_search(&start) else {
@@ -531,7 +536,61 @@ fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
     };
     let end = blocks.get(index + 1).copied().unwrap_or(layout.text.len());
     let first_line = layout.text[start..end].lines().next().unwrap_or("");
-    spells_the_site(first_line, layout.site) || shows_the_sites_email(layout, start..end)
+    let first_line_end = start + first_line.len();
+    spells_the_site(first_line, layout.site)
+        || names_the_business(first_line, layout.business_names)
+        || layout.links.iter().any(|(href, pos)| {
+            (start..=first_line_end).contains(pos) && is_home_link(href, layout.site)
+        })
+        || shows_the_sites_email(layout, start..end)
+}
+
+/// Whether `line` holds one of `names` (the names the page's markup gives the business) as
+/// whole words, letter case aside. Names of fewer than four letters are not read (too many
+/// lines hold them by chance), nor lines of over 200 bytes.
+fn names_the_business(line: &str, names: &[&str]) -> bool {
+    if names.is_empty() || line.len() > 200 {
+        return false;
+    }
+    let line = line.to_lowercase();
+    names.iter().any(|name| {
+        let name = name.trim().to_lowercase();
+        name.chars().filter(|c| c.is_alphabetic()).count() >= 4
+            && line.match_indices(name.as_str()).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+            })
+    })
+}
+
+/// Whether `href` (as written in the page) links to the homepage of `site` (a registrable
+/// domain): a path `/` or `/index.…` with no query, relative (`/`, `./`) or on a host of the
+/// site (`https://www.example.de/`).
+fn is_home_link(href: &str, site: Option<&str>) -> bool {
+    let href = href.trim();
+    let href = href.split('#').next().unwrap_or("");
+    if href.contains('?') {
+        return false;
+    }
+    let is_home_path = |path: &str| path.is_empty() || path == "/" || path.starts_with("/index.");
+    if matches!(href, "/" | "./") || href.starts_with("/index.") {
+        return true;
+    }
+    let rest = ["https://", "http://", "//"].iter().find_map(|scheme| {
+        href.get(..scheme.len())
+            .filter(|head| head.eq_ignore_ascii_case(scheme))
+            .map(|_| &href[scheme.len()..])
+    });
+    let (Some(rest), Some(site)) = (rest, site) else {
+        return false;
+    };
+    let (host, path) = rest
+        .find('/')
+        .map_or((rest, ""), |slash| rest.split_at(slash));
+    let host = host.split(':').next().unwrap_or("").trim_end_matches('.');
+    is_home_path(path) && host.contains('.') && crate::site::registrable_domain(host) == site
 }
 
 /// Whether consecutive words of `line` spell the label of the site's registrable domain,
@@ -1267,6 +1326,49 @@ mod tests {
              <p>Fromagerie Exemple<br>Tél : 04 72 00 00 04</p>",
         );
         assert_eq!(phones, ["+33472000004"]);
+    }
+
+    #[test]
+    fn a_block_naming_the_business_its_markup_names_is_the_businesss() {
+        // Legal notices (class: the business's contact block right after a maker's or host's
+        // section, without a heading or an email of its own, on a domain that does not spell
+        // its name; the page's JSON-LD Organization or `og:site_name` names it): German and
+        // French.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/impressum",
+            "<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\",\
+             \"@type\":\"LocalBusiness\",\"name\":\"Glaserei Muster\"}</script>\
+             <h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p>Glaserei Muster GmbH<br>Telefon: 0341 5567016</p>",
+        );
+        assert_eq!(phones, ["+493415567016"]);
+        let (phones, _, _) = found(
+            "https://www.fx-lyon.fr/mentions-legales",
+            "<meta property=\"og:site_name\" content=\"Fromagerie Exemple\">\
+             <h1>Mentions légales</h1><h2>Hébergeur</h2><p>Hébergement Exemple SAS</p>\
+             <p>Fromagerie Exemple<br>Tél : 04 72 00 00 05</p>",
+        );
+        assert_eq!(phones, ["+33472000005"]);
+    }
+
+    #[test]
+    fn a_block_that_links_the_homepage_first_is_the_businesss() {
+        // Legal notices (class: the business's contact block after a maker's or host's
+        // section, its first line a link to the site's homepage, as a logo or name is):
+        // German and English.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/impressum",
+            "<h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p><a href=\"/\">Glaserei Muster</a><br>Telefon: 0341 5567017</p>",
+        );
+        assert_eq!(phones, ["+493415567017"]);
+        let (phones, _, _) = found(
+            "https://www.ef-shop.co.uk/legal",
+            "<h1>Legal notice</h1><h2>Hosting</h2><p>Example Hosting Ltd</p>\
+             <p><a href=\"https://www.ef-shop.co.uk/\">Example Florist</a><br>\
+             Phone: 01273 480127</p>",
+        );
+        assert_eq!(phones, ["+441273480127"]);
     }
 
     #[test]
