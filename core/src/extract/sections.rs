@@ -853,7 +853,7 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
             continue;
         }
         let body = &text[block.clone()];
-        let Some(mention) = other_organisation_mention(body, site) else {
+        let Some(mention) = other_organisation_mention(body, site, layout.business_names) else {
             continue;
         };
         // Domains named after the mention: in the text, and by the links there.
@@ -874,8 +874,14 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
 }
 
 /// Where `block` first names an organisation that is not the site: an authority's word, or a
-/// legal form after a name that is not the site's (the name's first word is where it starts).
-fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> {
+/// legal form after a name that is neither the site's nor one of `business_names` (the
+/// names the page's markup gives the business; [`is_a_business_name`]); the name's first word
+/// is where it starts.
+fn other_organisation_mention(
+    block: &str,
+    site: Option<&str>,
+    business_names: &[&str],
+) -> Option<usize> {
     // Words with their byte offsets: letters and digits only.
     let mut words = Vec::new();
     let mut start = None;
@@ -906,6 +912,7 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
                 .legal_forms
                 .contains(&word.to_lowercase().replace('.', ""))
             && !names_the_site(block, at, site)
+            && !is_a_business_name(&words[index.saturating_sub(4)..index], word, business_names)
         {
             // The name starts at the first of the capitalised words before the form.
             let first = words[..index]
@@ -919,6 +926,36 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
         }
     }
     None
+}
+
+/// Whether the last words of `name_words` (the words before the legal form `form`, up to
+/// four) are one of `business_names`, with or without the form, letters and digits compared
+/// lower-cased ("Glaserei Muster" before "GmbH", and the name "Glaserei Muster GmbH" or
+/// "Glaserei Muster"); fewer than four letters never are.
+fn is_a_business_name(name_words: &[(usize, &str)], form: &str, business_names: &[&str]) -> bool {
+    if business_names.is_empty() {
+        return false;
+    }
+    let squash = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let names: Vec<String> = business_names.iter().map(|name| squash(name)).collect();
+    let form = squash(form);
+    (0..name_words.len()).any(|first| {
+        let name: String = name_words[first..]
+            .iter()
+            .map(|(_, word)| squash(word))
+            .collect();
+        name.chars().count() >= 4
+            && names.iter().any(|known| {
+                known
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest == form)
+            })
+    })
 }
 
 /// `word` lower-cased as `str::to_lowercase` does it, without a new string for an ASCII word:
@@ -1236,6 +1273,38 @@ mod tests {
              020 481 7702.</p>",
         );
         assert_eq!(phones, ["+31204817702"]);
+    }
+
+    #[test]
+    fn a_legal_form_name_the_markup_gives_the_business_is_no_other_organisation() {
+        // The business's block (class: its name with a legal form, the domain not spelling
+        // it, its email on another domain of its own; the page's JSON-LD or `og:site_name`
+        // names it): its phone and email stay. German and Dutch.
+        let (phones, emails, _) = found(
+            "https://www.gm-glas.de/",
+            "<script type=\"application/ld+json\">{\"@type\":\"Organization\",\
+             \"name\":\"Glaserei Muster GmbH\"}</script>\
+             <p>Glaserei Muster GmbH, Lindenweg 4, 10115 Berlin, Telefon 030 4471232, \
+             E-Mail info@glaserei-muster.com</p>",
+        );
+        assert_eq!(phones, ["+49304471232"]);
+        assert_eq!(emails, ["info@glaserei-muster.com"]);
+        let (phones, emails, _) = found(
+            "https://www.vb-schilders.nl/",
+            "<meta property=\"og:site_name\" content=\"Voorbeeld Schilders\">\
+             <p>Voorbeeld Schilders B.V., Dorpsstraat 4, 1234 AB Voorbeeld, tel. 020 481 7703, \
+             info@voorbeeldschilders.com</p>",
+        );
+        assert_eq!(phones, ["+31204817703"]);
+        assert_eq!(emails, ["info@voorbeeldschilders.com"]);
+        // A name that only shares a word with the business's is still another organisation.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/",
+            "<meta property=\"og:site_name\" content=\"Muster Glas\">\
+             <p>Muster Glas, Telefon 030 4471233</p>\
+             <p>Muster Hosting GmbH, Telefon 030 4471299, www.hosting-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471233"]);
     }
 
     #[test]
