@@ -121,6 +121,10 @@ pub fn parse_page_reusing(
     }
 }
 
+/// Most names of the business from the page's markup the attribution step compares blocks
+/// with (a page listing many organisations gives no more evidence with more).
+const MAX_BUSINESS_NAMES: usize = 8;
+
 /// Decodes, parses and extracts one page fetched from `url`.
 pub fn extract_page(url: &Url, content_type: Option<&str>, body: &[u8]) -> PageExtraction {
     parse_page(content_type, body).extract(url)
@@ -177,6 +181,34 @@ impl ParsedPage {
             .collect();
         let budget = &self.budget;
         budget.work(doc.text.len());
+        // JSON-LD and framework state expand what they read: they may spend half of what
+        // the budget has left, the readers of the text after them keep the other half.
+        let json_ld = budget.holding_back_half(|| {
+            let mut json_ld = jsonld::read(&doc.json_ld, budget);
+            if !doc.state.is_empty() {
+                // JSON-LD inside framework state counts as JSON-LD; the values read by their
+                // keys join the structured ones.
+                let state = state::read(&doc.state, budget);
+                json_ld.absorb(jsonld::read(&state.json_ld, budget));
+                json_ld.absorb(state.values);
+            }
+            json_ld
+        });
+        // The names the page's markup gives the business: a block that names it is the
+        // business's in the attribution step.
+        let business_names: Vec<&str> = json_ld
+            .org_names
+            .iter()
+            .chain(&doc.marked_org_names)
+            .map(String::as_str)
+            .chain(
+                doc.metas
+                    .iter()
+                    .filter(|(k, _)| k == "og:site_name")
+                    .map(|(_, v)| v.as_str()),
+            )
+            .take(MAX_BUSINESS_NAMES)
+            .collect();
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
@@ -196,6 +228,7 @@ impl ParsedPage {
             links: &link_positions,
             site: site.as_deref(),
             mail_providers: emails::MAIL_PROVIDERS,
+            business_names: &business_names,
         });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
@@ -206,19 +239,6 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        // JSON-LD and framework state expand what they read: they may spend half of what
-        // the budget has left, the readers of the text after them keep the other half.
-        let json_ld = budget.holding_back_half(|| {
-            let mut json_ld = jsonld::read(&doc.json_ld, budget);
-            if !doc.state.is_empty() {
-                // JSON-LD inside framework state counts as JSON-LD; the values read by their
-                // keys join the structured ones.
-                let state = state::read(&doc.state, budget);
-                json_ld.absorb(jsonld::read(&state.json_ld, budget));
-                json_ld.absorb(state.values);
-            }
-            json_ld
-        });
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
