@@ -945,6 +945,96 @@ fn match_line(
     found
 }
 
+/// A marked-up address (JSON-LD, microdata, Open Graph) with its street cut to the street:
+/// markup often puts more in `streetAddress` than schema.org's "the street address" (a line
+/// break `<br>` between street lines, read as `, `; the postcode and what follows it
+/// `Lindenweg 3, 12345 Berlin`; the town or region given in their own parts, at its end
+/// `1234 Main St, Springfield`; the business's name with its legal form before it, `Acme
+/// Ltd, 12 High Street`). A part is cut only when a street with a house number or a street
+/// word is left.
+pub(crate) fn with_marked_street(a: MarkedAddress) -> MarkedAddress {
+    let Some(street) = a.street.as_deref() else {
+        return a;
+    };
+    let mut text = street.to_string();
+    for br in ["<br>", "<br/>", "<br />", "<BR>", "<BR/>", "<BR />"] {
+        text = text.replace(br, ", ");
+    }
+    let street_left = |s: &str| {
+        let s = s.trim();
+        !s.is_empty()
+            && is_streetish(s)
+            && (s.bytes().any(|b| b.is_ascii_digit())
+                || (has_street_word(&s.to_lowercase()) && s.split_whitespace().count() >= 2))
+    };
+    let separators = [',', ' ', '-', '–', '\u{a0}'];
+    // The postcode, where a street is printed before it, and all that follows.
+    if let Some(code) = a.postal_code.as_deref().filter(|c| c.len() >= 3) {
+        let cut = text.match_indices(code).map(|(i, _)| i).find(|&i| {
+            let end = i + code.len();
+            let whole = !text[..i].ends_with(|c: char| c.is_alphanumeric())
+                && !text[end..].starts_with(|c: char| c.is_alphanumeric());
+            // Set off from the street by a comma, the region or the town before it, or the
+            // town after it (not `Calle Madrid 28013`, a house number).
+            let before = text[..i].trim_end();
+            let named = [a.region.as_deref(), a.locality.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|part| {
+                    before.len() > part.len()
+                        && before
+                            .get(before.len() - part.len()..)
+                            .is_some_and(|tail| tail.eq_ignore_ascii_case(part))
+                });
+            whole && (before.ends_with(',') || named || !text[end..].trim().is_empty())
+        });
+        if let Some(i) = cut {
+            let before = text[..i].trim_end_matches(separators);
+            if street_left(before) {
+                text.truncate(before.len());
+            }
+        }
+    }
+    // The region, then the town, at the end, after a comma or a space.
+    for (part, is_region) in [(a.region.as_deref(), true), (a.locality.as_deref(), false)]
+        .into_iter()
+        .filter_map(|(part, is_region)| Some((part?, is_region)))
+    {
+        let part = part.trim();
+        let end = text.trim_end_matches(separators).len();
+        let Some(start) = end.checked_sub(part.len()) else {
+            continue;
+        };
+        let ends_with_part = text
+            .get(start..end)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(part));
+        if part.is_empty() || !ends_with_part {
+            continue;
+        }
+        let before = &text[..start];
+        let set_off = before.trim_end_matches(' ').ends_with(',') || {
+            // Without a comma the region (`Brookvale NSW`), and the town only after a street
+            // word or a house number (`12 Sample Rd Brookvale`), not inside the street's name
+            // (`Berliner Straße`).
+            let last = before.split_whitespace().last().unwrap_or("");
+            let word = last.trim_end_matches('.').to_lowercase().replace('.', "");
+            before.ends_with(' ')
+                && (is_region
+                    || last.bytes().any(|b| b.is_ascii_digit())
+                    || has_word(&street_words().words, &word))
+        };
+        let before = before.trim_end_matches(separators);
+        if set_off && street_left(before) {
+            text.truncate(before.len());
+        }
+    }
+    let cut = without_glued_name(text.trim()).to_string();
+    MarkedAddress {
+        street: Some(cut),
+        ..a
+    }
+}
+
 /// Where a street glued to its town ends inside the place name `town` (a byte range of `line`)
 /// read before a state or province with no comma between them (`1234 Main Street
 /// Springfield, IL`, `12 Sample Rd Brookvale NSW`): after the first street word (lexicon
@@ -3212,6 +3302,55 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_marked_up_street_holding_other_parts_keeps_the_street() {
+        // Class: a structured `streetAddress` (JSON-LD, microdata) that also holds the
+        // postcode, town or region given in their own parts, a line break, or the business's
+        // name with its legal form; Germany, United States, Australia, United Kingdom.
+        let marked = |street: &str, locality: &str, region: Option<&str>, postcode: &str| {
+            let a = MarkedAddress {
+                street: Some(street.to_string()),
+                locality: Some(locality.to_string()),
+                region: region.map(str::to_string),
+                postal_code: Some(postcode.to_string()),
+                country: None,
+            };
+            with_marked_street(a).street
+        };
+        let street = marked("Lindenweg 3, 12345 Berlin", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3"));
+        let street = marked(
+            "1234 Main St, Suite 200, Springfield, IL 62701",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St, Suite 200"));
+        let street = marked(
+            "12 Sample Rd Brookvale NSW 2100",
+            "Brookvale",
+            Some("NSW"),
+            "2100",
+        );
+        assert_eq!(street.as_deref(), Some("12 Sample Rd"));
+        let street = marked(
+            "1234 Main St, Springfield",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St"));
+        let street = marked("Lindenweg 3<br>2. OG", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3, 2. OG"));
+        let street = marked("Acme Ltd, 12 High Street", "Bristol", None, "BS1 4DJ");
+        assert_eq!(street.as_deref(), Some("12 High Street"));
+        // A street named like its town, or a house number equal to the postcode's digits, stays.
+        let street = marked("Berliner Straße 12", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Berliner Straße 12"));
+        let street = marked("Calle Madrid, 28013 Madrid", "Madrid", None, "28013");
+        assert_eq!(street.as_deref(), Some("Calle Madrid"));
+    }
+
     #[test]
     fn a_name_or_number_glued_before_the_street_is_not_the_street() {
         // Class: the business's name with its legal form, or a registration or tax number,
