@@ -99,6 +99,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::address",
             "extract::postcode_order",
             "extract::address_list",
+            "extract::no_postcode",
             "extract::company",
             "extract::socials",
             "extract::jsonld",
