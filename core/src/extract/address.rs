@@ -614,7 +614,15 @@ fn match_line(
             if after.starts_with('-') && after[1..].starts_with(|c: char| c.is_ascii_digit()) {
                 continue;
             }
-            let city_start = city.as_ref().map_or(state.start, |c| c.start);
+            // `1234 Main Street Springfield, IL`: the street's end inside the place name.
+            let street_end = city.clone().and_then(|c| street_end_in_town(line, c));
+            let city = match (city, street_end) {
+                (Some(c), Some(end)) => {
+                    Some(end + line[end..].len() - line[end..].trim_start().len()..c.end)
+                }
+                (city, _) => city,
+            };
+            let city_start = street_end.unwrap_or(city.as_ref().map_or(state.start, |c| c.start));
             let city = city.map(|c| clean_city(&line[c]));
             let parts = MarkedAddress {
                 street: street_for(lines, street_index, &line[..city_start]),
@@ -935,6 +943,55 @@ fn match_line(
         found = data_postcodes(lines, index, line, street_index, page_region);
     }
     found
+}
+
+/// Where a street glued to its town ends inside the place name `town` (a byte range of `line`)
+/// read before a state or province with no comma between them (`1234 Main Street
+/// Springfield, IL`, `12 Sample Rd Brookvale NSW`): after the first street word (lexicon
+/// `street.type`, `address.word`) that is neither the name's first word nor its last, and a
+/// compass letter after it (`Trl E`), when the text before the name ends with a house number.
+/// `None` otherwise (the whole name is the town).
+fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
+    let before = line[..town.start].trim_end();
+    let numbered = before
+        .rsplit(char::is_whitespace)
+        .next()
+        .is_some_and(|last| last.bytes().any(|b| b.is_ascii_digit()));
+    if !numbered {
+        return None;
+    }
+    let text = &line[town.clone()];
+    let words: Vec<(usize, &str)> = text
+        .split(' ')
+        .scan(0, |at, word| {
+            let start = *at;
+            *at += word.len() + 1;
+            Some((start, word))
+        })
+        .filter(|(_, word)| !word.is_empty())
+        .collect();
+    let last = words.len().checked_sub(1)?;
+    let is_type = |word: &str| {
+        let word = word
+            .trim_end_matches(['.', ','])
+            .to_lowercase()
+            .replace('.', "");
+        has_word(&street_words().words, &word)
+    };
+    let at = (1..last).find(|&i| is_type(words[i].1))?;
+    let compass = |word: &str| {
+        matches!(
+            word.trim_end_matches('.'),
+            "N" | "S" | "E" | "W" | "NE" | "NW" | "SE" | "SW"
+        )
+    };
+    let end_word = if at + 1 < last && compass(words[at + 1].1) {
+        at + 1
+    } else {
+        at
+    };
+    let (start, word) = words[end_word];
+    Some(town.start + start + word.len())
 }
 
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
@@ -3083,6 +3140,34 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_street_with_no_comma_before_its_town_ends_at_its_street_type() {
+        // Class: street and town on one line with no comma between them, the street ending
+        // with its type (`Street`, `Rd`, `Avenue`) before the town and the state or province;
+        // United States, Australia, Canada.
+        let a = one(&["1234 Main Street Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("1234 Main Street"));
+        assert_eq!(a.locality.as_deref(), Some("Springfield"));
+        let a = one(&["Visit us: 55 Park Avenue Green Bay, WI 54301"], None);
+        assert_eq!(a.street.as_deref(), Some("55 Park Avenue"));
+        assert_eq!(a.locality.as_deref(), Some("Green Bay"));
+        let a = one(&["12 Sample Rd Brookvale NSW 2100"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("12 Sample Rd"));
+        assert_eq!(a.locality.as_deref(), Some("Brookvale"));
+        let a = one(&["Level 2, 100 Sample Street Sydney NSW 2000"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("Level 2, 100 Sample Street"));
+        let a = one(&["300 Sample Trl E Naples, FL 34112"], None);
+        assert_eq!(a.street.as_deref(), Some("300 Sample Trl E"));
+        assert_eq!(a.locality.as_deref(), Some("Naples"));
+        let a = one(&["123 Sample Street Toronto ON M5V 2T6"], Some("CA"));
+        assert_eq!(a.street.as_deref(), Some("123 Sample Street"));
+        assert_eq!(a.locality.as_deref(), Some("Toronto"));
+        // A town whose name holds a street word, after a comma, stays the town.
+        let a = one(&["12 Lake Road, Park City, UT 84060"], None);
+        assert_eq!(a.street.as_deref(), Some("12 Lake Road"));
+        assert_eq!(a.locality.as_deref(), Some("Park City"));
+    }
+
     #[test]
     fn canadian_postcode_after_a_province() {
         let a = one(
