@@ -1205,7 +1205,7 @@ fn region_after_postcode(format: &postcode::Format) -> bool {
 /// The country a postcode line names other than right after the postcode: in its last
 /// comma-separated part (`…, Selangor, Malaysia`), or as the place right before the
 /// postcode at `zip_start` (a city-state: `Singapore 049123`).
-fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
+pub(crate) fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
     let last = line.rsplit(',').next().unwrap_or("");
     country_named(last).or_else(|| {
         let before = line[..zip_start].trim_end_matches([' ', ',', '\u{a0}']);

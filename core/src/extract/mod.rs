@@ -26,6 +26,7 @@ pub mod html;
 mod implied_ends;
 pub mod js_literal;
 pub mod jsonld;
+mod language_postcodes;
 pub mod limits;
 mod markup;
 mod no_postcode;
@@ -252,6 +253,40 @@ impl ParsedPage {
             budget.holding_back_half(|| {
                 let mut text_addresses =
                     address::from_lines(&contact_lines, address_region, budget);
+                // Postcodes of the other countries of the page's language on a host without a
+                // ccTLD (`extract::language_postcodes`: `1060 Wien` on a German `.com` page);
+                // those of one country alone are evidence of the page's.
+                let language = doc
+                    .lang
+                    .as_deref()
+                    .and_then(|l| l.split(['-', '_']).next())
+                    .unwrap_or("");
+                let other_countries = match tld_region {
+                    None => language_postcodes::read(
+                        &contact_lines,
+                        language,
+                        address_region,
+                        &text_addresses,
+                        budget,
+                    ),
+                    Some(_) => Vec::new(),
+                };
+                let with_other_countries: Vec<address::TextAddress>;
+                let printed = if other_countries.iter().any(|c| c.unique) {
+                    with_other_countries = text_addresses
+                        .iter()
+                        .chain(
+                            other_countries
+                                .iter()
+                                .filter(|c| c.unique)
+                                .map(|c| &c.address),
+                        )
+                        .cloned()
+                        .collect();
+                    &with_other_countries
+                } else {
+                    &text_addresses
+                };
                 // The Open Graph contact metas read as a marked-up address.
                 let meta_address =
                     address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -259,7 +294,7 @@ impl ParsedPage {
                     doc,
                     &json_ld,
                     meta_address.as_ref(),
-                    &text_addresses,
+                    printed,
                     tld_region,
                     &contact_lines,
                 );
@@ -299,6 +334,11 @@ impl ParsedPage {
                     budget,
                 );
                 text_addresses.extend(other_order);
+                for choice in other_countries {
+                    if !text_addresses.iter().any(|a| a.line == choice.address.line) {
+                        text_addresses.push(choice.address);
+                    }
+                }
                 (text_addresses, meta_address, hint, page_region)
             });
 
@@ -1814,5 +1854,39 @@ mod tests {
         assert_eq!(lang_region(Some("ko-KR")), Some(("KR", true)));
         assert_eq!(lang_region(Some("en")), None);
         assert_eq!(lang_region(Some("ar")), None);
+    }
+
+    /// Class `postcode.language`: a `.com` page in German with an Austrian address, one in
+    /// Portuguese with a Brazilian CEP (and no other evidence of the country), one in Spanish
+    /// with an Argentine postcode.
+    #[test]
+    fn postcodes_of_the_other_countries_of_the_page_language() {
+        let cases = [
+            ("de", "Beispiel GmbH<br>Musterstraße 5<br>1060 Wien", "1060"),
+            (
+                "pt",
+                "Rua das Palmeiras, 210 - Centro<br>Curitiba - PR<br>80020-310",
+                "80020-310",
+            ),
+            (
+                "es",
+                "Ejemplo SA, Av. Corrientes 1234, C1043AAZ Buenos Aires",
+                "C1043AAZ",
+            ),
+        ];
+        for (lang, address, postcode) in cases {
+            let html = format!("<html lang={lang}><p>{address}</p></html>");
+            let page = extract_page(
+                &Url::parse("https://www.example-firm.com/").unwrap(),
+                None,
+                html.as_bytes(),
+            );
+            let postcodes: Vec<_> = page
+                .addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect();
+            assert_eq!(postcodes, [postcode], "{lang}");
+        }
     }
 }
