@@ -1169,36 +1169,45 @@ fn fold_accents(text: &str) -> String {
 
 /// Whether the text after a postcode ends its address: nothing, punctuation, a field
 /// separator or a country name; in the layouts of `format` that print the region after the
-/// postcode (`%C %Z%n%S`: `Pune 411001, Maharashtra`), also that region, alone or followed
-/// by one of those.
+/// postcode, also that region, alone or followed by one of those ([`region_after_postcode`]).
 pub(crate) fn ends_address(after: &str, format: &postcode::Format) -> bool {
-    let ends = |after: &str| {
-        let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
-        rest.is_empty()
-            || rest.starts_with(['|', '•', '·', '/', '('])
-            || rest.starts_with(" - ")
-            || country_named(after).is_some()
-    };
-    if ends(after) {
-        return true;
-    }
-    if !region_after_postcode(format) {
-        return false;
+    nothing_after(after) || region_after_postcode(after, format).is_some()
+}
+
+/// Whether `after` (the text after a postcode, or after the region that follows it) holds
+/// nothing more of the address: nothing, punctuation, a field separator or a country name.
+fn nothing_after(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
+    rest.is_empty()
+        || rest.starts_with(['|', '•', '·', '/', '('])
+        || rest.starts_with(" - ")
+        || country_named(after).is_some()
+}
+
+/// The region printed after a postcode where the layout of `format` prints it there
+/// (`%C %Z%n%S`, `%C %Z, %S`, `%C %Z %S`: India `Pune 411001, Maharashtra`, Peru `Miraflores
+/// 15074, Lima.`, Nigeria, Venezuela, Papua New Guinea), when it ends the address: a place
+/// name of at most three words (no street word in it), then what [`nothing_after`] accepts.
+/// Shared by the address reader and the reader of the other order (`extract::postcode_order`).
+pub(crate) fn region_after_postcode<'a>(
+    after: &'a str,
+    format: &postcode::Format,
+) -> Option<&'a str> {
+    let prints_region_after = ["%Z%n%S", "%Z, %S", "%Z %S"]
+        .iter()
+        .any(|p| format.fmt.contains(p));
+    if !prints_region_after {
+        return None;
     }
     let rest = after.trim_start_matches([' ', ',', '\u{a0}']);
     let region_end = rest
         .find([',', '|', '•', '·', '(', ';'])
         .unwrap_or(rest.len());
     let region = rest[..region_end].trim().trim_end_matches('.');
-    is_place_name(region) && region.split_whitespace().count() <= 3 && ends(&rest[region_end..])
-}
-
-/// Whether the layout of `format` prints the region after the postcode (`%Z%n%S`,
-/// `%Z, %S`, `%Z %S`: India, Peru, Nigeria, Venezuela).
-fn region_after_postcode(format: &postcode::Format) -> bool {
-    ["%Z%n%S", "%Z, %S", "%Z %S"]
-        .iter()
-        .any(|p| format.fmt.contains(p))
+    (is_place_name(region)
+        && region.split_whitespace().count() <= 3
+        && nothing_after(&rest[region_end..]))
+    .then_some(region)
 }
 
 /// The country a postcode line names other than right after the postcode: in its last
@@ -3774,6 +3783,29 @@ mod tests {
         }
         // A sentence after the number is no region.
         assert!(from_lines(&["Miraflores 15074, we deliver everywhere"], Some("PE")).is_empty());
+    }
+
+    /// [`region_after_postcode`] alone: the region in the layouts that print it after the
+    /// postcode (India and Peru `%C %Z%n%S`, Venezuela `%C %Z, %S`), then nothing, a field
+    /// separator or a country; never in other layouts, never a sentence, a street or a name
+    /// of more than three words.
+    #[test]
+    fn the_region_printed_after_the_postcode() {
+        let format = |code: &str| postcode::format(code).unwrap();
+        let region = |after: &'static str, code: &str| region_after_postcode(after, format(code));
+        assert_eq!(region(", Tamil Nadu", "IN"), Some("Tamil Nadu"));
+        assert_eq!(region(", Lima, Perú", "PE"), Some("Lima"));
+        assert_eq!(region(" Lima.", "PE"), Some("Lima"));
+        assert_eq!(region(", Miranda | Tel. 0212", "VE"), Some("Miranda"));
+        assert_eq!(region(", Pest megye", "HU"), None);
+        assert_eq!(region(", we deliver everywhere", "PE"), None);
+        assert_eq!(region(", Calle Principal", "VE"), None);
+        assert_eq!(region(", San Juan de Lurigancho", "PE"), None);
+        assert_eq!(region(", Lima, open daily", "PE"), None);
+        // `ends_address` takes the region where the layout has one, a country everywhere.
+        let ends = |after: &str, code: &str| ends_address(after, postcode::format(code).unwrap());
+        assert!(ends(", Maharashtra", "IN") && !ends(", Maharashtra", "HU"));
+        assert!(ends(", India", "IN") && ends(", Austria", "HU") && ends(" | Tel", "HU"));
     }
 
     /// A district between the street and the postcode on one line, in the countries whose
