@@ -98,6 +98,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::postcode",
             "extract::address",
             "extract::postcode_order",
+            "extract::language_postcodes",
             "extract::address_list",
             "extract::company",
             "extract::socials",

@@ -614,7 +614,15 @@ fn match_line(
             if after.starts_with('-') && after[1..].starts_with(|c: char| c.is_ascii_digit()) {
                 continue;
             }
-            let city_start = city.as_ref().map_or(state.start, |c| c.start);
+            // `1234 Main Street Springfield, IL`: the street's end inside the place name.
+            let street_end = city.clone().and_then(|c| street_end_in_town(line, c));
+            let city = match (city, street_end) {
+                (Some(c), Some(end)) => {
+                    Some(end + line[end..].len() - line[end..].trim_start().len()..c.end)
+                }
+                (city, _) => city,
+            };
+            let city_start = street_end.unwrap_or(city.as_ref().map_or(state.start, |c| c.start));
             let city = city.map(|c| clean_city(&line[c]));
             let parts = MarkedAddress {
                 street: street_for(lines, street_index, &line[..city_start]),
@@ -937,6 +945,55 @@ fn match_line(
     found
 }
 
+/// Where a street glued to its town ends inside the place name `town` (a byte range of `line`)
+/// read before a state or province with no comma between them (`1234 Main Street
+/// Springfield, IL`, `12 Sample Rd Brookvale NSW`): after the first street word (lexicon
+/// `street.type`, `address.word`) that is neither the name's first word nor its last, and a
+/// compass letter after it (`Trl E`), when the text before the name ends with a house number.
+/// `None` otherwise (the whole name is the town).
+fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
+    let before = line[..town.start].trim_end();
+    let numbered = before
+        .rsplit(char::is_whitespace)
+        .next()
+        .is_some_and(|last| last.bytes().any(|b| b.is_ascii_digit()));
+    if !numbered {
+        return None;
+    }
+    let text = &line[town.clone()];
+    let words: Vec<(usize, &str)> = text
+        .split(' ')
+        .scan(0, |at, word| {
+            let start = *at;
+            *at += word.len() + 1;
+            Some((start, word))
+        })
+        .filter(|(_, word)| !word.is_empty())
+        .collect();
+    let last = words.len().checked_sub(1)?;
+    let is_type = |word: &str| {
+        let word = word
+            .trim_end_matches(['.', ','])
+            .to_lowercase()
+            .replace('.', "");
+        has_word(&street_words().words, &word)
+    };
+    let at = (1..last).find(|&i| is_type(words[i].1))?;
+    let compass = |word: &str| {
+        matches!(
+            word.trim_end_matches('.'),
+            "N" | "S" | "E" | "W" | "NE" | "NW" | "SE" | "SW"
+        )
+    };
+    let end_word = if at + 1 < last && compass(words[at + 1].1) {
+        at + 1
+    } else {
+        at
+    };
+    let (start, word) = words[end_word];
+    Some(town.start + start + word.len())
+}
+
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
 /// and counties); the data's patterns ([`data_postcodes`]) read the others.
 pub(crate) const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
@@ -1213,7 +1270,7 @@ pub(crate) fn region_after_postcode<'a>(
 /// The country a postcode line names other than right after the postcode: in its last
 /// comma-separated part (`…, Selangor, Malaysia`), or as the place right before the
 /// postcode at `zip_start` (a city-state: `Singapore 049123`).
-fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
+pub(crate) fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
     let last = line.rsplit(',').next().unwrap_or("");
     country_named(last).or_else(|| country_before(line, zip_start))
 }
@@ -2433,12 +2490,12 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
     let prefix = last_sentence(segment);
     // Inside a paragraph, a sentence may open with a capitalised word of prose.
     let in_paragraph = segment.len() > PARAGRAPH_BYTES;
-    let prefix = without_prose(
+    let prefix = without_glued_name(without_prose(
         without_leading_name(without_glued_label(
             strip_label(prefix).trim_matches([',', ' ']),
         )),
         in_paragraph,
-    );
+    ));
     // A street with its house number on the postcode line is the whole street: `12 Main
     // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
     if is_streetish(prefix)
@@ -2588,6 +2645,78 @@ fn without_leading_name(prefix: &str) -> &str {
         start += chunk.len() + 1;
     }
     prefix
+}
+
+/// `text` without the business's name or a registration number glued before its street
+/// with no comma (`Muster GmbH Lindenweg 3` → `Lindenweg 3`, `KvK 12345678 Kerkstraat 5`,
+/// `SIRET 123 456 789 00012 - 12 rue des Lilas`): cut after the last word that ends a legal
+/// form (lexicon `legal.form`: `GmbH`, `B.V.`, `s.r.o.`, `S.L.`) or is a number of five
+/// digits or more (an identifier, not a house number), when what follows is a street with
+/// its house number (`12 rue …`, `Lindenweg 3`). Unchanged otherwise.
+fn without_glued_name(text: &str) -> &str {
+    let words: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    for i in (0..words.len().saturating_sub(1)).rev() {
+        let (at, word) = words[i];
+        if !(is_identifier(word) || ends_legal_form(&words[..=i])) {
+            continue;
+        }
+        let rest = text[at + word.len()..]
+            .trim_start_matches([' ', ',', ';', '-', '–', '·', '|', ':'])
+            .trim_start();
+        let numbered = rest.starts_with(|c: char| c.is_ascii_digit())
+            || ends_with_house_number(rest.trim_end_matches([',', '.']));
+        if numbered && is_streetish(rest) && has_street_name(rest) {
+            return rest;
+        }
+    }
+    text
+}
+
+/// Whether `word` is an identifier (a registration, tax or phone number: `12345678`,
+/// `B12345678`, `DE123456789`, `12.345.678/0001-90`): five digits or more with nothing but
+/// letters and `.`, `/`, `-` between them.
+fn is_identifier(word: &str) -> bool {
+    let word = word.trim_end_matches([',', ';', ':']);
+    word.bytes().filter(u8::is_ascii_digit).count() >= 5
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '-'))
+}
+
+/// Whether the last words of `words` (byte offset, word) are a legal form (lexicon
+/// `legal.form`), compared without dots and case (`B.V.` is `BV`, `s.r.o.` is `S.R.O.`); a
+/// short form written without dots (`AB`, `AS`, `SA`) only as the lexicon or in capitals.
+fn ends_legal_form(words: &[(usize, &str)]) -> bool {
+    // Each form's words without dots, lower-case, and its spelling when it is a short one
+    // without dots (compared as written or in capitals).
+    static FORMS: OnceLock<Vec<(Vec<String>, Option<&'static str>)>> = OnceLock::new();
+    let forms = FORMS.get_or_init(|| {
+        lexicon::words(Words::LegalForm)
+            .map(|form| {
+                let parts = form
+                    .split_whitespace()
+                    .map(|w| w.replace('.', "").to_lowercase())
+                    .collect::<Vec<_>>();
+                let short = !form.contains(['.', ' ']) && form.len() <= 3;
+                (parts, short.then_some(form))
+            })
+            .collect()
+    });
+    forms.iter().any(|(parts, short)| {
+        let Some(tail) = words.len().checked_sub(parts.len()).map(|at| &words[at..]) else {
+            return false;
+        };
+        tail.iter().zip(parts).all(|((_, word), part)| {
+            let word = word.trim_end_matches([',', ';']);
+            match short {
+                Some(form) if !word.contains('.') => word == *form || word == form.to_uppercase(),
+                _ => word.replace('.', "").to_lowercase() == *part,
+            }
+        })
+    })
 }
 
 /// Where the last sentence of `chunk` starts (`© 2026 Acme. 3rd Floor …`): after the last
@@ -3271,6 +3400,80 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_name_or_number_glued_before_the_street_is_not_the_street() {
+        // Class: the business's name with its legal form, or a registration or tax number,
+        // printed before the street on the postcode's line with no comma between them;
+        // Germany, Netherlands, Sweden, Czechia, Italy, Spain, France, Portugal.
+        let a = one(&["Muster GmbH Lindenweg 3 12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
+        let a = one(
+            &["Voorbeeld B.V. Kerkstraat 5 1234 AB Amsterdam"],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        let a = one(&["Exempel AB Storgatan 12 123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Storgatan 12"));
+        let a = one(&["Příklad s.r.o. Dlouhá 12 110 00 Praha 1"], Some("CZ"));
+        assert_eq!(a.street.as_deref(), Some("Dlouhá 12"));
+        let a = one(&["Esempio S.r.l. Via Roma, 12 00184 Roma"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Via Roma, 12"));
+        let a = one(
+            &["KvK 12345678 Kerkstraat 5, 1234 AB Amsterdam"],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        let a = one(
+            &["Ejemplo S.L. CIF B12345678 Calle Mayor 12, 28013 Madrid"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 12"));
+        let a = one(
+            &["SIRET 123 456 789 00012 - 12 rue des Lilas 75011 Paris"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue des Lilas"));
+        let a = one(
+            &["NIF 123456789 - Rua das Flores 12 - 4050-262 Porto"],
+            Some("PT"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Rua das Flores 12"));
+        // A five-digit house number opens the street; a street name holding a legal form's
+        // letters in lower case is one street.
+        let a = one(&["12345 Main St, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("12345 Main St"));
+        let a = one(&["Via della Ag 12, 00184 Roma"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Via della Ag 12"));
+    }
+
+    #[test]
+    fn a_street_with_no_comma_before_its_town_ends_at_its_street_type() {
+        // Class: street and town on one line with no comma between them, the street ending
+        // with its type (`Street`, `Rd`, `Avenue`) before the town and the state or province;
+        // United States, Australia, Canada.
+        let a = one(&["1234 Main Street Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("1234 Main Street"));
+        assert_eq!(a.locality.as_deref(), Some("Springfield"));
+        let a = one(&["Visit us: 55 Park Avenue Green Bay, WI 54301"], None);
+        assert_eq!(a.street.as_deref(), Some("55 Park Avenue"));
+        assert_eq!(a.locality.as_deref(), Some("Green Bay"));
+        let a = one(&["12 Sample Rd Brookvale NSW 2100"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("12 Sample Rd"));
+        assert_eq!(a.locality.as_deref(), Some("Brookvale"));
+        let a = one(&["Level 2, 100 Sample Street Sydney NSW 2000"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("Level 2, 100 Sample Street"));
+        let a = one(&["300 Sample Trl E Naples, FL 34112"], None);
+        assert_eq!(a.street.as_deref(), Some("300 Sample Trl E"));
+        assert_eq!(a.locality.as_deref(), Some("Naples"));
+        let a = one(&["123 Sample Street Toronto ON M5V 2T6"], Some("CA"));
+        assert_eq!(a.street.as_deref(), Some("123 Sample Street"));
+        assert_eq!(a.locality.as_deref(), Some("Toronto"));
+        // A town whose name holds a street word, after a comma, stays the town.
+        let a = one(&["12 Lake Road, Park City, UT 84060"], None);
+        assert_eq!(a.street.as_deref(), Some("12 Lake Road"));
+        assert_eq!(a.locality.as_deref(), Some("Park City"));
+    }
+
     #[test]
     fn canadian_postcode_after_a_province() {
         let a = one(

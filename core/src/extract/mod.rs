@@ -26,6 +26,7 @@ pub mod html;
 mod implied_ends;
 pub mod js_literal;
 pub mod jsonld;
+mod language_postcodes;
 pub mod limits;
 mod markup;
 pub mod page_budget;
@@ -121,6 +122,10 @@ pub fn parse_page_reusing(
     }
 }
 
+/// Most names of the business from the page's markup the attribution step compares blocks
+/// with (a page listing many organisations gives no more evidence with more).
+const MAX_BUSINESS_NAMES: usize = 8;
+
 /// Decodes, parses and extracts one page fetched from `url`.
 pub fn extract_page(url: &Url, content_type: Option<&str>, body: &[u8]) -> PageExtraction {
     parse_page(content_type, body).extract(url)
@@ -177,6 +182,34 @@ impl ParsedPage {
             .collect();
         let budget = &self.budget;
         budget.work(doc.text.len());
+        // JSON-LD and framework state expand what they read: they may spend half of what
+        // the budget has left, the readers of the text after them keep the other half.
+        let json_ld = budget.holding_back_half(|| {
+            let mut json_ld = jsonld::read(&doc.json_ld, budget);
+            if !doc.state.is_empty() {
+                // JSON-LD inside framework state counts as JSON-LD; the values read by their
+                // keys join the structured ones.
+                let state = state::read(&doc.state, budget);
+                json_ld.absorb(jsonld::read(&state.json_ld, budget));
+                json_ld.absorb(state.values);
+            }
+            json_ld
+        });
+        // The names the page's markup gives the business: a block that names it is the
+        // business's in the attribution step.
+        let business_names: Vec<&str> = json_ld
+            .org_names
+            .iter()
+            .chain(&doc.marked_org_names)
+            .map(String::as_str)
+            .chain(
+                doc.metas
+                    .iter()
+                    .filter(|(k, _)| k == "og:site_name")
+                    .map(|(_, v)| v.as_str()),
+            )
+            .take(MAX_BUSINESS_NAMES)
+            .collect();
         // The sections of a legal notice (and credit lines) that name someone else than the
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
@@ -196,6 +229,7 @@ impl ParsedPage {
             links: &link_positions,
             site: site.as_deref(),
             mail_providers: emails::MAIL_PROVIDERS,
+            business_names: &business_names,
         });
         let contact_lines: Vec<&str> = if third_party.is_empty() {
             lines.clone()
@@ -206,19 +240,6 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
-        // JSON-LD and framework state expand what they read: they may spend half of what
-        // the budget has left, the readers of the text after them keep the other half.
-        let json_ld = budget.holding_back_half(|| {
-            let mut json_ld = jsonld::read(&doc.json_ld, budget);
-            if !doc.state.is_empty() {
-                // JSON-LD inside framework state counts as JSON-LD; the values read by their
-                // keys join the structured ones.
-                let state = state::read(&doc.state, budget);
-                json_ld.absorb(jsonld::read(&state.json_ld, budget));
-                json_ld.absorb(state.values);
-            }
-            json_ld
-        });
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
@@ -231,6 +252,40 @@ impl ParsedPage {
             budget.holding_back_half(|| {
                 let mut text_addresses =
                     address::from_lines(&contact_lines, address_region, budget);
+                // Postcodes of the other countries of the page's language on a host without a
+                // ccTLD (`extract::language_postcodes`: `1060 Wien` on a German `.com` page);
+                // those of one country alone are evidence of the page's.
+                let language = doc
+                    .lang
+                    .as_deref()
+                    .and_then(|l| l.split(['-', '_']).next())
+                    .unwrap_or("");
+                let other_countries = match tld_region {
+                    None => language_postcodes::read(
+                        &contact_lines,
+                        language,
+                        address_region,
+                        &text_addresses,
+                        budget,
+                    ),
+                    Some(_) => Vec::new(),
+                };
+                let with_other_countries: Vec<address::TextAddress>;
+                let printed = if other_countries.iter().any(|c| c.unique) {
+                    with_other_countries = text_addresses
+                        .iter()
+                        .chain(
+                            other_countries
+                                .iter()
+                                .filter(|c| c.unique)
+                                .map(|c| &c.address),
+                        )
+                        .cloned()
+                        .collect();
+                    &with_other_countries
+                } else {
+                    &text_addresses
+                };
                 // The Open Graph contact metas read as a marked-up address.
                 let meta_address =
                     address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -238,7 +293,7 @@ impl ParsedPage {
                     doc,
                     &json_ld,
                     meta_address.as_ref(),
-                    &text_addresses,
+                    printed,
                     tld_region,
                     &contact_lines,
                 );
@@ -278,6 +333,11 @@ impl ParsedPage {
                     budget,
                 );
                 text_addresses.extend(other_order);
+                for choice in other_countries {
+                    if !text_addresses.iter().any(|a| a.line == choice.address.line) {
+                        text_addresses.push(choice.address);
+                    }
+                }
                 (text_addresses, meta_address, hint, page_region)
             });
 
@@ -993,8 +1053,8 @@ fn add_weak_evidence(doc: &Document, ballot: &mut region::Ballot) {
 }
 
 /// The region of a `lang` value and whether it is its region subtag: `en-GB` → (GB, true), or
-/// the main country of a language that is spoken mainly in one (`nl` → (NL, false), `de` →
-/// DE…). Plain `en` gives none.
+/// the main country of its language ([`region::main_country`]: `nl` → (NL, false), `nb` →
+/// NO…). Plain `en` gives none.
 fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
     let lang = lang?.to_ascii_lowercase();
     let mut parts = lang.split(['-', '_']);
@@ -1007,27 +1067,7 @@ fn lang_region(lang: Option<&str>) -> Option<(&'static str, bool)> {
             })
             .map(|r| (r, true));
     }
-    let main = match language {
-        "nl" => Some("NL"),
-        "de" => Some("DE"),
-        "fr" => Some("FR"),
-        "it" => Some("IT"),
-        "es" => Some("ES"),
-        "pt" => Some("PT"),
-        "sv" => Some("SE"),
-        "da" => Some("DK"),
-        "pl" => Some("PL"),
-        "tr" => Some("TR"),
-        "ja" => Some("JP"),
-        "cs" => Some("CZ"),
-        "sk" => Some("SK"),
-        "el" => Some("GR"),
-        "is" => Some("IS"),
-        "fi" => Some("FI"),
-        "hu" => Some("HU"),
-        "he" => Some("IL"),
-        _ => None,
-    };
+    let main = region::main_country(language);
     main.map(|r| (r, false))
 }
 
@@ -1765,5 +1805,75 @@ mod tests {
             ),
             ["80020-310"]
         );
+    }
+
+    /// Class `lang.main-country`: the language of a `.com` page names its main country
+    /// (`region::main_country`), whose postcode patterns then read the page's address:
+    /// Norwegian Bokmål, Romanian, Croatian and Estonian pages.
+    #[test]
+    fn the_main_country_of_the_page_language_reads_its_postcodes() {
+        let cases = [
+            ("nb", "Eksempel AS, Storgata 5, 0155 Oslo", "0155"),
+            (
+                "ro",
+                "Exemplu SRL, Strada Florilor 10, 010061 București",
+                "010061",
+            ),
+            ("hr", "Primjer d.o.o., Ulica Lipa 10, 10000 Zagreb", "10000"),
+            ("et", "Näide OÜ, Pärna tänav 5, 10117 Tallinn", "10117"),
+        ];
+        for (lang, line, postcode) in cases {
+            let html = format!("<html lang={lang}><p>{line}</p></html>");
+            let page = extract_page(
+                &Url::parse("https://www.example-firm.com/").unwrap(),
+                None,
+                html.as_bytes(),
+            );
+            let postcodes: Vec<_> = page
+                .addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect();
+            assert_eq!(postcodes, [postcode], "{lang}");
+        }
+        assert_eq!(lang_region(Some("nn")), Some(("NO", false)));
+        assert_eq!(lang_region(Some("uk")), Some(("UA", false)));
+        assert_eq!(lang_region(Some("ko-KR")), Some(("KR", true)));
+        assert_eq!(lang_region(Some("en")), None);
+        assert_eq!(lang_region(Some("ar")), None);
+    }
+
+    /// Class `postcode.language`: a `.com` page in German with an Austrian address, one in
+    /// Portuguese with a Brazilian CEP (and no other evidence of the country), one in Spanish
+    /// with an Argentine postcode.
+    #[test]
+    fn postcodes_of_the_other_countries_of_the_page_language() {
+        let cases = [
+            ("de", "Beispiel GmbH<br>Musterstraße 5<br>1060 Wien", "1060"),
+            (
+                "pt",
+                "Rua das Palmeiras, 210 - Centro<br>Curitiba - PR<br>80020-310",
+                "80020-310",
+            ),
+            (
+                "es",
+                "Ejemplo SA, Av. Corrientes 1234, C1043AAZ Buenos Aires",
+                "C1043AAZ",
+            ),
+        ];
+        for (lang, address, postcode) in cases {
+            let html = format!("<html lang={lang}><p>{address}</p></html>");
+            let page = extract_page(
+                &Url::parse("https://www.example-firm.com/").unwrap(),
+                None,
+                html.as_bytes(),
+            );
+            let postcodes: Vec<_> = page
+                .addresses
+                .into_iter()
+                .filter_map(|a| a.postal_code)
+                .collect();
+            assert_eq!(postcodes, [postcode], "{lang}");
+        }
     }
 }

@@ -246,6 +246,85 @@ pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
     out
 }
 
+/// The main country of `language` (an ISO 639-1 code, any case; the ISO 639-2 `fil` and the
+/// withdrawn `iw`, `in` too): the one country where most of its speakers live and where it is
+/// the national language (`nl` → NL, `nb`/`nn`/`no` → NO, `ko` → KR, `uk` → UA). `None` for
+/// a language spread over several countries with no main one (`en`, `ar`, `zh`, `sw`), whose
+/// region only a subtag or other evidence tells. A region from this alone is the weakest
+/// evidence ([`Source::Language`]).
+pub fn main_country(language: &str) -> Option<&'static str> {
+    let main = match language.to_ascii_lowercase().as_str() {
+        // Western and northern Europe.
+        "nl" => "NL",
+        "de" => "DE",
+        "fr" => "FR",
+        "it" => "IT",
+        "es" | "ca" | "eu" | "gl" => "ES",
+        "pt" => "PT",
+        "sv" => "SE",
+        "da" => "DK",
+        "nb" | "nn" | "no" => "NO",
+        "fi" => "FI",
+        "is" => "IS",
+        "fo" => "FO",
+        "lb" => "LU",
+        "mt" => "MT",
+        "ga" => "IE",
+        "cy" => "GB",
+        // Central, eastern and south-eastern Europe.
+        "pl" => "PL",
+        "cs" => "CZ",
+        "sk" => "SK",
+        "hu" => "HU",
+        "sl" => "SI",
+        "hr" => "HR",
+        "bs" => "BA",
+        "sr" => "RS",
+        "mk" => "MK",
+        "sq" => "AL",
+        "bg" => "BG",
+        "ro" => "RO",
+        "el" => "GR",
+        "et" => "EE",
+        "lv" => "LV",
+        "lt" => "LT",
+        "uk" => "UA",
+        "be" => "BY",
+        "ru" => "RU",
+        // Western and central Asia.
+        "tr" => "TR",
+        "he" | "iw" => "IL",
+        "ka" => "GE",
+        "hy" => "AM",
+        "az" => "AZ",
+        "kk" => "KZ",
+        "uz" => "UZ",
+        "fa" => "IR",
+        // South, east and south-east Asia.
+        "hi" => "IN",
+        "ur" => "PK",
+        "bn" => "BD",
+        "ne" => "NP",
+        "si" => "LK",
+        "ja" => "JP",
+        "ko" => "KR",
+        "mn" => "MN",
+        "th" => "TH",
+        "lo" => "LA",
+        "km" => "KH",
+        "my" => "MM",
+        "vi" => "VN",
+        "id" | "in" => "ID",
+        "ms" => "MY",
+        "tl" | "fil" => "PH",
+        // Africa.
+        "am" => "ET",
+        "af" => "ZA",
+        _ => return None,
+    };
+    Some(main)
+}
+
 /// The countries where `language` (an ISO 639-1 code, any case) is a national language and
 /// businesses print national numbers, most populous first: the candidates a national number
 /// is tried in ([`Source::NationalNumber`]). Empty for other languages.
@@ -267,6 +346,16 @@ pub fn language_regions(language: &str) -> &'static [&'static str] {
             "EG", "SA", "DZ", "IQ", "MA", "AE", "JO", "LB", "TN", "QA", "KW", "OM",
         ],
         "sv" => &["SE", "FI"],
+        "ru" => &["RU", "KZ", "BY", "KG"],
+        "ro" => &["RO", "MD"],
+        "sr" => &["RS", "BA", "ME"],
+        "hr" => &["HR", "BA"],
+        "el" => &["GR", "CY"],
+        "tr" => &["TR", "CY"],
+        "sq" => &["AL", "MK"],
+        "ms" => &["MY", "BN", "SG"],
+        "bn" => &["BD", "IN"],
+        "ca" => &["ES", "AD"],
         _ => &[],
     }
 }

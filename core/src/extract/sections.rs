@@ -337,6 +337,9 @@ pub struct Layout<'p> {
     /// Mail providers' registrable domains (`emails::MAIL_PROVIDERS`): an address there is
     /// no organisation's in particular.
     pub mail_providers: &'p [&'p str],
+    /// The names the page's markup gives the business: JSON-LD organisation names,
+    /// microdata/hCard names, `og:site_name`.
+    pub business_names: &'p [&'p str],
 }
 
 impl<'p> Layout<'p> {
@@ -352,6 +355,7 @@ impl<'p> Layout<'p> {
             links: &[],
             site: None,
             mail_providers: &[],
+            business_names: &[],
         }
     }
 }
@@ -522,8 +526,9 @@ fn heading_section_end(layout: &Layout<'_>, index: usize) -> usize {
 }
 
 /// Whether a block of `layout` starts at byte `start` and is the business's, whatever section
-/// it follows: it shows the site's own email ([`shows_the_sites_email`]) or its first line
-/// spells the site's name ([`spells_the_site`]).
+/// it follows: it shows the site's own email ([`shows_the_sites_email`]), or its first line
+/// spells the site's name ([`spells_the_site`]), holds a name the page's markup gives the
+/// business ([`names_the_business`]) or links to the site's homepage ([`is_home_link`]).
 fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
     let blocks = layout.block_starts;
     let Ok(index) = blocks.binary_search(&start) else {
@@ -531,7 +536,61 @@ fn is_the_businesss_block(layout: &Layout<'_>, start: usize) -> bool {
     };
     let end = blocks.get(index + 1).copied().unwrap_or(layout.text.len());
     let first_line = layout.text[start..end].lines().next().unwrap_or("");
-    spells_the_site(first_line, layout.site) || shows_the_sites_email(layout, start..end)
+    let first_line_end = start + first_line.len();
+    spells_the_site(first_line, layout.site)
+        || names_the_business(first_line, layout.business_names)
+        || layout.links.iter().any(|(href, pos)| {
+            (start..=first_line_end).contains(pos) && is_home_link(href, layout.site)
+        })
+        || shows_the_sites_email(layout, start..end)
+}
+
+/// Whether `line` holds one of `names` (the names the page's markup gives the business) as
+/// whole words, letter case aside. Names of fewer than four letters are not read (too many
+/// lines hold them by chance), nor lines of over 200 bytes.
+fn names_the_business(line: &str, names: &[&str]) -> bool {
+    if names.is_empty() || line.len() > 200 {
+        return false;
+    }
+    let line = line.to_lowercase();
+    names.iter().any(|name| {
+        let name = name.trim().to_lowercase();
+        name.chars().filter(|c| c.is_alphabetic()).count() >= 4
+            && line.match_indices(name.as_str()).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+            })
+    })
+}
+
+/// Whether `href` (as written in the page) links to the homepage of `site` (a registrable
+/// domain): a path `/` or `/index.…` with no query, relative (`/`, `./`) or on a host of the
+/// site (`https://www.example.de/`).
+fn is_home_link(href: &str, site: Option<&str>) -> bool {
+    let href = href.trim();
+    let href = href.split('#').next().unwrap_or("");
+    if href.contains('?') {
+        return false;
+    }
+    let is_home_path = |path: &str| path.is_empty() || path == "/" || path.starts_with("/index.");
+    if matches!(href, "/" | "./") || href.starts_with("/index.") {
+        return true;
+    }
+    let rest = ["https://", "http://", "//"].iter().find_map(|scheme| {
+        href.get(..scheme.len())
+            .filter(|head| head.eq_ignore_ascii_case(scheme))
+            .map(|_| &href[scheme.len()..])
+    });
+    let (Some(rest), Some(site)) = (rest, site) else {
+        return false;
+    };
+    let (host, path) = rest
+        .find('/')
+        .map_or((rest, ""), |slash| rest.split_at(slash));
+    let host = host.split(':').next().unwrap_or("").trim_end_matches('.');
+    is_home_path(path) && host.contains('.') && crate::site::registrable_domain(host) == site
 }
 
 /// Whether consecutive words of `line` spell the label of the site's registrable domain,
@@ -802,7 +861,7 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
             continue;
         }
         let body = &text[block.clone()];
-        let Some(mention) = other_organisation_mention(body, site) else {
+        let Some(mention) = other_organisation_mention(body, site, layout.business_names) else {
             continue;
         };
         // Domains named after the mention: in the text, and by the links there.
@@ -823,8 +882,14 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
 }
 
 /// Where `block` first names an organisation that is not the site: an authority's word, or a
-/// legal form after a name that is not the site's (the name's first word is where it starts).
-fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> {
+/// legal form after a name that is neither the site's nor one of `business_names` (the
+/// names the page's markup gives the business; [`is_a_business_name`]); the name's first word
+/// is where it starts.
+fn other_organisation_mention(
+    block: &str,
+    site: Option<&str>,
+    business_names: &[&str],
+) -> Option<usize> {
     // Words with their byte offsets: letters and digits only.
     let mut words = Vec::new();
     let mut start = None;
@@ -855,6 +920,7 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
                 .legal_forms
                 .contains(&word.to_lowercase().replace('.', ""))
             && !names_the_site(block, at, site)
+            && !is_a_business_name(&words[index.saturating_sub(4)..index], word, business_names)
         {
             // The name starts at the first of the capitalised words before the form.
             let first = words[..index]
@@ -868,6 +934,36 @@ fn other_organisation_mention(block: &str, site: Option<&str>) -> Option<usize> 
         }
     }
     None
+}
+
+/// Whether the last words of `name_words` (the words before the legal form `form`, up to
+/// four) are one of `business_names`, with or without the form, letters and digits compared
+/// lower-cased ("Glaserei Muster" before "GmbH", and the name "Glaserei Muster GmbH" or
+/// "Glaserei Muster"); fewer than four letters never are.
+fn is_a_business_name(name_words: &[(usize, &str)], form: &str, business_names: &[&str]) -> bool {
+    if business_names.is_empty() {
+        return false;
+    }
+    let squash = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let names: Vec<String> = business_names.iter().map(|name| squash(name)).collect();
+    let form = squash(form);
+    (0..name_words.len()).any(|first| {
+        let name: String = name_words[first..]
+            .iter()
+            .map(|(_, word)| squash(word))
+            .collect();
+        name.chars().count() >= 4
+            && names.iter().any(|known| {
+                known
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest == form)
+            })
+    })
 }
 
 /// `word` lower-cased as `str::to_lowercase` does it, without a new string for an ASCII word:
@@ -1188,6 +1284,38 @@ mod tests {
     }
 
     #[test]
+    fn a_legal_form_name_the_markup_gives_the_business_is_no_other_organisation() {
+        // The business's block (class: its name with a legal form, the domain not spelling
+        // it, its email on another domain of its own; the page's JSON-LD or `og:site_name`
+        // names it): its phone and email stay. German and Dutch.
+        let (phones, emails, _) = found(
+            "https://www.gm-glas.de/",
+            "<script type=\"application/ld+json\">{\"@type\":\"Organization\",\
+             \"name\":\"Glaserei Muster GmbH\"}</script>\
+             <p>Glaserei Muster GmbH, Lindenweg 4, 10115 Berlin, Telefon 030 4471232, \
+             E-Mail info@glaserei-muster.com</p>",
+        );
+        assert_eq!(phones, ["+49304471232"]);
+        assert_eq!(emails, ["info@glaserei-muster.com"]);
+        let (phones, emails, _) = found(
+            "https://www.vb-schilders.nl/",
+            "<meta property=\"og:site_name\" content=\"Voorbeeld Schilders\">\
+             <p>Voorbeeld Schilders B.V., Dorpsstraat 4, 1234 AB Voorbeeld, tel. 020 481 7703, \
+             info@voorbeeldschilders.com</p>",
+        );
+        assert_eq!(phones, ["+31204817703"]);
+        assert_eq!(emails, ["info@voorbeeldschilders.com"]);
+        // A name that only shares a word with the business's is still another organisation.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/",
+            "<meta property=\"og:site_name\" content=\"Muster Glas\">\
+             <p>Muster Glas, Telefon 030 4471233</p>\
+             <p>Muster Hosting GmbH, Telefon 030 4471299, www.hosting-beispiel.de</p>",
+        );
+        assert_eq!(phones, ["+49304471233"]);
+    }
+
+    #[test]
     fn an_authoritys_block_is_its_own_to_the_end() {
         // Legal notices (class: supervisory authority whose address block runs longer than a
         // few lines: department, street, town, phone, fax, email): German and English.
@@ -1275,6 +1403,49 @@ mod tests {
              <p>Fromagerie Exemple<br>Tél : 04 72 00 00 04</p>",
         );
         assert_eq!(phones, ["+33472000004"]);
+    }
+
+    #[test]
+    fn a_block_naming_the_business_its_markup_names_is_the_businesss() {
+        // Legal notices (class: the business's contact block right after a maker's or host's
+        // section, without a heading or an email of its own, on a domain that does not spell
+        // its name; the page's JSON-LD Organization or `og:site_name` names it): German and
+        // French.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/impressum",
+            "<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\",\
+             \"@type\":\"LocalBusiness\",\"name\":\"Glaserei Muster\"}</script>\
+             <h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p>Glaserei Muster GmbH<br>Telefon: 0341 5567016</p>",
+        );
+        assert_eq!(phones, ["+493415567016"]);
+        let (phones, _, _) = found(
+            "https://www.fx-lyon.fr/mentions-legales",
+            "<meta property=\"og:site_name\" content=\"Fromagerie Exemple\">\
+             <h1>Mentions légales</h1><h2>Hébergeur</h2><p>Hébergement Exemple SAS</p>\
+             <p>Fromagerie Exemple<br>Tél : 04 72 00 00 05</p>",
+        );
+        assert_eq!(phones, ["+33472000005"]);
+    }
+
+    #[test]
+    fn a_block_that_links_the_homepage_first_is_the_businesss() {
+        // Legal notices (class: the business's contact block after a maker's or host's
+        // section, its first line a link to the site's homepage, as a logo or name is):
+        // German and English.
+        let (phones, _, _) = found(
+            "https://www.gm-glas.de/impressum",
+            "<h1>Impressum</h1><h2>Webdesign</h2><p>Agentur Beispiel</p>\
+             <p><a href=\"/\">Glaserei Muster</a><br>Telefon: 0341 5567017</p>",
+        );
+        assert_eq!(phones, ["+493415567017"]);
+        let (phones, _, _) = found(
+            "https://www.ef-shop.co.uk/legal",
+            "<h1>Legal notice</h1><h2>Hosting</h2><p>Example Hosting Ltd</p>\
+             <p><a href=\"https://www.ef-shop.co.uk/\">Example Florist</a><br>\
+             Phone: 01273 480127</p>",
+        );
+        assert_eq!(phones, ["+441273480127"]);
     }
 
     #[test]

@@ -1,0 +1,237 @@
+//! Postcodes of the other countries of the page's language (class `postcode.language`,
+//! docs/extraction.md "Addresses"): a page on a host without a country-code domain (`.com`,
+//! `.org`, `.io`) has its postcodes read with the main country of its `<html lang>`
+//! (`region::main_country`: `de` → DE), but German is written in Austria and Switzerland too,
+//! Portuguese in Brazil, Spanish in Argentina and Chile, French in Belgium: `1060 Wien`,
+//! `01310-100`, `C1043AAZ`, `1000 Bruxelles` are no postcodes of the main country, and were not
+//! read.
+//!
+//! A line the address reader found nothing on is read here when it holds a token that is no
+//! whole postcode of the page's region but is one (Google's `zip`, `extract::postcode`) of
+//! another country of the language ([`region::language_regions`]). The countries tried, in
+//! order: the one named in the line (`…, Argentina`), then the others whose pattern the token
+//! validates, most populous first; the first whose reading of the lines around it
+//! ([`address::from_lines`], then [`postcode_order::read`]) gives an address with that
+//! postcode on that line gives it. The address reader's own rules (a street before or above,
+//! a place name beside the postcode) decide, as on a page of that country.
+//!
+//! A postcode that validates for one of the countries only (or for the one the line names) is
+//! evidence of the page's country ([`Choice::unique`]); one that several validate (`1060`:
+//! Austria, Switzerland, Luxembourg) is read but says nothing of the country.
+
+use crate::extract::address::{self, country_in_line, is_part_of_other_number, zip_tokens};
+use crate::extract::address::{TextAddress, HAND_READ};
+use crate::extract::page_budget::PageBudget;
+use crate::extract::{postcode, postcode_order, region};
+
+/// Lines above the postcode's line read with it (street lines, a locality line above a
+/// postcode on its own line).
+const LINES_ABOVE: usize = 5;
+/// Longest line examined, in bytes (the address reader's bound).
+const MAX_LINE: usize = 400;
+/// Longest token tried as a postcode, in bytes (`C1043AAZ`, `01310-100`, `LV-1010`).
+const MAX_TOKEN: usize = 10;
+/// Most countries whose reading is tried for one token.
+const MAX_TRIES: usize = 3;
+/// Pacing units (`crate::pace`) for a token tried in one country: a read of a few lines.
+const TRY_UNITS: usize = 2048;
+
+/// An address read with another country of the page's language.
+#[derive(Debug, Clone)]
+pub(crate) struct Choice {
+    /// The address (its `line` an index of the page's lines).
+    pub address: TextAddress,
+    /// Whether its postcode validates for that country alone among the candidates, or the
+    /// line names that country: evidence of the page's country.
+    pub unique: bool,
+}
+
+/// The addresses on `lines` that the reader found none on (`found`) whose postcode belongs to
+/// another country of `language` (an ISO 639-1 code) than `page_region` (the region the reader
+/// used; `None` on a page of no region). Charged to the page's `budget`: each line its length,
+/// each country tried more; once spent, what was found so far.
+pub(crate) fn read(
+    lines: &[&str],
+    language: &str,
+    page_region: Option<&str>,
+    found: &[TextAddress],
+    budget: &PageBudget,
+) -> Vec<Choice> {
+    let candidates: Vec<&postcode::Format> = region::language_regions(language)
+        .iter()
+        .filter(|r| Some(**r) != page_region && !HAND_READ.contains(r))
+        .filter_map(|r| postcode::format(r))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let page_format = page_region.and_then(postcode::format);
+    let mut out: Vec<Choice> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if !budget.work(line.len() + 16) {
+            break;
+        }
+        if line.len() > MAX_LINE
+            || !line.bytes().any(|b| b.is_ascii_digit())
+            || found.iter().any(|a| a.line == index)
+        {
+            continue;
+        }
+        'tokens: for (start, ends) in zip_tokens(line) {
+            for end in ends {
+                let zip = &line[start..end];
+                if zip.len() > MAX_TOKEN
+                    || page_format.is_some_and(|f| f.validates(zip))
+                    || is_part_of_other_number(line, start, end)
+                {
+                    continue;
+                }
+                let mut valid: Vec<&postcode::Format> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|f| f.validates(zip))
+                    .collect();
+                if valid.is_empty() {
+                    continue;
+                }
+                let named = country_in_line(line, start);
+                if let Some(i) = valid.iter().position(|f| Some(f.code) == named) {
+                    let first = valid.remove(i);
+                    valid.insert(0, first);
+                }
+                let unique = valid.len() == 1 || named == Some(valid[0].code);
+                for format in valid.into_iter().take(MAX_TRIES) {
+                    if !budget.work(TRY_UNITS) {
+                        return out;
+                    }
+                    if let Some(address) = read_in(lines, index, zip, format.code, budget) {
+                        out.push(Choice { address, unique });
+                        break 'tokens;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The address with postcode `zip` on line `index`, read from the lines around it as on a
+/// page of `code`'s country.
+fn read_in(
+    lines: &[&str],
+    index: usize,
+    zip: &str,
+    code: &'static str,
+    budget: &PageBudget,
+) -> Option<TextAddress> {
+    let from = index.saturating_sub(LINES_ABOVE);
+    let to = (index + 2).min(lines.len());
+    let window = &lines[from..to];
+    let at = index - from;
+    let ours = |a: &TextAddress| a.line == at && a.parts.postal_code.as_deref() == Some(zip);
+    let mut read = address::from_lines(window, Some(code), budget);
+    read.retain(|a| a.line == at);
+    if !read.iter().any(ours) {
+        read = postcode_order::read(window, Some(code), &read, budget);
+    }
+    let mut address = read.into_iter().find(ours)?;
+    address.line = index;
+    Some(address)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn postcodes(lines: &[&str], language: &str, page: Option<&str>) -> Vec<(String, bool)> {
+        let budget = PageBudget::for_page(lines.iter().map(|l| l.len()).sum());
+        let found = address::from_lines(lines, page, &budget);
+        read(lines, language, page, &found, &budget)
+            .into_iter()
+            .map(|c| {
+                let zip = c.address.parts.postal_code.unwrap_or_default();
+                (format!("{}:{zip}", c.address.region), c.unique)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn postcodes_of_the_other_countries_of_the_language() {
+        // German on a generic domain: Austria and Switzerland (four digits: several
+        // countries, no evidence).
+        assert_eq!(
+            postcodes(
+                &["Beispiel GmbH, Musterstraße 5, 1060 Wien"],
+                "de",
+                Some("DE")
+            ),
+            [("AT:1060".to_string(), false)]
+        );
+        // (Switzerland's too: the first of them that reads the address gives it.)
+        assert_eq!(
+            postcodes(
+                &["Beispiel AG", "Bahnhofstrasse 12", "8001 Zürich"],
+                "de",
+                Some("DE")
+            ),
+            [("AT:8001".to_string(), false)]
+        );
+        // Portuguese: a Brazilian CEP on its own line (Brazil's alone).
+        assert_eq!(
+            postcodes(
+                &[
+                    "Rua das Palmeiras, 210 - Centro",
+                    "Curitiba - PR",
+                    "80020-310"
+                ],
+                "pt",
+                Some("PT")
+            ),
+            [("BR:80020-310".to_string(), true)]
+        );
+        // Spanish: an Argentine CPA, a Chilean seven-digit code.
+        assert_eq!(
+            postcodes(
+                &["Av. Corrientes 1234, C1043AAZ Buenos Aires"],
+                "es",
+                Some("ES")
+            ),
+            [("AR:C1043AAZ".to_string(), true)]
+        );
+        assert_eq!(
+            postcodes(
+                &["Av. Providencia 1234, 7500000 Santiago"],
+                "es",
+                Some("ES")
+            ),
+            [("CL:7500000".to_string(), true)]
+        );
+        // French: Belgium, named in the line.
+        assert_eq!(
+            postcodes(
+                &["Rue de la Loi 16, 1000 Bruxelles, Belgique"],
+                "fr",
+                Some("FR")
+            ),
+            [("BE:1000".to_string(), true)]
+        );
+    }
+
+    #[test]
+    fn postcodes_of_the_page_region_and_numbers_that_are_no_address_are_left() {
+        // The main country's own postcode is the reader's to judge.
+        assert!(postcodes(&["Musterstraße 5, 10115 Berlin"], "de", Some("DE")).is_empty());
+        // Counts, years and prices beside words, without a street.
+        for line in [
+            "Über 1200 Kunden vertrauen uns",
+            "Seit 1998 Ihr Partner",
+            "Preis 1500 Euro pro Monat",
+            "Mais de 20000 clientes satisfeitos",
+        ] {
+            assert!(postcodes(&[line], "de", Some("DE")).is_empty(), "{line}");
+            assert!(postcodes(&[line], "pt", Some("PT")).is_empty(), "{line}");
+        }
+        // A language without other countries.
+        assert!(postcodes(&["Storgata 5, 0155 Oslo"], "nb", Some("NO")).is_empty());
+    }
+}
