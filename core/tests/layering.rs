@@ -100,6 +100,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::postcode_order",
             "extract::language_postcodes",
             "extract::address_list",
+            "extract::no_postcode",
+            "extract::map_links",
             "extract::company",
             "extract::socials",
             "extract::jsonld",

@@ -28,7 +28,9 @@ pub mod js_literal;
 pub mod jsonld;
 mod language_postcodes;
 pub mod limits;
+mod map_links;
 mod markup;
+mod no_postcode;
 pub mod page_budget;
 pub mod phones;
 mod postcode;
@@ -405,6 +407,26 @@ impl ParsedPage {
             .chain(text_addresses.into_iter().map(|a| a.parts))
         {
             addresses.push(split_run_on(trim_address(candidate), tld_region, budget));
+        }
+        // A page that gives no address with a postcode may print one without
+        // (`extract::no_postcode`).
+        if addresses.is_empty() {
+            let layout = no_postcode::Layout {
+                line_starts: &line_starts,
+                block_starts: &doc.block_starts,
+                address_ranges: &doc.address_ranges,
+            };
+            for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
+                addresses.push(trim_address(found));
+            }
+        }
+        // Nor one without: the place its map links and embeds show (`extract::map_links`).
+        if addresses.is_empty() {
+            let hrefs = doc.links.iter().map(|link| link.href.as_str());
+            let frames = doc.frame_sources.iter().map(String::as_str);
+            for found in map_links::read(hrefs, frames, string_region, budget) {
+                addresses.push(trim_address(found));
+            }
         }
         let structured_names: Vec<String> = json_ld
             .org_names
