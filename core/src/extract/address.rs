@@ -2434,12 +2434,12 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
     let prefix = last_sentence(segment);
     // Inside a paragraph, a sentence may open with a capitalised word of prose.
     let in_paragraph = segment.len() > PARAGRAPH_BYTES;
-    let prefix = without_prose(
+    let prefix = without_glued_name(without_prose(
         without_leading_name(without_glued_label(
             strip_label(prefix).trim_matches([',', ' ']),
         )),
         in_paragraph,
-    );
+    ));
     // A street with its house number on the postcode line is the whole street: `12 Main
     // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
     if is_streetish(prefix)
@@ -2589,6 +2589,78 @@ fn without_leading_name(prefix: &str) -> &str {
         start += chunk.len() + 1;
     }
     prefix
+}
+
+/// `text` without the business's name or a registration number glued before its street
+/// with no comma (`Muster GmbH Lindenweg 3` → `Lindenweg 3`, `KvK 12345678 Kerkstraat 5`,
+/// `SIRET 123 456 789 00012 - 12 rue des Lilas`): cut after the last word that ends a legal
+/// form (lexicon `legal.form`: `GmbH`, `B.V.`, `s.r.o.`, `S.L.`) or is a number of five
+/// digits or more (an identifier, not a house number), when what follows is a street with
+/// its house number (`12 rue …`, `Lindenweg 3`). Unchanged otherwise.
+fn without_glued_name(text: &str) -> &str {
+    let words: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    for i in (0..words.len().saturating_sub(1)).rev() {
+        let (at, word) = words[i];
+        if !(is_identifier(word) || ends_legal_form(&words[..=i])) {
+            continue;
+        }
+        let rest = text[at + word.len()..]
+            .trim_start_matches([' ', ',', ';', '-', '–', '·', '|', ':'])
+            .trim_start();
+        let numbered = rest.starts_with(|c: char| c.is_ascii_digit())
+            || ends_with_house_number(rest.trim_end_matches([',', '.']));
+        if numbered && is_streetish(rest) && has_street_name(rest) {
+            return rest;
+        }
+    }
+    text
+}
+
+/// Whether `word` is an identifier (a registration, tax or phone number: `12345678`,
+/// `B12345678`, `DE123456789`, `12.345.678/0001-90`): five digits or more with nothing but
+/// letters and `.`, `/`, `-` between them.
+fn is_identifier(word: &str) -> bool {
+    let word = word.trim_end_matches([',', ';', ':']);
+    word.bytes().filter(u8::is_ascii_digit).count() >= 5
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '-'))
+}
+
+/// Whether the last words of `words` (byte offset, word) are a legal form (lexicon
+/// `legal.form`), compared without dots and case (`B.V.` is `BV`, `s.r.o.` is `S.R.O.`); a
+/// short form written without dots (`AB`, `AS`, `SA`) only as the lexicon or in capitals.
+fn ends_legal_form(words: &[(usize, &str)]) -> bool {
+    // Each form's words without dots, lower-case, and its spelling when it is a short one
+    // without dots (compared as written or in capitals).
+    static FORMS: OnceLock<Vec<(Vec<String>, Option<&'static str>)>> = OnceLock::new();
+    let forms = FORMS.get_or_init(|| {
+        lexicon::words(Words::LegalForm)
+            .map(|form| {
+                let parts = form
+                    .split_whitespace()
+                    .map(|w| w.replace('.', "").to_lowercase())
+                    .collect::<Vec<_>>();
+                let short = !form.contains(['.', ' ']) && form.len() <= 3;
+                (parts, short.then_some(form))
+            })
+            .collect()
+    });
+    forms.iter().any(|(parts, short)| {
+        let Some(tail) = words.len().checked_sub(parts.len()).map(|at| &words[at..]) else {
+            return false;
+        };
+        tail.iter().zip(parts).all(|((_, word), part)| {
+            let word = word.trim_end_matches([',', ';']);
+            match short {
+                Some(form) if !word.contains('.') => word == *form || word == form.to_uppercase(),
+                _ => word.replace('.', "").to_lowercase() == *part,
+            }
+        })
+    })
 }
 
 /// Where the last sentence of `chunk` starts (`© 2026 Acme. 3rd Floor …`): after the last
@@ -3181,6 +3253,52 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_name_or_number_glued_before_the_street_is_not_the_street() {
+        // Class: the business's name with its legal form, or a registration or tax number,
+        // printed before the street on the postcode's line with no comma between them;
+        // Germany, Netherlands, Sweden, Czechia, Italy, Spain, France, Portugal.
+        let a = one(&["Muster GmbH Lindenweg 3 12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
+        let a = one(
+            &["Voorbeeld B.V. Kerkstraat 5 1234 AB Amsterdam"],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        let a = one(&["Exempel AB Storgatan 12 123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Storgatan 12"));
+        let a = one(&["Příklad s.r.o. Dlouhá 12 110 00 Praha 1"], Some("CZ"));
+        assert_eq!(a.street.as_deref(), Some("Dlouhá 12"));
+        let a = one(&["Esempio S.r.l. Via Roma, 12 00184 Roma"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Via Roma, 12"));
+        let a = one(
+            &["KvK 12345678 Kerkstraat 5, 1234 AB Amsterdam"],
+            Some("NL"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Kerkstraat 5"));
+        let a = one(
+            &["Ejemplo S.L. CIF B12345678 Calle Mayor 12, 28013 Madrid"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 12"));
+        let a = one(
+            &["SIRET 123 456 789 00012 - 12 rue des Lilas 75011 Paris"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue des Lilas"));
+        let a = one(
+            &["NIF 123456789 - Rua das Flores 12 - 4050-262 Porto"],
+            Some("PT"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Rua das Flores 12"));
+        // A five-digit house number opens the street; a street name holding a legal form's
+        // letters in lower case is one street.
+        let a = one(&["12345 Main St, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("12345 Main St"));
+        let a = one(&["Via della Ag 12, 00184 Roma"], Some("IT"));
+        assert_eq!(a.street.as_deref(), Some("Via della Ag 12"));
+    }
+
     #[test]
     fn a_street_with_no_comma_before_its_town_ends_at_its_street_type() {
         // Class: street and town on one line with no comma between them, the street ending
