@@ -4640,7 +4640,9 @@ mod tests {
 
     /// `(lines, region, [street, locality, region, postcode])`: each read as one address
     /// with those parts.
-    fn parts_are(cases: &[(&[&str], &str, [Option<&str>; 4])]) {
+    type PartsCase<'a> = (&'a [&'a str], &'a str, [Option<&'a str>; 4]);
+
+    fn parts_are(cases: &[PartsCase<'_>]) {
         for (lines, region, want) in cases {
             let a = one(lines, Some(region));
             let got = [&a.street, &a.locality, &a.region, &a.postal_code].map(|p| p.as_deref());
