@@ -100,6 +100,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::postcode_order",
             "extract::language_postcodes",
             "extract::address_list",
+            "extract::no_postcode",
             "extract::company",
             "extract::socials",
             "extract::jsonld",

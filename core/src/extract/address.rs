@@ -2744,7 +2744,7 @@ fn is_premise_word(word: &str) -> bool {
 /// Floor The Foundry`, `Unit 3 Palace Court`, `Tour Horizon`, `Gebäude B`, `Edificio Sol`): a
 /// short line or chunk (six words at most) holding a premise word, and no label, email or
 /// other field.
-fn is_premise(text: &str) -> bool {
+pub(crate) fn is_premise(text: &str) -> bool {
     let text = text.trim();
     !text.is_empty()
         && text.len() <= 60

@@ -125,6 +125,11 @@ impl AddressList {
         Pushed::Merged(index)
     }
 
+    /// Whether no address was kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The entries, in order of first sighting.
     pub(crate) fn into_entries(self) -> Vec<MarkedAddress> {
         self.entries

@@ -69,6 +69,14 @@ pub struct Document {
     pub marked_phones: Vec<String>,
     /// `itemprop=email` values.
     pub marked_emails: Vec<String>,
+    /// Byte ranges of [`Document::text`] inside closed `<address>` elements (HTML Living
+    /// Standard §4.3.10: the contact information of its article or of the page), in document
+    /// order; read for addresses printed without a postcode (`extract::no_postcode`).
+    pub address_ranges: Vec<Range<usize>>,
+    /// The `src` of `<iframe>` elements, entity-decoded and trimmed, in document order (at
+    /// most [`MAX_MARKED_VALUES`]): a map embed's carries the place it shows
+    /// (`extract::map_links`).
+    pub frame_sources: Vec<String>,
 }
 
 /// A hyperlink and the text a reader sees for it.
@@ -170,6 +178,8 @@ struct Walker<'b> {
     /// Where the open heading's text starts and its rank (`<h1>`–`<h6>` do not nest in
     /// practice; an inner one ends the outer's range).
     heading_start: Option<(usize, u8)>,
+    /// Where the text of the open `<address>` element starts.
+    address_start: Option<usize>,
     /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
     link_captures: Vec<(usize, usize)>,
     /// Open property captures: (target, text start).
@@ -209,6 +219,7 @@ struct Exit {
     link: bool,
     prop: bool,
     scope: bool,
+    address: bool,
 }
 
 impl<'b> Walker<'b> {
@@ -222,6 +233,7 @@ impl<'b> Walker<'b> {
             footer_depth: 0,
             footer_start: 0,
             heading_start: None,
+            address_start: None,
             link_captures: Vec::new(),
             prop_captures: Vec::new(),
             scopes: Vec::new(),
@@ -293,6 +305,11 @@ impl<'b> Walker<'b> {
             b"script" | b"style" | b"textarea" | b"select" | b"svg" | b"iframe" | b"noscript"
             | b"object" | b"datalist" => {
                 self.push_cfemail(attrs.cfemail);
+                if let Some(src) = attrs.src.filter(|src| self.may_copy(src.len())) {
+                    if self.doc.frame_sources.len() < MAX_MARKED_VALUES {
+                        self.doc.frame_sources.push(decoded_trimmed(src));
+                    }
+                }
                 return None;
             }
             b"title" => {
@@ -388,6 +405,10 @@ impl<'b> Walker<'b> {
         if closed && matches!(name, b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6") {
             exit.heading = true;
             self.heading_start = Some((self.doc.text.len(), name[1] - b'0'));
+        }
+        if closed && name == b"address" && self.address_start.is_none() {
+            exit.address = true;
+            self.address_start = Some(self.doc.text.len());
         }
         if self.footer_depth == 0 && (name == b"footer" || attrs.footer_like) && closed {
             exit.footer = true;
@@ -552,6 +573,14 @@ impl<'b> Walker<'b> {
                 }
             }
         }
+        if exit.address {
+            if let Some(start) = self.address_start.take() {
+                if start < self.doc.text.len() && self.doc.address_ranges.len() < MAX_MARKED_VALUES
+                {
+                    self.doc.address_ranges.push(start..self.doc.text.len());
+                }
+            }
+        }
         if exit.footer {
             self.footer_depth = 0;
             let range = self.footer_start..self.doc.text.len();
@@ -624,6 +653,7 @@ struct Attrs<'s> {
     lang: Option<&'s str>,
     meta_key: Option<&'s str>,
     cfemail: Option<&'s str>,
+    src: Option<&'s str>,
     item_type: Option<&'s str>,
     item_prop: Option<Prop>,
     class_prop: Option<Prop>,
@@ -660,6 +690,7 @@ impl<'s> Attrs<'s> {
                     attrs.meta_key = Some(raw)
                 }
                 b"data-cfemail" if seen.first(Seen::CFEMAIL) => attrs.cfemail = Some(raw),
+                b"src" if name == b"iframe" && seen.first(Seen::SRC) => attrs.src = Some(raw),
                 b"itemscope" => attrs.itemscope = true,
                 b"itemtype" if seen.first(Seen::ITEMTYPE) => attrs.item_type = Some(raw),
                 b"itemprop" if seen.first(Seen::ITEMPROP) => {
@@ -744,6 +775,7 @@ impl Seen {
     const STYLE: u16 = 1 << 11;
     const CLASS: u16 = 1 << 12;
     const ID: u16 = 1 << 13;
+    const SRC: u16 = 1 << 14;
 
     /// Whether `bit` is seen for the first time (and marks it seen).
     fn first(&mut self, bit: u16) -> bool {

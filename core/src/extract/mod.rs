@@ -29,6 +29,7 @@ pub mod jsonld;
 mod language_postcodes;
 pub mod limits;
 mod markup;
+mod no_postcode;
 pub mod page_budget;
 pub mod phones;
 mod postcode;
@@ -405,6 +406,18 @@ impl ParsedPage {
             .chain(text_addresses.into_iter().map(|a| a.parts))
         {
             addresses.push(split_run_on(trim_address(candidate), tld_region, budget));
+        }
+        // A page that gives no address with a postcode may print one without
+        // (`extract::no_postcode`).
+        if addresses.is_empty() {
+            let layout = no_postcode::Layout {
+                line_starts: &line_starts,
+                block_starts: &doc.block_starts,
+                address_ranges: &doc.address_ranges,
+            };
+            for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
+                addresses.push(trim_address(found));
+            }
         }
         let structured_names: Vec<String> = json_ld
             .org_names

@@ -1,0 +1,453 @@
+//! Addresses printed without a postcode (class `address.no-postcode`): in countries that
+//! have none or where it is often left out (Ghana, the Gulf states, Hong Kong; a Polish or
+//! Irish contact card that gives the street and the town only). The postcode readers
+//! (`address.rs`, `postcode_order.rs`) need one, so these are read here, and only on strong
+//! evidence (docs/extraction.md, "Addresses"):
+//!
+//! - the text of an `<address>` element (HTML Living Standard §4.3.10: the contact
+//!   information of the page), or
+//! - the lines under an address label (lexicon `label.address`) alone on its line
+//!   (`Adres`, `Address:`, a heading or a bold label), or the rest of a line it opens
+//!   (`Address: 12 Sample Road, Sampletown`),
+//!
+//! and in that text a street: a chunk (a line, or a part of it between commas) with a street
+//! word of the lexicon (`street.type`, `street.suffix`) and a street name; under a label, a
+//! house number as well (a label's lines are more often prose than an `<address>`'s).
+//! Premises (`Flat A`, `3rd Floor`, `Sample Building`) before or after the street are part of
+//! it; the place names after it are the town and the region; a country name may end it. The
+//! page must have a region (its ccTLD or the region its evidence decides) that a printed
+//! country agrees with, or print the country. Read only on pages where no address with a
+//! postcode (text or structured) was found: a page that prints its postcode address gives it
+//! there.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use crate::extract::address::{self, MarkedAddress};
+use crate::extract::page_budget::PageBudget;
+use crate::extract::postcode;
+use crate::lexicon::{self, Class};
+
+/// Most lines of one address (under a label or in an `<address>` element).
+const MAX_LINES: usize = 5;
+/// Most comma-separated chunks of one address.
+const MAX_CHUNKS: usize = 8;
+/// Longest chunk, in bytes.
+const MAX_CHUNK: usize = 80;
+/// Longest line an address label opens (`Address: …`), in bytes.
+const MAX_LABELLED_LINE: usize = 160;
+/// Most words of a town, region or country chunk.
+const MAX_PLACE_WORDS: usize = 4;
+
+/// Where the page's text is divided: the byte offset where each line starts
+/// ([`crate::extract::html::Document::text`] split at `\n`), the offsets where its blocks
+/// start (`Document::block_starts`) and the byte ranges of its `<address>` elements
+/// (`Document::address_ranges`).
+pub(crate) struct Layout<'a> {
+    pub(crate) line_starts: &'a [usize],
+    pub(crate) block_starts: &'a [usize],
+    pub(crate) address_ranges: &'a [Range<usize>],
+}
+
+/// The addresses without a postcode of a page's `lines` (its text, third parties' parts
+/// blanked), `region` the page's ISO 3166-1 region (ccTLD, else the one its evidence decides;
+/// `None`: only an address that prints its country is read). Charged to `budget` (a unit a
+/// byte of each line looked at); once it is spent the addresses found so far are returned.
+pub(crate) fn read(
+    lines: &[&str],
+    layout: &Layout<'_>,
+    region: Option<&str>,
+    budget: &PageBudget,
+) -> Vec<MarkedAddress> {
+    let mut found: Vec<MarkedAddress> = Vec::new();
+    let line_of = |offset: usize| {
+        layout
+            .line_starts
+            .partition_point(|start| *start <= offset)
+            .saturating_sub(1)
+    };
+    for range in layout.address_ranges {
+        let (first, last) = (line_of(range.start), line_of(range.end.saturating_sub(1)));
+        let texts: Vec<&str> = (first..=last.min(first + MAX_LINES - 1))
+            .filter_map(|i| lines.get(i))
+            .map(|line| line.trim())
+            .filter(|line| !line.is_empty())
+            .collect();
+        if !budget.work(texts.iter().map(|t| t.len()).sum::<usize>() + 16) {
+            return found;
+        }
+        found.extend(parse(&texts, Evidence::Element, region));
+    }
+    let block_of = |line: usize| {
+        let start = layout.line_starts.get(line).copied().unwrap_or(usize::MAX);
+        layout.block_starts.partition_point(|s| *s <= start)
+    };
+    for (index, line) in lines.iter().enumerate() {
+        if !budget.work(line.len() + 16) {
+            break;
+        }
+        let Some(rest) = after_label(line) else {
+            continue;
+        };
+        // The lines of the label's block after it; a label alone in its block (a heading)
+        // labels the next block.
+        let mut texts: Vec<&str> = Vec::new();
+        if !rest.is_empty() {
+            texts.push(rest);
+        }
+        let block = if rest.is_empty() && block_of(index + 1) != block_of(index) {
+            block_of(index + 1)
+        } else {
+            block_of(index)
+        };
+        texts.extend(
+            (index + 1..lines.len())
+                .take_while(|i| block_of(*i) == block)
+                .map(|i| lines[i].trim())
+                .filter(|line| !line.is_empty())
+                .take(MAX_LINES),
+        );
+        texts.truncate(MAX_LINES);
+        found.extend(parse(&texts, Evidence::Label, region));
+    }
+    found
+}
+
+/// What shows that a text is an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Evidence {
+    /// An `<address>` element holds it.
+    Element,
+    /// An address label opens it or stands above it.
+    Label,
+}
+
+/// The lexicon's address labels (`label.address`), lower-case, sorted; built once.
+fn labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| lexicon::sorted_words(&[Class::LabelAddress], str::to_lowercase))
+}
+
+/// The labels of other fields (`label.phone`, `label.email`), lower-case, sorted; built once.
+fn other_labels() -> &'static [String] {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        lexicon::sorted_words(&[Class::LabelPhone, Class::LabelEmail], str::to_lowercase)
+    })
+}
+
+/// What follows an address label that opens `line`: `Some("")` for a label alone on its line
+/// (`Adres`, `Address:`), `Some(rest)` for `Address: rest`; `None` when no label opens it.
+fn after_label(line: &str) -> Option<&str> {
+    let line = line.trim();
+    if line.is_empty() || line.len() > MAX_LABELLED_LINE {
+        return None;
+    }
+    let (head, rest) = match line.find(':') {
+        Some(colon) if colon <= 32 => (&line[..colon], line[colon + 1..].trim()),
+        _ if line.len() <= 32 => (line, ""),
+        _ => return None,
+    };
+    let head = head.trim();
+    if head.is_empty() || head.len() > 32 || !head.starts_with(char::is_alphabetic) {
+        return None;
+    }
+    lexicon::holds(labels(), &head.to_lowercase()).then_some(rest)
+}
+
+/// The address of `texts` (an address's lines), when it holds a street; see the module's
+/// documentation.
+fn parse(texts: &[&str], evidence: Evidence, region: Option<&str>) -> Option<MarkedAddress> {
+    let mut texts = texts;
+    // A first line without a digit or street word above the others is a name (`Acme Ltd`).
+    if texts.len() >= 2
+        && !texts[0].bytes().any(|b| b.is_ascii_digit())
+        && !address::has_street_word(&texts[0].to_lowercase())
+        && !address::is_premise(texts[0])
+    {
+        texts = &texts[1..];
+    }
+    let chunks: Vec<&str> = texts
+        .iter()
+        .flat_map(|t| t.split(','))
+        .map(|c| c.trim().trim_end_matches('.').trim())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if chunks.is_empty() || chunks.len() > MAX_CHUNKS * 2 {
+        return None;
+    }
+    let street_at = chunks.iter().position(|c| is_street(c, evidence))?;
+    // Premises and unit numbers (`10/F`, `No. 4`) before the street belong to it; anything
+    // else before it is no address.
+    let unit = |c: &str| c.len() <= 12 && c.split_whitespace().count() <= 2 && digits(c) > 0;
+    if !chunks[..street_at]
+        .iter()
+        .all(|c| address::is_premise(c) || unit(c))
+    {
+        return None;
+    }
+    let mut end = street_at + 1;
+    while end < chunks.len() && address::is_premise(chunks[end]) {
+        end += 1;
+    }
+    // A number after the street is a postcode the readers could not place (or a phone):
+    // not an address without one.
+    if chunks[end..].iter().any(|c| digits(c) > 0) {
+        return None;
+    }
+    let street = chunks[..end].join(", ");
+    if street.len() > MAX_CHUNK * 2 || end > MAX_CHUNKS {
+        return None;
+    }
+    // Then the town and the region, place names, and the country.
+    let mut places: Vec<&str> = Vec::new();
+    let mut country: Option<(&str, &'static str)> = None;
+    for chunk in &chunks[end..] {
+        if let Some(code) = country_code(chunk) {
+            country = Some((chunk, code));
+            break;
+        }
+        if places.len() == 2 || !is_place(chunk) {
+            break;
+        }
+        places.push(chunk);
+    }
+    match (country, region) {
+        (Some((_, code)), Some(region)) if code != region => return None,
+        (None, None) => return None,
+        _ => {}
+    }
+    // An `<address>` element without a label is read in countries without postcodes only
+    // (none in the address data): elsewhere its address has one the readers missed.
+    let code = country.map(|(_, code)| code).or(region);
+    if evidence == Evidence::Element && code.and_then(postcode::format).is_some() {
+        return None;
+    }
+    Some(MarkedAddress {
+        street: Some(street),
+        locality: places.first().map(|p| p.to_string()),
+        region: places.get(1).map(|p| p.to_string()),
+        postal_code: None,
+        country: country.map(|(name, _)| name.to_string()),
+    })
+}
+
+/// Whether `chunk` is a street: a street word and a street name, no other field; under a
+/// label, a house number too.
+fn is_street(chunk: &str, evidence: Evidence) -> bool {
+    chunk.len() <= MAX_CHUNK
+        && !chunk.contains(['@', ':'])
+        && !chunk.contains("http")
+        && digits(chunk) < 7
+        && (evidence == Evidence::Element || digits(chunk) > 0)
+        && address::has_street_word(&chunk.to_lowercase())
+        && address::has_street_name(chunk)
+}
+
+/// Whether `chunk` is a place name: letters (and spaces, `-`, `'`, `.`, parentheses), a few
+/// words, not a label of another field.
+fn is_place(chunk: &str) -> bool {
+    let lower = chunk.to_lowercase();
+    chunk.split_whitespace().count() <= MAX_PLACE_WORDS
+        && chunk.starts_with(char::is_alphabetic)
+        && chunk
+            .chars()
+            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '.' | '(' | ')'))
+        && !lower
+            .split(|c: char| !c.is_alphabetic())
+            .any(|w| lexicon::holds(other_labels(), w) || lexicon::holds(labels(), w))
+        && !address::has_street_word(&lower)
+}
+
+/// The region a country name (`Ghana`, `Polska`, `UAE`) names.
+fn country_code(chunk: &str) -> Option<&'static str> {
+    address::region_of_country(chunk).or_else(|| postcode::country_of_name(chunk))
+}
+
+fn digits(text: &str) -> usize {
+    text.bytes().filter(u8::is_ascii_digit).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `lines` as a page's text whose blocks start at the lines `blocks`, with the
+    /// `<address>` elements over the lines `elements` (first line, line after the last).
+    fn read_lines(
+        lines: &[&str],
+        blocks: &[usize],
+        elements: &[(usize, usize)],
+        region: Option<&str>,
+    ) -> Vec<MarkedAddress> {
+        let line_starts: Vec<usize> = lines
+            .iter()
+            .scan(0, |pos, line| {
+                let start = *pos;
+                *pos += line.len() + 1;
+                Some(start)
+            })
+            .collect();
+        let block_starts: Vec<usize> = blocks.iter().map(|b| line_starts[*b]).collect();
+        let address_ranges: Vec<Range<usize>> = elements
+            .iter()
+            .map(|(first, end)| line_starts[*first]..line_starts[end - 1] + lines[end - 1].len())
+            .collect();
+        let layout = Layout {
+            line_starts: &line_starts,
+            block_starts: &block_starts,
+            address_ranges: &address_ranges,
+        };
+        read(lines, &layout, region, &PageBudget::for_page(1 << 20))
+    }
+
+    fn street_and_town(a: &MarkedAddress) -> (Option<&str>, Option<&str>) {
+        (a.street.as_deref(), a.locality.as_deref())
+    }
+
+    #[test]
+    fn a_label_heading_labels_the_block_under_it() {
+        // Polish contact card: heading `Adres`, then street and town in one paragraph.
+        let lines = [
+            "Adres",
+            "ul. Przykładowa 12a/3",
+            "Opole",
+            "Godziny otwarcia",
+        ];
+        let found = read_lines(&lines, &[0, 1, 3], &[], Some("PL"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            street_and_town(&found[0]),
+            (Some("ul. Przykładowa 12a/3"), Some("Opole"))
+        );
+        // English (Nigeria): a bold label over the lines in the same block.
+        let lines = ["Address:", "15 Sample Crescent", "Ikeja", "Lagos"];
+        let found = read_lines(&lines, &[0], &[], Some("NG"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (
+                found[0].street.as_deref(),
+                found[0].locality.as_deref(),
+                found[0].region.as_deref()
+            ),
+            (Some("15 Sample Crescent"), Some("Ikeja"), Some("Lagos"))
+        );
+    }
+
+    #[test]
+    fn a_label_opening_a_line_gives_the_rest_of_it() {
+        // Hong Kong: premises before the street, the district, the territory as country.
+        let lines =
+            ["Address: Flat A, 10/F, Sample Building, 88 Example Road, Wan Chai, Hong Kong"];
+        let found = read_lines(&lines, &[0], &[], Some("HK"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            street_and_town(&found[0]),
+            (
+                Some("Flat A, 10/F, Sample Building, 88 Example Road"),
+                Some("Wan Chai")
+            )
+        );
+        assert_eq!(found[0].region.as_deref(), Some("Hong Kong"));
+        // Spanish (Chile): an office after the street is part of it.
+        let lines = ["Dirección: Av. Ejemplo 1234, Oficina 56, Providencia, Santiago"];
+        let found = read_lines(&lines, &[0], &[], Some("CL"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            street_and_town(&found[0]),
+            (Some("Av. Ejemplo 1234, Oficina 56"), Some("Providencia"))
+        );
+    }
+
+    #[test]
+    fn an_address_element_needs_no_label_or_number() {
+        // Ghana: a road between two towns, no house number.
+        let lines = ["Visit Us", "Tema - Sample Rd", "Near the Mall"];
+        let found = read_lines(&lines, &[0, 1, 2], &[(1, 2)], Some("GH"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(street_and_town(&found[0]), (Some("Tema - Sample Rd"), None));
+        // UAE: a name line, the street with its tower, the emirate, the country.
+        let lines = [
+            "Sample Trading LLC",
+            "Office 1204, Sample Tower, Sheikh Zayed Road",
+            "Dubai, United Arab Emirates",
+        ];
+        let found = read_lines(&lines, &[0], &[(0, 3)], Some("AE"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            street_and_town(&found[0]),
+            (
+                Some("Office 1204, Sample Tower, Sheikh Zayed Road"),
+                Some("Dubai")
+            )
+        );
+    }
+
+    /// The page's addresses, read by [`crate::extract::extract_page`] from `html` at `url`.
+    fn page_addresses(url: &str, html: &str) -> Vec<MarkedAddress> {
+        let url = url::Url::parse(url).unwrap();
+        crate::extract::extract_page(&url, None, html.as_bytes()).addresses
+    }
+
+    #[test]
+    fn pages_give_their_address_without_a_postcode() {
+        // Ghana: an `<address>` element in a card.
+        let found = page_addresses(
+            "https://example.com.gh/contact",
+            "<html lang=en><body><div><h4>Visit Us</h4><address>Tema - Sample Rd</address>\
+             <address>Near the Mall</address></div></body></html>",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].street.as_deref(), Some("Tema - Sample Rd"));
+        // Polish: a heading label over a paragraph.
+        let found = page_addresses(
+            "https://example.pl/kontakt",
+            "<html lang=pl><body><h3>Adres</h3><p>ul. Przykładowa 12a/3<br>Opole</p>\
+             <h3>Rejestracja</h3><p>Pon — Pt</p></body></html>",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            street_and_town(&found[0]),
+            (Some("ul. Przykładowa 12a/3"), Some("Opole"))
+        );
+        // A page with a postcode address gives that one only.
+        let found = page_addresses(
+            "https://example.pl/kontakt",
+            "<html lang=pl><body><h3>Adres</h3><p>ul. Przykładowa 12a/3<br>Opole</p>\
+             <footer><p>ul. Przykładowa 12a/3, 45-001 Opole</p></footer></body></html>",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].postal_code.as_deref(), Some("45-001"));
+    }
+
+    #[test]
+    fn weak_or_contradicted_evidence_reads_nothing() {
+        // An `<address>` element in a country of postcodes: its postcode was missed.
+        let lines = ["Sample Trading GmbH", "Musterweg 12", "Musterstadt"];
+        assert!(read_lines(&lines, &[0], &[(0, 3)], Some("DE")).is_empty());
+        // A number after the street: a postcode of an unknown form, or a phone.
+        let lines = ["Office 12, Sample Road", "Dubai 04 123"];
+        assert!(read_lines(&lines, &[0], &[(0, 2)], Some("AE")).is_empty());
+        // A label over prose, a street word without a number under a label, another field.
+        for lines in [
+            &["Address", "We deliver to every town in the region"][..],
+            &["Address:", "Main Street"][..],
+            &["Adresse : contact@example.fr"][..],
+            &["Address", "Call 020 1234 5678 for directions"][..],
+        ] {
+            assert!(
+                read_lines(lines, &[0], &[], Some("GB")).is_empty(),
+                "{lines:?}"
+            );
+        }
+        // An `<address>` element with an email and a phone only.
+        let lines = ["info@example.com", "+233 30 000 0000"];
+        assert!(read_lines(&lines, &[0], &[(0, 2)], Some("GH")).is_empty());
+        // A country other than the page's, or no region and no country.
+        let lines = ["Address: 12 Sample Road, Sampletown, Kenya"];
+        assert!(read_lines(&lines, &[0], &[], Some("GH")).is_empty());
+        let lines = ["Address: 12 Sample Road, Sampletown"];
+        assert!(read_lines(&lines, &[0], &[], None).is_empty());
+        assert_eq!(read_lines(&lines, &[0], &[], Some("NG")).len(), 1);
+    }
+}
