@@ -1,7 +1,7 @@
 //! One walk over the page's element tree (`markup.rs`: `tl`'s nodes of the prescanned page) that
 //! collects everything the extractors read: visible text as lines, links with their anchor
 //! text, meta tags, the title, `<base>`, JSON-LD blocks, Cloudflare-protected emails, and
-//! schema.org microdata / microformat (hCard) fields.
+//! schema.org microdata / RDFa / microformat (hCard) fields.
 //!
 //! Text follows docs/extraction.md: block-level elements and `<br>`
 //! end a line, inline elements are joined, so `<span>623-889-60</span><span>00</span>` stays one
@@ -61,7 +61,7 @@ pub struct Document {
     /// Hex payloads of Cloudflare email protection (`data-cfemail`, `/cdn-cgi/l/email-protection#`).
     /// Each with the byte offset in [`Document::text`] where it occurs.
     pub cf_emails: Vec<(usize, String)>,
-    /// Addresses marked up as microdata `PostalAddress` or microformat `adr`.
+    /// Addresses marked up as microdata or RDFa `PostalAddress` or microformat `adr`.
     pub marked_addresses: Vec<MarkedAddress>,
     /// Organisation names from microdata (`itemprop=name` in an organisation) or hCard `org`.
     pub marked_org_names: Vec<String>,
@@ -689,6 +689,14 @@ impl<'s> Attrs<'s> {
                 b"property" if name == b"meta" && seen.first(Seen::PROPERTY) => {
                     attrs.meta_key = Some(raw)
                 }
+                // RDFa (Lite 1.1 §2: `property` names the property, `typeof` the type) read
+                // as microdata: `property="streetAddress"` or `schema:streetAddress`.
+                b"property" if seen.first(Seen::PROPERTY) && attrs.item_prop.is_none() => {
+                    attrs.item_prop = raw.split_ascii_whitespace().find_map(rdfa_prop);
+                }
+                b"typeof" if seen.first(Seen::TYPEOF) && attrs.item_type.is_none() => {
+                    attrs.item_type = raw.split_ascii_whitespace().next();
+                }
                 b"data-cfemail" if seen.first(Seen::CFEMAIL) => attrs.cfemail = Some(raw),
                 b"src" if name == b"iframe" && seen.first(Seen::SRC) => attrs.src = Some(raw),
                 b"itemscope" => attrs.itemscope = true,
@@ -776,6 +784,7 @@ impl Seen {
     const CLASS: u16 = 1 << 12;
     const ID: u16 = 1 << 13;
     const SRC: u16 = 1 << 14;
+    const TYPEOF: u16 = 1 << 15;
 
     /// Whether `bit` is seen for the first time (and marks it seen).
     fn first(&mut self, bit: u16) -> bool {
@@ -828,6 +837,12 @@ fn microdata_prop(name: &str) -> Option<Prop> {
     })
 }
 
+/// An RDFa property (`streetAddress`, `schema:streetAddress`,
+/// `http://schema.org/streetAddress`) as the microdata property of the same schema.org name.
+fn rdfa_prop(name: &str) -> Option<Prop> {
+    microdata_prop(name.rsplit(['/', '#', ':']).next().unwrap_or(name))
+}
+
 fn microformat_prop(class: &[u8]) -> Option<Prop> {
     Some(match class {
         b"street-address"
@@ -852,7 +867,7 @@ fn scope_for_type(item_type: &str) -> Scope {
     let last = item_type
         .trim()
         .trim_end_matches('/')
-        .rsplit(['/', '#'])
+        .rsplit(['/', '#', ':'])
         .next()
         .unwrap_or("");
     match last {
@@ -1224,6 +1239,41 @@ mod tests {
             Some("80202")
         );
         assert_eq!(doc.marked_addresses[1].street.as_deref(), Some("2 Side Rd"));
+    }
+
+    #[test]
+    fn reads_rdfa_postal_addresses() {
+        // Italian, RDFa Lite with a vocabulary; French, prefixed names. The parts sit in
+        // separate elements.
+        let doc = parse(
+            r#"<div vocab="https://schema.org/" typeof="LocalBusiness"><span property="name">Esempio Srl</span>
+            <div property="address" typeof="PostalAddress"><span property="streetAddress">Via Esempio 5</span>
+            <p><span property="postalCode">20121</span> <span property="addressLocality">Milano</span></p></div></div>
+            <div prefix="schema: http://schema.org/" typeof="schema:PostalAddress">
+            <span property="schema:streetAddress">12 rue Exemple</span>
+            <span property="schema:postalCode" content="69002">69 002</span>
+            <span property="schema:addressLocality">Lyon</span></div>
+            <p property="streetAddress">outside any address</p>"#,
+        );
+        assert_eq!(doc.marked_org_names, ["Esempio Srl"]);
+        assert_eq!(doc.marked_addresses.len(), 2);
+        let parts =
+            |a: &MarkedAddress| (a.street.clone(), a.postal_code.clone(), a.locality.clone());
+        let expected = |street: &str, postcode: &str, town: &str| {
+            (
+                Some(street.to_string()),
+                Some(postcode.to_string()),
+                Some(town.to_string()),
+            )
+        };
+        assert_eq!(
+            parts(&doc.marked_addresses[0]),
+            expected("Via Esempio 5", "20121", "Milano")
+        );
+        assert_eq!(
+            parts(&doc.marked_addresses[1]),
+            expected("12 rue Exemple", "69002", "Lyon")
+        );
     }
 
     #[test]

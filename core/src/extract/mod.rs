@@ -28,6 +28,7 @@ pub mod js_literal;
 pub mod jsonld;
 mod language_postcodes;
 pub mod limits;
+mod map_links;
 mod markup;
 mod no_postcode;
 pub mod page_budget;
@@ -416,6 +417,14 @@ impl ParsedPage {
                 address_ranges: &doc.address_ranges,
             };
             for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
+                addresses.push(trim_address(found));
+            }
+        }
+        // Nor one without: the place its map links and embeds show (`extract::map_links`).
+        if addresses.is_empty() {
+            let hrefs = doc.links.iter().map(|link| link.href.as_str());
+            let frames = doc.frame_sources.iter().map(String::as_str);
+            for found in map_links::read(hrefs, frames, string_region, budget) {
                 addresses.push(trim_address(found));
             }
         }
