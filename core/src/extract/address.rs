@@ -945,6 +945,96 @@ fn match_line(
     found
 }
 
+/// A marked-up address (JSON-LD, microdata, Open Graph) with its street cut to the street:
+/// markup often puts more in `streetAddress` than schema.org's "the street address" (a line
+/// break `<br>` between street lines, read as `, `; the postcode and what follows it
+/// `Lindenweg 3, 12345 Berlin`; the town or region given in their own parts, at its end
+/// `1234 Main St, Springfield`; the business's name with its legal form before it, `Acme
+/// Ltd, 12 High Street`). A part is cut only when a street with a house number or a street
+/// word is left.
+pub(crate) fn with_marked_street(a: MarkedAddress) -> MarkedAddress {
+    let Some(street) = a.street.as_deref() else {
+        return a;
+    };
+    let mut text = street.to_string();
+    for br in ["<br>", "<br/>", "<br />", "<BR>", "<BR/>", "<BR />"] {
+        text = text.replace(br, ", ");
+    }
+    let street_left = |s: &str| {
+        let s = s.trim();
+        !s.is_empty()
+            && is_streetish(s)
+            && (s.bytes().any(|b| b.is_ascii_digit())
+                || (has_street_word(&s.to_lowercase()) && s.split_whitespace().count() >= 2))
+    };
+    let separators = [',', ' ', '-', '–', '\u{a0}'];
+    // The postcode, where a street is printed before it, and all that follows.
+    if let Some(code) = a.postal_code.as_deref().filter(|c| c.len() >= 3) {
+        let cut = text.match_indices(code).map(|(i, _)| i).find(|&i| {
+            let end = i + code.len();
+            let whole = !text[..i].ends_with(|c: char| c.is_alphanumeric())
+                && !text[end..].starts_with(|c: char| c.is_alphanumeric());
+            // Set off from the street by a comma, the region or the town before it, or the
+            // town after it (not `Calle Madrid 28013`, a house number).
+            let before = text[..i].trim_end();
+            let named = [a.region.as_deref(), a.locality.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|part| {
+                    before.len() > part.len()
+                        && before
+                            .get(before.len() - part.len()..)
+                            .is_some_and(|tail| tail.eq_ignore_ascii_case(part))
+                });
+            whole && (before.ends_with(',') || named || !text[end..].trim().is_empty())
+        });
+        if let Some(i) = cut {
+            let before = text[..i].trim_end_matches(separators);
+            if street_left(before) {
+                text.truncate(before.len());
+            }
+        }
+    }
+    // The region, then the town, at the end, after a comma or a space.
+    for (part, is_region) in [(a.region.as_deref(), true), (a.locality.as_deref(), false)]
+        .into_iter()
+        .filter_map(|(part, is_region)| Some((part?, is_region)))
+    {
+        let part = part.trim();
+        let end = text.trim_end_matches(separators).len();
+        let Some(start) = end.checked_sub(part.len()) else {
+            continue;
+        };
+        let ends_with_part = text
+            .get(start..end)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(part));
+        if part.is_empty() || !ends_with_part {
+            continue;
+        }
+        let before = &text[..start];
+        let set_off = before.trim_end_matches(' ').ends_with(',') || {
+            // Without a comma the region (`Brookvale NSW`), and the town only after a street
+            // word or a house number (`12 Sample Rd Brookvale`), not inside the street's name
+            // (`Berliner Straße`).
+            let last = before.split_whitespace().last().unwrap_or("");
+            let word = last.trim_end_matches('.').to_lowercase().replace('.', "");
+            before.ends_with(' ')
+                && (is_region
+                    || last.bytes().any(|b| b.is_ascii_digit())
+                    || has_word(&street_words().words, &word))
+        };
+        let before = before.trim_end_matches(separators);
+        if set_off && street_left(before) {
+            text.truncate(before.len());
+        }
+    }
+    let cut = without_glued_name(text.trim()).to_string();
+    MarkedAddress {
+        street: Some(cut),
+        ..a
+    }
+}
+
 /// Where a street glued to its town ends inside the place name `town` (a byte range of `line`)
 /// read before a state or province with no comma between them (`1234 Main Street
 /// Springfield, IL`, `12 Sample Rd Brookvale NSW`): after the first street word (lexicon
@@ -1027,10 +1117,32 @@ const POSTCODE_LABELS: &[(&str, Option<&str>)] = &[
 /// its start in `before` and the country it implies.
 fn postcode_label(before: &str) -> Option<(usize, Option<&'static str>)> {
     let trimmed = before.trim_end_matches([' ', ':', '-', '–', '\u{a0}']);
+    if trimmed.is_ascii() {
+        // ASCII text keeps its length lower-cased, and only its end is read: the last word,
+        // and the longest label with the byte before it. That end alone is lower-cased.
+        let longest = POSTCODE_LABELS
+            .iter()
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0);
+        let word_start = trimmed
+            .bytes()
+            .rposition(|b| !b.is_ascii_alphanumeric())
+            .map_or(0, |i| i + 1);
+        let tail_start = word_start.min(trimmed.len().saturating_sub(longest + 1));
+        let lower = trimmed[tail_start..].to_ascii_lowercase();
+        return label_ending(&lower).map(|(start, country)| (tail_start + start, country));
+    }
     let lower = trimmed.to_lowercase();
     if lower.len() != trimmed.len() {
         return None;
     }
+    label_ending(&lower)
+}
+
+/// The postcode label that ends `lower` (lower-case text, [`postcode_label`]): its start and
+/// the country it implies.
+fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
     let word_start = lower.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| {
         i + lower[i..].chars().next().map_or(1, char::len_utf8)
     });
@@ -1064,38 +1176,61 @@ fn is_place_name(text: &str) -> bool {
 pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
+    // No digit, no token: most lines have none.
+    if !bytes.iter().any(u8::is_ascii_digit) {
+        return out;
+    }
+    let run_end = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .map_or(bytes.len(), |p| from + p)
+    };
+    // A char before `i` that is alphanumeric: an ASCII byte is read as it is, the last char
+    // of the text before otherwise.
+    let after_alphanumeric = |i: usize| match i.checked_sub(1).map(|j| bytes[j]) {
+        None => false,
+        Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
+        Some(_) => line[..i].ends_with(char::is_alphanumeric),
+    };
     let mut i = 0;
     while i < bytes.len() {
-        if !bytes[i].is_ascii_alphanumeric() || line[..i].ends_with(char::is_alphanumeric) {
-            i += line[i..].chars().next().map_or(1, char::len_utf8);
+        // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
+        if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
+            i += 1;
             continue;
         }
-        let run_end = |from: usize| {
-            bytes[from..]
-                .iter()
-                .position(|b| !b.is_ascii_alphanumeric())
-                .map_or(bytes.len(), |p| from + p)
-        };
-        let mut ends = vec![run_end(i)];
-        while ends.len() < 3 {
-            let end = ends[ends.len() - 1];
+        let mut ends = [0usize; 3];
+        ends[0] = run_end(i);
+        let mut count = 1;
+        while count < 3 {
+            let end = ends[count - 1];
             let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
                 && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
             if !joined {
                 break;
             }
-            ends.push(run_end(end + 1));
+            ends[count] = run_end(end + 1);
+            count += 1;
         }
         // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
-        ends.retain(|&end| !line[end..].starts_with(char::is_alphanumeric));
-        if bytes[i..ends.last().copied().unwrap_or(i)]
-            .iter()
-            .any(u8::is_ascii_digit)
-        {
-            ends.reverse();
-            out.push((i, ends));
+        let mut kept = [0usize; 3];
+        let mut kept_count = 0;
+        for &end in &ends[..count] {
+            if !line[end..].starts_with(char::is_alphanumeric) {
+                kept[kept_count] = end;
+                kept_count += 1;
+            }
         }
-        i = run_end(i);
+        let last = if kept_count == 0 {
+            i
+        } else {
+            kept[kept_count - 1]
+        };
+        if bytes[i..last].iter().any(u8::is_ascii_digit) {
+            out.push((i, kept[..kept_count].iter().rev().copied().collect()));
+        }
+        i = ends[0];
     }
     out
 }
@@ -1141,6 +1276,17 @@ fn country_named(after: &str) -> Option<&'static str> {
     if words.is_empty() {
         return None;
     }
+    // ASCII words (most): lower-cased once, on the stack; the same look-ups as below (an
+    // ASCII name has no accents to fold, and no name of either is longer than the buffer).
+    if words.is_ascii() && words.len() <= 64 {
+        let mut buf = [0u8; 64];
+        let lower = &mut buf[..words.len()];
+        lower.copy_from_slice(words.as_bytes());
+        lower.make_ascii_lowercase();
+        let lower = std::str::from_utf8(lower).ok()?;
+        return region_of_lower_case_country(lower.trim())
+            .or_else(|| postcode::country_of_name(lower));
+    }
     region_of_country(words).or_else(|| postcode::country_of_name(&fold_accents(words)))
 }
 
@@ -1170,36 +1316,45 @@ fn fold_accents(text: &str) -> String {
 
 /// Whether the text after a postcode ends its address: nothing, punctuation, a field
 /// separator or a country name; in the layouts of `format` that print the region after the
-/// postcode (`%C %Z%n%S`: `Pune 411001, Maharashtra`), also that region, alone or followed
-/// by one of those.
+/// postcode, also that region, alone or followed by one of those ([`region_after_postcode`]).
 pub(crate) fn ends_address(after: &str, format: &postcode::Format) -> bool {
-    let ends = |after: &str| {
-        let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
-        rest.is_empty()
-            || rest.starts_with(['|', '•', '·', '/', '('])
-            || rest.starts_with(" - ")
-            || country_named(after).is_some()
-    };
-    if ends(after) {
-        return true;
-    }
-    if !region_after_postcode(format) {
-        return false;
+    nothing_after(after) || region_after_postcode(after, format).is_some()
+}
+
+/// Whether `after` (the text after a postcode, or after the region that follows it) holds
+/// nothing more of the address: nothing, punctuation, a field separator or a country name.
+fn nothing_after(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
+    rest.is_empty()
+        || rest.starts_with(['|', '•', '·', '/', '('])
+        || rest.starts_with(" - ")
+        || country_named(after).is_some()
+}
+
+/// The region printed after a postcode where the layout of `format` prints it there
+/// (`%C %Z%n%S`, `%C %Z, %S`, `%C %Z %S`: India `Pune 411001, Maharashtra`, Peru `Miraflores
+/// 15074, Lima.`, Nigeria, Venezuela, Papua New Guinea), when it ends the address: a place
+/// name of at most three words (no street word in it), then what [`nothing_after`] accepts.
+/// Shared by the address reader and the reader of the other order (`extract::postcode_order`).
+pub(crate) fn region_after_postcode<'a>(
+    after: &'a str,
+    format: &postcode::Format,
+) -> Option<&'a str> {
+    let prints_region_after = ["%Z%n%S", "%Z, %S", "%Z %S"]
+        .iter()
+        .any(|p| format.fmt.contains(p));
+    if !prints_region_after {
+        return None;
     }
     let rest = after.trim_start_matches([' ', ',', '\u{a0}']);
     let region_end = rest
         .find([',', '|', '•', '·', '(', ';'])
         .unwrap_or(rest.len());
     let region = rest[..region_end].trim().trim_end_matches('.');
-    is_place_name(region) && region.split_whitespace().count() <= 3 && ends(&rest[region_end..])
-}
-
-/// Whether the layout of `format` prints the region after the postcode (`%Z%n%S`,
-/// `%Z, %S`, `%Z %S`: India, Peru, Nigeria, Venezuela).
-fn region_after_postcode(format: &postcode::Format) -> bool {
-    ["%Z%n%S", "%Z, %S", "%Z %S"]
-        .iter()
-        .any(|p| format.fmt.contains(p))
+    (is_place_name(region)
+        && region.split_whitespace().count() <= 3
+        && nothing_after(&rest[region_end..]))
+    .then_some(region)
 }
 
 /// The country a postcode line names other than right after the postcode: in its last
@@ -1207,10 +1362,14 @@ fn region_after_postcode(format: &postcode::Format) -> bool {
 /// postcode at `zip_start` (a city-state: `Singapore 049123`).
 pub(crate) fn country_in_line(line: &str, zip_start: usize) -> Option<&'static str> {
     let last = line.rsplit(',').next().unwrap_or("");
-    country_named(last).or_else(|| {
-        let before = line[..zip_start].trim_end_matches([' ', ',', '\u{a0}']);
-        country_named(before.rsplit(',').next().unwrap_or(""))
-    })
+    country_named(last).or_else(|| country_before(line, zip_start))
+}
+
+/// The country named as the place right before the postcode at `zip_start` of `line` (the
+/// second half of [`country_in_line`]).
+fn country_before(line: &str, zip_start: usize) -> Option<&'static str> {
+    let before = line[..zip_start].trim_end_matches([' ', ',', '\u{a0}']);
+    country_named(before.rsplit(',').next().unwrap_or(""))
 }
 
 /// The place names right before a postcode (comma-separated chunks that are place names,
@@ -1277,22 +1436,43 @@ fn data_postcodes(
         .filter(|r| !HAND_READ.contains(r))
         .and_then(postcode::format);
     let mut found = Vec::new();
-    for (start, ends) in zip_tokens(line) {
+    let tokens = zip_tokens(line);
+    if tokens.is_empty() {
+        return found;
+    }
+    // The country the line's last comma-separated part names: the same for every candidate.
+    let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
+    for (start, ends) in tokens {
         let before = &line[..start];
         let label = postcode_label(before);
-        let in_line = country_in_line(line, start).and_then(postcode::format);
-        let Some(end) = ends.iter().copied().find(|&end| {
+        let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
+        // The country named elsewhere in the line ([`country_in_line`]), read only when the
+        // formats before it in the order below validate nothing.
+        let mut in_line_country = None;
+        let mut in_line = || {
+            *in_line_country.get_or_insert_with(|| {
+                last_part_country
+                    .or_else(|| country_before(line, start))
+                    .and_then(postcode::format)
+            })
+        };
+        let valid = |f: Option<&postcode::Format>, zip: &str| f.is_some_and(|f| f.validates(zip));
+        // The longest token that is a postcode of the page's region, of the country named
+        // after it, of one named in the line or of its label's.
+        let mut chosen = None;
+        for &end in &ends {
             let zip = &line[start..end];
-            [
-                page_format,
-                country_named(&line[end..]).and_then(postcode::format),
-                in_line,
-            ]
-            .into_iter()
-            .chain([label.and_then(|(_, c)| c).and_then(postcode::format)])
-            .flatten()
-            .any(|f| f.validates(zip))
-        }) else {
+            let named = country_named(&line[end..]).and_then(postcode::format);
+            if valid(page_format, zip)
+                || valid(named, zip)
+                || valid(in_line(), zip)
+                || valid(labelled_country, zip)
+            {
+                chosen = Some((end, named));
+                break;
+            }
+        }
+        let Some((end, named)) = chosen else {
             continue;
         };
         let zip = &line[start..end];
@@ -1300,12 +1480,11 @@ fn data_postcodes(
             continue;
         }
         let after = &line[end..];
-        let named = country_named(after).and_then(postcode::format);
-        let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
-        let Some(format) = [page_format, named, labelled_country, in_line]
+        let Some(format) = [page_format, named, labelled_country]
             .into_iter()
             .flatten()
             .find(|f| f.validates(zip))
+            .or_else(|| in_line().filter(|f| f.validates(zip)))
         else {
             continue;
         };
@@ -2031,14 +2210,18 @@ impl Shapes {
         while load(line, from).is_some_and(|word| !any_ascii_digit(word)) {
             from += 8;
         }
-        Shapes::read_from(line, from)
+        Shapes::read_from(line, from, true)
     }
 
-    /// The shapes of `line`, read from byte `from` on (the bytes before hold no digit).
-    fn read_from(line: &[u8], from: usize) -> Shapes {
+    /// The shapes of `line`, read from byte `from` on (the bytes before hold no digit); with
+    /// `skip`, eight bytes at a time where they hold no digit, else byte by byte.
+    fn read_from(line: &[u8], from: usize, skip: bool) -> Shapes {
         let mut shapes = Shapes::default();
         let mut run = 0usize;
-        for i in from..=line.len() {
+        let mut next = from;
+        while next <= line.len() {
+            let i = next;
+            next += 1;
             let b = line.get(i).copied().unwrap_or(b' ');
             if b.is_ascii_digit() {
                 run += 1;
@@ -2093,6 +2276,10 @@ impl Shapes {
                 _ => {}
             }
             run = 0;
+            // Between runs, bytes that hold no digit change nothing: eight at a time.
+            while skip && load(line, next).is_some_and(|word| !any_ascii_digit(word)) {
+                next += 8;
+            }
         }
         shapes
     }
@@ -2968,8 +3155,12 @@ pub(crate) fn country_after(after: &str) -> Option<String> {
 
 /// The ISO region an address's country field names, if it is recognisable.
 pub fn region_of_country(country: &str) -> Option<&'static str> {
-    let c = country.trim().to_lowercase();
-    Some(match c.as_str() {
+    region_of_lower_case_country(&country.trim().to_lowercase())
+}
+
+/// [`region_of_country`] of a name already trimmed and lower-cased.
+fn region_of_lower_case_country(c: &str) -> Option<&'static str> {
+    Some(match c {
         "us" | "usa" | "u.s.a." | "united states" | "united states of america" => "US",
         "gb" | "uk" | "united kingdom" | "england" | "scotland" | "wales" | "great britain" => "GB",
         "ca" | "canada" => "CA",
@@ -3013,6 +3204,93 @@ mod tests {
     fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
         let bytes = lines.iter().map(|line| line.len() + 1).sum();
         super::from_lines(lines, page_region, &PageBudget::for_page(bytes))
+    }
+
+    /// [`zip_tokens`] read the plain way (a vector of ends for every word), to check the
+    /// scan without allocations against.
+    fn zip_tokens_plain(line: &str) -> Vec<(usize, Vec<usize>)> {
+        let bytes = line.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() || line[..i].ends_with(char::is_alphanumeric) {
+                i += line[i..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            let run_end = |from: usize| {
+                bytes[from..]
+                    .iter()
+                    .position(|b| !b.is_ascii_alphanumeric())
+                    .map_or(bytes.len(), |p| from + p)
+            };
+            let mut ends = vec![run_end(i)];
+            while ends.len() < 3 {
+                let end = ends[ends.len() - 1];
+                let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joined {
+                    break;
+                }
+                ends.push(run_end(end + 1));
+            }
+            ends.retain(|&end| !line[end..].starts_with(char::is_alphanumeric));
+            if bytes[i..ends.last().copied().unwrap_or(i)]
+                .iter()
+                .any(u8::is_ascii_digit)
+            {
+                ends.reverse();
+                out.push((i, ends));
+            }
+            i = run_end(i);
+        }
+        out
+    }
+
+    #[test]
+    fn postcode_labels_read_from_the_end_as_from_the_whole_text() {
+        let long = "Visit our showroom and workshop open on weekdays ".repeat(3);
+        for before in [
+            "C.P. ",
+            "Col. Centro, C.P.",
+            "Rua Exemplo 10, CEP ",
+            "Pincode: ",
+            "Main Road, PIN code ",
+            "PIN ",
+            "Eircode: ",
+            "Postal Code -",
+            "Codigo postal ",
+            "ABCP ",
+            "xcep ",
+            "",
+            "12, ",
+            "zip code",
+        ] {
+            for text in [before.to_string(), format!("{long}{before}")] {
+                let whole = text
+                    .trim_end_matches([' ', ':', '-', '–', '\u{a0}'])
+                    .to_lowercase();
+                assert_eq!(postcode_label(&text), label_ending(&whole), "{text}");
+            }
+        }
+        assert_eq!(postcode_label("Col. Centro, C.P. "), Some((13, Some("MX"))));
+    }
+
+    #[test]
+    fn zip_tokens_are_those_of_the_plain_scan() {
+        for line in [
+            "",
+            "no digits at all here",
+            "Musterstraße 12, 10115 Berlin, Deutschland",
+            "SW1A 1AA London",
+            "A-1010 Wien · Tel. +43 1 234 56 78",
+            "ØK12 3456 Ålesund 1234Ø 12 ab-34 cd",
+            "Rua Exemplo 45, 01310-100 São Paulo - SP",
+            "〒100-0001 東京都千代田区1-2-3",
+            "x9 y8-z7 w6 v5 u4-t3-s2-r1",
+            "éa1 1é 12é3 ab12",
+        ] {
+            assert_eq!(zip_tokens(line), zip_tokens_plain(line), "{line}");
+        }
     }
 
     /// The matches of `pattern` with [`with_city`], as (zip, city) byte ranges, and those of the
@@ -3200,7 +3478,7 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(
                 Shapes::of(line.as_bytes()),
-                Shapes::read_from(line.as_bytes(), 0)
+                Shapes::read_from(line.as_bytes(), 0, false)
             );
         }
     }
@@ -3212,6 +3490,55 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_marked_up_street_holding_other_parts_keeps_the_street() {
+        // Class: a structured `streetAddress` (JSON-LD, microdata) that also holds the
+        // postcode, town or region given in their own parts, a line break, or the business's
+        // name with its legal form; Germany, United States, Australia, United Kingdom.
+        let marked = |street: &str, locality: &str, region: Option<&str>, postcode: &str| {
+            let a = MarkedAddress {
+                street: Some(street.to_string()),
+                locality: Some(locality.to_string()),
+                region: region.map(str::to_string),
+                postal_code: Some(postcode.to_string()),
+                country: None,
+            };
+            with_marked_street(a).street
+        };
+        let street = marked("Lindenweg 3, 12345 Berlin", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3"));
+        let street = marked(
+            "1234 Main St, Suite 200, Springfield, IL 62701",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St, Suite 200"));
+        let street = marked(
+            "12 Sample Rd Brookvale NSW 2100",
+            "Brookvale",
+            Some("NSW"),
+            "2100",
+        );
+        assert_eq!(street.as_deref(), Some("12 Sample Rd"));
+        let street = marked(
+            "1234 Main St, Springfield",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St"));
+        let street = marked("Lindenweg 3<br>2. OG", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3, 2. OG"));
+        let street = marked("Acme Ltd, 12 High Street", "Bristol", None, "BS1 4DJ");
+        assert_eq!(street.as_deref(), Some("12 High Street"));
+        // A street named like its town, or a house number equal to the postcode's digits, stays.
+        let street = marked("Berliner Straße 12", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Berliner Straße 12"));
+        let street = marked("Calle Madrid, 28013 Madrid", "Madrid", None, "28013");
+        assert_eq!(street.as_deref(), Some("Calle Madrid"));
+    }
+
     #[test]
     fn a_name_or_number_glued_before_the_street_is_not_the_street() {
         // Class: the business's name with its legal form, or a registration or tax number,
@@ -3798,6 +4125,29 @@ mod tests {
         }
         // A sentence after the number is no region.
         assert!(from_lines(&["Miraflores 15074, we deliver everywhere"], Some("PE")).is_empty());
+    }
+
+    /// [`region_after_postcode`] alone: the region in the layouts that print it after the
+    /// postcode (India and Peru `%C %Z%n%S`, Venezuela `%C %Z, %S`), then nothing, a field
+    /// separator or a country; never in other layouts, never a sentence, a street or a name
+    /// of more than three words.
+    #[test]
+    fn the_region_printed_after_the_postcode() {
+        let format = |code: &str| postcode::format(code).unwrap();
+        let region = |after: &'static str, code: &str| region_after_postcode(after, format(code));
+        assert_eq!(region(", Tamil Nadu", "IN"), Some("Tamil Nadu"));
+        assert_eq!(region(", Lima, Perú", "PE"), Some("Lima"));
+        assert_eq!(region(" Lima.", "PE"), Some("Lima"));
+        assert_eq!(region(", Miranda | Tel. 0212", "VE"), Some("Miranda"));
+        assert_eq!(region(", Pest megye", "HU"), None);
+        assert_eq!(region(", we deliver everywhere", "PE"), None);
+        assert_eq!(region(", Calle Principal", "VE"), None);
+        assert_eq!(region(", San Juan de Lurigancho", "PE"), None);
+        assert_eq!(region(", Lima, open daily", "PE"), None);
+        // `ends_address` takes the region where the layout has one, a country everywhere.
+        let ends = |after: &str, code: &str| ends_address(after, postcode::format(code).unwrap());
+        assert!(ends(", Maharashtra", "IN") && !ends(", Maharashtra", "HU"));
+        assert!(ends(", India", "IN") && ends(", Austria", "HU") && ends(" | Tel", "HU"));
     }
 
     /// A district between the street and the postcode on one line, in the countries whose

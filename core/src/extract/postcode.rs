@@ -104,7 +104,12 @@ pub fn country_of_name(name: &str) -> Option<&'static str> {
     if name.len() > 64 {
         return None;
     }
-    by_name.get(&name.to_ascii_lowercase()).copied()
+    // Lower-cased on the stack (ASCII lower-casing keeps UTF-8 valid).
+    let mut buf = [0u8; 64];
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    by_name.get(std::str::from_utf8(lower).ok()?).copied()
 }
 
 /// The one country whose postcode has the name `label` (lower-case: `pin`, `eircode`), if
@@ -136,37 +141,83 @@ impl Format {
         }
     }
 
-    /// The compiled whole-postcode pattern (`^(?:zip)$`); `None` if it did not compile
-    /// (a test rules that out for every country).
-    fn regex(&self) -> Option<&'static Regex> {
-        static COMPILED: OnceLock<Vec<OnceLock<Option<Regex>>>> = OnceLock::new();
+    /// The country's whole-postcode pattern (`^(?:zip)$`): its byte lengths, read on first
+    /// use, and the pattern compiled when a candidate first has one of them.
+    fn pattern(&self) -> Option<&'static Pattern> {
+        static PATTERNS: OnceLock<Vec<OnceLock<Pattern>>> = OnceLock::new();
         let all = formats();
-        let slots = COMPILED.get_or_init(|| all.iter().map(|_| OnceLock::new()).collect());
+        let slots = PATTERNS.get_or_init(|| all.iter().map(|_| OnceLock::new()).collect());
         // The data is sorted by code (a test checks it): a binary search, not a scan of every
         // country's code for each candidate.
         let index = all.binary_search_by(|f| f.code.cmp(self.code)).ok()?;
-        slots[index]
-            .get_or_init(|| Regex::new(&format!("^(?:{})$", self.zip)).ok())
-            .as_ref()
+        Some(slots[index].get_or_init(|| Pattern::new(format!("^(?:{})$", self.zip))))
     }
 
     /// Whether `candidate` is a whole postcode of the country. A six-digit postcode printed
     /// as two groups of three (`600 078`, the way Indian PINs are often printed) is read
     /// without its space.
     pub fn validates(&self, candidate: &str) -> bool {
-        let Some(re) = self.regex() else {
+        let Some(pattern) = self.pattern() else {
             return false;
         };
-        if re.is_match(candidate) {
-            return true;
-        }
         let b = candidate.as_bytes();
-        b.len() == 7
+        let spaced_six = b.len() == 7
             && b[3] == b' '
             && b.iter()
                 .enumerate()
-                .all(|(i, c)| i == 3 || c.is_ascii_digit())
-            && re.is_match(&candidate.replace(' ', ""))
+                .all(|(i, c)| i == 3 || c.is_ascii_digit());
+        let whole = pattern.fits(candidate.len());
+        let without_space = spaced_six && pattern.fits(6);
+        // A candidate of no length the pattern matches needs no compiled pattern.
+        if !whole && !without_space {
+            return false;
+        }
+        let Some(re) = pattern.regex() else {
+            return false;
+        };
+        (whole && re.is_match(candidate))
+            || (without_space && re.is_match(&candidate.replace(' ', "")))
+    }
+}
+
+/// A whole-postcode pattern: the byte lengths of what it matches (from its syntax, far
+/// cheaper to read than compiling it), and the pattern, compiled on first use.
+struct Pattern {
+    source: String,
+    /// The shortest and longest match in bytes (`None`: no bound, or the syntax unread).
+    min_len: usize,
+    max_len: Option<usize>,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    fn new(source: String) -> Pattern {
+        let (min_len, max_len) = match regex_syntax::parse(&source) {
+            Ok(hir) => (
+                hir.properties().minimum_len().unwrap_or(0),
+                hir.properties().maximum_len(),
+            ),
+            Err(_) => (0, None),
+        };
+        Pattern {
+            source,
+            min_len,
+            max_len,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Whether a text of `len` bytes may match.
+    fn fits(&self, len: usize) -> bool {
+        len >= self.min_len && self.max_len.is_none_or(|max| len <= max)
+    }
+
+    /// The compiled pattern; `None` if it did not compile (a test rules that out for every
+    /// country).
+    fn regex(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| Regex::new(&self.source).ok())
+            .as_ref()
     }
 }
 
@@ -182,8 +233,67 @@ mod tests {
             assert!(pair[0].code < pair[1].code, "{}", pair[1].code);
         }
         for f in all {
-            assert!(f.regex().is_some(), "{}", f.code);
+            assert!(f.pattern().and_then(Pattern::regex).is_some(), "{}", f.code);
         }
+    }
+
+    #[test]
+    fn the_length_test_answers_as_the_pattern_does() {
+        // Candidates of every length from 1 to 12 bytes, of digits, letters and both, with
+        // a space or a hyphen: `validates` (the lengths first) against the pattern alone.
+        let mut candidates: Vec<String> = Vec::new();
+        for len in 1..=12 {
+            candidates.push("1".repeat(len));
+            candidates.push("A".repeat(len));
+            candidates.push("A1".repeat(len).chars().take(len).collect());
+            candidates.push("1A".repeat(len).chars().take(len).collect());
+            if len > 2 {
+                for gap in [" ", "-"] {
+                    let half = len / 2;
+                    candidates.push(format!(
+                        "{}{gap}{}",
+                        "1".repeat(half),
+                        "1".repeat(len - half - 1)
+                    ));
+                    candidates.push(format!(
+                        "{}{gap}{}",
+                        "A1".repeat(half).chars().take(half).collect::<String>(),
+                        "1A".repeat(len)
+                            .chars()
+                            .take(len - half - 1)
+                            .collect::<String>()
+                    ));
+                }
+            }
+        }
+        candidates.extend(
+            [
+                "600 078",
+                "400 001",
+                "01310-100",
+                "D02 X285",
+                "SW1A 1AA",
+                "AB12",
+            ]
+            .map(String::from),
+        );
+        let mut accepted = 0;
+        for f in formats() {
+            let re = f.pattern().and_then(Pattern::regex).unwrap();
+            for c in &candidates {
+                let plain = re.is_match(c)
+                    || (c.len() == 7
+                        && c.as_bytes()[3] == b' '
+                        && c.bytes()
+                            .enumerate()
+                            .all(|(i, b)| i == 3 || b.is_ascii_digit())
+                        && re.is_match(&c.replace(' ', "")));
+                assert_eq!(f.validates(c), plain, "{} {c:?}", f.code);
+                accepted += usize::from(plain);
+            }
+        }
+        // The candidates are postcodes of many countries, not of none.
+        assert!(accepted > 100, "{accepted}");
     }
 
     #[test]

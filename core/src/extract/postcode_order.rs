@@ -20,7 +20,8 @@
 use crate::extract::address::{
     city_any_word, clean_city, country_after, ends_address, ends_with_house_number,
     has_street_name, has_street_word, is_copyright_mark, is_part_of_other_number, name_run,
-    next_word_end, places_before, street_for, zip_tokens, MarkedAddress, TextAddress, HAND_READ,
+    next_word_end, places_before, region_after_postcode, street_for, zip_tokens, MarkedAddress,
+    TextAddress, HAND_READ,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
@@ -165,14 +166,13 @@ fn town_then_zip(
     let after = &line[end..];
     // After the postcode: nothing, a country, or the region the layout prints after it
     // (`%C %Z%n%S`: `Chennai - 600017, Tamil Nadu`, `Miraflores 15074, Lima`).
-    let region_after = region_after(after, format).filter(|_| format.fmt.contains("%Z%n%S"));
-    if region_after.is_none() && !ends_address(after, format) {
+    if !ends_address(after, format) {
         return None;
     }
     let before = &line[..start];
     let (place_start, locality, region) = places_before(before, format);
     let locality = locality?;
-    let region = region.or(region_after);
+    let region = region.or_else(|| region_after_postcode(after, format).map(str::to_string));
     let street =
         street_for(lines, index, &before[..place_start]).filter(|s| is_strong_street(s))?;
     Some(MarkedAddress {
@@ -182,22 +182,6 @@ fn town_then_zip(
         postal_code: Some(line[start..end].to_string()),
         country: country_after(after),
     })
-}
-
-/// The region name after a postcode (`, Tamil Nadu`, `, Lima.`), then nothing or a country:
-/// one capitalised place name of at most four words after a comma.
-fn region_after(after: &str, format: &postcode::Format) -> Option<String> {
-    let rest = after.strip_prefix(',')?.trim_start();
-    let (name, tail) = rest.split_once(',').unwrap_or((rest, ""));
-    let name = name.trim().trim_end_matches('.');
-    let place = !name.is_empty()
-        && name.split_whitespace().count() <= 4
-        && name.starts_with(char::is_uppercase)
-        && name
-            .chars()
-            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '’'));
-    (place && (tail.trim().is_empty() || ends_address(&format!(", {tail}"), format)))
-        .then(|| name.to_string())
 }
 
 /// Whether `street` is a street by more than its shape: at most eight words, and a street
@@ -284,6 +268,10 @@ mod tests {
         let found = read_lines(&["Av. Ejemplo 456, Miraflores 15074, Lima, Perú"], "PE");
         assert_eq!(postcodes(&found), [Some("15074")], "{found:?}");
         assert_eq!(found[0].region.as_deref(), Some("Lima"));
+        // Venezuela (`%C %Z, %S`): the address reader's region after the postcode.
+        let found = read_lines(&["Av. Ejemplo 12, Chacao 1060, Miranda"], "VE");
+        assert_eq!(postcodes(&found), [Some("1060")], "{found:?}");
+        assert_eq!(found[0].region.as_deref(), Some("Miranda"));
         // Not in a layout without a region after the postcode.
         let found = read_lines(&["Minta utca 7., Budapest 1052, Pest megye"], "HU");
         assert!(found.is_empty(), "{found:?}");

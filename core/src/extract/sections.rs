@@ -727,17 +727,25 @@ fn domain_of_token(token: &str) -> Option<String> {
 }
 
 /// The host an email, URL or written web address names ([`domain_of_token`]), as written.
-fn host_of_token(token: &str) -> Option<&str> {
+fn host_of_token<'t>(token: &'t str) -> Option<&'t str> {
     let token = token.trim_matches(|c: char| !c.is_alphanumeric());
-    let host = if let Some((_, host)) = token.rsplit_once('@') {
-        host
+    // Byte scans: the four ends of a host and `@` are ASCII.
+    let host_end = |rest: &'t str| {
+        let end = rest
+            .bytes()
+            .position(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
+            .unwrap_or(rest.len());
+        &rest[..end]
+    };
+    let host = if let Some(at) = memchr::memrchr(b'@', token.as_bytes()) {
+        &token[at + 1..]
     } else if let Some(rest) = crate::extract::ascii::after_web_scheme(token) {
-        rest.split(['/', '?', '#', ':']).next().unwrap_or("")
+        host_end(rest)
     } else if token
         .get(..4)
         .is_some_and(|head| head.eq_ignore_ascii_case("www."))
     {
-        token.split(['/', '?', '#', ':']).next().unwrap_or("")
+        host_end(token)
     } else {
         return None;
     };
