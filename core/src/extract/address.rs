@@ -925,10 +925,12 @@ fn match_line(
                 }
                 None => continue,
             };
+            let (street, locality, province) =
+                province_after_postcode(region, street, clean_city(&line[city]));
             let parts = MarkedAddress {
                 street,
-                locality: Some(clean_city(&line[city])),
-                region: None,
+                locality: Some(locality),
+                region: province,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(after_city),
             };
@@ -1157,17 +1159,56 @@ fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
     })
 }
 
-/// A place name: letters, spaces, dots, apostrophes and hyphens, up to five words, starting
-/// with a capital (`Cape Town`, `Toluca de Lerdo`).
+/// A place name: letters (and the combining marks written on them), spaces, dots,
+/// apostrophes and hyphens, up to five words, opening with a capital or a letter of a script
+/// without case (`Cape Town`, `Toluca de Lerdo`, `תל אביב`, `เชียงใหม่`: [`opens_name`]).
 fn is_place_name(text: &str) -> bool {
     let text = text.trim();
     !text.is_empty()
         && text.split_whitespace().count() <= 5
-        && text.starts_with(char::is_uppercase)
-        && text
-            .chars()
-            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '.' | '\'' | '’' | '-'))
+        && text.starts_with(opens_name)
+        && text.chars().all(|c| {
+            c.is_alphabetic() || is_name_mark(c) || matches!(c, ' ' | '.' | '\'' | '’' | '-')
+        })
         && !has_street_word(&text.to_lowercase())
+}
+
+/// Whether `c` may open a name: a capital, or a letter of a script without case (Thai,
+/// Hebrew, Arabic, Han, kana, Hangul), whose town names have no capital to open them.
+pub(crate) fn opens_name(c: char) -> bool {
+    c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase())
+}
+
+/// Whether `c` is a combining mark written on the letters of a name that `char::is_alphabetic`
+/// leaves out: Latin, Greek and Cyrillic combining diacritics (decomposed text), Thai vowel
+/// and tone marks, Hebrew points.
+fn is_name_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{0E31}' | '\u{0E34}'..='\u{0E3A}' | '\u{0E47}'..='\u{0E4E}' | '\u{0591}'..='\u{05C7}')
+}
+
+/// The street, locality and region of an address whose postcode `name` follows, in the
+/// layouts of `region` that print the region there (`%Z %S` ending the line, Philippines:
+/// `12 Mango Avenue, Sample City, 6015 Cebu` → street `12 Mango Avenue`, locality `Sample
+/// City`, region `Cebu`): the name after the postcode is the region, the street's last comma
+/// part the locality when it is a place name. Otherwise `name` is the locality.
+fn province_after_postcode(
+    region: &str,
+    street: Option<String>,
+    name: String,
+) -> (Option<String>, String, Option<String>) {
+    let province_last = postcode::format(region)
+        .is_some_and(|f| f.fmt.contains("%n%Z %S") && !f.fmt.contains("%Z %S %C"));
+    let Some(full) = street.as_deref().filter(|_| province_last) else {
+        return (street, name, None);
+    };
+    match full.rsplit_once(',') {
+        Some((head, tail)) if is_place_name(tail) && !head.trim().is_empty() => (
+            Some(head.trim().to_string()),
+            tail.trim().to_string(),
+            Some(name),
+        ),
+        _ => (street, name, None),
+    }
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
@@ -4984,5 +5025,63 @@ mod tests {
             Some("IE"),
         );
         assert_eq!(a.street.as_deref(), Some("4 Main Street, Ballybeg"));
+    }
+
+    /// `(lines, region, [street, locality, region, postcode])`: each read as one address
+    /// with those parts.
+    type PartsCase<'a> = (&'a [&'a str], &'a str, [Option<&'a str>; 4]);
+
+    fn parts_are(cases: &[PartsCase<'_>]) {
+        for (lines, region, want) in cases {
+            let a = one(lines, Some(region));
+            let got = [&a.street, &a.locality, &a.region, &a.postal_code].map(|p| p.as_deref());
+            assert_eq!(got, *want, "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn towns_in_scripts_without_case_before_the_postcode() {
+        // Class: a town written in a script without capitals (Thai, Hebrew) before the
+        // postcode, in the layouts that print it so (`%C %Z`, `%S %Z`).
+        parts_are(&[
+            (
+                &["บริษัท ตัวอย่าง จำกัด", "99 ถนนตัวอย่าง, เชียงใหม่ 50200"],
+                "TH",
+                [Some("99 ถนนตัวอย่าง"), Some("เชียงใหม่"), None, Some("50200")],
+            ),
+            (
+                &["רחוב הדוגמה 12, חיפה 3303112"],
+                "IL",
+                [Some("רחוב הדוגמה 12"), Some("חיפה"), None, Some("3303112")],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn the_province_after_the_postcode_in_a_postcode_then_province_layout() {
+        // Class: `%Z %S` (Philippines): the name after the postcode is the province, the
+        // place before it the city; English and Filipino street names.
+        parts_are(&[
+            (
+                &["Sample Corp, 12 Mango Avenue, Sample City, 6015 Cebu"],
+                "PH",
+                [
+                    Some("12 Mango Avenue"),
+                    Some("Sample City"),
+                    Some("Cebu"),
+                    Some("6015"),
+                ],
+            ),
+            (
+                &["45 Kalye Mabini, Bayan Halimbawa, 4027 Laguna"],
+                "PH",
+                [
+                    Some("45 Kalye Mabini"),
+                    Some("Bayan Halimbawa"),
+                    Some("Laguna"),
+                    Some("4027"),
+                ],
+            ),
+        ]);
     }
 }
