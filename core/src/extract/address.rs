@@ -925,10 +925,12 @@ fn match_line(
                 }
                 None => continue,
             };
+            let (street, locality, province) =
+                province_after_postcode(region, street, clean_city(&line[city]));
             let parts = MarkedAddress {
                 street,
-                locality: Some(clean_city(&line[city])),
-                region: None,
+                locality: Some(locality),
+                region: province,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(after_city),
             };
@@ -1157,17 +1159,56 @@ fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
     })
 }
 
-/// A place name: letters, spaces, dots, apostrophes and hyphens, up to five words, starting
-/// with a capital (`Cape Town`, `Toluca de Lerdo`).
+/// A place name: letters (and the combining marks written on them), spaces, dots,
+/// apostrophes and hyphens, up to five words, opening with a capital or a letter of a script
+/// without case (`Cape Town`, `Toluca de Lerdo`, `תל אביב`, `เชียงใหม่`: [`opens_name`]).
 fn is_place_name(text: &str) -> bool {
     let text = text.trim();
     !text.is_empty()
         && text.split_whitespace().count() <= 5
-        && text.starts_with(char::is_uppercase)
-        && text
-            .chars()
-            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '.' | '\'' | '’' | '-'))
+        && text.starts_with(opens_name)
+        && text.chars().all(|c| {
+            c.is_alphabetic() || is_name_mark(c) || matches!(c, ' ' | '.' | '\'' | '’' | '-')
+        })
         && !has_street_word(&text.to_lowercase())
+}
+
+/// Whether `c` may open a name: a capital, or a letter of a script without case (Thai,
+/// Hebrew, Arabic, Han, kana, Hangul), whose town names have no capital to open them.
+pub(crate) fn opens_name(c: char) -> bool {
+    c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase())
+}
+
+/// Whether `c` is a combining mark written on the letters of a name that `char::is_alphabetic`
+/// leaves out: Latin, Greek and Cyrillic combining diacritics (decomposed text), Thai vowel
+/// and tone marks, Hebrew points.
+fn is_name_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{0E31}' | '\u{0E34}'..='\u{0E3A}' | '\u{0E47}'..='\u{0E4E}' | '\u{0591}'..='\u{05C7}')
+}
+
+/// The street, locality and region of an address whose postcode `name` follows, in the
+/// layouts of `region` that print the region there (`%Z %S` ending the line, Philippines:
+/// `12 Mango Avenue, Sample City, 6015 Cebu` → street `12 Mango Avenue`, locality `Sample
+/// City`, region `Cebu`): the name after the postcode is the region, the street's last comma
+/// part the locality when it is a place name. Otherwise `name` is the locality.
+fn province_after_postcode(
+    region: &str,
+    street: Option<String>,
+    name: String,
+) -> (Option<String>, String, Option<String>) {
+    let province_last = postcode::format(region)
+        .is_some_and(|f| f.fmt.contains("%n%Z %S") && !f.fmt.contains("%Z %S %C"));
+    let Some(full) = street.as_deref().filter(|_| province_last) else {
+        return (street, name, None);
+    };
+    match full.rsplit_once(',') {
+        Some((head, tail)) if is_place_name(tail) && !head.trim().is_empty() => (
+            Some(head.trim().to_string()),
+            tail.trim().to_string(),
+            Some(name),
+        ),
+        _ => (street, name, None),
+    }
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
@@ -2690,9 +2731,11 @@ fn without_leading_name(prefix: &str) -> &str {
     let chunks = prefix.split(',').count();
     for (n, chunk) in prefix.split(',').enumerate() {
         let trimmed = chunk.trim();
-        // Digits alone, six or more of them, are a registration or tax number.
-        let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
-            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6;
+        // Digits alone, six or more of them, are a registration or tax number, as is a
+        // labelled one (`Org.nr 123 456 789`).
+        let number = (trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
+            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6)
+            || is_registration_line(trimmed);
         // `No. 5`, `Nº 12`: a house number after its mark opens the street.
         let marked = ["no. ", "no ", "nº ", "n° ", "#"].iter().any(|m| {
             trimmed
@@ -3490,6 +3533,43 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_nordic_street_type_written_as_its_own_word_is_part_of_the_street() {
+        // Class: the street type as a word of its own after the name (`Kongens gate`,
+        // `Eksempel vei`, `Norra vägen`, `Gammel vej`), not glued to it; Norway, Sweden,
+        // Denmark.
+        let a = one(&["Kongens gate 12, 7011 Trondheim"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Kongens gate 12"));
+        let a = one(&["Eksempel vei 12, 5003 Bergen"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Eksempel vei 12"));
+        let a = one(&["Norra vägen 12, 123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Norra vägen 12"));
+        let a = one(&["Gammel vej 12, 6580 Vamdrup"], Some("DK"));
+        assert_eq!(a.street.as_deref(), Some("Gammel vej 12"));
+    }
+
+    #[test]
+    fn a_registration_number_chunk_before_the_street_is_not_the_street() {
+        // Class: a labelled registration number with spaced digit groups as a comma-separated
+        // chunk before the street (`Org.nr 123 456 789, Storgata 12`); Norway, Denmark,
+        // Australia.
+        let a = one(
+            &["Eksempel AS, Org.nr 123 456 789, Storgata 12, 0155 Oslo"],
+            Some("NO"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Storgata 12"));
+        let a = one(
+            &["CVR 12 34 56 78, Nørregade 12, 1165 København K"],
+            Some("DK"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Nørregade 12"));
+        let a = one(
+            &["ABN 12 345 678 901, 12 Sample Rd, Brookvale NSW 2100"],
+            Some("AU"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Sample Rd"));
+    }
+
     #[test]
     fn a_marked_up_street_holding_other_parts_keeps_the_street() {
         // Class: a structured `streetAddress` (JSON-LD, microdata) that also holds the
@@ -4945,5 +5025,63 @@ mod tests {
             Some("IE"),
         );
         assert_eq!(a.street.as_deref(), Some("4 Main Street, Ballybeg"));
+    }
+
+    /// `(lines, region, [street, locality, region, postcode])`: each read as one address
+    /// with those parts.
+    type PartsCase<'a> = (&'a [&'a str], &'a str, [Option<&'a str>; 4]);
+
+    fn parts_are(cases: &[PartsCase<'_>]) {
+        for (lines, region, want) in cases {
+            let a = one(lines, Some(region));
+            let got = [&a.street, &a.locality, &a.region, &a.postal_code].map(|p| p.as_deref());
+            assert_eq!(got, *want, "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn towns_in_scripts_without_case_before_the_postcode() {
+        // Class: a town written in a script without capitals (Thai, Hebrew) before the
+        // postcode, in the layouts that print it so (`%C %Z`, `%S %Z`).
+        parts_are(&[
+            (
+                &["บริษัท ตัวอย่าง จำกัด", "99 ถนนตัวอย่าง, เชียงใหม่ 50200"],
+                "TH",
+                [Some("99 ถนนตัวอย่าง"), Some("เชียงใหม่"), None, Some("50200")],
+            ),
+            (
+                &["רחוב הדוגמה 12, חיפה 3303112"],
+                "IL",
+                [Some("רחוב הדוגמה 12"), Some("חיפה"), None, Some("3303112")],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn the_province_after_the_postcode_in_a_postcode_then_province_layout() {
+        // Class: `%Z %S` (Philippines): the name after the postcode is the province, the
+        // place before it the city; English and Filipino street names.
+        parts_are(&[
+            (
+                &["Sample Corp, 12 Mango Avenue, Sample City, 6015 Cebu"],
+                "PH",
+                [
+                    Some("12 Mango Avenue"),
+                    Some("Sample City"),
+                    Some("Cebu"),
+                    Some("6015"),
+                ],
+            ),
+            (
+                &["45 Kalye Mabini, Bayan Halimbawa, 4027 Laguna"],
+                "PH",
+                [
+                    Some("45 Kalye Mabini"),
+                    Some("Bayan Halimbawa"),
+                    Some("Laguna"),
+                    Some("4027"),
+                ],
+            ),
+        ]);
     }
 }

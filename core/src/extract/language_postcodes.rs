@@ -128,7 +128,11 @@ fn read_in(
     let to = (index + 2).min(lines.len());
     let window = &lines[from..to];
     let at = index - from;
-    let ours = |a: &TextAddress| a.line == at && a.parts.postal_code.as_deref() == Some(zip);
+    // With a street: a postcode and town alone (which the reader takes beside contact
+    // details on a page of their country) are too weak a sign of another country.
+    let ours = |a: &TextAddress| {
+        a.line == at && a.parts.postal_code.as_deref() == Some(zip) && a.parts.street.is_some()
+    };
     let mut read = address::from_lines(window, Some(code), budget);
     read.retain(|a| a.line == at);
     if !read.iter().any(ours) {
