@@ -2731,9 +2731,11 @@ fn without_leading_name(prefix: &str) -> &str {
     let chunks = prefix.split(',').count();
     for (n, chunk) in prefix.split(',').enumerate() {
         let trimmed = chunk.trim();
-        // Digits alone, six or more of them, are a registration or tax number.
-        let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
-            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6;
+        // Digits alone, six or more of them, are a registration or tax number, as is a
+        // labelled one (`Org.nr 123 456 789`).
+        let number = (trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
+            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6)
+            || is_registration_line(trimmed);
         // `No. 5`, `Nº 12`: a house number after its mark opens the street.
         let marked = ["no. ", "no ", "nº ", "n° ", "#"].iter().any(|m| {
             trimmed
@@ -3531,6 +3533,43 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_nordic_street_type_written_as_its_own_word_is_part_of_the_street() {
+        // Class: the street type as a word of its own after the name (`Kongens gate`,
+        // `Eksempel vei`, `Norra vägen`, `Gammel vej`), not glued to it; Norway, Sweden,
+        // Denmark.
+        let a = one(&["Kongens gate 12, 7011 Trondheim"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Kongens gate 12"));
+        let a = one(&["Eksempel vei 12, 5003 Bergen"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Eksempel vei 12"));
+        let a = one(&["Norra vägen 12, 123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Norra vägen 12"));
+        let a = one(&["Gammel vej 12, 6580 Vamdrup"], Some("DK"));
+        assert_eq!(a.street.as_deref(), Some("Gammel vej 12"));
+    }
+
+    #[test]
+    fn a_registration_number_chunk_before_the_street_is_not_the_street() {
+        // Class: a labelled registration number with spaced digit groups as a comma-separated
+        // chunk before the street (`Org.nr 123 456 789, Storgata 12`); Norway, Denmark,
+        // Australia.
+        let a = one(
+            &["Eksempel AS, Org.nr 123 456 789, Storgata 12, 0155 Oslo"],
+            Some("NO"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Storgata 12"));
+        let a = one(
+            &["CVR 12 34 56 78, Nørregade 12, 1165 København K"],
+            Some("DK"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Nørregade 12"));
+        let a = one(
+            &["ABN 12 345 678 901, 12 Sample Rd, Brookvale NSW 2100"],
+            Some("AU"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Sample Rd"));
+    }
+
     #[test]
     fn a_marked_up_street_holding_other_parts_keeps_the_street() {
         // Class: a structured `streetAddress` (JSON-LD, microdata) that also holds the
