@@ -2805,6 +2805,31 @@ fn without_glued_name(text: &str) -> &str {
             return rest;
         }
     }
+    // A street that starts with its house number and has its type within the next words
+    // (`12 place de la Mairie`, `1234 Main St`, `12 High Street`) after words that are no
+    // premise or unit (`Cabinet Exemple`, `Mon-Fri 9am-5pm`; not `Suite 200`, `Bâtiment B`).
+    let is_type = |word: &str| {
+        let word = word
+            .trim_end_matches([',', '.'])
+            .to_lowercase()
+            .replace('.', "");
+        has_word(&street_words().words, &word)
+    };
+    let opens = (1..words.len()).find(|&i| {
+        let (_, word) = words[i];
+        word.bytes().all(|b| b.is_ascii_digit())
+            && words[i + 1..].iter().take(3).any(|(_, w)| is_type(w))
+    });
+    if let Some(i) = opens {
+        let (at, _) = words[i];
+        let before = text[..at].trim_end();
+        let rest = &text[at..];
+        // Text that opens with a house number is the street already (`525 East Stop 18 Road`).
+        let numbered = before.starts_with(|c: char| c.is_ascii_digit());
+        if !numbered && !before.ends_with(',') && !is_premise(before) && has_street_name(rest) {
+            return rest;
+        }
+    }
     text
 }
 
@@ -3533,6 +3558,39 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn words_glued_before_a_house_number_and_its_street_type_are_not_the_street() {
+        // Class: a name, a phrase or opening hours glued before a street that starts with its
+        // house number and type (`12 place de la Mairie`, `1234 Main St`), with no comma;
+        // France, United States, United Kingdom.
+        let a = one(
+            &["Cabinet Exemple 12 place de la Mairie 84000 Avignon"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 place de la Mairie"));
+        let a = one(
+            &["Retrouvez-nous au 12 rue des Lilas 75011 Paris"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue des Lilas"));
+        let a = one(
+            &["Mon-Fri 9am-5pm 1234 Main St, Springfield, IL 62701"],
+            None,
+        );
+        assert_eq!(a.street.as_deref(), Some("1234 Main St"));
+        let a = one(&["Open daily 12 High Street, Bristol BS1 4DJ"], Some("GB"));
+        assert_eq!(a.street.as_deref(), Some("12 High Street"));
+        // A premise or unit before the number stays with it.
+        let a = one(&["Suite 200 1234 Main St, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("Suite 200 1234 Main St"));
+        let a = one(&["Unit 5/12 Sample Rd, Brookvale NSW 2100"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("Unit 5/12 Sample Rd"));
+        let a = one(&["Bâtiment B 12 rue des Lilas, 75011 Paris"], Some("FR"));
+        assert_eq!(a.street.as_deref(), Some("Bâtiment B 12 rue des Lilas"));
+        let a = one(&["525 East Stop 18 Road, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("525 East Stop 18 Road"));
+    }
+
     #[test]
     fn a_nordic_street_type_written_as_its_own_word_is_part_of_the_street() {
         // Class: the street type as a word of its own after the name (`Kongens gate`,
