@@ -15,6 +15,12 @@
 //! postcode on that line gives it. The address reader's own rules (a street before or above,
 //! a place name beside the postcode) decide, as on a page of that country.
 //!
+//! Read in the other order than the country's layout (`extract::postcode_order`) only when the
+//! postcode is that country's alone.
+//!
+//! A postcode that several countries' patterns validate must open or end its line or a
+//! comma-separated part of it.
+//!
 //! A postcode that validates for one of the countries only (or for the one the line names) is
 //! evidence of the page's country ([`Choice::unique`]); one that several validate (`1060`:
 //! Austria, Switzerland, Luxembourg) is read but says nothing of the country.
@@ -100,11 +106,21 @@ pub(crate) fn read(
                     valid.insert(0, first);
                 }
                 let unique = valid.len() == 1 || named == Some(valid[0].code);
+                // A postcode of several countries opens its line or a comma-separated part
+                // of it (`Musterstraße 5, 1060 Wien`) or ends it (`Auckland 1010`): between
+                // two words it is as often a year (`Jubiläum 2024 Feier`).
+                let before = line[..start].trim_end();
+                let after = line[end..].trim_start();
+                let opens = before.is_empty() || before.ends_with(',');
+                let ends = after.is_empty() || after.starts_with([',', '.', ';', '|', '·', '•']);
+                if !unique && !opens && !ends {
+                    continue;
+                }
                 for format in valid.into_iter().take(MAX_TRIES) {
                     if !budget.work(TRY_UNITS) {
                         return out;
                     }
-                    if let Some(address) = read_in(lines, index, zip, format.code, budget) {
+                    if let Some(address) = read_in(lines, index, zip, format.code, unique, budget) {
                         out.push(Choice { address, unique });
                         break 'tokens;
                     }
@@ -116,12 +132,15 @@ pub(crate) fn read(
 }
 
 /// The address with postcode `zip` on line `index`, read from the lines around it as on a
-/// page of `code`'s country.
+/// page of `code`'s country; in the other order than its layout's (`postcode_order`) only
+/// when `other_order` (the postcode is that country's alone: a four-digit number after a
+/// street line, `Springfield 2024 Award`, is one of several countries' and as often a year).
 fn read_in(
     lines: &[&str],
     index: usize,
     zip: &str,
     code: &'static str,
+    other_order: bool,
     budget: &PageBudget,
 ) -> Option<TextAddress> {
     let from = index.saturating_sub(LINES_ABOVE);
@@ -135,7 +154,7 @@ fn read_in(
     };
     let mut read = address::from_lines(window, Some(code), budget);
     read.retain(|a| a.line == at);
-    if !read.iter().any(ours) {
+    if other_order && !read.iter().any(ours) {
         read = postcode_order::read(window, Some(code), &read, budget);
     }
     let mut address = read.into_iter().find(ours)?;
@@ -235,6 +254,10 @@ mod tests {
             assert!(postcodes(&[line], "de", Some("DE")).is_empty(), "{line}");
             assert!(postcodes(&[line], "pt", Some("PT")).is_empty(), "{line}");
         }
+        // A year after a street line, in English (four digits: the Philippines, South Africa,
+        // New Zealand…) and German (Austria, Switzerland…), the other order.
+        assert!(postcodes(&["1200 Main Street", "Springfield 2024 Award"], "en", None).is_empty());
+        assert!(postcodes(&["Hauptstraße 12", "Jubiläum 2024 Feier"], "de", Some("DE")).is_empty());
         // A language without other countries.
         assert!(postcodes(&["Storgata 5, 0155 Oslo"], "nb", Some("NO")).is_empty());
     }
