@@ -1086,6 +1086,34 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
     Some(town.start + start + word.len())
 }
 
+/// The start of the town, the town and the state in `text` (the text before a postcode)
+/// when its last field is a state's code of two or three capitals set off by a comma, a
+/// slash or a spaced dash (`Curitiba, PR`, `São Paulo/SP`, `Curitiba - PR`, `Bengaluru,
+/// KA`) and the field before it is a place name. `None` otherwise.
+fn town_before_state_code(text: &str) -> Option<(usize, Option<String>, Option<String>)> {
+    let field_start = |s: &str| {
+        [
+            s.rfind(',').map(|i| i + 1),
+            s.rfind('/').map(|i| i + 1),
+            s.rfind(" - ").map(|i| i + 3),
+            s.rfind(" – ").map(|i| i + " – ".len()),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    };
+    let code_start = field_start(text)?;
+    let code = text[code_start..].trim();
+    let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
+    if !is_code {
+        return None;
+    }
+    let rest = text[..code_start].trim_end_matches([' ', ',', '-', '–', '/', '\u{a0}']);
+    let town_start = field_start(rest).unwrap_or(0);
+    let town = rest[town_start..].trim();
+    is_place_name(town).then(|| (town_start, Some(town.to_string()), Some(code.to_string())))
+}
+
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
 /// and counties); the data's patterns ([`data_postcodes`]) read the others.
 pub(crate) const HAND_READ: &[&str] = &["US", "CA", "AU", "GB", "IE"];
@@ -1422,6 +1450,11 @@ pub(crate) fn places_before(
     format: &postcode::Format,
 ) -> (usize, Option<String>, Option<String>) {
     let text = before.trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
+    if format.fmt.contains("%S") {
+        if let Some(found) = town_before_state_code(text) {
+            return found;
+        }
+    }
     let mut end = text.len();
     // (chunk start, place), last first.
     let mut places: Vec<(usize, &str)> = Vec::new();
@@ -3567,6 +3600,26 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_state_code_of_its_own_before_the_postcode_is_the_region_not_the_town() {
+        // Class: a state's code as a field of its own between the town and the postcode
+        // (`Curitiba, PR - 80010-000`, `São Paulo/SP`, `Bengaluru, KA 560001`): the town is
+        // the field before it, not part of the street; Brazil, India.
+        let a = one(&["Av. Brasil, 1234 - Curitiba, PR - 80010-000"], Some("BR"));
+        assert_eq!(a.street.as_deref(), Some("Av. Brasil, 1234"));
+        assert_eq!(a.locality.as_deref(), Some("Curitiba"));
+        assert_eq!(a.region.as_deref(), Some("PR"));
+        let a = one(
+            &["Rua Augusta, 123 - Consolação, São Paulo/SP, 01305-000"],
+            Some("BR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Rua Augusta, 123 - Consolação"));
+        assert_eq!(a.locality.as_deref(), Some("São Paulo"));
+        let a = one(&["12, MG Road, Bengaluru, KA 560001"], Some("IN"));
+        assert_eq!(a.street.as_deref(), Some("12, MG Road"));
+        assert_eq!(a.locality.as_deref(), Some("Bengaluru"));
+    }
+
     #[test]
     fn norwegian_street_types_abbreviated_or_glued_and_floors_are_read() {
         // Class: Norwegian street types glued to the name or abbreviated with a dot
