@@ -3001,11 +3001,18 @@ fn is_registration_line(line: &str) -> bool {
     digits >= 7 && letters <= 12 && !has_street_word(&line.to_lowercase())
 }
 
-/// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`.
+/// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`; with another language's ordinal
+/// and a premise word (lexicon `address.premise`): `2ème étage`, `1er étage`, `2. Stock`,
+/// `2º piso`.
 fn is_floor_line(line: &str) -> bool {
     let first = line.split_whitespace().next().unwrap_or("").to_lowercase();
     let ordinal = first.trim_start_matches(|c: char| c.is_ascii_digit());
-    first.len() > ordinal.len() && matches!(ordinal, "st" | "nd" | "rd" | "th")
+    first.len() > ordinal.len()
+        && (matches!(ordinal, "st" | "nd" | "rd" | "th")
+            || (matches!(
+                ordinal,
+                "." | "e" | "er" | "re" | "ème" | "eme" | "è" | "º" | "ª" | "°"
+            ) && is_premise(line)))
 }
 
 fn strip_label(s: &str) -> &str {
@@ -3558,6 +3565,25 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_floor_line_between_the_street_and_the_postcode_is_not_the_street() {
+        // Class: a floor written with another language's ordinal (`2ème étage`, `2. Stock`,
+        // `2º piso`) on its line between the street and the postcode line; France, Germany,
+        // Spain.
+        let a = one(
+            &["12 rue de Paris", "2ème étage", "93160 Noisy-le-Grand"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue de Paris, 2ème étage"));
+        let a = one(&["Lindenweg 3", "2. Stock", "12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3, 2. Stock"));
+        let a = one(&["Calle Mayor 12", "2º piso", "28013 Madrid"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 12, 2º piso"));
+        // A street named after a premise word is a street.
+        let a = one(&["Acme", "3 Tower Road", "12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("3 Tower Road"));
+    }
+
     #[test]
     fn words_glued_before_a_house_number_and_its_street_type_are_not_the_street() {
         // Class: a name, a phrase or opening hours glued before a street that starts with its
