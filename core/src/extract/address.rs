@@ -3071,6 +3071,8 @@ pub(crate) fn has_street_word(lower: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| has_word(&street_words().words, w))
         || lower.split_whitespace().any(|w| {
+            // `Storgt.`: a suffix abbreviated with a dot.
+            let w = w.trim_end_matches([',', '.']);
             street_words()
                 .suffixes
                 .iter()
@@ -3565,6 +3567,23 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn norwegian_street_types_abbreviated_or_glued_and_floors_are_read() {
+        // Class: Norwegian street types glued to the name or abbreviated with a dot
+        // (`Storgata`, `Storgt.`, `Kongens gt.`), after a sentence (`Vi holder til i …`), and
+        // floors (`3. etasje`); Norway (Bokmål and Nynorsk spellings).
+        let a = one(&["Storgt. 12, 0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgt. 12"));
+        let a = one(&["Kongens gt. 12, 7011 Trondheim"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Kongens gt. 12"));
+        let a = one(&["Vi holder til i Storgata 12, 0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgata 12"));
+        let a = one(&["Vi held til i Fjordvegen 12, 6100 Volda"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Fjordvegen 12"));
+        let a = one(&["Storgata 12", "3. etasje", "0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgata 12, 3. etasje"));
+    }
+
     #[test]
     fn a_floor_line_between_the_street_and_the_postcode_is_not_the_street() {
         // Class: a floor written with another language's ordinal (`2ème étage`, `2. Stock`,
