@@ -100,6 +100,10 @@ classes! {
     /// street (floor, unit, suite, tower, Gebäude, étage, piso): a line or chunk holding one
     /// beside the street line is part of the street.
     AddressPremise = "address.premise",
+    /// Name of a state or province written in addresses between the town and the postcode
+    /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
+    /// field before it is the town.
+    RegionName = "region.name",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Label before a phone number (phone, tel., Telefon, téléphone).

@@ -1086,6 +1086,14 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
     Some(town.start + start + word.len())
 }
 
+/// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored.
+fn is_region_name(place: &str) -> bool {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let names =
+        NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
+    has_word(names, &place.trim().to_lowercase())
+}
+
 /// The start of the town, the town and the state in `text` (the text before a postcode)
 /// when its last field is a state's code of two or three capitals set off by a comma, a
 /// slash or a spaced dash (`Curitiba, PR`, `São Paulo/SP`, `Curitiba - PR`, `Bengaluru,
@@ -1484,7 +1492,7 @@ pub(crate) fn places_before(
     }
     let region_between = format.fmt.contains("%C, %S") || format.fmt.contains("%C-%S");
     match places.as_slice() {
-        [(_, last), (start, first)] if region_between => {
+        [(_, last), (start, first)] if region_between || is_region_name(last) => {
             (*start, Some(first.to_string()), Some(last.to_string()))
         }
         [(start, last), ..] => (*start, Some(last.to_string()), None),
@@ -2857,7 +2865,7 @@ fn without_glued_name(text: &str) -> &str {
         let (at, _) = words[i];
         let before = text[..at].trim_end();
         let rest = &text[at..];
-        // Text that opens with a house number is the street already (`525 East Stop 18 Road`).
+        // Text that opens with a house number is the street already (`410 North Lake 9 Road`).
         let numbered = before.starts_with(|c: char| c.is_ascii_digit());
         if !numbered && !before.ends_with(',') && !is_premise(before) && has_street_name(rest) {
             return rest;
@@ -3601,6 +3609,36 @@ mod tests {
 
     /// The address patterns seen missed or invented on unseen sites.
     #[test]
+    fn a_state_name_before_the_postcode_is_the_region_not_the_town() {
+        // Class: the state's name printed between the town and the postcode in layouts that
+        // put it after the postcode (`%C %Z%n%S`: `Gurugram, Haryana 122015`, `Ikeja, Lagos
+        // 100001`): the town is the field before it, not part of the street; India, Nigeria.
+        let a = one(
+            &["Plot No. 45, Sector 18, Gurugram, Haryana 122015"],
+            Some("IN"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Plot No. 45, Sector 18"));
+        assert_eq!(a.locality.as_deref(), Some("Gurugram"));
+        assert_eq!(a.region.as_deref(), Some("Haryana"));
+        let a = one(&["12 Example Road", "Kochi, Kerala 682001"], Some("IN"));
+        assert_eq!(a.street.as_deref(), Some("12 Example Road"));
+        assert_eq!(a.locality.as_deref(), Some("Kochi"));
+        let a = one(
+            &["12 Example Street, Ikeja, Lagos State 100001"],
+            Some("NG"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Example Street"));
+        assert_eq!(a.locality.as_deref(), Some("Ikeja"));
+        // A town that is no state stays the town.
+        let a = one(
+            &["12, Example Street, T. Nagar, Chennai 600017"],
+            Some("IN"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12, Example Street, T. Nagar"));
+        assert_eq!(a.locality.as_deref(), Some("Chennai"));
+    }
+
+    #[test]
     fn a_state_code_of_its_own_before_the_postcode_is_the_region_not_the_town() {
         // Class: a state's code as a field of its own between the town and the postcode
         // (`Curitiba, PR - 80010-000`, `São Paulo/SP`, `Bengaluru, KA 560001`): the town is
@@ -3685,8 +3723,8 @@ mod tests {
         assert_eq!(a.street.as_deref(), Some("Unit 5/12 Sample Rd"));
         let a = one(&["Bâtiment B 12 rue des Lilas, 75011 Paris"], Some("FR"));
         assert_eq!(a.street.as_deref(), Some("Bâtiment B 12 rue des Lilas"));
-        let a = one(&["525 East Stop 18 Road, Springfield, IL 62701"], None);
-        assert_eq!(a.street.as_deref(), Some("525 East Stop 18 Road"));
+        let a = one(&["410 North Lake 9 Road, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("410 North Lake 9 Road"));
     }
 
     #[test]
