@@ -925,10 +925,12 @@ fn match_line(
                 }
                 None => continue,
             };
+            let (street, locality, province) =
+                province_after_postcode(region, street, clean_city(&line[city]));
             let parts = MarkedAddress {
                 street,
-                locality: Some(clean_city(&line[city])),
-                region: None,
+                locality: Some(locality),
+                region: province,
                 postal_code: Some(zip.as_str().to_string()),
                 country: country_after(after_city),
             };
@@ -943,6 +945,96 @@ fn match_line(
         found = data_postcodes(lines, index, line, street_index, page_region);
     }
     found
+}
+
+/// A marked-up address (JSON-LD, microdata, Open Graph) with its street cut to the street:
+/// markup often puts more in `streetAddress` than schema.org's "the street address" (a line
+/// break `<br>` between street lines, read as `, `; the postcode and what follows it
+/// `Lindenweg 3, 12345 Berlin`; the town or region given in their own parts, at its end
+/// `1234 Main St, Springfield`; the business's name with its legal form before it, `Acme
+/// Ltd, 12 High Street`). A part is cut only when a street with a house number or a street
+/// word is left.
+pub(crate) fn with_marked_street(a: MarkedAddress) -> MarkedAddress {
+    let Some(street) = a.street.as_deref() else {
+        return a;
+    };
+    let mut text = street.to_string();
+    for br in ["<br>", "<br/>", "<br />", "<BR>", "<BR/>", "<BR />"] {
+        text = text.replace(br, ", ");
+    }
+    let street_left = |s: &str| {
+        let s = s.trim();
+        !s.is_empty()
+            && is_streetish(s)
+            && (s.bytes().any(|b| b.is_ascii_digit())
+                || (has_street_word(&s.to_lowercase()) && s.split_whitespace().count() >= 2))
+    };
+    let separators = [',', ' ', '-', '–', '\u{a0}'];
+    // The postcode, where a street is printed before it, and all that follows.
+    if let Some(code) = a.postal_code.as_deref().filter(|c| c.len() >= 3) {
+        let cut = text.match_indices(code).map(|(i, _)| i).find(|&i| {
+            let end = i + code.len();
+            let whole = !text[..i].ends_with(|c: char| c.is_alphanumeric())
+                && !text[end..].starts_with(|c: char| c.is_alphanumeric());
+            // Set off from the street by a comma, the region or the town before it, or the
+            // town after it (not `Calle Madrid 28013`, a house number).
+            let before = text[..i].trim_end();
+            let named = [a.region.as_deref(), a.locality.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|part| {
+                    before.len() > part.len()
+                        && before
+                            .get(before.len() - part.len()..)
+                            .is_some_and(|tail| tail.eq_ignore_ascii_case(part))
+                });
+            whole && (before.ends_with(',') || named || !text[end..].trim().is_empty())
+        });
+        if let Some(i) = cut {
+            let before = text[..i].trim_end_matches(separators);
+            if street_left(before) {
+                text.truncate(before.len());
+            }
+        }
+    }
+    // The region, then the town, at the end, after a comma or a space.
+    for (part, is_region) in [(a.region.as_deref(), true), (a.locality.as_deref(), false)]
+        .into_iter()
+        .filter_map(|(part, is_region)| Some((part?, is_region)))
+    {
+        let part = part.trim();
+        let end = text.trim_end_matches(separators).len();
+        let Some(start) = end.checked_sub(part.len()) else {
+            continue;
+        };
+        let ends_with_part = text
+            .get(start..end)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(part));
+        if part.is_empty() || !ends_with_part {
+            continue;
+        }
+        let before = &text[..start];
+        let set_off = before.trim_end_matches(' ').ends_with(',') || {
+            // Without a comma the region (`Brookvale NSW`), and the town only after a street
+            // word or a house number (`12 Sample Rd Brookvale`), not inside the street's name
+            // (`Berliner Straße`).
+            let last = before.split_whitespace().last().unwrap_or("");
+            let word = last.trim_end_matches('.').to_lowercase().replace('.', "");
+            before.ends_with(' ')
+                && (is_region
+                    || last.bytes().any(|b| b.is_ascii_digit())
+                    || has_word(&street_words().words, &word))
+        };
+        let before = before.trim_end_matches(separators);
+        if set_off && street_left(before) {
+            text.truncate(before.len());
+        }
+    }
+    let cut = without_glued_name(text.trim()).to_string();
+    MarkedAddress {
+        street: Some(cut),
+        ..a
+    }
 }
 
 /// Where a street glued to its town ends inside the place name `town` (a byte range of `line`)
@@ -992,6 +1084,34 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
     };
     let (start, word) = words[end_word];
     Some(town.start + start + word.len())
+}
+
+/// The start of the town, the town and the state in `text` (the text before a postcode)
+/// when its last field is a state's code of two or three capitals set off by a comma, a
+/// slash or a spaced dash (`Curitiba, PR`, `São Paulo/SP`, `Curitiba - PR`, `Bengaluru,
+/// KA`) and the field before it is a place name. `None` otherwise.
+fn town_before_state_code(text: &str) -> Option<(usize, Option<String>, Option<String>)> {
+    let field_start = |s: &str| {
+        [
+            s.rfind(',').map(|i| i + 1),
+            s.rfind('/').map(|i| i + 1),
+            s.rfind(" - ").map(|i| i + 3),
+            s.rfind(" – ").map(|i| i + " – ".len()),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    };
+    let code_start = field_start(text)?;
+    let code = text[code_start..].trim();
+    let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
+    if !is_code {
+        return None;
+    }
+    let rest = text[..code_start].trim_end_matches([' ', ',', '-', '–', '/', '\u{a0}']);
+    let town_start = field_start(rest).unwrap_or(0);
+    let town = rest[town_start..].trim();
+    is_place_name(town).then(|| (town_start, Some(town.to_string()), Some(code.to_string())))
 }
 
 /// Regions whose postcodes the hand-made patterns above read (with their states, provinces
@@ -1067,17 +1187,56 @@ fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
     })
 }
 
-/// A place name: letters, spaces, dots, apostrophes and hyphens, up to five words, starting
-/// with a capital (`Cape Town`, `Toluca de Lerdo`).
+/// A place name: letters (and the combining marks written on them), spaces, dots,
+/// apostrophes and hyphens, up to five words, opening with a capital or a letter of a script
+/// without case (`Cape Town`, `Toluca de Lerdo`, `תל אביב`, `เชียงใหม่`: [`opens_name`]).
 fn is_place_name(text: &str) -> bool {
     let text = text.trim();
     !text.is_empty()
         && text.split_whitespace().count() <= 5
-        && text.starts_with(char::is_uppercase)
-        && text
-            .chars()
-            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '.' | '\'' | '’' | '-'))
+        && text.starts_with(opens_name)
+        && text.chars().all(|c| {
+            c.is_alphabetic() || is_name_mark(c) || matches!(c, ' ' | '.' | '\'' | '’' | '-')
+        })
         && !has_street_word(&text.to_lowercase())
+}
+
+/// Whether `c` may open a name: a capital, or a letter of a script without case (Thai,
+/// Hebrew, Arabic, Han, kana, Hangul), whose town names have no capital to open them.
+pub(crate) fn opens_name(c: char) -> bool {
+    c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase())
+}
+
+/// Whether `c` is a combining mark written on the letters of a name that `char::is_alphabetic`
+/// leaves out: Latin, Greek and Cyrillic combining diacritics (decomposed text), Thai vowel
+/// and tone marks, Hebrew points.
+fn is_name_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{0E31}' | '\u{0E34}'..='\u{0E3A}' | '\u{0E47}'..='\u{0E4E}' | '\u{0591}'..='\u{05C7}')
+}
+
+/// The street, locality and region of an address whose postcode `name` follows, in the
+/// layouts of `region` that print the region there (`%Z %S` ending the line, Philippines:
+/// `12 Mango Avenue, Sample City, 6015 Cebu` → street `12 Mango Avenue`, locality `Sample
+/// City`, region `Cebu`): the name after the postcode is the region, the street's last comma
+/// part the locality when it is a place name. Otherwise `name` is the locality.
+fn province_after_postcode(
+    region: &str,
+    street: Option<String>,
+    name: String,
+) -> (Option<String>, String, Option<String>) {
+    let province_last = postcode::format(region)
+        .is_some_and(|f| f.fmt.contains("%n%Z %S") && !f.fmt.contains("%Z %S %C"));
+    let Some(full) = street.as_deref().filter(|_| province_last) else {
+        return (street, name, None);
+    };
+    match full.rsplit_once(',') {
+        Some((head, tail)) if is_place_name(tail) && !head.trim().is_empty() => (
+            Some(head.trim().to_string()),
+            tail.trim().to_string(),
+            Some(name),
+        ),
+        _ => (street, name, None),
+    }
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
@@ -1325,6 +1484,11 @@ pub(crate) fn places_before(
     format: &postcode::Format,
 ) -> (usize, Option<String>, Option<String>) {
     let text = before.trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
+    if format.fmt.contains("%S") {
+        if let Some(found) = town_before_state_code(text) {
+            return found;
+        }
+    }
     let mut end = text.len();
     // (chunk start, place), last first.
     let mut places: Vec<(usize, &str)> = Vec::new();
@@ -2634,9 +2798,11 @@ fn without_leading_name(prefix: &str) -> &str {
     let chunks = prefix.split(',').count();
     for (n, chunk) in prefix.split(',').enumerate() {
         let trimmed = chunk.trim();
-        // Digits alone, six or more of them, are a registration or tax number.
-        let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
-            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6;
+        // Digits alone, six or more of them, are a registration or tax number, as is a
+        // labelled one (`Org.nr 123 456 789`).
+        let number = (trimmed.chars().all(|c| c.is_ascii_digit() || c == ' ')
+            && trimmed.bytes().filter(u8::is_ascii_digit).count() >= 6)
+            || is_registration_line(trimmed);
         // `No. 5`, `Nº 12`: a house number after its mark opens the street.
         let marked = ["no. ", "no ", "nº ", "n° ", "#"].iter().any(|m| {
             trimmed
@@ -2703,6 +2869,31 @@ fn without_glued_name(text: &str) -> &str {
         let numbered = rest.starts_with(|c: char| c.is_ascii_digit())
             || ends_with_house_number(rest.trim_end_matches([',', '.']));
         if numbered && is_streetish(rest) && has_street_name(rest) {
+            return rest;
+        }
+    }
+    // A street that starts with its house number and has its type within the next words
+    // (`12 place de la Mairie`, `1234 Main St`, `12 High Street`) after words that are no
+    // premise or unit (`Cabinet Exemple`, `Mon-Fri 9am-5pm`; not `Suite 200`, `Bâtiment B`).
+    let is_type = |word: &str| {
+        let word = word
+            .trim_end_matches([',', '.'])
+            .to_lowercase()
+            .replace('.', "");
+        has_word(&street_words().words, &word)
+    };
+    let opens = (1..words.len()).find(|&i| {
+        let (_, word) = words[i];
+        word.bytes().all(|b| b.is_ascii_digit())
+            && words[i + 1..].iter().take(3).any(|(_, w)| is_type(w))
+    });
+    if let Some(i) = opens {
+        let (at, _) = words[i];
+        let before = text[..at].trim_end();
+        let rest = &text[at..];
+        // Text that opens with a house number is the street already (`525 East Stop 18 Road`).
+        let numbered = before.starts_with(|c: char| c.is_ascii_digit());
+        if !numbered && !before.ends_with(',') && !is_premise(before) && has_street_name(rest) {
             return rest;
         }
     }
@@ -2877,11 +3068,18 @@ fn is_registration_line(line: &str) -> bool {
     digits >= 7 && letters <= 12 && !has_street_word(&line.to_lowercase())
 }
 
-/// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`.
+/// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`; with another language's ordinal
+/// and a premise word (lexicon `address.premise`): `2ème étage`, `1er étage`, `2. Stock`,
+/// `2º piso`.
 fn is_floor_line(line: &str) -> bool {
     let first = line.split_whitespace().next().unwrap_or("").to_lowercase();
     let ordinal = first.trim_start_matches(|c: char| c.is_ascii_digit());
-    first.len() > ordinal.len() && matches!(ordinal, "st" | "nd" | "rd" | "th")
+    first.len() > ordinal.len()
+        && (matches!(ordinal, "st" | "nd" | "rd" | "th")
+            || (matches!(
+                ordinal,
+                "." | "e" | "er" | "re" | "ème" | "eme" | "è" | "º" | "ª" | "°"
+            ) && is_premise(line)))
 }
 
 fn strip_label(s: &str) -> &str {
@@ -2940,6 +3138,8 @@ pub(crate) fn has_street_word(lower: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| has_word(&street_words().words, w))
         || lower.split_whitespace().any(|w| {
+            // `Storgt.`: a suffix abbreviated with a dot.
+            let w = w.trim_end_matches([',', '.']);
             street_words()
                 .suffixes
                 .iter()
@@ -3446,6 +3646,181 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_state_code_of_its_own_before_the_postcode_is_the_region_not_the_town() {
+        // Class: a state's code as a field of its own between the town and the postcode
+        // (`Curitiba, PR - 80010-000`, `São Paulo/SP`, `Bengaluru, KA 560001`): the town is
+        // the field before it, not part of the street; Brazil, India.
+        let a = one(&["Av. Brasil, 1234 - Curitiba, PR - 80010-000"], Some("BR"));
+        assert_eq!(a.street.as_deref(), Some("Av. Brasil, 1234"));
+        assert_eq!(a.locality.as_deref(), Some("Curitiba"));
+        assert_eq!(a.region.as_deref(), Some("PR"));
+        let a = one(
+            &["Rua Augusta, 123 - Consolação, São Paulo/SP, 01305-000"],
+            Some("BR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Rua Augusta, 123 - Consolação"));
+        assert_eq!(a.locality.as_deref(), Some("São Paulo"));
+        let a = one(&["12, MG Road, Bengaluru, KA 560001"], Some("IN"));
+        assert_eq!(a.street.as_deref(), Some("12, MG Road"));
+        assert_eq!(a.locality.as_deref(), Some("Bengaluru"));
+    }
+
+    #[test]
+    fn norwegian_street_types_abbreviated_or_glued_and_floors_are_read() {
+        // Class: Norwegian street types glued to the name or abbreviated with a dot
+        // (`Storgata`, `Storgt.`, `Kongens gt.`), after a sentence (`Vi holder til i …`), and
+        // floors (`3. etasje`); Norway (Bokmål and Nynorsk spellings).
+        let a = one(&["Storgt. 12, 0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgt. 12"));
+        let a = one(&["Kongens gt. 12, 7011 Trondheim"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Kongens gt. 12"));
+        let a = one(&["Vi holder til i Storgata 12, 0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgata 12"));
+        let a = one(&["Vi held til i Fjordvegen 12, 6100 Volda"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Fjordvegen 12"));
+        let a = one(&["Storgata 12", "3. etasje", "0155 Oslo"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Storgata 12, 3. etasje"));
+    }
+
+    #[test]
+    fn a_floor_line_between_the_street_and_the_postcode_is_not_the_street() {
+        // Class: a floor written with another language's ordinal (`2ème étage`, `2. Stock`,
+        // `2º piso`) on its line between the street and the postcode line; France, Germany,
+        // Spain.
+        let a = one(
+            &["12 rue de Paris", "2ème étage", "93160 Noisy-le-Grand"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue de Paris, 2ème étage"));
+        let a = one(&["Lindenweg 3", "2. Stock", "12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3, 2. Stock"));
+        let a = one(&["Calle Mayor 12", "2º piso", "28013 Madrid"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 12, 2º piso"));
+        // A street named after a premise word is a street.
+        let a = one(&["Acme", "3 Tower Road", "12345 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("3 Tower Road"));
+    }
+
+    #[test]
+    fn words_glued_before_a_house_number_and_its_street_type_are_not_the_street() {
+        // Class: a name, a phrase or opening hours glued before a street that starts with its
+        // house number and type (`12 place de la Mairie`, `1234 Main St`), with no comma;
+        // France, United States, United Kingdom.
+        let a = one(
+            &["Cabinet Exemple 12 place de la Mairie 84000 Avignon"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 place de la Mairie"));
+        let a = one(
+            &["Retrouvez-nous au 12 rue des Lilas 75011 Paris"],
+            Some("FR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 rue des Lilas"));
+        let a = one(
+            &["Mon-Fri 9am-5pm 1234 Main St, Springfield, IL 62701"],
+            None,
+        );
+        assert_eq!(a.street.as_deref(), Some("1234 Main St"));
+        let a = one(&["Open daily 12 High Street, Bristol BS1 4DJ"], Some("GB"));
+        assert_eq!(a.street.as_deref(), Some("12 High Street"));
+        // A premise or unit before the number stays with it.
+        let a = one(&["Suite 200 1234 Main St, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("Suite 200 1234 Main St"));
+        let a = one(&["Unit 5/12 Sample Rd, Brookvale NSW 2100"], Some("AU"));
+        assert_eq!(a.street.as_deref(), Some("Unit 5/12 Sample Rd"));
+        let a = one(&["Bâtiment B 12 rue des Lilas, 75011 Paris"], Some("FR"));
+        assert_eq!(a.street.as_deref(), Some("Bâtiment B 12 rue des Lilas"));
+        let a = one(&["525 East Stop 18 Road, Springfield, IL 62701"], None);
+        assert_eq!(a.street.as_deref(), Some("525 East Stop 18 Road"));
+    }
+
+    #[test]
+    fn a_nordic_street_type_written_as_its_own_word_is_part_of_the_street() {
+        // Class: the street type as a word of its own after the name (`Kongens gate`,
+        // `Eksempel vei`, `Norra vägen`, `Gammel vej`), not glued to it; Norway, Sweden,
+        // Denmark.
+        let a = one(&["Kongens gate 12, 7011 Trondheim"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Kongens gate 12"));
+        let a = one(&["Eksempel vei 12, 5003 Bergen"], Some("NO"));
+        assert_eq!(a.street.as_deref(), Some("Eksempel vei 12"));
+        let a = one(&["Norra vägen 12, 123 45 Stockholm"], Some("SE"));
+        assert_eq!(a.street.as_deref(), Some("Norra vägen 12"));
+        let a = one(&["Gammel vej 12, 6580 Vamdrup"], Some("DK"));
+        assert_eq!(a.street.as_deref(), Some("Gammel vej 12"));
+    }
+
+    #[test]
+    fn a_registration_number_chunk_before_the_street_is_not_the_street() {
+        // Class: a labelled registration number with spaced digit groups as a comma-separated
+        // chunk before the street (`Org.nr 123 456 789, Storgata 12`); Norway, Denmark,
+        // Australia.
+        let a = one(
+            &["Eksempel AS, Org.nr 123 456 789, Storgata 12, 0155 Oslo"],
+            Some("NO"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Storgata 12"));
+        let a = one(
+            &["CVR 12 34 56 78, Nørregade 12, 1165 København K"],
+            Some("DK"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Nørregade 12"));
+        let a = one(
+            &["ABN 12 345 678 901, 12 Sample Rd, Brookvale NSW 2100"],
+            Some("AU"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Sample Rd"));
+    }
+
+    #[test]
+    fn a_marked_up_street_holding_other_parts_keeps_the_street() {
+        // Class: a structured `streetAddress` (JSON-LD, microdata) that also holds the
+        // postcode, town or region given in their own parts, a line break, or the business's
+        // name with its legal form; Germany, United States, Australia, United Kingdom.
+        let marked = |street: &str, locality: &str, region: Option<&str>, postcode: &str| {
+            let a = MarkedAddress {
+                street: Some(street.to_string()),
+                locality: Some(locality.to_string()),
+                region: region.map(str::to_string),
+                postal_code: Some(postcode.to_string()),
+                country: None,
+            };
+            with_marked_street(a).street
+        };
+        let street = marked("Lindenweg 3, 12345 Berlin", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3"));
+        let street = marked(
+            "1234 Main St, Suite 200, Springfield, IL 62701",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St, Suite 200"));
+        let street = marked(
+            "12 Sample Rd Brookvale NSW 2100",
+            "Brookvale",
+            Some("NSW"),
+            "2100",
+        );
+        assert_eq!(street.as_deref(), Some("12 Sample Rd"));
+        let street = marked(
+            "1234 Main St, Springfield",
+            "Springfield",
+            Some("IL"),
+            "62701",
+        );
+        assert_eq!(street.as_deref(), Some("1234 Main St"));
+        let street = marked("Lindenweg 3<br>2. OG", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Lindenweg 3, 2. OG"));
+        let street = marked("Acme Ltd, 12 High Street", "Bristol", None, "BS1 4DJ");
+        assert_eq!(street.as_deref(), Some("12 High Street"));
+        // A street named like its town, or a house number equal to the postcode's digits, stays.
+        let street = marked("Berliner Straße 12", "Berlin", None, "12345");
+        assert_eq!(street.as_deref(), Some("Berliner Straße 12"));
+        let street = marked("Calle Madrid, 28013 Madrid", "Madrid", None, "28013");
+        assert_eq!(street.as_deref(), Some("Calle Madrid"));
+    }
+
     #[test]
     fn a_name_or_number_glued_before_the_street_is_not_the_street() {
         // Class: the business's name with its legal form, or a registration or tax number,
@@ -4852,5 +5227,63 @@ mod tests {
             Some("IE"),
         );
         assert_eq!(a.street.as_deref(), Some("4 Main Street, Ballybeg"));
+    }
+
+    /// `(lines, region, [street, locality, region, postcode])`: each read as one address
+    /// with those parts.
+    type PartsCase<'a> = (&'a [&'a str], &'a str, [Option<&'a str>; 4]);
+
+    fn parts_are(cases: &[PartsCase<'_>]) {
+        for (lines, region, want) in cases {
+            let a = one(lines, Some(region));
+            let got = [&a.street, &a.locality, &a.region, &a.postal_code].map(|p| p.as_deref());
+            assert_eq!(got, *want, "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn towns_in_scripts_without_case_before_the_postcode() {
+        // Class: a town written in a script without capitals (Thai, Hebrew) before the
+        // postcode, in the layouts that print it so (`%C %Z`, `%S %Z`).
+        parts_are(&[
+            (
+                &["บริษัท ตัวอย่าง จำกัด", "99 ถนนตัวอย่าง, เชียงใหม่ 50200"],
+                "TH",
+                [Some("99 ถนนตัวอย่าง"), Some("เชียงใหม่"), None, Some("50200")],
+            ),
+            (
+                &["רחוב הדוגמה 12, חיפה 3303112"],
+                "IL",
+                [Some("רחוב הדוגמה 12"), Some("חיפה"), None, Some("3303112")],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn the_province_after_the_postcode_in_a_postcode_then_province_layout() {
+        // Class: `%Z %S` (Philippines): the name after the postcode is the province, the
+        // place before it the city; English and Filipino street names.
+        parts_are(&[
+            (
+                &["Sample Corp, 12 Mango Avenue, Sample City, 6015 Cebu"],
+                "PH",
+                [
+                    Some("12 Mango Avenue"),
+                    Some("Sample City"),
+                    Some("Cebu"),
+                    Some("6015"),
+                ],
+            ),
+            (
+                &["45 Kalye Mabini, Bayan Halimbawa, 4027 Laguna"],
+                "PH",
+                [
+                    Some("45 Kalye Mabini"),
+                    Some("Bayan Halimbawa"),
+                    Some("Laguna"),
+                    Some("4027"),
+                ],
+            ),
+        ]);
     }
 }

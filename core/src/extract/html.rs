@@ -203,7 +203,9 @@ enum Prop {
 #[derive(Debug)]
 enum Scope {
     Address(MarkedAddress),
-    Organization,
+    /// An organisation, with the address parts marked on it directly (microdata or RDFa
+    /// `streetAddress` on a `LocalBusiness` without a `PostalAddress` item between them).
+    Organization(MarkedAddress),
     Other,
 }
 
@@ -445,7 +447,7 @@ impl<'b> Walker<'b> {
         } else if attrs.class_adr {
             Some(Scope::Address(MarkedAddress::default()))
         } else if attrs.class_vcard {
-            Some(Scope::Organization)
+            Some(Scope::Organization(MarkedAddress::default()))
         } else {
             None
         };
@@ -460,10 +462,16 @@ impl<'b> Walker<'b> {
         let scope = self.scopes.last();
         match prop {
             Prop::Street | Prop::Locality | Prop::Region | Prop::PostalCode | Prop::Country => {
-                matches!(scope, Some(Scope::Address(_))).then_some(prop)
+                // On an organisation, only as microdata or RDFa: classic hCard puts them in
+                // an `adr`, and a `street-address` right in a `vcard` holds the name too.
+                match scope {
+                    Some(Scope::Address(_)) => Some(prop),
+                    Some(Scope::Organization(_)) if microdata => Some(prop),
+                    _ => None,
+                }
             }
             Prop::OrgName => match scope {
-                Some(Scope::Organization) => Some(prop),
+                Some(Scope::Organization(_)) => Some(prop),
                 _ => None,
             },
             Prop::Telephone | Prop::Email => (microdata || scope.is_some()).then_some(prop),
@@ -480,7 +488,7 @@ impl<'b> Walker<'b> {
         }
         truncate_chars(&mut value, MAX_CAPTURE_CHARS);
         let address = match self.scopes.last_mut() {
-            Some(Scope::Address(address)) => Some(address),
+            Some(Scope::Address(address) | Scope::Organization(address)) => Some(address),
             _ => None,
         };
         let capped_push = |values: &mut Vec<String>, value: String| {
@@ -543,7 +551,8 @@ impl<'b> Walker<'b> {
             }
         }
         if exit.scope {
-            if let Some(Scope::Address(address)) = self.scopes.pop() {
+            if let Some(Scope::Address(address) | Scope::Organization(address)) = self.scopes.pop()
+            {
                 if (address.street.is_some() || address.postal_code.is_some())
                     && self.doc.marked_addresses.len() < MAX_MARKED_VALUES
                 {
@@ -631,7 +640,7 @@ impl<'b> Walker<'b> {
     fn finish(mut self) -> Document {
         // Scopes left open by unclosed markup still hold data.
         while let Some(scope) = self.scopes.pop() {
-            if let Scope::Address(address) = scope {
+            if let Scope::Address(address) | Scope::Organization(address) = scope {
                 if (address.street.is_some() || address.postal_code.is_some())
                     && self.doc.marked_addresses.len() < MAX_MARKED_VALUES
                 {
@@ -906,7 +915,7 @@ fn scope_for_type(item_type: &str) -> Scope {
         | "Answer"
         | "Recipe"
         | "" => Scope::Other,
-        _ => Scope::Organization,
+        _ => Scope::Organization(MarkedAddress::default()),
     }
 }
 
@@ -1239,6 +1248,40 @@ mod tests {
             Some("80202")
         );
         assert_eq!(doc.marked_addresses[1].street.as_deref(), Some("2 Side Rd"));
+    }
+
+    #[test]
+    fn reads_address_parts_marked_on_the_organisation() {
+        // Microdata parts on a LocalBusiness with no PostalAddress item (German), RDFa parts
+        // on one (French); a classic hCard's street-address outside an adr is not read.
+        let doc = parse(
+            r#"<div itemscope itemtype="https://schema.org/LocalBusiness"><span itemprop="name">Beispiel GmbH</span>
+            <p><span itemprop="streetAddress">Musterweg 12</span>, <span itemprop="postalCode">10115</span>
+            <span itemprop="addressLocality">Berlin</span></p></div>
+            <div vocab="https://schema.org/" typeof="Dentist"><span property="name">Exemple SARL</span>
+            <span property="streetAddress">12 rue Exemple</span> <span property="postalCode">69002</span>
+            <span property="addressLocality">Lyon</span></div>
+            <div class="vcard"><div class="street-address">Autre Nom<br>3 Other Road</div></div>"#,
+        );
+        let parts: Vec<_> = doc
+            .marked_addresses
+            .iter()
+            .map(|a| {
+                (
+                    a.street.as_deref(),
+                    a.postal_code.as_deref(),
+                    a.locality.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                (Some("Musterweg 12"), Some("10115"), Some("Berlin")),
+                (Some("12 rue Exemple"), Some("69002"), Some("Lyon"))
+            ]
+        );
+        assert_eq!(doc.marked_org_names, ["Beispiel GmbH", "Exemple SARL"]);
     }
 
     #[test]

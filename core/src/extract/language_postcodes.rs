@@ -15,11 +15,22 @@
 //! postcode on that line gives it. The address reader's own rules (a street before or above,
 //! a place name beside the postcode) decide, as on a page of that country.
 //!
+//! Read in the other order than the country's layout (`extract::postcode_order`) only when the
+//! postcode is that country's alone.
+//!
+//! Only languages with a main country (`region::main_country`) are read here, at most
+//! [`MAX_READS`] readings a page, and only tokens beside a place name or alone on their line.
+//!
+//! A postcode that several countries' patterns validate must open or end its line or a
+//! comma-separated part of it.
+//!
 //! A postcode that validates for one of the countries only (or for the one the line names) is
 //! evidence of the page's country ([`Choice::unique`]); one that several validate (`1060`:
 //! Austria, Switzerland, Luxembourg) is read but says nothing of the country.
 
-use crate::extract::address::{self, country_in_line, is_part_of_other_number, zip_tokens};
+use crate::extract::address::{
+    self, country_in_line, is_copyright_mark, is_part_of_other_number, opens_name, zip_tokens,
+};
 use crate::extract::address::{TextAddress, HAND_READ};
 use crate::extract::page_budget::PageBudget;
 use crate::extract::{postcode, postcode_order, region};
@@ -33,6 +44,8 @@ const MAX_LINE: usize = 400;
 const MAX_TOKEN: usize = 10;
 /// Most countries whose reading is tried for one token.
 const MAX_TRIES: usize = 3;
+/// Most readings of the lines around a postcode per page (each a read of a few lines).
+const MAX_READS: usize = 6;
 /// Pacing units (`crate::pace`) for a token tried in one country: a read of a few lines.
 const TRY_UNITS: usize = 2048;
 
@@ -57,6 +70,11 @@ pub(crate) fn read(
     found: &[TextAddress],
     budget: &PageBudget,
 ) -> Vec<Choice> {
+    // A language of many countries with no main one (English, Arabic) is no sign of which:
+    // their pages are left to the region decision (calling codes, currencies).
+    if region::main_country(language).is_none() {
+        return Vec::new();
+    }
     let candidates: Vec<&postcode::Format> = region::language_regions(language)
         .iter()
         .filter(|r| Some(**r) != page_region && !HAND_READ.contains(r))
@@ -67,6 +85,7 @@ pub(crate) fn read(
     }
     let page_format = page_region.and_then(postcode::format);
     let mut out: Vec<Choice> = Vec::new();
+    let mut reads = 0;
     for (index, line) in lines.iter().enumerate() {
         if !budget.work(line.len() + 16) {
             break;
@@ -81,8 +100,10 @@ pub(crate) fn read(
             for end in ends {
                 let zip = &line[start..end];
                 if zip.len() > MAX_TOKEN
-                    || page_format.is_some_and(|f| f.validates(zip))
+                    || !beside_name(line, start, end)
                     || is_part_of_other_number(line, start, end)
+                    || is_copyright_mark(&line[..start])
+                    || page_format.is_some_and(|f| f.validates(zip))
                 {
                     continue;
                 }
@@ -100,11 +121,22 @@ pub(crate) fn read(
                     valid.insert(0, first);
                 }
                 let unique = valid.len() == 1 || named == Some(valid[0].code);
+                // A postcode of several countries opens its line or a comma-separated part
+                // of it (`Musterstraße 5, 1060 Wien`) or ends it (`Auckland 1010`): between
+                // two words it is as often a year (`Jubiläum 2024 Feier`).
+                let before = line[..start].trim_end();
+                let after = line[end..].trim_start();
+                let opens = before.is_empty() || before.ends_with(',');
+                let ends = after.is_empty() || after.starts_with([',', '.', ';', '|', '·', '•']);
+                if !unique && !opens && !ends {
+                    continue;
+                }
                 for format in valid.into_iter().take(MAX_TRIES) {
-                    if !budget.work(TRY_UNITS) {
+                    reads += 1;
+                    if reads > MAX_READS || !budget.work(TRY_UNITS) {
                         return out;
                     }
-                    if let Some(address) = read_in(lines, index, zip, format.code, budget) {
+                    if let Some(address) = read_in(lines, index, zip, format.code, unique, budget) {
                         out.push(Choice { address, unique });
                         break 'tokens;
                     }
@@ -115,23 +147,42 @@ pub(crate) fn read(
     out
 }
 
+/// Whether the token at `start..end` of `line` stands beside a place name (a word opening
+/// with a capital or a letter of a script without case right after it, `1060 Wien`; a word
+/// right before it, `Auckland 1010`, `Curitiba - PR 80020-310`) or alone on its line
+/// (`80020-310` below its town).
+fn beside_name(line: &str, start: usize, end: usize) -> bool {
+    let after = line[end..].trim_start_matches([' ', '\u{a0}']);
+    let before = line[..start].trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
+    after.starts_with(opens_name)
+        || before.ends_with(char::is_alphabetic)
+        || (line[..start].trim().is_empty() && after.trim().is_empty())
+}
+
 /// The address with postcode `zip` on line `index`, read from the lines around it as on a
-/// page of `code`'s country.
+/// page of `code`'s country; in the other order than its layout's (`postcode_order`) only
+/// when `other_order` (the postcode is that country's alone: a four-digit number after a
+/// street line, `Springfield 2024 Award`, is one of several countries' and as often a year).
 fn read_in(
     lines: &[&str],
     index: usize,
     zip: &str,
     code: &'static str,
+    other_order: bool,
     budget: &PageBudget,
 ) -> Option<TextAddress> {
     let from = index.saturating_sub(LINES_ABOVE);
     let to = (index + 2).min(lines.len());
     let window = &lines[from..to];
     let at = index - from;
-    let ours = |a: &TextAddress| a.line == at && a.parts.postal_code.as_deref() == Some(zip);
+    // With a street: a postcode and town alone (which the reader takes beside contact
+    // details on a page of their country) are too weak a sign of another country.
+    let ours = |a: &TextAddress| {
+        a.line == at && a.parts.postal_code.as_deref() == Some(zip) && a.parts.street.is_some()
+    };
     let mut read = address::from_lines(window, Some(code), budget);
     read.retain(|a| a.line == at);
-    if !read.iter().any(ours) {
+    if other_order && !read.iter().any(ours) {
         read = postcode_order::read(window, Some(code), &read, budget);
     }
     let mut address = read.into_iter().find(ours)?;
@@ -231,6 +282,10 @@ mod tests {
             assert!(postcodes(&[line], "de", Some("DE")).is_empty(), "{line}");
             assert!(postcodes(&[line], "pt", Some("PT")).is_empty(), "{line}");
         }
+        // A year after a street line, in English (four digits: the Philippines, South Africa,
+        // New Zealand…) and German (Austria, Switzerland…), the other order.
+        assert!(postcodes(&["1200 Main Street", "Springfield 2024 Award"], "en", None).is_empty());
+        assert!(postcodes(&["Hauptstraße 12", "Jubiläum 2024 Feier"], "de", Some("DE")).is_empty());
         // A language without other countries.
         assert!(postcodes(&["Storgata 5, 0155 Oslo"], "nb", Some("NO")).is_empty());
     }

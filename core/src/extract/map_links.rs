@@ -199,6 +199,29 @@ mod tests {
     }
 
     #[test]
+    fn pages_without_an_address_give_their_map_embed() {
+        // Spanish: an embed with `q` and `output=embed`, the page's only address.
+        let url = url::Url::parse("https://example.es/contacto").unwrap();
+        let html = "<html lang=es><body><h2>Dónde estamos</h2><iframe \
+            src=\"https://maps.google.com/maps?q=Calle%20Ejemplo%2012,%2028001%20Madrid&amp;output=embed\" \
+            width=600></iframe></body></html>";
+        let found = crate::extract::extract_page(&url, None, html.as_bytes()).addresses;
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            parts(&found[0]),
+            (Some("Calle Ejemplo 12"), Some("28001"), Some("Madrid"))
+        );
+        // Dutch: a page that prints its address keeps that one only.
+        let url = url::Url::parse("https://example.nl/contact").unwrap();
+        let html = "<html lang=nl><body><p>Voorbeeldstraat 3, 1011 AB Amsterdam</p>\
+            <iframe src=\"https://maps.google.com/maps?q=Andereweg%209,%203011%20AA%20Rotterdam&amp;output=embed\"></iframe>\
+            </body></html>";
+        let found = crate::extract::extract_page(&url, None, html.as_bytes()).addresses;
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].postal_code.as_deref(), Some("1011 AB"));
+    }
+
+    #[test]
     fn names_coordinates_and_other_links_give_nothing() {
         let urls = [
             "https://www.google.com/maps/embed?pb=!1m18!3m3!1m2!1s0x1%3A0x2!2sSample%20Bakery!5e0",

@@ -593,7 +593,7 @@ struct TakenBack {
 /// block element (it starts a block, `Document::block_starts`, even where the text is at a
 /// line break already and even when empty), a link
 /// (`<a>`, `<area>`), the page's language (`<html>`), a title, a `<template>` or `<head>`
-/// (kept for their state), a heading (an inner one ends the range of the one around it), and
+/// (kept for their state), an `<iframe>` (its `src`, `Document::frame_sources`), a heading (an inner one ends the range of the one around it), and
 /// two attributes of any element: `data-cfemail` (Cloudflare's
 /// obfuscated email) and `content` (a microdata property's value, with `itemprop`). Void
 /// elements never get here: they have no end tag.
@@ -605,7 +605,7 @@ fn empty_element_shows_nothing(
 ) -> bool {
     let read_by_name = matches!(
         name,
-        b"a" | b"area" | b"html" | b"head" | b"title" | b"template"
+        b"a" | b"area" | b"html" | b"head" | b"title" | b"template" | b"iframe"
     ) || is_heading(name);
     !read_by_name
         && !block
@@ -620,7 +620,8 @@ fn empty_element_shows_nothing(
 /// Whether the walker (`html.rs`, `Walker::enter`) reads nothing from an element named `name`
 /// with `attributes` (ranges of `bytes`) and no children, so that leaving it out of the copy
 /// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
-/// holds a `data-cfemail` (Cloudflare's obfuscated email), a `<link>` whose `rel` does not say
+/// holds a `data-cfemail` (Cloudflare's obfuscated email) or is an `<iframe>` with a `src`
+/// (a map embed's place, `Document::frame_sources`), a `<link>` whose `rel` does not say
 /// `canonical`, and a `<meta>` without `content` or without a `name`, `property` or `itemprop`
 /// that is one of [`META_KEYS_READ`] or [`META_ADDRESS_KEYS`] (the walker keeps metas with a
 /// key and content, and only those keys are looked up). Values are as written in `page`.
@@ -657,7 +658,7 @@ fn walker_reads_nothing(
             };
             !(has(b"content") && attributes.iter().any(read_key))
         }
-        _ => walker_skips(name) && !has(b"data-cfemail"),
+        _ => walker_skips(name) && !has(b"data-cfemail") && !(name == b"iframe" && has(b"src")),
     }
 }
 

@@ -392,7 +392,8 @@ impl ParsedPage {
             .iter()
             .chain(&doc.marked_addresses)
             .chain(&meta_address)
-            .cloned();
+            .cloned()
+            .map(address::with_marked_street);
         // An address given as one string is read with the ccTLD's region, else the one the
         // page's evidence decides (`extract::region`: a `.com` page in Brazil or India).
         let decided = hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}"));
@@ -1459,6 +1460,41 @@ mod tests {
         );
         assert_eq!(page.addresses.len(), 1, "{:?}", page.addresses);
         assert_eq!(page.addresses[0].region.as_deref(), Some("Co. Mayo"));
+    }
+
+    #[test]
+    fn a_json_ld_street_holding_the_postcode_and_town_reaches_the_result_as_the_street() {
+        // Class: a JSON-LD `streetAddress` that repeats the postcode, town or region given in
+        // their own parts; Germany, United States.
+        for (url, street, locality, region, postcode, want) in [
+            (
+                "https://www.beispiel-praxis.de/",
+                "Lindenweg 3, 12345 Berlin",
+                "Berlin",
+                "",
+                "12345",
+                "Lindenweg 3",
+            ),
+            (
+                "https://www.example-dental.com/",
+                "1234 Main St, Suite 200, Springfield, IL 62701",
+                "Springfield",
+                "IL",
+                "62701",
+                "1234 Main St, Suite 200",
+            ),
+        ] {
+            let url = Url::parse(url).unwrap();
+            let html = format!(
+                "<script type=\"application/ld+json\">{{\"@type\":\"LocalBusiness\",\
+                 \"name\":\"Example\",\"address\":{{\"@type\":\"PostalAddress\",\
+                 \"streetAddress\":\"{street}\",\"addressLocality\":\"{locality}\",\
+                 \"addressRegion\":\"{region}\",\"postalCode\":\"{postcode}\"}}}}</script>"
+            );
+            let page = extract_page(&url, Some("text/html"), html.as_bytes());
+            let streets: Vec<_> = page.addresses.iter().map(|a| a.street.as_deref()).collect();
+            assert_eq!(streets, [Some(want)], "{:?}", page.addresses);
+        }
     }
 
     #[test]

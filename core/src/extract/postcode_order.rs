@@ -20,8 +20,8 @@
 use crate::extract::address::{
     city_any_word, clean_city, country_after, ends_address, ends_with_house_number,
     has_street_name, has_street_word, is_copyright_mark, is_part_of_other_number, name_run,
-    next_word_end, places_before, region_after_postcode, street_for, zip_tokens, MarkedAddress,
-    TextAddress, HAND_READ,
+    next_word_end, opens_name, places_before, region_after_postcode, street_for, zip_tokens,
+    MarkedAddress, TextAddress, HAND_READ,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
@@ -100,7 +100,7 @@ fn zip_then_town(
     let after = &line[end..];
     let gap = after.len() - after.trim_start_matches([' ', '\u{a0}']).len();
     let town_start = end + gap;
-    if gap == 0 || !line[town_start..].starts_with(char::is_uppercase) {
+    if gap == 0 || !line[town_start..].starts_with(opens_name) {
         return None;
     }
     // The town's later words are capitalised or short particles (`Cluj-Napoca`, `Alcalá de
@@ -109,8 +109,7 @@ fn zip_then_town(
     for _ in 0..4 {
         match next_word_end(line, town_end, city_any_word) {
             Some(next)
-                if line[town_end + 1..next].starts_with(char::is_uppercase)
-                    || next - town_end <= 4 =>
+                if line[town_end + 1..next].starts_with(opens_name) || next - town_end <= 4 =>
             {
                 town_end = next;
             }
