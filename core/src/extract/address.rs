@@ -1254,9 +1254,9 @@ pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     // No digit, no token: most lines have none.
-    if !bytes.iter().any(u8::is_ascii_digit) {
+    let Some(first_digit) = bytes.iter().position(u8::is_ascii_digit) else {
         return out;
-    }
+    };
     let run_end = |from: usize| {
         bytes[from..]
             .iter()
@@ -1270,8 +1270,42 @@ pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
         Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
         Some(_) => line[..i].ends_with(char::is_alphanumeric),
     };
+    // Where the run holding byte `at` starts.
+    let run_start = |at: usize| {
+        bytes[..at]
+            .iter()
+            .rposition(|b| !b.is_ascii_alphanumeric())
+            .map_or(0, |p| p + 1)
+    };
+    // The start of the earliest token that can reach the digit at `digit`: its run's start,
+    // or up to two runs before it joined by one space or hyphen.
+    let chain_start = |digit: usize| {
+        let mut start = run_start(digit);
+        for _ in 0..2 {
+            let joined = start >= 2
+                && matches!(bytes[start - 1], b' ' | b'-')
+                && bytes[start - 2].is_ascii_alphanumeric();
+            if !joined {
+                break;
+            }
+            start = run_start(start - 1);
+        }
+        start
+    };
+    // Tokens starting before the earliest token that can reach the next digit hold no digit:
+    // the scan jumps to it.
     let mut i = 0;
+    let mut next_digit = first_digit;
+    let mut reach = chain_start(first_digit);
     while i < bytes.len() {
+        if next_digit < i {
+            let Some(p) = bytes[i..].iter().position(u8::is_ascii_digit) else {
+                break;
+            };
+            next_digit = i + p;
+            reach = chain_start(next_digit);
+        }
+        i = i.max(reach);
         // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
         if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
             i += 1;
@@ -3406,6 +3440,11 @@ mod tests {
             "〒100-0001 東京都千代田区1-2-3",
             "x9 y8-z7 w6 v5 u4-t3-s2-r1",
             "éa1 1é 12é3 ab12",
+            "words and more words then ab cd ef 12 and ab-cd ef-12 gh",
+            "x y z w 1, long text without any digit at all, then q-r s-9",
+            "Ünïcödé wörds ÿ ab 12 cd, straße 5a-b ćd 7",
+            "9",
+            "a 1",
         ] {
             assert_eq!(zip_tokens(line), zip_tokens_plain(line), "{line}");
         }
@@ -3588,6 +3627,13 @@ mod tests {
                 let [read, whole] = city_first_matches(pattern, &line);
                 proptest::prop_assert_eq!(read, whole);
             }
+        }
+
+        #[test]
+        fn zip_tokens_agree_with_the_plain_scan(
+            line in "([a-z]{1,6}|[A-Z]{1,2}|[0-9]{1,5}|[ -]|[ ,.]|é|Ø|日|\u{a0}){0,16}"
+        ) {
+            proptest::prop_assert_eq!(zip_tokens(&line), zip_tokens_plain(&line));
         }
 
         #[test]

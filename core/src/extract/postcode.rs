@@ -92,13 +92,25 @@ pub fn format(code: &str) -> Option<&'static Format> {
 /// in any ASCII case (`India`, `SOUTH AFRICA`). A map built once: the address reader asks this
 /// after every postcode candidate.
 pub fn country_of_name(name: &str) -> Option<&'static str> {
-    static BY_NAME: OnceLock<BTreeMap<String, &'static str>> = OnceLock::new();
-    let by_name = BY_NAME.get_or_init(|| {
+    /// The names by lower-case name, and per first letter (`a`–`z`) a bit per length in
+    /// bytes of the names starting with it: most words asked about are no name, and a bit
+    /// test answers for most of them without a look-up.
+    struct Names {
+        by_name: BTreeMap<String, &'static str>,
+        lengths: [u128; 26],
+    }
+    static NAMES: OnceLock<Names> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
         let mut by_name = BTreeMap::new();
+        let mut lengths = [0u128; 26];
         for f in formats() {
-            by_name.entry(f.name.to_ascii_lowercase()).or_insert(f.code);
+            let lower = f.name.to_ascii_lowercase();
+            if let Some(first) = lower.bytes().next().filter(u8::is_ascii_lowercase) {
+                lengths[usize::from(first - b'a')] |= 1 << lower.len().min(127);
+            }
+            by_name.entry(lower).or_insert(f.code);
         }
-        by_name
+        Names { by_name, lengths }
     });
     // The names are ASCII: a longer `name` (in bytes) is none of them, whatever its case.
     if name.len() > 64 {
@@ -109,17 +121,31 @@ pub fn country_of_name(name: &str) -> Option<&'static str> {
     let lower = &mut buf[..name.len()];
     lower.copy_from_slice(name.as_bytes());
     lower.make_ascii_lowercase();
-    by_name.get(std::str::from_utf8(lower).ok()?).copied()
+    if let Some(first) = lower.first().filter(|b| b.is_ascii_lowercase()) {
+        if names.lengths[usize::from(first - b'a')] & (1 << name.len()) == 0 {
+            return None;
+        }
+    }
+    names.by_name.get(std::str::from_utf8(lower).ok()?).copied()
 }
 
 /// The one country whose postcode has the name `label` (lower-case: `pin`, `eircode`), if
 /// exactly one has it.
 pub fn label_country(label: &str) -> Option<&'static str> {
-    let mut named = formats().iter().filter(|f| f.zip_name == label);
-    match (named.next(), named.next()) {
-        (Some(only), None) => Some(only.code),
-        _ => None,
-    }
+    // Each postcode name and its one country (`None` where several have it): a map built
+    // once, as the address reader asks this before every postcode candidate.
+    static BY_LABEL: OnceLock<BTreeMap<&'static str, Option<&'static str>>> = OnceLock::new();
+    let by_label = BY_LABEL.get_or_init(|| {
+        let mut by_label = BTreeMap::new();
+        for f in formats() {
+            by_label
+                .entry(f.zip_name)
+                .and_modify(|code| *code = None)
+                .or_insert(Some(f.code));
+        }
+        by_label
+    });
+    by_label.get(label).copied().flatten()
 }
 
 impl Format {
@@ -331,6 +357,22 @@ mod tests {
         for other in ["Indiana", "", "South  Africa", "Ĩndia"] {
             assert_eq!(country_of_name(other), scan(other), "{other}");
             assert_eq!(country_of_name(other), None);
+        }
+    }
+
+    #[test]
+    fn postcode_names_found_as_by_a_scan_of_the_data() {
+        let scan = |label: &str| {
+            let mut named = formats().iter().filter(|f| f.zip_name == label);
+            match (named.next(), named.next()) {
+                (Some(only), None) => Some(only.code),
+                _ => None,
+            }
+        };
+        let mut labels: Vec<&str> = formats().iter().map(|f| f.zip_name).collect();
+        labels.extend(["", "Pin", "pincode", "postcode", "zip code"]);
+        for label in labels {
+            assert_eq!(label_country(label), scan(label), "{label}");
         }
     }
 
