@@ -2640,7 +2640,15 @@ fn last_segment(s: &str) -> &str {
         let before = &s[..i];
         let glued_before = before.ends_with(|c: char| c.is_alphanumeric());
         let glued_after = s[i + 1..].starts_with(|c: char| c.is_alphanumeric());
-        (glued_before && glued_after) || before.trim_end().ends_with(|c: char| c.is_ascii_digit())
+        // `C/ Mayor`: a street type abbreviated as one letter and a slash.
+        let abbreviation = before
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .next()
+            .is_some_and(|word| matches!(word, "C" | "c"))
+            && !before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric());
+        (glued_before && glued_after)
+            || abbreviation
+            || before.trim_end().ends_with(|c: char| c.is_ascii_digit())
     };
     let cut = s
         .rmatch_indices(['|', '•', '·', '♦', '■', '/'])
@@ -3654,6 +3662,21 @@ mod tests {
     }
 
     /// The address patterns seen missed or invented on unseen sites.
+    #[test]
+    fn a_street_type_abbreviated_with_a_slash_is_part_of_the_street() {
+        // Class: `C/` (calle, carrer) before the street's name, a slash that is no field
+        // separator; Spain (Spanish and Catalan).
+        let a = one(&["C/ Mayor 12, 28013 Madrid"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("C/ Mayor 12"));
+        let a = one(&["Dirección: C/ Mayor, 12 - 28013 Madrid"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("C/ Mayor, 12"));
+        let a = one(&["c/ Major 5, 08001 Barcelona"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("c/ Major 5"));
+        // A slash between fields stays a separator.
+        let a = one(&["Exemple SL / Calle Mayor 12, 28013 Madrid"], Some("ES"));
+        assert_eq!(a.street.as_deref(), Some("Calle Mayor 12"));
+    }
+
     #[test]
     fn a_state_name_before_the_postcode_is_the_region_not_the_town() {
         // Class: the state's name printed between the town and the postcode in layouts that
