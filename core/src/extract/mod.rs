@@ -1865,6 +1865,21 @@ mod tests {
         );
     }
 
+    /// The postcodes `extract_page` returns for a `.com` page in language `lang` whose body
+    /// is the paragraph `body`.
+    fn com_page_postcodes(lang: &str, body: &str) -> Vec<String> {
+        let html = format!("<html lang={lang}><p>{body}</p></html>");
+        extract_page(
+            &Url::parse("https://www.example-firm.com/").unwrap(),
+            None,
+            html.as_bytes(),
+        )
+        .addresses
+        .into_iter()
+        .filter_map(|a| a.postal_code)
+        .collect()
+    }
+
     /// Class `lang.main-country`: the language of a `.com` page names its main country
     /// (`region::main_country`), whose postcode patterns then read the page's address:
     /// Norwegian Bokmål, Romanian, Croatian and Estonian pages.
@@ -1881,18 +1896,7 @@ mod tests {
             ("et", "Näide OÜ, Pärna tänav 5, 10117 Tallinn", "10117"),
         ];
         for (lang, line, postcode) in cases {
-            let html = format!("<html lang={lang}><p>{line}</p></html>");
-            let page = extract_page(
-                &Url::parse("https://www.example-firm.com/").unwrap(),
-                None,
-                html.as_bytes(),
-            );
-            let postcodes: Vec<_> = page
-                .addresses
-                .into_iter()
-                .filter_map(|a| a.postal_code)
-                .collect();
-            assert_eq!(postcodes, [postcode], "{lang}");
+            assert_eq!(com_page_postcodes(lang, line), [postcode], "{lang}");
         }
         assert_eq!(lang_region(Some("nn")), Some(("NO", false)));
         assert_eq!(lang_region(Some("uk")), Some(("UA", false)));
@@ -1920,18 +1924,7 @@ mod tests {
             ),
         ];
         for (lang, address, postcode) in cases {
-            let html = format!("<html lang={lang}><p>{address}</p></html>");
-            let page = extract_page(
-                &Url::parse("https://www.example-firm.com/").unwrap(),
-                None,
-                html.as_bytes(),
-            );
-            let postcodes: Vec<_> = page
-                .addresses
-                .into_iter()
-                .filter_map(|a| a.postal_code)
-                .collect();
-            assert_eq!(postcodes, [postcode], "{lang}");
+            assert_eq!(com_page_postcodes(lang, address), [postcode], "{lang}");
         }
     }
 }
