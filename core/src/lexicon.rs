@@ -40,6 +40,7 @@ const FILES: &[(&str, &str)] = &[
     ("ro", include_str!("../lexicon/ro.txt")),
     ("sk", include_str!("../lexicon/sk.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
+    ("sw", include_str!("../lexicon/sw.txt")),
     ("tr", include_str!("../lexicon/tr.txt")),
 ];
 
@@ -100,6 +101,9 @@ classes! {
     /// street (floor, unit, suite, tower, Gebäude, étage, piso): a line or chunk holding one
     /// beside the street line is part of the street.
     AddressPremise = "address.premise",
+    /// Word of a post-office box written before the box number (P.O. Box, S.L.P.): a postcode
+    /// joined to the box number by a dash is the box's post office's (`… 12345-00100`).
+    AddressBox = "address.box",
     /// Name of a state or province written in addresses between the town and the postcode
     /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
     /// field before it is the town.

@@ -1559,6 +1559,10 @@ fn data_postcodes(
     // The country the line's last comma-separated part names: the same for every candidate.
     let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
     for (start, ends) in tokens {
+        if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
+            found.push(boxed);
+            continue;
+        }
         let before = &line[..start];
         let label = postcode_label(before);
         let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
@@ -1647,6 +1651,114 @@ fn data_postcodes(
         });
     }
     found
+}
+
+/// The post-office box words of the lexicon (class `address.box`), lower-case, letters and
+/// digits only (`P.O. Box` → `pobox`, `S.L.P.` → `slp`).
+fn box_words() -> &'static [String] {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        lexicon::sorted_words(&[Words::AddressBox], |word| {
+            word.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        })
+    })
+}
+
+/// Where the post-office box word ending `text` starts (class `address.box`: `P.O. Box`,
+/// `PO Box`, `S.L.P.`), read with dots and spaces left out and case folded; the word must not
+/// be glued to a letter or digit before it.
+fn box_word_start(text: &str) -> Option<usize> {
+    let text = text.trim_end_matches([' ', '\u{a0}', ':', '#']);
+    box_words().iter().find_map(|word| {
+        let mut wanted = word.chars().rev().peekable();
+        let mut start = None;
+        for (at, c) in text.char_indices().rev() {
+            if wanted.peek().is_none() {
+                break;
+            }
+            if matches!(c, '.' | ' ' | '\u{a0}') {
+                continue;
+            }
+            let mut lower = c.to_lowercase();
+            if lower.next() != wanted.next() || lower.next().is_some() {
+                return None;
+            }
+            start = Some(at);
+        }
+        let start = start.filter(|_| wanted.peek().is_none())?;
+        (!text[..start].ends_with(char::is_alphanumeric)).then_some(start)
+    })
+}
+
+/// A postcode joined to a post-office box number by a dash, the box's post office's code
+/// (class `address.box`, the Kenyan way: `P.O. Box 12345-00100, Nairobi`, Swahili `S.L.P.
+/// 12345-00100 Nairobi`): the token at `start` (`ends`: its ends, longest first) of line
+/// `index`, a whole postcode of the page's region or of the country the line or the line below
+/// names. The box is the street; the town is the place name after the postcode on its line, or
+/// alone on the line below (`P.O. Box 12345-00100` / `Nairobi, Kenya`). `None` when no box
+/// number and dash come before the token, or no town follows.
+fn box_postcode(
+    lines: &[&str],
+    index: usize,
+    line: &str,
+    start: usize,
+    ends: &[usize],
+    page_format: Option<&'static postcode::Format>,
+) -> Option<TextAddress> {
+    let number_end = line[..start]
+        .trim_end_matches([' ', '\u{a0}'])
+        .strip_suffix(['-', '–'])?
+        .trim_end_matches([' ', '\u{a0}']);
+    let number_start = number_end
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .len();
+    if number_start == number_end.len() {
+        return None;
+    }
+    let box_start = box_word_start(&number_end[..number_start])?;
+    let below = lines.get(index + 1).copied().unwrap_or("");
+    let (end, format) = ends.iter().find_map(|&end| {
+        let zip = &line[start..end];
+        [
+            page_format,
+            country_in_line(line, line.len()).and_then(postcode::format),
+            country_in_line(below, below.len()).and_then(postcode::format),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|f| f.validates(zip))
+        .map(|f| (end, f))
+    })?;
+    // The town: the first comma part after the postcode, else the line below's.
+    let town_in = |text: &str| {
+        let rest = text.trim_start_matches([' ', ',', '\u{a0}']);
+        let part = rest
+            .split([',', '|', '•', '·', ';'])
+            .next()
+            .unwrap_or("")
+            .trim();
+        let part = part.trim_end_matches('.');
+        (is_place_name(part) && country_named(part).is_none()).then(|| part.to_string())
+    };
+    let after = &line[end..];
+    let locality = match after.trim_start_matches([' ', ',', '\u{a0}']) {
+        "" => town_in(below),
+        rest => town_in(rest),
+    }?;
+    Some(TextAddress {
+        parts: MarkedAddress {
+            street: Some(number_end[box_start..].to_string()),
+            locality: Some(locality),
+            region: None,
+            postal_code: Some(line[start..end].to_string()),
+            country: country_after(after),
+        },
+        region: format.code,
+        line: index,
+    })
 }
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
@@ -4055,6 +4167,52 @@ mod tests {
         ] {
             let found = from_lines(&["Willkommen", line], Some("DE"));
             assert!(found.is_empty(), "{line}: {found:?}");
+        }
+    }
+
+    /// (street, locality, postcode) of each address found on `lines`.
+    fn street_town_zip(lines: &[&str], region: Option<&str>) -> Vec<[Option<String>; 3]> {
+        from_lines(lines, region)
+            .into_iter()
+            .map(|a| [a.parts.street, a.parts.locality, a.parts.postal_code])
+            .collect()
+    }
+
+    fn parts(street: &str, town: &str, zip: &str) -> [Option<String>; 3] {
+        [street, town, zip].map(|p| Some(p.to_string()))
+    }
+
+    #[test]
+    fn a_postcode_joined_to_a_box_number_is_the_box_s_post_office_s() {
+        // Kenya, English: the town after the postcode, or on the line below.
+        assert_eq!(
+            street_town_zip(&["P.O. Box 12345-00100, Nairobi"], Some("KE")),
+            [parts("P.O. Box 12345", "Nairobi", "00100")]
+        );
+        assert_eq!(
+            street_town_zip(
+                &["Sample Traders Ltd", "PO Box 678 - 80100", "Mombasa"],
+                Some("KE")
+            ),
+            [parts("PO Box 678", "Mombasa", "80100")]
+        );
+        // A page of no region: the country named on the line below.
+        assert_eq!(
+            street_town_zip(&["P.O. Box 4321-00200", "Nairobi, Kenya"], None),
+            [parts("P.O. Box 4321", "Nairobi", "00200")]
+        );
+        // Swahili.
+        assert_eq!(
+            street_town_zip(&["S.L.P. 9876-40100 Kisumu"], Some("KE")),
+            [parts("S.L.P. 9876", "Kisumu", "40100")]
+        );
+        // No box word, no town, or a box word glued to a word: no address.
+        for lines in [
+            &["Invoice 12345-00100, Nairobi"][..],
+            &["P.O. Box 12345-00100"],
+            &["SHIPPO Box 12-00100 Nairobi"],
+        ] {
+            assert!(street_town_zip(lines, Some("KE")).is_empty(), "{lines:?}");
         }
     }
 
