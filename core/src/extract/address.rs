@@ -518,9 +518,50 @@ pub fn from_lines(
                     .is_some_and(|z| line.contains(z))
             });
         }
+        for a in &mut found {
+            merge_read_without_postcode(&mut out, a, index);
+        }
         out.extend(found);
     }
     out
+}
+
+/// Lines above a postcode line on which the same address may have been read without its
+/// postcode ([`merge_read_without_postcode`]).
+const MERGE_LINES: usize = 2;
+
+/// One address read twice (class `address.read_twice`): first without its postcode on a line
+/// above (a labelled street line `Dirección: Calle Mayor 5, Madrid`, an Irish county or
+/// postal-district line `Co. Cork` / `Dublin 2`), then with the postcode line below it
+/// (`28001 Madrid`, an Eircode). The earlier reading (in `out`, up to [`MERGE_LINES`] above
+/// line `index`) whose street the postcode's reading `found` holds, equal or followed by more
+/// (the town the label's line carried), is dropped, and `found` keeps the shorter street.
+fn merge_read_without_postcode(out: &mut Vec<TextAddress>, found: &mut TextAddress, index: usize) {
+    if found.parts.postal_code.is_none() {
+        return;
+    }
+    let Some(street) = found.parts.street.clone() else {
+        return;
+    };
+    out.retain(|a| {
+        let earlier =
+            a.parts.postal_code.is_none() && a.line < index && a.line + MERGE_LINES >= index;
+        let Some(alone) = a.parts.street.as_deref().filter(|_| earlier) else {
+            return true;
+        };
+        let holds = street == alone
+            || street
+                .strip_prefix(alone)
+                .is_some_and(|rest| rest.starts_with(','));
+        if !holds {
+            return true;
+        }
+        found.parts.street = Some(alone.to_string());
+        if found.parts.region.is_none() && a.parts.region != found.parts.locality {
+            found.parts.region.clone_from(&a.parts.region);
+        }
+        false
+    });
 }
 
 /// Field separators of a line of fields (`Acme Ltd | Unit 3 Mill House | 12 Quay Street |
@@ -690,6 +731,20 @@ fn match_line(
                 Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
                 None => street_for(lines, street_index, street_prefix),
             };
+            // An Eircode after a Dublin postal district or a county, on its line or alone
+            // below it (`Dublin 2` / `D02 X285`): the district or county is the town, the
+            // street is above it or before it.
+            let district_above = street_prefix.trim().is_empty() && street_index > 0;
+            let district = if district_above {
+                whole_district(lines[street_index - 1]).map(|d| (d, street_index - 1, ""))
+            } else {
+                district_at_end(street_prefix)
+                    .map(|(at, d)| (d, street_index, &street_prefix[..at]))
+            };
+            if let (Some((district, at, prefix)), None) = (district, &locality) {
+                street = street_or_dependent_locality(lines, at, prefix);
+                locality = Some(district.to_string());
+            }
             // An Eircode alone on its line: the town on the line above, the street above it.
             if street.is_none() && locality.is_none() && street_index > 0 {
                 let (above_prefix, above_locality) = split_locality(lines[street_index - 1]);
@@ -1759,6 +1814,23 @@ fn box_postcode(
         region: format.code,
         line: index,
     })
+}
+
+/// The Irish county or Dublin postal district (`Co. Cork`, `Dublin 6W`, [`Pattern::IeCounty`])
+/// that ends `text` (commas and spaces trimmed): where it starts and the district.
+fn district_at_end(text: &str) -> Option<(usize, &str)> {
+    let text = text.trim_end_matches([',', ' ', '\u{a0}']);
+    let found = Pattern::IeCounty.regex()?.find_iter(text).last()?;
+    (found.end() == text.len()).then(|| (found.start(), found.as_str()))
+}
+
+/// The Irish county or Dublin postal district that is the whole of `line` (commas and spaces
+/// trimmed).
+fn whole_district(line: &str) -> Option<&str> {
+    let line = line.trim().trim_end_matches([',', '.']);
+    district_at_end(line)
+        .filter(|(start, _)| *start == 0)
+        .map(|(_, d)| d)
 }
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
@@ -3210,24 +3282,40 @@ fn is_floor_line(line: &str) -> bool {
             ) && is_premise(line)))
 }
 
+/// `s` without the address label opening it (lexicon class `label.address`, with a colon after
+/// it, a space before the colon allowed: `Dirección: Calle Mayor 5`, `Adresse : 3 rue Haute`,
+/// `Registered office: 4 Mill Street`); unchanged without one.
 fn strip_label(s: &str) -> &str {
-    let lower = s.to_lowercase();
-    for label in [
-        "address:",
-        "adres:",
-        "adresse:",
-        "location:",
-        "office:",
-        "head office:",
-        "visit us:",
-        "bezoekadres:",
-        "postadres:",
-        "mailing address:",
-        "registered address:",
-        "registered office:",
-    ] {
-        if lower.starts_with(label) {
-            return s[label.len()..].trim();
+    let labels = &address_labels().labels;
+    let Some(&first) = s.as_bytes().first() else {
+        return s;
+    };
+    if !address_labels().initials[usize::from(first)] || !s.contains(':') {
+        return s;
+    }
+    for label in labels {
+        let word = &label[..label.len() - 1];
+        // Case folded char by char: the label's bytes in `s` (its length may differ).
+        let mut at = 0;
+        let mut wanted = word.chars();
+        let mut matched = true;
+        for c in s.chars() {
+            let Some(w) = wanted.clone().next() else {
+                break;
+            };
+            let mut lower = c.to_lowercase();
+            if lower.next() != Some(w) || lower.next().is_some() {
+                matched = false;
+                break;
+            }
+            wanted.next();
+            at += c.len_utf8();
+        }
+        if !matched || wanted.next().is_some() {
+            continue;
+        }
+        if let Some(rest) = s[at..].trim_start().strip_prefix(':') {
+            return rest.trim();
         }
     }
     s
@@ -4213,6 +4301,60 @@ mod tests {
             &["SHIPPO Box 12-00100 Nairobi"],
         ] {
             assert!(street_town_zip(lines, Some("KE")).is_empty(), "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn an_address_read_without_and_with_its_postcode_is_one_address() {
+        // Ireland: a postal district or a county line above the Eircode, or before it.
+        for lines in [
+            &["12 Sample Street", "Dublin 2", "D02 XY45"][..],
+            &["12 Sample Street", "Dublin 2 D02 XY45"],
+            &["12 Sample Street, Dublin 2, D02 XY45"],
+        ] {
+            assert_eq!(
+                street_town_zip(lines, Some("IE")),
+                [parts("12 Sample Street", "Dublin 2", "D02 XY45")],
+                "{lines:?}"
+            );
+        }
+        assert_eq!(
+            street_town_zip(&["12 Sample Street", "Co. Cork", "T12 X2Y4"], Some("IE")),
+            [parts("12 Sample Street", "Co. Cork", "T12 X2Y4")]
+        );
+        // Spain: a labelled street line with its town, the postcode line below.
+        assert_eq!(
+            street_town_zip(
+                &["Dirección: Calle Mayor 5, Madrid", "28001 Madrid"],
+                Some("ES")
+            ),
+            [parts("Calle Mayor 5", "Madrid", "28001")]
+        );
+    }
+
+    #[test]
+    fn an_address_label_above_the_postcode_line_is_no_part_of_the_street() {
+        // Labels of the lexicon (`label.address`), a space before the colon allowed.
+        for (lines, region, street) in [
+            (
+                &["Domicilio: Calle Mayor 5", "28001 Madrid"][..],
+                "ES",
+                "Calle Mayor 5",
+            ),
+            (
+                &["Adresse : 3 rue Haute", "75001 Paris"],
+                "FR",
+                "3 rue Haute",
+            ),
+            (
+                &["Indirizzo: Via Roma 12", "20121 Milano"],
+                "IT",
+                "Via Roma 12",
+            ),
+        ] {
+            let found = street_town_zip(lines, Some(region));
+            assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
+            assert_eq!(found[0][0].as_deref(), Some(street), "{lines:?}");
         }
     }
 
