@@ -110,6 +110,9 @@ classes! {
     RegionName = "region.name",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
+    /// Heading over the business's place, its address under or after it without an address
+    /// label (office, head office, branch, showroom, visit us, Büro, oficina, siège).
+    LabelLocation = "label.location",
     /// Label before a phone number (phone, tel., Telefon, téléphone).
     LabelPhone = "label.phone",
     /// Label before an email address (email, e-mail, courriel).

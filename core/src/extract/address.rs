@@ -1157,7 +1157,7 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
 }
 
 /// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored.
-fn is_region_name(place: &str) -> bool {
+pub(crate) fn is_region_name(place: &str) -> bool {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     let names =
         NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
@@ -3566,6 +3566,7 @@ fn region_of_lower_case_country(c: &str) -> Option<&'static str> {
         "ísland" => "IS",
         "bharat" | "india" => "IN",
         "singapore" => "SG",
+        "uae" | "u.a.e." => "AE",
         "south africa" => "ZA",
         _ => return None,
     })

@@ -41,6 +41,7 @@ pub mod sections;
 mod skipped_ends;
 pub mod socials;
 pub mod state;
+mod unlabelled_address;
 mod whitespace;
 mod words8;
 
@@ -420,6 +421,15 @@ impl ParsedPage {
             };
             for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
                 addresses.push(trim_address(found));
+            }
+            // Nor under a label: a short block that is nothing but an address
+            // (`extract::unlabelled_address`).
+            if addresses.is_empty() {
+                let found =
+                    unlabelled_address::read(&contact_lines, &layout, string_region, budget);
+                for found in found {
+                    addresses.push(trim_address(found));
+                }
             }
         }
         // Nor one without: the place its map links and embeds show (`extract::map_links`).
