@@ -263,11 +263,11 @@ mod tests {
 
     #[test]
     fn pages_give_their_unlabelled_address() {
-        // Ghana: a card under a `Head Office` heading, the phone in the next paragraph.
+        // Ghana: a card under a `Showroom` heading (no address label), the phone in the next paragraph.
         let found = page_streets(
             "https://example.com.gh/contact",
             "<html lang=en><body><h1>Contact us</h1><p>We would love to hear from you.</p>\
-             <div><h4>Head Office</h4><p>No. 14 Sample Street, East Legon<br>Accra, Ghana</p>\
+             <div><h4>Showroom</h4><p>No. 14 Sample Street, East Legon<br>Accra, Ghana</p>\
              <p>Tel: +233 30 000 1234</p></div></body></html>",
         );
         assert_eq!(found, ["No. 14 Sample Street, East Legon"]);
