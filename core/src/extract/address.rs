@@ -1002,6 +1002,21 @@ fn match_line(
     found
 }
 
+/// Whether a marked-up address (JSON-LD, microdata, RDFa, Open Graph) locates the business:
+/// it has a postcode, or a street with a digit (a house number, a plot, an office) or a street
+/// word of the lexicon (class `address.marked-place-name`). Markup that puts only a district,
+/// town or building name in `streetAddress` (`"streetAddress":"Westlands"`) and gives no
+/// postcode names a place, not a postal address (schema.org `streetAddress`: "the street
+/// address"); the addresses of countries without postcodes keep their street.
+pub(crate) fn locates(a: &MarkedAddress) -> bool {
+    a.postal_code
+        .as_deref()
+        .is_some_and(|c| !c.trim().is_empty())
+        || a.street.as_deref().is_some_and(|street| {
+            street.bytes().any(|b| b.is_ascii_digit()) || has_street_word(&street.to_lowercase())
+        })
+}
+
 /// A marked-up address (JSON-LD, microdata, Open Graph) with its street cut to the street:
 /// markup often puts more in `streetAddress` than schema.org's "the street address" (a line
 /// break `<br>` between street lines, read as `, `; the postcode and what follows it
