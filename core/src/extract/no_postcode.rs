@@ -298,7 +298,7 @@ fn is_street(chunk: &str, evidence: Evidence) -> bool {
 const MAX_TYPELESS_WORDS: usize = 3;
 
 /// Whether `chunk` is a street whose type is not written (class `address.typeless-street`:
-/// `Hlavná 927`, `Sample de Sample 12`, a village and its house number `Samplice 217`): a name
+/// `Vzorová 12`, `Sample de Sample 12`, a village and its house number `Vzorovice 21`): a name
 /// of one or two words of letters, then a house number (a digit first, at most four digits:
 /// `12`, `12a`, `156a/306`).
 pub(crate) fn is_typeless_street(chunk: &str) -> bool {

@@ -112,7 +112,7 @@ pub(crate) fn read(
         let near = end..(end + NEAR_LINES).min(lines.len());
         let contact = near.clone().any(|i| is_other_field(lines[i].trim()));
         let points = score(&found_here, heading, contact);
-        // A street without a street word (`Hlavná 927, Samplovo`) needs a town; its line
+        // A street without a street word (`Vzorová 12, Vzorovo`) needs a town; its line
         // followed by a phone is as often a name and a number in a list of people or products.
         let typeless = found_here
             .street
