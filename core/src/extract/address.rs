@@ -1689,20 +1689,32 @@ fn data_postcodes(
         }
         let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
         let alone = before.trim().is_empty();
-        let (street, locality, region) = if alone && label.is_none() {
-            // `80020-310` on its line: the locality is the line above, the street above it.
-            let Some(above) = index.checked_sub(1).and_then(|i| lines.get(i)) else {
-                continue;
-            };
-            let (place_start, locality, region) = places_before(above, format);
-            if locality.is_none() {
-                continue;
-            }
-            let street = street_for(lines, street_index.saturating_sub(1), &above[..place_start]);
+        // `80020-310` or `CEP 80020-310` on its line: the locality is the line above, the
+        // street above it (or above a district line, [`street_over_district`]).
+        let above = index
+            .checked_sub(1)
+            .and_then(|i| lines.get(i))
+            .filter(|_| alone && street_index > 0)
+            .map(|above| (above, places_before(above, format)))
+            .filter(|(_, (_, locality, _))| locality.is_some());
+        let (street, locality, region) = if let Some((above, (place_start, locality, region))) =
+            above
+        {
+            let street = street_for(lines, street_index - 1, &above[..place_start]).or_else(|| {
+                (above[..place_start].trim().is_empty())
+                    .then(|| street_over_district(lines, street_index - 1, format))
+                    .flatten()
+            });
             (street, locality, region)
+        } else if alone && label.is_none() {
+            continue;
         } else {
             let (place_start, locality, region) = places_before(before, format);
-            let street = street_for(lines, street_index, &before[..place_start]);
+            let street = street_for(lines, street_index, &before[..place_start]).or_else(|| {
+                (locality.is_some() && before[..place_start].trim().is_empty())
+                    .then(|| street_over_district(lines, street_index, format))
+                    .flatten()
+            });
             (street, locality, region)
         };
         if label.is_none() && (street.is_none() || locality.is_none()) {
@@ -1846,6 +1858,32 @@ fn whole_district(line: &str) -> Option<&str> {
     district_at_end(line)
         .filter(|(start, _)| *start == 0)
         .map(|(_, d)| d)
+}
+
+/// The street above a district line, in the layouts that print one between the street and
+/// the locality (class `address.district_line`, Google's `%D`: Brazil's bairro `Rua Sete, 77`
+/// / `Jardim América` / `Passo Fundo - RS`, Mexico's colonia, Malaysia's taman): the line
+/// right above line `index` (the locality's) is a place name, the street line is above it.
+/// `None` in other layouts, or without such lines.
+pub(crate) fn street_over_district(
+    lines: &[&str],
+    index: usize,
+    format: &postcode::Format,
+) -> Option<String> {
+    if !format.fmt.contains("%D") {
+        return None;
+    }
+    let district_at = index.checked_sub(1)?;
+    let district = lines.get(district_at)?.trim().trim_end_matches([',', '.']);
+    if !is_place_name(district) {
+        return None;
+    }
+    street_for(lines, district_at, "").filter(|street| {
+        let first = street.split(',').next().unwrap_or("");
+        has_street_word(&first.to_lowercase())
+            || (ends_with_house_number(first) && has_street_name(first))
+            || first.starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
@@ -4281,6 +4319,23 @@ mod tests {
             .collect()
     }
 
+    /// Asserts that `lines` on a page of `region` give one address, with `street`.
+    fn assert_one_street(lines: &[&str], region: &str, street: &str) {
+        let found = street_town_zip(lines, Some(region));
+        assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
+        assert_eq!(found[0][0].as_deref(), Some(street), "{lines:?}");
+    }
+
+    /// Asserts that `lines` on a page of `region` give one address, with this street, town
+    /// and postcode.
+    fn assert_one_address(lines: &[&str], region: &str, [street, town, zip]: [&str; 3]) {
+        assert_eq!(
+            street_town_zip(lines, Some(region)),
+            [parts(street, town, zip)],
+            "{lines:?}"
+        );
+    }
+
     fn parts(street: &str, town: &str, zip: &str) -> [Option<String>; 3] {
         [street, town, zip].map(|p| Some(p.to_string()))
     }
@@ -4367,9 +4422,98 @@ mod tests {
                 "Via Roma 12",
             ),
         ] {
-            let found = street_town_zip(lines, Some(region));
-            assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
-            assert_eq!(found[0][0].as_deref(), Some(street), "{lines:?}");
+            assert_one_street(lines, region, street);
+        }
+    }
+
+    #[test]
+    fn a_district_line_between_the_street_and_the_locality_line() {
+        // Brazil: the bairro line, the postcode alone below the town (with its label or
+        // without); New Zealand: the suburb line above `Town 1234`.
+        for (lines, region, street, town, zip) in [
+            (
+                &[
+                    "Exemplo Ltda",
+                    "Rua das Flores, 123",
+                    "Centro",
+                    "Porto Alegre - RS",
+                    "CEP 90010-150",
+                ][..],
+                "BR",
+                "Rua das Flores, 123",
+                "Porto Alegre",
+                "90010-150",
+            ),
+            (
+                &[
+                    "Rua Exemplo, 45",
+                    "Jardim América",
+                    "Passo Fundo - RS",
+                    "99010-000",
+                ],
+                "BR",
+                "Rua Exemplo, 45",
+                "Passo Fundo",
+                "99010-000",
+            ),
+            (
+                &["12 Sample Road", "Ponsonby", "Auckland 1011"],
+                "NZ",
+                "12 Sample Road",
+                "Auckland",
+                "1011",
+            ),
+        ] {
+            assert_one_address(lines, region, [street, town, zip]);
+        }
+        // A name above the district line is no street.
+        let lines = ["Sample Builders Ltd", "Ponsonby", "Auckland 1011"];
+        assert!(street_town_zip(&lines, Some("NZ")).is_empty());
+    }
+
+    #[test]
+    fn a_labelled_postcode_alone_below_the_town_line() {
+        // Brazil (`CEP`), India (`PIN`): the town line above, the street above it.
+        for (lines, region, street, town, zip) in [
+            (
+                &[
+                    "Rua das Flores, 123 - Centro",
+                    "Porto Alegre - RS",
+                    "CEP 90010-150",
+                ][..],
+                "BR",
+                "Rua das Flores, 123 - Centro",
+                "Porto Alegre",
+                "90010-150",
+            ),
+            (
+                &["12, 5th Main Road", "Bengaluru, Karnataka", "PIN: 560034"],
+                "IN",
+                "12, 5th Main Road",
+                "Bengaluru",
+                "560034",
+            ),
+        ] {
+            assert_one_address(lines, region, [street, town, zip]);
+        }
+    }
+
+    #[test]
+    fn a_visiting_address_label_of_the_nordic_languages_is_no_part_of_the_street() {
+        for (lines, region, street) in [
+            (&["Besøksadresse: Gata 1", "0155 Oslo"][..], "NO", "Gata 1"),
+            (
+                &["Besöksadress: Storgatan 5", "111 22 Stockholm"],
+                "SE",
+                "Storgatan 5",
+            ),
+            (
+                &["Käyntiosoite: Esimerkkikatu 3", "00100 Helsinki"],
+                "FI",
+                "Esimerkkikatu 3",
+            ),
+        ] {
+            assert_one_street(lines, region, street);
         }
     }
 
