@@ -40,6 +40,7 @@ const FILES: &[(&str, &str)] = &[
     ("ro", include_str!("../lexicon/ro.txt")),
     ("sk", include_str!("../lexicon/sk.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
+    ("sw", include_str!("../lexicon/sw.txt")),
     ("tr", include_str!("../lexicon/tr.txt")),
 ];
 
@@ -100,12 +101,18 @@ classes! {
     /// street (floor, unit, suite, tower, Gebäude, étage, piso): a line or chunk holding one
     /// beside the street line is part of the street.
     AddressPremise = "address.premise",
+    /// Word of a post-office box written before the box number (P.O. Box, S.L.P.): a postcode
+    /// joined to the box number by a dash is the box's post office's (`… 12345-00100`).
+    AddressBox = "address.box",
     /// Name of a state or province written in addresses between the town and the postcode
     /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
     /// field before it is the town.
     RegionName = "region.name",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
+    /// Heading over the business's place, its address under or after it without an address
+    /// label (office, head office, branch, showroom, visit us, Büro, oficina, siège).
+    LabelLocation = "label.location",
     /// Label before a phone number (phone, tel., Telefon, téléphone).
     LabelPhone = "label.phone",
     /// Label before an email address (email, e-mail, courriel).

@@ -101,6 +101,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::language_postcodes",
             "extract::address_list",
             "extract::no_postcode",
+            "extract::unlabelled_address",
             "extract::map_links",
             "extract::company",
             "extract::socials",

@@ -32,7 +32,7 @@ use contact_core::testing::sim::payment_header;
 use contact_e2e::fixture::{request_path, response, service_vars, Fixture, SUPPORTED};
 use contact_e2e::process::{Group, Grouped as _};
 use contact_e2e::tools::{free_port, have};
-use contact_e2e::wait::{wait_for_every, wait_until};
+use contact_e2e::wait::{wait_for, wait_for_every, wait_until};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -955,9 +955,21 @@ fn redis_command(port: u16, command: &str) -> String {
     {
         return String::new();
     }
-    let mut reply = [0u8; 512];
+    // `INFO replication` of a replica is about 600 bytes.
+    let mut reply = [0u8; 4096];
     let n = stream.read(&mut reply).unwrap_or(0);
     String::from_utf8_lossy(&reply[..n]).to_string()
+}
+
+/// The replication offset (bytes of the replication stream) that the node on `port` reports
+/// as `field` in `INFO replication`: `master_repl_offset` on a primary (written), and
+/// `slave_repl_offset` on a replica (applied). `None` when the node does not answer or the
+/// field is missing.
+fn replication_offset(port: u16, field: &str) -> Option<u64> {
+    let info = redis_command(port, "INFO replication");
+    info.lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|value| value.trim().parse().ok())
 }
 
 /// `redis-server` on `port` without persistence, a replica of `primary` when given, working in
@@ -1049,11 +1061,20 @@ fn a_sentinel_failover_keeps_the_results_and_takes_new_payments() {
     let request = paid(&site, Some(&signature(&vars, 1)));
     let before = send(instance.addr(), &request);
     assert_eq!(before.status, 200, "{}", before.body);
-    // Replication is asynchronous: the record is on the replica before the primary dies.
-    let acknowledged = redis_command(primary_port, "WAIT 1 1000");
-    assert!(
-        acknowledged.starts_with(":1"),
-        "the replica has the writes: {acknowledged:?}"
+    // Replication is asynchronous: the record must be on the replica before the primary dies.
+    // `WAIT` cannot tell: it counts only the writes of the connection that sends it (none of
+    // the service's). And a replica just synced gets no writes until its first `REPLCONF ACK`,
+    // up to a second later, though `INFO` calls it online. So wait until the replica has
+    // applied everything the primary had written when the 200 came back.
+    let written = wait_for(
+        "the primary's replication offset",
+        Duration::from_secs(5),
+        || replication_offset(primary_port, "master_repl_offset"),
+    );
+    wait_until(
+        "the replica to apply the primary's writes",
+        Duration::from_secs(10),
+        || replication_offset(replica_port, "slave_repl_offset").is_some_and(|at| at >= written),
     );
 
     primary.kill();

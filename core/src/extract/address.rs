@@ -518,9 +518,50 @@ pub fn from_lines(
                     .is_some_and(|z| line.contains(z))
             });
         }
+        for a in &mut found {
+            merge_read_without_postcode(&mut out, a, index);
+        }
         out.extend(found);
     }
     out
+}
+
+/// Lines above a postcode line on which the same address may have been read without its
+/// postcode ([`merge_read_without_postcode`]).
+const MERGE_LINES: usize = 2;
+
+/// One address read twice (class `address.read_twice`): first without its postcode on a line
+/// above (a labelled street line `Dirección: Calle Mayor 5, Madrid`, an Irish county or
+/// postal-district line `Co. Cork` / `Dublin 2`), then with the postcode line below it
+/// (`28001 Madrid`, an Eircode). The earlier reading (in `out`, up to [`MERGE_LINES`] above
+/// line `index`) whose street the postcode's reading `found` holds, equal or followed by more
+/// (the town the label's line carried), is dropped, and `found` keeps the shorter street.
+fn merge_read_without_postcode(out: &mut Vec<TextAddress>, found: &mut TextAddress, index: usize) {
+    if found.parts.postal_code.is_none() {
+        return;
+    }
+    let Some(street) = found.parts.street.clone() else {
+        return;
+    };
+    out.retain(|a| {
+        let earlier =
+            a.parts.postal_code.is_none() && a.line < index && a.line + MERGE_LINES >= index;
+        let Some(alone) = a.parts.street.as_deref().filter(|_| earlier) else {
+            return true;
+        };
+        let holds = street == alone
+            || street
+                .strip_prefix(alone)
+                .is_some_and(|rest| rest.starts_with(','));
+        if !holds {
+            return true;
+        }
+        found.parts.street = Some(alone.to_string());
+        if found.parts.region.is_none() && a.parts.region != found.parts.locality {
+            found.parts.region.clone_from(&a.parts.region);
+        }
+        false
+    });
 }
 
 /// Field separators of a line of fields (`Acme Ltd | Unit 3 Mill House | 12 Quay Street |
@@ -690,6 +731,20 @@ fn match_line(
                 Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
                 None => street_for(lines, street_index, street_prefix),
             };
+            // An Eircode after a Dublin postal district or a county, on its line or alone
+            // below it (`Dublin 2` / `D02 X285`): the district or county is the town, the
+            // street is above it or before it.
+            let district_above = street_prefix.trim().is_empty() && street_index > 0;
+            let district = if district_above {
+                whole_district(lines[street_index - 1]).map(|d| (d, street_index - 1, ""))
+            } else {
+                district_at_end(street_prefix)
+                    .map(|(at, d)| (d, street_index, &street_prefix[..at]))
+            };
+            if let (Some((district, at, prefix)), None) = (district, &locality) {
+                street = street_or_dependent_locality(lines, at, prefix);
+                locality = Some(district.to_string());
+            }
             // An Eircode alone on its line: the town on the line above, the street above it.
             if street.is_none() && locality.is_none() && street_index > 0 {
                 let (above_prefix, above_locality) = split_locality(lines[street_index - 1]);
@@ -947,6 +1002,21 @@ fn match_line(
     found
 }
 
+/// Whether a marked-up address (JSON-LD, microdata, RDFa, Open Graph) locates the business:
+/// it has a postcode, or a street with a digit (a house number, a plot, an office) or a street
+/// word of the lexicon (class `address.marked-place-name`). Markup that puts only a district,
+/// town or building name in `streetAddress` (`"streetAddress":"Westlands"`) and gives no
+/// postcode names a place, not a postal address (schema.org `streetAddress`: "the street
+/// address"); the addresses of countries without postcodes keep their street.
+pub(crate) fn locates(a: &MarkedAddress) -> bool {
+    a.postal_code
+        .as_deref()
+        .is_some_and(|c| !c.trim().is_empty())
+        || a.street.as_deref().is_some_and(|street| {
+            street.bytes().any(|b| b.is_ascii_digit()) || has_street_word(&street.to_lowercase())
+        })
+}
+
 /// A marked-up address (JSON-LD, microdata, Open Graph) with its street cut to the street:
 /// markup often puts more in `streetAddress` than schema.org's "the street address" (a line
 /// break `<br>` between street lines, read as `, `; the postcode and what follows it
@@ -1087,7 +1157,7 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
 }
 
 /// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored.
-fn is_region_name(place: &str) -> bool {
+pub(crate) fn is_region_name(place: &str) -> bool {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     let names =
         NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
@@ -1559,6 +1629,10 @@ fn data_postcodes(
     // The country the line's last comma-separated part names: the same for every candidate.
     let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
     for (start, ends) in tokens {
+        if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
+            found.push(boxed);
+            continue;
+        }
         let before = &line[..start];
         let label = postcode_label(before);
         let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
@@ -1615,20 +1689,32 @@ fn data_postcodes(
         }
         let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
         let alone = before.trim().is_empty();
-        let (street, locality, region) = if alone && label.is_none() {
-            // `80020-310` on its line: the locality is the line above, the street above it.
-            let Some(above) = index.checked_sub(1).and_then(|i| lines.get(i)) else {
-                continue;
-            };
-            let (place_start, locality, region) = places_before(above, format);
-            if locality.is_none() {
-                continue;
-            }
-            let street = street_for(lines, street_index.saturating_sub(1), &above[..place_start]);
+        // `80020-310` or `CEP 80020-310` on its line: the locality is the line above, the
+        // street above it (or above a district line, [`street_over_district`]).
+        let above = index
+            .checked_sub(1)
+            .and_then(|i| lines.get(i))
+            .filter(|_| alone && street_index > 0)
+            .map(|above| (above, places_before(above, format)))
+            .filter(|(_, (_, locality, _))| locality.is_some());
+        let (street, locality, region) = if let Some((above, (place_start, locality, region))) =
+            above
+        {
+            let street = street_for(lines, street_index - 1, &above[..place_start]).or_else(|| {
+                (above[..place_start].trim().is_empty())
+                    .then(|| street_over_district(lines, street_index - 1, format))
+                    .flatten()
+            });
             (street, locality, region)
+        } else if alone && label.is_none() {
+            continue;
         } else {
             let (place_start, locality, region) = places_before(before, format);
-            let street = street_for(lines, street_index, &before[..place_start]);
+            let street = street_for(lines, street_index, &before[..place_start]).or_else(|| {
+                (locality.is_some() && before[..place_start].trim().is_empty())
+                    .then(|| street_over_district(lines, street_index, format))
+                    .flatten()
+            });
             (street, locality, region)
         };
         if label.is_none() && (street.is_none() || locality.is_none()) {
@@ -1647,6 +1733,157 @@ fn data_postcodes(
         });
     }
     found
+}
+
+/// The post-office box words of the lexicon (class `address.box`), lower-case, letters and
+/// digits only (`P.O. Box` → `pobox`, `S.L.P.` → `slp`).
+fn box_words() -> &'static [String] {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        lexicon::sorted_words(&[Words::AddressBox], |word| {
+            word.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        })
+    })
+}
+
+/// Where the post-office box word ending `text` starts (class `address.box`: `P.O. Box`,
+/// `PO Box`, `S.L.P.`), read with dots and spaces left out and case folded; the word must not
+/// be glued to a letter or digit before it.
+fn box_word_start(text: &str) -> Option<usize> {
+    let text = text.trim_end_matches([' ', '\u{a0}', ':', '#']);
+    box_words().iter().find_map(|word| {
+        let mut wanted = word.chars().rev().peekable();
+        let mut start = None;
+        for (at, c) in text.char_indices().rev() {
+            if wanted.peek().is_none() {
+                break;
+            }
+            if matches!(c, '.' | ' ' | '\u{a0}') {
+                continue;
+            }
+            let mut lower = c.to_lowercase();
+            if lower.next() != wanted.next() || lower.next().is_some() {
+                return None;
+            }
+            start = Some(at);
+        }
+        let start = start.filter(|_| wanted.peek().is_none())?;
+        (!text[..start].ends_with(char::is_alphanumeric)).then_some(start)
+    })
+}
+
+/// A postcode joined to a post-office box number by a dash, the box's post office's code
+/// (class `address.box`, the Kenyan way: `P.O. Box 12345-00100, Nairobi`, Swahili `S.L.P.
+/// 12345-00100 Nairobi`): the token at `start` (`ends`: its ends, longest first) of line
+/// `index`, a whole postcode of the page's region or of the country the line or the line below
+/// names. The box is the street; the town is the place name after the postcode on its line, or
+/// alone on the line below (`P.O. Box 12345-00100` / `Nairobi, Kenya`). `None` when no box
+/// number and dash come before the token, or no town follows.
+fn box_postcode(
+    lines: &[&str],
+    index: usize,
+    line: &str,
+    start: usize,
+    ends: &[usize],
+    page_format: Option<&'static postcode::Format>,
+) -> Option<TextAddress> {
+    let number_end = line[..start]
+        .trim_end_matches([' ', '\u{a0}'])
+        .strip_suffix(['-', '–'])?
+        .trim_end_matches([' ', '\u{a0}']);
+    let number_start = number_end
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .len();
+    if number_start == number_end.len() {
+        return None;
+    }
+    let box_start = box_word_start(&number_end[..number_start])?;
+    let below = lines.get(index + 1).copied().unwrap_or("");
+    let (end, format) = ends.iter().find_map(|&end| {
+        let zip = &line[start..end];
+        [
+            page_format,
+            country_in_line(line, line.len()).and_then(postcode::format),
+            country_in_line(below, below.len()).and_then(postcode::format),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|f| f.validates(zip))
+        .map(|f| (end, f))
+    })?;
+    // The town: the first comma part after the postcode, else the line below's.
+    let town_in = |text: &str| {
+        let rest = text.trim_start_matches([' ', ',', '\u{a0}']);
+        let part = rest
+            .split([',', '|', '•', '·', ';'])
+            .next()
+            .unwrap_or("")
+            .trim();
+        let part = part.trim_end_matches('.');
+        (is_place_name(part) && country_named(part).is_none()).then(|| part.to_string())
+    };
+    let after = &line[end..];
+    let locality = match after.trim_start_matches([' ', ',', '\u{a0}']) {
+        "" => town_in(below),
+        rest => town_in(rest),
+    }?;
+    Some(TextAddress {
+        parts: MarkedAddress {
+            street: Some(number_end[box_start..].to_string()),
+            locality: Some(locality),
+            region: None,
+            postal_code: Some(line[start..end].to_string()),
+            country: country_after(after),
+        },
+        region: format.code,
+        line: index,
+    })
+}
+
+/// The Irish county or Dublin postal district (`Co. Cork`, `Dublin 6W`, [`Pattern::IeCounty`])
+/// that ends `text` (commas and spaces trimmed): where it starts and the district.
+fn district_at_end(text: &str) -> Option<(usize, &str)> {
+    let text = text.trim_end_matches([',', ' ', '\u{a0}']);
+    let found = Pattern::IeCounty.regex()?.find_iter(text).last()?;
+    (found.end() == text.len()).then(|| (found.start(), found.as_str()))
+}
+
+/// The Irish county or Dublin postal district that is the whole of `line` (commas and spaces
+/// trimmed).
+fn whole_district(line: &str) -> Option<&str> {
+    let line = line.trim().trim_end_matches([',', '.']);
+    district_at_end(line)
+        .filter(|(start, _)| *start == 0)
+        .map(|(_, d)| d)
+}
+
+/// The street above a district line, in the layouts that print one between the street and
+/// the locality (class `address.district_line`, Google's `%D`: Brazil's bairro `Rua Sete, 77`
+/// / `Jardim América` / `Passo Fundo - RS`, Mexico's colonia, Malaysia's taman): the line
+/// right above line `index` (the locality's) is a place name, the street line is above it.
+/// `None` in other layouts, or without such lines.
+pub(crate) fn street_over_district(
+    lines: &[&str],
+    index: usize,
+    format: &postcode::Format,
+) -> Option<String> {
+    if !format.fmt.contains("%D") {
+        return None;
+    }
+    let district_at = index.checked_sub(1)?;
+    let district = lines.get(district_at)?.trim().trim_end_matches([',', '.']);
+    if !is_place_name(district) {
+        return None;
+    }
+    street_for(lines, district_at, "").filter(|street| {
+        let first = street.split(',').next().unwrap_or("");
+        has_street_word(&first.to_lowercase())
+            || (ends_with_house_number(first) && has_street_name(first))
+            || first.starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
@@ -3098,24 +3335,40 @@ fn is_floor_line(line: &str) -> bool {
             ) && is_premise(line)))
 }
 
+/// `s` without the address label opening it (lexicon class `label.address`, with a colon after
+/// it, a space before the colon allowed: `Dirección: Calle Mayor 5`, `Adresse : 3 rue Haute`,
+/// `Registered office: 4 Mill Street`); unchanged without one.
 fn strip_label(s: &str) -> &str {
-    let lower = s.to_lowercase();
-    for label in [
-        "address:",
-        "adres:",
-        "adresse:",
-        "location:",
-        "office:",
-        "head office:",
-        "visit us:",
-        "bezoekadres:",
-        "postadres:",
-        "mailing address:",
-        "registered address:",
-        "registered office:",
-    ] {
-        if lower.starts_with(label) {
-            return s[label.len()..].trim();
+    let labels = &address_labels().labels;
+    let Some(&first) = s.as_bytes().first() else {
+        return s;
+    };
+    if !address_labels().initials[usize::from(first)] || !s.contains(':') {
+        return s;
+    }
+    for label in labels {
+        let word = &label[..label.len() - 1];
+        // Case folded char by char: the label's bytes in `s` (its length may differ).
+        let mut at = 0;
+        let mut wanted = word.chars();
+        let mut matched = true;
+        for c in s.chars() {
+            let Some(w) = wanted.clone().next() else {
+                break;
+            };
+            let mut lower = c.to_lowercase();
+            if lower.next() != Some(w) || lower.next().is_some() {
+                matched = false;
+                break;
+            }
+            wanted.next();
+            at += c.len_utf8();
+        }
+        if !matched || wanted.next().is_some() {
+            continue;
+        }
+        if let Some(rest) = s[at..].trim_start().strip_prefix(':') {
+            return rest.trim();
         }
     }
     s
@@ -3351,6 +3604,7 @@ fn region_of_lower_case_country(c: &str) -> Option<&'static str> {
         "ísland" => "IS",
         "bharat" | "india" => "IN",
         "singapore" => "SG",
+        "uae" | "u.a.e." => "AE",
         "south africa" => "ZA",
         _ => return None,
     })
@@ -4054,6 +4308,212 @@ mod tests {
         ] {
             let found = from_lines(&["Willkommen", line], Some("DE"));
             assert!(found.is_empty(), "{line}: {found:?}");
+        }
+    }
+
+    /// (street, locality, postcode) of each address found on `lines`.
+    fn street_town_zip(lines: &[&str], region: Option<&str>) -> Vec<[Option<String>; 3]> {
+        from_lines(lines, region)
+            .into_iter()
+            .map(|a| [a.parts.street, a.parts.locality, a.parts.postal_code])
+            .collect()
+    }
+
+    /// Asserts that `lines` on a page of `region` give one address, with `street`.
+    fn assert_one_street(lines: &[&str], region: &str, street: &str) {
+        let found = street_town_zip(lines, Some(region));
+        assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
+        assert_eq!(found[0][0].as_deref(), Some(street), "{lines:?}");
+    }
+
+    /// Asserts that `lines` on a page of `region` give one address, with this street, town
+    /// and postcode.
+    fn assert_one_address(lines: &[&str], region: &str, [street, town, zip]: [&str; 3]) {
+        assert_eq!(
+            street_town_zip(lines, Some(region)),
+            [parts(street, town, zip)],
+            "{lines:?}"
+        );
+    }
+
+    fn parts(street: &str, town: &str, zip: &str) -> [Option<String>; 3] {
+        [street, town, zip].map(|p| Some(p.to_string()))
+    }
+
+    #[test]
+    fn a_postcode_joined_to_a_box_number_is_the_box_s_post_office_s() {
+        // Kenya, English: the town after the postcode, or on the line below.
+        assert_eq!(
+            street_town_zip(&["P.O. Box 12345-00100, Nairobi"], Some("KE")),
+            [parts("P.O. Box 12345", "Nairobi", "00100")]
+        );
+        assert_eq!(
+            street_town_zip(
+                &["Sample Traders Ltd", "PO Box 678 - 80100", "Mombasa"],
+                Some("KE")
+            ),
+            [parts("PO Box 678", "Mombasa", "80100")]
+        );
+        // A page of no region: the country named on the line below.
+        assert_eq!(
+            street_town_zip(&["P.O. Box 4321-00200", "Nairobi, Kenya"], None),
+            [parts("P.O. Box 4321", "Nairobi", "00200")]
+        );
+        // Swahili.
+        assert_eq!(
+            street_town_zip(&["S.L.P. 9876-40100 Kisumu"], Some("KE")),
+            [parts("S.L.P. 9876", "Kisumu", "40100")]
+        );
+        // No box word, no town, or a box word glued to a word: no address.
+        for lines in [
+            &["Invoice 12345-00100, Nairobi"][..],
+            &["P.O. Box 12345-00100"],
+            &["SHIPPO Box 12-00100 Nairobi"],
+        ] {
+            assert!(street_town_zip(lines, Some("KE")).is_empty(), "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn an_address_read_without_and_with_its_postcode_is_one_address() {
+        // Ireland: a postal district or a county line above the Eircode, or before it.
+        for lines in [
+            &["12 Sample Street", "Dublin 2", "D02 XY45"][..],
+            &["12 Sample Street", "Dublin 2 D02 XY45"],
+            &["12 Sample Street, Dublin 2, D02 XY45"],
+        ] {
+            assert_eq!(
+                street_town_zip(lines, Some("IE")),
+                [parts("12 Sample Street", "Dublin 2", "D02 XY45")],
+                "{lines:?}"
+            );
+        }
+        assert_eq!(
+            street_town_zip(&["12 Sample Street", "Co. Cork", "T12 X2Y4"], Some("IE")),
+            [parts("12 Sample Street", "Co. Cork", "T12 X2Y4")]
+        );
+        // Spain: a labelled street line with its town, the postcode line below.
+        assert_eq!(
+            street_town_zip(
+                &["Dirección: Calle Mayor 5, Madrid", "28001 Madrid"],
+                Some("ES")
+            ),
+            [parts("Calle Mayor 5", "Madrid", "28001")]
+        );
+    }
+
+    #[test]
+    fn an_address_label_above_the_postcode_line_is_no_part_of_the_street() {
+        // Labels of the lexicon (`label.address`), a space before the colon allowed.
+        for (lines, region, street) in [
+            (
+                &["Domicilio: Calle Mayor 5", "28001 Madrid"][..],
+                "ES",
+                "Calle Mayor 5",
+            ),
+            (
+                &["Adresse : 3 rue Haute", "75001 Paris"],
+                "FR",
+                "3 rue Haute",
+            ),
+            (
+                &["Indirizzo: Via Roma 12", "20121 Milano"],
+                "IT",
+                "Via Roma 12",
+            ),
+        ] {
+            assert_one_street(lines, region, street);
+        }
+    }
+
+    #[test]
+    fn a_district_line_between_the_street_and_the_locality_line() {
+        // Brazil: the bairro line, the postcode alone below the town (with its label or
+        // without); New Zealand: the suburb line above `Town 1234`.
+        for (lines, region, street, town, zip) in [
+            (
+                &[
+                    "Exemplo Ltda",
+                    "Rua das Flores, 123",
+                    "Centro",
+                    "Porto Alegre - RS",
+                    "CEP 90010-150",
+                ][..],
+                "BR",
+                "Rua das Flores, 123",
+                "Porto Alegre",
+                "90010-150",
+            ),
+            (
+                &[
+                    "Rua Exemplo, 45",
+                    "Jardim América",
+                    "Passo Fundo - RS",
+                    "99010-000",
+                ],
+                "BR",
+                "Rua Exemplo, 45",
+                "Passo Fundo",
+                "99010-000",
+            ),
+            (
+                &["12 Sample Road", "Ponsonby", "Auckland 1011"],
+                "NZ",
+                "12 Sample Road",
+                "Auckland",
+                "1011",
+            ),
+        ] {
+            assert_one_address(lines, region, [street, town, zip]);
+        }
+        // A name above the district line is no street.
+        let lines = ["Sample Builders Ltd", "Ponsonby", "Auckland 1011"];
+        assert!(street_town_zip(&lines, Some("NZ")).is_empty());
+    }
+
+    #[test]
+    fn a_labelled_postcode_alone_below_the_town_line() {
+        // Brazil (`CEP`), India (`PIN`): the town line above, the street above it.
+        for (lines, region, street, town, zip) in [
+            (
+                &[
+                    "Rua das Flores, 123 - Centro",
+                    "Porto Alegre - RS",
+                    "CEP 90010-150",
+                ][..],
+                "BR",
+                "Rua das Flores, 123 - Centro",
+                "Porto Alegre",
+                "90010-150",
+            ),
+            (
+                &["12, 5th Main Road", "Bengaluru, Karnataka", "PIN: 560034"],
+                "IN",
+                "12, 5th Main Road",
+                "Bengaluru",
+                "560034",
+            ),
+        ] {
+            assert_one_address(lines, region, [street, town, zip]);
+        }
+    }
+
+    #[test]
+    fn a_visiting_address_label_of_the_nordic_languages_is_no_part_of_the_street() {
+        for (lines, region, street) in [
+            (&["Besøksadresse: Gata 1", "0155 Oslo"][..], "NO", "Gata 1"),
+            (
+                &["Besöksadress: Storgatan 5", "111 22 Stockholm"],
+                "SE",
+                "Storgatan 5",
+            ),
+            (
+                &["Käyntiosoite: Esimerkkikatu 3", "00100 Helsinki"],
+                "FI",
+                "Esimerkkikatu 3",
+            ),
+        ] {
+            assert_one_street(lines, region, street);
         }
     }
 

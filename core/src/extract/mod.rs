@@ -41,6 +41,7 @@ pub mod sections;
 mod skipped_ends;
 pub mod socials;
 pub mod state;
+mod unlabelled_address;
 mod whitespace;
 mod words8;
 
@@ -392,6 +393,7 @@ impl ParsedPage {
             .iter()
             .chain(&doc.marked_addresses)
             .chain(&meta_address)
+            .filter(|a| address::locates(a))
             .cloned()
             .map(address::with_marked_street);
         // An address given as one string is read with the ccTLD's region, else the one the
@@ -419,6 +421,15 @@ impl ParsedPage {
             };
             for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
                 addresses.push(trim_address(found));
+            }
+            // Nor under a label: a short block that is nothing but an address
+            // (`extract::unlabelled_address`).
+            if addresses.is_empty() {
+                let found =
+                    unlabelled_address::read(&contact_lines, &layout, string_region, budget);
+                for found in found {
+                    addresses.push(trim_address(found));
+                }
             }
         }
         // Nor one without: the place its map links and embeds show (`extract::map_links`).
@@ -1495,6 +1506,74 @@ mod tests {
             let streets: Vec<_> = page.addresses.iter().map(|a| a.street.as_deref()).collect();
             assert_eq!(streets, [Some(want)], "{:?}", page.addresses);
         }
+    }
+
+    #[test]
+    fn a_marked_up_place_name_without_a_postcode_is_no_address() {
+        // Class `address.marked-place-name`: markup that puts a district, town or building name
+        // in `streetAddress` and gives no postcode names a place, not where to find the
+        // business; with a house number or a street word it is an address (countries where
+        // addresses have no postcode). Kenya, United Arab Emirates, Colombia (microdata).
+        for (url, markup, want) in [
+            (
+                "https://www.example-shop.co.ke/",
+                ld_address(r#""streetAddress":"Westlands","addressLocality":"Nairobi""#),
+                None,
+            ),
+            (
+                "https://www.example-shop.ae/",
+                ld_address(r#""streetAddress":"Marina","addressLocality":"Dubai""#),
+                None,
+            ),
+            (
+                "https://www.example-shop.com.co/",
+                "<div itemscope itemtype=\"https://schema.org/PostalAddress\">\
+                 <span itemprop=\"streetAddress\">Chapinero</span>\
+                 <span itemprop=\"addressLocality\">Bogotá</span></div>"
+                    .to_string(),
+                None,
+            ),
+            (
+                "https://www.example-shop.co.ke/",
+                ld_address(r#""streetAddress":"Ngong Road","addressLocality":"Nairobi""#),
+                Some("Ngong Road"),
+            ),
+            (
+                "https://www.example-shop.ae/",
+                ld_address(
+                    r#""streetAddress":"Office 12, Marina Tower","addressLocality":"Dubai""#,
+                ),
+                Some("Office 12, Marina Tower"),
+            ),
+            (
+                "https://www.example-shop.com.co/",
+                "<div itemscope itemtype=\"https://schema.org/PostalAddress\">\
+                 <span itemprop=\"streetAddress\">Carrera 7 # 71-21</span>\
+                 <span itemprop=\"addressLocality\">Bogotá</span></div>"
+                    .to_string(),
+                Some("Carrera 7 # 71-21"),
+            ),
+        ] {
+            let page = extract_page(
+                &Url::parse(url).unwrap(),
+                Some("text/html"),
+                markup.as_bytes(),
+            );
+            let streets: Vec<_> = page.addresses.iter().map(|a| a.street.as_deref()).collect();
+            assert_eq!(
+                streets,
+                want.map(Some).into_iter().collect::<Vec<_>>(),
+                "{url} {markup}"
+            );
+        }
+    }
+
+    /// A JSON-LD LocalBusiness page whose `PostalAddress` has the `parts` given (JSON members).
+    fn ld_address(parts: &str) -> String {
+        format!(
+            "<script type=\"application/ld+json\">{{\"@type\":\"LocalBusiness\",\
+             \"name\":\"Example\",\"address\":{{\"@type\":\"PostalAddress\",{parts}}}}}</script>"
+        )
     }
 
     #[test]

@@ -49,6 +49,15 @@ pub(crate) struct Layout<'a> {
     pub(crate) address_ranges: &'a [Range<usize>],
 }
 
+impl Layout<'_> {
+    /// The index of the block of line `line` (the count of block starts at or before its
+    /// start); a line past the end is in a block of its own.
+    pub(crate) fn block_of(&self, line: usize) -> usize {
+        let start = self.line_starts.get(line).copied().unwrap_or(usize::MAX);
+        self.block_starts.partition_point(|s| *s <= start)
+    }
+}
+
 /// The addresses without a postcode of a page's `lines` (its text, third parties' parts
 /// blanked), `region` the page's ISO 3166-1 region (ccTLD, else the one its evidence decides;
 /// `None`: only an address that prints its country is read). Charged to `budget` (a unit a
@@ -78,10 +87,7 @@ pub(crate) fn read(
         }
         found.extend(parse(&texts, Evidence::Element, region));
     }
-    let block_of = |line: usize| {
-        let start = layout.line_starts.get(line).copied().unwrap_or(usize::MAX);
-        layout.block_starts.partition_point(|s| *s <= start)
-    };
+    let block_of = |line: usize| layout.block_of(line);
     for (index, line) in lines.iter().enumerate() {
         if !budget.work(line.len() + 16) {
             break;
@@ -115,11 +121,14 @@ pub(crate) fn read(
 
 /// What shows that a text is an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Evidence {
+pub(crate) enum Evidence {
     /// An `<address>` element holds it.
     Element,
     /// An address label opens it or stands above it.
     Label,
+    /// Nothing but its shape (`extract::unlabelled_address`): every chunk is read as a part
+    /// of the address, and the street is no sentence.
+    Unlabelled,
 }
 
 /// The lexicon's address labels (`label.address`), lower-case, sorted; built once.
@@ -156,8 +165,14 @@ fn after_label(line: &str) -> Option<&str> {
 }
 
 /// The address of `texts` (an address's lines), when it holds a street; see the module's
-/// documentation.
-fn parse(texts: &[&str], evidence: Evidence, region: Option<&str>) -> Option<MarkedAddress> {
+/// documentation. With [`Evidence::Unlabelled`] every chunk must be a premise, the street, a
+/// place or the country, and at least one place or the country must follow the street; a
+/// place on the street's line before the town is the street's district.
+pub(crate) fn parse(
+    texts: &[&str],
+    evidence: Evidence,
+    region: Option<&str>,
+) -> Option<MarkedAddress> {
     let mut texts = texts;
     // A first line without a digit or street word above the others is a name (`Acme Ltd`).
     if texts.len() >= 2
@@ -167,22 +182,34 @@ fn parse(texts: &[&str], evidence: Evidence, region: Option<&str>) -> Option<Mar
     {
         texts = &texts[1..];
     }
-    let chunks: Vec<&str> = texts
+    // The chunks, and the index of the line of each.
+    let (chunk_lines, chunks): (Vec<usize>, Vec<&str>) = texts
         .iter()
-        .flat_map(|t| t.split(','))
-        .map(|c| c.trim().trim_end_matches('.').trim())
-        .filter(|c| !c.is_empty())
-        .collect();
+        .enumerate()
+        .flat_map(|(i, t)| t.split(',').map(move |c| (i, c)))
+        .map(|(i, c)| (i, c.trim().trim_end_matches('.').trim()))
+        .filter(|(_, c)| !c.is_empty())
+        .unzip();
     if chunks.is_empty() || chunks.len() > MAX_CHUNKS * 2 {
         return None;
     }
-    let street_at = chunks.iter().position(|c| is_street(c, evidence))?;
-    // Premises and unit numbers (`10/F`, `No. 4`) before the street belong to it; anything
-    // else before it is no address.
+    // Without a label, the street with a house number: a building named with a street word
+    // may come before it (`Sample Plaza, 3rd Floor, 12 Example Road`).
+    let numbered = (evidence == Evidence::Unlabelled)
+        .then(|| {
+            chunks
+                .iter()
+                .position(|c| digits(c) > 0 && is_street(c, evidence))
+        })
+        .flatten();
+    let street_at = numbered.or_else(|| chunks.iter().position(|c| is_street(c, evidence)))?;
+    // Premises and unit numbers (`10/F`, `No. 4`) before the street belong to it, and so do
+    // buildings before a numbered street; anything else before it is no address.
     let unit = |c: &str| c.len() <= 12 && c.split_whitespace().count() <= 2 && digits(c) > 0;
+    let building = |c: &str| numbered.is_some() && is_street(c, evidence);
     if !chunks[..street_at]
         .iter()
-        .all(|c| address::is_premise(c) || unit(c))
+        .all(|c| address::is_premise(c) || unit(c) || building(c))
     {
         return None;
     }
@@ -195,27 +222,47 @@ fn parse(texts: &[&str], evidence: Evidence, region: Option<&str>) -> Option<Mar
     if chunks[end..].iter().any(|c| digits(c) > 0) {
         return None;
     }
-    let street = chunks[..end].join(", ");
+    let mut street = chunks[..end].join(", ");
     if street.len() > MAX_CHUNK * 2 || end > MAX_CHUNKS {
         return None;
     }
     // Then the town and the region, place names, and the country.
     let mut places: Vec<&str> = Vec::new();
     let mut country: Option<(&str, &'static str)> = None;
+    let mut read = end;
     for chunk in &chunks[end..] {
         if let Some(code) = country_code(chunk) {
             country = Some((chunk, code));
+            read += 1;
             break;
         }
-        if places.len() == 2 || !is_place(chunk) {
+        // Without a label, a district may come before the town and the region.
+        let most = if evidence == Evidence::Unlabelled {
+            3
+        } else {
+            2
+        };
+        if places.len() == most || !is_place(chunk) {
             break;
         }
         places.push(chunk);
+        read += 1;
+    }
+    if evidence == Evidence::Unlabelled && (read < chunks.len() || read == end) {
+        return None;
     }
     match (country, region) {
         (Some((_, code)), Some(region)) if code != region => return None,
         (None, None) => return None,
         _ => {}
+    }
+    // Without a label, a place on the street's line before the town is the street's district
+    // or neighbourhood, written with it (`No. 14 Sample Street, East Legon` / `Accra`).
+    if evidence == Evidence::Unlabelled
+        && places.len() >= 2
+        && chunk_lines.get(end) == chunk_lines.get(end - 1)
+    {
+        street = format!("{street}, {}", places.remove(0));
     }
     // An `<address>` element without a label is read in countries without postcodes only
     // (none in the address data): elsewhere its address has one the readers missed.
@@ -233,15 +280,33 @@ fn parse(texts: &[&str], evidence: Evidence, region: Option<&str>) -> Option<Mar
 }
 
 /// Whether `chunk` is a street: a street word and a street name, no other field; under a
-/// label, a house number too.
+/// label, a house number too; without a label or element, no sentence ([`is_sentence`]).
 fn is_street(chunk: &str, evidence: Evidence) -> bool {
     chunk.len() <= MAX_CHUNK
         && !chunk.contains(['@', ':'])
         && !chunk.contains("http")
         && digits(chunk) < 7
-        && (evidence == Evidence::Element || digits(chunk) > 0)
+        && (evidence != Evidence::Label || digits(chunk) > 0)
         && address::has_street_word(&chunk.to_lowercase())
         && address::has_street_name(chunk)
+        && (evidence != Evidence::Unlabelled || !is_sentence(chunk))
+}
+
+/// Most words of a street read without a label or element.
+const MAX_STREET_WORDS: usize = 7;
+
+/// Whether `chunk` reads as (part of) a sentence rather than a street: more than
+/// [`MAX_STREET_WORDS`] words, a sentence's punctuation (`!`, `?`, `;`), or a lower-case word of
+/// four letters or more that is no street or premise word (`We are located at 12 Sample
+/// Road`: a street's name is capitalised, its type and small joiners `de`, `la`, `van` are
+/// not).
+fn is_sentence(chunk: &str) -> bool {
+    chunk.split_whitespace().count() > MAX_STREET_WORDS
+        || chunk.contains(['!', '?', ';'])
+        || chunk
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| w.chars().count() >= 4 && w.starts_with(char::is_lowercase))
+            .any(|w| !address::has_street_word(w) && !address::is_premise(w))
 }
 
 /// Whether `chunk` is a place name: letters (and spaces, `-`, `'`, `.`, parentheses), a few
@@ -261,11 +326,89 @@ fn is_place(chunk: &str) -> bool {
 
 /// The region a country name (`Ghana`, `Polska`, `UAE`) names.
 fn country_code(chunk: &str) -> Option<&'static str> {
-    address::region_of_country(chunk).or_else(|| postcode::country_of_name(chunk))
+    address::region_of_country(chunk)
+        .or_else(|| postcode::country_of_name(chunk))
+        .or_else(|| country_without_postcode(chunk))
+}
+
+/// The countries without a postcode and their English names, from Google's address metadata
+/// (the data of libaddressinput, Apache-2.0), vendored as
+/// `core/data/countries-without-postcodes.tsv` with its source and version
+/// (`benches/scripts/countries_without_postcodes.py` regenerates it): the names of
+/// `core/data/address-formats.tsv` ([`postcode::country_of_name`]) cover the others.
+const WITHOUT_POSTCODES: &str = include_str!("../../data/countries-without-postcodes.tsv");
+
+/// The code of the country without a postcode that `name` names (`Ghana`, `QATAR`, `Panamá`),
+/// case and the accents of Latin letters ignored.
+fn country_without_postcode(name: &str) -> Option<&'static str> {
+    static NAMES: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut names: Vec<(String, &'static str)> = WITHOUT_POSTCODES
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.split_once('\t'))
+            .map(|(code, name)| (fold(name), code))
+            .collect();
+        names.sort_unstable();
+        names
+    });
+    let name = fold(name.trim());
+    names
+        .binary_search_by(|(probe, _)| probe.as_str().cmp(&name))
+        .ok()
+        .map(|at| names[at].1)
+}
+
+/// `text` lower-case with the accents of Latin vowels and `ç`, `ñ` taken off (`Panamá` →
+/// `panama`).
+fn fold(text: &str) -> String {
+    text.to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'ç' => 'c',
+            'ñ' => 'n',
+            other => other,
+        })
+        .collect()
 }
 
 fn digits(text: &str) -> usize {
     text.bytes().filter(u8::is_ascii_digit).count()
+}
+
+/// Calls `read` with the layout of `lines` read as a page's text whose blocks start at the
+/// lines `blocks`, with `<address>` elements over the lines `elements` (first line, line
+/// after the last): the readers' tests build their pages so.
+#[cfg(test)]
+pub(crate) fn with_layout<T>(
+    lines: &[&str],
+    blocks: &[usize],
+    elements: &[(usize, usize)],
+    read: impl FnOnce(&Layout<'_>) -> T,
+) -> T {
+    let line_starts: Vec<usize> = lines
+        .iter()
+        .scan(0, |pos, line| {
+            let start = *pos;
+            *pos += line.len() + 1;
+            Some(start)
+        })
+        .collect();
+    let block_starts: Vec<usize> = blocks.iter().map(|b| line_starts[*b]).collect();
+    let address_ranges: Vec<Range<usize>> = elements
+        .iter()
+        .map(|(first, end)| line_starts[*first]..line_starts[end - 1] + lines[end - 1].len())
+        .collect();
+    read(&Layout {
+        line_starts: &line_starts,
+        block_starts: &block_starts,
+        address_ranges: &address_ranges,
+    })
 }
 
 #[cfg(test)]
@@ -280,25 +423,9 @@ mod tests {
         elements: &[(usize, usize)],
         region: Option<&str>,
     ) -> Vec<MarkedAddress> {
-        let line_starts: Vec<usize> = lines
-            .iter()
-            .scan(0, |pos, line| {
-                let start = *pos;
-                *pos += line.len() + 1;
-                Some(start)
-            })
-            .collect();
-        let block_starts: Vec<usize> = blocks.iter().map(|b| line_starts[*b]).collect();
-        let address_ranges: Vec<Range<usize>> = elements
-            .iter()
-            .map(|(first, end)| line_starts[*first]..line_starts[end - 1] + lines[end - 1].len())
-            .collect();
-        let layout = Layout {
-            line_starts: &line_starts,
-            block_starts: &block_starts,
-            address_ranges: &address_ranges,
-        };
-        read(lines, &layout, region, &PageBudget::for_page(1 << 20))
+        with_layout(lines, blocks, elements, |layout| {
+            read(lines, layout, region, &PageBudget::for_page(1 << 20))
+        })
     }
 
     fn street_and_town(a: &MarkedAddress) -> (Option<&str>, Option<&str>) {
@@ -348,7 +475,8 @@ mod tests {
                 Some("Wan Chai")
             )
         );
-        assert_eq!(found[0].region.as_deref(), Some("Hong Kong"));
+        // The territory is a country of the address data without postcodes.
+        assert_eq!(found[0].country.as_deref(), Some("Hong Kong"));
         // Spanish (Chile): an office after the street is part of it.
         let lines = ["Dirección: Av. Ejemplo 1234, Oficina 56, Providencia, Santiago"];
         let found = read_lines(&lines, &[0], &[], Some("CL"));

@@ -20,8 +20,8 @@
 use crate::extract::address::{
     city_any_word, clean_city, country_after, ends_address, ends_with_house_number,
     has_street_name, has_street_word, is_copyright_mark, is_part_of_other_number, name_run,
-    next_word_end, opens_name, places_before, region_after_postcode, street_for, zip_tokens,
-    MarkedAddress, TextAddress, HAND_READ,
+    next_word_end, opens_name, places_before, region_after_postcode, street_for,
+    street_over_district, zip_tokens, MarkedAddress, TextAddress, HAND_READ,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
@@ -70,7 +70,7 @@ pub(crate) fn read(
             // The town before the postcode only where the layout prints it so (`%C %Z`,
             // `%C%n%Z`): where it puts the postcode first, a number after a town's name is
             // as often something else, and the name before it is not reliably the town's.
-            let parts = zip_then_town(lines, index, line, start, end).or_else(|| {
+            let parts = zip_then_town(lines, index, line, (start, end), format).or_else(|| {
                 (format.layout() != postcode::Layout::ZipFirst)
                     .then(|| town_then_zip(lines, index, line, start, end, format))
                     .flatten()
@@ -94,8 +94,8 @@ fn zip_then_town(
     lines: &[&str],
     index: usize,
     line: &str,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    format: &postcode::Format,
 ) -> Option<MarkedAddress> {
     let after = &line[end..];
     let gap = after.len() - after.trim_start_matches([' ', '\u{a0}']).len();
@@ -141,6 +141,15 @@ fn zip_then_town(
                 .trim_end_matches('.');
             (before.trim().is_empty() && ends_with_house_number(segment))
                 .then(|| segment.to_string())
+        })
+        .or_else(|| {
+            // A district line between the street and the postcode (`Rua Sete, 77` /
+            // `Jardim América` / `99025-030 Passo Fundo - RS`).
+            before
+                .trim()
+                .is_empty()
+                .then(|| street_over_district(lines, index, format))
+                .flatten()
         })
         .filter(|street| is_strong_street(street))?;
     Some(MarkedAddress {
@@ -226,6 +235,41 @@ mod tests {
 
     fn postcodes(found: &[MarkedAddress]) -> Vec<Option<&str>> {
         found.iter().map(|a| a.postal_code.as_deref()).collect()
+    }
+
+    #[test]
+    fn a_district_line_between_the_street_and_the_postcode_first_line() {
+        // Brazil (bairro), South Africa (suburb): layouts with a district line (`%D`).
+        for (lines, region, street, town) in [
+            (
+                &[
+                    "Rua Sete, 77",
+                    "Jardim América",
+                    "99025-030 Passo Fundo - RS",
+                ][..],
+                "BR",
+                "Rua Sete, 77",
+                "Passo Fundo",
+            ),
+            (
+                &["12 Sample Street", "Sandton", "2196 Johannesburg"],
+                "ZA",
+                "12 Sample Street",
+                "Johannesburg",
+            ),
+        ] {
+            let found = read_lines(lines, region);
+            assert_eq!(found.len(), 1, "{lines:?}: {found:?}");
+            assert_eq!(found[0].street.as_deref(), Some(street), "{lines:?}");
+            assert_eq!(found[0].locality.as_deref(), Some(town), "{lines:?}");
+        }
+        // A name above the district line is no street.
+        let lines = [
+            "Exemplo Comércio Ltda",
+            "Jardim América",
+            "99025-030 Passo Fundo - RS",
+        ];
+        assert!(read_lines(&lines, "BR").is_empty());
     }
 
     #[test]

@@ -1,0 +1,327 @@
+//! Addresses printed without a postcode and without a label (class `address.unlabelled`):
+//! a footer column, a contact card, a list item or the lines under an `Office` or `Visit us`
+//! heading that hold a street and its town (`No. 14 Sample Street, East Legon / Accra`), in
+//! countries where the postcode is often left out. Read only on pages where no other address
+//! was found (not with a postcode, not under a label: `extract::no_postcode`), and only from
+//! a short run of lines that is nothing but an address (docs/extraction.md, "Addresses"):
+//!
+//! - a line with a street (a street word of the lexicon and a street name, no sentence), the
+//!   premise lines above it in its block, and the lines after it in its block up to another
+//!   field (a phone, an email, a label): every chunk of them a premise, the street, a place
+//!   or the country ([`no_postcode::parse`] with [`Evidence::Unlabelled`]), at least one
+//!   place or the country after the street;
+//! - scored by its evidence: a country the page's region agrees with, a state's name
+//!   (lexicon `region.name`), a town, a house number, a heading of the business's place above
+//!   it (lexicon `label.location`: office, head office, branch, showroom, visit us), another
+//!   contact field (a phone, an email) right after it. Kept at [`MIN_SCORE`] or more; at most
+//!   [`MAX_FOUND`] per page, the best first.
+
+use crate::extract::address::{self, MarkedAddress};
+use crate::extract::no_postcode::{self, Evidence, Layout};
+use crate::extract::page_budget::PageBudget;
+use crate::lexicon::{self, Class};
+use std::sync::OnceLock;
+
+/// Longest line read as a part of an unlabelled address, in bytes.
+const MAX_LINE: usize = 120;
+/// Most non-empty lines of the block an unlabelled address is read in: a longer block is
+/// prose or a list of something else.
+const MAX_BLOCK_LINES: usize = 8;
+/// Most lines of one unlabelled address.
+const MAX_LINES: usize = 4;
+/// Most premise lines above the street line.
+const MAX_PREMISE_LINES: usize = 2;
+/// Lines above an address searched for a `label.location` heading, and after it for another
+/// contact field.
+const NEAR_LINES: usize = 3;
+/// Least score an address is kept with (see [`score`]).
+pub(crate) const MIN_SCORE: u32 = 3;
+/// Most unlabelled addresses of one page.
+pub(crate) const MAX_FOUND: usize = 2;
+
+/// The unlabelled addresses of a page's `lines` (its text, third parties' parts blanked),
+/// `region` the page's ISO 3166-1 region (`None`: only an address that prints its country is
+/// read). At most [`MAX_FOUND`], the best scored first (ties in page order). Charged to
+/// `budget` (a unit a byte of each line looked at); once it is spent the addresses found so
+/// far are weighed.
+pub(crate) fn read(
+    lines: &[&str],
+    layout: &Layout<'_>,
+    region: Option<&str>,
+    budget: &PageBudget,
+) -> Vec<MarkedAddress> {
+    let mut found: Vec<(u32, MarkedAddress)> = Vec::new();
+    let mut next = 0;
+    for (index, line) in lines.iter().enumerate() {
+        if !budget.work(line.len() + 16) {
+            break;
+        }
+        if index < next {
+            continue;
+        }
+        let (heading, text) = after_location(line.trim());
+        if text.is_empty()
+            || text.len() > MAX_LINE
+            || !address::has_street_word(&text.to_lowercase())
+        {
+            continue;
+        }
+        let block = layout.block_of(index);
+        let in_block = |i: usize| layout.block_of(i) == block;
+        let (mut lo, mut hi) = (index, index + 1);
+        while lo > 0 && index - lo <= 2 * MAX_BLOCK_LINES && in_block(lo - 1) {
+            lo -= 1;
+        }
+        while hi < lines.len() && hi - index <= 2 * MAX_BLOCK_LINES && in_block(hi) {
+            hi += 1;
+        }
+        if (lo..hi).filter(|i| !lines[*i].trim().is_empty()).count() > MAX_BLOCK_LINES {
+            continue;
+        }
+        // Premise lines above the street in its block, the place lines after it.
+        let mut first = index;
+        while first > 0
+            && index - first < MAX_PREMISE_LINES
+            && in_block(first - 1)
+            && address::is_premise(lines[first - 1].trim())
+        {
+            first -= 1;
+        }
+        let mut end = index + 1;
+        while end < lines.len()
+            && end - first < MAX_LINES
+            && in_block(end)
+            && !lines[end].trim().is_empty()
+            && !is_other_field(lines[end].trim())
+        {
+            end += 1;
+        }
+        let texts: Vec<&str> = (first..end)
+            .map(|i| if i == index { text } else { lines[i].trim() })
+            .collect();
+        let Some(found_here) = no_postcode::parse(&texts, Evidence::Unlabelled, region) else {
+            continue;
+        };
+        next = end;
+        let heading = heading
+            || (first.saturating_sub(NEAR_LINES)..first).any(|i| is_location(lines[i].trim()));
+        let contact =
+            (end..(end + NEAR_LINES).min(lines.len())).any(|i| is_other_field(lines[i].trim()));
+        let points = score(&found_here, heading, contact);
+        if points >= MIN_SCORE && !found.iter().any(|(_, a)| a.street == found_here.street) {
+            found.push((points, found_here));
+        }
+    }
+    // The best first; the sort is stable, so ties stay in page order.
+    found.sort_by_key(|(points, _)| std::cmp::Reverse(*points));
+    found
+        .into_iter()
+        .take(MAX_FOUND)
+        .map(|(_, address)| address)
+        .collect()
+}
+
+/// The evidence that `found` is the business's address: 2 for a printed country (`parse`
+/// made sure the page's region agrees), 2 for a state's name among its places, 1 for a town,
+/// 1 for a number in its street, 2 for a `label.location` heading above it, 1 for another
+/// contact field after it.
+fn score(found: &MarkedAddress, heading: bool, contact: bool) -> u32 {
+    let places = [found.locality.as_deref(), found.region.as_deref()];
+    let state = places.iter().flatten().any(|p| address::is_region_name(p));
+    let number = found
+        .street
+        .as_deref()
+        .is_some_and(|s| s.bytes().any(|b| b.is_ascii_digit()));
+    2 * u32::from(found.country.is_some())
+        + 2 * u32::from(state)
+        + u32::from(found.locality.is_some())
+        + u32::from(number)
+        + 2 * u32::from(heading)
+        + u32::from(contact)
+}
+
+/// The lexicon's words of a heading over the business's place (`label.location`: office,
+/// head office, branch, showroom, visit us), lower-case, sorted; built once.
+fn locations() -> &'static [String] {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WORDS.get_or_init(|| lexicon::sorted_words(&[Class::LabelLocation], str::to_lowercase))
+}
+
+/// Whether `line` is a location heading alone on its line (`Head Office`, `Visit us:`).
+fn is_location(line: &str) -> bool {
+    let head = line.trim_end_matches([':', ' ']);
+    head.len() <= 40 && !head.is_empty() && lexicon::holds(locations(), &head.to_lowercase())
+}
+
+/// `line` without a location heading that opens it (`Head Office: 12 Sample Road, Accra`),
+/// and whether one did.
+fn after_location(line: &str) -> (bool, &str) {
+    match line.split_once(':') {
+        Some((head, rest)) if is_location(head) => (true, rest.trim()),
+        _ => (false, line),
+    }
+}
+
+/// Whether `line` holds another contact field than an address: an email, a web address, a
+/// phone (a `+` or at least seven digits), or opens with a label (`label.phone`,
+/// `label.email`, `label.web`, `label.fax`).
+fn is_other_field(line: &str) -> bool {
+    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    let labels = LABELS.get_or_init(|| {
+        lexicon::sorted_words(
+            &[
+                Class::LabelPhone,
+                Class::LabelEmail,
+                Class::LabelWeb,
+                Class::LabelFax,
+            ],
+            |w| w.to_lowercase().trim_end_matches([':', '.']).to_string(),
+        )
+    });
+    let lower = line.to_lowercase();
+    let head = lower
+        .split(|c: char| !c.is_alphabetic() && c != '-')
+        .next()
+        .unwrap_or("");
+    line.contains('@')
+        || lower.contains("http")
+        || lower.contains("www.")
+        || line.trim_start().starts_with('+')
+        || line.bytes().filter(u8::is_ascii_digit).count() >= 7
+        || (!head.is_empty() && lexicon::holds(labels, head))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `lines` as a page's text whose blocks start at the lines `blocks`.
+    fn read_lines(lines: &[&str], blocks: &[usize], region: Option<&str>) -> Vec<MarkedAddress> {
+        no_postcode::with_layout(lines, blocks, &[], |layout| {
+            read(lines, layout, region, &PageBudget::for_page(1 << 20))
+        })
+    }
+
+    fn streets(found: &[MarkedAddress]) -> Vec<&str> {
+        found.iter().filter_map(|a| a.street.as_deref()).collect()
+    }
+
+    #[test]
+    fn a_location_heading_over_a_card() {
+        // Ghana: `Head Office` over the street and the district, the town, the country.
+        let lines = [
+            "Head Office",
+            "No. 14 Sample Street, East Legon",
+            "Accra, Ghana",
+            "Tel: +233 30 000 1234",
+        ];
+        let found = read_lines(&lines, &[0, 1, 3], Some("GH"));
+        assert_eq!(streets(&found), ["No. 14 Sample Street, East Legon"]);
+        assert_eq!(found[0].locality.as_deref(), Some("Accra"));
+        // Spanish (Panama): `Oficina:` opens the line.
+        let lines = ["Oficina: Calle Ejemplo 12, Bella Vista, Panamá"];
+        let found = read_lines(&lines, &[0], Some("PA"));
+        assert_eq!(streets(&found), ["Calle Ejemplo 12"]);
+    }
+
+    #[test]
+    fn a_footer_column_with_a_contact_field() {
+        // Kenya: a building, the street, the town, then an email.
+        let lines = [
+            "Sample Plaza, 3rd Floor",
+            "12 Example Road, Westlands",
+            "Nairobi",
+            "info@example.co.ke",
+        ];
+        let found = read_lines(&lines, &[0, 3], Some("KE"));
+        assert_eq!(
+            streets(&found),
+            ["Sample Plaza, 3rd Floor, 12 Example Road, Westlands"]
+        );
+        assert_eq!(found[0].locality.as_deref(), Some("Nairobi"));
+        // UAE: one list item, the office before the street, the emirate and the country.
+        let lines = [
+            "Office 1204, Sample Tower, Sheikh Zayed Road, Dubai, UAE",
+            "+971 4 000 0000",
+        ];
+        let found = read_lines(&lines, &[0, 1], Some("AE"));
+        assert_eq!(
+            streets(&found),
+            ["Office 1204, Sample Tower, Sheikh Zayed Road"]
+        );
+    }
+
+    /// The page's addresses, read by [`crate::extract::extract_page`] from `html` at `url`.
+    fn page_streets(url: &str, html: &str) -> Vec<String> {
+        let url = url::Url::parse(url).unwrap();
+        crate::extract::extract_page(&url, None, html.as_bytes())
+            .addresses
+            .into_iter()
+            .filter_map(|a| a.street)
+            .collect()
+    }
+
+    #[test]
+    fn pages_give_their_unlabelled_address() {
+        // Ghana: a card under a `Showroom` heading (no address label), the phone in the next paragraph.
+        let found = page_streets(
+            "https://example.com.gh/contact",
+            "<html lang=en><body><h1>Contact us</h1><p>We would love to hear from you.</p>\
+             <div><h4>Showroom</h4><p>No. 14 Sample Street, East Legon<br>Accra, Ghana</p>\
+             <p>Tel: +233 30 000 1234</p></div></body></html>",
+        );
+        assert_eq!(found, ["No. 14 Sample Street, East Legon"]);
+        // Kenya: a footer column, the email under it.
+        let found = page_streets(
+            "https://example.co.ke/",
+            "<html lang=en><body><main><h1>Welcome</h1><p>Serving the city since 2001.</p>\
+             </main><footer><div><p>Sample Plaza, 3rd Floor<br>12 Example Road, Westlands<br>\
+             Nairobi</p><p>info@example.co.ke</p></div></footer></body></html>",
+        );
+        assert_eq!(
+            found,
+            ["Sample Plaza, 3rd Floor, 12 Example Road, Westlands"]
+        );
+        // Spanish (Panama): a list item opened by `Oficina:`.
+        let found = page_streets(
+            "https://example.com.pa/",
+            "<html lang=es><body><footer><ul><li>Oficina: Calle Ejemplo 12, Bella Vista, \
+             Panamá</li><li>info@example.com.pa</li></ul></footer></body></html>",
+        );
+        assert_eq!(found, ["Calle Ejemplo 12"]);
+    }
+
+    #[test]
+    fn sentences_and_weak_evidence_read_nothing() {
+        for lines in [
+            // A sentence that mentions a street.
+            &["We are located at 12 Sample Road, Accra, Ghana."][..],
+            // Directions.
+            &["Turn left after the bridge onto Sample Road, Accra"][..],
+            // A testimonial.
+            &["\"Great service!\" Ama, 12 Sample Road, Accra"][..],
+            // A street and a town only: no country, heading or other field.
+            &["12 Sample Road", "Accra"][..],
+            // A street and a sentence after it.
+            &["12 Sample Road", "Open every day from nine", "Ghana"][..],
+        ] {
+            assert!(read_lines(lines, &[0], Some("GH")).is_empty(), "{lines:?}");
+        }
+        // A country other than the page's.
+        let lines = ["Head Office", "12 Sample Road, Nairobi, Kenya"];
+        assert!(read_lines(&lines, &[0, 1], Some("GH")).is_empty());
+        // A long block: a list of something else.
+        let lines = [
+            "12 Sample Road, Accra, Ghana",
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "f",
+            "g",
+            "h",
+        ];
+        assert!(read_lines(&lines, &[0], Some("GH")).is_empty());
+    }
+}
