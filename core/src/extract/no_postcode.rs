@@ -280,16 +280,40 @@ pub(crate) fn parse(
 }
 
 /// Whether `chunk` is a street: a street word and a street name, no other field; under a
-/// label, a house number too; without a label or element, no sentence ([`is_sentence`]).
+/// label, a house number too; without a label or element, no sentence ([`is_sentence`]), and
+/// the street word may be left out ([`is_typeless_street`]).
 fn is_street(chunk: &str, evidence: Evidence) -> bool {
     chunk.len() <= MAX_CHUNK
         && !chunk.contains(['@', ':'])
         && !chunk.contains("http")
         && digits(chunk) < 7
         && (evidence != Evidence::Label || digits(chunk) > 0)
-        && address::has_street_word(&chunk.to_lowercase())
+        && (address::has_street_word(&chunk.to_lowercase())
+            || (evidence == Evidence::Unlabelled && is_typeless_street(chunk)))
         && address::has_street_name(chunk)
         && (evidence != Evidence::Unlabelled || !is_sentence(chunk))
+}
+
+/// Most words of a street without a street word, its house number included.
+const MAX_TYPELESS_WORDS: usize = 3;
+
+/// Whether `chunk` is a street whose type is not written (class `address.typeless-street`:
+/// `Vzorová 12`, `Sample de Sample 12`, a village and its house number `Vzorovice 21`): a name
+/// of one or two words of letters, then a house number (a digit first, at most four digits:
+/// `12`, `12a`, `156a/306`).
+pub(crate) fn is_typeless_street(chunk: &str) -> bool {
+    let words: Vec<&str> = chunk.split_whitespace().collect();
+    let Some((number, name)) = words.split_last() else {
+        return false;
+    };
+    (2..=MAX_TYPELESS_WORDS).contains(&words.len())
+        && number.starts_with(|c: char| c.is_ascii_digit())
+        && number.len() <= 8
+        && digits(number) <= 4
+        && name.iter().all(|word| {
+            word.chars()
+                .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\''))
+        })
 }
 
 /// Most words of a street read without a label or element.

@@ -36,6 +36,9 @@ const MAX_PREMISE_LINES: usize = 2;
 const NEAR_LINES: usize = 3;
 /// Least score an address is kept with (see [`score`]).
 pub(crate) const MIN_SCORE: u32 = 3;
+/// Least score an address whose street has no street word is kept with: a town and a house
+/// number, and no phone after it (see [`read`]).
+pub(crate) const MIN_TYPELESS_SCORE: u32 = 2;
 /// Most unlabelled addresses of one page.
 pub(crate) const MAX_FOUND: usize = 2;
 
@@ -62,7 +65,8 @@ pub(crate) fn read(
         let (heading, text) = after_location(line.trim());
         if text.is_empty()
             || text.len() > MAX_LINE
-            || !address::has_street_word(&text.to_lowercase())
+            || !(address::has_street_word(&text.to_lowercase())
+                || text.split(',').any(no_postcode::is_typeless_street))
         {
             continue;
         }
@@ -105,10 +109,23 @@ pub(crate) fn read(
         next = end;
         let heading = heading
             || (first.saturating_sub(NEAR_LINES)..first).any(|i| is_location(lines[i].trim()));
-        let contact =
-            (end..(end + NEAR_LINES).min(lines.len())).any(|i| is_other_field(lines[i].trim()));
+        let near = end..(end + NEAR_LINES).min(lines.len());
+        let contact = near.clone().any(|i| is_other_field(lines[i].trim()));
         let points = score(&found_here, heading, contact);
-        if points >= MIN_SCORE && !found.iter().any(|(_, a)| a.street == found_here.street) {
+        // A street without a street word (`Vzorová 12, Vzorovo`) needs a town; its line
+        // followed by a phone is as often a name and a number in a list of people or products.
+        let typeless = found_here
+            .street
+            .as_deref()
+            .is_some_and(|street| !address::has_street_word(&street.to_lowercase()));
+        let enough = if typeless {
+            found_here.locality.is_some()
+                && points >= MIN_TYPELESS_SCORE
+                && !near.clone().any(|i| is_phone_field(lines[i].trim()))
+        } else {
+            points >= MIN_SCORE
+        };
+        if enough && !found.iter().any(|(_, a)| a.street == found_here.street) {
             found.push((points, found_here));
         }
     }
@@ -160,6 +177,12 @@ fn after_location(line: &str) -> (bool, &str) {
         Some((head, rest)) if is_location(head) => (true, rest.trim()),
         _ => (false, line),
     }
+}
+
+/// Whether `line` holds another contact field than an address and an email: a phone, a web
+/// address or a label ([`is_other_field`]).
+fn is_phone_field(line: &str) -> bool {
+    !line.contains('@') && is_other_field(line)
 }
 
 /// Whether `line` holds another contact field than an address: an email, a web address, a
@@ -249,6 +272,26 @@ mod tests {
             streets(&found),
             ["Office 1204, Sample Tower, Sheikh Zayed Road"]
         );
+    }
+
+    #[test]
+    fn a_street_without_a_street_word_and_its_town() {
+        // Slovak: the street's name and its number, the village, alone in a footer line.
+        let found = read_lines(&["Vzorová 12, Vzorovo"], &[0], Some("SK"));
+        assert_eq!(streets(&found), ["Vzorová 12"]);
+        assert_eq!(found[0].locality.as_deref(), Some("Vzorovo"));
+        // Dutch: a name with its article, a number with a letter, the town on the next line.
+        let found = read_lines(&["De Voorbeeld 4a", "Voorbeeldstad"], &[0], Some("NL"));
+        assert_eq!(streets(&found), ["De Voorbeeld 4a"]);
+        // Without a town, or followed by a phone (a name and a number in a list), or longer
+        // than a name of two words and a number: nothing.
+        for lines in [
+            &["Vzorová 12"][..],
+            &["Model Sample 12, Vzorovo", "", "Tel. 0900 123 456"][..],
+            &["Sample Product Line 12, Vzorovo"][..],
+        ] {
+            assert!(read_lines(lines, &[0], Some("SK")).is_empty(), "{lines:?}");
+        }
     }
 
     /// The page's addresses, read by [`crate::extract::extract_page`] from `html` at `url`.
