@@ -10,7 +10,7 @@
 //! A line the address reader found nothing on is read here when the page's region is known
 //! and its postcodes are the data's (not the hand-read US, CA, AU, GB, IE): a whole postcode
 //! of the region (Google's `zip`) with a place name right after it, or right before it where
-//! the layout prints the town first (a region name may follow where the layout prints one
+//! the layout prints the town first or the postcode has six digits (`Cluj-Napoca 400001`) (a region name may follow where the layout prints one
 //! after the postcode, `%C %Z%n%S`: `Chennai - 600017, Tamil Nadu`), and a
 //! street with a street name and a house number or a street word (`extract::address`'s
 //! street lexicon) before it on the line, on the lines above, or (postcode first) after the
@@ -25,6 +25,10 @@ use crate::extract::address::{
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
+
+/// Digits of a postcode read after its town in a layout that prints the postcode first:
+/// six (Romania, Belarus, Central Asia), rarer after a name than counts and years.
+const MIN_TOWN_FIRST_DIGITS: usize = 6;
 
 /// Pacing units for a line with a postcode of the region: a few street look-ups.
 const MATCHED_LINE_UNITS: usize = 512;
@@ -68,10 +72,14 @@ pub(crate) fn read(
                 return out;
             }
             // The town before the postcode only where the layout prints it so (`%C %Z`,
-            // `%C%n%Z`): where it puts the postcode first, a number after a town's name is
-            // as often something else, and the name before it is not reliably the town's.
+            // `%C%n%Z`), or where the postcode has six digits or more (class
+            // `postcode.town_first`, Romania's `Cluj-Napoca 400001`, Belarus' `Минск
+            // 220030`): where it puts a shorter postcode first, a number after a town's name
+            // is as often something else, and the name before it is not reliably the town's.
+            let long = end - start >= MIN_TOWN_FIRST_DIGITS
+                && line[start..end].bytes().all(|b| b.is_ascii_digit());
             let parts = zip_then_town(lines, index, line, (start, end), format).or_else(|| {
-                (format.layout() != postcode::Layout::ZipFirst)
+                (long || format.layout() != postcode::Layout::ZipFirst)
                     .then(|| town_then_zip(lines, index, line, start, end, format))
                     .flatten()
             });
@@ -235,6 +243,41 @@ mod tests {
 
     fn postcodes(found: &[MarkedAddress]) -> Vec<Option<&str>> {
         found.iter().map(|a| a.postal_code.as_deref()).collect()
+    }
+
+    #[test]
+    fn a_six_digit_postcode_after_its_town_where_the_layout_prints_it_first() {
+        // Romania (`%Z %S %C`), Belarus (`%Z, %C`).
+        for (lines, region, street, town, zip) in [
+            (
+                &["Str. Exemplu nr. 10, Cluj-Napoca 400001"][..],
+                "RO",
+                "Str. Exemplu nr. 10",
+                "Cluj-Napoca",
+                "400001",
+            ),
+            (
+                &["Strada Exemplu 5", "București 010011"],
+                "RO",
+                "Strada Exemplu 5",
+                "București",
+                "010011",
+            ),
+            (
+                &["ул. Примерная 5, Минск 220030"],
+                "BY",
+                "ул. Примерная 5",
+                "Минск",
+                "220030",
+            ),
+        ] {
+            let found = read_lines(lines, region);
+            assert_eq!(postcodes(&found), [Some(zip)], "{lines:?}: {found:?}");
+            assert_eq!(found[0].street.as_deref(), Some(street), "{lines:?}");
+            assert_eq!(found[0].locality.as_deref(), Some(town), "{lines:?}");
+        }
+        // Five digits after a name in a layout that prints them first: not read.
+        assert!(read_lines(&["Strada Exemplu 5, Berlin 10115"], "DE").is_empty());
     }
 
     #[test]
