@@ -218,8 +218,11 @@ fn may_name_a_party(text: &str) -> bool {
                         .filter(|run| run.trim().len() >= 3)
                         .map(str::trim)
                 });
+            // No prefilter: headings and labels are short, and the prefilter's rare bytes
+            // (letters, in either case) start a search at most of their positions.
             AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                .prefilter(false)
                 .build(stems)
                 .ok()
         })
@@ -780,6 +783,8 @@ fn domain_owner(domain: &str, layout: &Layout<'_>) -> DomainOwner {
 struct Owners<'l, 'p> {
     layout: &'l Layout<'p>,
     by_host: BTreeMap<&'p str, DomainOwner>,
+    /// The host looked up last, and its owner.
+    last: Option<(&'p str, DomainOwner)>,
 }
 
 impl<'l, 'p> Owners<'l, 'p> {
@@ -787,19 +792,24 @@ impl<'l, 'p> Owners<'l, 'p> {
         Owners {
             layout,
             by_host: BTreeMap::new(),
+            last: None,
         }
     }
 
     /// The owner of the domain `token` names, if it names one.
     fn of_token(&mut self, token: &'p str) -> Option<DomainOwner> {
         let host = host_of_token(token)?;
+        // Most links in a row are to one host: it is compared before the map is searched.
+        if let Some((_, owner)) = self.last.filter(|(last, _)| *last == host) {
+            return Some(owner);
+        }
         let layout = self.layout;
-        Some(
-            *self
-                .by_host
-                .entry(host)
-                .or_insert_with(|| domain_owner(&crate::site::registrable_domain(host), layout)),
-        )
+        let owner = *self
+            .by_host
+            .entry(host)
+            .or_insert_with(|| domain_owner(&crate::site::registrable_domain(host), layout));
+        self.last = Some((host, owner));
+        Some(owner)
     }
 }
 
@@ -828,6 +838,8 @@ fn names_the_site(block: &str, end: usize, site: Option<&str>) -> bool {
 /// The blocks of `layout` (outside `found`) that another organisation owns, from where they
 /// name it to their end (see [`third_party_ranges`]). Only blocks with evidence of another
 /// registrable domain are read: an `@`, a link to another site, `www.` or `://` in the text.
+/// Only links that may name a host ([`may_name_a_host`]) are looked up, and only blocks that
+/// may name an organisation ([`may_mention`]) are read word by word.
 fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Vec<Range<usize>> {
     let Layout {
         text,
@@ -846,7 +858,9 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
     // Blocks holding evidence of another organisation's domain, each once.
     let mut evidence: Vec<usize> = links
         .iter()
-        .filter(|(href, _)| owners_seen.of_token(href) == Some(DomainOwner::Other))
+        .filter(|(href, _)| {
+            may_name_a_host(href) && owners_seen.of_token(href) == Some(DomainOwner::Other)
+        })
         .map(|(_, pos)| *pos)
         .collect();
     evidence.extend(memchr::memchr_iter(b'@', text.as_bytes()));
@@ -861,6 +875,9 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
             continue;
         }
         let body = &text[block.clone()];
+        if !may_mention(body) {
+            continue;
+        }
         let Some(mention) = other_organisation_mention(body, site, layout.business_names) else {
             continue;
         };
@@ -879,6 +896,253 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         }
     }
     owned
+}
+
+/// Whether [`host_of_token`] may find a host in `href`: `false` only when it finds none (a
+/// relative link: no `@`, and no `http://`, `https://` or `www.` after its leading
+/// punctuation), with no look-up.
+fn may_name_a_host(href: &str) -> bool {
+    let bytes = href.as_bytes();
+    if memchr::memchr(b'@', bytes).is_some() {
+        return true;
+    }
+    let token = href.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ["https://", "http://", "www."].iter().any(|head| {
+        token
+            .get(..head.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(head))
+    })
+}
+
+/// Whether [`other_organisation_mention`] may find a name in `block`: `false` only when it
+/// finds none. A word it reads as an authority's holds an `org.type` word or
+/// `compound.authority` head as [`authority_stems`] spells it; a legal form it reads is one
+/// of the `legal.form` entries as a whole word with a capital, or a word with dots inside
+/// that is one without them ([`dotted_word_may_be_a_legal_form`]). The two characters whose
+/// lower case holds an ASCII letter (KELVIN SIGN, `İ`) always count.
+fn may_mention(block: &str) -> bool {
+    let Some(filter) = MentionFilter::get() else {
+        return true;
+    };
+    let bytes = block.as_bytes();
+    let word_byte = |b: u8| b.is_ascii_alphanumeric();
+    let named = filter.automaton.find_overlapping_iter(block).any(|found| {
+        !filter.whole_word[found.pattern().as_usize()]
+            || (!found
+                .start()
+                .checked_sub(1)
+                .is_some_and(|before| word_byte(bytes[before]))
+                && !bytes.get(found.end()).copied().is_some_and(word_byte)
+                && bytes[found.range()].iter().any(u8::is_ascii_uppercase))
+    });
+    // A legal form written with dots ("S.A", "s.r.o"): the word around each dot inside a
+    // word, its dots left out.
+    named || memchr::memchr_iter(b'.', bytes).any(|at| dotted_word_may_be_a_legal_form(bytes, at))
+}
+
+/// Whether the word of [`other_organisation_mention`] around the `.` at byte `at` of `block`
+/// may be a legal form: `false` when the dot is inside no word, or the word is ASCII and,
+/// its dots left out and lower-cased, no `legal.form` entry. A character other than ASCII
+/// next to it may be a letter: then it may be one.
+fn dotted_word_may_be_a_legal_form(block: &[u8], at: usize) -> bool {
+    let (Some(&before), Some(&after)) = (at.checked_sub(1).map(|i| &block[i]), block.get(at + 1))
+    else {
+        return false;
+    };
+    if !before.is_ascii() || !after.is_ascii() {
+        return true;
+    }
+    // Inside a word: a letter or digit before it, a letter after it.
+    if !before.is_ascii_alphanumeric() || !after.is_ascii_alphabetic() {
+        return false;
+    }
+    // The word's start: back over letters, digits and dots inside the word.
+    let mut start = at;
+    while start > 0 {
+        let b = block[start - 1];
+        if b.is_ascii_alphanumeric() {
+            start -= 1;
+        } else if !b.is_ascii() {
+            return true;
+        } else if b == b'.' && block[start].is_ascii_alphabetic() && start >= 2 {
+            let two_before = block[start - 2];
+            if !two_before.is_ascii() {
+                return true;
+            }
+            if !two_before.is_ascii_alphanumeric() {
+                break;
+            }
+            start -= 1;
+        } else {
+            break;
+        }
+    }
+    // Its end: on over letters, digits and dots before a letter.
+    let mut end = at + 1;
+    while let Some(&b) = block.get(end) {
+        if b.is_ascii_alphanumeric() {
+            end += 1;
+        } else if !b.is_ascii() {
+            return true;
+        } else if b == b'.' {
+            match block.get(end + 1) {
+                Some(next) if !next.is_ascii() => return true,
+                Some(next) if next.is_ascii_alphabetic() => end += 1,
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    let mut letters = [0u8; 16];
+    let mut len = 0;
+    for &b in block[start..end].iter().filter(|b| **b != b'.') {
+        let Some(slot) = letters.get_mut(len) else {
+            // Longer than any form the filter reads.
+            return lexicon_words().legal_forms.iter().any(|f| f.len() >= 16);
+        };
+        *slot = b.to_ascii_lowercase();
+        len += 1;
+    }
+    lexicon_words()
+        .legal_forms
+        .iter()
+        .any(|form| form.as_bytes() == &letters[..len])
+}
+
+/// The automaton of [`may_mention`], built once from the lexicon.
+struct MentionFilter {
+    automaton: AhoCorasick,
+    /// For each pattern, whether it counts only as a whole word with a capital (a legal
+    /// form) rather than anywhere.
+    whole_word: Vec<bool>,
+}
+
+impl MentionFilter {
+    fn get() -> Option<&'static MentionFilter> {
+        static FILTER: OnceLock<Option<MentionFilter>> = OnceLock::new();
+        FILTER
+            .get_or_init(|| {
+                let words = lexicon_words();
+                let mut patterns: Vec<String> = vec!["\u{212A}".into(), "\u{130}".into()];
+                for word in words.org_types.iter().chain(&words.authority_heads) {
+                    patterns.extend(authority_stems(word));
+                }
+                patterns.sort();
+                patterns.dedup();
+                let mut whole_word = vec![false; patterns.len()];
+                for form in &words.legal_forms {
+                    if form.contains(' ') || form.is_empty() {
+                        // A word never holds a space: no word is this form.
+                        continue;
+                    }
+                    if form.is_ascii() {
+                        patterns.push(form.clone());
+                        whole_word.push(true);
+                    } else {
+                        for stem in authority_stems(form) {
+                            patterns.push(stem);
+                            whole_word.push(false);
+                        }
+                    }
+                }
+                // No prefilter, as for `may_name_a_party`: blocks are short.
+                let automaton = AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .prefilter(false)
+                    .build(&patterns)
+                    .ok()?;
+                Some(MentionFilter {
+                    automaton,
+                    whole_word,
+                })
+            })
+            .as_ref()
+    }
+}
+
+/// What a word whose lower case holds `entry` (lower-case) holds: the entry itself when it
+/// is ASCII (ASCII case aside); else the entry in each case of its other letters
+/// ([`cased_forms`]) when that makes at most 32 spellings; else its longest run of ASCII
+/// letters if three or more; else its first two characters in each of their cases.
+fn authority_stems(entry: &str) -> Vec<String> {
+    if entry.is_ascii() {
+        return vec![entry.to_owned()];
+    }
+    if let Some(whole) = spellings(entry.chars(), 32) {
+        return whole;
+    }
+    if let Some(run) = entry
+        .split(|c: char| !c.is_ascii())
+        .max_by_key(|run| run.len())
+        .filter(|run| run.len() >= 3)
+    {
+        return vec![run.to_owned()];
+    }
+    spellings(entry.chars().take(2), usize::MAX).unwrap_or_default()
+}
+
+/// `chars` spelled in each case of their letters other than ASCII ([`cased_forms`]; ASCII
+/// letters are left to the automaton's ASCII case folding), if there are at most `most`
+/// spellings.
+fn spellings(chars: impl Iterator<Item = char>, most: usize) -> Option<Vec<String>> {
+    let mut spelled = vec![String::new()];
+    for c in chars {
+        let forms = if c.is_ascii() {
+            vec![c]
+        } else {
+            cased_forms(c)
+        };
+        spelled = spelled
+            .iter()
+            .flat_map(|stem| forms.iter().map(move |form| format!("{stem}{form}")))
+            .collect();
+        if spelled.len() > most {
+            return None;
+        }
+    }
+    Some(spelled)
+}
+
+/// The ranges of code points holding every character whose lower case is not itself
+/// (checked against the standard library's tables by a unit test).
+const CASED: [(u32, u32); 16] = [
+    (0x41, 0x24E),
+    (0x370, 0x556),
+    (0x10A0, 0x10CD),
+    (0x13A0, 0x13F5),
+    (0x1C89, 0x1CBF),
+    (0x1E00, 0x1FFC),
+    (0x2126, 0x2183),
+    (0x24B6, 0x24CF),
+    (0x2C00, 0x2CF2),
+    (0xA640, 0xA7F5),
+    (0xFF21, 0xFF3A),
+    (0x10400, 0x10595),
+    (0x10C80, 0x10D65),
+    (0x118A0, 0x118BF),
+    (0x16E40, 0x16EB8),
+    (0x1E900, 0x1E921),
+];
+
+/// `lower` (a lower-case character) and every character whose lower case it is, as
+/// `str::to_lowercase` maps them (`Σ` to `ς` at a word's end).
+fn cased_forms(lower: char) -> Vec<char> {
+    let mut forms = vec![lower];
+    for upper in CASED
+        .iter()
+        .flat_map(|&(from, to)| from..=to)
+        .filter_map(char::from_u32)
+    {
+        let mut mapped = upper.to_lowercase();
+        if upper != lower && mapped.next() == Some(lower) && mapped.next().is_none() {
+            forms.push(upper);
+        }
+    }
+    if lower == 'ς' {
+        forms.push('Σ');
+    }
+    forms
 }
 
 /// Where `block` first names an organisation that is not the site: an authority's word, or a
@@ -1073,7 +1337,108 @@ pub fn own_part<'t>(ranges: &[Range<usize>], line: &'t str, start: usize) -> &'t
 mod tests {
     use super::*;
 
+    /// The words [`may_mention`] is checked on: the lexicon's organisation types, authority
+    /// heads and legal forms (as written and as read), and others.
+    fn mention_words() -> Vec<String> {
+        let words = lexicon_words();
+        let mut all: Vec<String> = words
+            .org_types
+            .iter()
+            .chain(&words.authority_heads)
+            .chain(&words.legal_forms)
+            .cloned()
+            .chain(lexicon::words(Class::LegalForm).map(str::to_owned))
+            .collect();
+        all.extend(
+            [
+                "Beispiel",
+                "as",
+                "x",
+                "Ω",
+                "\u{212A}",
+                "İ",
+                "Σ",
+                "ßtraße",
+                "www",
+                "a.b",
+                "S.A.",
+                "G.m.b.H",
+                "x.y.z",
+                "www.beispiel.de",
+                "v1.2",
+                ".Ag",
+                "é.AG",
+            ]
+            .map(str::to_owned),
+        );
+        all
+    }
+
+    #[test]
+    fn cased_holds_every_character_with_another_lower_case() {
+        let inside = |c: u32| CASED.iter().any(|&(from, to)| (from..=to).contains(&c));
+        for c in (0..=0x10FFFF_u32)
+            .filter(|c| !inside(*c))
+            .filter_map(char::from_u32)
+        {
+            assert!(c.to_lowercase().eq([c]), "{c:?}");
+        }
+    }
+
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4_000))]
+        #[test]
+        fn a_block_may_mention_what_the_mention_reader_finds(
+            parts in proptest::collection::vec(
+                (0..1_000usize, 0..4u8, "( |\\.|\n|-|é|[a-zA-Z]{1,3}|,)"),
+                0..4,
+            )
+        ) {
+            let words = mention_words();
+            let mut block = String::new();
+            for (index, case, separator) in parts {
+                let word = &words[index % words.len()];
+                match case {
+                    0 => block.push_str(word),
+                    1 => block.push_str(&word.to_uppercase()),
+                    2 => {
+                        let mut chars = word.chars();
+                        block.extend(chars.next().into_iter().flat_map(char::to_uppercase));
+                        block.push_str(chars.as_str());
+                    }
+                    _ => block.extend(word.chars().enumerate().flat_map(|(at, c)| {
+                        let upper = at % 2 == 0;
+                        let mapped: Vec<char> = if upper {
+                            c.to_uppercase().collect()
+                        } else {
+                            vec![c]
+                        };
+                        mapped
+                    })),
+                }
+                block.push_str(&separator);
+            }
+            if other_organisation_mention(&block, None, &[]).is_some() {
+                proptest::prop_assert!(may_mention(&block), "{}", block);
+            }
+        }
+    }
+
+    proptest::proptest! {
+
+        #[test]
+        fn a_link_may_name_a_host_when_a_host_is_read_from_it(
+            parts in proptest::collection::vec(
+                "(https?://|HTTP://|www\\.|WWW\\.|//|/|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                0..6,
+            )
+        ) {
+            let href = parts.concat();
+            if host_of_token(&href).is_some() {
+                proptest::prop_assert!(may_name_a_host(&href), "{}", href);
+            }
+        }
+
         #[test]
         fn first_colons_are_those_of_each_line(text in "([a-z]{1,4}|:|\n| |é){0,30}") {
             let mut line_starts = vec![0];
