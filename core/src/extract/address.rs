@@ -3104,8 +3104,11 @@ fn without_leading_name(prefix: &str) -> &str {
         if street {
             // A house number alone names no street: the chunks before it do (`Paraje Los
             // Olivos, 7`), also with a floor after it as the last chunk (`San Isidro, 12 bajo`).
+            // A marked house number with more chunks after it opens the street the Indian
+            // way (`Sample Clinic, #45, 1st Cross, …`, `…, No. 12, Main Road`).
             let last = n + 1 == chunks;
             if !has_street_name(trimmed)
+                && (!marked || last)
                 && (ends_with_house_number(trimmed)
                     || (last && trimmed.starts_with(|c: char| c.is_ascii_digit())))
             {
@@ -4575,6 +4578,22 @@ mod tests {
             &["3900 Sample Avenue", "Suite 500, Sampleville, CO 80210"],
             "US",
             "3900 Sample Avenue, Suite 500",
+        );
+    }
+
+    #[test]
+    fn a_name_before_a_marked_house_number_is_no_part_of_the_street() {
+        // India (`#45`), Nigeria (`No. 12`): the house number's mark opens the street, the
+        // chunks after it belong to it.
+        assert_one_street(
+            &["Sample Clinic, #45, 1st Cross, Sample Layout, Bengaluru 560034"],
+            "IN",
+            "#45, 1st Cross, Sample Layout",
+        );
+        assert_one_street(
+            &["Sample Ventures, No. 12, Sample Street, Ikeja 100001"],
+            "NG",
+            "No. 12, Sample Street",
         );
     }
 
