@@ -140,8 +140,9 @@ pub(crate) fn read(
 
 /// The evidence that `found` is the business's address: 2 for a printed country (`parse`
 /// made sure the page's region agrees), 2 for a state's name among its places, 1 for a town,
-/// 1 for a number in its street, 2 for a `label.location` heading above it, 1 for another
-/// contact field after it.
+/// 1 for a number in its street, 1 for a `label.location` heading above it (such headings —
+/// office, branch, location — head other branches' and other organisations' blocks too), 1
+/// for another contact field after it.
 fn score(found: &MarkedAddress, heading: bool, contact: bool) -> u32 {
     let places = [found.locality.as_deref(), found.region.as_deref()];
     let state = places.iter().flatten().any(|p| address::is_region_name(p));
@@ -153,7 +154,7 @@ fn score(found: &MarkedAddress, heading: bool, contact: bool) -> u32 {
         + 2 * u32::from(state)
         + u32::from(found.locality.is_some())
         + u32::from(number)
-        + 2 * u32::from(heading)
+        + u32::from(heading)
         + u32::from(contact)
 }
 
@@ -350,6 +351,12 @@ mod tests {
         ] {
             assert!(read_lines(lines, &[0], Some("GH")).is_empty(), "{lines:?}");
         }
+        // A heading such as `Branch` over a street without a number and a town: such headings
+        // head other branches' and organisations' blocks too.
+        let lines = ["Branch", "Sample Road, Accra"];
+        assert!(read_lines(&lines, &[0, 1], Some("GH")).is_empty());
+        let lines = ["Sucursal", "Calle Ejemplo, Bella Vista"];
+        assert!(read_lines(&lines, &[0, 1], Some("PA")).is_empty());
         // A country other than the page's.
         let lines = ["Head Office", "12 Sample Road, Nairobi, Kenya"];
         assert!(read_lines(&lines, &[0, 1], Some("GH")).is_empty());
