@@ -2948,10 +2948,12 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         in_paragraph,
     ));
     // A street with its house number on the postcode line is the whole street: `12 Main
-    // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`.
+    // Street` or, the European way, `Szirom u. 27`, `Via G. Verdi, 12`, also with a district
+    // or unit after the number (`Rua Sete, 77 - Centro`, `Av. Brasil, 1500 - Sala 2`).
     if is_streetish(prefix)
         && (prefix.starts_with(|c: char| c.is_ascii_digit())
-            || (ends_with_house_number(prefix) && has_street_name(prefix)))
+            || (ends_with_house_number(prefix) && has_street_name(prefix))
+            || numbered_street_then_more(prefix))
     {
         // The whole line is the street (and town): a premise line above it is part of it.
         let above = (prefix == whole)
@@ -3013,6 +3015,37 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// Whether `prefix` opens with a street (class `street.numbered_then_more`): its first
+/// comma or dash part holds a street word (`Rua Sete`, `Av. Brasil`), the next part or the
+/// same one ends with a house number (`77`, `nº 77`), and a district or unit may follow (`-
+/// Centro`, `- Sala 2`). Such a line is the street line itself: the line above it is not
+/// read (a name or a registration number there is no part of the street).
+fn numbered_street_then_more(prefix: &str) -> bool {
+    let mut parts = prefix
+        .split([',', '–'])
+        .flat_map(|p| p.split(" - "))
+        .map(str::trim);
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    if !has_street_word(&first.to_lowercase()) || is_premise(first) {
+        return false;
+    }
+    let numbered = |part: &str| {
+        let part = part.trim_end_matches(['.', ',']);
+        ends_with_house_number(part) && part.len() <= 40
+    };
+    numbered(first)
+        || parts.next().is_some_and(|second| {
+            let second = second
+                .trim_start_matches(['n', 'N', 'º', '°', 'o', '.', ' '])
+                .trim();
+            !second.is_empty()
+                && numbered(second)
+                && second.starts_with(|c: char| c.is_ascii_digit())
+        })
 }
 
 /// Text before a postcode longer than this, in bytes, is a paragraph (a street is shorter).
@@ -4515,6 +4548,34 @@ mod tests {
         ] {
             assert_one_street(lines, region, street);
         }
+    }
+
+    #[test]
+    fn a_numbered_street_with_a_district_after_it_is_the_whole_street_line() {
+        // Brazil (`- Centro`), Mexico (`- Local 4`): the line above (a name, a registration
+        // number) is no part of the street.
+        assert_one_street(
+            &[
+                "Exemplo Ltda - CNPJ 12.345.678/0001-90",
+                "Rua Sete, 77 - Centro, Passo Fundo - RS, 99025-030",
+            ],
+            "BR",
+            "Rua Sete, 77 - Centro",
+        );
+        assert_one_street(
+            &[
+                "Ejemplo S.A. de C.V. - RFC EJE010101AB1",
+                "Av. Juárez, 123 - Local 4, 06000 Ciudad de México",
+            ],
+            "MX",
+            "Av. Juárez, 123 - Local 4",
+        );
+        // A unit first is no street: the street line above is read.
+        assert_one_street(
+            &["3900 Sample Avenue", "Suite 500, Sampleville, CO 80210"],
+            "US",
+            "3900 Sample Avenue, Suite 500",
+        );
     }
 
     #[test]
