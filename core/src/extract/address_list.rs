@@ -130,6 +130,13 @@ impl AddressList {
         self.entries.is_empty()
     }
 
+    /// The streets of the entries that have one, in order of first sighting.
+    pub(crate) fn streets(&self) -> impl Iterator<Item = &str> {
+        self.entries
+            .iter()
+            .filter_map(|entry| entry.street.as_deref())
+    }
+
     /// The entries, in order of first sighting.
     pub(crate) fn into_entries(self) -> Vec<MarkedAddress> {
         self.entries

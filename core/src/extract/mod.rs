@@ -413,23 +413,27 @@ impl ParsedPage {
         }
         // A page that gives no address with a postcode may print one without
         // (`extract::no_postcode`).
+        let layout = no_postcode::Layout {
+            line_starts: &line_starts,
+            block_starts: &doc.block_starts,
+            address_ranges: &doc.address_ranges,
+        };
         if addresses.is_empty() {
-            let layout = no_postcode::Layout {
-                line_starts: &line_starts,
-                block_starts: &doc.block_starts,
-                address_ranges: &doc.address_ranges,
-            };
             for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
                 addresses.push(trim_address(found));
             }
-            // Nor under a label: a short block that is nothing but an address
-            // (`extract::unlabelled_address`).
-            if addresses.is_empty() {
-                let found =
-                    unlabelled_address::read(&contact_lines, &layout, string_region, budget);
-                for found in found {
-                    addresses.push(trim_address(found));
-                }
+        }
+        // Nor under a label: a short block that is nothing but an address
+        // (`extract::unlabelled_address`); beside an address found above, only one that prints
+        // its country (a second address needs the strongest evidence) and is no part of one
+        // found (the same address printed again in part).
+        let found_before = !addresses.is_empty();
+        for found in unlabelled_address::read(&contact_lines, &layout, string_region, budget) {
+            let new = !found_before
+                || (found.country.is_some()
+                    && !unlabelled_address::repeats(found.street.as_deref(), addresses.streets()));
+            if new {
+                addresses.push(trim_address(found));
             }
         }
         // Nor one without: the place its map links and embeds show (`extract::map_links`).

@@ -1128,17 +1128,30 @@ const CASED: [(u32, u32); 16] = [
 /// `lower` (a lower-case character) and every character whose lower case it is, as
 /// `str::to_lowercase` maps them (`Σ` to `ς` at a word's end).
 fn cased_forms(lower: char) -> Vec<char> {
+    // Each character of [`CASED`] whose lower case is one other character, with it: one
+    // pass over the ranges, whatever the number of letters asked about.
+    static PAIRS: OnceLock<Vec<(char, char)>> = OnceLock::new();
+    let pairs = PAIRS.get_or_init(|| {
+        CASED
+            .iter()
+            .flat_map(|&(from, to)| from..=to)
+            .filter_map(char::from_u32)
+            .filter_map(|upper| {
+                let mut mapped = upper.to_lowercase();
+                match (mapped.next(), mapped.next()) {
+                    (Some(lower), None) if lower != upper => Some((lower, upper)),
+                    _ => None,
+                }
+            })
+            .collect()
+    });
     let mut forms = vec![lower];
-    for upper in CASED
-        .iter()
-        .flat_map(|&(from, to)| from..=to)
-        .filter_map(char::from_u32)
-    {
-        let mut mapped = upper.to_lowercase();
-        if upper != lower && mapped.next() == Some(lower) && mapped.next().is_none() {
-            forms.push(upper);
-        }
-    }
+    forms.extend(
+        pairs
+            .iter()
+            .filter(|(of, _)| *of == lower)
+            .map(|(_, upper)| *upper),
+    );
     if lower == 'ς' {
         forms.push('Σ');
     }
@@ -1372,6 +1385,23 @@ mod tests {
             .map(str::to_owned),
         );
         all
+    }
+
+    #[test]
+    fn cased_forms_are_every_character_with_that_lower_case() {
+        for lower in ['ö', 'ř', 'α', 'σ', 'ς', 'ω', 'å', 'ß', 'ı'] {
+            let mut every: Vec<char> = (0..=0x10FFFF_u32)
+                .filter_map(char::from_u32)
+                .filter(|c| c.to_lowercase().eq([lower]) || *c == lower)
+                .collect();
+            if lower == 'ς' {
+                every.push('Σ');
+            }
+            let mut forms = cased_forms(lower);
+            every.sort_unstable();
+            forms.sort_unstable();
+            assert_eq!(forms, every, "{lower}");
+        }
     }
 
     #[test]

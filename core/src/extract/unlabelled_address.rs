@@ -138,6 +138,28 @@ pub(crate) fn read(
         .collect()
 }
 
+/// Whether `street` is part of one of `streets` or holds one, letters and digits compared
+/// case ignored (`Calle Ejemplo 12` and `Km 4, Calle Ejemplo 12`): the same address printed
+/// twice, once in part.
+pub(crate) fn repeats<'a>(street: Option<&str>, streets: impl Iterator<Item = &'a str>) -> bool {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let parts: Vec<String> = street
+        .unwrap_or("")
+        .split(',')
+        .map(squash)
+        .filter(|part| !part.is_empty())
+        .collect();
+    let street = parts.concat();
+    streets.map(squash).any(|other| {
+        !other.is_empty() && (other.contains(street.as_str()) || street.contains(other.as_str()))
+    })
+}
+
 /// The evidence that `found` is the business's address: 2 for a printed country (`parse`
 /// made sure the page's region agrees), 2 for a state's name among its places, 1 for a town,
 /// 1 for a number in its street, 1 for a `label.location` heading above it (such headings —
@@ -333,6 +355,50 @@ mod tests {
              Panamá</li><li>info@example.com.pa</li></ul></footer></body></html>",
         );
         assert_eq!(found, ["Calle Ejemplo 12"]);
+    }
+
+    #[test]
+    fn beside_another_address_only_one_that_prints_its_country() {
+        // The structured address `structured`, the footer's line `street, place`, a phone.
+        let page = |country: &str, structured: &str, street: &str, place: &str| {
+            format!(
+                "<html><head><script type=\"application/ld+json\">{{\"@type\":\"LocalBusiness\",\
+                 \"address\":{{\"@type\":\"PostalAddress\",\"streetAddress\":\"{structured}\",\
+                 \"addressLocality\":\"Sampletown\",\"addressCountry\":\"{country}\"}}}}</script>\
+                 </head><body><footer><p>{street}, {place}</p><p>Tel: +000 00 000 0000</p>\
+                 </footer></body></html>",
+            )
+        };
+        // Ghana, Panama: a branch printed with its country beside the structured address.
+        for (domain, country, street, district, place) in [
+            (
+                "example.com.gh",
+                "GH",
+                "No. 14 Sample Street",
+                ", East Legon",
+                "Accra, Ghana",
+            ),
+            (
+                "example.com.pa",
+                "PA",
+                "Calle Ejemplo 12",
+                "",
+                "Bella Vista, Panamá",
+            ),
+        ] {
+            let url = format!("https://{domain}/");
+            let printed = format!("{street}{district}");
+            let html = page(country, "1 Sample Lane", &printed, place);
+            assert_eq!(page_streets(&url, &html).len(), 2, "{html}");
+            // Without its country, the structured address only.
+            let town = place.rsplit_once(", ").map_or(place, |(before, _)| before);
+            let html = page(country, "1 Sample Lane", &printed, town);
+            assert_eq!(page_streets(&url, &html), ["1 Sample Lane"]);
+            // The structured address printed again, a part of its street left out.
+            let structured = format!("Km 4, {printed}");
+            let html = page(country, &structured, &printed, place);
+            assert_eq!(page_streets(&url, &html).len(), 1, "{html}");
+        }
     }
 
     #[test]
