@@ -302,11 +302,20 @@ const MAX_TYPELESS_WORDS: usize = 3;
 /// of one or two words of letters, then a house number (a digit first, at most four digits:
 /// `12`, `12a`, `156a/306`).
 pub(crate) fn is_typeless_street(chunk: &str) -> bool {
-    let words: Vec<&str> = chunk.split_whitespace().collect();
-    let Some((number, name)) = words.split_last() else {
+    // The words without a vector: the unlabelled reader asks this of every line's parts.
+    let mut words = [""; MAX_TYPELESS_WORDS + 1];
+    let mut count = 0;
+    for word in chunk.split_whitespace() {
+        let Some(slot) = words.get_mut(count) else {
+            return false;
+        };
+        *slot = word;
+        count += 1;
+    }
+    let Some((number, name)) = words[..count].split_last() else {
         return false;
     };
-    (2..=MAX_TYPELESS_WORDS).contains(&words.len())
+    (2..=MAX_TYPELESS_WORDS).contains(&count)
         && number.starts_with(|c: char| c.is_ascii_digit())
         && number.len() <= 8
         && digits(number) <= 4
@@ -438,6 +447,25 @@ pub(crate) fn with_layout<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_typeless_street_is_read_as_its_words_say(chunk in "[A-Za-zé0-9 .'-]{0,24}") {
+            // The reading the function spares its vector of: every word collected first.
+            let words: Vec<&str> = chunk.split_whitespace().collect();
+            let by_vector = words.split_last().is_some_and(|(number, name)| {
+                (2..=MAX_TYPELESS_WORDS).contains(&words.len())
+                    && number.starts_with(|c: char| c.is_ascii_digit())
+                    && number.len() <= 8
+                    && digits(number) <= 4
+                    && name.iter().all(|word| {
+                        word.chars()
+                            .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\''))
+                    })
+            });
+            proptest::prop_assert_eq!(is_typeless_street(&chunk), by_vector, "{:?}", chunk);
+        }
+    }
 
     /// Reads `lines` as a page's text whose blocks start at the lines `blocks`, with the
     /// `<address>` elements over the lines `elements` (first line, line after the last).
