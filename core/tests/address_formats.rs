@@ -194,3 +194,55 @@ fn a_label_or_parentheses_in_prose_are_no_address() {
         );
     }
 }
+
+/// Class `address.area_line`: an area line (a place name) between a street that opens with its
+/// house number and the town's line, in layouts whose format has no district: India (on a
+/// `.in` host, and on a `.com` host with an Indian number), Sri Lanka. The area is neither
+/// street nor town.
+#[test]
+fn an_area_line_between_the_street_and_the_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>Sample Solutions Pvt Ltd<br>#12, 1st Floor, 5th Cross<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+            ["#12, 1st Floor, 5th Cross", "Bengaluru", "560035"],
+        ),
+        (
+            "https://sample-solutions.com/",
+            "<p>Sample Solutions Pvt Ltd<br>12, 5th Cross Road<br>Sample Layout<br>Bengaluru, Karnataka 560035<br>Phone: +91 80 5555 0123</p>",
+            ["12, 5th Cross Road", "Bengaluru", "560035"],
+        ),
+        (
+            "https://sample.lk/",
+            "<p>Sample Holdings (Pvt) Ltd<br>No. 12, Sample Mawatha<br>Sample Gardens<br>Colombo 00500</p>",
+            ["No. 12, Sample Mawatha", "Colombo", "00500"],
+        ),
+    ]);
+}
+
+/// Negatives of the area line: a name line above the town without a numbered street above
+/// it, opening hours and another organisation's name between them are not read as a street.
+#[test]
+fn an_area_line_needs_a_numbered_street_above_it() {
+    for (url, html) in [
+        (
+            "https://sample.in/",
+            "<p>Open Monday to Saturday<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+        (
+            "https://sample.in/",
+            "<p>Sample Solutions Pvt Ltd<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+        (
+            "https://sample.in/",
+            "<p>10 years of service<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+    ] {
+        let streets: Vec<Option<String>> = page(url, html)
+            .addresses
+            .into_iter()
+            .map(|a| a.street)
+            .collect();
+        assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
+    }
+}

@@ -1880,15 +1880,17 @@ fn whole_district(line: &str) -> Option<&str> {
 /// the locality (class `address.district_line`, Google's `%D`: Brazil's bairro `Rua Sete, 77`
 /// / `Jardim América` / `Passo Fundo - RS`, Mexico's colonia, Malaysia's taman): the line
 /// right above line `index` (the locality's) is a place name, the street line is above it.
-/// `None` in other layouts, or without such lines.
+/// In the other layouts the street line must open with its house number (class
+/// `address.area_line`: `#12, 1st Floor, 5th Cross` / `Sample Nagar` / `Bengaluru,
+/// Karnataka 560034`). `None` without such lines.
 pub(crate) fn street_over_district(
     lines: &[&str],
     index: usize,
     format: &postcode::Format,
 ) -> Option<String> {
-    if !format.fmt.contains("%D") {
-        return None;
-    }
+    // Layouts without `%D`: an area line the Indian way, below a street that opens with its
+    // house number (`extract::postcode_places`).
+    let district_layout = format.fmt.contains("%D");
     let district_at = index.checked_sub(1)?;
     let district = lines.get(district_at)?.trim().trim_end_matches([',', '.']);
     if !is_place_name(district) {
@@ -1896,6 +1898,11 @@ pub(crate) fn street_over_district(
     }
     street_for(lines, district_at, "").filter(|street| {
         let first = street.split(',').next().unwrap_or("");
+        if !district_layout {
+            return postcode_places::opens_with_house_number(street, |text| {
+                has_street_word(&text.to_lowercase())
+            });
+        }
         has_street_word(&first.to_lowercase())
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())

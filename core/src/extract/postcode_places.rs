@@ -4,7 +4,11 @@
 //!   `postcode.label_first`): `C.P. 06000, Ciudad Ejemplo, CDMX`, `CEP 99010-000, Vila
 //!   Exemplo, RS`, `C.P. 44160 Villa Ejemplo, Jalisco` ([`places_after`]);
 //! - the state's code in parentheses after the town (class `postcode.state_in_parentheses`):
-//!   `Vila Exemplo (RS)` above or before a CEP, `Borgo Esempio (MI)` ([`town_with_state_code`]).
+//!   `Vila Exemplo (RS)` above or before a CEP, `Borgo Esempio (MI)` ([`town_with_state_code`]);
+//! - an area line between the street and the town in the layouts whose format has no district
+//!   (class `address.area_line`, India: `#12, 1st Floor, 5th Cross` / `Sample Nagar` /
+//!   `Bengaluru, Karnataka 560034`): the street line must open with its house number
+//!   ([`opens_with_house_number`]).
 
 /// The address reader's tests that these readings use, passed in by it (`extract::address`
 /// calls this module, so this module does not call it back).
@@ -97,6 +101,37 @@ pub(crate) fn town_with_state_code(
     is_place_name(town).then(|| (town_start, town.to_string(), code.to_string()))
 }
 
+/// Whether the street line `text` opens with its house number: a number mark (`#`, `No.`,
+/// `No`, `Nº`, `N°`) and a digit (`#12, 1st Floor`, `No. 5, Sample Road`), or a house number
+/// (digits, then letters, slashes or dashes: `12`, `12/A`, `4-1`) set off by a comma or
+/// followed by a street that `street_word` finds (`12, 5th Cross`, `12 Sample Road`; not `10
+/// years of service`).
+pub(crate) fn opens_with_house_number(text: &str, street_word: fn(&str) -> bool) -> bool {
+    let text = text.trim_start();
+    let marked = ["#", "no. ", "no.", "no ", "nº ", "nº", "n° ", "n°"]
+        .iter()
+        .any(|mark| {
+            text.get(..mark.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(mark))
+                && text[mark.len()..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+        });
+    if marked {
+        return true;
+    }
+    let number_end = text
+        .find(|c: char| c.is_whitespace() || c == ',')
+        .unwrap_or(text.len());
+    let number = &text[..number_end];
+    let is_number = number.starts_with(|c: char| c.is_ascii_digit())
+        && number.len() <= 8
+        && number
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-'));
+    is_number && (text[number_end..].starts_with(',') || street_word(text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +188,36 @@ mod tests {
             town_with_state("Via Esempio 5, Borgo Esempio (MI)"),
             Some((14, "Borgo Esempio".into(), "MI".into()))
         );
+    }
+
+    #[test]
+    fn a_house_number_opens_the_street() {
+        let street_word =
+            |text: &str| crate::extract::address::has_street_word(&text.to_lowercase());
+        for text in [
+            "#12, 1st Floor",
+            "# 12",
+            "No. 5",
+            "NO 7, Sample Lane",
+            "Nº 3",
+            "12 Sample Road",
+            "4/1, Sample Layout",
+            "12/A Sample Street",
+        ] {
+            assert!(opens_with_house_number(text, street_word), "{text}");
+        }
+        for text in [
+            "Sample Nagar",
+            "Nova Vila",
+            "No parking",
+            "#tag",
+            "Floor 2",
+            "10 years of service",
+            "24x7 support",
+            "2024 Sample Awards",
+        ] {
+            assert!(!opens_with_house_number(text, street_word), "{text}");
+        }
     }
 
     #[test]
