@@ -9,6 +9,7 @@
 //! Pure functions: the caller fetches.
 
 use std::collections::btree_map::{BTreeMap, Entry};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use url::Url;
@@ -147,10 +148,17 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     let home_site = registrable_domain(home_host);
     // One entry per page (`page_key`), found in an ordered map: a page has up to 5 000 links.
     let mut seen: BTreeMap<PageKey, usize> = BTreeMap::new();
+    // The links read so far, as (URL, text, in the footer): a page repeats its menus, and a
+    // link read again changes nothing (same score, and its page is in `out` already or was
+    // left out), so it is not scored again.
+    let mut read: BTreeSet<(&str, &str, bool)> = BTreeSet::new();
     for link in links {
         // Pacing (`crate::pace`): scoring a link is about a microsecond.
         if !crate::pace::work(link.url.as_str().len() + 256) {
             break;
+        }
+        if !read.insert((link.url.as_str(), link.text.as_str(), link.in_footer)) {
+            continue;
         }
         let url = &link.url;
         let same_site = url
@@ -1020,6 +1028,68 @@ mod tests {
             for (i, b) in bytes.iter().enumerate() {
                 proptest::prop_assert_eq!(marks >> (8 * i) & 0xff, if b.is_ascii_alphanumeric() { 0x80 } else { 0 });
             }
+        }
+    }
+
+    /// [`candidates`] as it reads every link, repeats included: each link scored, and its
+    /// page's entry kept at its best score.
+    fn candidates_model(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
+        let home_host = home.host_str().unwrap();
+        let mut out: Vec<Candidate> = Vec::new();
+        for link in links {
+            let url = &link.url;
+            let host = url.host_str().unwrap();
+            if !(host == home_host || registrable_domain(host) == registrable_domain(home_host))
+                || is_same_page(home, url)
+                || is_excluded(url)
+            {
+                continue;
+            }
+            let Some((intent, score)) = score_link(url, &link.text) else {
+                continue;
+            };
+            let score = score + i32::from(link.in_footer);
+            match out.iter_mut().find(|c| page_key(&c.url) == page_key(url)) {
+                Some(existing) if score > existing.score => {
+                    (existing.score, existing.intent) = (score, intent);
+                }
+                Some(_) => {}
+                None => out.push(Candidate {
+                    url: url.clone(),
+                    intent,
+                    score,
+                }),
+            }
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.score));
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_link_read_again_changes_no_candidate(
+            picks in proptest::collection::vec((0..8usize, 0..3usize, proptest::bool::ANY), 0..12)
+        ) {
+            let home = Url::parse("https://www.example.de/").unwrap();
+            let hrefs = [
+                "https://www.example.de/kontakt",
+                "https://example.de/kontakt/",
+                "https://www.example.de/impressum",
+                "https://www.example.de/about/us/team?x=1",
+                "https://other.de/kontakt",
+                "https://www.example.de/produkte",
+                "https://www.example.de/privacy",
+                "https://www.example.de/",
+            ];
+            let texts = ["Kontakt", "Read more", ""];
+            let links: Vec<PageLink> = picks
+                .iter()
+                .map(|&(href, text, in_footer)| PageLink {
+                    in_footer,
+                    ..link(hrefs[href], texts[text])
+                })
+                .collect();
+            proptest::prop_assert_eq!(candidates(&home, &links), candidates_model(&home, &links));
         }
     }
 

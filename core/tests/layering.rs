@@ -98,6 +98,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::postcode",
             "extract::address",
             "extract::postcode_order",
+            "extract::postcode_places",
             "extract::language_postcodes",
             "extract::address_list",
             "extract::no_postcode",

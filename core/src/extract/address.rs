@@ -20,6 +20,7 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
+use crate::extract::postcode_places;
 use crate::extract::words8::{any_ascii_digit, load};
 use crate::lexicon::{self, Class as Words};
 
@@ -1180,6 +1181,10 @@ fn town_before_state_code(text: &str) -> Option<(usize, Option<String>, Option<S
         .flatten()
         .max()
     };
+    // `Vila Exemplo (RS)`: `extract::postcode_places`.
+    if let Some((start, town, code)) = postcode_places::town_with_state_code(text, is_place_name) {
+        return Some((start, Some(town), Some(code)));
+    }
     let code_start = field_start(text)?;
     let code = text[code_start..].trim();
     let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
@@ -1268,7 +1273,7 @@ fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
 /// A place name: letters (and the combining marks written on them), spaces, dots,
 /// apostrophes and hyphens, up to five words, opening with a capital or a letter of a script
 /// without case (`Cape Town`, `Toluca de Lerdo`, `תל אביב`, `เชียงใหม่`: [`opens_name`]).
-fn is_place_name(text: &str) -> bool {
+pub(crate) fn is_place_name(text: &str) -> bool {
     let text = text.trim();
     !text.is_empty()
         && text.split_whitespace().count() <= 5
@@ -1504,7 +1509,7 @@ pub(crate) fn ends_address(after: &str, format: &postcode::Format) -> bool {
 
 /// Whether `after` (the text after a postcode, or after the region that follows it) holds
 /// nothing more of the address: nothing, punctuation, a field separator or a country name.
-fn nothing_after(after: &str) -> bool {
+pub(crate) fn nothing_after(after: &str) -> bool {
     let rest = after.trim_start_matches([' ', ',', '.', ')', ';', '\u{a0}']);
     rest.is_empty()
         || rest.starts_with(['|', '•', '·', '/', '('])
@@ -1684,7 +1689,12 @@ fn data_postcodes(
         if label.is_none() && !matches!(layout, Layout::ZipAfter | Layout::ZipLine) {
             continue;
         }
-        if !ends_address(after, format) {
+        // A label before the postcode and the town after it (`C.P. 06000, Ciudad Ejemplo,
+        // CDMX`): `extract::postcode_places`.
+        let town_after = label
+            .filter(|_| !ends_address(after, format))
+            .and_then(|_| postcode_places::places_after(after, PLACE_TESTS));
+        if town_after.is_none() && !ends_address(after, format) {
             continue;
         }
         let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
@@ -1697,9 +1707,9 @@ fn data_postcodes(
             .filter(|_| alone && street_index > 0)
             .map(|above| (above, places_before(above, format)))
             .filter(|(_, (_, locality, _))| locality.is_some());
-        let (street, locality, region) = if let Some((above, (place_start, locality, region))) =
-            above
-        {
+        let (street, locality, region) = if let Some((town, state)) = town_after {
+            (street_for(lines, street_index, before), Some(town), state)
+        } else if let Some((above, (place_start, locality, region))) = above {
             let street = street_for(lines, street_index - 1, &above[..place_start]).or_else(|| {
                 (above[..place_start].trim().is_empty())
                     .then(|| street_over_district(lines, street_index - 1, format))
@@ -1734,6 +1744,12 @@ fn data_postcodes(
     }
     found
 }
+
+/// The tests of a place name and of an address's end, for `extract::postcode_places`.
+const PLACE_TESTS: postcode_places::Tests = postcode_places::Tests {
+    is_place_name,
+    nothing_after,
+};
 
 /// The post-office box words of the lexicon (class `address.box`), lower-case, letters and
 /// digits only (`P.O. Box` → `pobox`, `S.L.P.` → `slp`).
@@ -1864,15 +1880,17 @@ fn whole_district(line: &str) -> Option<&str> {
 /// the locality (class `address.district_line`, Google's `%D`: Brazil's bairro `Rua Sete, 77`
 /// / `Jardim América` / `Passo Fundo - RS`, Mexico's colonia, Malaysia's taman): the line
 /// right above line `index` (the locality's) is a place name, the street line is above it.
-/// `None` in other layouts, or without such lines.
+/// In the other layouts the street line must open with its house number (class
+/// `address.area_line`: `#12, 1st Floor, 5th Cross` / `Sample Nagar` / `Bengaluru,
+/// Karnataka 560034`). `None` without such lines.
 pub(crate) fn street_over_district(
     lines: &[&str],
     index: usize,
     format: &postcode::Format,
 ) -> Option<String> {
-    if !format.fmt.contains("%D") {
-        return None;
-    }
+    // Layouts without `%D`: an area line the Indian way, below a street that opens with its
+    // house number (`extract::postcode_places`).
+    let district_layout = format.fmt.contains("%D");
     let district_at = index.checked_sub(1)?;
     let district = lines.get(district_at)?.trim().trim_end_matches([',', '.']);
     if !is_place_name(district) {
@@ -1880,6 +1898,9 @@ pub(crate) fn street_over_district(
     }
     street_for(lines, district_at, "").filter(|street| {
         let first = street.split(',').next().unwrap_or("");
+        if !district_layout {
+            return postcode_places::opens_with_house_number(street, has_street_word_in);
+        }
         has_street_word_in(first)
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())

@@ -35,6 +35,7 @@ pub mod page_budget;
 pub mod phones;
 mod postcode;
 mod postcode_order;
+mod postcode_places;
 mod prescan;
 pub mod region;
 pub mod sections;

@@ -198,36 +198,81 @@ fn party_of(text: &str) -> Option<Party> {
 
 /// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`):
 /// one automaton pass that spares most labels ("Tel", "Mo–Fr") the lower-casing and splitting
-/// of [`party_of`].
+/// of [`party_of`]. Before it, the first three bytes of every stem ([`StemFilter`]): most
+/// labels hold none and are turned away without the automaton.
 fn may_name_a_party(text: &str) -> bool {
-    static STEMS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    STEMS
+    static FILTER: OnceLock<Option<StemFilter>> = OnceLock::new();
+    FILTER
         .get_or_init(|| {
-            let words = lexicon_words();
-            let stems = words
-                .host
-                .iter()
-                .chain(&words.other)
-                .chain(&words.bank)
-                .chain(&words.party_heads)
-                .map(String::as_str)
-                .filter_map(|label| {
-                    label
-                        .split(|c: char| !c.is_ascii())
-                        .max_by_key(|run| run.len())
-                        .filter(|run| run.trim().len() >= 3)
-                        .map(str::trim)
-                });
+            let stems = party_stems();
+            let mut starts = Box::new([0u64; 512]);
+            for stem in &stems {
+                if let [a, b, c, ..] = *stem.as_bytes() {
+                    let key = trigram_key(a, b, c);
+                    starts[key / 64] |= 1 << (key % 64);
+                }
+            }
             // No prefilter: headings and labels are short, and the prefilter's rare bytes
             // (letters, in either case) start a search at most of their positions.
-            AhoCorasick::builder()
+            let automaton = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .prefilter(false)
                 .build(stems)
-                .ok()
+                .ok()?;
+            Some(StemFilter { automaton, starts })
         })
         .as_ref()
-        .is_none_or(|stems| stems.is_match(text))
+        .is_none_or(|filter| {
+            may_hold_a_stem_start(&filter.starts, text.as_bytes())
+                && filter.automaton.is_match(text)
+        })
+}
+
+/// The filter of [`may_name_a_party`]: its automaton of the stems ([`party_stems`], ASCII
+/// case ignored), and the first three bytes of every stem ([`trigram_key`]), one bit each.
+/// A stem found by the automaton starts with three bytes whose bit is set, so a text in
+/// which no three bytes in a row have their bit set holds no stem.
+struct StemFilter {
+    automaton: AhoCorasick,
+    starts: Box<[u64; 512]>,
+}
+
+/// Three bytes as one of 32 768 keys: the low five bits of each, so that an ASCII letter and
+/// its other case give one key (other bytes may share a key with it: the automaton decides).
+#[inline(always)]
+fn trigram_key(a: u8, b: u8, c: u8) -> usize {
+    (usize::from(a & 0x1F) << 10) | (usize::from(b & 0x1F) << 5) | usize::from(c & 0x1F)
+}
+
+/// Whether some three bytes in a row of `text` have their bit set in `starts`
+/// ([`StemFilter`]).
+fn may_hold_a_stem_start(starts: &[u64; 512], text: &[u8]) -> bool {
+    text.windows(3).any(|w| {
+        let key = trigram_key(w[0], w[1], w[2]);
+        starts[key / 64] & (1 << (key % 64)) != 0
+    })
+}
+
+/// The stems of [`may_name_a_party`]: of each label of the classes `party.host`,
+/// `party.authority`, `party.maker`, `party.other`, `party.bank` and each compound head, its
+/// longest run of ASCII, trimmed, when that is three bytes or more.
+fn party_stems() -> Vec<&'static str> {
+    let words = lexicon_words();
+    words
+        .host
+        .iter()
+        .chain(&words.other)
+        .chain(&words.bank)
+        .chain(&words.party_heads)
+        .map(String::as_str)
+        .filter_map(|label| {
+            label
+                .split(|c: char| !c.is_ascii())
+                .max_by_key(|run| run.len())
+                .filter(|run| run.trim().len() >= 3)
+                .map(str::trim)
+        })
+        .collect()
 }
 
 /// Whether `text` (a heading) names a legal notice: holds a `heading.legal` entry of the
@@ -798,6 +843,13 @@ impl<'l, 'p> Owners<'l, 'p> {
 
     /// The owner of the domain `token` names, if it names one.
     fn of_token(&mut self, token: &'p str) -> Option<DomainOwner> {
+        // Most links in a row are to one host: an `http(s)://` link written with the host
+        // looked up last is answered before the token is scanned for its host.
+        if let Some((last, owner)) = self.last {
+            if written_with_host(token, last) {
+                return Some(owner);
+            }
+        }
         let host = host_of_token(token)?;
         // Most links in a row are to one host: it is compared before the map is searched.
         if let Some((_, owner)) = self.last.filter(|(last, _)| *last == host) {
@@ -811,6 +863,32 @@ impl<'l, 'p> Owners<'l, 'p> {
         self.last = Some((host, owner));
         Some(owner)
     }
+}
+
+/// Whether [`host_of_token`] reads `host` (a host it has read before) from `token`: `token` is
+/// `http://` or `https://` (any case) and `host` as written, then the end of the token or one
+/// of the bytes that end a host there, and holds no `@`. `host` must end in an ASCII letter
+/// or digit, so that the trimming of the token's ends cannot reach into it, and hold none of
+/// the bytes that end a host (one read after an `@` may). A `false` says
+/// nothing: the caller reads the token.
+fn written_with_host(token: &str, host: &str) -> bool {
+    let rest = if crate::extract::ascii::starts_with_ignore_ascii_case(token, "https://") {
+        &token[8..]
+    } else if crate::extract::ascii::starts_with_ignore_ascii_case(token, "http://") {
+        &token[7..]
+    } else {
+        return false;
+    };
+    host.as_bytes()
+        .last()
+        .is_some_and(u8::is_ascii_alphanumeric)
+        && rest.as_bytes().starts_with(host.as_bytes())
+        && rest
+            .as_bytes()
+            .get(host.len())
+            .is_none_or(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
+        && memchr::memchr(b'@', token.as_bytes()).is_none()
+        && !host.bytes().any(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
 }
 
 /// Whether the organisation name that ends before byte `end` of `block` (the words before a
@@ -854,6 +932,10 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         let end = block_starts.get(index).copied().unwrap_or(text.len());
         start..end
     };
+    // Links in order of their positions (the walker records them so; checked, as a link's
+    // position is the text's length when it was met): the links inside a block are found by
+    // two binary searches rather than a pass over every link of the page for each block.
+    let links_in_order = links.is_sorted_by_key(|(_, pos)| *pos);
     let mut owners_seen = Owners::new(layout);
     // Blocks holding evidence of another organisation's domain, each once.
     let mut evidence: Vec<usize> = links
@@ -883,9 +965,17 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         };
         // Domains named after the mention: in the text, and by the links there.
         let after = &body[mention..];
-        let link_tokens = links
+        let from = block.start + mention;
+        let candidates = if links_in_order {
+            let first = links.partition_point(|(_, pos)| *pos < from);
+            let end = first + links[first..].partition_point(|(_, pos)| *pos < block.end);
+            &links[first..end]
+        } else {
+            links
+        };
+        let link_tokens = candidates
             .iter()
-            .filter(|(_, pos)| *pos >= block.start + mention && *pos < block.end)
+            .filter(|(_, pos)| *pos >= from && *pos < block.end)
             .map(|(href, _)| *href);
         let owners: Vec<DomainOwner> = link_tokens
             .chain(after.split_whitespace())
@@ -1451,6 +1541,58 @@ mod tests {
             if other_organisation_mention(&block, None, &[]).is_some() {
                 proptest::prop_assert!(may_mention(&block), "{}", block);
             }
+        }
+
+        #[test]
+        fn a_link_written_with_the_last_host_is_read_as_that_host(
+            first in proptest::collection::vec(
+                "(https?://|HTTP://|www\\.|//|/|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                0..6,
+            ),
+            second in proptest::collection::vec(
+                "(https?://|HTTPS://|www\\.|/|@[a-z]{1,2}\\.[a-z]{1,2}|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                0..6,
+            ),
+            reuse in proptest::bool::ANY,
+        ) {
+            let first = first.concat();
+            // The second token often starts with the first's host, as a page's links do.
+            let second = match host_of_token(&first) {
+                Some(host) if reuse => format!("https://{host}{}", second.concat()),
+                _ => second.concat(),
+            };
+            if let Some(host) = host_of_token(&first) {
+                if written_with_host(&second, host) {
+                    proptest::prop_assert_eq!(host_of_token(&second), Some(host), "{}", second);
+                }
+            }
+        }
+
+        #[test]
+        fn a_label_may_name_a_party_as_the_stems_automaton_finds(
+            parts in proptest::collection::vec(
+                (0..1_000usize, proptest::bool::ANY, "( |:|é|[a-zA-Z]{1,3}|-)"),
+                0..4,
+            )
+        ) {
+            let stems = party_stems();
+            let mut text = String::new();
+            for (index, upper, separator) in parts {
+                // A piece of a stem (its whole, or from its second byte on), in either case.
+                let stem = stems[index % stems.len()];
+                let piece = if index % 3 == 0 { &stem[1..] } else { stem };
+                if upper {
+                    text.push_str(&piece.to_uppercase());
+                } else {
+                    text.push_str(piece);
+                }
+                text.push_str(&separator);
+            }
+            let automaton = AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&stems)
+                .expect("stems build");
+            proptest::prop_assert_eq!(may_name_a_party(&text), automaton.is_match(&text), "{}", text);
         }
     }
 

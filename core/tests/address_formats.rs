@@ -1,0 +1,248 @@
+//! Page-level fixtures of address layouts and street words read from data (the lexicon's
+//! `street.type` entries, the postcode formats of `core/data/address-formats.tsv`), each on a
+//! small page written for the test, modelled on its class, with invented names and numbers
+//! (docs/extraction.md, "Addresses" and "Lexicon").
+
+use contact_core::extract::address::MarkedAddress;
+use contact_core::extract::{self, PageExtraction};
+use url::Url;
+
+fn page(url: &str, html: &str) -> PageExtraction {
+    extract::extract_page(
+        &Url::parse(url).expect("test URL"),
+        Some("text/html"),
+        html.as_bytes(),
+    )
+}
+
+/// (street, locality, postcode) of each address found on the page.
+fn parts(url: &str, html: &str) -> Vec<[Option<String>; 3]> {
+    page(url, html)
+        .addresses
+        .into_iter()
+        .map(|a: MarkedAddress| [a.street, a.locality, a.postal_code])
+        .collect()
+}
+
+fn some(parts: [&str; 3]) -> [Option<String>; 3] {
+    parts.map(|p| Some(p.to_owned()))
+}
+
+/// Asserts that each (URL, page, (street, locality, postcode)) reads as one address with those
+/// parts; every case that does not is listed in the failure.
+fn assert_reads(cases: &[(&str, &str, [&str; 3])]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(url, html, want)| {
+            let got = parts(url, html);
+            (got != [some(*want)]).then(|| format!("{html}\n  read {got:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Class `street.type` written after the street's name in Slovene (`cesta`, `ulica`), Latvian
+/// (`iela`, `gatve`) and Estonian (`tänav`, `mnt`, `pst`): the name before the type is part of
+/// the street, not cut off as a company or prose word.
+#[test]
+fn street_types_after_the_name_in_baltic_and_slovene_addresses() {
+    let cases = [
+        (
+            "https://primer.si/",
+            "<p>Primer d.o.o.<br>Vzorčna cesta 14<br>1000 Ljubljana</p>",
+            ["Vzorčna cesta 14", "Ljubljana", "1000"],
+        ),
+        (
+            "https://primer.si/",
+            "<p>Primer d.o.o.<br>Izmišljena ulica 3<br>2000 Maribor</p>",
+            ["Izmišljena ulica 3", "Maribor", "2000"],
+        ),
+        (
+            "https://piemers.lv/",
+            "<p>Piemērs SIA<br>Parauga iela 21<br>Rīga, LV-1010</p>",
+            ["Parauga iela 21", "Rīga", "LV-1010"],
+        ),
+        (
+            "https://piemers.lv/",
+            "<p>Piemērs SIA<br>Izdomāta gatve 8<br>Rīga, LV-1050</p>",
+            ["Izdomāta gatve 8", "Rīga", "LV-1050"],
+        ),
+        (
+            "https://naide.ee/",
+            "<p>Näide OÜ<br>Proovi mnt 17<br>10115 Tallinn</p>",
+            ["Proovi mnt 17", "Tallinn", "10115"],
+        ),
+        (
+            "https://naide.ee/",
+            "<p>Näide OÜ<br>Katse pst 5<br>51004 Tartu</p>",
+            ["Katse pst 5", "Tartu", "51004"],
+        ),
+        (
+            "https://naide.ee/",
+            "<p>Näide OÜ<br>Väljamõeldud tänav 9<br>10115 Tallinn</p>",
+            ["Väljamõeldud tänav 9", "Tallinn", "10115"],
+        ),
+    ];
+    assert_reads(&cases);
+}
+
+/// Negatives of the Baltic and Slovene street types: an opening-hours line with a time zone
+/// (`PST`), a sentence with a number and a price are no street, and another address's street
+/// word does not pull them in.
+#[test]
+fn street_type_words_in_prose_and_hours_are_no_address() {
+    for (url, html) in [
+        (
+            "https://sample-shop.com/",
+            "<p>Open Mon–Fri 9–17 PST</p><p>Call us at 10115 extension</p>",
+        ),
+        (
+            "https://naide.ee/",
+            "<p>Kampaania: 2 pst 15 eurot</p><p>Tellimusi 10115 korda aastas</p>",
+        ),
+        (
+            "https://primer.si/",
+            "<p>Cesta do uspeha 2024 je dolga 1000 korakov</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `postcode.label_first`: the postcode's label opens the line and the town (and
+/// state) follow it — Mexico (`C.P. 06010, Ciudad de México, CDMX`), Brazil (`CEP 99010-100 -
+/// Vila Exemplo/RS`); the street is the line above.
+#[test]
+fn a_labelled_postcode_before_the_town_and_state() {
+    let cases = [
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Ejemplo SA de CV<br>Av. Ejemplo 123, Col. Centro<br>C.P. 06010, Ciudad de México, CDMX</p>",
+            ["Av. Ejemplo 123, Col. Centro", "Ciudad de México", "06010"],
+        ),
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Ejemplo SA de CV<br>Calle Muestra 45, Col. Americana, CP 44170, Guadalajara, Jalisco</p>",
+            ["Calle Muestra 45, Col. Americana", "Guadalajara", "44170"],
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<p>Exemplo Ltda<br>Rua Exemplo, 123 - Centro<br>CEP 99010-100 - Vila Exemplo/RS</p>",
+            ["Rua Exemplo, 123 - Centro", "Vila Exemplo", "99010-100"],
+        ),
+    ];
+    assert_reads(&cases);
+}
+
+/// Class `postcode.state_in_parentheses`: the state's code in parentheses after the town,
+/// above a CEP or before it on the street's line (Brazil), above a labelled postcode
+/// (Argentina's province abbreviations) and before an Indian PIN.
+#[test]
+fn a_state_code_in_parentheses_after_the_town() {
+    let cases = [
+        (
+            "https://exemplo.com.br/",
+            "<p>Exemplo Ltda<br>Rua Exemplo, 123 - Centro<br>Vila Exemplo (RS)<br>CEP 99010-100</p>",
+            ["Rua Exemplo, 123 - Centro", "Vila Exemplo", "99010-100"],
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<p>Exemplo Ltda<br>Rua Exemplo, 123 - Centro - Vila Exemplo (SP) - CEP 13010-100</p>",
+            ["Rua Exemplo, 123 - Centro", "Vila Exemplo", "13010-100"],
+        ),
+        (
+            "https://ejemplo.com.ar/",
+            "<p>Ejemplo SRL<br>Av. Ejemplo 1234<br>Villa Ejemplo (CBA)<br>CP 5010</p>",
+            ["Av. Ejemplo 1234", "Villa Ejemplo", "5010"],
+        ),
+        (
+            "https://sample.in/",
+            "<p>Sample Pvt Ltd<br>12 Sample Road<br>Sample Town (KA) 560035</p>",
+            ["12 Sample Road", "Sample Town", "560035"],
+        ),
+    ];
+    assert_reads(&cases);
+}
+
+/// Negatives of the label-first and parenthesised-state readings: a labelled postcode in a
+/// sentence, a price, an opening-hours line and a telephone's area code in parentheses are no
+/// town or state.
+#[test]
+fn a_label_or_parentheses_in_prose_are_no_address() {
+    for (url, html) in [
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Envíos a todo el país desde el C.P. 06010 y más, en 3 días hábiles</p>",
+        ),
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Precio especial: $12,500, Lunes a Viernes 9:00 - 18:00</p>",
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<p>Atendimento (SP) de segunda a sexta<br>Ligue (11) 3555-1234</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `address.area_line`: an area line (a place name) between a street that opens with its
+/// house number and the town's line, in layouts whose format has no district: India (on a
+/// `.in` host, and on a `.com` host with an Indian number), Sri Lanka. The area is neither
+/// street nor town.
+#[test]
+fn an_area_line_between_the_street_and_the_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>Sample Solutions Pvt Ltd<br>#12, 1st Floor, 5th Cross<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+            ["#12, 1st Floor, 5th Cross", "Bengaluru", "560035"],
+        ),
+        (
+            "https://sample-solutions.com/",
+            "<p>Sample Solutions Pvt Ltd<br>12, 5th Cross Road<br>Sample Layout<br>Bengaluru, Karnataka 560035<br>Phone: +91 80 5555 0123</p>",
+            ["12, 5th Cross Road", "Bengaluru", "560035"],
+        ),
+        (
+            "https://sample.lk/",
+            "<p>Sample Holdings (Pvt) Ltd<br>No. 12, Sample Mawatha<br>Sample Gardens<br>Colombo 00500</p>",
+            ["No. 12, Sample Mawatha", "Colombo", "00500"],
+        ),
+    ]);
+}
+
+/// Negatives of the area line: a name line above the town without a numbered street above
+/// it, opening hours and another organisation's name between them are not read as a street.
+#[test]
+fn an_area_line_needs_a_numbered_street_above_it() {
+    for (url, html) in [
+        (
+            "https://sample.in/",
+            "<p>Open Monday to Saturday<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+        (
+            "https://sample.in/",
+            "<p>Sample Solutions Pvt Ltd<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+        (
+            "https://sample.in/",
+            "<p>10 years of service<br>Sample Nagar<br>Bengaluru, Karnataka 560035</p>",
+        ),
+    ] {
+        let streets: Vec<Option<String>> = page(url, html)
+            .addresses
+            .into_iter()
+            .map(|a| a.street)
+            .collect();
+        assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
+    }
+}
