@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 
 /// The language files: ISO 639-1 code, and the file's text. Sorted by code.
 const FILES: &[(&str, &str)] = &[
+    ("bg", include_str!("../lexicon/bg.txt")),
     ("ca", include_str!("../lexicon/ca.txt")),
     ("cs", include_str!("../lexicon/cs.txt")),
     ("da", include_str!("../lexicon/da.txt")),
@@ -40,11 +41,13 @@ const FILES: &[(&str, &str)] = &[
     ("pl", include_str!("../lexicon/pl.txt")),
     ("pt", include_str!("../lexicon/pt.txt")),
     ("ro", include_str!("../lexicon/ro.txt")),
+    ("ru", include_str!("../lexicon/ru.txt")),
     ("sk", include_str!("../lexicon/sk.txt")),
     ("sl", include_str!("../lexicon/sl.txt")),
     ("sv", include_str!("../lexicon/sv.txt")),
     ("sw", include_str!("../lexicon/sw.txt")),
     ("tr", include_str!("../lexicon/tr.txt")),
+    ("uk", include_str!("../lexicon/uk.txt")),
 ];
 
 macro_rules! classes {
@@ -111,6 +114,9 @@ classes! {
     /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
     /// field before it is the town.
     RegionName = "region.name",
+    /// Word or abbreviation written before a town's name in an address (г., гр., м.: city,
+    /// town): not part of the town.
+    LocalityMark = "locality.mark",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Heading over the business's place, its address under or after it without an address

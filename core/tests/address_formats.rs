@@ -246,3 +246,100 @@ fn an_area_line_needs_a_numbered_street_above_it() {
         assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
     }
 }
+
+/// Classes `postcode.town_zip_street` and `postcode.zip_town_street`: the town and postcode
+/// before the street on one line — Bulgaria and Greece (`Town 1010, Street 12`), Russia and
+/// Ukraine (`101010, г. Town, ул. Street, д. 12`, with the lexicon's town words and street
+/// types), Hungary with labelled fields around the address.
+#[test]
+fn the_town_and_postcode_before_the_street_on_one_line() {
+    assert_reads(&[
+        (
+            "https://primer.bg/",
+            "<p>Пример ЕООД<br>София 1010, ул. Примерна 12</p>",
+            ["ул. Примерна 12", "София", "1010"],
+        ),
+        (
+            "https://paradeigma.gr/",
+            "<p>Παράδειγμα ΑΕ<br>Αθήνα 10559, Παραδείγματος 12</p>",
+            ["Παραδείγματος 12", "Αθήνα", "10559"],
+        ),
+        (
+            "https://primer.ru/",
+            "<p>ООО Пример<br>Адрес: 101010, г. Москва, ул. Примерная, д. 12</p>",
+            ["ул. Примерная, д. 12", "Москва", "101010"],
+        ),
+        (
+            "https://pryklad.com.ua/",
+            "<p>ТОВ Приклад<br>01010, м. Київ, вул. Прикладна, 12<br>Тел: +380 44 555 0123</p>",
+            ["вул. Прикладна, 12", "Київ", "01010"],
+        ),
+        (
+            "https://minta.hu/",
+            "<p>Cégnév: Minta Kft. Székhely: 1053 Budapest, Minta utca 7. Adószám: 12345678-2-41</p>",
+            ["Minta utca 7", "Budapest", "1053"],
+        ),
+    ]);
+}
+
+/// Negatives of the town-first readings: a count, a year, a price and opening hours between
+/// a capitalised word and a comma are no address.
+#[test]
+fn numbers_after_a_capitalised_word_and_before_a_comma_are_no_address() {
+    for (url, html) in [
+        (
+            "https://primer.bg/",
+            "<p>Над 1200 клиенти, 15 години опит</p>",
+        ),
+        (
+            "https://primer.ru/",
+            "<p>Работаем с 2005 года, Пн-Пт 9:00-18:00</p><p>Цена 101010, скидка 12</p>",
+        ),
+        (
+            "https://minta.hu/",
+            "<p>Budapest 1053, minden nap 8-tól 18-ig</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `tld.national_second_level`: a host under a national second level of a ccTLD sold as
+/// a generic name (`.com.co`, `.co.me`) is in that country, so its postcodes are read without
+/// an international number on the page: Colombia (the town with its dotted abbreviation, on
+/// its own line or after a comma), Montenegro.
+#[test]
+fn a_national_second_level_domain_gives_the_page_its_country() {
+    assert_reads(&[
+        (
+            "https://www.ejemplo.com.co/",
+            "<p>Ejemplo SAS<br>Carrera 15 # 88-60<br>Bogotá D.C. 110221</p>",
+            ["Carrera 15 # 88-60", "Bogotá D.C.", "110221"],
+        ),
+        (
+            "https://ejemplo.org.co/",
+            "<p>Ejemplo SAS<br>Carrera 15 # 88-60, Bogotá D.C., 110221</p>",
+            ["Carrera 15 # 88-60", "Bogotá D.C.", "110221"],
+        ),
+        (
+            "https://primjer.co.me/",
+            "<p>Primjer d.o.o.<br>Ulica Primjera 12<br>81000 Podgorica</p>",
+            ["Ulica Primjera 12", "Podgorica", "81000"],
+        ),
+    ]);
+}
+
+/// The same class for numbers: a national number on a `.com.co` page is Colombian, not read
+/// in the default region.
+#[test]
+fn a_national_number_on_a_national_second_level_domain() {
+    let p = page(
+        "https://ejemplo.com.co/",
+        "<p>Ejemplo SAS<br>Tel: (601) 555 0123</p>",
+    );
+    assert_eq!(p.phones, ["+576015550123"]);
+}

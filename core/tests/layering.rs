@@ -99,6 +99,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::address",
             "extract::postcode_order",
             "extract::postcode_places",
+            "extract::town_first",
             "extract::language_postcodes",
             "extract::address_list",
             "extract::no_postcode",

@@ -42,6 +42,7 @@ pub mod sections;
 mod skipped_ends;
 pub mod socials;
 pub mod state;
+mod town_first;
 mod unlabelled_address;
 mod whitespace;
 mod words8;

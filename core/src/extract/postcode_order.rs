@@ -25,6 +25,7 @@ use crate::extract::address::{
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
+use crate::extract::town_first;
 
 /// Digits of a postcode read after its town in a layout that prints the postcode first:
 /// six (Romania, Belarus, Central Asia), rarer after a name than counts and years.
@@ -83,6 +84,8 @@ pub(crate) fn read(
                     .then(|| town_then_zip(lines, index, line, start, end, format))
                     .flatten()
             });
+            // Town and postcode before the street (`extract::town_first`).
+            let parts = parts.or_else(|| town_first::read_at(line, start, end));
             if let Some(parts) = parts {
                 out.push(TextAddress {
                     parts,

@@ -198,18 +198,23 @@ fn party_of(text: &str) -> Option<Party> {
 
 /// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`):
 /// one automaton pass that spares most labels ("Tel", "Mo–Fr") the lower-casing and splitting
-/// of [`party_of`]. Before it, the first three bytes of every stem ([`StemFilter`]): most
-/// labels hold none and are turned away without the automaton.
+/// of [`party_of`]. Before it, the first four bytes of every stem (three for a stem of three:
+/// [`StemFilter`]): most labels hold none and are turned away without the automaton.
 fn may_name_a_party(text: &str) -> bool {
     static FILTER: OnceLock<Option<StemFilter>> = OnceLock::new();
     FILTER
         .get_or_init(|| {
             let stems = party_stems();
-            let mut starts = Box::new([0u64; 512]);
+            let mut starts = StemStarts {
+                threes: Box::new([0; 512]),
+                fours: Box::new([0; 1024]),
+            };
             for stem in &stems {
-                if let [a, b, c, ..] = *stem.as_bytes() {
-                    let key = trigram_key(a, b, c);
-                    starts[key / 64] |= 1 << (key % 64);
+                match *stem.as_bytes() {
+                    [a, b, c, d, ..] => set_bit(&mut starts.fours[..], four_key(a, b, c, d)),
+                    [a, b, c] => set_bit(&mut starts.threes[..], three_key(a, b, c)),
+                    // Shorter stems are left out of `party_stems`.
+                    _ => return None,
                 }
             }
             // No prefilter: headings and labels are short, and the prefilter's rare bytes
@@ -223,34 +228,72 @@ fn may_name_a_party(text: &str) -> bool {
         })
         .as_ref()
         .is_none_or(|filter| {
-            may_hold_a_stem_start(&filter.starts, text.as_bytes())
-                && filter.automaton.is_match(text)
+            filter.starts.may_start_in(text.as_bytes()) && filter.automaton.is_match(text)
         })
 }
 
 /// The filter of [`may_name_a_party`]: its automaton of the stems ([`party_stems`], ASCII
-/// case ignored), and the first three bytes of every stem ([`trigram_key`]), one bit each.
-/// A stem found by the automaton starts with three bytes whose bit is set, so a text in
-/// which no three bytes in a row have their bit set holds no stem.
+/// case ignored), and [`StemStarts`] before it.
 struct StemFilter {
     automaton: AhoCorasick,
-    starts: Box<[u64; 512]>,
+    starts: StemStarts,
+}
+
+/// The first bytes of the stems of [`party_stems`], one bit each: the first four of a
+/// stem of four bytes or more ([`four_key`]), the three of a stem of three ([`three_key`]).
+/// A stem the automaton finds starts with bytes whose bit is set, so a text in which no
+/// three or four bytes in a row have their bit set holds no stem.
+struct StemStarts {
+    threes: Box<[u64; 512]>,
+    fours: Box<[u64; 1024]>,
+}
+
+impl StemStarts {
+    /// Whether some three or four bytes in a row of `text` have their bit set.
+    fn may_start_in(&self, text: &[u8]) -> bool {
+        // The low five bits of the last four bytes read, the last one lowest.
+        let mut last = 0u32;
+        for (at, &b) in text.iter().enumerate() {
+            last = (last << 5 | u32::from(b & 0x1F)) & 0xF_FFFF;
+            if at >= 2 && has_bit(&self.threes[..], (last & 0x7FFF) as usize) {
+                return true;
+            }
+            if at >= 3 && has_bit(&self.fours[..], fold_four(last)) {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// Three bytes as one of 32 768 keys: the low five bits of each, so that an ASCII letter and
 /// its other case give one key (other bytes may share a key with it: the automaton decides).
-#[inline(always)]
-fn trigram_key(a: u8, b: u8, c: u8) -> usize {
+fn three_key(a: u8, b: u8, c: u8) -> usize {
     (usize::from(a & 0x1F) << 10) | (usize::from(b & 0x1F) << 5) | usize::from(c & 0x1F)
 }
 
-/// Whether some three bytes in a row of `text` have their bit set in `starts`
-/// ([`StemFilter`]).
-fn may_hold_a_stem_start(starts: &[u64; 512], text: &[u8]) -> bool {
-    text.windows(3).any(|w| {
-        let key = trigram_key(w[0], w[1], w[2]);
-        starts[key / 64] & (1 << (key % 64)) != 0
-    })
+/// Four bytes as one of 65 536 keys: the low five bits of each as for [`three_key`], the
+/// twenty bits folded to sixteen ([`fold_four`]).
+fn four_key(a: u8, b: u8, c: u8, d: u8) -> usize {
+    let bits = [a, b, c, d]
+        .iter()
+        .fold(0u32, |bits, &byte| bits << 5 | u32::from(byte & 0x1F));
+    fold_four(bits)
+}
+
+/// Twenty bits to sixteen, by a multiplication that mixes them (Fibonacci hashing).
+#[inline(always)]
+fn fold_four(bits: u32) -> usize {
+    (bits.wrapping_mul(0x9E37_79B1) >> 16) as usize
+}
+
+fn set_bit(bits: &mut [u64], key: usize) {
+    bits[key / 64] |= 1 << (key % 64);
+}
+
+#[inline(always)]
+fn has_bit(bits: &[u64], key: usize) -> bool {
+    bits[key / 64] & (1 << (key % 64)) != 0
 }
 
 /// The stems of [`may_name_a_party`]: of each label of the classes `party.host`,
@@ -828,66 +871,98 @@ fn domain_owner(domain: &str, layout: &Layout<'_>) -> DomainOwner {
 struct Owners<'l, 'p> {
     layout: &'l Layout<'p>,
     by_host: BTreeMap<&'p str, DomainOwner>,
-    /// The host looked up last, and its owner.
-    last: Option<(&'p str, DomainOwner)>,
+    /// The last [`RECENT_HOSTS`] hosts looked up in `by_host`, each with its owner and
+    /// whether a link can be seen to be written with it ([`may_be_seen_in_a_link`]);
+    /// `next_recent` is the slot the next one takes.
+    recent: [Option<(&'p str, DomainOwner, bool)>; RECENT_HOSTS],
+    next_recent: usize,
 }
+
+/// Hosts [`Owners`] compares a token with before it scans the token or searches its map: a
+/// page's links alternate between its own host and a few others (its social profiles, a
+/// booking service).
+const RECENT_HOSTS: usize = 4;
 
 impl<'l, 'p> Owners<'l, 'p> {
     fn new(layout: &'l Layout<'p>) -> Self {
         Owners {
             layout,
             by_host: BTreeMap::new(),
-            last: None,
+            recent: [None; RECENT_HOSTS],
+            next_recent: 0,
         }
     }
 
     /// The owner of the domain `token` names, if it names one.
     fn of_token(&mut self, token: &'p str) -> Option<DomainOwner> {
-        // Most links in a row are to one host: an `http(s)://` link written with the host
-        // looked up last is answered before the token is scanned for its host.
-        if let Some((last, owner)) = self.last {
-            if written_with_host(token, last) {
-                return Some(owner);
+        // An `http(s)://` link written with a recent host is answered before the token is
+        // scanned for its host ([`written_with_host`]).
+        if let Some(rest) = web_rest_without_at(token) {
+            for (host, owner, seen) in self.recent.iter().flatten() {
+                if *seen && starts_with_host(rest, host) {
+                    return Some(*owner);
+                }
             }
         }
         let host = host_of_token(token)?;
-        // Most links in a row are to one host: it is compared before the map is searched.
-        if let Some((_, owner)) = self.last.filter(|(last, _)| *last == host) {
-            return Some(owner);
+        // Compared with the recent hosts before the map is searched.
+        if let Some((_, owner, _)) = self.recent.iter().flatten().find(|(h, _, _)| *h == host) {
+            return Some(*owner);
         }
         let layout = self.layout;
         let owner = *self
             .by_host
             .entry(host)
             .or_insert_with(|| domain_owner(&crate::site::registrable_domain(host), layout));
-        self.last = Some((host, owner));
+        self.recent[self.next_recent] = Some((host, owner, may_be_seen_in_a_link(host)));
+        self.next_recent = (self.next_recent + 1) % RECENT_HOSTS;
         Some(owner)
     }
 }
 
 /// Whether [`host_of_token`] reads `host` (a host it has read before) from `token`: `token` is
-/// `http://` or `https://` (any case) and `host` as written, then the end of the token or one
-/// of the bytes that end a host there, and holds no `@`. `host` must end in an ASCII letter
-/// or digit, so that the trimming of the token's ends cannot reach into it, and hold none of
-/// the bytes that end a host (one read after an `@` may). A `false` says
-/// nothing: the caller reads the token.
+/// `http://` or `https://` (any case) and `host` as written ([`web_rest_without_at`],
+/// [`starts_with_host`]), and `host` is one [`may_be_seen_in_a_link`]. A `false` says
+/// nothing: the caller reads the token. ([`Owners::of_token`] reads its two parts apart: the
+/// token's once, the host's once per host.)
+#[cfg(test)]
 fn written_with_host(token: &str, host: &str) -> bool {
+    may_be_seen_in_a_link(host)
+        && web_rest_without_at(token).is_some_and(|rest| starts_with_host(rest, host))
+}
+
+/// What follows `http://` or `https://` (any case) at the start of `token`, when `token`
+/// holds no `@` (from an `@` on, [`host_of_token`] reads the host after it).
+fn web_rest_without_at(token: &str) -> Option<&str> {
     let rest = if crate::extract::ascii::starts_with_ignore_ascii_case(token, "https://") {
         &token[8..]
     } else if crate::extract::ascii::starts_with_ignore_ascii_case(token, "http://") {
         &token[7..]
     } else {
-        return false;
+        return None;
     };
-    host.as_bytes()
-        .last()
-        .is_some_and(u8::is_ascii_alphanumeric)
-        && rest.as_bytes().starts_with(host.as_bytes())
+    memchr::memchr(b'@', token.as_bytes())
+        .is_none()
+        .then_some(rest)
+}
+
+/// Whether `rest` starts with `host`, then ends or goes on with one of the bytes that end a
+/// host in [`host_of_token`].
+fn starts_with_host(rest: &str, host: &str) -> bool {
+    rest.as_bytes().starts_with(host.as_bytes())
         && rest
             .as_bytes()
             .get(host.len())
             .is_none_or(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
-        && memchr::memchr(b'@', token.as_bytes()).is_none()
+}
+
+/// Whether `host` (read by [`host_of_token`]) is one that [`written_with_host`] can see in a
+/// link: it ends in an ASCII letter or digit, so that the trimming of a token's ends cannot
+/// reach into it, and holds none of the bytes that end a host (one read after an `@` may).
+fn may_be_seen_in_a_link(host: &str) -> bool {
+    host.as_bytes()
+        .last()
+        .is_some_and(u8::is_ascii_alphanumeric)
         && !host.bytes().any(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
 }
 
@@ -1546,7 +1621,7 @@ mod tests {
         #[test]
         fn a_link_written_with_the_last_host_is_read_as_that_host(
             first in proptest::collection::vec(
-                "(https?://|HTTP://|www\\.|//|/|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                "(https?://|HTTP://|www\\.|//|/|@|@[a-z]{1,2}\\.[a-z]{1,2}[/:#?-]|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
                 0..6,
             ),
             second in proptest::collection::vec(
