@@ -388,3 +388,62 @@ fn numbers_on_english_pages_of_no_region_are_no_postcode() {
         );
     }
 }
+
+/// Class `postcode.sentence_end`: an address in a sentence of prose ends with the sentence's
+/// full stop after the postcode (India, South Africa).
+#[test]
+fn an_address_in_prose_ends_with_its_sentence() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>Our office is at 12 Sample Road, Sample Nagar, Bengaluru 560038. Call us at 080 5555 0123.</p>",
+            ["12 Sample Road, Sample Nagar", "Bengaluru", "560038"],
+        ),
+        (
+            "https://sample.co.za/",
+            "<p>Visit us at 12 Sample Street, Sampleton, Cape Town, 8002. We are open daily.</p>",
+            ["12 Sample Street, Sampleton", "Cape Town", "8002"],
+        ),
+    ]);
+}
+
+/// Class `postcode.label_glued`: a postcode label between the street and the postcode on one
+/// line, without a comma (`… Col. Centro C.P. 06010 Ciudad`), is no part of the street
+/// (Mexico, Spain).
+#[test]
+fn a_postcode_label_is_no_part_of_the_street() {
+    assert_reads(&[
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Av. Ejemplo #123 Col. Centro C.P. 06010 Ciudad de México</p>",
+            ["Av. Ejemplo #123 Col. Centro", "Ciudad de México", "06010"],
+        ),
+        (
+            "https://ejemplo.es/",
+            "<p>Calle Ejemplo 12 C.P. 28010 Madrid</p>",
+            ["Calle Ejemplo 12", "Madrid", "28010"],
+        ),
+    ]);
+}
+
+/// Negatives of the sentence end: a year or a count ending a sentence of prose is no postcode.
+#[test]
+fn a_number_ending_a_sentence_is_no_postcode() {
+    for (url, html) in [
+        (
+            "https://sample.co.za/",
+            "<p>Our team of 12 grew to 2004. Thanks to our clients in Cape Town.</p>",
+        ),
+        (
+            "https://sample.in/",
+            "<p>Over 12 years we served Bengaluru 560038. Prices from 4999 Rupees.</p>",
+        ),
+    ] {
+        let streets: Vec<Option<String>> = page(url, html)
+            .addresses
+            .into_iter()
+            .map(|a| a.street)
+            .collect();
+        assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
+    }
+}

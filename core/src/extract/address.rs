@@ -891,6 +891,9 @@ fn match_line(
             if is_copyright_mark(before) {
                 continue;
             }
+            // A postcode label before the postcode (`… Col. Centro C.P. 06000 Ciudad`) is
+            // no part of the street (class `postcode.label_glued`).
+            let before = postcode_label(before).map_or(before, |(at, _)| &before[..at]);
             let lettered = country_letters_region(before);
             // A district between the street and the postcode on one line, in the layouts that
             // have one (`%D`: `Jalan Kenari 5, Bandar Puchong Jaya, 47100 Puchong`): neither
@@ -1694,7 +1697,8 @@ fn data_postcodes(
         let town_after = label
             .filter(|_| !ends_address(after, format))
             .and_then(|_| postcode_places::places_after(after, PLACE_TESTS));
-        if town_after.is_none() && !ends_address(after, format) {
+        let sentence_end = || postcode_places::ends_sentence(after);
+        if town_after.is_none() && !ends_address(after, format) && !sentence_end() {
             continue;
         }
         let before = label.map_or(before, |(label_start, _)| &before[..label_start]);

@@ -132,6 +132,17 @@ pub(crate) fn opens_with_house_number(text: &str, street_word: fn(&str) -> bool)
     is_number && (text[number_end..].starts_with(',') || street_word(text))
 }
 
+/// Whether the text after a postcode ends its sentence (class `postcode.sentence_end`: `…,
+/// Sampletown 560038. Call us …`): a full stop, then the end or white space and a capitalised
+/// word. The address ends with the sentence.
+pub(crate) fn ends_sentence(after: &str) -> bool {
+    after.strip_prefix('.').is_some_and(|rest| {
+        rest.trim().is_empty()
+            || (rest.starts_with(char::is_whitespace)
+                && rest.trim_start().starts_with(char::is_uppercase))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +228,16 @@ mod tests {
             "2024 Sample Awards",
         ] {
             assert!(!opens_with_house_number(text, street_word), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_full_stop_and_a_new_sentence_end_the_address() {
+        for after in [".", ". Call us today.", ".  Llámenos al 55 5555 0123"] {
+            assert!(ends_sentence(after), "{after:?}");
+        }
+        for after in ["", ".5 km away", ". and more", " Sample Street", ".com"] {
+            assert!(!ends_sentence(after), "{after:?}");
         }
     }
 
