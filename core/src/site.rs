@@ -82,9 +82,41 @@ pub fn region_from_host(host: &str) -> Option<&'static str> {
             return OTHER_CCTLD_REGIONS
                 .iter()
                 .find(|code| code.eq_ignore_ascii_case(&tld))
+                .or_else(|| national_second_level(host, &tld))
                 .copied()
         }
     })
+}
+
+/// Country-code TLDs sold as generic names (upper-cased; see [`OTHER_CCTLD_REGIONS`]): a
+/// name right under one (`brand.co`) says nothing of a country.
+const GENERIC_SOLD_CCTLDS: &[&str] = &[
+    "AC", "AG", "AI", "AM", "BZ", "CC", "CF", "CO", "CX", "FM", "FO", "GA", "GG", "GL", "GS", "IM",
+    "IO", "LA", "LY", "ME", "ML", "MS", "NU", "PS", "SC", "SH", "SO", "ST", "TC", "TK", "TO", "TV",
+    "VC", "VG", "WS",
+];
+
+/// Second-level labels that a country's registry keeps for its own country under its ccTLD
+/// (`com.co`, `org.co`, `net.me`): registrations there are the country's, even where the
+/// TLD itself is sold as a generic name.
+const NATIONAL_SECOND_LEVELS: &[&str] = &[
+    "ac", "co", "com", "edu", "gob", "gov", "mil", "net", "nom", "org",
+];
+
+/// The region of a host under a national second level of a ccTLD sold as generic
+/// (`sample.com.co` → CO; class `tld.national_second_level`); `None` for a name right under
+/// the TLD (`brand.co`) or under another label.
+fn national_second_level(host: &str, tld: &str) -> Option<&'static &'static str> {
+    let mut labels = host.trim_end_matches('.').rsplit('.');
+    labels.next()?;
+    let second = labels.next()?.to_ascii_lowercase();
+    labels.next()?;
+    if !NATIONAL_SECOND_LEVELS.contains(&second.as_str()) {
+        return None;
+    }
+    GENERIC_SOLD_CCTLDS
+        .iter()
+        .find(|code| code.eq_ignore_ascii_case(tld))
 }
 
 /// Further country-code TLDs that sites use for their own country (the code is the TLD,
@@ -159,5 +191,19 @@ mod tests {
         assert_eq!(region_from_host("taller-arte.example.cl"), Some("CL"));
         assert_eq!(region_from_host("startup.io"), None);
         assert_eq!(region_from_host("brand.co"), None);
+    }
+
+    #[test]
+    fn a_national_second_level_under_a_generic_sold_cctld_names_its_country() {
+        // Colombia (`.com.co`, `.org.co`), Montenegro (`.co.me`), Anguilla (`.com.ai`).
+        assert_eq!(region_from_host("www.sample-shop.com.co"), Some("CO"));
+        assert_eq!(region_from_host("sample.org.co"), Some("CO"));
+        assert_eq!(region_from_host("sample.co.me"), Some("ME"));
+        assert_eq!(region_from_host("sample.com.ai"), Some("AI"));
+        // A name right under the TLD, or under another label, is generic still.
+        assert_eq!(region_from_host("brand.co"), None);
+        assert_eq!(region_from_host("www.brand.co"), None);
+        assert_eq!(region_from_host("app.brand.io"), None);
+        assert_eq!(region_from_host("com.co"), None);
     }
 }

@@ -307,3 +307,39 @@ fn numbers_after_a_capitalised_word_and_before_a_comma_are_no_address() {
         );
     }
 }
+
+/// Class `tld.national_second_level`: a host under a national second level of a ccTLD sold as
+/// a generic name (`.com.co`, `.co.me`) is in that country, so its postcodes are read without
+/// an international number on the page: Colombia (the town with its dotted abbreviation, on
+/// its own line or after a comma), Montenegro.
+#[test]
+fn a_national_second_level_domain_gives_the_page_its_country() {
+    assert_reads(&[
+        (
+            "https://www.ejemplo.com.co/",
+            "<p>Ejemplo SAS<br>Carrera 15 # 88-60<br>Bogotá D.C. 110221</p>",
+            ["Carrera 15 # 88-60", "Bogotá D.C.", "110221"],
+        ),
+        (
+            "https://ejemplo.org.co/",
+            "<p>Ejemplo SAS<br>Carrera 15 # 88-60, Bogotá D.C., 110221</p>",
+            ["Carrera 15 # 88-60", "Bogotá D.C.", "110221"],
+        ),
+        (
+            "https://primjer.co.me/",
+            "<p>Primjer d.o.o.<br>Ulica Primjera 12<br>81000 Podgorica</p>",
+            ["Ulica Primjera 12", "Podgorica", "81000"],
+        ),
+    ]);
+}
+
+/// The same class for numbers: a national number on a `.com.co` page is Colombian, not read
+/// in the default region.
+#[test]
+fn a_national_number_on_a_national_second_level_domain() {
+    let p = page(
+        "https://ejemplo.com.co/",
+        "<p>Ejemplo SAS<br>Tel: (601) 555 0123</p>",
+    );
+    assert_eq!(p.phones, ["+576015550123"]);
+}

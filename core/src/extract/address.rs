@@ -923,7 +923,7 @@ fn match_line(
             if !same_line.is_empty()
                 && !numbered
                 && !same_line.starts_with(|c: char| c.is_ascii_digit())
-                && !has_street_word(&same_line.to_lowercase())
+                && !has_street_word_in(same_line)
             {
                 continue;
             }
@@ -1014,7 +1014,7 @@ pub(crate) fn locates(a: &MarkedAddress) -> bool {
         .as_deref()
         .is_some_and(|c| !c.trim().is_empty())
         || a.street.as_deref().is_some_and(|street| {
-            street.bytes().any(|b| b.is_ascii_digit()) || has_street_word(&street.to_lowercase())
+            street.bytes().any(|b| b.is_ascii_digit()) || has_street_word_in(street)
         })
 }
 
@@ -1038,7 +1038,7 @@ pub(crate) fn with_marked_street(a: MarkedAddress) -> MarkedAddress {
         !s.is_empty()
             && is_streetish(s)
             && (s.bytes().any(|b| b.is_ascii_digit())
-                || (has_street_word(&s.to_lowercase()) && s.split_whitespace().count() >= 2))
+                || (has_street_word_in(s) && s.split_whitespace().count() >= 2))
     };
     let separators = [',', ' ', '-', '–', '\u{a0}'];
     // The postcode, where a street is printed before it, and all that follows.
@@ -1281,7 +1281,7 @@ pub(crate) fn is_place_name(text: &str) -> bool {
         && text.chars().all(|c| {
             c.is_alphabetic() || is_name_mark(c) || matches!(c, ' ' | '.' | '\'' | '’' | '-')
         })
-        && !has_street_word(&text.to_lowercase())
+        && !has_street_word_in(text)
 }
 
 /// Whether `c` may open a name: a capital, or a letter of a script without case (Thai,
@@ -1899,11 +1899,9 @@ pub(crate) fn street_over_district(
     street_for(lines, district_at, "").filter(|street| {
         let first = street.split(',').next().unwrap_or("");
         if !district_layout {
-            return postcode_places::opens_with_house_number(street, |text| {
-                has_street_word(&text.to_lowercase())
-            });
+            return postcode_places::opens_with_house_number(street, has_street_word_in);
         }
-        has_street_word(&first.to_lowercase())
+        has_street_word_in(first)
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())
     })
@@ -1972,7 +1970,7 @@ fn without_prose(text: &str, in_paragraph: bool) -> &str {
             continue;
         }
         let opens = if capital_opener && !in_paragraph {
-            word.starts_with(|c: char| c.is_ascii_digit()) || has_street_word(&word.to_lowercase())
+            word.starts_with(|c: char| c.is_ascii_digit()) || has_street_word_in(word)
         } else {
             word.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
         };
@@ -2079,7 +2077,7 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
     let line = line.trim_end_matches([',', '.']);
     let usable = line.len() <= 60
         && is_streetish(line)
-        && has_street_word(&line.to_lowercase())
+        && has_street_word_in(line)
         && ends_with_house_number(line)
         && !Shapes::of(line.as_bytes()).any();
     usable.then(|| line.to_string())
@@ -3053,7 +3051,7 @@ fn numbered_street_then_more(prefix: &str) -> bool {
     let Some(first) = parts.next() else {
         return false;
     };
-    if !has_street_word(&first.to_lowercase()) || is_premise(first) {
+    if !has_street_word_in(first) || is_premise(first) {
         return false;
     }
     let numbered = |part: &str| {
@@ -3122,7 +3120,7 @@ fn without_leading_name(prefix: &str) -> &str {
         let street = !number
             && (marked
                 || trimmed.starts_with(|c: char| c.is_ascii_digit())
-                || has_street_word(&trimmed.to_lowercase())
+                || has_street_word_in(trimmed)
                 || (ends_with_house_number(trimmed) && has_street_name(trimmed)));
         if street {
             // A house number alone names no street: the chunks before it do (`Paraje Los
@@ -3143,7 +3141,7 @@ fn without_leading_name(prefix: &str) -> &str {
             let tail_is_street = tail > 0 && {
                 let rest = chunk[tail..].trim();
                 rest.starts_with(|c: char| c.is_ascii_digit())
-                    || has_street_word(&rest.to_lowercase())
+                    || has_street_word_in(rest)
                     || is_premise(rest)
             };
             let from = premise.unwrap_or(start + if tail_is_street { tail } else { 0 });
@@ -3269,7 +3267,7 @@ fn sentence_end(chunk: &str) -> usize {
                 .unwrap_or("");
             let after = &chunk[i + 2..];
             word.chars().count() >= 4
-                && !has_street_word(&word.to_lowercase())
+                && !has_street_word_in(word)
                 && after.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
         })
         .last()
@@ -3377,7 +3375,7 @@ pub(crate) fn adds_premise(first: &str, printed: &str) -> bool {
 fn is_registration_line(line: &str) -> bool {
     let digits = line.bytes().filter(u8::is_ascii_digit).count();
     let letters = line.chars().filter(|c| c.is_alphabetic()).count();
-    digits >= 7 && letters <= 12 && !has_street_word(&line.to_lowercase())
+    digits >= 7 && letters <= 12 && !has_street_word_in(line)
 }
 
 /// `6th Floor`, `2nd floor`, `3rd Floor The Foundry Rooms`; with another language's ordinal
@@ -3460,19 +3458,22 @@ fn is_streetish(s: &str) -> bool {
 }
 
 /// Whether lower-case `lower` holds a street word (`road`, `str`, `avenida`…) or a word with a
-/// street suffix (`Musterstraße`, `Keizersgracht`).
+/// street suffix (`Musterstraße`, `Keizersgracht`): a piece between characters that are not
+/// letters or digits that is a `street.type` or `address.word` of the lexicon, or a word
+/// between white space (`,` and `.` at its end dropped) that ends in a `street.suffix` with
+/// at least three bytes before it. One pass over `lower`, no allocation.
 pub(crate) fn has_street_word(lower: &str) -> bool {
-    lower
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| has_word(&street_words().words, w))
-        || lower.split_whitespace().any(|w| {
-            // `Storgt.`: a suffix abbreviated with a dot.
-            let w = w.trim_end_matches([',', '.']);
-            street_words()
-                .suffixes
-                .iter()
-                .any(|suf| w.ends_with(suf.as_str()) && w.len() > suf.len() + 2)
-        })
+    street_words().in_text(lower, false)
+}
+
+/// [`has_street_word`] of `text` lower-cased (`has_street_word(&text.to_lowercase())`): an
+/// ASCII `text` is compared with its letters folded, without the lower-cased copy.
+pub(crate) fn has_street_word_in(text: &str) -> bool {
+    if text.is_ascii() {
+        street_words().in_text(text, true)
+    } else {
+        has_street_word(&text.to_lowercase())
+    }
 }
 
 /// The lexicon's street words as the address rules compare them (docs/extraction.md,
@@ -3481,11 +3482,144 @@ struct StreetWords {
     /// `street.type` and `address.word`: the words of a street or address line (`street`,
     /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
     words: Vec<String>,
-    /// `street.suffix`: street types written as the end of a street's name (`Kerkstraat`,
-    /// `Storgatan`).
-    suffixes: Vec<String>,
     /// `address.unit`: words of a unit, floor or box (`suite`, `Etage`, `Postfach`).
     units: Vec<String>,
+    /// The lengths of `words` by first byte: bit `n` (63 for 63 bytes or more) of entry `b`
+    /// is set when a word of `n` bytes starts with byte `b`; a piece whose bit is clear is
+    /// not looked up.
+    word_shapes: [u64; 256],
+    /// Whether `words` holds the empty word (a lexicon entry of dots only).
+    empty_word: bool,
+    /// `street.suffix` (`Kerkstraat`, `Storgatan`), each written backwards into a trie.
+    suffixes: SuffixTrie,
+}
+
+impl StreetWords {
+    /// [`has_street_word`] of `text`; `fold`: `text` is ASCII and compared as if lower-cased.
+    fn in_text(&self, text: &str, fold: bool) -> bool {
+        // `text` split at every character that is not a letter or digit (empty pieces
+        // included) and at white space, in one pass.
+        let mut piece = 0;
+        let mut word: Option<usize> = None;
+        for (at, c) in text.char_indices() {
+            if !c.is_alphanumeric() {
+                if self.holds_word(&text.as_bytes()[piece..at], fold) {
+                    return true;
+                }
+                piece = at + c.len_utf8();
+            }
+            if c.is_whitespace() {
+                if let Some(start) = word.take() {
+                    if self.ends_in_suffix(&text[start..at], fold) {
+                        return true;
+                    }
+                }
+            } else if word.is_none() {
+                word = Some(at);
+            }
+        }
+        self.holds_word(&text.as_bytes()[piece..], fold)
+            || word.is_some_and(|start| self.ends_in_suffix(&text[start..], fold))
+    }
+
+    /// Whether `piece` is one of `words` (its ASCII letters lower-cased when `fold`).
+    fn holds_word(&self, piece: &[u8], fold: bool) -> bool {
+        let Some(&first) = piece.first() else {
+            return self.empty_word;
+        };
+        let first = if fold {
+            first.to_ascii_lowercase()
+        } else {
+            first
+        };
+        if self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) == 0 {
+            return false;
+        }
+        self.words
+            .binary_search_by(|probe| {
+                if fold {
+                    probe.bytes().cmp(piece.iter().map(u8::to_ascii_lowercase))
+                } else {
+                    probe.as_bytes().cmp(piece)
+                }
+            })
+            .is_ok()
+    }
+
+    /// Whether `word` without the `,` and `.` at its end ends in a suffix with at least three
+    /// bytes before it (its ASCII letters lower-cased when `fold`).
+    fn ends_in_suffix(&self, word: &str, fold: bool) -> bool {
+        // `Storgt.`: a suffix abbreviated with a dot.
+        let word = word.trim_end_matches([',', '.']).as_bytes();
+        let mut node = 0;
+        let mut depth = 0;
+        // The shortest suffix of `word` in the trie is the first met; only one with at least
+        // three bytes before it counts.
+        while depth + 2 < word.len() {
+            if self.suffixes.nodes[node].end {
+                return true;
+            }
+            let byte = word[word.len() - 1 - depth];
+            let byte = if fold {
+                byte.to_ascii_lowercase()
+            } else {
+                byte
+            };
+            match self.suffixes.next(node, byte) {
+                Some(next) => node = next,
+                None => return false,
+            }
+            depth += 1;
+        }
+        false
+    }
+}
+
+/// Words written backwards into a trie: a suffix test reads a word from its last byte and
+/// stops at the first byte no suffix has there.
+struct SuffixTrie {
+    /// The root first.
+    nodes: Vec<SuffixNode>,
+}
+
+/// A node of a [`SuffixTrie`].
+#[derive(Default)]
+struct SuffixNode {
+    /// Whether the bytes from the root to here, read backwards, are a whole suffix.
+    end: bool,
+    /// The byte before and the node it leads to.
+    next: Vec<(u8, usize)>,
+}
+
+impl SuffixTrie {
+    fn new<'a>(suffixes: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut nodes = vec![SuffixNode::default()];
+        for suffix in suffixes {
+            let mut node = 0;
+            for &byte in suffix.as_bytes().iter().rev() {
+                node = match nodes[node].next.iter().find(|(b, _)| *b == byte) {
+                    Some(&(_, next)) => next,
+                    None => {
+                        nodes.push(SuffixNode::default());
+                        let next = nodes.len() - 1;
+                        nodes[node].next.push((byte, next));
+                        next
+                    }
+                };
+            }
+            nodes[node].end = true;
+        }
+        SuffixTrie { nodes }
+    }
+
+    /// The node `byte` leads to from `node`.
+    fn next(&self, node: usize, byte: u8) -> Option<usize> {
+        self.nodes[node]
+            .next
+            .iter()
+            .find(|(b, _)| *b == byte)
+            .map(|&(_, next)| next)
+    }
 }
 
 fn street_words() -> &'static StreetWords {
@@ -3494,9 +3628,22 @@ fn street_words() -> &'static StreetWords {
         let read = |classes: &[lexicon::Class]| {
             lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
         };
+        let words = read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]);
+        let mut word_shapes = [0u64; 256];
+        for word in &words {
+            if let Some(&first) = word.as_bytes().first() {
+                word_shapes[usize::from(first)] |= 1 << word.len().min(63);
+            }
+        }
         StreetWords {
-            words: read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]),
-            suffixes: read(&[lexicon::Class::StreetSuffix]),
+            empty_word: words.iter().any(String::is_empty),
+            word_shapes,
+            words,
+            suffixes: SuffixTrie::new(
+                read(&[lexicon::Class::StreetSuffix])
+                    .iter()
+                    .map(String::as_str),
+            ),
             units: read(&[lexicon::Class::AddressUnit]),
         }
     })
@@ -3672,6 +3819,95 @@ fn region_of_lower_case_country(c: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
+
+    /// [`has_street_word`] read the plain way, to hold the one-pass reading to: every piece
+    /// looked up in the sorted words, every word compared with every suffix.
+    fn has_street_word_plain(lower: &str) -> bool {
+        static TABLES: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+        let (words, suffixes) = TABLES.get_or_init(|| {
+            let read = |classes: &[Words]| {
+                lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+            };
+            (
+                read(&[Words::StreetType, Words::AddressWord]),
+                read(&[Words::StreetSuffix]),
+            )
+        });
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| lexicon::holds(words, w))
+            || lower.split_whitespace().any(|w| {
+                let w = w.trim_end_matches([',', '.']);
+                suffixes
+                    .iter()
+                    .any(|suf| w.ends_with(suf.as_str()) && w.len() > suf.len() + 2)
+            })
+    }
+
+    /// Asserts the one-pass street-word test of `text`, lower-cased and as written, equals the
+    /// plain reading of `text` lower-cased.
+    fn assert_street_word_as_plain(text: &str) {
+        let lower = text.to_lowercase();
+        let plain = has_street_word_plain(&lower);
+        assert_eq!(has_street_word(&lower), plain, "{lower:?}");
+        assert_eq!(has_street_word_in(text), plain, "{text:?}");
+    }
+
+    /// The street.type, address.word and street.suffix entries of the lexicon, as written.
+    fn street_entries() -> Vec<&'static str> {
+        [Words::StreetType, Words::AddressWord, Words::StreetSuffix]
+            .iter()
+            .flat_map(|class| lexicon::words(*class))
+            .collect()
+    }
+
+    #[test]
+    fn the_street_word_test_reads_every_entry_in_every_context_as_the_plain_reading() {
+        let before = [
+            "", "a", "ab", "abc", "Muster", "12 ", "x-", "é", "Ö", "ab.", " ",
+        ];
+        let after = [
+            "", ".", ",", ".,", " 12", "-x", "s", "ß", " ", "\u{a0}", "\u{b}",
+        ];
+        let mut cases = 0;
+        for entry in street_entries() {
+            let spellings = [
+                entry.to_string(),
+                entry.to_uppercase(),
+                entry.replace('.', ""),
+                entry.chars().rev().collect(),
+            ];
+            for spelling in &spellings {
+                for (b, a) in before
+                    .iter()
+                    .flat_map(|b| after.iter().map(move |a| (b, a)))
+                {
+                    assert_street_word_as_plain(&format!("{b}{spelling}{a}"));
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 1_000, "{cases}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_street_word_test_reads_any_line_as_the_plain_reading(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(street_entries()).prop_map(str::to_string),
+                    "[a-zA-Z0-9ßẞİΣσäÄ .,:/'\\-\u{b}\u{a0}\u{3000}]{0,5}",
+                ],
+                0..8,
+            ),
+            upper in proptest::bool::ANY,
+        ) {
+            let line = parts.concat();
+            let line = if upper { line.to_uppercase() } else { line };
+            assert_street_word_as_plain(&line);
+        }
+    }
 
     /// [`super::from_lines`] with the budget of a page of the lines' size.
     fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {

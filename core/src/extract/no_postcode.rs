@@ -177,7 +177,7 @@ pub(crate) fn parse(
     // A first line without a digit or street word above the others is a name (`Acme Ltd`).
     if texts.len() >= 2
         && !texts[0].bytes().any(|b| b.is_ascii_digit())
-        && !address::has_street_word(&texts[0].to_lowercase())
+        && !address::has_street_word_in(texts[0])
         && !address::is_premise(texts[0])
     {
         texts = &texts[1..];
@@ -288,7 +288,7 @@ fn is_street(chunk: &str, evidence: Evidence) -> bool {
         && !chunk.contains("http")
         && digits(chunk) < 7
         && (evidence != Evidence::Label || digits(chunk) > 0)
-        && (address::has_street_word(&chunk.to_lowercase())
+        && (address::has_street_word_in(chunk)
             || (evidence == Evidence::Unlabelled && is_typeless_street(chunk)))
         && address::has_street_name(chunk)
         && (evidence != Evidence::Unlabelled || !is_sentence(chunk))

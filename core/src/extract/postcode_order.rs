@@ -19,7 +19,7 @@
 
 use crate::extract::address::{
     city_any_word, clean_city, country_after, ends_address, ends_with_house_number,
-    has_street_name, has_street_word, is_copyright_mark, is_part_of_other_number, name_run,
+    has_street_name, has_street_word_in, is_copyright_mark, is_part_of_other_number, name_run,
     next_word_end, opens_name, places_before, region_after_postcode, street_for,
     street_over_district, zip_tokens, MarkedAddress, TextAddress, HAND_READ,
 };
@@ -128,7 +128,7 @@ fn zip_then_town(
         }
     }
     let town = clean_city(&line[town_start..town_end]);
-    if town.is_empty() || has_street_word(&town.to_lowercase()) {
+    if town.is_empty() || has_street_word_in(&town) {
         return None;
     }
     // A country's letters glued before the postcode (`RO-400001`) are not the street's.
@@ -213,7 +213,7 @@ fn is_strong_street(street: &str) -> bool {
     }
     let numbered =
         |word: Option<&&str>| word.is_some_and(|w| is_house_number(w.trim_end_matches([',', '.'])));
-    has_street_word(&street.to_lowercase())
+    has_street_word_in(street)
         || ((numbered(words.first()) || numbered(words.last())) && has_street_name(street))
 }
 

@@ -65,8 +65,10 @@ pub(crate) fn read(
         let (heading, text) = after_location(line.trim());
         if text.is_empty()
             || text.len() > MAX_LINE
-            || !(address::has_street_word(&text.to_lowercase())
-                || text.split(',').any(no_postcode::is_typeless_street))
+            || !(address::has_street_word_in(text)
+                // A typeless street ends in a house number: a line without a digit has none.
+                || (text.bytes().any(|b| b.is_ascii_digit())
+                    && text.split(',').any(no_postcode::is_typeless_street)))
         {
             continue;
         }
@@ -117,7 +119,7 @@ pub(crate) fn read(
         let typeless = found_here
             .street
             .as_deref()
-            .is_some_and(|street| !address::has_street_word(&street.to_lowercase()));
+            .is_some_and(|street| !address::has_street_word_in(street));
         let enough = if typeless {
             found_here.locality.is_some()
                 && points >= MIN_TYPELESS_SCORE
