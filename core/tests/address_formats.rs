@@ -343,3 +343,48 @@ fn a_national_number_on_a_national_second_level_domain() {
     );
     assert_eq!(p.phones, ["+576015550123"]);
 }
+
+/// Class `postcode.language_of_many`: an English page on a `.com` host of India, South Africa
+/// or Nigeria that prints its numbers without the country code has no region; its postcode is
+/// read as on a page of the first of the language's countries whose reading gives a street.
+#[test]
+fn postcodes_of_english_pages_of_no_region() {
+    let page_of = |body: &str| format!("<html lang=\"en\"><body><p>{body}</p></body></html>");
+    let cases = [
+        (
+            page_of("Sample Pvt Ltd<br>12, 5th Cross Road, Sample Layout<br>Bengaluru, Karnataka 560035<br>Phone: 080 5555 0123"),
+            ["12, 5th Cross Road, Sample Layout", "Bengaluru", "560035"],
+        ),
+        (
+            page_of("Sample (Pty) Ltd<br>12 Sample Street, Sampleton, Cape Town, 8002<br>Tel: 021 555 0123"),
+            ["12 Sample Street, Sampleton", "Cape Town", "8002"],
+        ),
+        (
+            page_of("Sample Ltd<br>12 Sample Street<br>Ikeja, Lagos 100002<br>Tel: 0803 555 0123"),
+            ["12 Sample Street", "Ikeja", "100002"],
+        ),
+    ];
+    let cases: Vec<(&str, &str, [&str; 3])> = cases
+        .iter()
+        .map(|(html, want)| ("https://sample-company.com/", html.as_str(), *want))
+        .collect();
+    assert_reads(&cases);
+}
+
+/// Negatives of English pages of no region: a year after a street line, a count, a price and
+/// opening hours are no postcode.
+#[test]
+fn numbers_on_english_pages_of_no_region_are_no_postcode() {
+    for body in [
+        "<p>1200 Main Street</p><p>Springfield 2024 Award</p>",
+        "<p>Serving 1200 Happy Customers since 2004</p><p>Call 080 5555 0123</p>",
+        "<p>Plans from 4999 Rupees, 12 months</p><p>Open Monday to Friday 0900 - 1700</p>",
+    ] {
+        let html = format!("<html lang=\"en\"><body>{body}</body></html>");
+        assert_eq!(
+            parts("https://sample-company.com/", &html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{body}"
+        );
+    }
+}

@@ -3463,14 +3463,14 @@ fn is_streetish(s: &str) -> bool {
 /// between white space (`,` and `.` at its end dropped) that ends in a `street.suffix` with
 /// at least three bytes before it. One pass over `lower`, no allocation.
 pub(crate) fn has_street_word(lower: &str) -> bool {
-    street_words().in_text(lower, false)
+    street_words().in_text(lower)
 }
 
 /// [`has_street_word`] of `text` lower-cased (`has_street_word(&text.to_lowercase())`): an
 /// ASCII `text` is compared with its letters folded, without the lower-cased copy.
 pub(crate) fn has_street_word_in(text: &str) -> bool {
     if text.is_ascii() {
-        street_words().in_text(text, true)
+        street_words().in_ascii(text.as_bytes())
     } else {
         has_street_word(&text.to_lowercase())
     }
@@ -3495,22 +3495,22 @@ struct StreetWords {
 }
 
 impl StreetWords {
-    /// [`has_street_word`] of `text`; `fold`: `text` is ASCII and compared as if lower-cased.
-    fn in_text(&self, text: &str, fold: bool) -> bool {
+    /// [`has_street_word`] of `text`.
+    fn in_text(&self, text: &str) -> bool {
         // `text` split at every character that is not a letter or digit (empty pieces
         // included) and at white space, in one pass.
         let mut piece = 0;
         let mut word: Option<usize> = None;
         for (at, c) in text.char_indices() {
             if !c.is_alphanumeric() {
-                if self.holds_word(&text.as_bytes()[piece..at], fold) {
+                if self.holds_word(&text.as_bytes()[piece..at], false) {
                     return true;
                 }
                 piece = at + c.len_utf8();
             }
             if c.is_whitespace() {
                 if let Some(start) = word.take() {
-                    if self.ends_in_suffix(&text[start..at], fold) {
+                    if self.ends_in_suffix(&text.as_bytes()[start..at], false) {
                         return true;
                     }
                 }
@@ -3518,8 +3518,37 @@ impl StreetWords {
                 word = Some(at);
             }
         }
-        self.holds_word(&text.as_bytes()[piece..], fold)
-            || word.is_some_and(|start| self.ends_in_suffix(&text[start..], fold))
+        self.holds_word(&text.as_bytes()[piece..], false)
+            || word.is_some_and(|start| self.ends_in_suffix(&text.as_bytes()[start..], false))
+    }
+
+    /// [`Self::in_text`] of an ASCII `text` compared as if lower-cased: the same pass over
+    /// bytes, `char::is_alphanumeric` and `char::is_whitespace` as they read ASCII.
+    fn in_ascii(&self, text: &[u8]) -> bool {
+        let mut piece = 0;
+        let mut word: Option<usize> = None;
+        for (at, &b) in text.iter().enumerate() {
+            if !b.is_ascii_alphanumeric() {
+                if self.holds_word(&text[piece..at], true) {
+                    return true;
+                }
+                piece = at + 1;
+                // `char::is_whitespace` of ASCII: the vertical tab (0x0B) too.
+                if matches!(b, b' ' | b'\t'..=b'\r') {
+                    if let Some(start) = word.take() {
+                        if self.ends_in_suffix(&text[start..at], true) {
+                            return true;
+                        }
+                    }
+                    continue;
+                }
+            }
+            if word.is_none() {
+                word = Some(at);
+            }
+        }
+        self.holds_word(&text[piece..], true)
+            || word.is_some_and(|start| self.ends_in_suffix(&text[start..], true))
     }
 
     /// Whether `piece` is one of `words` (its ASCII letters lower-cased when `fold`).
@@ -3548,9 +3577,10 @@ impl StreetWords {
 
     /// Whether `word` without the `,` and `.` at its end ends in a suffix with at least three
     /// bytes before it (its ASCII letters lower-cased when `fold`).
-    fn ends_in_suffix(&self, word: &str, fold: bool) -> bool {
+    fn ends_in_suffix(&self, word: &[u8], fold: bool) -> bool {
         // `Storgt.`: a suffix abbreviated with a dot.
-        let word = word.trim_end_matches([',', '.']).as_bytes();
+        let cut = word.iter().rposition(|b| !matches!(b, b',' | b'.'));
+        let word = &word[..cut.map_or(0, |last| last + 1)];
         let mut node = 0;
         let mut depth = 0;
         // The shortest suffix of `word` in the trie is the first met; only one with at least

@@ -18,8 +18,12 @@
 //! Read in the other order than the country's layout (`extract::postcode_order`) only when the
 //! postcode is that country's alone.
 //!
-//! Only languages with a main country (`region::main_country`) are read here, at most
-//! [`MAX_READS`] readings a page, and only tokens beside a place name or alone on their line.
+//! Languages of many countries without a main one (English: India, Nigeria, South Africa,
+//! Kenya… on `.com` hosts with national numbers only, which give the region decision
+//! nothing) are read the same way (class `postcode.language_of_many`): the first of the
+//! language's countries, most populous first, whose reading gives a street and postcode gives
+//! the address. At most [`MAX_READS`] readings a page, and only tokens beside a place name or
+//! alone on their line.
 //!
 //! A postcode that several countries' patterns validate must open or end its line or a
 //! comma-separated part of it.
@@ -70,11 +74,6 @@ pub(crate) fn read(
     found: &[TextAddress],
     budget: &PageBudget,
 ) -> Vec<Choice> {
-    // A language of many countries with no main one (English, Arabic) is no sign of which:
-    // their pages are left to the region decision (calling codes, currencies).
-    if region::main_country(language).is_none() {
-        return Vec::new();
-    }
     let candidates: Vec<&postcode::Format> = region::language_regions(language)
         .iter()
         .filter(|r| Some(**r) != page_region && !HAND_READ.contains(r))
@@ -288,5 +287,38 @@ mod tests {
         assert!(postcodes(&["Hauptstraße 12", "Jubiläum 2024 Feier"], "de", Some("DE")).is_empty());
         // A language without other countries.
         assert!(postcodes(&["Storgata 5, 0155 Oslo"], "nb", Some("NO")).is_empty());
+        // English prose, prices and hours with numbers on a page of no region.
+        for line in [
+            "Serving 1200 Happy Customers since 2004",
+            "Plans from 4999 Rupees, 12 months",
+            "Open Monday to Friday 0900 - 1700",
+        ] {
+            assert!(postcodes(&[line], "en", None).is_empty(), "{line}");
+        }
+    }
+
+    #[test]
+    fn postcodes_of_a_language_of_many_countries_without_a_main_one() {
+        // English on a generic domain without a region: India (six digits: several
+        // countries, no evidence), South Africa (four digits), Kenya (a box's post office).
+        assert_eq!(
+            postcodes(
+                &[
+                    "12 Sample Road, Sample Layout",
+                    "Bengaluru, Karnataka 560035"
+                ],
+                "en",
+                None
+            ),
+            [("IN:560035".to_string(), false)]
+        );
+        assert_eq!(
+            postcodes(
+                &["12 Sample Street, Sampleton, Cape Town, 8002"],
+                "en",
+                None
+            ),
+            [("ZA:8002".to_string(), false)]
+        );
     }
 }
