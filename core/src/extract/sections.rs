@@ -1067,16 +1067,21 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
 /// relative link: no `@`, and no `http://`, `https://` or `www.` after its leading
 /// punctuation), with no look-up.
 fn may_name_a_host(href: &str) -> bool {
-    let bytes = href.as_bytes();
-    if memchr::memchr(b'@', bytes).is_some() {
-        return true;
-    }
-    let token = href.trim_start_matches(|c: char| !c.is_alphanumeric());
-    ["https://", "http://", "www."].iter().any(|head| {
-        token
-            .get(..head.len())
-            .is_some_and(|start| start.eq_ignore_ascii_case(head))
-    })
+    // The heads first (a link written with a scheme starts with one), the `@` last; an href
+    // that starts with a letter or digit has no leading punctuation to step over.
+    let token = if href
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphanumeric)
+    {
+        href
+    } else {
+        href.trim_start_matches(|c: char| !c.is_alphanumeric())
+    };
+    ["https://", "http://", "www."]
+        .iter()
+        .any(|head| crate::extract::ascii::starts_with_ignore_ascii_case(token, head))
+        || memchr::memchr(b'@', href.as_bytes()).is_some()
 }
 
 /// Whether [`other_organisation_mention`] may find a name in `block`: `false` only when it
@@ -1616,6 +1621,22 @@ mod tests {
             if other_organisation_mention(&block, None, &[]).is_some() {
                 proptest::prop_assert!(may_mention(&block), "{}", block);
             }
+        }
+
+        #[test]
+        fn a_link_may_name_a_host_as_the_at_and_heads_model_says(
+            parts in proptest::collection::vec(
+                "(https?://|HTTP://|Https://|www\\.|WwW\\.|//|/|/www\\.|-Http://|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                0..6,
+            )
+        ) {
+            let href = parts.concat();
+            let token = href.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let model = href.contains('@')
+                || ["https://", "http://", "www."].iter().any(|head| {
+                    token.get(..head.len()).is_some_and(|start| start.eq_ignore_ascii_case(head))
+                });
+            proptest::prop_assert_eq!(may_name_a_host(&href), model, "{}", href);
         }
 
         #[test]
