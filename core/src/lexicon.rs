@@ -117,6 +117,9 @@ classes! {
     /// Word or abbreviation written before a town's name in an address (г., гр., м.: city,
     /// town): not part of the town.
     LocalityMark = "locality.mark",
+    /// Name or abbreviation of a currency written after an amount (euro, Ευρώ, Ft, Kč, zł):
+    /// the number before it is an amount, not a postcode.
+    AmountCurrency = "amount.currency",
     /// Label before an address (address, Anschrift, adresse, dirección).
     LabelAddress = "label.address",
     /// Heading over the business's place, its address under or after it without an address

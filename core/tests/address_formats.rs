@@ -447,3 +447,41 @@ fn a_number_ending_a_sentence_is_no_postcode() {
         assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
     }
 }
+
+/// Class `amount.currency`: a number with a currency's name or abbreviation written after it
+/// (`12345 Euro`, `10559 ευρώ`, `2500 Ft`, `2500 kr`, `75000 euros`) is an amount, not a postcode, even
+/// when it has a postcode's digits and a street line stands above it.
+#[test]
+fn an_amount_with_its_currency_after_it_is_no_postcode() {
+    let read = [
+        (
+            "https://beispiel.de/",
+            "<p>Musterstraße 12</p><p>Preis ab 12345 Euro inklusive Montage</p>",
+        ),
+        (
+            "https://deigma.gr/",
+            "<p>Από το 1995 εξυπηρετούμε πελάτες</p><p>Τιμή 10559 Ευρώ</p>",
+        ),
+        (
+            "https://minta.hu/",
+            "<p>Minta utca 7.</p><p>Ár: 2500 Ft</p>",
+        ),
+        (
+            "https://priklad.cz/",
+            "<p>Vzorová 12</p><p>Cena od 45000 Kč</p>",
+        ),
+        (
+            "https://eksempel.dk/",
+            "<p>Eksempelvej 12</p><p>Pris 2500 kr inkl. moms</p>",
+        ),
+        (
+            "https://exemple.fr/",
+            "<p>12 rue de l'Exemple</p><p>Forfait 75000 euros HT</p>",
+        ),
+    ]
+    .into_iter()
+    .filter(|(url, html)| !parts(url, html).is_empty())
+    .map(|(url, html)| format!("{url} {html}\n  read {:?}", parts(url, html)))
+    .collect::<Vec<_>>();
+    assert!(read.is_empty(), "{}", read.join("\n"));
+}

@@ -1442,7 +1442,7 @@ pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> b
         (Some('%' | '€' | '$'), _) => true,
         (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
         _ => false,
-    };
+    } || currency_after(after);
     let lower = before.trim_end().to_lowercase();
     let house_number = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", "núm.", "num."]
         .iter()
@@ -1452,6 +1452,26 @@ pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> b
                 .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
         });
     joined_before || joined_after || house_number
+}
+
+/// Whether the word right after a number (`after`: the line after it) is a currency's name
+/// or abbreviation (class `amount.currency`: `12345 Euro`, `10559 ευρώ`, `2500 Ft`): the
+/// number is an amount.
+fn currency_after(after: &str) -> bool {
+    /// The longest entry compared, in bytes (`złotych`, `гривень`).
+    const LONGEST: usize = 16;
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    let rest = after.trim_start_matches([' ', '\u{a0}']);
+    let end = rest
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(rest.len());
+    let word = &rest[..end];
+    if word.is_empty() || word.len() > LONGEST {
+        return false;
+    }
+    let words =
+        WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AmountCurrency], str::to_lowercase));
+    lexicon::holds(words, &word.to_lowercase())
 }
 
 /// The country named right after a postcode (`, México.`, `India`): by the data's English
