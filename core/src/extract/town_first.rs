@@ -21,7 +21,7 @@
 use std::sync::OnceLock;
 
 use crate::extract::address::{
-    ends_with_house_number, has_street_name, has_street_word, is_place_name, MarkedAddress,
+    ends_with_house_number, has_street_name, has_street_word_in, is_place_name, MarkedAddress,
 };
 use crate::lexicon;
 
@@ -85,7 +85,7 @@ fn street_field(text: &str) -> Option<&str> {
     let street = text[..end].trim().trim_end_matches([',', '.', ' ']).trim();
     // A street word (`ул.`, `utca`), or a street name that opens with a capital or a house
     // number: prose after a comma (`… 15 години опит`) opens with a lower-case word.
-    let streetish = has_street_word(&street.to_lowercase())
+    let streetish = has_street_word_in(street)
         || (has_street_name(street)
             && street.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()));
     (!street.is_empty()
