@@ -485,3 +485,35 @@ fn an_amount_with_its_currency_after_it_is_no_postcode() {
     .collect::<Vec<_>>();
     assert!(read.is_empty(), "{}", read.join("\n"));
 }
+
+/// Class `postcode.region_code_after_town`: in the layouts that print the region after the town
+/// on the postcode line (Google's `fmt` `%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay),
+/// a last word of two or three capitals is the province's code, not part of the locality
+/// (`20121 Milano MI`), on Italian and English pages; the postal districts of layouts without
+/// it stay in the locality (Danish `2450 København SV`).
+#[test]
+fn a_province_code_after_the_town_is_no_part_of_the_locality() {
+    assert_reads(&[
+        (
+            "https://esempio.it/",
+            "<footer><p>Esempio S.r.l.<br>Via Garibaldi 14<br>20121 Milano MI</p></footer>",
+            ["Via Garibaldi 14", "Milano", "20121"],
+        ),
+        (
+            "https://esempio.it/",
+            "<footer><p>Sede legale: Corso Italia 22, 50123 Firenze FI, Italia</p></footer>",
+            ["Corso Italia 22", "Firenze", "50123"],
+        ),
+        (
+            "https://esempio.it/en/",
+            "<html lang=en><footer><p>Registered office: Via Roma 14, 00184 Rome RM, Italy</p>\
+             </footer></html>",
+            ["Via Roma 14", "Rome", "00184"],
+        ),
+        (
+            "https://eksempel.dk/",
+            "<footer><p>Eksempel ApS<br>Eksempelvej 12<br>2450 København SV</p></footer>",
+            ["Eksempelvej 12", "København SV", "2450"],
+        ),
+    ]);
+}

@@ -1304,12 +1304,18 @@ fn is_name_mark(c: char) -> bool {
 /// layouts of `region` that print the region there (`%Z %S` ending the line, Philippines:
 /// `12 Mango Avenue, Sample City, 6015 Cebu` → street `12 Mango Avenue`, locality `Sample
 /// City`, region `Cebu`): the name after the postcode is the region, the street's last comma
-/// part the locality when it is a place name. Otherwise `name` is the locality.
+/// part the locality when it is a place name. In the layouts that print the region after the
+/// town (`%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay), a last word of two or three
+/// capitals after a place name is the region's code (class `postcode.region_code_after_town`:
+/// `20121 Milano MI` → locality `Milano`, region `MI`). Otherwise `name` is the locality.
 fn province_after_postcode(
     region: &str,
     street: Option<String>,
     name: String,
 ) -> (Option<String>, String, Option<String>) {
+    if let Some((town, code)) = region_code_after_town(region, &name) {
+        return (street, town.to_string(), Some(code.to_string()));
+    }
     let province_last = postcode::format(region)
         .is_some_and(|f| f.fmt.contains("%n%Z %S") && !f.fmt.contains("%Z %S %C"));
     let Some(full) = street.as_deref().filter(|_| province_last) else {
@@ -1323,6 +1329,18 @@ fn province_after_postcode(
         ),
         _ => (street, name, None),
     }
+}
+
+/// The town and the region's code of `name` (the text after a postcode) in the layouts of
+/// `region` that print the region after the town (Google's `fmt` `%Z %C %S`), when its last
+/// word is two or three capital letters after a place name: `Milano MI` → (`Milano`, `MI`).
+fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &'a str)> {
+    let (town, code) = name.trim().rsplit_once(' ')?;
+    let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
+    (is_code
+        && is_place_name(town)
+        && postcode::format(region).is_some_and(|f| f.fmt.contains("%Z %C %S")))
+    .then(|| (town.trim(), code))
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
