@@ -517,3 +517,46 @@ fn a_province_code_after_the_town_is_no_part_of_the_locality() {
         ),
     ]);
 }
+
+/// Class `region.mark`: a region named with its mark (Irish `Co. Clare`, Romanian `jud. Cluj`,
+/// Hungarian `Pest megye`, Ukrainian `Львівська область`) between the town and the postcode
+/// or after the postcode is the region: the town is the place before it (Google's `%C%n%S`),
+/// and the address does not end at it.
+#[test]
+fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
+    assert_reads(&[
+        (
+            "https://sample.ie/",
+            "<footer><p>Sample Ltd<br>14 Main Street<br>Kilkenny<br>Co. Kilkenny<br>R95 X2Y3</p>\
+             </footer>",
+            ["14 Main Street", "Kilkenny", "R95 X2Y3"],
+        ),
+        (
+            "https://sample.ie/",
+            "<footer><p>14 Main Street, Ennis, Co. Clare, V95 T2K3, Ireland</p></footer>",
+            ["14 Main Street", "Ennis", "V95 T2K3"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Exemplu SRL, Str. Florilor nr. 14, Cluj-Napoca 400001, jud. Cluj</p>\
+             </footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Strada Morii 3<br>Sibiu 550003, județul Sibiu</p></footer>",
+            ["Strada Morii 3", "Sibiu", "550003"],
+        ),
+        (
+            "https://pryklad.ua/",
+            "<footer><p>ТОВ «Приклад»<br>вул. Садова, 14<br>Львів<br>Львівська область<br>79000</p>\
+             </footer>",
+            ["вул. Садова, 14", "Львів", "79000"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
+            ["Fő utca 14", "Szentendre", "2000"],
+        ),
+    ]);
+}
