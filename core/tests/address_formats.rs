@@ -485,3 +485,78 @@ fn an_amount_with_its_currency_after_it_is_no_postcode() {
     .collect::<Vec<_>>();
     assert!(read.is_empty(), "{}", read.join("\n"));
 }
+
+/// Class `postcode.region_code_after_town`: in the layouts that print the region after the town
+/// on the postcode line (Google's `fmt` `%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay),
+/// a last word of two or three capitals is the province's code, not part of the locality
+/// (`20121 Milano MI`), on Italian and English pages; the postal districts of layouts without
+/// it stay in the locality (Danish `2450 København SV`).
+#[test]
+fn a_province_code_after_the_town_is_no_part_of_the_locality() {
+    assert_reads(&[
+        (
+            "https://esempio.it/",
+            "<footer><p>Esempio S.r.l.<br>Via Garibaldi 14<br>20121 Milano MI</p></footer>",
+            ["Via Garibaldi 14", "Milano", "20121"],
+        ),
+        (
+            "https://esempio.it/",
+            "<footer><p>Sede legale: Corso Italia 22, 50123 Firenze FI, Italia</p></footer>",
+            ["Corso Italia 22", "Firenze", "50123"],
+        ),
+        (
+            "https://esempio.it/en/",
+            "<html lang=en><footer><p>Registered office: Via Roma 14, 00184 Rome RM, Italy</p>\
+             </footer></html>",
+            ["Via Roma 14", "Rome", "00184"],
+        ),
+        (
+            "https://eksempel.dk/",
+            "<footer><p>Eksempel ApS<br>Eksempelvej 12<br>2450 København SV</p></footer>",
+            ["Eksempelvej 12", "København SV", "2450"],
+        ),
+    ]);
+}
+
+/// Class `region.mark`: a region named with its mark (Irish `Co. Clare`, Romanian `jud. Cluj`,
+/// Hungarian `Pest megye`, Ukrainian `Львівська область`) between the town and the postcode
+/// or after the postcode is the region: the town is the place before it (Google's `%C%n%S`),
+/// and the address does not end at it.
+#[test]
+fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
+    assert_reads(&[
+        (
+            "https://sample.ie/",
+            "<footer><p>Sample Ltd<br>14 Main Street<br>Kilkenny<br>Co. Kilkenny<br>R95 X2Y3</p>\
+             </footer>",
+            ["14 Main Street", "Kilkenny", "R95 X2Y3"],
+        ),
+        (
+            "https://sample.ie/",
+            "<footer><p>14 Main Street, Ennis, Co. Clare, V95 T2K3, Ireland</p></footer>",
+            ["14 Main Street", "Ennis", "V95 T2K3"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Exemplu SRL, Str. Florilor nr. 14, Cluj-Napoca 400001, jud. Cluj</p>\
+             </footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Strada Morii 3<br>Sibiu 550003, județul Sibiu</p></footer>",
+            ["Strada Morii 3", "Sibiu", "550003"],
+        ),
+        (
+            "https://pryklad.ua/",
+            "<footer><p>ТОВ «Приклад»<br>вул. Садова, 14<br>Львів<br>Львівська область<br>79000</p>\
+             </footer>",
+            ["вул. Садова, 14", "Львів", "79000"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
+            ["Fő utca 14", "Szentendre", "2000"],
+        ),
+    ]);
+}
