@@ -24,8 +24,9 @@ fn parts(url: &str, html: &str) -> Vec<[Option<String>; 3]> {
         .collect()
 }
 
+/// The parts, an empty one as `None` (an address without a postcode).
 fn some(parts: [&str; 3]) -> [Option<String>; 3] {
-    parts.map(|p| Some(p.to_owned()))
+    parts.map(|p| (!p.is_empty()).then(|| p.to_owned()))
 }
 
 /// Asserts that each (URL, page, (street, locality, postcode)) reads as one address with those
@@ -557,6 +558,110 @@ fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
             "https://minta.hu/",
             "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
             ["Fő utca 14", "Szentendre", "2000"],
+        ),
+    ]);
+}
+
+/// The lexicon's `street.type` entries from libpostal's dictionaries: street types of Spanish
+/// (Colombia's `Carrera`, `Cra.`) and Hebrew (`רחוב`) make a labelled
+/// street without a postcode an address, where the country prints none or the page leaves it
+/// out (and Hebrew's address label `כתובת`).
+#[test]
+fn street_types_of_more_languages_make_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://muestra.com.co/",
+            "<footer><p>Dirección: Carrera 7 # 71-21, Oficina 502, Bogotá</p></footer>",
+            ["Carrera 7 # 71-21, Oficina 502", "Bogotá", ""],
+        ),
+        (
+            "https://muestra.com.co/",
+            "<footer><p>Dirección: Cra. 43A #1 Sur-100, Medellín, Colombia</p></footer>",
+            ["Cra. 43A #1 Sur-100", "Medellín", ""],
+        ),
+        (
+            "https://dugma.co.il/",
+            "<footer><p>כתובת: רחוב הרצל 14, תל אביב</p></footer>",
+            ["רחוב הרצל 14", "תל אביב", ""],
+        ),
+    ]);
+}
+
+/// Class `street.number_after_comma`: under an address label, a street whose house number
+/// stands in the next comma-separated part (`Travessa das Flores, 45`, `Calle Mayor, 5`) is
+/// the address, where the country prints no postcode (Angola, Panama).
+#[test]
+fn a_house_number_after_a_comma_completes_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://exemplo.co.ao/",
+            "<footer><p>Endereço: Travessa das Flores, 45, Luanda</p></footer>",
+            ["Travessa das Flores, 45", "Luanda", ""],
+        ),
+        (
+            "https://muestra.com.pa/",
+            "<footer><p>Dirección: Calle Mayor, 5, Ciudad de Panamá</p></footer>",
+            ["Calle Mayor, 5", "Ciudad de Panamá", ""],
+        ),
+        (
+            "https://muestra.com.pa/",
+            "<main><h2>Dirección</h2><p>Avenida Central, 12<br>Colón</p></main>",
+            ["Avenida Central, 12", "Colón", ""],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Adresa: Strada Morii, 3, Bacău</p></footer>",
+            ["Strada Morii, 3", "Bacău", ""],
+        ),
+    ]);
+}
+
+/// Class `address.numbered_premise`: under an address label, a street without a house number
+/// after a numbered premise or unit (the Gulf's and East Africa's way: `Office 1401, Sample
+/// Tower, Sample Road`, `Sample Plaza, 2nd Floor, Sample Road`) is the address; the number is
+/// the premise's. A street without any number under a label stays unread.
+#[test]
+fn a_numbered_premise_gives_a_labelled_street_its_number() {
+    assert_reads(&[
+        (
+            "https://sample.ae/",
+            "<footer><p>Address: Office 1401, Sample Tower, Sheikh Sample Road, Dubai, UAE</p>\
+             </footer>",
+            ["Office 1401, Sample Tower, Sheikh Sample Road", "Dubai", ""],
+        ),
+        (
+            "https://sample.co.ke/",
+            "<footer><p>Location: Sample Plaza, 2nd Floor, Sample Road, Nairobi</p></footer>",
+            ["Sample Plaza, 2nd Floor, Sample Road", "Nairobi", ""],
+        ),
+    ]);
+    let unread = parts(
+        "https://sample.ae/",
+        "<footer><p>Address: Sample Tower, Sheikh Sample Road, Dubai, UAE</p></footer>",
+    );
+    assert!(unread.is_empty(), "{unread:?}");
+}
+
+/// Class `address.premise` after the house number of a street written after its town
+/// (Hungarian `1052 Budapest, Minta utca 7. 2. emelet`, Romanian `Str. Florilor nr. 14 bl. A2
+/// sc. B`): the floor, staircase or block is part of the street, and the address is read.
+#[test]
+fn a_premise_after_the_house_number_of_a_street_after_its_town() {
+    assert_reads(&[
+        (
+            "https://minta.hu/",
+            "<footer><p>Cím: 6720 Szeged, Minta utca 5. 2. emelet</p></footer>",
+            ["Minta utca 5. 2. emelet", "Szeged", "6720"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>6720 Szeged, Minta utca 5. földszint</p></footer>",
+            ["Minta utca 5. földszint", "Szeged", "6720"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Adresa: 400001 Cluj-Napoca, Str. Florilor nr. 14 bl. A2 sc. B</p></footer>",
+            ["Str. Florilor nr. 14 bl. A2 sc. B", "Cluj-Napoca", "400001"],
         ),
     ]);
 }
