@@ -3496,9 +3496,14 @@ pub(crate) fn has_street_word_in(text: &str) -> bool {
     if text.is_ascii() {
         street_words().in_ascii(text.as_bytes())
     } else {
-        has_street_word(&text.to_lowercase())
+        street_words()
+            .in_lowered(text)
+            .unwrap_or_else(|| has_street_word(&text.to_lowercase()))
     }
 }
+
+/// The longest text, in bytes, [`StreetWords::in_lowered`] lower-cases on the stack.
+const LOWERED_BYTES: usize = 256;
 
 /// The lexicon's street words as the address rules compare them (docs/extraction.md,
 /// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
@@ -3514,8 +3519,51 @@ struct StreetWords {
     word_shapes: [u64; 256],
     /// Whether `words` holds the empty word (a lexicon entry of dots only).
     empty_word: bool,
+    /// The first byte, last byte and length of `words` ([`word_key`]): a piece whose bit is
+    /// clear is none of them and is not looked up.
+    word_keys: BitSet,
     /// `street.suffix` (`Kerkstraat`, `Storgatan`), each written backwards into a trie.
     suffixes: SuffixTrie,
+    /// The length in bytes of the shortest suffix (`None` without suffixes): a word shorter
+    /// than it and the three bytes before it ends in none.
+    shortest_suffix: Option<usize>,
+    /// The last two bytes of the suffixes ([`pair_key`]), when every suffix has two or more:
+    /// a word whose last two bytes (ASCII letters lower-cased) have their bit clear ends in
+    /// none, and the trie is not walked.
+    suffix_ends: Option<BitSet>,
+}
+
+/// A set of 16-bit keys, a bit each.
+struct BitSet(Box<[u64; 1024]>);
+
+impl BitSet {
+    fn new() -> Self {
+        BitSet(Box::new([0; 1024]))
+    }
+
+    fn insert(&mut self, key: u16) {
+        self.0[usize::from(key >> 6)] |= 1 << (key & 63);
+    }
+
+    fn contains(&self, key: u16) -> bool {
+        self.0[usize::from(key >> 6)] & (1 << (key & 63)) != 0
+    }
+}
+
+/// The key of a street word or a piece of a line in [`StreetWords::word_keys`]: its first and
+/// last bytes with their ASCII letters lower-cased, and its length; pieces equal to a word
+/// (as written or with ASCII letters lower-cased) have the word's key.
+fn word_key(piece: &[u8]) -> u16 {
+    let first = piece.first().map_or(0, u8::to_ascii_lowercase);
+    let last = piece.last().map_or(0, u8::to_ascii_lowercase);
+    let key = u32::from(first) << 8 ^ u32::from(last) ^ (piece.len() as u32).wrapping_mul(0x9e37);
+    (key ^ key >> 16) as u16
+}
+
+/// The key of the last two bytes `(last, before_last)` of a word or suffix in
+/// [`StreetWords::suffix_ends`], ASCII letters lower-cased.
+fn pair_key(last: u8, before_last: u8) -> u16 {
+    u16::from(last.to_ascii_lowercase()) << 8 | u16::from(before_last.to_ascii_lowercase())
 }
 
 impl StreetWords {
@@ -3544,6 +3592,55 @@ impl StreetWords {
         }
         self.holds_word(&text.as_bytes()[piece..], false)
             || word.is_some_and(|start| self.ends_in_suffix(&text.as_bytes()[start..], false))
+    }
+
+    /// [`Self::in_text`] of `text` lower-cased (`str::to_lowercase`), lower-casing each
+    /// character as the pass reaches it into a buffer on the stack: `None` (read the
+    /// lower-cased copy instead) for a text longer than [`LOWERED_BYTES`] or one reaching,
+    /// before a street word, a character whose lower case is not one character of its own
+    /// length, or a capital sigma (whose lower case depends on the letters around it). The
+    /// characters before either lower-case as they do in the whole text.
+    fn in_lowered(&self, text: &str) -> Option<bool> {
+        let mut buf = [0u8; LOWERED_BYTES];
+        if text.len() > buf.len() {
+            return None;
+        }
+        let mut piece = 0;
+        let mut word: Option<usize> = None;
+        let mut at = 0;
+        for c in text.chars() {
+            let width = c.len_utf8();
+            let lower = if c.is_ascii() {
+                c.to_ascii_lowercase()
+            } else {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) if l.len_utf8() == width && c != 'Σ' => l,
+                    _ => return None,
+                }
+            };
+            lower.encode_utf8(&mut buf[at..at + width]);
+            if !lower.is_alphanumeric() {
+                if self.holds_word(&buf[piece..at], false) {
+                    return Some(true);
+                }
+                piece = at + width;
+            }
+            if lower.is_whitespace() {
+                if let Some(start) = word.take() {
+                    if self.ends_in_suffix(&buf[start..at], false) {
+                        return Some(true);
+                    }
+                }
+            } else if word.is_none() {
+                word = Some(at);
+            }
+            at += width;
+        }
+        Some(
+            self.holds_word(&buf[piece..at], false)
+                || word.is_some_and(|start| self.ends_in_suffix(&buf[start..at], false)),
+        )
     }
 
     /// [`Self::in_text`] of an ASCII `text` compared as if lower-cased: the same pass over
@@ -3585,7 +3682,9 @@ impl StreetWords {
         } else {
             first
         };
-        if self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) == 0 {
+        if self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) == 0
+            || !self.word_keys.contains(word_key(piece))
+        {
             return false;
         }
         self.words
@@ -3605,6 +3704,17 @@ impl StreetWords {
         // `Storgt.`: a suffix abbreviated with a dot.
         let cut = word.iter().rposition(|b| !matches!(b, b',' | b'.'));
         let word = &word[..cut.map_or(0, |last| last + 1)];
+        // A suffix needs three bytes before it; the last two bytes of a word that ends in one
+        // are the suffix's.
+        match self.shortest_suffix {
+            Some(shortest) if word.len() >= shortest + 3 => {}
+            _ => return false,
+        }
+        if let (Some(ends), [.., before_last, last]) = (&self.suffix_ends, word) {
+            if !ends.contains(pair_key(*last, *before_last)) {
+                return false;
+            }
+        }
         let mut node = 0;
         let mut depth = 0;
         // The shortest suffix of `word` in the trie is the first met; only one with at least
@@ -3684,20 +3794,32 @@ fn street_words() -> &'static StreetWords {
         };
         let words = read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]);
         let mut word_shapes = [0u64; 256];
+        let mut word_keys = BitSet::new();
         for word in &words {
             if let Some(&first) = word.as_bytes().first() {
                 word_shapes[usize::from(first)] |= 1 << word.len().min(63);
+                word_keys.insert(word_key(word.as_bytes()));
             }
         }
+        let suffixes = read(&[lexicon::Class::StreetSuffix]);
+        let shortest_suffix = suffixes.iter().map(String::len).min();
+        let suffix_ends = shortest_suffix.filter(|&n| n >= 2).map(|_| {
+            let mut ends = BitSet::new();
+            for suffix in &suffixes {
+                if let [.., before_last, last] = suffix.as_bytes() {
+                    ends.insert(pair_key(*last, *before_last));
+                }
+            }
+            ends
+        });
         StreetWords {
             empty_word: words.iter().any(String::is_empty),
             word_shapes,
+            word_keys,
             words,
-            suffixes: SuffixTrie::new(
-                read(&[lexicon::Class::StreetSuffix])
-                    .iter()
-                    .map(String::as_str),
-            ),
+            suffixes: SuffixTrie::new(suffixes.iter().map(String::as_str)),
+            shortest_suffix,
+            suffix_ends,
             units: read(&[lexicon::Class::AddressUnit]),
         }
     })
