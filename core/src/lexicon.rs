@@ -114,6 +114,10 @@ classes! {
     /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
     /// field before it is the town.
     RegionName = "region.name",
+    /// Word or abbreviation that marks a name as a region's, before or after it (Co., County,
+    /// jud., megye, область, maakond): the field it stands in is the region, not the town or
+    /// the street.
+    RegionMark = "region.mark",
     /// Word or abbreviation written before a town's name in an address (г., гр., м.: city,
     /// town): not part of the town.
     LocalityMark = "locality.mark",

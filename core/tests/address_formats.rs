@@ -24,8 +24,9 @@ fn parts(url: &str, html: &str) -> Vec<[Option<String>; 3]> {
         .collect()
 }
 
+/// The parts, an empty one as `None` (an address without a postcode).
 fn some(parts: [&str; 3]) -> [Option<String>; 3] {
-    parts.map(|p| Some(p.to_owned()))
+    parts.map(|p| (!p.is_empty()).then(|| p.to_owned()))
 }
 
 /// Asserts that each (URL, page, (street, locality, postcode)) reads as one address with those
@@ -484,4 +485,159 @@ fn an_amount_with_its_currency_after_it_is_no_postcode() {
     .map(|(url, html)| format!("{url} {html}\n  read {:?}", parts(url, html)))
     .collect::<Vec<_>>();
     assert!(read.is_empty(), "{}", read.join("\n"));
+}
+
+/// Class `postcode.region_code_after_town`: in the layouts that print the region after the town
+/// on the postcode line (Google's `fmt` `%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay),
+/// a last word of two or three capitals is the province's code, not part of the locality
+/// (`20121 Milano MI`), on Italian and English pages; the postal districts of layouts without
+/// it stay in the locality (Danish `2450 København SV`).
+#[test]
+fn a_province_code_after_the_town_is_no_part_of_the_locality() {
+    assert_reads(&[
+        (
+            "https://esempio.it/",
+            "<footer><p>Esempio S.r.l.<br>Via Garibaldi 14<br>20121 Milano MI</p></footer>",
+            ["Via Garibaldi 14", "Milano", "20121"],
+        ),
+        (
+            "https://esempio.it/",
+            "<footer><p>Sede legale: Corso Italia 22, 50123 Firenze FI, Italia</p></footer>",
+            ["Corso Italia 22", "Firenze", "50123"],
+        ),
+        (
+            "https://esempio.it/en/",
+            "<html lang=en><footer><p>Registered office: Via Roma 14, 00184 Rome RM, Italy</p>\
+             </footer></html>",
+            ["Via Roma 14", "Rome", "00184"],
+        ),
+        (
+            "https://eksempel.dk/",
+            "<footer><p>Eksempel ApS<br>Eksempelvej 12<br>2450 København SV</p></footer>",
+            ["Eksempelvej 12", "København SV", "2450"],
+        ),
+    ]);
+}
+
+/// Class `region.mark`: a region named with its mark (Irish `Co. Clare`, Romanian `jud. Cluj`,
+/// Hungarian `Pest megye`, Ukrainian `Львівська область`) between the town and the postcode
+/// or after the postcode is the region: the town is the place before it (Google's `%C%n%S`),
+/// and the address does not end at it.
+#[test]
+fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
+    assert_reads(&[
+        (
+            "https://sample.ie/",
+            "<footer><p>Sample Ltd<br>14 Main Street<br>Kilkenny<br>Co. Kilkenny<br>R95 X2Y3</p>\
+             </footer>",
+            ["14 Main Street", "Kilkenny", "R95 X2Y3"],
+        ),
+        (
+            "https://sample.ie/",
+            "<footer><p>14 Main Street, Ennis, Co. Clare, V95 T2K3, Ireland</p></footer>",
+            ["14 Main Street", "Ennis", "V95 T2K3"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Exemplu SRL, Str. Florilor nr. 14, Cluj-Napoca 400001, jud. Cluj</p>\
+             </footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Strada Morii 3<br>Sibiu 550003, județul Sibiu</p></footer>",
+            ["Strada Morii 3", "Sibiu", "550003"],
+        ),
+        (
+            "https://pryklad.ua/",
+            "<footer><p>ТОВ «Приклад»<br>вул. Садова, 14<br>Львів<br>Львівська область<br>79000</p>\
+             </footer>",
+            ["вул. Садова, 14", "Львів", "79000"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
+            ["Fő utca 14", "Szentendre", "2000"],
+        ),
+    ]);
+}
+
+/// The lexicon's `street.type` entries from libpostal's dictionaries: street types of Spanish
+/// (Colombia's `Carrera`, `Cra.`) and Hebrew (`רחוב`) make a labelled
+/// street without a postcode an address, where the country prints none or the page leaves it
+/// out (and Hebrew's address label `כתובת`).
+#[test]
+fn street_types_of_more_languages_make_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://muestra.com.co/",
+            "<footer><p>Dirección: Carrera 7 # 71-21, Oficina 502, Bogotá</p></footer>",
+            ["Carrera 7 # 71-21, Oficina 502", "Bogotá", ""],
+        ),
+        (
+            "https://muestra.com.co/",
+            "<footer><p>Dirección: Cra. 43A #1 Sur-100, Medellín, Colombia</p></footer>",
+            ["Cra. 43A #1 Sur-100", "Medellín", ""],
+        ),
+        (
+            "https://dugma.co.il/",
+            "<footer><p>כתובת: רחוב הרצל 14, תל אביב</p></footer>",
+            ["רחוב הרצל 14", "תל אביב", ""],
+        ),
+    ]);
+}
+
+/// Class `street.number_after_comma`: under an address label, a street whose house number
+/// stands in the next comma-separated part (`Travessa das Flores, 45`, `Calle Mayor, 5`) is
+/// the address, where the country prints no postcode (Angola, Panama).
+#[test]
+fn a_house_number_after_a_comma_completes_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://exemplo.co.ao/",
+            "<footer><p>Endereço: Travessa das Flores, 45, Luanda</p></footer>",
+            ["Travessa das Flores, 45", "Luanda", ""],
+        ),
+        (
+            "https://muestra.com.pa/",
+            "<footer><p>Dirección: Calle Mayor, 5, Ciudad de Panamá</p></footer>",
+            ["Calle Mayor, 5", "Ciudad de Panamá", ""],
+        ),
+        (
+            "https://muestra.com.pa/",
+            "<main><h2>Dirección</h2><p>Avenida Central, 12<br>Colón</p></main>",
+            ["Avenida Central, 12", "Colón", ""],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Adresa: Strada Morii, 3, Bacău</p></footer>",
+            ["Strada Morii, 3", "Bacău", ""],
+        ),
+    ]);
+}
+
+/// Class `address.numbered_premise`: under an address label, a street without a house number
+/// after a numbered premise or unit (the Gulf's and East Africa's way: `Office 1401, Sample
+/// Tower, Sample Road`, `Sample Plaza, 2nd Floor, Sample Road`) is the address; the number is
+/// the premise's. A street without any number under a label stays unread.
+#[test]
+fn a_numbered_premise_gives_a_labelled_street_its_number() {
+    assert_reads(&[
+        (
+            "https://sample.ae/",
+            "<footer><p>Address: Office 1401, Sample Tower, Sheikh Sample Road, Dubai, UAE</p>\
+             </footer>",
+            ["Office 1401, Sample Tower, Sheikh Sample Road", "Dubai", ""],
+        ),
+        (
+            "https://sample.co.ke/",
+            "<footer><p>Location: Sample Plaza, 2nd Floor, Sample Road, Nairobi</p></footer>",
+            ["Sample Plaza, 2nd Floor, Sample Road", "Nairobi", ""],
+        ),
+    ]);
+    let unread = parts(
+        "https://sample.ae/",
+        "<footer><p>Address: Sample Tower, Sheikh Sample Road, Dubai, UAE</p></footer>",
+    );
+    assert!(unread.is_empty(), "{unread:?}");
 }

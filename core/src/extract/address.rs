@@ -754,10 +754,11 @@ fn match_line(
                     locality = above_locality;
                 }
             }
+            let (street, locality, county) = town_before_marked_region(street, locality);
             let parts = MarkedAddress {
                 street,
                 locality,
-                region: None,
+                region: county,
                 postal_code: Some(m.as_str().to_string()),
                 country: country_after(&line[m.end()..]),
             };
@@ -1160,12 +1161,39 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
     Some(town.start + start + word.len())
 }
 
-/// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored.
+/// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored, or
+/// a region named with its mark ([`is_marked_region`]).
 pub(crate) fn is_region_name(place: &str) -> bool {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     let names =
         NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
-    has_word(names, &place.trim().to_lowercase())
+    has_word(names, &place.trim().to_lowercase()) || is_marked_region(place)
+}
+
+/// Whether `field` (one comma-separated field or a line) is a region named with its mark
+/// (lexicon `region.mark`, class `region.mark`: Irish `Co. Clare`, Romanian `jud. Cluj`,
+/// Hungarian `Pest megye`, Ukrainian `Львівська область`, Estonian `Harju maakond`): two to
+/// four words without a digit, one of them a mark, the others capitalised names.
+pub(crate) fn is_marked_region(field: &str) -> bool {
+    static MARKS: OnceLock<Vec<String>> = OnceLock::new();
+    let marks =
+        MARKS.get_or_init(|| lexicon::sorted_words(&[Words::RegionMark], str::to_lowercase));
+    let field = field.trim().trim_end_matches(['.', ',']);
+    let words = field.split_whitespace().count();
+    if !(2..=4).contains(&words) || field.bytes().any(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    // The mark opens or ends the field (`Co. Clare`, `Pest megye`), the other words are names.
+    let is_mark = |word: &str| has_word(marks, &word.to_lowercase());
+    let (first, last) = (
+        field.split_whitespace().next(),
+        field.split_whitespace().last(),
+    );
+    let marked = first.is_some_and(is_mark) || last.is_some_and(is_mark);
+    marked
+        && field
+            .split_whitespace()
+            .all(|word| is_mark(word) || word.starts_with(opens_name))
 }
 
 /// The start of the town, the town and the state in `text` (the text before a postcode)
@@ -1394,12 +1422,18 @@ fn is_name_mark(c: char) -> bool {
 /// layouts of `region` that print the region there (`%Z %S` ending the line, Philippines:
 /// `12 Mango Avenue, Sample City, 6015 Cebu` → street `12 Mango Avenue`, locality `Sample
 /// City`, region `Cebu`): the name after the postcode is the region, the street's last comma
-/// part the locality when it is a place name. Otherwise `name` is the locality.
+/// part the locality when it is a place name. In the layouts that print the region after the
+/// town (`%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay), a last word of two or three
+/// capitals after a place name is the region's code (class `postcode.region_code_after_town`:
+/// `20121 Milano MI` → locality `Milano`, region `MI`). Otherwise `name` is the locality.
 fn province_after_postcode(
     region: &str,
     street: Option<String>,
     name: String,
 ) -> (Option<String>, String, Option<String>) {
+    if let Some((town, code)) = region_code_after_town(region, &name) {
+        return (street, town.to_string(), Some(code.to_string()));
+    }
     let province_last = postcode::format(region)
         .is_some_and(|f| f.fmt.contains("%n%Z %S") && !f.fmt.contains("%Z %S %C"));
     let Some(full) = street.as_deref().filter(|_| province_last) else {
@@ -1413,6 +1447,18 @@ fn province_after_postcode(
         ),
         _ => (street, name, None),
     }
+}
+
+/// The town and the region's code of `name` (the text after a postcode) in the layouts of
+/// `region` that print the region after the town (Google's `fmt` `%Z %C %S`), when its last
+/// word is two or three capital letters after a place name: `Milano MI` → (`Milano`, `MI`).
+fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &'a str)> {
+    let (town, code) = name.trim().rsplit_once(' ')?;
+    let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
+    (is_code
+        && is_place_name(town)
+        && postcode::format(region).is_some_and(|f| f.fmt.contains("%Z %C %S")))
+    .then(|| (town.trim(), code))
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
@@ -1728,6 +1774,37 @@ pub(crate) fn nothing_after(after: &str) -> bool {
         || rest.starts_with(['|', '•', '·', '/', '('])
         || rest.starts_with(" - ")
         || country_named(after).is_some()
+        || marked_region_then_nothing(rest)
+}
+
+/// The street, town and region of an address read with a region named with its mark as its
+/// locality (class `region.mark`, Google's `%C%n%S`: Irish `14 Main Street` / `Kilkenny` /
+/// `Co. Kilkenny` / Eircode, `14 Main Street, Ennis, Co. Clare, V95 …`): where the street's
+/// last comma part is a place name, it is the town and the marked name the region.
+/// Otherwise the parts as they are, without a region.
+fn town_before_marked_region(
+    street: Option<String>,
+    locality: Option<String>,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let county = locality.as_deref().filter(|l| is_marked_region(l));
+    let split = street.as_deref().zip(county).and_then(|(street, county)| {
+        let (head, town) = street.rsplit_once(',')?;
+        (is_place_name(town) && !head.trim().is_empty()).then(|| {
+            (
+                Some(head.trim().to_string()),
+                Some(town.trim().to_string()),
+                Some(county.trim().to_string()),
+            )
+        })
+    });
+    split.unwrap_or((street, locality, None))
+}
+
+/// Whether `rest` opens with a region named with its mark (`jud. Cluj`, `Co. Clare`,
+/// [`is_marked_region`]) up to a comma or the end, and nothing more of the address follows it.
+fn marked_region_then_nothing(rest: &str) -> bool {
+    let end = rest.find(',').unwrap_or(rest.len());
+    is_marked_region(&rest[..end]) && nothing_after(&rest[end..])
 }
 
 /// The region printed after a postcode where the layout of `format` prints it there
@@ -1915,20 +1992,29 @@ fn data_postcodes(
         let alone = before.trim().is_empty();
         // `80020-310` or `CEP 80020-310` on its line: the locality is the line above, the
         // street above it (or above a district line, [`street_over_district`]).
-        let above = index
+        // A region named with its mark on the line between (`Львів` / `Львівська область` /
+        // `79000`, Google's `%C%n%S%n%Z`): the town is on the line above it.
+        let region_line = index
             .checked_sub(1)
             .and_then(|i| lines.get(i))
-            .filter(|_| alone && street_index > 0)
+            .filter(|line| alone && street_index >= 2 && is_marked_region(line));
+        let skip = usize::from(region_line.is_some());
+        let above = index
+            .checked_sub(1 + skip)
+            .and_then(|i| lines.get(i))
+            .filter(|_| alone && street_index > skip)
             .map(|above| (above, places_before(above, format)))
             .filter(|(_, (_, locality, _))| locality.is_some());
         let (street, locality, region) = if let Some((town, state)) = town_after {
             (street_for(lines, street_index, before), Some(town), state)
         } else if let Some((above, (place_start, locality, region))) = above {
-            let street = street_for(lines, street_index - 1, &above[..place_start]).or_else(|| {
+            let street_at = street_index - 1 - skip;
+            let street = street_for(lines, street_at, &above[..place_start]).or_else(|| {
                 (above[..place_start].trim().is_empty())
-                    .then(|| street_over_district(lines, street_index - 1, format))
+                    .then(|| street_over_district(lines, street_at, format))
                     .flatten()
             });
+            let region = region.or_else(|| region_line.map(|r| r.trim().to_string()));
             (street, locality, region)
         } else if alone && label.is_none() {
             continue;
@@ -1944,6 +2030,10 @@ fn data_postcodes(
         if label.is_none() && (street.is_none() || locality.is_none()) {
             continue;
         }
+        let (street, locality, region) = match region {
+            None => town_before_marked_region(street, locality),
+            region => (street, locality, region),
+        };
         found.push(TextAddress {
             parts: MarkedAddress {
                 street,

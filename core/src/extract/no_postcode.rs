@@ -202,18 +202,50 @@ pub(crate) fn parse(
                 .position(|c| digits(c) > 0 && is_street(c, evidence))
         })
         .flatten();
-    let street_at = numbered.or_else(|| chunks.iter().position(|c| is_street(c, evidence)))?;
-    // Premises and unit numbers (`10/F`, `No. 4`) before the street belong to it, and so do
-    // buildings before a numbered street; anything else before it is no address.
     let unit = |c: &str| c.len() <= 12 && c.split_whitespace().count() <= 2 && digits(c) > 0;
-    let building = |c: &str| numbered.is_some() && is_street(c, evidence);
+    // Under a label, a street without a house number after a numbered premise or unit: the
+    // number is the premise's (class `address.numbered_premise`, the Gulf's and East Africa's
+    // way: `Office 1401, Sample Tower, Sample Road`, `Sample Plaza, 2nd Floor, Sample Road`).
+    let premise_numbered = (evidence == Evidence::Label)
+        .then(|| {
+            chunks.iter().enumerate().position(|(i, c)| {
+                digits(c) == 0
+                    && is_street(c, Evidence::Element)
+                    && chunks[..i]
+                        .iter()
+                        .any(|p| digits(p) > 0 && (address::is_premise(p) || unit(p)))
+            })
+        })
+        .flatten();
+    // Under a label, a street whose house number stands in the next chunk (class
+    // `street.number_after_comma`: `Travessa das Flores, 45`, `Calle Mayor, 5`).
+    let comma_numbered = (evidence == Evidence::Label)
+        .then(|| {
+            chunks.windows(2).position(|pair| {
+                digits(pair[0]) == 0
+                    && is_street(pair[0], Evidence::Element)
+                    && is_bare_house_number(pair[1])
+            })
+        })
+        .flatten();
+    let street_at = numbered
+        .or_else(|| chunks.iter().position(|c| is_street(c, evidence)))
+        .or(premise_numbered)
+        .or(comma_numbered)?;
+    // Premises and unit numbers (`10/F`, `No. 4`) before the street belong to it, and so do
+    // buildings before a numbered street or a premise's number; anything else before it is
+    // no address.
+    let building = |c: &str| {
+        (numbered.is_some() || premise_numbered == Some(street_at))
+            && is_street(c, Evidence::Element)
+    };
     if !chunks[..street_at]
         .iter()
         .all(|c| address::is_premise(c) || unit(c) || building(c))
     {
         return None;
     }
-    let mut end = street_at + 1;
+    let mut end = street_at + 1 + usize::from(comma_numbered == Some(street_at));
     while end < chunks.len() && address::is_premise(chunks[end]) {
         end += 1;
     }
@@ -408,6 +440,18 @@ fn fold(text: &str) -> String {
             other => other,
         })
         .collect()
+}
+
+/// Whether `chunk` is a house number alone (`45`, `12a`, `nº 45`, `nr. 14`): at most two
+/// words, ending in a number of at most five digits.
+fn is_bare_house_number(chunk: &str) -> bool {
+    let words = chunk.split_whitespace().count();
+    // `nº 45`: a mark, then the number; `45`, `12a`: the number alone.
+    let alone_or_marked = words == 1 || !chunk.starts_with(|c: char| c.is_ascii_digit());
+    words <= 2
+        && alone_or_marked
+        && (1..=5).contains(&digits(chunk))
+        && address::ends_with_house_number(chunk)
 }
 
 fn digits(text: &str) -> usize {

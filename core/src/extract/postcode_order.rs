@@ -362,9 +362,13 @@ mod tests {
         let found = read_lines(&["Av. Ejemplo 12, Chacao 1060, Miranda"], "VE");
         assert_eq!(postcodes(&found), [Some("1060")], "{found:?}");
         assert_eq!(found[0].region.as_deref(), Some("Miranda"));
-        // Not in a layout without a region after the postcode.
-        let found = read_lines(&["Minta utca 7., Budapest 1052, Pest megye"], "HU");
+        // Not in a layout without a region after the postcode, unless the name carries a
+        // region's mark (class `region.mark`).
+        let found = read_lines(&["Minta utca 7., Budapest 1052, Belváros"], "HU");
         assert!(found.is_empty(), "{found:?}");
+        let found = read_lines(&["Minta utca 7., Budapest 1052, Pest megye"], "HU");
+        assert_eq!(postcodes(&found), [Some("1052")], "{found:?}");
+        assert_eq!(found[0].locality.as_deref(), Some("Budapest"));
     }
 
     #[test]
