@@ -27,7 +27,7 @@ pub(crate) fn after_web_scheme(href: &str) -> Option<&str> {
 }
 
 /// Bytes of a tag name as the prescan reads one.
-pub(super) fn is_name_byte(b: u8) -> bool {
+pub(super) const fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
 }
 

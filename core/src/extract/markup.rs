@@ -118,7 +118,10 @@ impl TreeInput {
 pub struct TreeWriter<'p> {
     /// The page as given to the prescan.
     page: &'p str,
-    out: String,
+    /// The copy as it is written: bytes of `str` slices cut at character boundaries and of
+    /// names written as characters ([`write_name`]), so UTF-8 ([`TreeWriter::finish`]). Built
+    /// as bytes, a name is copied without encoding each of its bytes as a `char`.
+    out: Vec<u8>,
     attributes: Vec<AttributeSpan>,
     start_tags: Vec<(u32, u32)>,
     /// Where the text after the last tag starts, in the page.
@@ -184,7 +187,7 @@ impl<'p> TreeWriter<'p> {
         input.clear();
         TreeWriter {
             page,
-            out: input.text,
+            out: input.text.into_bytes(),
             attributes: input.attributes,
             start_tags: input.start_tags,
             drops: drops_white_space(),
@@ -257,7 +260,7 @@ impl<'p> TreeWriter<'p> {
         name_key(name) == element.key
             && (name.len() <= 8 || {
                 let range = element.name.start as usize..element.name.end as usize;
-                let written = self.out.as_bytes().get(range).unwrap_or_default();
+                let written = self.out.get(range).unwrap_or_default();
                 written.len() == name.len()
                     && written
                         .iter()
@@ -276,7 +279,7 @@ impl<'p> TreeWriter<'p> {
         }
         self.text_to(from, |_| false);
         if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
-            self.out.push(' ');
+            self.out.push(b' ');
             self.opened_last = false;
             self.text_last = true;
         }
@@ -367,15 +370,15 @@ impl<'p> TreeWriter<'p> {
         self.after_line_break = facts.breaks_line()
             || (self.after_line_break && self.templates_open == 0 && !is_template);
         self.text_last = false;
-        self.out.push('<');
+        self.out.push(b'<');
         let name_start = index_u32(self.out.len());
         write_name(&mut self.out, name);
         let written = name_start..index_u32(self.out.len());
         if childless {
-            self.out.push_str(" />");
+            self.out.extend_from_slice(b" />");
             self.opened_last = false;
         } else {
-            self.out.push('>');
+            self.out.push(b'>');
             self.titles_open += usize::from(name == b"title");
             self.templates_open += usize::from(is_template);
             // Taken back, start tag and all, if its end tag comes when nothing written since
@@ -432,8 +435,12 @@ impl<'p> TreeWriter<'p> {
         if !self.stopped {
             self.text_to(len, |_| false);
         }
+        // Valid UTF-8 as written (see [`TreeWriter::out`]); were it not, its invalid bytes
+        // would be replaced rather than the copy lost.
+        let text = String::from_utf8(self.out)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
         TreeInput {
-            text: self.out,
+            text,
             attributes: self.attributes,
             start_tags: self.start_tags,
         }
@@ -468,8 +475,8 @@ impl<'p> TreeWriter<'p> {
         let mut rest = text;
         if bare_less_than {
             while let Some(lt) = rest.find('<') {
-                self.out.push_str(&rest[..lt]);
-                self.out.push_str("&lt;");
+                self.out.extend_from_slice(&rest.as_bytes()[..lt]);
+                self.out.extend_from_slice(b"&lt;");
                 rest = &rest[lt + 1..];
             }
         }
@@ -479,7 +486,7 @@ impl<'p> TreeWriter<'p> {
             !self.drops || !rest.contains('<'),
             "tags not read: {rest:?}"
         );
-        self.out.push_str(rest);
+        self.out.extend_from_slice(rest.as_bytes());
     }
 
     /// The copy will hold tags the prescan did not read: it read past the end of a skipped
@@ -525,9 +532,9 @@ impl<'p> TreeWriter<'p> {
             }
         }
         self.text_last = false;
-        self.out.push_str("</");
+        self.out.extend_from_slice(b"</");
         write_name(&mut self.out, name);
-        self.out.push('>');
+        self.out.push(b'>');
         let line_break_before = std::mem::take(&mut self.after_line_break);
         self.opened_last = false;
         // `tl` compares the names as written (`.` as `+`): the same bytes for the same name.
@@ -798,11 +805,35 @@ impl StartName {
 
 /// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
 /// ASCII (the prescan reads letters, digits, `-`, `_`, `:` and `.`).
-fn write_name(out: &mut String, name: &[u8]) {
-    out.extend(
+/// Written as UTF-8 bytes: an ASCII name (all that the prescan reads) in one pass, a byte over
+/// 0x7F as the character of its value.
+fn write_name(out: &mut Vec<u8>, name: &[u8]) {
+    #[cfg(test)]
+    if REFERENCE_WRITE_NAME.get() {
+        return write_name_as_chars(out, name);
+    }
+    if name.is_ascii() {
+        out.extend(name.iter().map(|&b| if b == b'.' { b'+' } else { b }));
+    } else {
+        write_name_as_chars(out, name);
+    }
+}
+
+/// [`write_name`] a character at a time (as the copy was written when it was a `String`):
+/// the reference its byte copy is held to.
+fn write_name_as_chars(out: &mut Vec<u8>, name: &[u8]) {
+    let mut text = String::new();
+    text.extend(
         name.iter()
             .map(|&b| if b == b'.' { '+' } else { char::from(b) }),
     );
+    out.extend_from_slice(text.as_bytes());
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to have [`write_name`] on this thread write a character at a time.
+    pub(crate) static REFERENCE_WRITE_NAME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// What [`Markup`] knows of an element beyond `tl`'s node.
@@ -1481,6 +1512,28 @@ pub(crate) mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(recorded, models, "{:?}", page);
+        }
+    }
+
+    proptest::proptest! {
+        /// Names are written as the characters of their bytes (`.` as `+`) whether copied
+        /// as bytes or a character at a time.
+        #[test]
+        fn names_are_written_as_their_characters(
+            name in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(b"az.-_:09AZ".to_vec()),
+                    proptest::num::u8::ANY,
+                ],
+                0..12,
+            )
+        ) {
+            let mut bytes = b"<".to_vec();
+            super::write_name(&mut bytes, &name);
+            let mut chars = b"<".to_vec();
+            super::write_name_as_chars(&mut chars, &name);
+            proptest::prop_assert!(std::str::from_utf8(&bytes).is_ok());
+            proptest::prop_assert_eq!(bytes, chars);
         }
     }
 

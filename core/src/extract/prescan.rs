@@ -357,15 +357,66 @@ fn is_skipped(name: &[u8]) -> bool {
     )
 }
 
-/// Lower-cases the name starting at `start`; returns the index just past it.
+/// Lower-cases the name starting at `start`; returns the index just past it. One table
+/// look-up a byte ([`TAG_NAME_LOWER`]).
 fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
+    #[cfg(test)]
+    if REFERENCE_PRESCAN.get() {
+        return reference::lowercase_name(bytes, start);
+    }
     let mut i = start;
-    while i < bytes.len() && is_name_byte(bytes[i]) {
-        bytes[i] = bytes[i].to_ascii_lowercase();
+    while let Some(b) = bytes.get_mut(i) {
+        let lower = TAG_NAME_LOWER[usize::from(*b)];
+        if lower == 0 {
+            break;
+        }
+        *b = lower;
         i += 1;
     }
     i
 }
+
+/// Each byte of a tag name ([`is_name_byte`]) lower-cased; zero for every other byte (zero is
+/// not one).
+static TAG_NAME_LOWER: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if is_name_byte(byte) {
+            table[b] = byte.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
+
+/// `b` lower-cased (an ASCII letter; any other byte is itself), from [`LOWER`].
+fn lower(b: u8) -> u8 {
+    #[cfg(test)]
+    if REFERENCE_PRESCAN.get() {
+        return b.to_ascii_lowercase();
+    }
+    LOWER[usize::from(b)]
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to have the prescan on this thread read names with the byte-by-byte
+    /// versions the faster ones are held to ([`reference`]).
+    static REFERENCE_PRESCAN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Each byte lower-cased (ASCII letters; any other byte is itself).
+static LOWER: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).to_ascii_lowercase();
+        b += 1;
+    }
+    table
+};
 
 /// Where a start tag ends, as [`scan_attributes`] read it.
 struct TagEnd {
@@ -422,13 +473,13 @@ fn scan_attributes(bytes: &mut [u8], start: usize, attributes: &mut Vec<Attribut
         // The name; a leading `=` belongs to it (§13.2.5.32).
         // Read and lower-cased in one pass.
         let name_start = i;
-        bytes[i].make_ascii_lowercase();
+        bytes[i] = lower(bytes[i]);
         i += 1;
         while let Some(b) = bytes.get_mut(i) {
             if BYTE_CLASS[usize::from(*b)] & NAME == 0 {
                 break;
             }
-            b.make_ascii_lowercase();
+            *b = lower(*b);
             i += 1;
         }
         let name = Span::new(name_start..i);
@@ -522,10 +573,157 @@ fn tidy_end_tag(bytes: &mut [u8], name_end: usize) -> usize {
     tag.end
 }
 
+/// The byte-by-byte versions of what the prescan now reads faster: the reference its output is
+/// held to (`tests`, [`REFERENCE_PRESCAN`]).
+#[cfg(test)]
+mod reference {
+    use crate::extract::ascii::is_name_byte;
+
+    /// [`super::lowercase_name`] as first written.
+    pub fn lowercase_name(bytes: &mut [u8], start: usize) -> usize {
+        let mut i = start;
+        while i < bytes.len() && is_name_byte(bytes[i]) {
+            bytes[i] = bytes[i].to_ascii_lowercase();
+            i += 1;
+        }
+        i
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::REFERENCE_PRESCAN;
     use super::{cut_to, prescan};
     use crate::extract::markup::tests::outline;
+    use crate::extract::markup::REFERENCE_WRITE_NAME;
+    use proptest::strategy::Strategy as _;
+
+    #[test]
+    fn byte_tables_are_the_byte_functions() {
+        // Exhaustive: the tables the name readers look bytes up in against the functions
+        // they replace.
+        for b in 0..=255u8 {
+            assert_eq!(super::LOWER[usize::from(b)], b.to_ascii_lowercase(), "{b}");
+            let name_byte = crate::extract::ascii::is_name_byte(b);
+            let lower = super::TAG_NAME_LOWER[usize::from(b)];
+            assert_eq!(lower != 0, name_byte, "{b}");
+            if name_byte {
+                assert_eq!(lower, b.to_ascii_lowercase(), "{b}");
+            }
+        }
+    }
+
+    /// Pieces of pages as the web writes them and breaks them: tags in any case, with
+    /// attributes quoted, unquoted and valueless, comments, declarations, raw text and skipped
+    /// elements, entities, bare `<`, tags the page ends inside.
+    const PIECES: &[&str] = &[
+        "<DIV CLASS=\"Foo Bar\">",
+        "</DIV>",
+        "<div>",
+        "</div >",
+        "<P>",
+        "</p>",
+        "<li>",
+        "<Li>",
+        "</LI x=\">\">",
+        "<ul>",
+        "</ul>",
+        "<BR/>",
+        "<br>",
+        "<hr/>",
+        "<IMG SRC=a.png ALT='A b'>",
+        "<a HREF=\"/x?a=1&amp;b=2\" Title=t>",
+        "</A>",
+        "<a.b>",
+        "</a.b>",
+        "<x.Y-z:w_1>",
+        "</X.y-Z:w_1>",
+        "<Long-Custom-Element data-X=1>",
+        "</long-custom-element>",
+        "<script>var a = \"</div><p>\";</script>",
+        "<SCRIPT type=application/ld+json>{\"a\":1}</SCRIPT>",
+        "<script TYPE=\"Application/LD+JSON\">{}</script>",
+        "<script id=__NEXT_DATA__ type=application/json>{\"p\":1}</script>",
+        "<style>p{}</style>",
+        "<textarea><b></textarea>",
+        "<noscript><p>n</noscript>",
+        "<select><option>A<option>B</select>",
+        "<SVG><path d=M0/></SVG>",
+        "<svg><svg></svg></svg>",
+        "<iframe src=m></iframe>",
+        "<template><a href=t>t</a></template>",
+        "<title>T &amp; U</title>",
+        "<!-- c -->",
+        "<!---->",
+        "<!-- a --!>",
+        "<!-->",
+        "<!DOCTYPE html>",
+        "<?xml v?>",
+        "<![CDATA[x]]>",
+        "</>",
+        "</ x>",
+        "<",
+        "<3",
+        "a < b",
+        "&lt;",
+        "&amp",
+        "&#x41;",
+        " ",
+        "\n  ",
+        "\t",
+        "\u{1}",
+        "x",
+        "Straße",
+        "y z",
+        "<meta NAME=og:url CONTENT=u>",
+        "<link REL=Canonical href=c>",
+        "<span data-cfemail=6a0b></span>",
+        "<i></i>",
+        "<td>",
+        "<tr>",
+        "<table>",
+        "<h2>",
+        "</h2>",
+        "<input disabled/>",
+        "<p/>",
+        "<b =x>",
+        "<b a=\"1\"b='2'c=3/ d>",
+        "<b a='",
+        "</b z=\"",
+        "<astro-island props=\"{}\"></astro-island>",
+        "<html lang=DE>",
+        "<head>",
+        "</head>",
+    ];
+
+    proptest::proptest! {
+        /// The prescan's output (the page, the copy `tl` parses and its attributes, JSON-LD,
+        /// framework state) is the same with its names read by the byte-by-byte reference
+        /// versions and written into the copy a character at a time.
+        #[test]
+        fn the_prescan_reads_as_its_byte_by_byte_reference(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(PIECES).prop_map(str::to_string),
+                    "<[a-zA-Z][a-zA-Z0-9.:_-]{0,9}( [a-zA-Z=\"'/ .-]{0,14})?/?>?",
+                    "</[a-zA-Z.][a-zA-Z0-9.-]{0,9} ?>?",
+                ],
+                0..40,
+            )
+        ) {
+            let page: String = pieces.concat();
+            let read = |p: super::Prescanned| {
+                format!("{:?} {:?} {:?} {:?} {:?} {:?}", p.page, p.tree.text, p.tree.attributes, p.tree.start_tags, p.json_ld, p.state)
+            };
+            let fast = read(prescan(&page));
+            REFERENCE_PRESCAN.set(true);
+            REFERENCE_WRITE_NAME.set(true);
+            let reference = read(prescan(&page));
+            REFERENCE_PRESCAN.set(false);
+            REFERENCE_WRITE_NAME.set(false);
+            proptest::prop_assert_eq!(fast, reference, "{:?}", page);
+        }
+    }
 
     #[test]
     fn input_is_cut_on_a_character_boundary() {
