@@ -1183,14 +1183,14 @@ pub(crate) fn is_marked_region(field: &str) -> bool {
     if !(2..=4).contains(&words) || field.bytes().any(|b| b.is_ascii_digit()) {
         return false;
     }
-    // The mark opens or ends the field (`Co. Clare`, `Pest megye`), the other words are names.
+    // The mark opens the field, words of letters after it (`Co. Clare`, Polish `woj.
+    // małopolskie`), or ends it after names (`Pest megye`, `Львівська область`).
     let is_mark = |word: &str| has_word(marks, &word.to_lowercase());
-    let (first, last) = (
-        field.split_whitespace().next(),
-        field.split_whitespace().last(),
-    );
-    let marked = first.is_some_and(is_mark) || last.is_some_and(is_mark);
-    marked
+    let mut words = field.split_whitespace();
+    if words.next().is_some_and(is_mark) {
+        return words.all(|word| word.chars().all(|c| c.is_alphabetic() || c == '-'));
+    }
+    field.split_whitespace().last().is_some_and(is_mark)
         && field
             .split_whitespace()
             .all(|word| is_mark(word) || word.starts_with(opens_name))
@@ -1883,7 +1883,8 @@ pub(crate) fn places_before(
             }
             break;
         }
-        if !is_place_name(chunk) {
+        // A region named with its mark may open with a lower-case mark (`jud. Cluj`).
+        if !is_place_name(chunk) && !is_marked_region(chunk) {
             break;
         }
         places.push((chunk_start, chunk));
