@@ -555,6 +555,16 @@ fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
             ["вул. Садова, 14", "Львів", "79000"],
         ),
         (
+            "https://exemplu.ro/",
+            "<footer><p>Str. Florilor nr. 14, Cluj-Napoca, jud. Cluj, 400001</p></footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://przyklad.pl/",
+            "<footer><p>ul. Lipowa 14<br>31-001 Kraków, woj. małopolskie</p></footer>",
+            ["ul. Lipowa 14", "Kraków", "31-001"],
+        ),
+        (
             "https://minta.hu/",
             "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
             ["Fő utca 14", "Szentendre", "2000"],
