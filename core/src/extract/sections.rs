@@ -508,17 +508,25 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
             .get(index + 1)
             .map_or(text.len(), |next| next - 1)
     };
-    let legal = headings.iter().any(|h| is_legal_marker(&text[h.clone()]))
-        || line_starts.iter().take(2_000).any(|&start| {
-            text.get(start..start + "angaben gemäß".len())
-                .is_some_and(|head| head.eq_ignore_ascii_case("angaben gemäß"))
-        });
+    // Whether the page is a legal notice: asked only of a page with a heading that names a
+    // third party other than the host (most pages have none), and then once.
+    let is_legal_notice = || {
+        headings.iter().any(|h| is_legal_marker(&text[h.clone()]))
+            || line_starts.iter().take(2_000).any(|&start| {
+                text.get(start..start + "angaben gemäß".len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case("angaben gemäß"))
+            })
+    };
+    let mut legal = None;
     let mut ranges = Vec::new();
     for (index, heading) in headings.iter().enumerate() {
         let party = party_of(&text[heading.clone()]);
         let counts = match party {
             Some(Party::Host) => true,
-            Some(Party::Other | Party::Bank) => legal || names_an_authority(&text[heading.clone()]),
+            Some(Party::Other | Party::Bank) => {
+                *legal.get_or_insert_with(is_legal_notice)
+                    || names_an_authority(&text[heading.clone()])
+            }
             None => false,
         };
         if counts {
