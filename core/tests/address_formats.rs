@@ -555,6 +555,16 @@ fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
             ["вул. Садова, 14", "Львів", "79000"],
         ),
         (
+            "https://exemplu.ro/",
+            "<footer><p>Str. Florilor nr. 14, Cluj-Napoca, jud. Cluj, 400001</p></footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://przyklad.pl/",
+            "<footer><p>ul. Lipowa 14<br>31-001 Kraków, woj. małopolskie</p></footer>",
+            ["ul. Lipowa 14", "Kraków", "31-001"],
+        ),
+        (
             "https://minta.hu/",
             "<footer><p>Minta Kft.<br>Fő utca 14.<br>Szentendre 2000, Pest megye</p></footer>",
             ["Fő utca 14", "Szentendre", "2000"],
@@ -640,4 +650,28 @@ fn a_numbered_premise_gives_a_labelled_street_its_number() {
         "<footer><p>Address: Sample Tower, Sheikh Sample Road, Dubai, UAE</p></footer>",
     );
     assert!(unread.is_empty(), "{unread:?}");
+}
+
+/// Class `address.premise` after the house number of a street written after its town
+/// (Hungarian `1052 Budapest, Minta utca 7. 2. emelet`, Romanian `Str. Florilor nr. 14 bl. A2
+/// sc. B`): the floor, staircase or block is part of the street, and the address is read.
+#[test]
+fn a_premise_after_the_house_number_of_a_street_after_its_town() {
+    assert_reads(&[
+        (
+            "https://minta.hu/",
+            "<footer><p>Cím: 6720 Szeged, Minta utca 5. 2. emelet</p></footer>",
+            ["Minta utca 5. 2. emelet", "Szeged", "6720"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>6720 Szeged, Minta utca 5. földszint</p></footer>",
+            ["Minta utca 5. földszint", "Szeged", "6720"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Adresa: 400001 Cluj-Napoca, Str. Florilor nr. 14 bl. A2 sc. B</p></footer>",
+            ["Str. Florilor nr. 14 bl. A2 sc. B", "Cluj-Napoca", "400001"],
+        ),
+    ]);
 }

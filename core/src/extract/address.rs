@@ -1183,14 +1183,14 @@ pub(crate) fn is_marked_region(field: &str) -> bool {
     if !(2..=4).contains(&words) || field.bytes().any(|b| b.is_ascii_digit()) {
         return false;
     }
-    // The mark opens or ends the field (`Co. Clare`, `Pest megye`), the other words are names.
+    // The mark opens the field, words of letters after it (`Co. Clare`, Polish `woj.
+    // małopolskie`), or ends it after names (`Pest megye`, `Львівська область`).
     let is_mark = |word: &str| has_word(marks, &word.to_lowercase());
-    let (first, last) = (
-        field.split_whitespace().next(),
-        field.split_whitespace().last(),
-    );
-    let marked = first.is_some_and(is_mark) || last.is_some_and(is_mark);
-    marked
+    let mut words = field.split_whitespace();
+    if words.next().is_some_and(is_mark) {
+        return words.all(|word| word.chars().all(|c| c.is_alphabetic() || c == '-'));
+    }
+    field.split_whitespace().last().is_some_and(is_mark)
         && field
             .split_whitespace()
             .all(|word| is_mark(word) || word.starts_with(opens_name))
@@ -1274,25 +1274,115 @@ fn postcode_label(before: &str) -> Option<(usize, Option<&'static str>)> {
             .rposition(|b| !b.is_ascii_alphanumeric())
             .map_or(0, |i| i + 1);
         let tail_start = word_start.min(trimmed.len().saturating_sub(longest + 1));
-        let lower = trimmed[tail_start..].to_ascii_lowercase();
-        return label_ending(&lower).map(|(start, country)| (tail_start + start, country));
+        let tail = &trimmed.as_bytes()[tail_start..];
+        // Lower-cased on the stack when it fits (ASCII lower-casing keeps UTF-8 valid).
+        let mut buf = [0u8; 64];
+        let found = match buf.get_mut(..tail.len()) {
+            Some(lower) => {
+                lower.copy_from_slice(tail);
+                lower.make_ascii_lowercase();
+                label_ending(std::str::from_utf8(lower).ok()?)
+            }
+            None => label_ending(&trimmed[tail_start..].to_ascii_lowercase()),
+        };
+        return found.map(|(start, country)| (tail_start + start, country));
     }
-    let lower = trimmed.to_lowercase();
-    if lower.len() != trimmed.len() {
+    // Text beyond ASCII: lower-cased it must keep its length in bytes (else no label is
+    // read). When each character lower-cases to one of its own length (and none is a
+    // capital sigma, whose lower case depends on the letters around it), the lower-cased
+    // text is the text's character for character, and only its end is lower-cased: the
+    // last word and the longest label with the character before it.
+    let mut aligned = true;
+    let mut lower_len = 0;
+    for c in trimmed.chars() {
+        if c.is_ascii() {
+            lower_len += 1;
+            continue;
+        }
+        let mut lower = c.to_lowercase();
+        let (first, more) = (lower.next(), lower.next());
+        match (first, more) {
+            (Some(l), None) if l.len_utf8() == c.len_utf8() && c != 'Σ' => {
+                lower_len += l.len_utf8()
+            }
+            _ => {
+                aligned = false;
+                lower_len += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+            }
+        }
+    }
+    if lower_len != trimmed.len() {
         return None;
     }
-    label_ending(&lower)
+    if aligned {
+        let word_start = trimmed
+            .rfind(|c: char| !c.is_alphanumeric())
+            .map_or(0, |i| {
+                i + trimmed[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let longest = POSTCODE_LABELS
+            .iter()
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0);
+        // The character before the last word, and a character's width of room (up to four
+        // bytes) before the longest label.
+        let mut tail_start = word_start
+            .saturating_sub(1)
+            .min(trimmed.len().saturating_sub(longest + 4));
+        while !trimmed.is_char_boundary(tail_start) {
+            tail_start -= 1;
+        }
+        let lower = trimmed[tail_start..].to_lowercase();
+        // The lower-cased word must start inside the end read (a letter's case alone never
+        // makes a word longer; if it did, the whole text is read).
+        let starts_inside =
+            tail_start == 0 || lower.rfind(|c: char| !c.is_alphanumeric()).is_some();
+        if starts_inside {
+            return label_ending(&lower).map(|(start, country)| (tail_start + start, country));
+        }
+    }
+    label_ending(&trimmed.to_lowercase())
 }
 
 /// The postcode label that ends `lower` (lower-case text, [`postcode_label`]): its start and
 /// the country it implies.
 fn label_ending(lower: &str) -> Option<(usize, Option<&'static str>)> {
+    /// Bit `n` (63 for 63 bytes or more): a postcode name of the data has `n` bytes; the
+    /// last bytes of [`POSTCODE_LABELS`]. A word or text that has no such length or last
+    /// byte is looked up in neither.
+    struct LabelShapes {
+        name_lengths: u64,
+        label_ends: [bool; 256],
+    }
+    static SHAPES: OnceLock<LabelShapes> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(|| {
+        let mut label_ends = [false; 256];
+        for (label, _) in POSTCODE_LABELS {
+            if let Some(&last) = label.as_bytes().last() {
+                label_ends[usize::from(last)] = true;
+            }
+        }
+        LabelShapes {
+            name_lengths: postcode::formats()
+                .iter()
+                .fold(0, |bits, f| bits | 1 << f.zip_name.len().min(63)),
+            label_ends,
+        }
+    });
     let word_start = lower.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| {
         i + lower[i..].chars().next().map_or(1, char::len_utf8)
     });
-    let named = postcode::label_country(&lower[word_start..]);
-    if named.is_some() {
-        return Some((word_start, named));
+    let word = &lower[word_start..];
+    if shapes.name_lengths & 1 << word.len().min(63) != 0 {
+        let named = postcode::label_country(word);
+        if named.is_some() {
+            return Some((word_start, named));
+        }
+    }
+    let last = lower.as_bytes().last().copied();
+    if !last.is_some_and(|b| shapes.label_ends[usize::from(b)]) {
+        return None;
     }
     POSTCODE_LABELS.iter().find_map(|(label, country)| {
         let start = lower.strip_suffix(label).map(str::len)?;
@@ -1374,7 +1464,7 @@ fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
 /// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
 /// followed by no letter or digit; as byte ranges, longest first from each start.
-pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
+pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, ZipEnds)> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     // No digit, no token: most lines have none.
@@ -1463,11 +1553,52 @@ pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, Vec<usize>)> {
             kept[kept_count - 1]
         };
         if bytes[i..last].iter().any(u8::is_ascii_digit) {
-            out.push((i, kept[..kept_count].iter().rev().copied().collect()));
+            kept[..kept_count].reverse();
+            out.push((
+                i,
+                ZipEnds {
+                    ends: kept,
+                    len: kept_count,
+                },
+            ));
         }
         i = ends[0];
     }
     out
+}
+
+/// The ends of the tokens [`zip_tokens`] reads from one start, longest first: up to three
+/// byte offsets, held without an allocation; read as a slice.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZipEnds {
+    ends: [usize; 3],
+    len: usize,
+}
+
+impl std::ops::Deref for ZipEnds {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.ends[..self.len]
+    }
+}
+
+impl IntoIterator for ZipEnds {
+    type Item = usize;
+    type IntoIter = std::iter::Take<std::array::IntoIter<usize, 3>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.ends.into_iter().take(self.len)
+    }
+}
+
+impl<'a> IntoIterator for &'a ZipEnds {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 /// Whether the number at `start..end` of `line` is part of something else: a longer number
@@ -1489,15 +1620,24 @@ pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> b
         (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
         _ => false,
     } || currency_after(after);
-    let lower = before.trim_end().to_lowercase();
-    let house_number = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", "núm.", "num."]
-        .iter()
-        .any(|m| {
-            lower
-                .strip_suffix(m)
-                .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
-        });
+    let house_number = ends_with_number_mark(before);
     joined_before || joined_after || house_number
+}
+
+/// The marks of a house number before it (`No. 12`, `Nr 5`, `nº 7`), lower-case.
+const NUMBER_MARKS: [&str; 9] = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", "núm.", "num."];
+
+/// Whether `before` (the text before a number) ends with a house number's mark
+/// ([`NUMBER_MARKS`], case ignored) that is not the end of a longer word.
+fn ends_with_number_mark(before: &str) -> bool {
+    // The marks have at most five bytes: eight characters lower-cased end as the whole
+    // text does, with the character before the mark.
+    let lower = lowered_end(before.trim_end(), 8);
+    NUMBER_MARKS.iter().any(|m| {
+        lower
+            .strip_suffix(m)
+            .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
+    })
 }
 
 /// Whether the word right after a number (`after`: the line after it) is a currency's name
@@ -1517,16 +1657,44 @@ fn currency_after(after: &str) -> bool {
     }
     let words =
         WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AmountCurrency], str::to_lowercase));
-    lexicon::holds(words, &word.to_lowercase())
+    with_lowercase(word, |word| lexicon::holds(words, word))
 }
 
 /// The country named right after a postcode (`, México.`, `India`): by the data's English
 /// names and [`region_of_country`].
 fn country_named(after: &str) -> Option<&'static str> {
     let rest = after.trim_start_matches([' ', ',', '.', '-', '(', '\u{a0}']);
-    let word_end = rest
-        .find(|c: char| !(c.is_alphabetic() || c == ' '))
-        .unwrap_or(rest.len());
+    // The run of letters and spaces, read no further than a name's length: a run of more
+    // characters (spaces at its end left out) names no country. Lower-casing keeps or adds
+    // characters, accents are folded one for one, and the data's names are ASCII of at most
+    // `COUNTRY_NAME_BYTES` bytes ([`postcode::country_of_name`]). ASCII bytes are read as
+    // bytes; from the first byte beyond ASCII the run is read by characters.
+    let bytes = rest.as_bytes();
+    let mut word_end = rest.len();
+    let mut ascii_end = 0;
+    while let Some(&b) = bytes.get(ascii_end).filter(|b| b.is_ascii()) {
+        if !(b.is_ascii_alphabetic() || b == b' ') {
+            word_end = ascii_end;
+            break;
+        }
+        ascii_end += 1;
+        if b != b' ' && ascii_end > COUNTRY_NAME_BYTES {
+            return None;
+        }
+    }
+    if ascii_end < rest.len() && word_end == rest.len() {
+        let mut chars = ascii_end;
+        for (at, c) in rest[ascii_end..].char_indices() {
+            if !(c.is_alphabetic() || c == ' ') {
+                word_end = ascii_end + at;
+                break;
+            }
+            chars += 1;
+            if c != ' ' && chars > COUNTRY_NAME_BYTES {
+                return None;
+            }
+        }
+    }
     let words = rest[..word_end].trim().trim_end_matches('.');
     if words.is_empty() {
         return None;
@@ -1542,31 +1710,53 @@ fn country_named(after: &str) -> Option<&'static str> {
         return region_of_lower_case_country(lower.trim())
             .or_else(|| postcode::country_of_name(lower));
     }
-    region_of_country(words).or_else(|| postcode::country_of_name(&fold_accents(words)))
+    // Lower-cased and folded on the stack, character by character (a capital sigma lowers to
+    // `σ` here and to `σ` or `ς` in `str::to_lowercase`: no name holds either).
+    let mut lower = [0u8; 4 * COUNTRY_NAME_BYTES];
+    let mut folded = [0u8; 4 * COUNTRY_NAME_BYTES];
+    let (mut lower_len, mut folded_len) = (0, 0);
+    for c in words.chars() {
+        for l in c.to_lowercase() {
+            lower_len += l.encode_utf8(&mut lower[lower_len..]).len();
+        }
+        folded_len += fold_accent(c).encode_utf8(&mut folded[folded_len..]).len();
+    }
+    let lower = std::str::from_utf8(&lower[..lower_len]).ok()?;
+    let folded = std::str::from_utf8(&folded[..folded_len]).ok()?;
+    region_of_lower_case_country(lower).or_else(|| postcode::country_of_name(folded))
 }
+
+/// The longest country name [`country_named`] reads, in bytes (and characters): the
+/// longest that [`postcode::country_of_name`] compares; [`region_of_country`]'s names are
+/// shorter.
+const COUNTRY_NAME_BYTES: usize = 64;
 
 /// `text` with the accents of Latin letters dropped (`México` → `Mexico`), for comparing with
 /// the data's English names.
+#[cfg(test)]
 fn fold_accents(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
-            'Á' | 'À' | 'Â' | 'Ä' | 'Ã' | 'Å' => 'A',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'É' | 'È' | 'Ê' | 'Ë' => 'E',
-            'í' | 'ì' | 'î' | 'ï' => 'i',
-            'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
-            'ó' | 'ò' | 'ô' | 'ö' | 'õ' => 'o',
-            'Ó' | 'Ò' | 'Ô' | 'Ö' | 'Õ' => 'O',
-            'ú' | 'ù' | 'û' | 'ü' => 'u',
-            'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
-            'ç' => 'c',
-            'Ç' => 'C',
-            'ñ' => 'n',
-            'Ñ' => 'N',
-            other => other,
-        })
-        .collect()
+    text.chars().map(fold_accent).collect()
+}
+
+/// `c` without its accent when it is a Latin letter with one ([`fold_accents`]).
+fn fold_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
+        'Á' | 'À' | 'Â' | 'Ä' | 'Ã' | 'Å' => 'A',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        'É' | 'È' | 'Ê' | 'Ë' => 'E',
+        'í' | 'ì' | 'î' | 'ï' => 'i',
+        'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
+        'ó' | 'ò' | 'ô' | 'ö' | 'õ' => 'o',
+        'Ó' | 'Ò' | 'Ô' | 'Ö' | 'Õ' => 'O',
+        'ú' | 'ù' | 'û' | 'ü' => 'u',
+        'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
+        'ç' => 'c',
+        'Ç' => 'C',
+        'ñ' => 'n',
+        'Ñ' => 'N',
+        other => other,
+    }
 }
 
 /// Whether the text after a postcode ends its address: nothing, punctuation, a field
@@ -1693,7 +1883,8 @@ pub(crate) fn places_before(
             }
             break;
         }
-        if !is_place_name(chunk) {
+        // A region named with its mark may open with a lower-case mark (`jud. Cluj`).
+        if !is_place_name(chunk) && !is_marked_region(chunk) {
             break;
         }
         places.push((chunk_start, chunk));
@@ -2124,8 +2315,42 @@ fn without_country_letters(before: &str) -> &str {
 /// Whether `before` ends with a copyright mark (`©`, `(c)`, `Copyright`), so the number after
 /// it is a year.
 pub(crate) fn is_copyright_mark(before: &str) -> bool {
-    let end = before.trim_end().to_lowercase();
+    // `copyright`: the end of nine characters lower-cased ends as the whole text does.
+    let end = lowered_end(before.trim_end(), 9);
     end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
+}
+
+/// The end of `text.to_lowercase()` from the last `chars` characters of `text` (all of it
+/// when it has no more): lower-casing goes character by character except for a capital
+/// sigma (its lower case depends on the letters around it), so an end without one
+/// lower-cases as it does in the whole text; with one, the whole text is lower-cased. The
+/// result has at least `chars` bytes or is the whole text lower-cased, so a test of the
+/// last `chars` bytes or fewer reads it as the whole text's.
+pub(crate) fn lowered_end(text: &str, chars: usize) -> String {
+    let start = text
+        .char_indices()
+        .rev()
+        .nth(chars.saturating_sub(1))
+        .map_or(0, |(at, _)| at);
+    if start > 0 && text[start..].contains('Σ') {
+        return text.to_lowercase();
+    }
+    text[start..].to_lowercase()
+}
+
+/// Calls `f` with `text.to_lowercase()`, lower-cased on the stack when `text` is ASCII of
+/// at most 64 bytes (for the look-up of a word or a label), else in a copy.
+pub(crate) fn with_lowercase<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..text.len()).filter(|_| text.is_ascii()) {
+        Some(lower) => {
+            lower.copy_from_slice(text.as_bytes());
+            lower.make_ascii_lowercase();
+            // ASCII lower-cased is UTF-8.
+            f(std::str::from_utf8(lower).unwrap_or_default())
+        }
+        None => f(&text.to_lowercase()),
+    }
 }
 
 /// Regions whose postcodes are three digits, a space and two digits (`123 45 City`).
@@ -3282,9 +3507,15 @@ fn without_glued_name(text: &str) -> &str {
         .split_whitespace()
         .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
         .collect();
+    // Each word as the legal forms are compared with it, made once for all the tails.
+    let form_words: Vec<FormWord> = words
+        .iter()
+        .take(words.len().saturating_sub(1))
+        .map(|(_, word)| FormWord::of(word))
+        .collect();
     for i in (0..words.len().saturating_sub(1)).rev() {
         let (at, word) = words[i];
-        if !(is_identifier(word) || ends_legal_form(&words[..=i])) {
+        if !(is_identifier(word) || ends_legal_form(&form_words[..=i])) {
             continue;
         }
         let rest = text[at + word.len()..]
@@ -3338,10 +3569,11 @@ fn is_identifier(word: &str) -> bool {
 /// Whether the last words of `words` (byte offset, word) are a legal form (lexicon
 /// `legal.form`), compared without dots and case (`B.V.` is `BV`, `s.r.o.` is `S.R.O.`); a
 /// short form written without dots (`AB`, `AS`, `SA`) only as the lexicon or in capitals.
-fn ends_legal_form(words: &[(usize, &str)]) -> bool {
+fn ends_legal_form(words: &[FormWord]) -> bool {
     // Each form's words without dots, lower-case, and its spelling when it is a short one
     // without dots (compared as written or in capitals).
-    static FORMS: OnceLock<Vec<(Vec<String>, Option<&'static str>)>> = OnceLock::new();
+    type Form = (Vec<String>, Option<(&'static str, String)>);
+    static FORMS: OnceLock<Vec<Form>> = OnceLock::new();
     let forms = FORMS.get_or_init(|| {
         lexicon::words(Words::LegalForm)
             .map(|form| {
@@ -3350,7 +3582,7 @@ fn ends_legal_form(words: &[(usize, &str)]) -> bool {
                     .map(|w| w.replace('.', "").to_lowercase())
                     .collect::<Vec<_>>();
                 let short = !form.contains(['.', ' ']) && form.len() <= 3;
-                (parts, short.then_some(form))
+                (parts, short.then(|| (form, form.to_uppercase())))
             })
             .collect()
     });
@@ -3358,14 +3590,41 @@ fn ends_legal_form(words: &[(usize, &str)]) -> bool {
         let Some(tail) = words.len().checked_sub(parts.len()).map(|at| &words[at..]) else {
             return false;
         };
-        tail.iter().zip(parts).all(|((_, word), part)| {
-            let word = word.trim_end_matches([',', ';']);
-            match short {
-                Some(form) if !word.contains('.') => word == *form || word == form.to_uppercase(),
-                _ => word.replace('.', "").to_lowercase() == *part,
-            }
+        tail.iter().zip(parts).all(|(word, part)| match short {
+            Some((form, upper)) if !word.dotted => word.written == *form || word.written == upper,
+            _ => word.folded == part.as_str(),
         })
     })
+}
+
+/// A word as [`ends_legal_form`] compares it with the legal forms: without the `,` and `;`
+/// at its end, whether it holds a dot, and without dots lower-cased.
+struct FormWord<'a> {
+    written: &'a str,
+    dotted: bool,
+    folded: std::borrow::Cow<'a, str>,
+}
+
+impl<'a> FormWord<'a> {
+    fn of(word: &'a str) -> Self {
+        let written = word.trim_end_matches([',', ';']);
+        let dotted = written.contains('.');
+        // Lower-case ASCII without dots is its own folding: no copy.
+        let folded = if !dotted
+            && written
+                .bytes()
+                .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+        {
+            std::borrow::Cow::Borrowed(written)
+        } else {
+            std::borrow::Cow::Owned(written.replace('.', "").to_lowercase())
+        };
+        FormWord {
+            written,
+            dotted,
+            folded,
+        }
+    }
 }
 
 /// Where the last sentence of `chunk` starts (`© 2026 Acme. 3rd Floor …`): after the last
@@ -3586,9 +3845,14 @@ pub(crate) fn has_street_word_in(text: &str) -> bool {
     if text.is_ascii() {
         street_words().in_ascii(text.as_bytes())
     } else {
-        has_street_word(&text.to_lowercase())
+        street_words()
+            .in_lowered(text)
+            .unwrap_or_else(|| has_street_word(&text.to_lowercase()))
     }
 }
+
+/// The longest text, in bytes, [`StreetWords::in_lowered`] lower-cases on the stack.
+const LOWERED_BYTES: usize = 256;
 
 /// The lexicon's street words as the address rules compare them (docs/extraction.md,
 /// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
@@ -3604,8 +3868,51 @@ struct StreetWords {
     word_shapes: [u64; 256],
     /// Whether `words` holds the empty word (a lexicon entry of dots only).
     empty_word: bool,
+    /// The first byte, last byte and length of `words` ([`word_key`]): a piece whose bit is
+    /// clear is none of them and is not looked up.
+    word_keys: BitSet,
     /// `street.suffix` (`Kerkstraat`, `Storgatan`), each written backwards into a trie.
     suffixes: SuffixTrie,
+    /// The length in bytes of the shortest suffix (`None` without suffixes): a word shorter
+    /// than it and the three bytes before it ends in none.
+    shortest_suffix: Option<usize>,
+    /// The last two bytes of the suffixes ([`pair_key`]), when every suffix has two or more:
+    /// a word whose last two bytes (ASCII letters lower-cased) have their bit clear ends in
+    /// none, and the trie is not walked.
+    suffix_ends: Option<BitSet>,
+}
+
+/// A set of 16-bit keys, a bit each.
+struct BitSet(Box<[u64; 1024]>);
+
+impl BitSet {
+    fn new() -> Self {
+        BitSet(Box::new([0; 1024]))
+    }
+
+    fn insert(&mut self, key: u16) {
+        self.0[usize::from(key >> 6)] |= 1 << (key & 63);
+    }
+
+    fn contains(&self, key: u16) -> bool {
+        self.0[usize::from(key >> 6)] & (1 << (key & 63)) != 0
+    }
+}
+
+/// The key of a street word or a piece of a line in [`StreetWords::word_keys`]: its first and
+/// last bytes with their ASCII letters lower-cased, and its length; pieces equal to a word
+/// (as written or with ASCII letters lower-cased) have the word's key.
+fn word_key(piece: &[u8]) -> u16 {
+    let first = piece.first().map_or(0, u8::to_ascii_lowercase);
+    let last = piece.last().map_or(0, u8::to_ascii_lowercase);
+    let key = u32::from(first) << 8 ^ u32::from(last) ^ (piece.len() as u32).wrapping_mul(0x9e37);
+    (key ^ key >> 16) as u16
+}
+
+/// The key of the last two bytes `(last, before_last)` of a word or suffix in
+/// [`StreetWords::suffix_ends`], ASCII letters lower-cased.
+fn pair_key(last: u8, before_last: u8) -> u16 {
+    u16::from(last.to_ascii_lowercase()) << 8 | u16::from(before_last.to_ascii_lowercase())
 }
 
 impl StreetWords {
@@ -3634,6 +3941,55 @@ impl StreetWords {
         }
         self.holds_word(&text.as_bytes()[piece..], false)
             || word.is_some_and(|start| self.ends_in_suffix(&text.as_bytes()[start..], false))
+    }
+
+    /// [`Self::in_text`] of `text` lower-cased (`str::to_lowercase`), lower-casing each
+    /// character as the pass reaches it into a buffer on the stack: `None` (read the
+    /// lower-cased copy instead) for a text longer than [`LOWERED_BYTES`] or one reaching,
+    /// before a street word, a character whose lower case is not one character of its own
+    /// length, or a capital sigma (whose lower case depends on the letters around it). The
+    /// characters before either lower-case as they do in the whole text.
+    fn in_lowered(&self, text: &str) -> Option<bool> {
+        let mut buf = [0u8; LOWERED_BYTES];
+        if text.len() > buf.len() {
+            return None;
+        }
+        let mut piece = 0;
+        let mut word: Option<usize> = None;
+        let mut at = 0;
+        for c in text.chars() {
+            let width = c.len_utf8();
+            let lower = if c.is_ascii() {
+                c.to_ascii_lowercase()
+            } else {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) if l.len_utf8() == width && c != 'Σ' => l,
+                    _ => return None,
+                }
+            };
+            lower.encode_utf8(&mut buf[at..at + width]);
+            if !lower.is_alphanumeric() {
+                if self.holds_word(&buf[piece..at], false) {
+                    return Some(true);
+                }
+                piece = at + width;
+            }
+            if lower.is_whitespace() {
+                if let Some(start) = word.take() {
+                    if self.ends_in_suffix(&buf[start..at], false) {
+                        return Some(true);
+                    }
+                }
+            } else if word.is_none() {
+                word = Some(at);
+            }
+            at += width;
+        }
+        Some(
+            self.holds_word(&buf[piece..at], false)
+                || word.is_some_and(|start| self.ends_in_suffix(&buf[start..at], false)),
+        )
     }
 
     /// [`Self::in_text`] of an ASCII `text` compared as if lower-cased: the same pass over
@@ -3675,7 +4031,9 @@ impl StreetWords {
         } else {
             first
         };
-        if self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) == 0 {
+        if self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) == 0
+            || !self.word_keys.contains(word_key(piece))
+        {
             return false;
         }
         self.words
@@ -3695,6 +4053,17 @@ impl StreetWords {
         // `Storgt.`: a suffix abbreviated with a dot.
         let cut = word.iter().rposition(|b| !matches!(b, b',' | b'.'));
         let word = &word[..cut.map_or(0, |last| last + 1)];
+        // A suffix needs three bytes before it; the last two bytes of a word that ends in one
+        // are the suffix's.
+        match self.shortest_suffix {
+            Some(shortest) if word.len() >= shortest + 3 => {}
+            _ => return false,
+        }
+        if let (Some(ends), [.., before_last, last]) = (&self.suffix_ends, word) {
+            if !ends.contains(pair_key(*last, *before_last)) {
+                return false;
+            }
+        }
         let mut node = 0;
         let mut depth = 0;
         // The shortest suffix of `word` in the trie is the first met; only one with at least
@@ -3774,20 +4143,32 @@ fn street_words() -> &'static StreetWords {
         };
         let words = read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]);
         let mut word_shapes = [0u64; 256];
+        let mut word_keys = BitSet::new();
         for word in &words {
             if let Some(&first) = word.as_bytes().first() {
                 word_shapes[usize::from(first)] |= 1 << word.len().min(63);
+                word_keys.insert(word_key(word.as_bytes()));
             }
         }
+        let suffixes = read(&[lexicon::Class::StreetSuffix]);
+        let shortest_suffix = suffixes.iter().map(String::len).min();
+        let suffix_ends = shortest_suffix.filter(|&n| n >= 2).map(|_| {
+            let mut ends = BitSet::new();
+            for suffix in &suffixes {
+                if let [.., before_last, last] = suffix.as_bytes() {
+                    ends.insert(pair_key(*last, *before_last));
+                }
+            }
+            ends
+        });
         StreetWords {
             empty_word: words.iter().any(String::is_empty),
             word_shapes,
+            word_keys,
             words,
-            suffixes: SuffixTrie::new(
-                read(&[lexicon::Class::StreetSuffix])
-                    .iter()
-                    .map(String::as_str),
-            ),
+            suffixes: SuffixTrie::new(suffixes.iter().map(String::as_str)),
+            shortest_suffix,
+            suffix_ends,
             units: read(&[lexicon::Class::AddressUnit]),
         }
     })
@@ -4053,6 +4434,256 @@ mod tests {
         }
     }
 
+    /// [`country_named`] as it read before its run of letters was bounded: the whole run,
+    /// to hold the bounded reading to.
+    fn country_named_plain(after: &str) -> Option<&'static str> {
+        let rest = after.trim_start_matches([' ', ',', '.', '-', '(', '\u{a0}']);
+        let word_end = rest
+            .find(|c: char| !(c.is_alphabetic() || c == ' '))
+            .unwrap_or(rest.len());
+        let words = rest[..word_end].trim().trim_end_matches('.');
+        if words.is_empty() {
+            return None;
+        }
+        region_of_country(words).or_else(|| postcode::country_of_name(&fold_accents(words)))
+    }
+
+    /// Every country name of the data and of [`region_of_lower_case_country`], as written,
+    /// in capitals and with a long run of letters before or after it.
+    fn country_name_cases() -> Vec<String> {
+        let mut names: Vec<String> = postcode::formats()
+            .iter()
+            .map(|f| f.name.to_string())
+            .collect();
+        names.extend(
+            [
+                "united states of america",
+                "česká republika",
+                "méxico",
+                "türkiye",
+                "españa",
+            ]
+            .map(String::from),
+        );
+        let long = "Sample words of a long sentence running on ".repeat(2);
+        let mut cases = Vec::new();
+        for name in names {
+            for spelling in [name.clone(), name.to_uppercase(), name.to_lowercase()] {
+                for (before, after) in [
+                    ("", ""),
+                    (", ", "."),
+                    (" ", "   "),
+                    ("(", " 12"),
+                    ("", &*long),
+                    (&*long, ""),
+                    ("- ", "ß"),
+                ] {
+                    cases.push(format!("{before}{spelling}{after}"));
+                }
+            }
+        }
+        cases
+    }
+
+    #[test]
+    fn country_names_read_within_their_length_as_the_whole_run() {
+        let cases = country_name_cases();
+        for case in &cases {
+            assert_eq!(country_named(case), country_named_plain(case), "{case:?}");
+        }
+        let named = cases.iter().filter(|c| country_named(c).is_some()).count();
+        assert!(named > 500, "{named}");
+    }
+
+    /// [`ends_legal_form`] as it read before its words were folded once: every form compared
+    /// with the words as written.
+    fn ends_legal_form_plain(words: &[(usize, &str)]) -> bool {
+        lexicon::words(Words::LegalForm).any(|form| {
+            let parts = form
+                .split_whitespace()
+                .map(|w| w.replace('.', "").to_lowercase())
+                .collect::<Vec<_>>();
+            let short = (!form.contains(['.', ' ']) && form.len() <= 3).then_some(form);
+            let Some(tail) = words.len().checked_sub(parts.len()).map(|at| &words[at..]) else {
+                return false;
+            };
+            tail.iter().zip(&parts).all(|((_, word), part)| {
+                let word = word.trim_end_matches([',', ';']);
+                match short {
+                    Some(form) if !word.contains('.') => {
+                        word == form || word == form.to_uppercase()
+                    }
+                    _ => word.replace('.', "").to_lowercase() == *part,
+                }
+            })
+        })
+    }
+
+    /// Asserts [`ends_legal_form`] of every tail of the words of `text` is the plain reading.
+    fn assert_legal_form_as_plain(text: &str) -> usize {
+        let words: Vec<(usize, &str)> = text
+            .split_whitespace()
+            .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+            .collect();
+        let form_words: Vec<FormWord> = words.iter().map(|(_, w)| FormWord::of(w)).collect();
+        let mut found = 0;
+        for i in 0..words.len() {
+            let plain = ends_legal_form_plain(&words[..=i]);
+            assert_eq!(ends_legal_form(&form_words[..=i]), plain, "{text:?} {i}");
+            found += usize::from(plain);
+        }
+        found
+    }
+
+    #[test]
+    fn legal_forms_read_from_words_folded_once_as_from_the_words() {
+        let mut found = 0;
+        for form in lexicon::words(Words::LegalForm) {
+            for spelling in [
+                form.to_string(),
+                form.to_uppercase(),
+                form.to_lowercase(),
+                form.replace('.', ""),
+                form.replace('.', "").to_uppercase(),
+                format!("{form},"),
+                format!("{form};"),
+                format!("x{form}"),
+            ] {
+                for text in [
+                    spelling.clone(),
+                    format!("Muster {spelling} Lindenweg 3"),
+                    format!("Ejemplo {spelling}, 12 rue des Lilas"),
+                ] {
+                    found += assert_legal_form_as_plain(&text);
+                }
+            }
+        }
+        assert!(found > 300, "{found}");
+    }
+
+    #[test]
+    fn postcode_labels_of_text_beyond_ascii_read_from_the_end_as_from_the_whole_text() {
+        let long = "Ünïcödé wörds of a long line before it ".repeat(3);
+        for before in [
+            "Código postal ",
+            "CÓDIGO POSTAL: ",
+            "Calle Ñandú 4, C.P. ",
+            "Praha, PSČ ",
+            "PSČ",
+            "〒",
+            "東京都〒",
+            "Straße 5, Postcode ",
+            "Straße 5, xpostcode ",
+            "ΟΔΟΣ 5, ",
+            "Σ postcode ",
+            "İstanbul ",
+            "İ postcode ",
+            "K postcode ",
+            "Ω cep ",
+            "ẞ pin code ",
+            "Ölstraße ",
+            "Überlangeswortohneende",
+            "é",
+            "",
+        ] {
+            for text in [
+                before.to_string(),
+                format!("{long}{before}"),
+                format!("{before}{long}"),
+            ] {
+                let whole = text
+                    .trim_end_matches([' ', ':', '-', '–', '\u{a0}'])
+                    .to_lowercase();
+                let plain = if whole.len()
+                    == text.trim_end_matches([' ', ':', '-', '–', '\u{a0}']).len()
+                {
+                    label_ending_plain(&whole)
+                } else {
+                    None
+                };
+                assert_eq!(postcode_label(&text), plain, "{text}");
+            }
+        }
+    }
+
+    /// [`label_ending`] without its tables of lengths and last bytes: every postcode name
+    /// and label compared.
+    fn label_ending_plain(lower: &str) -> Option<(usize, Option<&'static str>)> {
+        let word_start = lower.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| {
+            i + lower[i..].chars().next().map_or(1, char::len_utf8)
+        });
+        let named = postcode::label_country(&lower[word_start..]);
+        if named.is_some() {
+            return Some((word_start, named));
+        }
+        POSTCODE_LABELS.iter().find_map(|(label, country)| {
+            let start = lower.strip_suffix(label).map(str::len)?;
+            let glued = lower[..start].ends_with(char::is_alphanumeric);
+            (!glued).then_some((start, *country))
+        })
+    }
+
+    /// [`is_copyright_mark`] with the whole text lower-cased.
+    fn is_copyright_mark_plain(before: &str) -> bool {
+        let end = before.trim_end().to_lowercase();
+        end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
+    }
+
+    /// [`ends_with_number_mark`] with the whole text lower-cased.
+    fn ends_with_number_mark_plain(before: &str) -> bool {
+        let lower = before.trim_end().to_lowercase();
+        NUMBER_MARKS.iter().any(|m| {
+            lower
+                .strip_suffix(m)
+                .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
+        })
+    }
+
+    #[test]
+    fn house_number_marks_and_copyright_marks_read_from_the_end_as_from_the_whole_text() {
+        let long = "Ünïcödé wörds of a long line ".repeat(3);
+        let mut marked = 0;
+        for before in [
+            "No. ",
+            "NO ",
+            "Nr.",
+            "nº ",
+            "N° ",
+            "Núm. ",
+            "NÚM. ",
+            "xno ",
+            "Calle 5 nr ",
+            "©",
+            "(C) ",
+            "Copyright ",
+            "COPYRIGHT",
+            "xcopyright ",
+            "Σno ",
+            "ΣNo. ",
+            "İno ",
+            "\u{212a}nr ",
+            "ẞ(c) ",
+            "",
+            "12 ",
+        ] {
+            for text in [
+                before.to_string(),
+                format!("{long}{before}"),
+                format!("Σ{before}"),
+            ] {
+                assert_eq!(
+                    is_copyright_mark(&text),
+                    is_copyright_mark_plain(&text),
+                    "{text}"
+                );
+                let plain = ends_with_number_mark_plain(&text);
+                assert_eq!(ends_with_number_mark(&text), plain, "{text}");
+                marked += usize::from(plain);
+            }
+        }
+        assert!(marked >= 20, "{marked}");
+    }
+
     /// [`super::from_lines`] with the budget of a page of the lines' size.
     fn from_lines(lines: &[&str], page_region: Option<&str>) -> Vec<TextAddress> {
         let bytes = lines.iter().map(|line| line.len() + 1).sum();
@@ -4099,6 +4730,14 @@ mod tests {
         out
     }
 
+    /// [`zip_tokens`] with each token's ends as a vector.
+    fn zip_tokens_as_vectors(line: &str) -> Vec<(usize, Vec<usize>)> {
+        zip_tokens(line)
+            .into_iter()
+            .map(|(start, ends)| (start, ends.to_vec()))
+            .collect()
+    }
+
     #[test]
     fn postcode_labels_read_from_the_end_as_from_the_whole_text() {
         let long = "Visit our showroom and workshop open on weekdays ".repeat(3);
@@ -4122,7 +4761,7 @@ mod tests {
                 let whole = text
                     .trim_end_matches([' ', ':', '-', '–', '\u{a0}'])
                     .to_lowercase();
-                assert_eq!(postcode_label(&text), label_ending(&whole), "{text}");
+                assert_eq!(postcode_label(&text), label_ending_plain(&whole), "{text}");
             }
         }
         assert_eq!(postcode_label("Col. Centro, C.P. "), Some((13, Some("MX"))));
@@ -4147,7 +4786,11 @@ mod tests {
             "9",
             "a 1",
         ] {
-            assert_eq!(zip_tokens(line), zip_tokens_plain(line), "{line}");
+            assert_eq!(
+                zip_tokens_as_vectors(line),
+                zip_tokens_plain(line),
+                "{line}"
+            );
         }
     }
 
@@ -4334,7 +4977,48 @@ mod tests {
         fn zip_tokens_agree_with_the_plain_scan(
             line in "([a-z]{1,6}|[A-Z]{1,2}|[0-9]{1,5}|[ -]|[ ,.]|é|Ø|日|\u{a0}){0,16}"
         ) {
-            proptest::prop_assert_eq!(zip_tokens(&line), zip_tokens_plain(&line));
+            proptest::prop_assert_eq!(zip_tokens_as_vectors(&line), zip_tokens_plain(&line));
+        }
+
+        #[test]
+        fn postcode_labels_read_as_from_the_whole_text(
+            text in "([a-zA-Z]{1,6}|[0-9]{1,3}|[ ,.:-]|é|Ö|ẞ|İ|Σ|\u{212a}|日|〒|c\\.p\\.|CEP|psč|PSČ|pin code|código postal|Eircode|PIN|zip|Postcode){0,10}"
+        ) {
+            let trimmed = text.trim_end_matches([' ', ':', '-', '–', '\u{a0}']);
+            let whole = trimmed.to_lowercase();
+            let plain = (whole.len() == trimmed.len()).then(|| label_ending_plain(&whole)).flatten();
+            proptest::prop_assert_eq!(postcode_label(&text), plain);
+        }
+
+        #[test]
+        fn country_names_read_as_from_the_whole_run(
+            after in "([a-zA-Z]{1,12}|[ ,.(-]|é|ñ|Σ|\u{212a}|日|[0-9]|India|MEXICO|México|south africa|United States of America){0,12}"
+        ) {
+            proptest::prop_assert_eq!(country_named(&after), country_named_plain(&after));
+        }
+
+        #[test]
+        fn legal_forms_read_as_from_the_words(
+            text in "([a-zA-Z]{1,5}|[0-9]{1,6}|[ ,;.]|GmbH|B\\.V\\.|s\\.r\\.o\\.|S\\.L\\.|AB|ab|Ltd|SA|Sp\\. z o\\.o\\.|ẞ|é){0,12}"
+        ) {
+            assert_legal_form_as_plain(&text);
+        }
+
+        #[test]
+        fn lowered_ends_read_as_the_whole_text_lower_cased(
+            text in "([a-zA-Z]{1,4}|[0-9]{1,3}|[ .,:#($€]|©|Σ|σ|İ|ẞ|\u{212a}|ú|º|°|No|NR|Núm\\.|nº|copyright|COPYRIGHT|\\(C\\)){0,8}",
+            chars in 1usize..12,
+            after in "( ?[0-9]{0,3}| Euro| kr|%|)",
+        ) {
+            let whole = text.to_lowercase();
+            let end = lowered_end(&text, chars);
+            proptest::prop_assert!(whole.ends_with(&end), "{:?} {:?}", whole, end);
+            proptest::prop_assert!(end.len() >= chars || end == whole);
+            proptest::prop_assert_eq!(is_copyright_mark(&text), is_copyright_mark_plain(&text));
+            proptest::prop_assert_eq!(
+                ends_with_number_mark(&format!("{text}{after}")),
+                ends_with_number_mark_plain(&format!("{text}{after}"))
+            );
         }
 
         #[test]

@@ -161,7 +161,7 @@ fn after_label(line: &str) -> Option<&str> {
     if head.is_empty() || head.len() > 32 || !head.starts_with(char::is_alphabetic) {
         return None;
     }
-    lexicon::holds(labels(), &head.to_lowercase()).then_some(rest)
+    address::with_lowercase(head, |head| lexicon::holds(labels(), head)).then_some(rest)
 }
 
 /// The address of `texts` (an address's lines), when it holds a street; see the module's

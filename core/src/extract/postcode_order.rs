@@ -19,8 +19,8 @@
 
 use crate::extract::address::{
     city_any_word, clean_city, country_after, ends_address, ends_with_house_number,
-    has_street_name, has_street_word_in, is_copyright_mark, is_part_of_other_number, name_run,
-    next_word_end, opens_name, places_before, region_after_postcode, street_for,
+    has_street_name, has_street_word_in, is_copyright_mark, is_part_of_other_number, is_premise,
+    name_run, next_word_end, opens_name, places_before, region_after_postcode, street_for,
     street_over_district, zip_tokens, MarkedAddress, TextAddress, HAND_READ,
 };
 use crate::extract::page_budget::PageBudget;
@@ -150,7 +150,7 @@ fn zip_then_town(
                 .next()?
                 .trim()
                 .trim_end_matches('.');
-            (before.trim().is_empty() && ends_with_house_number(segment))
+            (before.trim().is_empty() && ends_with_house_number_or_premise(segment))
                 .then(|| segment.to_string())
         })
         .or_else(|| {
@@ -170,6 +170,15 @@ fn zip_then_town(
         postal_code: Some(line[start..end].to_string()),
         country: country_after(rest),
     })
+}
+
+/// Whether `segment` ends with its house number, or with a premise after it (class
+/// `address.premise` after the number: `Minta utca 7. 2. emelet`, `Strada Exemplu 10, bl. A`).
+fn ends_with_house_number_or_premise(segment: &str) -> bool {
+    ends_with_house_number(segment)
+        || segment
+            .match_indices(' ')
+            .any(|(at, _)| ends_with_house_number(&segment[..at]) && is_premise(&segment[at..]))
 }
 
 /// `Str. Exemplu nr. 10, Cluj-Napoca 400001`: the postcode at `start..end` of line `index`

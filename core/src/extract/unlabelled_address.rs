@@ -192,7 +192,9 @@ fn locations() -> &'static [String] {
 /// Whether `line` is a location heading alone on its line (`Head Office`, `Visit us:`).
 fn is_location(line: &str) -> bool {
     let head = line.trim_end_matches([':', ' ']);
-    head.len() <= 40 && !head.is_empty() && lexicon::holds(locations(), &head.to_lowercase())
+    head.len() <= 40
+        && !head.is_empty()
+        && address::with_lowercase(head, |head| lexicon::holds(locations(), head))
 }
 
 /// `line` without a location heading that opens it (`Head Office: 12 Sample Road, Accra`),
