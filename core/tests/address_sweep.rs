@@ -4,11 +4,10 @@
 //!
 //! - [`every_layout_of_the_data`]: one address per country laid out by the country's own
 //!   `fmt` (Google's address metadata, `core/data/address-formats.tsv`), its postcode made
-//!   from the country's `zip` pattern. Layouts not read yet (left out of the table): Spain's
-//!   and Uruguay's region named after the town with no separator (`%Z %C %S`: `50001 Zaragoza
-//!   Zaragoza`), Hungary's town line above the street (`%C%n%A%n%Z`), Latvia's region line
-//!   above the town (`%S%n%C, %Z`), the Philippines' district before the town (`%D, %C%n%Z
-//!   %S`) and Romania's region before the town (`%Z %S %C`).
+//!   from the country's `zip` pattern. Layouts not read yet (left out of the table):
+//!   Hungary's town line above the street (`%C%n%A%n%Z`), Latvia's region line above the town
+//!   (`%S%n%C, %Z`), the Philippines' district before the town (`%D, %C%n%Z %S`) and
+//!   Romania's region before the town (`%Z %S %C`).
 //! - [`addresses_as_pages_write_them`]: the ways pages print them (one line or several,
 //!   labels, dashes, units, districts, states' codes), in the layouts and languages of the
 //!   world corpora. The street is what the street's line prints, its district or unit
@@ -234,6 +233,15 @@ const PLACES: &[(&str, &str, &str, &str, &str, &str, &str)] = &[
     ),
     ("DK", "da", "dk", "Eksempel ApS", "Skovvej 14", "Odense", ""),
     ("EE", "et", "ee", "Näide OÜ", "Kase tänav 14", "Tartu", ""),
+    (
+        "ES",
+        "es",
+        "es",
+        "Ejemplo S.L.",
+        "Calle Ejemplo 14",
+        "Zaragoza",
+        "Zaragoza",
+    ),
     (
         "FI",
         "fi",
@@ -505,6 +513,15 @@ const PLACES: &[(&str, &str, &str, &str, &str, &str, &str)] = &[
         "IL",
     ),
     (
+        "UY",
+        "es",
+        "com.uy",
+        "Muestra S.A.",
+        "Av. Muestra 1450",
+        "Montevideo",
+        "Montevideo",
+    ),
+    (
         "ZA",
         "en",
         "co.za",
@@ -578,7 +595,7 @@ const WRITTEN: &[(&str, &str, &str, &str, [&str; 3])] = &[
     ("FR", "fr", "fr", "14, rue des Lilas - 69002 LYON", ["14, rue des Lilas", "LYON", "69002"]),
     ("PL", "pl", "pl", "ul. Lipowa 14/3, 31-001 Kraków", ["ul. Lipowa 14/3", "Kraków", "31-001"]),
     ("GB", "en", "co.uk", "Unit 4, Sample Park, Mill Lane, Leeds LS2 7EW", ["Unit 4, Sample Park, Mill Lane", "Leeds", "LS2 7EW"]),
-    ("US", "en", "com", "1400 Maple Ave, Suite 200, Springfield, IL 62701", ["1400 Maple Ave, Suite 200", "Springfield", "62701"]),
+    ("US", "en", "com", "1400 Sample Ave, Suite 200, Springfield, IL 62701", ["1400 Sample Ave, Suite 200", "Springfield", "62701"]),
     ("AU", "en", "com.au", "Level 3, 14 Sample Road, Sydney NSW 2000", ["Level 3, 14 Sample Road", "Sydney", "2000"]),
     ("IN", "en", "in", "No. 14, 2nd Cross, Sample Road, Bengaluru - 560001, Karnataka", ["No. 14, 2nd Cross, Sample Road", "Bengaluru", "560001"]),
     ("JP", "ja", "jp", "〒150-0002 東京都渋谷区渋谷1-2-3", ["渋谷1-2-3", "渋谷区", "150-0002"]),
