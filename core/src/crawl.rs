@@ -416,8 +416,9 @@ struct LongestWords {
     /// The ASCII words, sorted.
     words: Vec<&'static [u8]>,
     /// For each pair of leading bytes ([`LongestWords::group`]), the range of `words` that
-    /// start with them and the lengths of those words.
-    groups: Vec<(u16, u16, u32)>,
+    /// start with them, the lengths of those words and their last bytes ([`SLOTS`]; `s` for
+    /// a word with `us` glued on), one bit each.
+    groups: Vec<(u16, u16, u32, u64)>,
     /// The other words, folded as [`normalise`] folds them, sorted.
     others: Vec<&'static [u8]>,
 }
@@ -442,7 +443,7 @@ impl LongestWords {
                 list.sort_unstable();
                 list.dedup();
             }
-            let mut groups = vec![(0u16, 0u16, 0u32); 36 * 36];
+            let mut groups = vec![(0u16, 0u16, 0u32, 0u64); 36 * 36];
             for (at, word) in words.iter().enumerate() {
                 let Some(group) = LongestWords::group(word).and_then(|g| groups.get_mut(g)) else {
                     continue;
@@ -454,6 +455,9 @@ impl LongestWords {
                 group.1 = at.saturating_add(1);
                 for len in [word.len(), word.len() + 2] {
                     group.2 |= 1 << len.min(31);
+                }
+                for last in [word.last().copied().unwrap_or(0), b's'] {
+                    group.3 |= 1 << SLOTS[usize::from(last)];
                 }
             }
             LongestWords {
@@ -475,14 +479,21 @@ impl LongestWords {
     }
 
     /// Whether `run` (ASCII letters and digits) is one of the words, or one with `us` after
-    /// it, in any ASCII case. Most runs are turned away by their group's lengths, inline.
+    /// it, in any ASCII case. Most runs are turned away by their group's lengths and last
+    /// bytes, inline.
     #[inline(always)]
     fn holds(&self, run: &[u8]) -> bool {
-        let Some(&(from, to, lengths)) = LongestWords::group(run).and_then(|g| self.groups.get(g))
+        let Some(&(from, to, lengths, lasts)) =
+            LongestWords::group(run).and_then(|g| self.groups.get(g))
         else {
             return false;
         };
-        run.len() <= 31 && lengths & (1 << run.len()) != 0 && self.holds_in(from, to, run)
+        run.len() <= 31
+            && lengths & (1 << run.len()) != 0
+            && run
+                .last()
+                .is_some_and(|&last| lasts & (1 << SLOTS[usize::from(last)]) != 0)
+            && self.holds_in(from, to, run)
     }
 
     /// [`LongestWords::holds`] past the lengths: `run` against `words[from..to]`.
@@ -1020,6 +1031,34 @@ mod tests {
         ) {
             let written = parts.concat();
             proptest::prop_assert_eq!(may_hold_keyword(&written), may_hold_keyword_model(&written), "{}", written);
+        }
+
+        #[test]
+        fn longest_words_hold_a_run_as_a_search_of_every_word_says(
+            word in proptest::sample::select(keyword_words()),
+            cut in 0..4usize,
+            tail in "(|us|US|Us|s|[a-z0-9]{1,3})",
+            upper in proptest::bool::ANY,
+        ) {
+            // A keyword's word, cut short or not, with a tail, in either case: runs that
+            // share a word's first bytes, length or last byte, and the words themselves.
+            let index = LongestWords::get();
+            let kept = word.len().saturating_sub(cut % 2 * cut);
+            let mut run: String = word[..word.floor_char_boundary(kept)].to_owned() + tail.as_str();
+            if upper {
+                run = run.to_ascii_uppercase();
+            }
+            if run.bytes().all(|b| b.is_ascii_alphanumeric()) && !run.is_empty() {
+                let bytes = run.as_bytes();
+                let model = index.words.iter().any(|word| match bytes.split_at_checked(word.len()) {
+                    Some((head, rest)) => {
+                        (rest.is_empty() || rest.eq_ignore_ascii_case(b"us"))
+                            && head.eq_ignore_ascii_case(word)
+                    }
+                    None => false,
+                });
+                proptest::prop_assert_eq!(index.holds(bytes), model, "{}", run);
+            }
         }
 
         #[test]

@@ -490,8 +490,9 @@ fn an_amount_with_its_currency_after_it_is_no_postcode() {
 /// Class `postcode.region_code_after_town`: in the layouts that print the region after the town
 /// on the postcode line (Google's `fmt` `%Z %C %S`: Italy, Spain, Estonia, Lithuania, Uruguay),
 /// a last word of two or three capitals is the province's code, not part of the locality
-/// (`20121 Milano MI`), on Italian and English pages; the postal districts of layouts without
-/// it stay in the locality (Danish `2450 København SV`).
+/// (`20121 Milano MI`), on Italian and English pages, and so is a province named like its
+/// capital written after it (`50001 Zaragoza Zaragoza`); the postal districts of layouts
+/// without it stay in the locality (Danish `2450 København SV`).
 #[test]
 fn a_province_code_after_the_town_is_no_part_of_the_locality() {
     assert_reads(&[
@@ -515,6 +516,18 @@ fn a_province_code_after_the_town_is_no_part_of_the_locality() {
             "https://eksempel.dk/",
             "<footer><p>Eksempel ApS<br>Eksempelvej 12<br>2450 København SV</p></footer>",
             ["Eksempelvej 12", "København SV", "2450"],
+        ),
+        // A province named like its capital, written after it (Spain, Uruguay).
+        (
+            "https://ejemplo.es/",
+            "<footer><p>Ejemplo S.L.<br>Calle Ejemplo 14<br>50001 Zaragoza Zaragoza</p></footer>",
+            ["Calle Ejemplo 14", "Zaragoza", "50001"],
+        ),
+        (
+            "https://muestra.com.uy/",
+            "<footer><p>Muestra S.A.<br>Av. Muestra 1450<br>11000 Montevideo Montevideo</p>\
+             </footer>",
+            ["Av. Muestra 1450", "Montevideo", "11000"],
         ),
     ]);
 }

@@ -1453,12 +1453,27 @@ fn province_after_postcode(
 /// `region` that print the region after the town (Google's `fmt` `%Z %C %S`), when its last
 /// word is two or three capital letters after a place name: `Milano MI` → (`Milano`, `MI`).
 fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &'a str)> {
-    let (town, code) = name.trim().rsplit_once(' ')?;
+    let name = name.trim();
+    let (town, code) = name.rsplit_once(' ')?;
     let is_code = (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase());
-    (is_code
-        && is_place_name(town)
-        && postcode::format(region).is_some_and(|f| f.fmt.contains("%Z %C %S")))
-    .then(|| (town.trim(), code))
+    // A province named like its capital, written after it (`50001 Zaragoza Zaragoza`,
+    // `11000 Montevideo Montevideo`): the name twice.
+    let half = name.len() / 2;
+    let twice = name.len() % 2 == 1
+        && name.is_char_boundary(half)
+        && name.as_bytes()[half] == b' '
+        && name[..half] == name[half + 1..]
+        && is_place_name(&name[..half]);
+    if !((is_code && is_place_name(town)) || twice)
+        || !postcode::format(region).is_some_and(|f| f.fmt.contains("%Z %C %S"))
+    {
+        return None;
+    }
+    Some(if twice {
+        (&name[..half], &name[half + 1..])
+    } else {
+        (town.trim(), code)
+    })
 }
 
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one

@@ -98,11 +98,15 @@ pub(crate) fn read(
         'tokens: for (start, ends) in zip_tokens(line) {
             for end in ends {
                 let zip = &line[start..end];
+                // The tests are pure: the cheapest first (most tokens are no postcode of any
+                // candidate country, and the lower-casing tests of the text before the token
+                // cost the most).
                 if zip.len() > MAX_TOKEN
+                    || !candidates.iter().any(|f| f.validates(zip))
                     || !beside_name(line, start, end)
+                    || page_format.is_some_and(|f| f.validates(zip))
                     || is_part_of_other_number(line, start, end)
                     || is_copyright_mark(&line[..start])
-                    || page_format.is_some_and(|f| f.validates(zip))
                 {
                     continue;
                 }
@@ -111,9 +115,6 @@ pub(crate) fn read(
                     .copied()
                     .filter(|f| f.validates(zip))
                     .collect();
-                if valid.is_empty() {
-                    continue;
-                }
                 let named = country_in_line(line, start);
                 if let Some(i) = valid.iter().position(|f| Some(f.code) == named) {
                     let first = valid.remove(i);

@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Anchored, Input, MatchKind, StartKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous;
+use aho_corasick::{dfa, AhoCorasick, Anchored, Input, MatchKind, StartKind};
 
 use crate::lexicon::{self, Class};
 
@@ -219,7 +221,7 @@ fn may_name_a_party(text: &str) -> bool {
             }
             // No prefilter: headings and labels are short, and the prefilter's rare bytes
             // (letters, in either case) start a search at most of their positions.
-            let automaton = AhoCorasick::builder()
+            let automaton = contiguous::NFA::builder()
                 .ascii_case_insensitive(true)
                 .prefilter(false)
                 .build(stems)
@@ -228,14 +230,24 @@ fn may_name_a_party(text: &str) -> bool {
         })
         .as_ref()
         .is_none_or(|filter| {
-            filter.starts.may_start_in(text.as_bytes()) && filter.automaton.is_match(text)
+            filter.starts.may_start_in(text.as_bytes()) && is_match(&filter.automaton, text)
         })
+}
+
+/// Whether `automaton` finds a match in `text` (an error, which the searches here cannot
+/// meet, counts as one). The automata of this step are searched as their own types, not
+/// through `AhoCorasick`, whose search asks its automaton for each byte's next state by a
+/// call through a pointer: here each search is compiled for its automaton.
+fn is_match(automaton: &impl Automaton, text: &str) -> bool {
+    automaton
+        .try_find(&Input::new(text).earliest(true))
+        .map_or(true, |found| found.is_some())
 }
 
 /// The filter of [`may_name_a_party`]: its automaton of the stems ([`party_stems`], ASCII
 /// case ignored), and [`StemStarts`] before it.
 struct StemFilter {
-    automaton: AhoCorasick,
+    automaton: contiguous::NFA,
     starts: StemStarts,
 }
 
@@ -328,13 +340,12 @@ fn is_legal_marker(text: &str) -> bool {
         // automaton pass instead of a copy and a search for each marker (a page has dozens
         // of headings). A contiguous NFA, not the DFA the builder would pick: building the
         // DFA cost about 850 page faults a run for a few instructions saved a heading.
-        static ASCII_MARKERS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+        static ASCII_MARKERS: OnceLock<Option<contiguous::NFA>> = OnceLock::new();
         return text.len() <= 120
             && ASCII_MARKERS
                 .get_or_init(|| {
-                    AhoCorasick::builder()
+                    contiguous::NFA::builder()
                         .ascii_case_insensitive(true)
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
                         .build(
                             lexicon_words()
                                 .legal_markers
@@ -351,34 +362,47 @@ fn is_legal_marker(text: &str) -> bool {
                             .iter()
                             .any(|m| text.to_lowercase().contains(m.as_str()))
                     },
-                    |markers| markers.is_match(text),
+                    |markers| is_match(markers, text),
                 );
     }
     let lower = text.to_lowercase();
-    lower.len() <= 120
-        && lexicon_words()
-            .legal_markers
-            .iter()
-            .any(|m| lower.contains(m.as_str()))
+    lower.len() <= 120 && {
+        // One automaton pass over the lower-case copy instead of a search for each marker.
+        static MARKERS: OnceLock<Option<contiguous::NFA>> = OnceLock::new();
+        MARKERS
+            .get_or_init(|| contiguous::NFA::new(&lexicon_words().legal_markers).ok())
+            .as_ref()
+            .map_or_else(
+                || {
+                    lexicon_words()
+                        .legal_markers
+                        .iter()
+                        .any(|m| lower.contains(m.as_str()))
+                },
+                |markers| is_match(markers, &lower),
+            )
+    }
 }
 
 /// The positions in `text` where a credit phrase starts (at a word start).
 fn credit_phrases(text: &str) -> Vec<usize> {
-    static PHRASES: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    let Some(phrases) = PHRASES
+    static PHRASES: OnceLock<Option<dfa::DFA>> = OnceLock::new();
+    let Some(matches) = PHRASES
         .get_or_init(|| {
-            AhoCorasick::builder()
+            // The DFA the builder picks for these few phrases, searched as its own type
+            // ([`is_match`]).
+            dfa::DFA::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
                 .build(&lexicon_words().credits)
                 .ok()
         })
         .as_ref()
+        .and_then(|phrases| phrases.try_find_iter(Input::new(text)).ok())
     else {
         return Vec::new();
     };
-    phrases
-        .find_iter(text)
+    matches
         .map(|m| m.start())
         .filter(|&start| {
             text[..start]
@@ -1001,29 +1025,36 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         site,
         ..
     } = *layout;
-    let block_of = |pos: usize| {
-        let index = block_starts.partition_point(|start| *start <= pos);
-        let start = index.checked_sub(1).map_or(0, |i| block_starts[i]);
-        let end = block_starts.get(index).copied().unwrap_or(text.len());
-        start..end
-    };
+    let block_of = |pos: usize| block_around(block_starts, text.len(), pos);
     // Links in order of their positions (the walker records them so; checked, as a link's
     // position is the text's length when it was met): the links inside a block are found by
     // two binary searches rather than a pass over every link of the page for each block.
     let links_in_order = links.is_sorted_by_key(|(_, pos)| *pos);
     let mut owners_seen = Owners::new(layout);
-    // Blocks holding evidence of another organisation's domain, each once.
-    let mut evidence: Vec<usize> = links
-        .iter()
-        .filter(|(href, _)| {
-            may_name_a_host(href) && owners_seen.of_token(href) == Some(DomainOwner::Other)
-        })
-        .map(|(_, pos)| *pos)
+    // Blocks holding evidence of another organisation's domain, each once: those with an
+    // `@`, `www.` or `://` in the text, and those with a link to another organisation's
+    // domain. Whose a link's domain is, is asked last, of the links of a block that passes
+    // the cheaper tests (most blocks with a link that may name a host hold no organisation's
+    // name, and most such links are the site's own).
+    let mut text_blocks: Vec<Range<usize>> = memchr::memchr_iter(b'@', text.as_bytes())
+        .chain(memchr::memmem::find_iter(text.as_bytes(), "www."))
+        .chain(memchr::memmem::find_iter(text.as_bytes(), "://"))
+        .map(block_of)
         .collect();
-    evidence.extend(memchr::memchr_iter(b'@', text.as_bytes()));
-    evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "www."));
-    evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "://"));
-    let mut blocks: Vec<Range<usize>> = evidence.into_iter().map(block_of).collect();
+    text_blocks.sort_by_key(|b| b.start);
+    text_blocks.dedup();
+    // The links that may name a host with their blocks, by block (in link order in each).
+    let mut link_blocks: Vec<(Range<usize>, &str)> = links
+        .iter()
+        .filter(|(href, _)| may_name_a_host(href))
+        .map(|(href, pos)| (block_of(*pos), *href))
+        .collect();
+    link_blocks.sort_by_key(|(block, _)| block.start);
+    let mut blocks: Vec<Range<usize>> = text_blocks
+        .iter()
+        .cloned()
+        .chain(link_blocks.iter().map(|(block, _)| block.clone()))
+        .collect();
     blocks.sort_by_key(|b| b.start);
     blocks.dedup();
     let mut owned = Vec::new();
@@ -1034,6 +1065,21 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         let body = &text[block.clone()];
         if !may_mention(body) {
             continue;
+        }
+        let in_text = text_blocks
+            .binary_search_by_key(&block.start, |b| b.start)
+            .is_ok_and(|at| text_blocks[at] == block);
+        if !in_text {
+            let first = link_blocks.partition_point(|(b, _)| b.start < block.start);
+            let linked_elsewhere = link_blocks[first..]
+                .iter()
+                .take_while(|(b, _)| b.start == block.start)
+                .any(|(b, href)| {
+                    *b == block && owners_seen.of_token(href) == Some(DomainOwner::Other)
+                });
+            if !linked_elsewhere {
+                continue;
+            }
         }
         let Some(mention) = other_organisation_mention(body, site, layout.business_names) else {
             continue;
@@ -1061,6 +1107,16 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         }
     }
     owned
+}
+
+/// The block (byte range of a text of `len` bytes whose blocks start at `block_starts`,
+/// sorted) that byte `pos` is in: from the last block start at or before it (or the text's
+/// start) to the next block start (or the text's end).
+fn block_around(block_starts: &[usize], len: usize, pos: usize) -> Range<usize> {
+    let index = block_starts.partition_point(|start| *start <= pos);
+    let start = index.checked_sub(1).map_or(0, |i| block_starts[i]);
+    let end = block_starts.get(index).copied().unwrap_or(len);
+    start..end
 }
 
 /// Whether [`host_of_token`] may find a host in `href`: `false` only when it finds none (a
@@ -1096,7 +1152,13 @@ fn may_mention(block: &str) -> bool {
     };
     let bytes = block.as_bytes();
     let word_byte = |b: u8| b.is_ascii_alphanumeric();
-    let named = filter.automaton.find_overlapping_iter(block).any(|found| {
+    let Ok(mut found) = filter
+        .automaton
+        .try_find_overlapping_iter(Input::new(block))
+    else {
+        return true;
+    };
+    let named = found.any(|found| {
         !filter.whole_word[found.pattern().as_usize()]
             || (!found
                 .start()
@@ -1182,7 +1244,7 @@ fn dotted_word_may_be_a_legal_form(block: &[u8], at: usize) -> bool {
 
 /// The automaton of [`may_mention`], built once from the lexicon.
 struct MentionFilter {
-    automaton: AhoCorasick,
+    automaton: dfa::DFA,
     /// For each pattern, whether it counts only as a whole word with a capital (a legal
     /// form) rather than anywhere.
     whole_word: Vec<bool>,
@@ -1216,8 +1278,11 @@ impl MentionFilter {
                         }
                     }
                 }
-                // No prefilter, as for `may_name_a_party`: blocks are short.
-                let automaton = AhoCorasick::builder()
+                // No prefilter, as for `may_name_a_party`: blocks are short. A DFA, not the
+                // contiguous NFA the builder picks for this many patterns, searched as its
+                // own type ([`is_match`]): it costs a few instructions a byte, and every
+                // block with a link that may name a host is read.
+                let automaton = dfa::DFA::builder()
                     .ascii_case_insensitive(true)
                     .prefilter(false)
                     .build(&patterns)
@@ -1743,6 +1808,242 @@ mod tests {
         ) {
             let model = lexicon_words().org_types.iter().any(|kind| word.starts_with(kind.as_str()));
             proptest::prop_assert_eq!(starts_with_an_org_type(&word), model);
+        }
+    }
+
+    /// [`other_organisations_blocks`] as it read a page before whose a link's domain is
+    /// came last: every link that may name a host looked up first, its block then evidence.
+    fn other_organisations_blocks_model(
+        layout: &Layout<'_>,
+        found: &[Range<usize>],
+    ) -> Vec<Range<usize>> {
+        let Layout {
+            text,
+            block_starts,
+            links,
+            site,
+            ..
+        } = *layout;
+        let block_of = |pos: usize| block_around(block_starts, text.len(), pos);
+        let mut owners_seen = Owners::new(layout);
+        let mut evidence: Vec<usize> = links
+            .iter()
+            .filter(|(href, _)| {
+                may_name_a_host(href) && owners_seen.of_token(href) == Some(DomainOwner::Other)
+            })
+            .map(|(_, pos)| *pos)
+            .collect();
+        evidence.extend(memchr::memchr_iter(b'@', text.as_bytes()));
+        evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "www."));
+        evidence.extend(memchr::memmem::find_iter(text.as_bytes(), "://"));
+        let mut blocks: Vec<Range<usize>> = evidence.into_iter().map(block_of).collect();
+        blocks.sort_by_key(|b| b.start);
+        blocks.dedup();
+        let mut owned = Vec::new();
+        for block in blocks {
+            if block.len() > 2_000 || inside(found, block.start) {
+                continue;
+            }
+            let body = &text[block.clone()];
+            if !may_mention(body) {
+                continue;
+            }
+            let Some(mention) = other_organisation_mention(body, site, layout.business_names)
+            else {
+                continue;
+            };
+            let after = &body[mention..];
+            let from = block.start + mention;
+            let owners: Vec<DomainOwner> = links
+                .iter()
+                .filter(|(_, pos)| *pos >= from && *pos < block.end)
+                .map(|(href, _)| *href)
+                .chain(after.split_whitespace())
+                .filter_map(|token| owners_seen.of_token(token))
+                .collect();
+            if owners.contains(&DomainOwner::Other) && !owners.contains(&DomainOwner::Site) {
+                owned.push(block.start + mention..block.end);
+            }
+        }
+        owned
+    }
+
+    /// A text of lexicon `entries` for a proptest: for each part, an entry (its index taken
+    /// modulo their number) as written, in capitals or its first half, then the separator.
+    fn entries_text(entries: &[String], parts: &[(usize, u8, String)]) -> String {
+        let mut text = String::new();
+        for (index, case, separator) in parts {
+            let entry = &entries[index % entries.len()];
+            match case {
+                0 => text.push_str(entry),
+                1 => text.push_str(&entry.to_uppercase()),
+                _ => text.push_str(&entry[..entry.floor_char_boundary(entry.len() / 2)]),
+            }
+            text.push_str(separator);
+        }
+        text
+    }
+
+    /// The pieces the layouts of the block proptest are made of: organisations' words,
+    /// legal forms, names, emails and web addresses on the site's, a mail provider's and
+    /// other domains, separators.
+    const BLOCK_PIECES: &[&str] = &[
+        "Behörde",
+        "Aufsichtsbehörde",
+        "Authority",
+        "council",
+        "GmbH",
+        "S.A.",
+        "Ltd",
+        "AG",
+        "Beispiel",
+        "Muster",
+        "Kanzlei",
+        "info@beispiel.de",
+        "post@muster.example",
+        "kontakt@gmail.com",
+        "www.muster.example",
+        "WWW.MUSTER.EXAMPLE",
+        "https://www.beispiel.de/",
+        "https://andere.example/x",
+        "Tel. 0123",
+        "é",
+        " ",
+        " ",
+        ". ",
+        "\n",
+        ", ",
+    ];
+
+    /// The hrefs of the block proptest's links.
+    const BLOCK_HREFS: &[&str] = &[
+        "/kontakt",
+        "https://www.beispiel.de/",
+        "https://www.beispiel.de/impressum",
+        "http://beispiel.de",
+        "https://andere.example/",
+        "https://www.muster.example/seite",
+        "mailto:info@beispiel.de",
+        "mailto:post@muster.example",
+        "mailto:kontakt@gmail.com",
+        "www.muster.example",
+        "#top",
+        "tel:0123",
+    ];
+
+    #[test]
+    fn a_block_whose_only_link_is_the_sites_holds_no_evidence() {
+        // A web address in capitals is no evidence in the text (`www.` is searched as
+        // written), and the block's one link, after its words, is the site's own: the
+        // block is no other organisation's, though the address read after the authority's
+        // word is another domain (German and English).
+        for text in [
+            "Zuständige Aufsichtsbehörde WWW.MUSTER.EXAMPLE",
+            "Licensing authority WWW.MUSTER.EXAMPLE",
+        ] {
+            let line_starts = starts(text);
+            let links = [("https://www.beispiel.de/", text.len())];
+            let layout = Layout {
+                block_starts: &[0],
+                links: &links,
+                site: Some("beispiel.de"),
+                ..Layout::of_text(text, &line_starts)
+            };
+            assert!(other_organisations_blocks_model(&layout, &[]).is_empty());
+            assert!(
+                other_organisations_blocks(&layout, &[]).is_empty(),
+                "{text}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
+        #[test]
+        fn other_organisations_blocks_as_when_every_link_was_looked_up_first(
+            pieces in proptest::collection::vec(0..BLOCK_PIECES.len(), 0..40),
+            breaks in proptest::collection::vec(0..200usize, 0..8),
+            link_spots in proptest::collection::vec((0..BLOCK_HREFS.len(), 0..220usize), 0..10),
+            in_order in proptest::bool::ANY,
+            site in proptest::option::of(proptest::sample::select(vec!["beispiel.de", "muster.example"])),
+            found_at in proptest::option::of((0..200usize, 0..60usize)),
+            named in proptest::bool::ANY,
+        ) {
+            let text: String = pieces.iter().map(|&i| BLOCK_PIECES[i]).collect();
+            let boundary = |at: usize| {
+                let mut at = at.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            };
+            let mut block_starts: Vec<usize> = breaks.iter().map(|&b| boundary(b)).collect();
+            block_starts.sort_unstable();
+            block_starts.dedup();
+            let mut links: Vec<(&str, usize)> = link_spots
+                .iter()
+                .map(|&(href, at)| (BLOCK_HREFS[href], boundary(at)))
+                .collect();
+            if in_order {
+                links.sort_by_key(|(_, pos)| *pos);
+            }
+            let found: Vec<Range<usize>> = found_at
+                .map(|(start, len)| boundary(start)..boundary(start + len))
+                .into_iter()
+                .collect();
+            let names: &[&str] = if named { &["Beispiel GmbH"] } else { &[] };
+            let line_starts = starts(&text);
+            let layout = Layout {
+                block_starts: &block_starts,
+                links: &links,
+                site,
+                mail_providers: &["gmail.com"],
+                business_names: names,
+                ..Layout::of_text(&text, &line_starts)
+            };
+            proptest::prop_assert_eq!(
+                other_organisations_blocks(&layout, &found),
+                other_organisations_blocks_model(&layout, &found),
+                "{:?} {:?} {:?}", text, block_starts, links
+            );
+        }
+
+        #[test]
+        fn credit_phrases_found_as_by_the_builders_automaton(
+            parts in proptest::collection::vec(
+                (0..1_000usize, 0..3u8, "( |\n|é|[a-zA-Z]{1,4}|: |-)"),
+                0..6,
+            )
+        ) {
+            let credits = &lexicon_words().credits;
+            let text = entries_text(credits, &parts);
+            let automaton = AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(credits)
+                .expect("credits build");
+            let model: Vec<usize> = automaton
+                .find_iter(&text)
+                .map(|m| m.start())
+                .filter(|&start| {
+                    text[..start].chars().next_back().is_none_or(|c| !c.is_alphanumeric())
+                })
+                .collect();
+            proptest::prop_assert_eq!(credit_phrases(&text), model, "{}", text);
+        }
+
+        #[test]
+        fn legal_markers_of_the_lexicon_found_as_in_a_lower_case_copy(
+            parts in proptest::collection::vec(
+                (0..1_000usize, 0..3u8, "( |é|İ|[a-zA-Z]{1,4}|-)"),
+                0..4,
+            )
+        ) {
+            let markers = &lexicon_words().legal_markers;
+            let text = entries_text(markers, &parts);
+            let lower = text.trim().to_lowercase();
+            let model = lower.len() <= 120 && markers.iter().any(|m| lower.contains(m.as_str()));
+            proptest::prop_assert_eq!(is_legal_marker(&text), model, "{}", text);
         }
     }
 
