@@ -806,7 +806,9 @@ impl StartName {
 /// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
 /// ASCII (the prescan reads letters, digits, `-`, `_`, `:` and `.`).
 /// Written as UTF-8 bytes: an ASCII name (all that the prescan reads) in one pass, a byte over
-/// 0x7F as the character of its value.
+/// 0x7F as the character of its value. Always inlined: its call (saving six registers) cost
+/// about as much as copying the name.
+#[inline(always)]
 fn write_name(out: &mut Vec<u8>, name: &[u8]) {
     #[cfg(test)]
     if REFERENCE_WRITE_NAME.get() {
