@@ -83,6 +83,7 @@ pub(crate) fn read(
         return Vec::new();
     }
     let page_format = page_region.and_then(postcode::format);
+    let any_candidate = postcode::AnyOf::new(&candidates);
     let mut out: Vec<Choice> = Vec::new();
     let mut reads = 0;
     for (index, line) in lines.iter().enumerate() {
@@ -102,6 +103,7 @@ pub(crate) fn read(
                 // candidate country, and the lower-casing tests of the text before the token
                 // cost the most).
                 if zip.len() > MAX_TOKEN
+                    || !any_candidate.may_validate(zip)
                     || !candidates.iter().any(|f| f.validates(zip))
                     || !beside_name(line, start, end)
                     || page_format.is_some_and(|f| f.validates(zip))
