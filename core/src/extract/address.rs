@@ -1678,6 +1678,13 @@ fn currency_after(after: &str) -> bool {
 /// The country named right after a postcode (`, México.`, `India`): by the data's English
 /// names and [`region_of_country`].
 fn country_named(after: &str) -> Option<&'static str> {
+    country_words(after).and_then(country_of_words)
+}
+
+/// The words [`country_named`] reads after a postcode: the run of letters and spaces after
+/// spaces and punctuation, without the spaces at its end; `None` when it is empty or longer
+/// than any country's name.
+fn country_words(after: &str) -> Option<&str> {
     let rest = after.trim_start_matches([' ', ',', '.', '-', '(', '\u{a0}']);
     // The run of letters and spaces, read no further than a name's length: a run of more
     // characters (spaces at its end left out) names no country. Lower-casing keeps or adds
@@ -1711,9 +1718,12 @@ fn country_named(after: &str) -> Option<&'static str> {
         }
     }
     let words = rest[..word_end].trim().trim_end_matches('.');
-    if words.is_empty() {
-        return None;
-    }
+    (!words.is_empty()).then_some(words)
+}
+
+/// The country the words [`country_words`] read name (the second half of
+/// [`country_named`]).
+fn country_of_words(words: &str) -> Option<&'static str> {
     // ASCII words (most): lower-cased once, on the stack; the same look-ups as below (an
     // ASCII name has no accents to fold, and no name of either is longer than the buffer).
     if words.is_ascii() && words.len() <= 64 {
@@ -1859,8 +1869,46 @@ pub(crate) fn country_in_line(line: &str, zip_start: usize) -> Option<&'static s
 /// The country named as the place right before the postcode at `zip_start` of `line` (the
 /// second half of [`country_in_line`]).
 fn country_before(line: &str, zip_start: usize) -> Option<&'static str> {
+    country_named(part_before(line, zip_start))
+}
+
+/// The comma-separated part of `line` right before `zip_start` ([`country_before`]).
+fn part_before(line: &str, zip_start: usize) -> &str {
     let before = line[..zip_start].trim_end_matches([' ', ',', '\u{a0}']);
-    country_named(before.rsplit(',').next().unwrap_or(""))
+    before.rsplit(',').next().unwrap_or("")
+}
+
+/// The countries named in one line, each run of words looked up once
+/// ([`country_named`] of texts of the line: the tokens of a line share their ends and the
+/// parts before them).
+struct LineCountries<'a> {
+    line: &'a str,
+    /// (the words' byte offset in `line`, their length, the country).
+    seen: Vec<(usize, usize, Option<&'static str>)>,
+}
+
+impl<'a> LineCountries<'a> {
+    fn new(line: &'a str) -> Self {
+        LineCountries {
+            line,
+            seen: Vec::new(),
+        }
+    }
+
+    /// [`country_named`] of `text`, a slice of the line.
+    fn named(&mut self, text: &'a str) -> Option<&'static str> {
+        let words = country_words(text)?;
+        let key = (
+            words.as_ptr() as usize - self.line.as_ptr() as usize,
+            words.len(),
+        );
+        if let Some(&(_, _, country)) = self.seen.iter().find(|(at, len, _)| (*at, *len) == key) {
+            return country;
+        }
+        let country = country_of_words(words);
+        self.seen.push((key.0, key.1, country));
+        country
+    }
 }
 
 /// The place names right before a postcode (comma-separated chunks that are place names,
@@ -1939,6 +1987,7 @@ fn data_postcodes(
     }
     // The country the line's last comma-separated part names: the same for every candidate.
     let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
+    let countries = std::cell::RefCell::new(LineCountries::new(line));
     for (start, ends) in tokens {
         if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
             found.push(boxed);
@@ -1953,7 +2002,7 @@ fn data_postcodes(
         let mut in_line = || {
             *in_line_country.get_or_insert_with(|| {
                 last_part_country
-                    .or_else(|| country_before(line, start))
+                    .or_else(|| countries.borrow_mut().named(part_before(line, start)))
                     .and_then(postcode::format)
             })
         };
@@ -1963,7 +2012,10 @@ fn data_postcodes(
         let mut chosen = None;
         for &end in &ends {
             let zip = &line[start..end];
-            let named = country_named(&line[end..]).and_then(postcode::format);
+            let named = countries
+                .borrow_mut()
+                .named(&line[end..])
+                .and_then(postcode::format);
             if valid(page_format, zip)
                 || valid(named, zip)
                 || valid(in_line(), zip)
@@ -5010,6 +5062,23 @@ mod tests {
             after in "([a-zA-Z]{1,12}|[ ,.(-]|é|ñ|Σ|\u{212a}|日|[0-9]|India|MEXICO|México|south africa|United States of America){0,12}"
         ) {
             proptest::prop_assert_eq!(country_named(&after), country_named_plain(&after));
+        }
+
+        #[test]
+        fn the_countries_of_a_line_read_once_as_each_read_alone(
+            line in "([a-zA-Z]{1,8}|[0-9]{1,5}|[ ,.(-]|é|Σ|India|Mexico|México|South Africa|Brasil){0,14}"
+        ) {
+            let mut countries = LineCountries::new(&line);
+            // Twice over: the second pass answers from what the first one read.
+            for _ in 0..2 {
+                for at in (0..=line.len()).filter(|&at| line.is_char_boundary(at)) {
+                    proptest::prop_assert_eq!(countries.named(&line[at..]), country_named(&line[at..]));
+                    proptest::prop_assert_eq!(
+                        countries.named(part_before(&line, at)),
+                        country_before(&line, at)
+                    );
+                }
+            }
         }
 
         #[test]
