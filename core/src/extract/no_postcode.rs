@@ -236,8 +236,8 @@ pub(crate) fn parse(
     // buildings before a numbered street or a premise's number; anything else before it is
     // no address.
     let building = |c: &str| {
-        (numbered.is_some() || premise_numbered == Some(street_at))
-            && is_street(c, Evidence::Element)
+        (numbered.is_some() && is_street(c, evidence))
+            || (premise_numbered == Some(street_at) && is_street(c, Evidence::Element))
     };
     if !chunks[..street_at]
         .iter()
@@ -526,6 +526,24 @@ mod tests {
 
     fn street_and_town(a: &MarkedAddress) -> (Option<&str>, Option<&str>) {
         (a.street.as_deref(), a.locality.as_deref())
+    }
+
+    #[test]
+    fn a_sentence_before_an_unlabelled_street_is_no_building() {
+        // Without a label, a chunk before the numbered street is a building only when it is
+        // read as a street would be: a sentence with a street word is not one.
+        let texts = [
+            "Visit our new showroom on the main road",
+            "12 Sample Road",
+            "Accra",
+        ];
+        assert_eq!(parse(&texts, Evidence::Unlabelled, Some("GH")), None);
+        let texts = ["Sample Plaza", "12 Sample Road", "Accra"];
+        let found = parse(&texts, Evidence::Unlabelled, Some("GH")).expect("an address");
+        assert_eq!(
+            found.street.as_deref(),
+            Some("Sample Plaza, 12 Sample Road")
+        );
     }
 
     #[test]
