@@ -1185,7 +1185,7 @@ pub(crate) fn is_marked_region(field: &str) -> bool {
     }
     // The mark opens the field, words of letters after it (`Co. Clare`, Polish `woj.
     // małopolskie`), or ends it after names (`Pest megye`, `Львівська область`).
-    let is_mark = |word: &str| has_word(marks, &word.to_lowercase());
+    let is_mark = |word: &str| with_lowercase(word, |lower| has_word(marks, lower));
     let mut words = field.split_whitespace();
     if words.next().is_some_and(is_mark) {
         return words.all(|word| word.chars().all(|c| c.is_alphabetic() || c == '-'));
