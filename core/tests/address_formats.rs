@@ -688,3 +688,87 @@ fn a_premise_after_the_house_number_of_a_street_after_its_town() {
         ),
     ]);
 }
+
+/// (street, locality, postcode) of every address found on each page; every page that does
+/// not read as `want` is listed in the failure.
+fn assert_reads_all(cases: &[(&str, &str, &[[&str; 3]])]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(url, html, want)| {
+            let got = parts(url, html);
+            let want: Vec<_> = want.iter().map(|w| some(*w)).collect();
+            (got != want).then(|| format!("{html}\n  read {got:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Class `address.complete_line_above`: a line that ends with its own postcode and town is a
+/// whole address, so the street of the next address never reaches above it, also when that
+/// street is a post-office box with its post office's name (`Postboks 123 Sentrum`, `P.O.
+/// Box 123 Sarit`) that reads as no street of its own.
+#[test]
+fn a_line_with_its_own_postcode_and_town_is_no_part_of_the_next_street() {
+    let cases: [(&str, &str, &[[&str; 3]]); 4] = [
+        (
+            "https://www.eksempel.no/",
+            "<p>Besøksadresse: Prøvevegen 12, 0150 Oslo</p>\
+             <p>Postadresse: Postboks 123 Sentrum, 0102 Oslo</p>",
+            &[
+                ["Prøvevegen 12", "Oslo", "0150"],
+                ["Postboks 123 Sentrum", "Oslo", "0102"],
+            ],
+        ),
+        (
+            "https://www.eksempel.no/",
+            "<p>Prøvevegen 12, 7010 Trondheim</p><p>Postboks 45 Torget<br>7400 Trondheim</p>",
+            &[
+                ["Prøvevegen 12", "Trondheim", "7010"],
+                ["Postboks 45 Torget", "Trondheim", "7400"],
+            ],
+        ),
+        (
+            "https://www.sample.co.ke/",
+            "<p>Sample House, 12 Example Road, Westlands, 00100 Nairobi</p>\
+             <p>P.O. Box 123 Sarit, 00606 Nairobi</p>",
+            &[
+                [
+                    "Sample House, 12 Example Road, Westlands",
+                    "Nairobi",
+                    "00100",
+                ],
+                ["P.O. Box 123 Sarit", "Nairobi", "00606"],
+            ],
+        ),
+        (
+            "https://www.exempel.se/",
+            "<p>Provgatan 3, 411 05 Göteborg</p><p>Box 678 Centrum, 401 23 Göteborg</p>",
+            &[
+                ["Provgatan 3", "Göteborg", "411 05"],
+                ["Box 678 Centrum", "Göteborg", "401 23"],
+            ],
+        ),
+    ];
+    assert_reads_all(&cases);
+}
+
+/// Class `address.complete_line_above`, negatives: a street line without a comma whose house
+/// number has four digits (`2204 Sample Ave` over `Town, ST 81321`), and a unit with a long
+/// number after the street (`…, Suite 12101`), are no whole address: the street below reaches
+/// them as before.
+#[test]
+fn a_long_house_number_or_unit_number_is_no_postcode_of_a_line_above() {
+    let cases: [(&str, &str, &[[&str; 3]]); 2] = [
+        (
+            "https://www.sample-insurance.com/",
+            "<h3>Valley Office</h3><p>2204 E. Sample<br>Springdale, CO 81321<br>Phone: 970-555-0134</p>",
+            &[["2204 E. Sample", "Springdale", "81321"]],
+        ),
+        (
+            "https://www.sample-insurance.com/",
+            "<p>4801 N. Example Ave, Suite 12101<br>Brookfield, NM 87401</p>",
+            &[["4801 N. Example Ave, Suite 12101", "Brookfield", "87401"]],
+        ),
+    ];
+    assert_reads_all(&cases);
+}

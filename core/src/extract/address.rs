@@ -3421,6 +3421,7 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
             || !is_streetish(line)
             || line.len() > 80
             || holds_postcode(line)
+            || ends_with_postcode_and_town(line)
             || is_registration_line(line)
         {
             break;
@@ -3745,6 +3746,56 @@ fn holds_postcode(line: &str) -> bool {
         ]
         .into_iter()
         .any(|pattern| pattern.is_match(line))
+}
+
+/// Whether `line` is a whole address that ends with its postcode and town (class
+/// `address.complete_line_above`): a street part, a comma, and a last comma part that is a
+/// number of four digits or more and a place name (`Prøvevegen 12, 0150 Oslo`, `Provgatan 3,
+/// 411 05 Göteborg`, `…, FI-00100 Helsinki`: one space or hyphen may split the number, a CEPT
+/// country prefix may open it), or a place name and a number of five digits or more (`…,
+/// Nairobi 00100`). The street of the address below such a line starts below it
+/// (`Postboks 123 Sentrum, 0102 Oslo`). A street line alone (`2204 Sample Ave`, no comma) or a
+/// unit after the street (`…, Suite 12101`) is none.
+fn ends_with_postcode_and_town(line: &str) -> bool {
+    let line = line.trim().trim_end_matches([',', '.']);
+    let Some((street, last)) = line.rsplit_once(',') else {
+        return false;
+    };
+    let last = last.trim();
+    if !last.bytes().any(|b| b.is_ascii_digit()) || !is_streetish(street) || is_premise(last) {
+        return false;
+    }
+    let (digits, rest) = leading_number(last);
+    if digits >= 4 && rest.starts_with(' ') && is_place_name(rest) {
+        return true;
+    }
+    last.rsplit_once(' ').is_some_and(|(town, number)| {
+        number.len() >= 5 && number.bytes().all(|b| b.is_ascii_digit()) && is_place_name(town)
+    })
+}
+
+/// The number opening `s` (a CEPT country prefix, `FI-`, skipped; one inner space or hyphen
+/// between digit groups allowed: `411 05`): how many digits it has and the text after it.
+fn leading_number(s: &str) -> (usize, &str) {
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    let s = match s.as_bytes().get(letters) {
+        Some(b'-') if (1..=3).contains(&letters) => &s[letters + 1..],
+        _ => s,
+    };
+    let first = s.bytes().take_while(u8::is_ascii_digit).count();
+    let mut end = first;
+    let mut digits = first;
+    if first > 0 && matches!(s.as_bytes().get(first), Some(b' ' | b'-')) {
+        let more = s[first + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if more > 0 {
+            end = first + 1 + more;
+            digits += more;
+        }
+    }
+    (digits, &s[end..])
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
