@@ -772,3 +772,51 @@ fn a_long_house_number_or_unit_number_is_no_postcode_of_a_line_above() {
     ];
     assert_reads_all(&cases);
 }
+
+/// Class `postcode.dash_before_town`: in the layouts that print the postcode before the town,
+/// Italian and Spanish pages often set the town off with a dash (`00184 - Roma`, `28013 –
+/// Madrid`), on the postcode's own line or after the street and a separator.
+#[test]
+fn a_dash_between_the_postcode_and_the_town() {
+    assert_reads(&[
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione 14<br>00184 - Roma</p>",
+            ["Via Campione 14", "Roma", "00184"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione, 14, 20121 – Milano</p>",
+            ["Via Campione, 14", "Milano", "20121"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione 14 - I-50123 - Firenze</p>",
+            ["Via Campione 14", "Firenze", "50123"],
+        ),
+        (
+            "https://www.ejemplo.es/",
+            "<p>Calle Muestra 5<br>28013 - Madrid</p>",
+            ["Calle Muestra 5", "Madrid", "28013"],
+        ),
+        (
+            "https://www.ejemplo.es/",
+            "<p>Avenida Ejemplo, 22 – 46001 – Valencia</p>",
+            ["Avenida Ejemplo, 22", "Valencia", "46001"],
+        ),
+    ]);
+}
+
+/// Class `postcode.dash_before_town`, negatives: a date range with a weekday after the dash
+/// (`Friday 20 February 2015 – Sunday …`), on pages of regions whose four-digit postcodes
+/// come first (a year is one of their postcodes), is no address.
+#[test]
+fn a_year_and_a_dash_in_a_date_range_is_no_postcode() {
+    for url in ["https://www.beispiel.ch/", "https://www.eksempel.dk/"] {
+        let found = parts(
+            url,
+            "<p>Past concerts</p><p>Friday 20 February 2015 – Sunday 22 February 2015</p>",
+        );
+        assert!(found.is_empty(), "{url}: {found:?}");
+    }
+}

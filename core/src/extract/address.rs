@@ -429,8 +429,11 @@ impl Pattern {
             Pattern::IeCounty => format!(
                 r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b"
             ),
+            // A dash between the postcode and the town (`00184 - Roma`, `28013 – Madrid`) is
+            // the Italian and Spanish way of setting them apart (class
+            // `postcode.dash_before_town`).
             Pattern::Eu => format!(
-                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{3,5}})\s+(?P<city>{CITY_ANY_FIRST})"
+                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{3,5}})\s+(?:[-–]\s+)?(?P<city>{CITY_ANY_FIRST})"
             ),
             Pattern::CaZip => {
                 r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d".to_string()
@@ -438,6 +441,24 @@ impl Pattern {
             Pattern::AuStateZip => format!(r"(?:{AU_STATES}),?\s+\d{{4}}"),
         }
     }
+}
+
+/// Whether a postcode after `before` opens a field of its line: nothing but white space and
+/// a CEPT country prefix (`I-`) before it, or a separator (`,` `.` `-` `–` `|` `·` `•`).
+fn opens_field(before: &str) -> bool {
+    let before = before.trim_end_matches([' ', '\u{a0}']);
+    let prefix = before.strip_suffix('-').map_or(0, |rest| {
+        rest.len()
+            - rest
+                .trim_end_matches(|c: char| c.is_ascii_uppercase())
+                .len()
+    });
+    let before = if (1..=2).contains(&prefix) {
+        before[..before.len() - 1 - prefix].trim_end_matches([' ', '\u{a0}'])
+    } else {
+        before
+    };
+    before.is_empty() || before.ends_with([',', '.', '-', '–', '|', '·', '•'])
 }
 
 /// Pacing units (`crate::pace`) for a line the postcode patterns run on: tens of
@@ -887,6 +908,15 @@ fn match_line(
             let Some(zip) = caps.name("zip") else {
                 continue;
             };
+            // A dash before the town (class `postcode.dash_before_town`) only on pages of a
+            // region that writes the postcode first, and only at a line's start or after a
+            // separator (`Via Roma 14, 00184 - Roma`): `Friday 20 February 2015 – Sunday` is
+            // a date.
+            if line[zip.end()..].trim_start().starts_with(['-', '–'])
+                && (eu_region.is_none() || !opens_field(&line[..zip.start()]))
+            {
+                continue;
+            }
             let before = &line[..zip.start()];
             // `© 2025 Studio Noord` is a year and a name.
             if is_copyright_mark(before) {
