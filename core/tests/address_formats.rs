@@ -820,3 +820,50 @@ fn a_year_and_a_dash_in_a_date_range_is_no_postcode() {
         assert!(found.is_empty(), "{url}: {found:?}");
     }
 }
+
+/// Class `address.place_line`: in the layouts without a district line, a place line (a
+/// hamlet, `Località …`, `Frazione …`, an industrial estate) between a street with its street
+/// word and house number and the postcode line is neither street nor town.
+#[test]
+fn a_place_line_between_a_numbered_street_and_the_postcode_line() {
+    assert_reads(&[
+        (
+            "https://www.esempio.it/",
+            "<p>Campione Srl<br>Via Campione 14<br>Località Sample<br>00184 Roma (RM)</p>",
+            ["Via Campione 14", "Roma", "00184"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione, 14<br>Frazione Sample<br>12345 Sampleto</p>",
+            ["Via Campione, 14", "Sampleto", "12345"],
+        ),
+        (
+            "https://www.beispiel.de/",
+            "<p>Musterstraße 12<br>Gewerbegebiet Nord<br>12345 Musterstadt</p>",
+            ["Musterstraße 12", "Musterstadt", "12345"],
+        ),
+    ]);
+}
+
+/// Class `address.place_line`, negatives: a line with a number but no street word above the
+/// place line (`Aperti dal 1998`, `Seit 1998 für Sie da`) is no street.
+#[test]
+fn a_place_line_needs_a_named_numbered_street_above_it() {
+    for (url, html) in [
+        (
+            "https://www.esempio.it/",
+            "<p>Aperti dal 1998<br>Sede Operativa<br>00184 Roma</p>",
+        ),
+        (
+            "https://www.beispiel.de/",
+            "<p>Seit 1998 für Sie da<br>Filiale Nord<br>12345 Musterstadt</p>",
+        ),
+    ] {
+        let streets: Vec<Option<String>> = page(url, html)
+            .addresses
+            .into_iter()
+            .map(|a| a.street)
+            .collect();
+        assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
+    }
+}

@@ -973,17 +973,19 @@ fn match_line(
                 })
                 .or_else(|| {
                     // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
-                    // postcode line, in the countries whose layout has one.
+                    // postcode line, in the countries whose layout has one; in the others a
+                    // place line (a hamlet, `Località …`, an industrial estate) below a street
+                    // with its street word and house number (class `address.place_line`:
+                    // `Via Campione 14` / `Località Sample` / `00184 Roma`).
                     let district = eu_region
                         .and_then(postcode::format)
                         .is_some_and(|f| f.fmt.contains("%D"));
                     let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
-                    (district
-                        && same_line.is_empty()
-                        && is_place_name(above.trim().trim_end_matches(',')))
-                    .then(|| street_for(lines, street_index - 1, ""))
-                    .flatten()
-                    .map(|street| without_district(&street).to_string())
+                    (same_line.is_empty() && is_place_name(above.trim().trim_end_matches(',')))
+                        .then(|| street_for(lines, street_index - 1, ""))
+                        .flatten()
+                        .filter(|street| district || is_named_numbered_street(street))
+                        .map(|street| without_district(&street).to_string())
                 });
             // A country printed in the line (`…, 50450 Kuala Lumpur, Malaysia`) whose layout
             // puts the postcode first counts like the page's region.
@@ -2307,6 +2309,20 @@ pub(crate) fn street_over_district(
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())
     })
+}
+
+/// Whether the first comma part of `street` is a whole street: a street word and a house
+/// number after the name (`Via Campione 14`, `Calle Muestra, 5`: the number may be the next
+/// part) or before it (`12 rue des Lilas`).
+fn is_named_numbered_street(street: &str) -> bool {
+    let mut parts = street.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    has_street_word_in(first)
+        && (ends_with_house_number(first)
+            || first.starts_with(|c: char| c.is_ascii_digit())
+            || parts.next().is_some_and(|next| {
+                ends_with_house_number(next) && next.split_whitespace().count() == 1
+            }))
 }
 
 /// Whether `text` ends with a house number: digits with an optional letter or range
