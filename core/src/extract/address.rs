@@ -741,13 +741,23 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && allows("IE") && page_region == Some("IE") {
+    // Eircodes on Irish pages, and on pages of no region after an Irish county or Dublin
+    // postal district (class `postcode.eircode_after_county`: `…, Co. Clare, V95 K7P3`: the
+    // county names the country).
+    if found.is_empty() && allows("IE") && (page_region == Some("IE") || page_region.is_none()) {
         let all = Pattern::Ie
             .regex()
             .into_iter()
             .flat_map(|re| re.find_iter(line));
         for m in all {
             let before = &line[..m.start()];
+            // A postcode label before the Eircode (`Co. Clare. Eircode: V95 K7P3`) is no part
+            // of the town (class `postcode.label`).
+            let before = postcode_label(before).map_or(before, |(at, _)| &before[..at]);
+            let before = before.trim_end_matches([' ', '\u{a0}', '.']);
+            if page_region.is_none() && district_at_end(before.trim_end_matches(',')).is_none() {
+                continue;
+            }
             let (street_prefix, mut locality) = split_locality(before);
             let mut street = match locality {
                 Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
