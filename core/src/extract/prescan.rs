@@ -27,9 +27,10 @@
 //!   `<div><p>a</div>` closes the `<p>` and then the `<div>`.
 //!
 //! The page itself is only read. Until 2026-11-30 the pass rewrote a copy of it in place
-//! (names lower-cased, comments blanked), a copy as long as the page that only attribute names
-//! were read from again: 2.5 % of a run's instructions (the tests hold the pass to that
-//! version, `reference`). Attribute values are recorded as ranges of the page (read as HTML5
+//! (names lower-cased, comments blanked), a copy as long as the page that only names were
+//! read from again: 2.5 % of a run's instructions (the tests hold the pass to that version,
+//! `reference`). Now only the names are written, each at its own position in a buffer kept
+//! from page to page, so element and attribute names are still ranges of the page. Attribute values are recorded as ranges of the page (read as HTML5
 //! reads valueless and unquoted ones), and so is a `<` that starts no tag (`18 <3`: text,
 //! written `&lt;` into the copy).
 
@@ -45,9 +46,11 @@ use crate::pace;
 /// The canonical copy of the page, the lower-cased names of its tags and attributes, and what
 /// is copied out of its raw-text elements.
 pub struct Prescanned {
-    /// The names of the start tags and their attributes, lower-cased, one after another:
-    /// [`Prescanned::tree`]'s attribute names are ranges of it
-    /// ([`Markup`](crate::extract::markup::Markup)), their values ranges of the page.
+    /// The names of the tags and their attributes, lower-cased, each at its own position in
+    /// the page: [`Prescanned::tree`]'s attribute names are ranges of it
+    /// ([`Markup`](crate::extract::markup::Markup)), as their values are ranges of the page.
+    /// At least as long as the page; its other bytes are left from earlier pages (the buffer
+    /// is kept from page to page, so it is not filled anew for each) and nothing reads them.
     pub names: Vec<u8>,
     /// The copy of the page `tl` parses and the attributes of its start tags (`markup.rs`),
     /// written during the pass.
@@ -121,20 +124,21 @@ pub fn prescan(input: &str) -> Prescanned {
     prescan_reusing(input, Vec::new(), TreeInput::default())
 }
 
-/// [`prescan`], building the names and the copy for `tl` in `names` and `tree` (cleared
-/// first): vectors kept from an earlier page, so a run over many pages does not grow new ones.
+/// [`prescan`], building the names and the copy for `tl` in `names` and `tree` (`tree`
+/// cleared first, `names` lengthened to the page if shorter): vectors kept from an earlier
+/// page, so a run over many pages does not grow or fill new ones.
 pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Prescanned {
     let input = cut_to(input, MAX_SOURCE_BYTES);
-    names.clear();
     let bytes = input.as_bytes();
+    if names.len() < bytes.len() {
+        names.resize(bytes.len(), 0);
+    }
     let mut json_ld = Vec::new();
     let mut state: Vec<state::Script> = Vec::new();
     let mut state_bytes = 0usize;
     let mut writer = TreeWriter::reusing(input, tree);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
-    // The name of the end tag being read, lower-cased (reused).
-    let mut end_name: Vec<u8> = Vec::new();
     let mut open = OpenElements::default();
     let mut skipped_ends = SkippedEnds::default();
     // Start tags seen, and where the page is cut once there are too many of them. This also
@@ -169,8 +173,7 @@ pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Pres
                 end
             }
             Some(b'/') => {
-                end_name.clear();
-                let name_end = read_name(bytes, lt + 2, &mut end_name);
+                let name_end = read_name(bytes, lt + 2, &mut names);
                 if name_end == lt + 2 {
                     // `</>`, `</ x>`: no tag name, a bogus comment for HTML5 (§13.2.5.7),
                     // which shows nothing up to its `>`.
@@ -190,11 +193,12 @@ pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Pres
                         end_tag_end(bytes, name_end, &mut names)
                     };
                     if outside_skipped {
-                        open.end(&names, &end_name, &mut ends);
-                        let name = complete.then_some(end_name.as_slice());
+                        let end_name = &names[lt + 2..name_end];
+                        open.end(&names, end_name, &mut ends);
+                        let name = complete.then_some(end_name);
                         writer.before_tag(&names, lt, &ends, None, name);
                         if complete {
-                            writer.end(&names, &end_name, tag_end);
+                            writer.end(&names, end_name, tag_end);
                         } else {
                             writer.stop();
                         }
@@ -208,13 +212,12 @@ pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Pres
                     cut = Some(lt);
                     break;
                 }
-                let name_start = names.len();
                 let name_end = read_name(bytes, lt + 1, &mut names);
-                let name_range = name_start..names.len();
+                let name_range = lt + 1..name_end;
                 // Looked up once, for the stack of open elements and for the writer.
                 let facts = StartName::of(&names[name_range.clone()]);
                 if outside_skipped {
-                    open.start(&names, (name_start, names.len()), facts.void, &mut ends);
+                    open.start(&names, (lt + 1, name_end), facts.void, &mut ends);
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(bytes, name_end, writer.attribute_list(), &mut names);
@@ -359,16 +362,20 @@ fn is_skipped(name: &[u8]) -> bool {
     )
 }
 
-/// Reads the tag name starting at `start`, appending it lower-cased to `names`; returns the
-/// index just past it. One table look-up a byte ([`TAG_NAME_LOWER`]).
-fn read_name(bytes: &[u8], start: usize, names: &mut Vec<u8>) -> usize {
-    let rest = bytes.get(start..).unwrap_or_default();
-    let len = rest
-        .iter()
-        .position(|&b| TAG_NAME_LOWER[usize::from(b)] == 0)
-        .unwrap_or(rest.len());
-    names.extend(rest[..len].iter().map(|&b| TAG_NAME_LOWER[usize::from(b)]));
-    start + len
+/// Reads the tag name starting at `start`, writing it lower-cased into `names` at the same
+/// positions (`names` is at least as long as `bytes`); returns the index just past it. One
+/// table look-up a byte ([`TAG_NAME_LOWER`]).
+fn read_name(bytes: &[u8], start: usize, names: &mut [u8]) -> usize {
+    let mut i = start;
+    while let (Some(&b), Some(name)) = (bytes.get(i), names.get_mut(i)) {
+        let lower = TAG_NAME_LOWER[usize::from(b)];
+        if lower == 0 {
+            break;
+        }
+        *name = lower;
+        i += 1;
+    }
+    i
 }
 
 /// Each byte of a tag name ([`is_name_byte`]) lower-cased; zero for every other byte (zero is
@@ -413,14 +420,14 @@ struct TagEnd {
 /// them (§13.2.5.32–40): names run to white space, `/`, `>` or `=`; a value is quoted, or
 /// unquoted up to white space or `>`; a `/` not right before `>` is ignored, and so is one
 /// right after the tag's name, also before `>` (HTML5 reads `<div/>` as an open `<div>`:
-/// the `/` of a non-void element is ignored). Appends each attribute's name, lower-cased, to
-/// `names`, and its ranges (the name's in `names`, the value's in `bytes`) to `attributes`
-/// (the caller drops them if the tag makes no element).
+/// the `/` of a non-void element is ignored). Writes each attribute's name, lower-cased, into
+/// `names` at the same positions (`names` is at least as long as `bytes`), and appends its
+/// range and its value's to `attributes` (the caller drops them if the tag makes no element).
 fn scan_attributes(
     bytes: &[u8],
     start: usize,
     attributes: &mut Vec<AttributeSpan>,
-    names: &mut Vec<u8>,
+    names: &mut [u8],
 ) -> TagEnd {
     let at = |i: usize| bytes.get(i).copied();
     // The first byte from `i` on that is not of `class` (or the end).
@@ -457,12 +464,21 @@ fn scan_attributes(
             Some(_) => {}
         }
         // The name; a leading `=` belongs to it (§13.2.5.32).
+        // Read and lower-cased in one pass.
         let name_start = i;
-        i = skip(i + 1, NAME);
-        let lowered_start = names.len();
-        names.extend(bytes[name_start..i].iter().map(|&b| LOWER[usize::from(b)]));
-        let name = Span::new(lowered_start..names.len());
-        let is_type = &names[lowered_start..] == b"type";
+        if let Some(name) = names.get_mut(i) {
+            *name = LOWER[usize::from(bytes[i])];
+        }
+        i += 1;
+        while let (Some(&b), Some(name)) = (bytes.get(i), names.get_mut(i)) {
+            if BYTE_CLASS[usize::from(b)] & NAME == 0 {
+                break;
+            }
+            *name = LOWER[usize::from(b)];
+            i += 1;
+        }
+        let name = Span::new(name_start..i);
+        let is_type = names.get(name_start..i) == Some(b"type".as_slice());
         i = skip(i, SPACE);
         if at(i) != Some(b'=') {
             attributes.push(AttributeSpan {
@@ -542,11 +558,9 @@ static BYTE_CLASS: [u8; 256] = {
 /// blog's archive list). An end tag the page ends inside ends the copy (HTML5 drops it, and
 /// shows nothing after it). Scanning goes on at the end returned: after the tag, or the end of
 /// the page (so a page of unterminated `</a x="` is not read to its end once per tag).
-fn end_tag_end(bytes: &[u8], name_end: usize, names: &mut Vec<u8>) -> (usize, bool) {
+fn end_tag_end(bytes: &[u8], name_end: usize, names: &mut [u8]) -> (usize, bool) {
     // An end tag's attributes are read only to find its end (rare: no allocation otherwise).
-    let kept = names.len();
     let tag = scan_attributes(bytes, name_end, &mut Vec::new(), names);
-    names.truncate(kept);
     (tag.end, tag.complete)
 }
 
