@@ -867,3 +867,73 @@ fn a_place_line_needs_a_named_numbered_street_above_it() {
         assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
     }
 }
+
+/// Class `postcode.eircode_after_county`: an Eircode after an Irish county or Dublin postal
+/// district names the country, so it is read on pages of no region too (a `.com` site in
+/// Ireland); and class `postcode.label`: an `Eircode:` label before it is no part of the town.
+#[test]
+fn an_eircode_after_its_county_on_pages_of_no_region() {
+    let mut cases = Vec::new();
+    for url in ["https://www.sample.ie/", "https://www.sample-builders.com/"] {
+        cases.extend([
+            (
+                url,
+                "<p>12 Sample Street, Ennis, Co. Clare, V95 K7P3</p>",
+                ["12 Sample Street", "Ennis", "V95 K7P3"],
+            ),
+            (
+                url,
+                "<p>Unit 5, Sample Business Park, Ballycoolin, Dublin 15, D15 X2F4</p>",
+                [
+                    "Unit 5, Sample Business Park, Ballycoolin",
+                    "Dublin 15",
+                    "D15 X2F4",
+                ],
+            ),
+            (
+                url,
+                "<p>12 Sample Street, Ennis, Co. Clare. Eircode: V95 K7P3</p>",
+                ["12 Sample Street", "Ennis", "V95 K7P3"],
+            ),
+        ]);
+    }
+    assert_reads(&cases);
+}
+
+/// Class `postcode.eircode_after_county`, negatives: on a page of no region an Eircode-shaped
+/// code without a county or district before it (an order reference, a product code) is no
+/// postcode.
+#[test]
+fn an_eircode_shape_without_a_county_is_no_postcode_on_pages_of_no_region() {
+    for html in [
+        "<p>Order reference A65 F4E2 has shipped.</p>",
+        "<p>12 Sample Street, Ennis, V95 K7P3</p>",
+    ] {
+        let found = parts("https://www.sample-builders.com/", html);
+        assert!(found.is_empty(), "{html}: {found:?}");
+    }
+}
+
+/// Class `street.type` abbreviated with an apostrophe or a Hebrew geresh (`רח'`, `רח׳` for
+/// `רחוב`; `שד'` for `שדרות`): the mark is no part of the word, as a dot is not (`Str.`), so
+/// a labelled street without a postcode reads.
+#[test]
+fn a_street_type_abbreviated_with_an_apostrophe_or_a_geresh() {
+    assert_reads(&[
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: רח' הדוגמה 12, חיפה</p>",
+            ["רח' הדוגמה 12", "חיפה", ""],
+        ),
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: רח׳ הדוגמה 12, חיפה</p>",
+            ["רח׳ הדוגמה 12", "חיפה", ""],
+        ),
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: שד' הדוגמה 7, באר שבע</p>",
+            ["שד' הדוגמה 7", "באר שבע", ""],
+        ),
+    ]);
+}

@@ -741,13 +741,23 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && allows("IE") && page_region == Some("IE") {
+    // Eircodes on Irish pages, and on pages of no region after an Irish county or Dublin
+    // postal district (class `postcode.eircode_after_county`: `…, Co. Clare, V95 K7P3`: the
+    // county names the country).
+    if found.is_empty() && allows("IE") && (page_region == Some("IE") || page_region.is_none()) {
         let all = Pattern::Ie
             .regex()
             .into_iter()
             .flat_map(|re| re.find_iter(line));
         for m in all {
             let before = &line[..m.start()];
+            // A postcode label before the Eircode (`Co. Clare. Eircode: V95 K7P3`) is no part
+            // of the town (class `postcode.label`).
+            let before = postcode_label(before).map_or(before, |(at, _)| &before[..at]);
+            let before = before.trim_end_matches([' ', '\u{a0}', '.']);
+            if page_region.is_none() && district_at_end(before.trim_end_matches(',')).is_none() {
+                continue;
+            }
             let (street_prefix, mut locality) = split_locality(before);
             let mut street = match locality {
                 Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
@@ -4018,8 +4028,14 @@ pub(crate) fn has_street_word_in(text: &str) -> bool {
 /// The longest text, in bytes, [`StreetWords::in_lowered`] lower-cases on the stack.
 const LOWERED_BYTES: usize = 256;
 
+/// The marks of an abbreviation, left out of the lexicon's street words ([`street_words`]):
+/// dots (`Str.`) and apostrophes, the geresh of Hebrew abbreviations included (`רח'`, `רח׳`).
+/// The text is read in pieces between such marks.
+const ABBREVIATION_MARKS: [char; 4] = ['.', '\'', '’', '\u{5f3}'];
+
 /// The lexicon's street words as the address rules compare them (docs/extraction.md,
-/// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
+/// "Lexicon"), lower-case without the marks of an abbreviation (`Str.` → `str`, `רח'` →
+/// `רח`), sorted; built once.
 struct StreetWords {
     /// `street.type` and `address.word`: the words of a street or address line (`street`,
     /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
@@ -4303,7 +4319,9 @@ fn street_words() -> &'static StreetWords {
     static WORDS: OnceLock<StreetWords> = OnceLock::new();
     WORDS.get_or_init(|| {
         let read = |classes: &[lexicon::Class]| {
-            lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+            lexicon::sorted_words(classes, |word| {
+                word.to_lowercase().replace(ABBREVIATION_MARKS, "")
+            })
         };
         let words = read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]);
         let mut word_shapes = [0u64; 256];
@@ -4516,7 +4534,9 @@ mod tests {
         static TABLES: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
         let (words, suffixes) = TABLES.get_or_init(|| {
             let read = |classes: &[Words]| {
-                lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+                lexicon::sorted_words(classes, |word| {
+                    word.to_lowercase().replace(ABBREVIATION_MARKS, "")
+                })
             };
             (
                 read(&[Words::StreetType, Words::AddressWord]),
