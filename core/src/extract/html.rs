@@ -15,7 +15,9 @@ use std::sync::OnceLock;
 
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
-use crate::extract::markup::{is_block, Element, ElementFacts, Markup, Node, TreeInput};
+use crate::extract::markup::{
+    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, TreeInput,
+};
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
@@ -140,6 +142,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget
         html,
         std::mem::take(&mut buffers.names),
         std::mem::take(&mut buffers.tree),
+        walker_passes_through,
     );
     let mut walker = Walker::new(
         Document {
@@ -669,6 +672,76 @@ impl<'b> Walker<'b> {
     }
 }
 
+/// Whether [`Walker::enter`] does nothing for an element named `name` with `attributes`
+/// (`(name, value)`, names lower-case, values as written), wherever it is and whatever it
+/// holds, and leaving it does nothing either: an element that is not a block element nor one
+/// the walker reads by its name (links, images, metas, titles, skipped elements, headings,
+/// `<html>`, `<head>`, `<template>`, `<footer>`, `<br>`…), with no attribute the walker reads
+/// on any element (`data-cfemail`, `hidden` or a hiding `style`, a footer's class or id,
+/// microdata, RDFa and microformat properties and scopes). The copy for `tl` leaves such an
+/// element out (`markup.rs`, `TreeWriter::start`): its children are read as they would be
+/// inside it.
+///
+/// Attribute names are ranges of `names` (the names the prescan wrote), values of `page`
+/// ([`crate::extract::markup::PassesThrough`]).
+pub(crate) fn walker_passes_through(
+    name: &[u8],
+    attributes: &[AttributeSpan],
+    names: &[u8],
+    page: &str,
+) -> bool {
+    let read_by_name = matches!(
+        name,
+        b"template"
+            | b"script"
+            | b"style"
+            | b"textarea"
+            | b"select"
+            | b"svg"
+            | b"iframe"
+            | b"noscript"
+            | b"object"
+            | b"datalist"
+            | b"title"
+            | b"meta"
+            | b"base"
+            | b"link"
+            | b"html"
+            | b"head"
+            | b"br"
+            | b"img"
+            | b"a"
+            | b"area"
+            | b"footer"
+            | b"address"
+            | b"h1"
+            | b"h2"
+            | b"h3"
+            | b"h4"
+            | b"h5"
+            | b"h6"
+    );
+    if read_by_name || is_block(name) {
+        return false;
+    }
+    let attributes = attributes.iter().map(|a| {
+        (
+            names.get(a.name.range()).unwrap_or_default(),
+            page.get(a.value.range()).unwrap_or(""),
+        )
+    });
+    let attrs = Attrs::read(attributes, name);
+    attrs.cfemail.is_none()
+        && !attrs.hidden
+        && !attrs.footer_like
+        && attrs.item_prop.is_none()
+        && attrs.class_prop.is_none()
+        && attrs.item_type.is_none()
+        && !attrs.itemscope
+        && !attrs.class_adr
+        && !attrs.class_vcard
+}
+
 /// The attributes the walker reads, from one pass over a tag's attributes.
 #[derive(Default)]
 struct Attrs<'s> {
@@ -1102,6 +1175,9 @@ mod tests {
         "<span class=street-address></span>", "<span class=\"vcard\"></span>",
         "<span itemprop=streetAddress></span>", "<b style=\"display:none\"></b>",
         "<div itemscope itemtype=https://schema.org/PostalAddress></div>", "<p><span></span></p>",
+        "<em>", "</em>", "<span class=x>", "<input name=q>", "<small/>", "<i>", "</i>", "&#6", "4;",
+        "&", "lt;", "<span id=footer-x>", "<b class=tel>", "<span property=telephone>",
+        "<em style=display:none>", "<xmp>", "</xmp>",
     ];
 
     proptest::proptest! {

@@ -37,7 +37,8 @@
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
-    walker_skips, AttributeSpan, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
+    walker_skips, AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter,
+    MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::{first_end_tag, SkippedEnds};
 use crate::extract::state;
@@ -121,14 +122,50 @@ const MAX_JSON_LD_BLOCKS: usize = 64;
 /// [`MAX_SOURCE_BYTES`] (512 MiB; pages are at most 2 MiB) is cut there.
 #[cfg(test)]
 pub fn prescan(input: &str) -> Prescanned {
-    prescan_reusing(input, Vec::new(), TreeInput::default())
+    prescan_reusing(
+        input,
+        Vec::new(),
+        TreeInput::default(),
+        walker::walker_passes_through,
+    )
+}
+
+/// The walker's test of the elements it passes through, for tests of the prescan as the
+/// walker runs it (`html.rs` stands above this module).
+#[cfg(test)]
+mod walker {
+    pub(crate) use crate::extract::html::walker_passes_through;
 }
 
 /// [`prescan`], building the names and the copy for `tl` in `names` and `tree` (`tree`
 /// cleared first, `names` lengthened to the page if shorter): vectors kept from an earlier
-/// page, so a run over many pages does not grow or fill new ones.
-pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Prescanned {
+/// page, so a run over many pages does not grow or fill new ones. The copy leaves out the
+/// elements the walker passes through (`passes_through` tells them, [`PassesThrough`]).
+pub fn prescan_reusing(
+    input: &str,
+    names: Vec<u8>,
+    tree: TreeInput,
+    passes_through: PassesThrough,
+) -> Prescanned {
     let input = cut_to(input, MAX_SOURCE_BYTES);
+    let writer = TreeWriter::reusing(input, tree).leaving_out(passes_through);
+    let (first, conflicted) = prescan_with(input, names, writer);
+    if !conflicted {
+        return first;
+    }
+    // The copy came to hold tags the pass did not read while an element it left out was
+    // open (`TreeWriter::conflicted`, rare): the page is read again, writing every element.
+    let writer = TreeWriter::reusing(input, first.tree);
+    prescan_with(input, first.names, writer).0
+}
+
+/// [`prescan_reusing`] on `input` (cut already) with `writer`; and whether its copy is not to
+/// be used ([`TreeWriter::conflicted`]).
+fn prescan_with<'p>(
+    input: &'p str,
+    mut names: Vec<u8>,
+    mut writer: TreeWriter<'p>,
+) -> (Prescanned, bool) {
     let bytes = input.as_bytes();
     if names.len() < bytes.len() {
         names.resize(bytes.len(), 0);
@@ -136,7 +173,6 @@ pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Pres
     let mut json_ld = Vec::new();
     let mut state: Vec<state::Script> = Vec::new();
     let mut state_bytes = 0usize;
-    let mut writer = TreeWriter::reusing(input, tree);
     // The names of the end tags implied before one tag (reused).
     let mut ends: Vec<(usize, usize)> = Vec::new();
     let mut open = OpenElements::default();
@@ -307,15 +343,17 @@ pub fn prescan_reusing(input: &str, mut names: Vec<u8>, tree: TreeInput) -> Pres
             writer.unread();
         }
     }
+    let conflicted = writer.conflicted();
     let tree = writer.finish(cut.unwrap_or(bytes.len()));
-    Prescanned {
+    let prescanned = Prescanned {
         names,
         tree,
         json_ld,
         state,
         #[cfg(test)]
         input: input.to_string(),
-    }
+    };
+    (prescanned, conflicted)
 }
 
 #[cfg(test)]
@@ -634,18 +672,29 @@ mod reference {
         end
     }
 
-    /// The prescan as first written, on a copy of the page whose names it lower-cases in place.
+    /// The prescan as first written, on a copy of the page whose names it lower-cases in place
+    /// (read again writing every element where the copy conflicted, as the prescan does).
     pub fn prescan_in_place(input: &str) -> Reference {
-        let mut page = Vec::new();
-        let tree = TreeInput::default();
         let input = cut_to(input, MAX_SOURCE_BYTES);
+        let writer = TreeWriter::reusing(input, TreeInput::default())
+            .leaving_out(super::walker::walker_passes_through);
+        let (reference, conflicted) = prescan_in_place_with(input, writer);
+        if !conflicted {
+            return reference;
+        }
+        let writer = TreeWriter::reusing(input, TreeInput::default());
+        prescan_in_place_with(input, writer).0
+    }
+
+    /// [`prescan_in_place`] with `writer`; and whether its copy conflicted.
+    fn prescan_in_place_with<'p>(input: &'p str, mut writer: TreeWriter<'p>) -> (Reference, bool) {
+        let mut page = Vec::new();
         page.clear();
         page.extend_from_slice(input.as_bytes());
         let mut bytes = page;
         let mut json_ld = Vec::new();
         let mut state: Vec<state::Script> = Vec::new();
         let mut state_bytes = 0usize;
-        let mut writer = TreeWriter::reusing(input, tree);
         // The names of the end tags implied before one tag (reused).
         let mut ends: Vec<(usize, usize)> = Vec::new();
         let mut open = OpenElements::default();
@@ -830,13 +879,15 @@ mod reference {
         for &(start, end) in &skipped {
             bytes[start..end.max(start)].fill(b' ');
         }
+        let conflicted = writer.conflicted();
         let tree = writer.finish(bytes.len());
-        Reference {
+        let reference = Reference {
             page: bytes,
             tree,
             json_ld,
             state,
-        }
+        };
+        (reference, conflicted)
     }
 
     /// Walks the attributes of a start tag from `start` as HTML5 tokenizes them (§13.2.5.32–40):
@@ -1225,7 +1276,8 @@ mod tests {
     fn skips_comments_and_survives_truncation() {
         let p = prescan("<!-- <SCRIPT> --><B>x</B><script>unterminated");
         assert_eq!(p.html(), "                 <b>x</b><script>unterminated");
-        assert_eq!(p.tree.text, "<b>x</b><script>");
+        // (`<b>`, which the walker passes through, is left out: `markup.rs`.)
+        assert_eq!(p.tree.text, "x<script>");
         let p = prescan("<a href='x");
         assert_eq!(p.html(), "<a href='x");
     }
@@ -1347,11 +1399,9 @@ mod tests {
         let p = prescan(
             "x<!DOCTYPE html><p>a<!-- x -->b</p>s<script>var s = '<b>';</script>t<svg><path/></svg>c<xmp>d</xmp>",
         );
-        // (After text: an element the walker skips after a tag is left out, see `markup.rs`.)
-        assert_eq!(
-            p.tree.text,
-            "x <p>a b</p>s<script></script>t<svg></svg>c<xmp> </xmp>"
-        );
+        // (After text: an element the walker skips after a tag is left out, and `<xmp>`, which
+        // it passes through, is left out with its tags, see `markup.rs`.)
+        assert_eq!(p.tree.text, "x <p>a b</p>s<script></script>t<svg></svg>c ");
         // A `<script/>` is written childless: what HTML5 reads as its text follows it.
         assert_eq!(
             prescan("a<script src=x />b</script>c").tree.text,
