@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
 use crate::extract::markup::{
-    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, TreeInput,
+    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, TreeInput,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
@@ -672,24 +672,22 @@ impl<'b> Walker<'b> {
     }
 }
 
-/// Whether [`Walker::enter`] does nothing for an element named `name` with `attributes`
-/// (`(name, value)`, names lower-case, values as written), wherever it is and whatever it
-/// holds, and leaving it does nothing either: an element that is not a block element nor one
-/// the walker reads by its name (links, images, metas, titles, skipped elements, headings,
-/// `<html>`, `<head>`, `<template>`, `<footer>`, `<br>`…), with no attribute the walker reads
-/// on any element (`data-cfemail`, `hidden` or a hiding `style`, a footer's class or id,
-/// microdata, RDFa and microformat properties and scopes). The copy for `tl` leaves such an
-/// element out (`markup.rs`, `TreeWriter::start`): its children are read as they would be
-/// inside it.
-///
-/// Attribute names are ranges of `names` (the names the prescan wrote), values of `page`
-/// ([`crate::extract::markup::PassesThrough`]).
+/// What [`Walker::enter`] and [`Walker::leave`] do with an element named `name` with
+/// `attributes`, wherever it is and whatever it holds: nothing ([`Passage::Through`]) for an
+/// element that is not a block element nor one the walker reads by its name (links, images,
+/// metas, titles, skipped elements, headings, `<html>`, `<head>`, `<template>`, `<footer>`,
+/// `<br>`…), with no attribute the walker reads on any element (`data-cfemail`, `hidden` or a
+/// hiding `style`, a footer's class or id, microdata, RDFa and microformat properties and
+/// scopes); only the line breaks and block starts of a block element
+/// ([`Passage::BreakingLines`]) for such a block element. The copy for `tl` leaves the first
+/// out, and the second where the walker's text is at a block boundary (`markup.rs`,
+/// `TreeWriter::start`): their children are read as they would be inside them.
 pub(crate) fn walker_passes_through(
     name: &[u8],
     attributes: &[AttributeSpan],
     names: &[u8],
     page: &str,
-) -> bool {
+) -> Passage {
     let read_by_name = matches!(
         name,
         b"template"
@@ -721,8 +719,8 @@ pub(crate) fn walker_passes_through(
             | b"h5"
             | b"h6"
     );
-    if read_by_name || is_block(name) {
-        return false;
+    if read_by_name {
+        return Passage::Reading;
     }
     let attributes = attributes.iter().map(|a| {
         (
@@ -731,7 +729,7 @@ pub(crate) fn walker_passes_through(
         )
     });
     let attrs = Attrs::read(attributes, name);
-    attrs.cfemail.is_none()
+    let reads_none = attrs.cfemail.is_none()
         && !attrs.hidden
         && !attrs.footer_like
         && attrs.item_prop.is_none()
@@ -739,7 +737,14 @@ pub(crate) fn walker_passes_through(
         && attrs.item_type.is_none()
         && !attrs.itemscope
         && !attrs.class_adr
-        && !attrs.class_vcard
+        && !attrs.class_vcard;
+    if !reads_none {
+        Passage::Reading
+    } else if is_block(name) {
+        Passage::BreakingLines
+    } else {
+        Passage::Through
+    }
 }
 
 /// The attributes the walker reads, from one pass over a tag's attributes.

@@ -160,14 +160,27 @@ pub struct TreeWriter<'p> {
     /// that they show nothing ([`KEEP_WHITE_SPACE`]).
     drops: bool,
     /// Tells the elements the walker passes through, which are left out of the copy with
-    /// their tags ([`TreeWriter::start`]); `None`: every element is written (a writer made
-    /// with [`TreeWriter::reusing`] alone, or a page written again after its copy
-    /// [`TreeWriter::conflicted`]).
+    /// their tags ([`TreeWriter::start`]), and the block elements it only breaks lines for;
+    /// `None`: every element is written (a writer made with [`TreeWriter::reusing`] alone, or
+    /// a page written again after its copy [`TreeWriter::conflicted`]).
     passes_through: Option<PassesThrough>,
     /// Set when the copy came to hold tags the prescan did not read while an element left out
     /// of it was open ([`TreeWriter::unread`]): which of its end tags `tl` would have matched
     /// is then unknown, so the page is written again without leaving such elements out.
     conflicted: bool,
+    /// Whether the last thing that changed the walker's text is the line break and block
+    /// start of a block element (`Walker::newline`, `Walker::block_boundary`), no text written
+    /// since: another block element's start does nothing there, and one the walker only
+    /// breaks lines for ([`Passage::BreakingLines`]) is left out ([`TreeWriter::start`]).
+    at_block_boundary: bool,
+    /// Whether an element left out at a block boundary has ended since: the walker breaks
+    /// the line and starts a block there, which the copy owes until the next block element's
+    /// tag does the same or, before anything else, an empty `<div></div>`
+    /// ([`TreeWriter::settle_boundary`]).
+    boundary_owed: bool,
+    /// How many elements whose subtree the walker skips ([`walker_skips`]) are open, written:
+    /// the walker reads no block element inside one.
+    skipped_open: usize,
 }
 
 #[cfg(test)]
@@ -238,7 +251,48 @@ impl<'p> TreeWriter<'p> {
     /// copy, was open. The page is then written again by a writer that writes every element
     /// (not [`TreeWriter::leaving_out`] any).
     pub fn conflicted(&self) -> bool {
+        // A block element left out and never closed would break the line at the end of the
+        // walk, after the elements open inside it have been left: the copy has no place for
+        // that.
         self.conflicted
+            || self
+                .open
+                .iter()
+                .any(|element| !element.written && element.block)
+    }
+
+    /// Writes the block boundary the copy owes ([`TreeWriter::boundary_owed`]) as an empty
+    /// `<div></div>`, for which the walker breaks the line and starts a block as it would have
+    /// for the end of the element left out: called before anything that the walker would
+    /// read after that line break.
+    fn settle_boundary(&mut self) {
+        if !self.boundary_owed {
+            return;
+        }
+        self.boundary_owed = false;
+        self.out.extend_from_slice(b"<div></div>");
+        let attributes = index_u32(self.attributes.len());
+        self.start_tags.push((attributes, attributes));
+        self.text_last = false;
+        self.opened_last = false;
+        self.after_line_break = self.titles_open == 0;
+        self.at_block_boundary = true;
+    }
+
+    /// Whether the walker reads the block elements written now (none inside a title, a
+    /// template or an element whose subtree it skips, nor where the copy may hold tags the
+    /// prescan did not read).
+    fn walker_sees_blocks(&self) -> bool {
+        self.drops && self.titles_open == 0 && self.templates_open == 0 && self.skipped_open == 0
+    }
+
+    /// What the walker does with an element named `name` with `attributes`, indices into
+    /// [`TreeWriter::attribute_list`] ([`Passage::Reading`] where the writer is not told).
+    fn passage(&self, names: &[u8], name: &[u8], attributes: Range<usize>) -> Passage {
+        self.passes_through.map_or(Passage::Reading, |passage| {
+            let attributes = self.attributes.get(attributes).unwrap_or_default();
+            passage(name, attributes, names, self.page)
+        })
     }
 
     /// The text before the tag at `lt`, then the end tags implied there: `implied` are byte
@@ -325,6 +379,8 @@ impl<'p> TreeWriter<'p> {
         }
         self.text_to(from, |_| false);
         if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
+            self.settle_boundary();
+            self.at_block_boundary = false;
             self.out.push(b' ');
             self.opened_last = false;
             self.text_last = true;
@@ -403,17 +459,44 @@ impl<'p> TreeWriter<'p> {
             self.text_start = tag_end;
             return;
         }
-        if self.drops
-            && self.titles_open == 0
-            && self.templates_open == 0
-            && !facts.block
-            && name.len() <= 8
-            && !(self.text_last && may_continue_reference(&self.out))
-            && self.passes_through.is_some_and(|passes_through| {
-                let attributes = self.attributes.get(first_attribute..).unwrap_or_default();
-                passes_through(name, attributes, names, self.page)
-            })
-        {
+        let may_pass =
+            self.drops && self.titles_open == 0 && self.templates_open == 0 && name.len() <= 8;
+        // A block element is looked at where it could be left out or settle an owed boundary.
+        let sees_blocks = self.walker_sees_blocks();
+        let passage = if !(may_pass || facts.block && sees_blocks && self.boundary_owed) {
+            Passage::Reading
+        } else if facts.block {
+            if sees_blocks && (self.at_block_boundary || self.boundary_owed) {
+                self.passage(names, name, first_attribute..self.attributes.len())
+            } else {
+                Passage::Reading
+            }
+        } else if self.text_last && may_continue_reference(&self.out) {
+            Passage::Reading
+        } else {
+            self.passage(names, name, first_attribute..self.attributes.len())
+        };
+        if may_pass && passage == Passage::BreakingLines && self.at_block_boundary {
+            // A block element at a block boundary that the walker only breaks lines for: its
+            // start does nothing there. Its end does what the next block element's tag does
+            // (the copy owes it until then, [`TreeWriter::boundary_owed`]). Left out as an
+            // element the walker passes through is, but for that.
+            self.discard_attributes(first_attribute);
+            if !childless {
+                self.open.push(OpenElement {
+                    key: name_key(name),
+                    name: 0..0,
+                    block: true,
+                    take_back: None,
+                    written: false,
+                    attributes: (0, 0),
+                });
+            }
+            self.after_line_break = true;
+            self.text_start = tag_end;
+            return;
+        }
+        if may_pass && passage == Passage::Through {
             // An element the walker enters and leaves doing nothing (most `<span>`s, `<strong>`,
             // `<em>`, `<i>`, `<input>`…): neither its tags nor a node, its children and the
             // text around it `tl`'s as they would be without it. Nothing is written, so the
@@ -428,10 +511,21 @@ impl<'p> TreeWriter<'p> {
                     block: false,
                     take_back: None,
                     written: false,
+                    attributes: (0, 0),
                 });
             }
             self.text_start = tag_end;
             return;
+        }
+        if passage == Passage::BreakingLines && sees_blocks {
+            // Its start breaks the line and starts a block as the owed boundary would, where
+            // the walker's text then is.
+            self.boundary_owed = false;
+        } else {
+            self.settle_boundary();
+        }
+        if facts.block && sees_blocks {
+            self.at_block_boundary = true;
         }
         let taken_back = TakenBack {
             from: self.out.len(),
@@ -457,6 +551,7 @@ impl<'p> TreeWriter<'p> {
             self.out.push(b'>');
             self.titles_open += usize::from(name == b"title");
             self.templates_open += usize::from(is_template);
+            self.skipped_open += usize::from(walker_skips(name));
             // Taken back, start tag and all, if its end tag comes when nothing written since
             // is left in the copy (its children, if any, taken back) and the walker reads
             // nothing from it ([`walker_reads_nothing`], or [`empty_element_shows_nothing`],
@@ -471,6 +566,7 @@ impl<'p> TreeWriter<'p> {
                 block,
                 take_back,
                 written: true,
+                attributes: (index_u32(first_attribute), index_u32(self.attributes.len())),
             });
             self.opened_last = true;
         }
@@ -512,6 +608,7 @@ impl<'p> TreeWriter<'p> {
         if !self.stopped {
             self.text_to(len, |_| false);
         }
+        self.settle_boundary();
         // Valid UTF-8 as written (see [`TreeWriter::out`]); were it not, its invalid bytes
         // would be replaced rather than the copy lost.
         let text = String::from_utf8(self.out)
@@ -543,6 +640,8 @@ impl<'p> TreeWriter<'p> {
         if droppable {
             return;
         }
+        self.settle_boundary();
+        self.at_block_boundary = false;
         self.after_line_break = false;
         self.opened_last = false;
         self.text_last = true;
@@ -596,10 +695,41 @@ impl<'p> TreeWriter<'p> {
             // innermost element only). Either way nothing is written but, where needed, what
             // keeps the text before it apart from the text after it, as the tag did.
             if self.is_named(top, name) {
+                let block = top.block;
                 self.open.pop();
+                if block {
+                    // A block element left out at a block boundary ([`TreeWriter::start`]):
+                    // the walker breaks the line and starts a block here, which the copy now
+                    // owes (and which keeps the text before apart from the text after).
+                    self.boundary_owed = true;
+                    self.at_block_boundary = false;
+                    self.after_line_break = true;
+                    return;
+                }
             }
             self.keep_text_apart();
             return;
+        }
+        // An end tag that closes a block element the walker only breaks lines for settles an
+        // owed boundary; anything else the walker reads comes after it.
+        let settles_boundary = self.boundary_owed
+            && self.walker_sees_blocks()
+            && self.open.last().is_some_and(|top| {
+                top.block
+                    && self.is_named(top, name)
+                    && self.passage(
+                        names,
+                        // A block element's name holds no `.`: as written.
+                        self.out
+                            .get(top.name.start as usize..top.name.end as usize)
+                            .unwrap_or_default(),
+                        top.attributes.0 as usize..top.attributes.1 as usize,
+                    ) == Passage::BreakingLines
+            });
+        if settles_boundary {
+            self.boundary_owed = false;
+        } else {
+            self.settle_boundary();
         }
         if let Some((top, element)) = self
             .open
@@ -623,6 +753,7 @@ impl<'p> TreeWriter<'p> {
                 let (from, after_line_break) = (element.from, element.after_line_break);
                 self.out.truncate(from);
                 self.open.pop();
+                self.skipped_open -= usize::from(walker_skips(name));
                 // Its attributes stay in the list, referred to by no start tag: an end tag
                 // implied before a start tag comes after that tag's attributes are recorded.
                 self.start_tags.pop();
@@ -646,9 +777,14 @@ impl<'p> TreeWriter<'p> {
                 self.after_line_break = self.titles_open == 0
                     && (top.block
                         || (line_break_before && self.templates_open == 0 && !is_template));
+                let block = top.block;
                 self.open.pop();
                 self.titles_open -= usize::from(name == b"title");
                 self.templates_open -= usize::from(is_template);
+                self.skipped_open -= usize::from(walker_skips(name));
+                if block && self.walker_sees_blocks() {
+                    self.at_block_boundary = true;
+                }
             }
         }
     }
@@ -782,11 +918,23 @@ pub(crate) const META_KEYS_READ: [&str; 5] = [
     "geo.region",
 ];
 
-/// Whether the walker (`html.rs`) enters and leaves an element doing nothing, wherever it is
-/// and whatever it holds: given its name, its attributes (names ranges of the names the prescan
-/// wrote, the third argument; values of the page, the fourth). `html.rs` gives it
-/// (`walker_passes_through`), as this module stands below the walker.
-pub type PassesThrough = fn(&[u8], &[AttributeSpan], &[u8], &str) -> bool;
+/// What the walker (`html.rs`) does with an element, wherever it is and whatever it holds:
+/// given its name, its attributes (names ranges of the names the prescan wrote, the third
+/// argument; values of the page, the fourth). `html.rs` gives it (`walker_passes_through`),
+/// as this module stands below the walker.
+pub type PassesThrough = fn(&[u8], &[AttributeSpan], &[u8], &str) -> Passage;
+
+/// What the walker does with an element ([`PassesThrough`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passage {
+    /// Nothing, entering it or leaving it.
+    Through,
+    /// It breaks the line and starts a block (`Walker::newline`, `Walker::block_boundary`)
+    /// entering it and again leaving it, and nothing else: a block element.
+    BreakingLines,
+    /// Something else, or more.
+    Reading,
+}
 
 /// An element open in `tl`'s tree as a [`TreeWriter`] mirrors it.
 #[derive(Debug)]
@@ -803,6 +951,8 @@ struct OpenElement {
     /// Whether its start tag is written (else the walker passes through it and the copy
     /// leaves it out, [`TreeWriter::start`]).
     written: bool,
+    /// Its attributes, indices into [`TreeWriter::attribute_list`] (from, to).
+    attributes: (u32, u32),
 }
 
 /// Whether text ending `out` could run on into one character reference with text written
@@ -1299,9 +1449,17 @@ pub(crate) mod tests {
 
     #[test]
     fn elements_hold_what_comes_before_their_end_tag() {
+        keeping_every_element(|| {
+            assert_eq!(
+                outline("<div><p>a</p>b</div>c"),
+                ["div[4]+", "p[3]+", "a", "b", "c"]
+            );
+        });
+        // (With the block elements the walker only breaks lines for left out at a block
+        // boundary, and the boundary they owe written where text comes.)
         assert_eq!(
             outline("<div><p>a</p>b</div>c"),
-            ["div[4]+", "p[3]+", "a", "b", "c"]
+            ["div[4]+", "a", "div[3]+", "b", "c"]
         );
     }
 
@@ -1345,7 +1503,10 @@ pub(crate) mod tests {
         "<span itemprop=telephone>", "<div>", "</div>", "<p>", "</p>", "<a href=h>", "</a>",
         "<title>", "</title>", "<template>", "</template>", "<xmp>", "</xmp>", "<br>",
         "<svg><script>", "</svg>", "</script>", "<!-- c -->", "&amp", "&", ";", "lt;", "&#6",
-        "4;", "&#x4", "x", " ", "\n",
+        "4;", "&#x4", "x", " ", "\n", "<li>", "</li>", "<ul>", "</ul>", "<hr>", "<div/>",
+        "<div class=footer>", "<div data-cfemail=6a0b>", "<h2>", "</h2>", "<section class=c>",
+        "</section>", "<span itemprop=name>", "<div itemscope itemtype=https://schema.org/Organization>",
+        "<div class=vcard>", "<p class=tel>", "<svg>", "<noscript>", "</noscript>", "<td>", "<table>",
     ];
 
     proptest::proptest! {
