@@ -999,3 +999,105 @@ fn an_office_label_or_heading_is_no_unit() {
         ),
     ]);
 }
+
+/// Class `postcode.town_line_above_street`: in the countries that print the postcode first,
+/// a line of the postcode and town alone may stand above the street line (Hungarian,
+/// Bulgarian and Russian cards); before, nothing was read.
+#[test]
+fn the_postcode_and_town_line_above_the_street_line() {
+    assert_reads(&[
+        (
+            "https://minta.hu/",
+            "<p>Minta Kft.</p><p>1011 Budapest<br>Minta utca 12.</p>",
+            ["Minta utca 12", "Budapest", "1011"],
+        ),
+        (
+            "https://primer.bg/",
+            "<p>Пример ЕООД</p><p>1000 София<br>ул. Примерна 12</p>",
+            ["ул. Примерна 12", "София", "1000"],
+        ),
+        (
+            "https://primer.ru/",
+            "<p>ООО Пример</p><p>123456, г. Москва,<br>ул. Примерная, д. 12</p>",
+            ["ул. Примерная, д. 12", "Москва", "123456"],
+        ),
+    ]);
+}
+
+/// Class `postcode.town_line_above_street`, negatives: in a list of addresses printed street
+/// first, a street stays with the town line below it, not the one above; a postcode line
+/// above prose or a count is no address.
+#[test]
+fn a_street_below_a_town_line_that_has_its_own_town_below_it_stays_there() {
+    assert_reads(&[(
+        "https://minta.hu/",
+        "<p>1011 Budapest<br>Minta utca 12.<br>1012 Budapest</p>",
+        ["Minta utca 12", "Budapest", "1012"],
+    )]);
+    for (url, html) in [
+        (
+            "https://minta.hu/",
+            "<p>1011 Budapest<br>Nyitva tartás hétfőtől péntekig</p>",
+        ),
+        (
+            "https://primer.bg/",
+            "<p>1000 София<br>Над 1200 клиенти</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `address.premise`: the block, staircase, entrance, floor and flat chunks after a
+/// Romanian or Bulgarian street (`bl. A2, sc. 1, ap. 5`; `бл. 5, вх. А, ет. 3, ап. 7`) are
+/// not counted in the street's length; with four of them, nothing was read.
+#[test]
+fn block_staircase_floor_and_flat_chunks_after_the_street() {
+    assert_reads(&[
+        (
+            "https://exemplu.ro/",
+            "<p>Adresa: Strada Exemplu 12, bl. A2, sc. 1, ap. 5, București 030167</p>",
+            [
+                "Strada Exemplu 12, bl. A2, sc. 1, ap. 5",
+                "București",
+                "030167",
+            ],
+        ),
+        (
+            "https://primer.bg/",
+            "<p>Адрес: ул. Примерна 12, бл. 5, вх. А, ет. 3, ап. 7, 1000 София</p>",
+            [
+                "ул. Примерна 12, бл. 5, вх. А, ет. 3, ап. 7",
+                "София",
+                "1000",
+            ],
+        ),
+    ]);
+}
+
+/// Class `address.premise`, negatives: chunks after the street that hold no premise word
+/// still count, so a street followed by a description of where it is (more than eight words)
+/// is no street.
+#[test]
+fn chunks_without_a_premise_word_count_in_the_street() {
+    for (url, html) in [
+        (
+            "https://exemplu.ro/",
+            "<p>Strada Exemplu nr. 12, aproape de gara de nord din oraș, București 030167</p>",
+        ),
+        (
+            "https://primer.bg/",
+            "<p>ул. Примерна 12, до голямата гара в центъра на града, 1000 София</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
