@@ -1101,3 +1101,91 @@ fn chunks_without_a_premise_word_count_in_the_street() {
         );
     }
 }
+
+/// Class `region.printed_country`: on a host without a country-code domain, a country's name
+/// ending an address line decides the page's country, so the postcode is read with that
+/// country's format; before, the language's main country was tried and nothing was read.
+#[test]
+fn a_country_ending_the_address_line_decides_a_dot_com_page() {
+    assert_reads(&[
+        (
+            "https://sample.com/",
+            "<p>Av. Ejemplo 123, Miraflores 15074, Lima, Perú</p>",
+            ["Av. Ejemplo 123", "Miraflores", "15074"],
+        ),
+        (
+            "https://sample.com/",
+            "<p>Strada Exemplu 12, 030167 Bucharest, Romania</p>",
+            ["Strada Exemplu 12", "Bucharest", "030167"],
+        ),
+    ]);
+}
+
+/// Class `region.printed_country`, negatives: a paragraph that lists places and ends with a
+/// country is no address line, and a country after words with no number is no address: neither
+/// names the page's country.
+#[test]
+fn a_paragraph_or_a_list_of_countries_decides_no_country() {
+    for html in [
+        "<html lang=en><body><p>The cable runs 21 kilometres from the coast, past ports in \
+         several countries on the way north and west, reaching landing stations at the edge of \
+         the sea in Portugal, France, Belgium and finally, Germany.</p></body></html>",
+        "<html lang=en><body><p>We ship to Austria, Belgium, Germany</p></body></html>",
+    ] {
+        let page = page("https://sample.com/", html);
+        let decided = page.region.ballot.decide().region;
+        assert!(
+            !page
+                .region
+                .ballot
+                .regions()
+                .iter()
+                .any(|r| matches!(*r, "DE" | "AT" | "BE")),
+            "{html}: {decided:?}"
+        );
+    }
+}
+
+/// Class `address.grid_street`: a street whose numbers are set apart by marks or words (the
+/// Colombian `Calle 100 # 15-20`, the street and then the crossing street's number and the
+/// distance from it; a Chilean street with its office number `Av. Ejemplo 3000 Of. 1201`)
+/// has as many digits as a phone, but in no phone's group; before, seven digits or more made
+/// any street chunk a phone.
+#[test]
+fn a_street_with_as_many_digits_as_a_phone_in_separate_numbers() {
+    assert_reads(&[
+        (
+            "https://sample.com.co/",
+            "<p>Calle 100 # 15-20, Bogotá, Colombia</p>",
+            ["Calle 100 # 15-20", "Bogotá", ""],
+        ),
+        (
+            "https://sample.com.co/",
+            "<p>Cra. 15 # 100-20, Medellín, Colombia</p>",
+            ["Cra. 15 # 100-20", "Medellín", ""],
+        ),
+        (
+            "https://ejemplo.cl/",
+            "<p>Av. Ejemplo 3000 Oficina 1201, Providencia, Santiago, Chile</p>",
+            ["Av. Ejemplo 3000 Oficina 1201, Providencia", "Santiago", ""],
+        ),
+    ]);
+}
+
+/// Class `address.grid_street`, negative: a phone number grouped by spaces or dashes beside a
+/// street word is still a phone, not a street.
+#[test]
+fn a_phone_grouped_after_a_street_word_is_no_street() {
+    for html in [
+        "<p>Dirección: Calle 10 601 234 5678, Bogotá, Colombia</p>",
+        "<p>Dirección: Carrera 7 601-234-5678, Bogotá, Colombia</p>",
+    ] {
+        let found = parts("https://sample.com.co/", html);
+        assert!(
+            found
+                .iter()
+                .all(|p| p[0].as_deref().is_none_or(|street| !street.contains("234"))),
+            "{html}: {found:?}"
+        );
+    }
+}

@@ -1723,6 +1723,14 @@ fn country_named(after: &str) -> Option<&'static str> {
     country_words(after).and_then(country_of_words)
 }
 
+/// The country `name` names when it is a country's name and nothing else (`Perú`, `Romania`,
+/// `Suomi`): the data's English names and the names in the countries' own languages of
+/// [`region_of_country`], case and accents ignored.
+pub(crate) fn country_of_whole_name(name: &str) -> Option<&'static str> {
+    let words = country_words(name).filter(|words| *words == name)?;
+    country_of_words(words)
+}
+
 /// The words [`country_named`] reads after a postcode: the run of letters and spaces after
 /// spaces and punctuation, without the spaces at its end; `None` when it is empty or longer
 /// than any country's name.
