@@ -1189,3 +1189,71 @@ fn a_phone_grouped_after_a_street_word_is_no_street() {
         );
     }
 }
+
+/// Class `label.postcode` in Hebrew, Romanian and French (`מיקוד`, `cod poștal`, `code
+/// postal`): the label before the postcode is no part of the town, and the town no part of
+/// the street; before, the Hebrew label was read as the town and the Romanian and French
+/// lines as nothing.
+#[test]
+fn postcode_labels_in_hebrew_romanian_and_french() {
+    assert_reads(&[
+        (
+            "https://sample.co.il/",
+            "<p>רח׳ הדוגמה 12, תל אביב-יפו, מיקוד 6100000</p>",
+            ["רח׳ הדוגמה 12", "תל אביב-יפו", "6100000"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<p>Strada Exemplu 12, București, cod poștal 030167</p>",
+            ["Strada Exemplu 12", "București", "030167"],
+        ),
+        (
+            "https://exemple.fr/",
+            "<p>12 rue Exemple, Paris, code postal 75002</p>",
+            ["12 rue Exemple", "Paris", "75002"],
+        ),
+    ]);
+}
+
+/// Class `address.state_line_below_town`: a postcode line that holds a state and the postcode
+/// alone, the town ending the line above (Indian, Brazilian cards): the town is the locality
+/// and the state the region; before, the state was read as the town and the town glued to
+/// the street.
+#[test]
+fn a_state_and_postcode_line_below_the_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>Shop No. 5, Sample Complex,<br>MG Road, Bengaluru,<br>Karnataka - 560001</p>",
+            ["Shop No. 5, Sample Complex, MG Road", "Bengaluru", "560001"],
+        ),
+        (
+            "https://sample.in/",
+            "<p>12 Sample Road, Sample Nagar<br>Pune<br>Maharashtra 411001</p>",
+            ["12 Sample Road, Sample Nagar", "Pune", "411001"],
+        ),
+        (
+            "https://sample.com.br/",
+            "<p>Rua Exemplo, 123<br>São Paulo<br>SP 01001-000</p>",
+            ["Rua Exemplo, 123", "São Paulo", "01001-000"],
+        ),
+    ]);
+}
+
+/// Class `address.state_line_below_town`, negative: a town and postcode line (no state) keeps
+/// its town, with the street above it.
+#[test]
+fn a_town_and_postcode_line_keeps_its_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>12 Sample Road, Sample Nagar<br>Pune 411001</p>",
+            ["12 Sample Road, Sample Nagar", "Pune", "411001"],
+        ),
+        (
+            "https://sample.com.br/",
+            "<p>Rua Exemplo, 123<br>Centro<br>Curitiba 80020-310</p>",
+            ["Rua Exemplo, 123", "Curitiba", "80020-310"],
+        ),
+    ]);
+}
