@@ -688,3 +688,228 @@ fn a_premise_after_the_house_number_of_a_street_after_its_town() {
         ),
     ]);
 }
+
+/// (street, locality, postcode) of every address found on each page; every page that does
+/// not read as `want` is listed in the failure.
+fn assert_reads_all(cases: &[(&str, &str, &[[&str; 3]])]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(url, html, want)| {
+            let got = parts(url, html);
+            let want: Vec<_> = want.iter().map(|w| some(*w)).collect();
+            (got != want).then(|| format!("{html}\n  read {got:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Class `address.complete_line_above`: a line that ends with its own postcode and town is a
+/// whole address, so the street of the next address never reaches above it, also when that
+/// street is a post-office box with its post office's name (`Postboks 123 Sentrum`, `P.O.
+/// Box 123 Sarit`) that reads as no street of its own.
+#[test]
+fn a_line_with_its_own_postcode_and_town_is_no_part_of_the_next_street() {
+    let cases: [(&str, &str, &[[&str; 3]]); 4] = [
+        (
+            "https://www.eksempel.no/",
+            "<p>Besøksadresse: Prøvevegen 12, 0150 Oslo</p>\
+             <p>Postadresse: Postboks 123 Sentrum, 0102 Oslo</p>",
+            &[
+                ["Prøvevegen 12", "Oslo", "0150"],
+                ["Postboks 123 Sentrum", "Oslo", "0102"],
+            ],
+        ),
+        (
+            "https://www.eksempel.no/",
+            "<p>Prøvevegen 12, 7010 Trondheim</p><p>Postboks 45 Torget<br>7400 Trondheim</p>",
+            &[
+                ["Prøvevegen 12", "Trondheim", "7010"],
+                ["Postboks 45 Torget", "Trondheim", "7400"],
+            ],
+        ),
+        (
+            "https://www.sample.co.ke/",
+            "<p>Sample House, 12 Example Road, Westlands, 00100 Nairobi</p>\
+             <p>P.O. Box 123 Sarit, 00606 Nairobi</p>",
+            &[
+                [
+                    "Sample House, 12 Example Road, Westlands",
+                    "Nairobi",
+                    "00100",
+                ],
+                ["P.O. Box 123 Sarit", "Nairobi", "00606"],
+            ],
+        ),
+        (
+            "https://www.exempel.se/",
+            "<p>Provgatan 3, 411 05 Göteborg</p><p>Box 678 Centrum, 401 23 Göteborg</p>",
+            &[
+                ["Provgatan 3", "Göteborg", "411 05"],
+                ["Box 678 Centrum", "Göteborg", "401 23"],
+            ],
+        ),
+    ];
+    assert_reads_all(&cases);
+}
+
+/// Class `address.complete_line_above`, negatives: a street line without a comma whose house
+/// number has four digits (`2204 Sample Ave` over `Town, ST 81321`), and a unit with a long
+/// number after the street (`…, Suite 12101`), are no whole address: the street below reaches
+/// them as before.
+#[test]
+fn a_long_house_number_or_unit_number_is_no_postcode_of_a_line_above() {
+    let cases: [(&str, &str, &[[&str; 3]]); 2] = [
+        (
+            "https://www.sample-insurance.com/",
+            "<h3>Valley Office</h3><p>2204 E. Sample<br>Springdale, CO 81321<br>Phone: 970-555-0134</p>",
+            &[["2204 E. Sample", "Springdale", "81321"]],
+        ),
+        (
+            "https://www.sample-insurance.com/",
+            "<p>4801 N. Example Ave, Suite 12101<br>Brookfield, NM 87401</p>",
+            &[["4801 N. Example Ave, Suite 12101", "Brookfield", "87401"]],
+        ),
+    ];
+    assert_reads_all(&cases);
+}
+
+/// Class `postcode.dash_before_town`: in the layouts that print the postcode before the town,
+/// Italian and Spanish pages often set the town off with a dash (`00184 - Roma`, `28013 –
+/// Madrid`), on the postcode's own line or after the street and a separator.
+#[test]
+fn a_dash_between_the_postcode_and_the_town() {
+    assert_reads(&[
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione 14<br>00184 - Roma</p>",
+            ["Via Campione 14", "Roma", "00184"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione, 14, 20121 – Milano</p>",
+            ["Via Campione, 14", "Milano", "20121"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione 14 - I-50123 - Firenze</p>",
+            ["Via Campione 14", "Firenze", "50123"],
+        ),
+        (
+            "https://www.ejemplo.es/",
+            "<p>Calle Muestra 5<br>28013 - Madrid</p>",
+            ["Calle Muestra 5", "Madrid", "28013"],
+        ),
+        (
+            "https://www.ejemplo.es/",
+            "<p>Avenida Ejemplo, 22 – 46001 – Valencia</p>",
+            ["Avenida Ejemplo, 22", "Valencia", "46001"],
+        ),
+    ]);
+}
+
+/// Class `postcode.dash_before_town`, negatives: a date range with a weekday after the dash
+/// (`Friday 20 February 2015 – Sunday …`), on pages of regions whose four-digit postcodes
+/// come first (a year is one of their postcodes), is no address.
+#[test]
+fn a_year_and_a_dash_in_a_date_range_is_no_postcode() {
+    for url in ["https://www.beispiel.ch/", "https://www.eksempel.dk/"] {
+        let found = parts(
+            url,
+            "<p>Past concerts</p><p>Friday 20 February 2015 – Sunday 22 February 2015</p>",
+        );
+        assert!(found.is_empty(), "{url}: {found:?}");
+    }
+}
+
+/// Class `address.place_line`: in the layouts without a district line, a place line (a
+/// hamlet, `Località …`, `Frazione …`, an industrial estate) between a street with its street
+/// word and house number and the postcode line is neither street nor town.
+#[test]
+fn a_place_line_between_a_numbered_street_and_the_postcode_line() {
+    assert_reads(&[
+        (
+            "https://www.esempio.it/",
+            "<p>Campione Srl<br>Via Campione 14<br>Località Sample<br>00184 Roma (RM)</p>",
+            ["Via Campione 14", "Roma", "00184"],
+        ),
+        (
+            "https://www.esempio.it/",
+            "<p>Via Campione, 14<br>Frazione Sample<br>12345 Sampleto</p>",
+            ["Via Campione, 14", "Sampleto", "12345"],
+        ),
+        (
+            "https://www.beispiel.de/",
+            "<p>Musterstraße 12<br>Gewerbegebiet Nord<br>12345 Musterstadt</p>",
+            ["Musterstraße 12", "Musterstadt", "12345"],
+        ),
+    ]);
+}
+
+/// Class `address.place_line`, negatives: a line with a number but no street word above the
+/// place line (`Aperti dal 1998`, `Seit 1998 für Sie da`) is no street.
+#[test]
+fn a_place_line_needs_a_named_numbered_street_above_it() {
+    for (url, html) in [
+        (
+            "https://www.esempio.it/",
+            "<p>Aperti dal 1998<br>Sede Operativa<br>00184 Roma</p>",
+        ),
+        (
+            "https://www.beispiel.de/",
+            "<p>Seit 1998 für Sie da<br>Filiale Nord<br>12345 Musterstadt</p>",
+        ),
+    ] {
+        let streets: Vec<Option<String>> = page(url, html)
+            .addresses
+            .into_iter()
+            .map(|a| a.street)
+            .collect();
+        assert!(streets.iter().all(Option::is_none), "{html}: {streets:?}");
+    }
+}
+
+/// Class `postcode.eircode_after_county`: an Eircode after an Irish county or Dublin postal
+/// district names the country, so it is read on pages of no region too (a `.com` site in
+/// Ireland); and class `postcode.label`: an `Eircode:` label before it is no part of the town.
+#[test]
+fn an_eircode_after_its_county_on_pages_of_no_region() {
+    let mut cases = Vec::new();
+    for url in ["https://www.sample.ie/", "https://www.sample-builders.com/"] {
+        cases.extend([
+            (
+                url,
+                "<p>12 Sample Street, Ennis, Co. Clare, V95 K7P3</p>",
+                ["12 Sample Street", "Ennis", "V95 K7P3"],
+            ),
+            (
+                url,
+                "<p>Unit 5, Sample Business Park, Ballycoolin, Dublin 15, D15 X2F4</p>",
+                [
+                    "Unit 5, Sample Business Park, Ballycoolin",
+                    "Dublin 15",
+                    "D15 X2F4",
+                ],
+            ),
+            (
+                url,
+                "<p>12 Sample Street, Ennis, Co. Clare. Eircode: V95 K7P3</p>",
+                ["12 Sample Street", "Ennis", "V95 K7P3"],
+            ),
+        ]);
+    }
+    assert_reads(&cases);
+}
+
+/// Class `postcode.eircode_after_county`, negatives: on a page of no region an Eircode-shaped
+/// code without a county or district before it (an order reference, a product code) is no
+/// postcode.
+#[test]
+fn an_eircode_shape_without_a_county_is_no_postcode_on_pages_of_no_region() {
+    for html in [
+        "<p>Order reference A65 F4E2 has shipped.</p>",
+        "<p>12 Sample Street, Ennis, V95 K7P3</p>",
+    ] {
+        let found = parts("https://www.sample-builders.com/", html);
+        assert!(found.is_empty(), "{html}: {found:?}");
+    }
+}

@@ -429,8 +429,11 @@ impl Pattern {
             Pattern::IeCounty => format!(
                 r"\b(?P<county>(?:Co\.?|County)\s+(?:{IE_COUNTIES})|Dublin\s+(?:[1-9]|1[0-9]|2[0-4]|6W))\b"
             ),
+            // A dash between the postcode and the town (`00184 - Roma`, `28013 – Madrid`) is
+            // the Italian and Spanish way of setting them apart (class
+            // `postcode.dash_before_town`).
             Pattern::Eu => format!(
-                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{3,5}})\s+(?P<city>{CITY_ANY_FIRST})"
+                r"(?:^|[\s,])(?:[A-Z]{{1,2}}-)?(?P<zip>\d{{3,5}})\s+(?:[-–]\s+)?(?P<city>{CITY_ANY_FIRST})"
             ),
             Pattern::CaZip => {
                 r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d".to_string()
@@ -438,6 +441,24 @@ impl Pattern {
             Pattern::AuStateZip => format!(r"(?:{AU_STATES}),?\s+\d{{4}}"),
         }
     }
+}
+
+/// Whether a postcode after `before` opens a field of its line: nothing but white space and
+/// a CEPT country prefix (`I-`) before it, or a separator (`,` `.` `-` `–` `|` `·` `•`).
+fn opens_field(before: &str) -> bool {
+    let before = before.trim_end_matches([' ', '\u{a0}']);
+    let prefix = before.strip_suffix('-').map_or(0, |rest| {
+        rest.len()
+            - rest
+                .trim_end_matches(|c: char| c.is_ascii_uppercase())
+                .len()
+    });
+    let before = if (1..=2).contains(&prefix) {
+        before[..before.len() - 1 - prefix].trim_end_matches([' ', '\u{a0}'])
+    } else {
+        before
+    };
+    before.is_empty() || before.ends_with([',', '.', '-', '–', '|', '·', '•'])
 }
 
 /// Pacing units (`crate::pace`) for a line the postcode patterns run on: tens of
@@ -732,13 +753,23 @@ fn match_line(
             });
         }
     }
-    if found.is_empty() && allows("IE") && page_region == Some("IE") {
+    // Eircodes on Irish pages, and on pages of no region after an Irish county or Dublin
+    // postal district (class `postcode.eircode_after_county`: `…, Co. Clare, V95 K7P3`: the
+    // county names the country).
+    if found.is_empty() && allows("IE") && (page_region == Some("IE") || page_region.is_none()) {
         let all = Pattern::Ie
             .regex()
             .into_iter()
             .flat_map(|re| re.find_iter(line));
         for m in all {
             let before = &line[..m.start()];
+            // A postcode label before the Eircode (`Co. Clare. Eircode: V95 K7P3`) is no part
+            // of the town (class `postcode.label`).
+            let before = postcode_label(before).map_or(before, |(at, _)| &before[..at]);
+            let before = before.trim_end_matches([' ', '\u{a0}', '.']);
+            if page_region.is_none() && district_at_end(before.trim_end_matches(',')).is_none() {
+                continue;
+            }
             let (street_prefix, mut locality) = split_locality(before);
             let mut street = match locality {
                 Some(_) => street_or_dependent_locality(lines, street_index, street_prefix),
@@ -899,6 +930,15 @@ fn match_line(
             let Some(zip) = caps.name("zip") else {
                 continue;
             };
+            // A dash before the town (class `postcode.dash_before_town`) only on pages of a
+            // region that writes the postcode first, and only at a line's start or after a
+            // separator (`Via Roma 14, 00184 - Roma`): `Friday 20 February 2015 – Sunday` is
+            // a date.
+            if line[zip.end()..].trim_start().starts_with(['-', '–'])
+                && (eu_region.is_none() || !opens_field(&line[..zip.start()]))
+            {
+                continue;
+            }
             let before = &line[..zip.start()];
             // `© 2025 Studio Noord` is a year and a name.
             if is_copyright_mark(before) {
@@ -955,17 +995,19 @@ fn match_line(
                 })
                 .or_else(|| {
                     // A district line (`%D`: `Colonia …`, `Taman …`) between the street and the
-                    // postcode line, in the countries whose layout has one.
+                    // postcode line, in the countries whose layout has one; in the others a
+                    // place line (a hamlet, `Località …`, an industrial estate) below a street
+                    // with its street word and house number (class `address.place_line`:
+                    // `Via Campione 14` / `Località Sample` / `00184 Roma`).
                     let district = eu_region
                         .and_then(postcode::format)
                         .is_some_and(|f| f.fmt.contains("%D"));
                     let above = street_index.checked_sub(1).and_then(|i| lines.get(i))?;
-                    (district
-                        && same_line.is_empty()
-                        && is_place_name(above.trim().trim_end_matches(',')))
-                    .then(|| street_for(lines, street_index - 1, ""))
-                    .flatten()
-                    .map(|street| without_district(&street).to_string())
+                    (same_line.is_empty() && is_place_name(above.trim().trim_end_matches(',')))
+                        .then(|| street_for(lines, street_index - 1, ""))
+                        .flatten()
+                        .filter(|street| district || is_named_numbered_street(street))
+                        .map(|street| without_district(&street).to_string())
                 });
             // A country printed in the line (`…, 50450 Kuala Lumpur, Malaysia`) whose layout
             // puts the postcode first counts like the page's region.
@@ -2397,6 +2439,20 @@ pub(crate) fn street_over_district(
     })
 }
 
+/// Whether the first comma part of `street` is a whole street: a street word and a house
+/// number after the name (`Via Campione 14`, `Calle Muestra, 5`: the number may be the next
+/// part) or before it (`12 rue des Lilas`).
+fn is_named_numbered_street(street: &str) -> bool {
+    let mut parts = street.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    has_street_word_in(first)
+        && (ends_with_house_number(first)
+            || first.starts_with(|c: char| c.is_ascii_digit())
+            || parts.next().is_some_and(|next| {
+                ends_with_house_number(next) && next.split_whitespace().count() == 1
+            }))
+}
+
 /// Whether `text` ends with a house number: digits with an optional letter or range
 /// (`12`, `12a`, `12-14`, `12 b`).
 pub(crate) fn ends_with_house_number(text: &str) -> bool {
@@ -3539,6 +3595,7 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
             || !is_streetish(line)
             || line.len() > 80
             || holds_postcode(line)
+            || ends_with_postcode_and_town(line)
             || is_registration_line(line)
         {
             break;
@@ -3863,6 +3920,56 @@ fn holds_postcode(line: &str) -> bool {
         ]
         .into_iter()
         .any(|pattern| pattern.is_match(line))
+}
+
+/// Whether `line` is a whole address that ends with its postcode and town (class
+/// `address.complete_line_above`): a street part, a comma, and a last comma part that is a
+/// number of four digits or more and a place name (`Prøvevegen 12, 0150 Oslo`, `Provgatan 3,
+/// 411 05 Göteborg`, `…, FI-00100 Helsinki`: one space or hyphen may split the number, a CEPT
+/// country prefix may open it), or a place name and a number of five digits or more (`…,
+/// Nairobi 00100`). The street of the address below such a line starts below it
+/// (`Postboks 123 Sentrum, 0102 Oslo`). A street line alone (`2204 Sample Ave`, no comma) or a
+/// unit after the street (`…, Suite 12101`) is none.
+fn ends_with_postcode_and_town(line: &str) -> bool {
+    let line = line.trim().trim_end_matches([',', '.']);
+    let Some((street, last)) = line.rsplit_once(',') else {
+        return false;
+    };
+    let last = last.trim();
+    if !last.bytes().any(|b| b.is_ascii_digit()) || !is_streetish(street) || is_premise(last) {
+        return false;
+    }
+    let (digits, rest) = leading_number(last);
+    if digits >= 4 && rest.starts_with(' ') && is_place_name(rest) {
+        return true;
+    }
+    last.rsplit_once(' ').is_some_and(|(town, number)| {
+        number.len() >= 5 && number.bytes().all(|b| b.is_ascii_digit()) && is_place_name(town)
+    })
+}
+
+/// The number opening `s` (a CEPT country prefix, `FI-`, skipped; one inner space or hyphen
+/// between digit groups allowed: `411 05`): how many digits it has and the text after it.
+fn leading_number(s: &str) -> (usize, &str) {
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    let s = match s.as_bytes().get(letters) {
+        Some(b'-') if (1..=3).contains(&letters) => &s[letters + 1..],
+        _ => s,
+    };
+    let first = s.bytes().take_while(u8::is_ascii_digit).count();
+    let mut end = first;
+    let mut digits = first;
+    if first > 0 && matches!(s.as_bytes().get(first), Some(b' ' | b'-')) {
+        let more = s[first + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if more > 0 {
+            end = first + 1 + more;
+            digits += more;
+        }
+    }
+    (digits, &s[end..])
 }
 
 /// Whether `text` holds a word of three letters or more besides its numbers that is not a
