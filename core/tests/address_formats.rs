@@ -913,3 +913,27 @@ fn an_eircode_shape_without_a_county_is_no_postcode_on_pages_of_no_region() {
         assert!(found.is_empty(), "{html}: {found:?}");
     }
 }
+
+/// Class `street.type` abbreviated with an apostrophe or a Hebrew geresh (`רח'`, `רח׳` for
+/// `רחוב`; `שד'` for `שדרות`): the mark is no part of the word, as a dot is not (`Str.`), so
+/// a labelled street without a postcode reads.
+#[test]
+fn a_street_type_abbreviated_with_an_apostrophe_or_a_geresh() {
+    assert_reads(&[
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: רח' הדוגמה 12, חיפה</p>",
+            ["רח' הדוגמה 12", "חיפה", ""],
+        ),
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: רח׳ הדוגמה 12, חיפה</p>",
+            ["רח׳ הדוגמה 12", "חיפה", ""],
+        ),
+        (
+            "https://www.dugma.co.il/",
+            "<p>כתובת: שד' הדוגמה 7, באר שבע</p>",
+            ["שד' הדוגמה 7", "באר שבע", ""],
+        ),
+    ]);
+}

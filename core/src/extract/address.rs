@@ -4146,8 +4146,14 @@ pub(crate) fn has_street_word_in(text: &str) -> bool {
 /// The longest text, in bytes, [`StreetWords::in_lowered`] lower-cases on the stack.
 const LOWERED_BYTES: usize = 256;
 
+/// The marks of an abbreviation, left out of the lexicon's street words ([`street_words`]):
+/// dots (`Str.`) and apostrophes, the geresh of Hebrew abbreviations included (`רח'`, `רח׳`).
+/// The text is read in pieces between such marks.
+const ABBREVIATION_MARKS: [char; 4] = ['.', '\'', '’', '\u{5f3}'];
+
 /// The lexicon's street words as the address rules compare them (docs/extraction.md,
-/// "Lexicon"), lower-case without dots (`Str.` → `str`), sorted; built once.
+/// "Lexicon"), lower-case without the marks of an abbreviation (`Str.` → `str`, `רח'` →
+/// `רח`), sorted; built once.
 struct StreetWords {
     /// `street.type` and `address.word`: the words of a street or address line (`street`,
     /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
@@ -4431,7 +4437,9 @@ fn street_words() -> &'static StreetWords {
     static WORDS: OnceLock<StreetWords> = OnceLock::new();
     WORDS.get_or_init(|| {
         let read = |classes: &[lexicon::Class]| {
-            lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+            lexicon::sorted_words(classes, |word| {
+                word.to_lowercase().replace(ABBREVIATION_MARKS, "")
+            })
         };
         let words = read(&[lexicon::Class::StreetType, lexicon::Class::AddressWord]);
         let mut word_shapes = [0u64; 256];
@@ -4644,7 +4652,9 @@ mod tests {
         static TABLES: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
         let (words, suffixes) = TABLES.get_or_init(|| {
             let read = |classes: &[Words]| {
-                lexicon::sorted_words(classes, |word| word.to_lowercase().replace('.', ""))
+                lexicon::sorted_words(classes, |word| {
+                    word.to_lowercase().replace(ABBREVIATION_MARKS, "")
+                })
             };
             (
                 read(&[Words::StreetType, Words::AddressWord]),
