@@ -937,3 +937,65 @@ fn a_street_type_abbreviated_with_an_apostrophe_or_a_geresh() {
         ),
     ]);
 }
+
+/// Class `address.unit_not_label`: `Office` is an address label (`Office: 12 High Street`) and
+/// a unit word; with its number alone before a comma, or on its own line above the street,
+/// it is the unit, part of the street (`Office 4, Sample House, …` read `4, Sample House, …`
+/// or `Sample House, …`).
+#[test]
+fn an_office_with_its_number_is_a_unit_not_a_label() {
+    assert_reads(&[
+        (
+            "https://www.sample.co.uk/",
+            "<p>Office 4, Sample House, 12 High Street, Sampletown SA1 1AA</p>",
+            [
+                "Office 4, Sample House, 12 High Street",
+                "Sampletown",
+                "SA1 1AA",
+            ],
+        ),
+        (
+            "https://www.sample.co.ke/",
+            "<p>Office 12, Sample Plaza, Westlands, 00100 Nairobi</p>",
+            ["Office 12, Sample Plaza, Westlands", "Nairobi", "00100"],
+        ),
+        (
+            "https://www.sample.in/",
+            "<p>Office No. 301, Sample Tower, Andheri East, Mumbai, Maharashtra 400069</p>",
+            [
+                "Office No. 301, Sample Tower, Andheri East",
+                "Mumbai",
+                "400069",
+            ],
+        ),
+        (
+            "https://www.sample.com.au/",
+            "<p>Sample Pty Ltd<br>Office 3<br>12 Sample Street<br>Sampleton NSW 2000</p>",
+            ["Office 3, 12 Sample Street", "Sampleton", "2000"],
+        ),
+    ]);
+}
+
+/// Class `address.unit_not_label`, negatives: `Office` as a label glued before the street
+/// (`Office 12 High Street`), and `Head Office` or `Registered Office` heading the lines,
+/// are no part of the street.
+#[test]
+fn an_office_label_or_heading_is_no_unit() {
+    assert_reads(&[
+        (
+            "https://www.sample.co.uk/",
+            "<p>Office 12 High Street, Sampletown SA1 1AA</p>",
+            ["12 High Street", "Sampletown", "SA1 1AA"],
+        ),
+        (
+            "https://www.sample.co.uk/",
+            "<p>Head Office<br>12 High Street<br>Sampletown SA1 1AA</p>",
+            ["12 High Street", "Sampletown", "SA1 1AA"],
+        ),
+        (
+            "https://www.sample.co.uk/",
+            "<p>Registered Office<br>12 High Street, Sampletown SA1 1AA</p>",
+            ["12 High Street", "Sampletown", "SA1 1AA"],
+        ),
+    ]);
+}

@@ -3561,7 +3561,7 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
             .then(|| index.checked_sub(1).and_then(|i| lines.get(i)))
             .flatten()
             .map(|line| line.trim().trim_end_matches([',', '.']))
-            .filter(|line| is_premise(line) && !holds_postcode(line));
+            .filter(|line| is_premise_or_unit(line) && !holds_postcode(line));
         return Some(match above {
             Some(premise) => format!("{premise}, {prefix}"),
             None => prefix.to_string(),
@@ -3579,7 +3579,7 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         // belongs to the street; the business name, a town or a label do not.
         if street_seen {
             let line = line.trim_end_matches([',', '.']);
-            if is_premise(line) && !holds_postcode(line) {
+            if is_premise_or_unit(line) && !holds_postcode(line) {
                 collected.push(line);
             }
             break;
@@ -3732,7 +3732,7 @@ fn without_leading_name(prefix: &str) -> &str {
         // The premise that ends this chunk, after a sentence before it (`© 2026 Acme. 3rd
         // Floor Mill House`).
         let tail = sentence_end(chunk);
-        premise = is_premise(&chunk[tail..]).then_some(start + tail);
+        premise = is_premise_or_unit(&chunk[tail..]).then_some(start + tail);
         start += chunk.len() + 1;
     }
     prefix
@@ -4501,7 +4501,9 @@ fn is_field_label(word: &str) -> bool {
 
 /// `text` without an address label glued before the street without a colon (`Adresse
 /// Lindenweg 3`, `Address 4 Mill Street`: lexicon class `label.address`, one word). Unchanged
-/// otherwise.
+/// otherwise, and when the label is also a unit word (`address.unit`: `Office`) with its
+/// number alone before a comma (class `address.unit_not_label`: `Office 4, Sample House, …`,
+/// `Office No. 301, …`): that is the unit, part of the street.
 fn without_glued_label(text: &str) -> &str {
     static LABELS: OnceLock<Vec<String>> = OnceLock::new();
     let labels = LABELS.get_or_init(|| {
@@ -4515,12 +4517,45 @@ fn without_glued_label(text: &str) -> &str {
     });
     match text.split_once(' ') {
         Some((first, rest))
-            if !rest.trim().is_empty() && labels.binary_search(&first.to_lowercase()).is_ok() =>
+            if !rest.trim().is_empty()
+                && labels.binary_search(&first.to_lowercase()).is_ok()
+                && !is_unit_number(first, rest) =>
         {
             rest.trim_start()
         }
         _ => text,
     }
+}
+
+/// Whether `text` is a premise ([`is_premise`]) or a unit word with its number alone (class
+/// `address.unit_not_label`: `Office 4`, `Office No. 301`; `Office` alone heads a block, as
+/// in `Head Office`, and is no premise).
+fn is_premise_or_unit(text: &str) -> bool {
+    is_premise(text)
+        || text
+            .trim()
+            .split_once(' ')
+            .is_some_and(|(word, rest)| is_unit_number(word, rest))
+}
+
+/// Whether `word` is a unit word (`address.unit`: `Office`, `Suite`) and `rest` opens with its
+/// number alone before a comma or the end (`4, Sample House`, `No. 301, Sample Tower`).
+fn is_unit_number(word: &str, rest: &str) -> bool {
+    let number = rest.split(',').next().unwrap_or("").trim();
+    let number = ["no.", "no", "nº", "n°", "#"]
+        .iter()
+        .find_map(|mark| {
+            number
+                .get(..mark.len())
+                .filter(|head| head.eq_ignore_ascii_case(mark))
+                .map(|_| number[mark.len()..].trim_start())
+        })
+        .unwrap_or(number);
+    has_word(&street_words().units, &word.to_lowercase())
+        && number.starts_with(|c: char| c.is_ascii_digit())
+        && number
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '/'))
 }
 
 pub(crate) fn clean_city(city: &str) -> String {

@@ -210,7 +210,7 @@ enum Scope {
 }
 
 /// What to undo when leaving an element.
-#[derive(Default)]
+#[derive(Default, PartialEq, Eq)]
 struct Exit {
     block: bool,
     heading: bool,
@@ -272,7 +272,12 @@ impl<'b> Walker<'b> {
                 }
                 Node::Element(element) => match self.enter(markup, index, &element) {
                     Some(exit) => {
-                        open.push((element.subtree_end(), exit));
+                        // Leaving an element with nothing to undo does nothing (most inline
+                        // elements): it is not kept open. Subtrees nest, so the elements
+                        // kept open still leave in the same order.
+                        if exit != Exit::default() {
+                            open.push((element.subtree_end(), exit));
+                        }
                         index += 1;
                     }
                     None => index = element.subtree_end().max(index + 1),
@@ -775,7 +780,24 @@ impl<'s> Attrs<'s> {
 /// breaks, never two next to each other, and it holds no other white space, control or
 /// zero-width character (tested against `collapse`).
 fn one_line(text: &str) -> String {
-    text.trim_matches([' ', '\n']).replace('\n', " ")
+    // The ends are trimmed as bytes (both are ASCII), and only a piece that holds a line break
+    // is copied through `replace`: `trim_matches` decoded characters, and most link texts are
+    // one line already.
+    let bytes = text.as_bytes();
+    let start = bytes
+        .iter()
+        .position(|&b| b != b' ' && b != b'\n')
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b' ' && b != b'\n')
+        .map_or(start, |last| last + 1);
+    let piece = text.get(start..end).unwrap_or_default();
+    if memchr::memchr(b'\n', piece.as_bytes()).is_some() {
+        piece.replace('\n', " ")
+    } else {
+        piece.to_string()
+    }
 }
 
 /// An attribute value as written, entities decoded and white space trimmed.
@@ -929,15 +951,39 @@ fn scope_for_type(item_type: &str) -> Scope {
     }
 }
 
-/// Whether an inline `style` hides the element (`display: none`, `visibility:hidden`).
+/// Whether an inline `style` hides the element (`display: none`, `visibility:hidden`): the
+/// style with its ASCII white space left out, in lower case, holds `display:none` or
+/// `visibility:hidden`. Read in place, from each `:` (found by `memchr`): the bytes before it
+/// that are not white space must spell the property, those after it the value. A compact copy
+/// and two searchers built for every style cost more than the reading (styles can be long,
+/// with `url(data:…)` images).
 fn style_hides(style: &[u8]) -> bool {
-    let compact: Vec<u8> = style
+    memchr::memchr_iter(b':', style).any(|colon| {
+        let (before, after) = (&style[..colon], &style[colon + 1..]);
+        (spelled_before(before, b"display") && spelled_after(after, b"none"))
+            || (spelled_before(before, b"visibility") && spelled_after(after, b"hidden"))
+    })
+}
+
+/// Whether `bytes`, ASCII white space left out, start with `word` (lower case) in either case.
+fn spelled_after(bytes: &[u8], word: &[u8]) -> bool {
+    let mut letters = bytes
         .iter()
         .filter(|b| !b.is_ascii_whitespace())
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    memchr::memmem::find(&compact, b"display:none").is_some()
-        || memchr::memmem::find(&compact, b"visibility:hidden").is_some()
+        .map(u8::to_ascii_lowercase);
+    word.iter().all(|&wanted| letters.next() == Some(wanted))
+}
+
+/// Whether `bytes`, ASCII white space left out, end with `word` (lower case) in either case.
+fn spelled_before(bytes: &[u8], word: &[u8]) -> bool {
+    let mut letters = bytes
+        .iter()
+        .rev()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(u8::to_ascii_lowercase);
+    word.iter()
+        .rev()
+        .all(|&wanted| letters.next() == Some(wanted))
 }
 
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
@@ -1104,6 +1150,73 @@ mod tests {
                     proptest::prop_assert_eq!(one_line(piece), collapse(piece), "{:?}", piece);
                 }
             }
+        }
+    }
+
+    /// [`one_line`] as first written.
+    fn one_line_model(text: &str) -> String {
+        text.trim_matches([' ', '\n']).replace('\n', " ")
+    }
+
+    proptest::proptest! {
+        /// [`one_line`] reads any text as its model does.
+        #[test]
+        fn one_line_follows_its_model(text in "[ \na\u{e9}\u{2028}\t]{0,12}") {
+            proptest::prop_assert_eq!(one_line(&text), one_line_model(&text));
+        }
+    }
+
+    /// [`style_hides`] as first written: a compact lower-case copy searched for the words.
+    fn style_hides_model(style: &[u8]) -> bool {
+        let compact: Vec<u8> = style
+            .iter()
+            .filter(|b| !b.is_ascii_whitespace())
+            .map(u8::to_ascii_lowercase)
+            .collect();
+        memchr::memmem::find(&compact, b"display:none").is_some()
+            || memchr::memmem::find(&compact, b"visibility:hidden").is_some()
+    }
+
+    #[test]
+    fn styles_hide_as_their_model_says() {
+        for style in [
+            "display:none",
+            "DISPLAY : None ;",
+            "color:red; display: block",
+            "d isplay:n one",
+            "ddisplay:none",
+            "visibility: hidden",
+            "Visibility:Hidden!important",
+            "visibility:visible",
+            "display:\u{b}none",
+            "display:non",
+            "",
+            "v",
+            "d",
+            "display:nonevisibility:hidde",
+            "x:display\t:\nnone",
+        ] {
+            assert_eq!(
+                style_hides(style.as_bytes()),
+                style_hides_model(style.as_bytes()),
+                "{style:?}"
+            );
+        }
+        assert!(style_hides(b"width:0; DISPLAY :\tNONE"));
+        assert!(!style_hides(b"display:block; visibility:visible"));
+    }
+
+    proptest::proptest! {
+        /// [`style_hides`] reads styles as its model does.
+        #[test]
+        fn style_hides_follows_its_model(
+            style in "(display|visibility|none|hidden|DISPLAY|Hidden|[dDvV:; \t\n\u{b}\u{c}aeiNn-]){0,12}"
+        ) {
+            proptest::prop_assert_eq!(
+                style_hides(style.as_bytes()),
+                style_hides_model(style.as_bytes()),
+                "{:?}", style
+            );
         }
     }
 
