@@ -310,84 +310,6 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
     bytes.len() > start && index.holds(&bytes[start..])
 }
 
-/// [`may_hold_keyword`]'s answers for one page, remembered by a key the caller gives: a page
-/// repeats its links (a menu in the header, again in the footer and the mobile menu), and
-/// about a third of the texts a page asks about were asked before on that page. A small table
-/// of its own (open addressing, [`text_hash`]): no iteration order to keep, and a look-up
-/// costs a few instructions where the standard hasher costs about as much as
-/// [`may_hold_keyword`] itself.
-#[derive(Default)]
-pub(crate) struct KeywordAnswers<'k> {
-    /// Each key with its hash and answer, at the first free slot from its hash on; the length
-    /// is zero or a power of two, and at most half the slots are taken.
-    slots: Vec<Option<(u64, &'k str, bool)>>,
-    taken: usize,
-}
-
-impl<'k> KeywordAnswers<'k> {
-    /// [`may_hold_keyword`] of `text`, remembered under `key`: the caller gives one key to
-    /// one text only (a link's text under itself, its written path under its href).
-    pub(crate) fn answer(&mut self, key: &'k str, text: &str) -> bool {
-        if self.taken * 2 >= self.slots.len() {
-            self.grow();
-        }
-        let hash = text_hash(key.as_bytes());
-        let mask = self.slots.len() - 1;
-        let mut at = slot_of(hash, mask);
-        loop {
-            match self.slots[at] {
-                Some((h, k, answer)) if h == hash && k == key => return answer,
-                Some(_) => at = (at + 1) & mask,
-                None => {
-                    let answer = may_hold_keyword(text);
-                    self.slots[at] = Some((hash, key, answer));
-                    self.taken += 1;
-                    return answer;
-                }
-            }
-        }
-    }
-
-    /// Twice the slots (64 at first), the keys placed again.
-    fn grow(&mut self) {
-        let len = (self.slots.len() * 2).max(64);
-        let old = std::mem::replace(&mut self.slots, vec![None; len]);
-        let mask = len - 1;
-        for (hash, key, answer) in old.into_iter().flatten() {
-            let mut at = slot_of(hash, mask);
-            while self.slots[at].is_some() {
-                at = (at + 1) & mask;
-            }
-            self.slots[at] = Some((hash, key, answer));
-        }
-    }
-}
-
-/// The slot of [`KeywordAnswers`] a hash starts at: its high bits, which the last
-/// multiplication of [`text_hash`] mixes best.
-fn slot_of(hash: u64, mask: usize) -> usize {
-    (hash >> 40) as usize & mask
-}
-
-/// A hash of `bytes`: eight at a time, each mixed in by a rotation, an exclusive or and a
-/// multiplication (as rustc's `FxHasher`), the length with the last ones; no random key (the
-/// keys are a page's own texts).
-fn text_hash(bytes: &[u8]) -> u64 {
-    let add =
-        |hash: u64, word: u64| (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut hash = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        hash = add(hash, u64::from_le_bytes(word));
-    }
-    let rest = chunks.remainder();
-    let mut word = [0u8; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    add(hash, u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59))
-}
-
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = ONES * 0x80;
 
@@ -1072,26 +994,6 @@ mod tests {
                 proptest::prop_assert_eq!(score_link(&home, &written), None);
             }
         }
-    }
-
-    #[test]
-    fn remembered_answers_are_may_hold_keywords() {
-        let texts: Vec<String> = (0..500)
-            .map(|i| match i % 4 {
-                0 => format!("/kontakt-{}", i % 37),
-                1 => format!("Produkt {}", i % 91),
-                2 => "Über uns".to_owned(),
-                _ => format!("/impressum/{}", i % 13),
-            })
-            .collect();
-        let mut answers = KeywordAnswers::default();
-        for text in &texts {
-            assert_eq!(answers.answer(text, text), may_hold_keyword(text), "{text}");
-        }
-        // Each key keeps the answer of its first text.
-        assert!(answers.answer("Über uns", "nothing"));
-        assert!(!answers.answer("neu", "Produkt"));
-        assert!(!answers.answer("neu", "Kontakt"));
     }
 
     /// [`may_hold_keyword`] one byte at a time.

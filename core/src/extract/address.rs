@@ -4135,7 +4135,7 @@ pub(crate) fn has_street_word(lower: &str) -> bool {
 /// ASCII `text` is compared with its letters folded, without the lower-cased copy.
 pub(crate) fn has_street_word_in(text: &str) -> bool {
     if text.is_ascii() {
-        street_words().in_ascii(text.as_bytes())
+        street_words().in_ascii(text)
     } else {
         street_words()
             .in_lowered(text)
@@ -4213,113 +4213,168 @@ fn pair_key(last: u8, before_last: u8) -> u16 {
     u16::from(last.to_ascii_lowercase()) << 8 | u16::from(before_last.to_ascii_lowercase())
 }
 
+/// What the street-word scan does at a character ([`StreetWords::scan`]): a letter or digit
+/// goes on with the piece and the word, white space ends both, any other character ends the
+/// piece only.
+const PIECE: u8 = 0;
+/// See [`PIECE`].
+const SPACE: u8 = 1;
+/// See [`PIECE`].
+const OTHER: u8 = 2;
+
+/// [`PIECE`], [`SPACE`] or [`OTHER`] of each ASCII byte, as `char::is_alphanumeric` and
+/// `char::is_whitespace` read it (the vertical tab, 0x0B, is white space); the bytes above
+/// ASCII open a character the scan classes on its own.
+const ASCII_CLASSES: [u8; 128] = {
+    let mut classes = [OTHER; 128];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() {
+            classes[b] = PIECE;
+        } else if matches!(byte, b' ' | b'\t'..=b'\r') {
+            classes[b] = SPACE;
+        }
+        b += 1;
+    }
+    classes
+};
+
+/// [`PIECE`], [`SPACE`] or [`OTHER`] of a character.
+fn class_of(c: char) -> u8 {
+    if c.is_alphanumeric() {
+        PIECE
+    } else if c.is_whitespace() {
+        SPACE
+    } else {
+        OTHER
+    }
+}
+
 impl StreetWords {
     /// [`has_street_word`] of `text`.
     fn in_text(&self, text: &str) -> bool {
-        // `text` split at every character that is not a letter or digit (empty pieces
-        // included) and at white space, in one pass.
-        let mut piece = 0;
-        let mut word: Option<usize> = None;
-        for (at, c) in text.char_indices() {
-            if !c.is_alphanumeric() {
-                if self.holds_word(&text.as_bytes()[piece..at], false) {
-                    return true;
-                }
-                piece = at + c.len_utf8();
-            }
-            if c.is_whitespace() {
-                if let Some(start) = word.take() {
-                    if self.ends_in_suffix(&text.as_bytes()[start..at], false) {
-                        return true;
-                    }
-                }
-            } else if word.is_none() {
-                word = Some(at);
-            }
-        }
-        self.holds_word(&text.as_bytes()[piece..], false)
-            || word.is_some_and(|start| self.ends_in_suffix(&text.as_bytes()[start..], false))
+        self.scan(text, false)
     }
 
-    /// [`Self::in_text`] of `text` lower-cased (`str::to_lowercase`), lower-casing each
-    /// character as the pass reaches it into a buffer on the stack: `None` (read the
-    /// lower-cased copy instead) for a text longer than [`LOWERED_BYTES`] or one reaching,
-    /// before a street word, a character whose lower case is not one character of its own
-    /// length, or a capital sigma (whose lower case depends on the letters around it). The
-    /// characters before either lower-case as they do in the whole text.
+    /// [`Self::in_text`] of `text` lower-cased (`str::to_lowercase`), lower-cased into a
+    /// buffer on the stack: `None` (read the lower-cased copy instead) for a text longer
+    /// than [`LOWERED_BYTES`] or one holding a character whose lower case is not one
+    /// character of its own length, or a capital sigma (whose lower case depends on the
+    /// letters around it). ASCII bytes are lower-cased as they are; only the other
+    /// characters are decoded.
     fn in_lowered(&self, text: &str) -> Option<bool> {
         let mut buf = [0u8; LOWERED_BYTES];
-        if text.len() > buf.len() {
-            return None;
-        }
-        let mut piece = 0;
-        let mut word: Option<usize> = None;
+        let bytes = text.as_bytes();
+        let lowered = buf.get_mut(..bytes.len())?;
         let mut at = 0;
-        for c in text.chars() {
-            let width = c.len_utf8();
-            let lower = if c.is_ascii() {
-                c.to_ascii_lowercase()
-            } else {
-                let mut lower = c.to_lowercase();
-                match (lower.next(), lower.next()) {
-                    (Some(l), None) if l.len_utf8() == width && c != 'Σ' => l,
-                    _ => return None,
-                }
-            };
-            lower.encode_utf8(&mut buf[at..at + width]);
-            if !lower.is_alphanumeric() {
-                if self.holds_word(&buf[piece..at], false) {
-                    return Some(true);
-                }
-                piece = at + width;
+        while let Some(&b) = bytes.get(at) {
+            if b.is_ascii() {
+                lowered[at] = b.to_ascii_lowercase();
+                at += 1;
+                continue;
             }
-            if lower.is_whitespace() {
-                if let Some(start) = word.take() {
-                    if self.ends_in_suffix(&buf[start..at], false) {
-                        return Some(true);
-                    }
+            let c = text[at..].chars().next()?;
+            let width = c.len_utf8();
+            let mut lower = c.to_lowercase();
+            match (lower.next(), lower.next()) {
+                (Some(l), None) if l.len_utf8() == width && c != 'Σ' => {
+                    l.encode_utf8(&mut lowered[at..at + width]);
                 }
-            } else if word.is_none() {
-                word = Some(at);
+                _ => return None,
             }
             at += width;
         }
-        Some(
-            self.holds_word(&buf[piece..at], false)
-                || word.is_some_and(|start| self.ends_in_suffix(&buf[start..at], false)),
-        )
+        let lowered = std::str::from_utf8(lowered).ok()?;
+        Some(self.scan(lowered, false))
     }
 
-    /// [`Self::in_text`] of an ASCII `text` compared as if lower-cased: the same pass over
-    /// bytes, `char::is_alphanumeric` and `char::is_whitespace` as they read ASCII.
-    fn in_ascii(&self, text: &[u8]) -> bool {
+    /// [`Self::in_text`] of an ASCII `text` compared as if lower-cased.
+    fn in_ascii(&self, text: &str) -> bool {
+        self.scan(text, true)
+    }
+
+    /// Whether a piece of `text` is one of `words` or a word of it ends in a suffix (its
+    /// ASCII letters lower-cased when `fold`): `text` split at every character that is not a
+    /// letter or digit (empty pieces included) and at white space, in one pass. ASCII bytes
+    /// are classed by a table; a piece or word is looked up only when its first byte and
+    /// length, or its length and last two bytes, can be a word's or a suffix's.
+    #[inline(always)]
+    fn scan(&self, text: &str, fold: bool) -> bool {
+        let bytes = text.as_bytes();
         let mut piece = 0;
-        let mut word: Option<usize> = None;
-        for (at, &b) in text.iter().enumerate() {
-            if !b.is_ascii_alphanumeric() {
-                if self.holds_word(&text[piece..at], true) {
+        // The start of the word the scan is in: the word so far is `word..at`, none when
+        // empty.
+        let mut word = 0;
+        let mut at = 0;
+        while let Some(&b) = bytes.get(at) {
+            let (class, width) = match ASCII_CLASSES.get(usize::from(b)) {
+                Some(&class) => (class, 1),
+                None => match text[at..].chars().next() {
+                    Some(c) => (class_of(c), c.len_utf8()),
+                    None => break,
+                },
+            };
+            if class != PIECE {
+                if self.may_hold_word(&bytes[piece..at], fold) {
                     return true;
                 }
-                piece = at + 1;
-                // `char::is_whitespace` of ASCII: the vertical tab (0x0B) too.
-                if matches!(b, b' ' | b'\t'..=b'\r') {
-                    if let Some(start) = word.take() {
-                        if self.ends_in_suffix(&text[start..at], true) {
-                            return true;
-                        }
+                piece = at + width;
+                if class == SPACE {
+                    if at > word && self.may_end_in_suffix(&bytes[word..at], fold) {
+                        return true;
                     }
-                    continue;
+                    word = at + width;
                 }
             }
-            if word.is_none() {
-                word = Some(at);
+            at += width;
+        }
+        self.may_hold_word(&bytes[piece..], fold)
+            || (bytes.len() > word && self.may_end_in_suffix(&bytes[word..], fold))
+    }
+
+    /// [`Self::holds_word`] of `piece`, its first byte and length tested inline first: most
+    /// pieces of a line are turned away there.
+    #[inline(always)]
+    fn may_hold_word(&self, piece: &[u8], fold: bool) -> bool {
+        match piece.first() {
+            None => self.empty_word,
+            Some(&first) => {
+                let first = if fold {
+                    first.to_ascii_lowercase()
+                } else {
+                    first
+                };
+                self.word_shapes[usize::from(first)] & (1 << piece.len().min(63)) != 0
+                    && self.holds_word(piece, fold)
             }
         }
-        self.holds_word(&text[piece..], true)
-            || word.is_some_and(|start| self.ends_in_suffix(&text[start..], true))
+    }
+
+    /// [`Self::ends_in_suffix`] of `word`, its length and last two bytes (`,` and `.` at its
+    /// end dropped) tested inline first: most words of a line are turned away there.
+    #[inline(always)]
+    fn may_end_in_suffix(&self, word: &[u8], fold: bool) -> bool {
+        let mut len = word.len();
+        while len > 0 && matches!(word[len - 1], b',' | b'.') {
+            len -= 1;
+        }
+        let Some(shortest) = self.shortest_suffix else {
+            return false;
+        };
+        if len < shortest + 3 {
+            return false;
+        }
+        if let (Some(ends), [.., before_last, last]) = (&self.suffix_ends, &word[..len]) {
+            if !ends.contains(pair_key(*last, *before_last)) {
+                return false;
+            }
+        }
+        self.ends_in_suffix(word, fold)
     }
 
     /// Whether `piece` is one of `words` (its ASCII letters lower-cased when `fold`).
+    #[inline(never)]
     fn holds_word(&self, piece: &[u8], fold: bool) -> bool {
         let Some(&first) = piece.first() else {
             return self.empty_word;
@@ -4347,6 +4402,7 @@ impl StreetWords {
 
     /// Whether `word` without the `,` and `.` at its end ends in a suffix with at least three
     /// bytes before it (its ASCII letters lower-cased when `fold`).
+    #[inline(never)]
     fn ends_in_suffix(&self, word: &[u8], fold: bool) -> bool {
         // `Storgt.`: a suffix abbreviated with a dot.
         let cut = word.iter().rposition(|b| !matches!(b, b',' | b'.'));
@@ -4751,6 +4807,27 @@ mod tests {
             }
         }
         assert!(cases > 1_000, "{cases}");
+    }
+
+    #[test]
+    fn the_street_word_test_reads_long_and_accented_lines_as_the_plain_reading() {
+        // Beyond the stack buffer's length, with letters beyond ASCII before and after the
+        // entry, and with punctuation beyond ASCII (`’`, `–`, a no-break space) around it.
+        let pads = [
+            "x ".repeat(140),
+            "é ".repeat(90),
+            "Ö,".repeat(70),
+            "Ünter ".to_string(),
+            "’–\u{a0}".to_string(),
+            "\u{2003}".to_string(),
+        ];
+        for entry in street_entries() {
+            for pad in &pads {
+                assert_street_word_as_plain(&format!("{pad}{entry}"));
+                assert_street_word_as_plain(&format!("{entry}{pad}"));
+                assert_street_word_as_plain(&format!("Ä{entry} {pad}"));
+            }
+        }
     }
 
     proptest::proptest! {

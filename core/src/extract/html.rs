@@ -117,13 +117,15 @@ pub fn parse(html: &str) -> Document {
     )
 }
 
-/// The vectors a parse builds in (the prescanned copy of the page, its nodes and attributes),
+/// The vectors a parse builds in (the names the prescan lower-cased, the copy of the page `tl`
+/// parses, its nodes and attributes),
 /// kept by a caller that parses page after page (`extract-dir` keeps one per worker): their
 /// capacity carries over, so later pages neither grow nor allocate them anew. They hold
-/// nothing between parses; their capacity is that of the largest page parsed.
+/// nothing between parses (but stale bytes of the names, which nothing reads); their capacity
+/// is that of the largest page parsed.
 #[derive(Debug, Default)]
 pub struct ParseBuffers {
-    page: Vec<u8>,
+    names: Vec<u8>,
     tree: TreeInput,
     facts: Vec<ElementFacts>,
 }
@@ -136,7 +138,7 @@ pub struct ParseBuffers {
 pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget) -> Document {
     let pre = prescan_reusing(
         html,
-        std::mem::take(&mut buffers.page),
+        std::mem::take(&mut buffers.names),
         std::mem::take(&mut buffers.tree),
     );
     let mut walker = Walker::new(
@@ -148,7 +150,7 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget
         budget,
     );
     let markup = Markup::parse(
-        &pre.page,
+        &pre.names,
         html,
         &pre.tree,
         std::mem::take(&mut buffers.facts),
@@ -157,8 +159,8 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget
     buffers.facts = markup.into_facts();
     buffers.tree = pre.tree;
     buffers.tree.clear();
-    buffers.page = pre.page;
-    buffers.page.clear();
+    // Not emptied: it stays as long as the longest page (see `Prescanned::names`).
+    buffers.names = pre.names;
     walker.finish()
 }
 
@@ -1067,8 +1069,9 @@ mod tests {
             let kept = parse_reusing(page, &mut buffers, &PageBudget::for_page(page.len()));
             assert_eq!(format!("{kept:?}"), format!("{:?}", parse(page)));
         }
-        // Between pages the buffers hold nothing, only capacity.
-        assert!(buffers.page.is_empty() && buffers.page.capacity() >= pages[0].len());
+        // Between pages the buffers hold nothing, only capacity (the names keep stale bytes
+        // that nothing reads).
+        assert!(buffers.names.len() >= pages[0].len());
         assert!(buffers.tree.text.is_empty() && buffers.tree.attributes.is_empty());
     }
 

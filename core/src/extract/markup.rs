@@ -72,8 +72,9 @@ impl Span {
     }
 }
 
-/// One attribute of a start tag, as byte ranges of the prescanned page: its name (lower-case)
-/// and its value as written (entities not decoded; empty for an attribute without one).
+/// One attribute of a start tag, as byte ranges: its name, lower-case, in the names the prescan
+/// wrote (`Prescanned::names`), and its value as written, in the page (entities not decoded;
+/// empty for an attribute without one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AttributeSpan {
     /// The name.
@@ -93,7 +94,7 @@ fn index_u32(index: usize) -> u32 {
 pub struct TreeInput {
     /// The canonical copy (see the module docs).
     pub text: String,
-    /// The attributes of the start tags, tag after tag, as ranges of the prescanned page.
+    /// The attributes of the start tags, tag after tag ([`AttributeSpan`]).
     pub attributes: Vec<AttributeSpan>,
     /// For each start tag written, in order: its attributes, as indices into
     /// [`TreeInput::attributes`] (from, to).
@@ -110,10 +111,10 @@ impl TreeInput {
 }
 
 /// Writes the copy of a page that `tl` parses, from its tags given in page order by the
-/// prescan, which owns the page's bytes: each call takes them as they are then (names already
-/// lower-cased). Text is copied from the page as it was given ([`TreeWriter::reusing`]): the
-/// prescan rewrites only tags and what it blanks, never the text between tags, and `&str`
-/// slices make the copy UTF-8 without a second validation.
+/// prescan, which writes the names of tags and attributes lower-cased into a buffer of its
+/// own: each call takes that buffer as it is then (`names`), where element and attribute names
+/// are ranges. Text and attribute values are read from the page as it was given
+/// ([`TreeWriter::reusing`]); `&str` slices make the copy UTF-8 without a second validation.
 #[derive(Debug, Default)]
 pub struct TreeWriter<'p> {
     /// The page as given to the prescan.
@@ -196,7 +197,7 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// The text before the tag at `lt`, then the end tags implied there: `implied` are byte
-    /// ranges of element names in `bytes`, innermost first. `line_break_tag`: the tag is a
+    /// ranges of element names in `names`, innermost first. `line_break_tag`: the tag is a
     /// start tag after which the walker breaks the line ([`StartName::breaks_line`]), whose
     /// attributes start at this index of [`TreeWriter::attribute_list`].
     ///
@@ -219,7 +220,7 @@ impl<'p> TreeWriter<'p> {
     #[inline]
     pub fn before_tag(
         &mut self,
-        bytes: &[u8],
+        names: &[u8],
         lt: usize,
         implied: &[(usize, usize)],
         line_break_tag: Option<usize>,
@@ -229,18 +230,18 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         let next_end = match implied.first() {
-            Some(&(start, end)) => bytes.get(start..end),
+            Some(&(start, end)) => names.get(start..end),
             None => end_tag,
         };
         // Looked at only for white space that nothing else lets leave out.
         let line_break_next = |writer: &Self| {
             line_break_tag.is_some_and(|first| {
-                implied.is_empty() && !writer.holds_attribute(bytes, first, b"data-cfemail")
+                implied.is_empty() && !writer.holds_attribute(names, first, b"data-cfemail")
             }) || next_end.is_some_and(|name| writer.closes_block(name))
         };
         self.text_to(lt, line_break_next);
         for &(start, end) in implied {
-            self.write_end_tag(bytes, bytes.get(start..end).unwrap_or_default());
+            self.write_end_tag(names, names.get(start..end).unwrap_or_default());
         }
     }
 
@@ -310,13 +311,13 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// Whether the attributes from index `first` on (those of the tag being read, names as
-    /// ranges of `bytes`) include one named `name`.
-    pub fn holds_attribute(&self, bytes: &[u8], first: usize, name: &[u8]) -> bool {
+    /// ranges of `names`) include one named `name`.
+    pub fn holds_attribute(&self, names: &[u8], first: usize, name: &[u8]) -> bool {
         self.attributes
             .get(first..)
             .unwrap_or_default()
             .iter()
-            .any(|attribute| bytes.get(attribute.name.range()) == Some(name))
+            .any(|attribute| names.get(attribute.name.range()) == Some(name))
     }
 
     /// Drops the attributes from index `first` on (a tag that makes no element).
@@ -329,7 +330,7 @@ impl<'p> TreeWriter<'p> {
     /// [`TreeWriter::attribute_list`] from index `first_attribute` on), and where it ends.
     pub fn start(
         &mut self,
-        bytes: &[u8],
+        names: &[u8],
         (name, facts): (Range<usize>, StartName),
         first_attribute: usize,
         self_closing: bool,
@@ -339,7 +340,7 @@ impl<'p> TreeWriter<'p> {
             self.discard_attributes(first_attribute);
             return;
         }
-        let name = bytes.get(name).unwrap_or_default();
+        let name = names.get(name).unwrap_or_default();
         // An element the walker reads nothing from is left out of the copy (one node less
         // for `tl` and the walker; scripts, styles and most `<link>`s are about a tenth
         // of a page's elements). Not after text, which would then join the text after it
@@ -349,7 +350,7 @@ impl<'p> TreeWriter<'p> {
         // `opened_last` is cleared as for any element that leaves none open.
         let may_take_back = self.drops && self.titles_open == 0 && !self.text_last;
         let may_leave_out = may_take_back
-            && walker_reads_nothing(name, &self.attributes[first_attribute..], bytes, self.page);
+            && walker_reads_nothing(name, &self.attributes[first_attribute..], names, self.page);
         let childless = self_closing || facts.void;
         if may_leave_out && childless {
             self.opened_last = false;
@@ -403,11 +404,11 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
-    pub fn end(&mut self, bytes: &[u8], name: &[u8], tag_end: usize) {
+    pub fn end(&mut self, names: &[u8], name: &[u8], tag_end: usize) {
         if self.stopped {
             return;
         }
-        self.write_end_tag(bytes, name);
+        self.write_end_tag(names, name);
         self.text_start = tag_end;
     }
 
@@ -499,8 +500,8 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
-    /// will (`bytes`: the page as the prescan gives it, which attribute names are ranges of).
-    fn write_end_tag(&mut self, bytes: &[u8], name: &[u8]) {
+    /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of).
+    fn write_end_tag(&mut self, names: &[u8], name: &[u8]) {
         if let Some((top, element)) = self
             .open
             .last()
@@ -517,7 +518,7 @@ impl<'p> TreeWriter<'p> {
                         .attributes
                         .get(from as usize..to as usize)
                         .unwrap_or_default();
-                    empty_element_shows_nothing(name, top.block, attributes, bytes)
+                    empty_element_shows_nothing(name, top.block, attributes, names)
                 })
             {
                 let (from, after_line_break) = (element.from, element.after_line_break);
@@ -591,7 +592,7 @@ struct TakenBack {
 }
 
 /// Whether the walker (`html.rs`, `Walker::enter` and `Walker::leave`) reads nothing from an
-/// element named `name` with `attributes` (ranges of `bytes`) that an end tag closes right
+/// element named `name` with `attributes` (ranges of `names`) that an end tag closes right
 /// after its start tag; `block`: it is a block element ([`is_block`]).
 ///
 /// The walker enters and leaves it with no text in between: a capture it opens (a link's
@@ -608,7 +609,7 @@ fn empty_element_shows_nothing(
     name: &[u8],
     block: bool,
     attributes: &[AttributeSpan],
-    bytes: &[u8],
+    names: &[u8],
 ) -> bool {
     let read_by_name = matches!(
         name,
@@ -618,14 +619,14 @@ fn empty_element_shows_nothing(
         && !block
         && !attributes.iter().any(|attribute| {
             matches!(
-                bytes.get(attribute.name.range()),
+                names.get(attribute.name.range()),
                 Some(b"content" | b"data-cfemail")
             )
         })
 }
 
 /// Whether the walker (`html.rs`, `Walker::enter`) reads nothing from an element named `name`
-/// with `attributes` (ranges of `bytes`) and no children, so that leaving it out of the copy
+/// with `attributes` (names ranges of `names`, values of `page`) and no children, so that leaving it out of the copy
 /// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
 /// holds a `data-cfemail` (Cloudflare's obfuscated email) or is an `<iframe>` with a `src`
 /// (a map embed's place, `Document::frame_sources`), a `<link>` whose `rel` does not say
@@ -635,17 +636,18 @@ fn empty_element_shows_nothing(
 fn walker_reads_nothing(
     name: &[u8],
     attributes: &[AttributeSpan],
-    bytes: &[u8],
+    names: &[u8],
     page: &str,
 ) -> bool {
     let named = |attribute: &AttributeSpan, wanted: &[u8]| {
-        bytes.get(attribute.name.range()) == Some(wanted)
+        names.get(attribute.name.range()) == Some(wanted)
     };
     let has = |wanted: &[u8]| attributes.iter().any(|a| named(a, wanted));
     match name {
         b"link" => !attributes.iter().any(|a| {
             named(a, b"rel")
-                && bytes
+                && page
+                    .as_bytes()
                     .get(a.value.range())
                     .unwrap_or_default()
                     .windows(9)
@@ -880,17 +882,16 @@ impl Element<'_> {
 }
 
 /// The element tree of one prescanned page: `tl`'s nodes of [`TreeInput::text`], with each
-/// element's attributes (ranges of the prescanned page), whether it was closed and where its
+/// element's attributes (names and values as ranges, [`AttributeSpan`]), whether it was closed and where its
 /// descendants end.
 pub struct Markup<'s> {
     /// `tl`'s document (`None` if `tl` refused the copy).
     dom: Option<tl::VDom<'s>>,
     /// The text `tl` parsed.
     tree: &'s str,
-    /// The prescanned page, where attribute names are lower-case.
+    /// The names the prescan wrote, lower-case, which attribute names are ranges of.
     prescanned: &'s [u8],
-    /// The page as given to the prescan, where attribute values are as written (the prescan
-    /// rewrites no value, so the ranges are the same), as `&str`.
+    /// The page as given to the prescan, where attribute values are as written, as `&str`.
     page: &'s str,
     attributes: &'s [AttributeSpan],
     /// One entry per node of `dom` (those of text nodes unused).
@@ -898,8 +899,8 @@ pub struct Markup<'s> {
 }
 
 impl<'s> Markup<'s> {
-    /// Parses `input`, written by a [`TreeWriter`] from `page` (`prescanned` is the page after
-    /// the prescan, of the same length or cut shorter), keeping what it learns of each
+    /// Parses `input`, written by a [`TreeWriter`] from `page` (`prescanned`: the names the
+    /// prescan wrote, which attribute names are ranges of), keeping what it learns of each
     /// element in `facts` (cleared first: a vector kept from an earlier page, see
     /// [`Markup::into_facts`]). A copy `tl` refuses (over 4 GiB, which [`MAX_SOURCE_BYTES`]
     /// rules out) yields no nodes.
@@ -1149,7 +1150,7 @@ pub(crate) mod tests {
     /// The outline of `source` as `tl` builds it from the prescan's copy.
     pub(crate) fn outline(source: &str) -> Vec<String> {
         let pre = prescan(source);
-        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
+        let markup = Markup::parse(&pre.names, source, &pre.tree, Vec::new());
         outline_of(&markup)
     }
 
@@ -1449,7 +1450,7 @@ pub(crate) mod tests {
     fn attributes_are_read_as_html5_tokenizes_them() {
         let source = "<a HREF=\"/x\" title='it\"s' data-a=b/c hidden / =odd class = big data-a=2>";
         let pre = prescan(source);
-        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
+        let markup = Markup::parse(&pre.names, source, &pre.tree, Vec::new());
         let Some(Node::Element(a)) = markup.node(0) else {
             panic!("no element");
         };
@@ -1486,8 +1487,8 @@ pub(crate) mod tests {
         ) {
             let page: String = tags.iter().map(|t| format!("<div{t}>x</div>")).collect();
             let pre = prescan(&page);
-            let markup = Markup::parse(&pre.page, &page, &pre.tree, Vec::new());
-            let html = pre.html();
+            let markup = Markup::parse(&pre.names, &page, &pre.tree, Vec::new());
+            let html = crate::extract::prescan::rewritten_page(&page);
             // The start tags read again by the model, in page order: each from after its name
             // (generated text holds no `<`, so every `<div` starts a tag unless a quoted value
             // swallowed it) to its `>`; a tag the page ends inside ends the page.
@@ -1552,7 +1553,7 @@ pub(crate) mod tests {
             "<p><object data=y><div id=x>t",
         ] {
             let pre = prescan(source);
-            let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
+            let markup = Markup::parse(&pre.names, source, &pre.tree, Vec::new());
             let ids: Vec<String> = (0..)
                 .map_while(|index| markup.node(index))
                 .filter_map(|node| match node {
@@ -1571,7 +1572,7 @@ pub(crate) mod tests {
     fn inner_text_joins_the_text_of_all_descendants() {
         let source = "<title>A <b>B</b> C</title>D";
         let pre = prescan(source);
-        let markup = Markup::parse(&pre.page, source, &pre.tree, Vec::new());
+        let markup = Markup::parse(&pre.names, source, &pre.tree, Vec::new());
         assert_eq!(markup.inner_text(0), "A B C");
         assert_eq!(markup.inner_text(2), "B");
         // Not an element.

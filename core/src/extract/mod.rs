@@ -474,10 +474,6 @@ impl ParsedPage {
         // Links to the homepage outside the footer: the header logo is one of them, and its
         // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
         let mut home_link_texts: Vec<&str> = Vec::new();
-        // The keyword answers for the written paths (by href) and the texts, remembered: a
-        // page repeats its links.
-        let mut path_answers = crate::crawl::KeywordAnswers::default();
-        let mut text_answers = crate::crawl::KeywordAnswers::default();
         for link in &doc.links {
             // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
             // about a microsecond.
@@ -485,14 +481,16 @@ impl ParsedPage {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
+            let may_hold_keyword = |path: &str| {
+                crate::crawl::may_hold_keyword(path) || crate::crawl::may_hold_keyword(&link.text)
+            };
             // Whether the link may be a candidate, when its path is plain to see.
             let mut candidate = None;
             if let Some(has_query) =
                 written_path(&base, &link.href, &mut path).filter(|_| plain_base)
             {
                 let home = may_be_home && !has_query && is_home_path(&path);
-                let may = path_answers.answer(&link.href, &path)
-                    || text_answers.answer(&link.text, &link.text);
+                let may = may_hold_keyword(&path);
                 if !home && !may {
                     continue;
                 }
@@ -504,10 +502,7 @@ impl ParsedPage {
             if may_be_home && is_home_path(url.path()) && url.query().is_none() {
                 home_link_texts.push(&link.text);
             }
-            if candidate.unwrap_or_else(|| {
-                crate::crawl::may_hold_keyword(url.path())
-                    || text_answers.answer(&link.text, &link.text)
-            }) {
+            if candidate.unwrap_or_else(|| may_hold_keyword(url.path())) {
                 links.push(PageLink {
                     url,
                     text: link.text.clone(),

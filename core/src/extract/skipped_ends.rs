@@ -109,6 +109,10 @@ pub(super) fn first_end_tag(bytes: &[u8], name: &[u8], from: usize) -> Option<us
 /// HTML5 nests them (a start tag self-closed as `<svg/>` opens nothing). Unmatched start tags
 /// are left out. A start tag's end depends only on the tags after it, so starting at `from`
 /// matches those after it as a pass over the whole page would.
+///
+/// The start tag at `from` is the one the prescan is reading, which it reads as open when a
+/// `/` comes right after its name (`<svg/>`: it wrote that `/` as a space in its copy of the
+/// page, where this looked for the ends until the copy was given up).
 fn match_tags(bytes: &[u8], name: &[u8], from: usize) -> BTreeMap<usize, usize> {
     let mut pairs = BTreeMap::new();
     let mut open = Vec::new();
@@ -124,8 +128,9 @@ fn match_tags(bytes: &[u8], name: &[u8], from: usize) -> BTreeMap<usize, usize> 
                 }
             }
         } else if starts_with_name(rest, name) {
-            let self_closed =
-                memchr::memchr(b'>', rest).is_some_and(|gt| gt > 0 && rest[gt - 1] == b'/');
+            let self_closed = memchr::memchr(b'>', rest).is_some_and(|gt| {
+                gt > 0 && rest[gt - 1] == b'/' && !(lt == from && gt - 1 == name.len())
+            });
             if !self_closed {
                 open.push(lt);
             }
@@ -159,9 +164,17 @@ mod tests {
         let page = "<svg><svg/><svg><g></g></svg></svg><svg>";
         assert_eq!(end(page, "svg", 0), Some(29));
         assert_eq!(end(page, "svg", 11), Some(23));
-        // Self-closed: opens nothing, so nothing to find; unclosed: none.
-        assert_eq!(end(page, "svg", 5), None);
+        // Unclosed: none.
         assert_eq!(end(page, "svg", 35), None);
+        // `<svg/>` read as the tag the prescan is at opens (its `/` right after the name is
+        // ignored): it ends at the end tag of the `<svg>` around it, which the one after it
+        // takes; looked up from an earlier tag, it is self-closed and opens nothing.
+        assert_eq!(end(page, "svg", 5), Some(29));
+        let mut ends = super::SkippedEnds::default();
+        assert_eq!(ends.end_of(page.as_bytes(), b"svg", 0, 5), Some(29));
+        assert_eq!(ends.end_of(page.as_bytes(), b"svg", 5, 11), None);
+        // A `/` not right after the name self-closes it even there.
+        assert_eq!(end("<svg a/><svg></svg>", "svg", 0), None);
     }
 
     #[test]

@@ -63,12 +63,46 @@ pub struct Script {
     pub text: String,
 }
 
-/// The kind of state a `<script>` holds, by its start tag's attributes (`tag`: the bytes from
-/// after its name to its `>`, names lower-cased): `id="__NEXT_DATA__"`, `id="__NUXT_DATA__"`,
-/// `data-sveltekit-fetched`.
-pub(crate) fn kind_by_tag(tag: &[u8]) -> Option<Kind> {
+/// The kind of state a `<script>` holds, by its start tag's attributes (`attributes`: names
+/// lower-cased, ranges of `names`; values as written, ranges of `page`): `id="__NEXT_DATA__"`,
+/// `id="__NUXT_DATA__"`, `data-sveltekit-fetched`.
+///
+/// Each word is looked for in each name and each value apart. That is the same as looking for
+/// it in the whole tag with its names lower-cased (as this was first written, the reference in
+/// `prescan.rs`'s tests): the words hold only letters, `_` and `-`, and between two names or
+/// values of a tag there is always one of white space, `/`, `=`, a quote or `>`.
+pub(crate) fn kind_by_attributes(
+    names: &[u8],
+    page: &[u8],
+    attributes: &[AttributeSpan],
+) -> Option<Kind> {
     // A plain search: building a `memmem` searcher per needle cost more than the search on a
     // tag's few bytes (`ascii::contains`).
+    let has = |needle: &[u8]| {
+        attributes.iter().any(|attribute| {
+            contains(
+                names.get(attribute.name.range()).unwrap_or_default(),
+                needle,
+            ) || contains(
+                page.get(attribute.value.range()).unwrap_or_default(),
+                needle,
+            )
+        })
+    };
+    if has(b"__NEXT_DATA__") || has(b"data-sveltekit-fetched") {
+        Some(Kind::Json)
+    } else if has(b"__NUXT_DATA__") {
+        Some(Kind::NuxtData)
+    } else {
+        None
+    }
+}
+
+/// The kind of state a `<script>` holds, by its start tag's attributes (`tag`: the bytes from
+/// after its name to its `>`, names lower-cased), as first written: the reference
+/// [`kind_by_attributes`] is held to.
+#[cfg(test)]
+pub(crate) fn kind_by_tag(tag: &[u8]) -> Option<Kind> {
     let has = |needle: &[u8]| contains(tag, needle);
     if has(b"__NEXT_DATA__") || has(b"data-sveltekit-fetched") {
         Some(Kind::Json)
@@ -104,12 +138,16 @@ pub(crate) fn kind_by_content(content: &[u8]) -> Option<Kind> {
         .then_some(Kind::SvelteKit)
 }
 
-/// The `props` of an `<astro-island>` (attribute spans of `page`), character references
-/// decoded.
-pub(crate) fn astro_props(page: &[u8], attributes: &[AttributeSpan]) -> Option<Script> {
+/// The `props` of an `<astro-island>` (`attributes`: names ranges of `names`, values of
+/// `page`), character references decoded.
+pub(crate) fn astro_props(
+    names: &[u8],
+    page: &[u8],
+    attributes: &[AttributeSpan],
+) -> Option<Script> {
     let props = attributes
         .iter()
-        .find(|a| page.get(a.name.range()) == Some(b"props".as_slice()))?;
+        .find(|a| names.get(a.name.range()) == Some(b"props".as_slice()))?;
     let value = String::from_utf8_lossy(page.get(props.value.range())?);
     Some(Script {
         kind: Kind::Json,

@@ -55,6 +55,10 @@ pub(crate) fn read(
 ) -> Vec<MarkedAddress> {
     let mut found: Vec<(u32, MarkedAddress)> = Vec::new();
     let mut next = 0;
+    let blocks = blocks_of_lines(lines.len(), layout);
+    // Whether line `i` is in the block of line `of` and holds text.
+    let text_beside =
+        |i: usize, of: usize| blocks.get(i) == blocks.get(of) && !lines[i].trim().is_empty();
     for (index, line) in lines.iter().enumerate() {
         if !budget.work(line.len() + 16) {
             break;
@@ -63,8 +67,15 @@ pub(crate) fn read(
             continue;
         }
         let (heading, text) = after_location(line.trim());
+        // A line without a comma and with no text beside it in its block (most lines of a
+        // page: a heading, a paragraph) is read alone, as one chunk, which is never a street
+        // and a place after it: `parse` would give nothing. Tested before the street words,
+        // which cost more.
+        let alone = (index == 0 || !text_beside(index - 1, index))
+            && (index + 1 >= lines.len() || !text_beside(index + 1, index));
         if text.is_empty()
             || text.len() > MAX_LINE
+            || (alone && !text.contains(','))
             || !(address::has_street_word_in(text)
                 // A typeless street ends in a house number: a line without a digit has none.
                 || (text.bytes().any(|b| b.is_ascii_digit())
@@ -72,8 +83,7 @@ pub(crate) fn read(
         {
             continue;
         }
-        let block = layout.block_of(index);
-        let in_block = |i: usize| layout.block_of(i) == block;
+        let in_block = |i: usize| blocks.get(i) == blocks.get(index);
         let (mut lo, mut hi) = (index, index + 1);
         while lo > 0 && index - lo <= 2 * MAX_BLOCK_LINES && in_block(lo - 1) {
             lo -= 1;
@@ -137,6 +147,21 @@ pub(crate) fn read(
         .into_iter()
         .take(MAX_FOUND)
         .map(|(_, address)| address)
+        .collect()
+}
+
+/// The block of each of `count` lines (`layout.block_of`), in one walk: the line starts rise,
+/// so the count of block starts at or before each never falls.
+fn blocks_of_lines(count: usize, layout: &Layout<'_>) -> Vec<usize> {
+    let mut block = 0;
+    (0..count)
+        .map(|line| {
+            let start = layout.line_starts.get(line).copied().unwrap_or(usize::MAX);
+            while layout.block_starts.get(block).is_some_and(|s| *s <= start) {
+                block += 1;
+            }
+            block
+        })
         .collect()
 }
 
@@ -250,6 +275,160 @@ mod tests {
         no_postcode::with_layout(lines, blocks, &[], |layout| {
             read(lines, layout, region, &PageBudget::for_page(1 << 20))
         })
+    }
+
+    /// [`read`] as it read before lines alone in their block without a comma were turned
+    /// away first and the lines' blocks were walked once: every line's street words, a
+    /// binary search for each block asked; to hold the new reading to.
+    fn read_before(
+        lines: &[&str],
+        layout: &Layout<'_>,
+        region: Option<&str>,
+        budget: &PageBudget,
+    ) -> Vec<MarkedAddress> {
+        let mut found: Vec<(u32, MarkedAddress)> = Vec::new();
+        let mut next = 0;
+        for (index, line) in lines.iter().enumerate() {
+            if !budget.work(line.len() + 16) {
+                break;
+            }
+            if index < next {
+                continue;
+            }
+            let (heading, text) = after_location(line.trim());
+            if text.is_empty()
+                || text.len() > MAX_LINE
+                || !(address::has_street_word_in(text)
+                    // A typeless street ends in a house number: a line without a digit has none.
+                    || (text.bytes().any(|b| b.is_ascii_digit())
+                        && text.split(',').any(no_postcode::is_typeless_street)))
+            {
+                continue;
+            }
+            let block = layout.block_of(index);
+            let in_block = |i: usize| layout.block_of(i) == block;
+            let (mut lo, mut hi) = (index, index + 1);
+            while lo > 0 && index - lo <= 2 * MAX_BLOCK_LINES && in_block(lo - 1) {
+                lo -= 1;
+            }
+            while hi < lines.len() && hi - index <= 2 * MAX_BLOCK_LINES && in_block(hi) {
+                hi += 1;
+            }
+            if (lo..hi).filter(|i| !lines[*i].trim().is_empty()).count() > MAX_BLOCK_LINES {
+                continue;
+            }
+            // Premise lines above the street in its block, the place lines after it.
+            let mut first = index;
+            while first > 0
+                && index - first < MAX_PREMISE_LINES
+                && in_block(first - 1)
+                && address::is_premise(lines[first - 1].trim())
+            {
+                first -= 1;
+            }
+            let mut end = index + 1;
+            while end < lines.len()
+                && end - first < MAX_LINES
+                && in_block(end)
+                && !lines[end].trim().is_empty()
+                && !is_other_field(lines[end].trim())
+            {
+                end += 1;
+            }
+            let texts: Vec<&str> = (first..end)
+                .map(|i| if i == index { text } else { lines[i].trim() })
+                .collect();
+            let Some(found_here) = no_postcode::parse(&texts, Evidence::Unlabelled, region) else {
+                continue;
+            };
+            next = end;
+            let heading = heading
+                || (first.saturating_sub(NEAR_LINES)..first).any(|i| is_location(lines[i].trim()));
+            let near = end..(end + NEAR_LINES).min(lines.len());
+            let contact = near.clone().any(|i| is_other_field(lines[i].trim()));
+            let points = score(&found_here, heading, contact);
+            // A street without a street word (`Vzorová 12, Vzorovo`) needs a town; its line
+            // followed by a phone is as often a name and a number in a list of people or products.
+            let typeless = found_here
+                .street
+                .as_deref()
+                .is_some_and(|street| !address::has_street_word_in(street));
+            let enough = if typeless {
+                found_here.locality.is_some()
+                    && points >= MIN_TYPELESS_SCORE
+                    && !near.clone().any(|i| is_phone_field(lines[i].trim()))
+            } else {
+                points >= MIN_SCORE
+            };
+            if enough && !found.iter().any(|(_, a)| a.street == found_here.street) {
+                found.push((points, found_here));
+            }
+        }
+        // The best first; the sort is stable, so ties stay in page order.
+        found.sort_by_key(|(points, _)| std::cmp::Reverse(*points));
+        found
+            .into_iter()
+            .take(MAX_FOUND)
+            .map(|(_, address)| address)
+            .collect()
+    }
+
+    /// Lines of contact cards, prose and other fields, and parts to join with commas.
+    const CARD_LINES: [&str; 24] = [
+        "",
+        "12 Sample Road",
+        "Sample Road",
+        "No. 14 Sample Street",
+        "East Legon",
+        "Accra",
+        "Ghana",
+        "Nairobi",
+        "Kenya",
+        "Head Office",
+        "Oficina: Calle Ejemplo 12",
+        "Bella Vista",
+        "Panamá",
+        "Tel: +233 30 000 1234",
+        "info@example.com",
+        "Vzorová 12",
+        "Vzorovo",
+        "Sample Plaza",
+        "3rd Floor",
+        "We are located at 12 Sample Road",
+        "Branch",
+        "Open every day from nine",
+        "Office 1204",
+        "Westlands",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn any_page_is_read_as_before(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(&CARD_LINES[..]), 1..4),
+                0..14,
+            ),
+            block_gaps in proptest::collection::vec(1usize..4, 0..8),
+            region in proptest::sample::select(&[Some("GH"), Some("KE"), Some("PA"), Some("SK"), None][..]),
+        ) {
+            let lines: Vec<String> = lines.iter().map(|parts| parts.join(", ")).collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let blocks: Vec<usize> = block_gaps
+                .iter()
+                .scan(0, |at, gap| {
+                    *at += gap;
+                    Some(*at)
+                })
+                .filter(|at| *at < lines.len())
+                .collect();
+            let (now, before) = no_postcode::with_layout(&lines, &blocks, &[], |layout| {
+                (
+                    read(&lines, layout, region, &PageBudget::for_page(1 << 20)),
+                    read_before(&lines, layout, region, &PageBudget::for_page(1 << 20)),
+                )
+            });
+            proptest::prop_assert_eq!(now, before, "{:?} {:?}", lines, blocks);
+        }
     }
 
     fn streets(found: &[MarkedAddress]) -> Vec<&str> {
