@@ -756,7 +756,17 @@ fn match_line(
     // Eircodes on Irish pages, and on pages of no region after an Irish county or Dublin
     // postal district (class `postcode.eircode_after_county`: `…, Co. Clare, V95 K7P3`: the
     // county names the country).
-    if found.is_empty() && allows("IE") && (page_region == Some("IE") || page_region.is_none()) {
+    // On a page of no region the Eircode is read only after a county or district on its line
+    // (below), so a line without the `Co`/`County` or `Dublin` that opens one is not searched:
+    // most lines of most pages.
+    let may_name_irish_district = || {
+        memchr::memmem::find(line.as_bytes(), b"Co").is_some()
+            || memchr::memmem::find(line.as_bytes(), b"Dublin").is_some()
+    };
+    if found.is_empty()
+        && allows("IE")
+        && (page_region == Some("IE") || (page_region.is_none() && may_name_irish_district()))
+    {
         let all = Pattern::Ie
             .regex()
             .into_iter()
