@@ -1257,3 +1257,28 @@ fn a_town_and_postcode_line_keeps_its_town() {
         ),
     ]);
 }
+
+/// Class `text.glued_numbers`: the street and the postcode line written as two elements with
+/// nothing between them (`<span>…12</span><span>0150 Oslo</span>`, set out as two lines by
+/// the page's style) are read apart; before, the house number and the postcode were one
+/// number and nothing was read.
+#[test]
+fn a_street_and_postcode_in_elements_with_nothing_between_them() {
+    assert_reads(&[
+        (
+            "https://sample.no/",
+            "<div><span>Eksempelveien 12</span><span>0150 Oslo</span></div>",
+            ["Eksempelveien 12", "Oslo", "0150"],
+        ),
+        (
+            "https://sample.se/",
+            "<p><span>Exempelgatan 12</span><span>111 22 Stockholm</span></p>",
+            ["Exempelgatan 12", "Stockholm", "111 22"],
+        ),
+        (
+            "https://sample.es/",
+            "<div><span>Calle Mayor 12</span><span>28013 Madrid</span></div>",
+            ["Calle Mayor 12", "Madrid", "28013"],
+        ),
+    ]);
+}
