@@ -181,6 +181,11 @@ pub struct TreeWriter<'p> {
     /// How many elements whose subtree the walker skips ([`walker_skips`]) are open, written:
     /// the walker reads no block element inside one.
     skipped_open: usize,
+    /// Whether a start tag the walker would have entered is left out since the last text or
+    /// start tag written: the walker reads numbers of two elements apart when it entered an
+    /// element between them (class `text.glued_numbers`, `Walker::push_text`), so text that
+    /// may open with a digit gets an empty element before it ([`TreeWriter::text_to`]).
+    left_out_since_written: bool,
 }
 
 #[cfg(test)]
@@ -277,6 +282,7 @@ impl<'p> TreeWriter<'p> {
         self.opened_last = false;
         self.after_line_break = self.titles_open == 0;
         self.at_block_boundary = true;
+        self.left_out_since_written = false;
     }
 
     /// Whether the walker reads the block elements written now (none inside a title, a
@@ -381,6 +387,7 @@ impl<'p> TreeWriter<'p> {
         if !(self.drops && self.titles_open == 0 && (self.after_line_break || !self.shown_text)) {
             self.settle_boundary();
             self.at_block_boundary = false;
+            self.left_out_since_written = false;
             self.out.push(b' ');
             self.opened_last = false;
             self.text_last = true;
@@ -455,6 +462,7 @@ impl<'p> TreeWriter<'p> {
         let childless = self_closing || facts.void;
         if may_leave_out && childless {
             self.opened_last = false;
+            self.left_out_since_written = true;
             self.discard_attributes(first_attribute);
             self.text_start = tag_end;
             return;
@@ -504,6 +512,7 @@ impl<'p> TreeWriter<'p> {
             // `tl`'s stack ([`TreeWriter::write_end_tag`]), where it is kept unwritten (its
             // name is at most eight bytes, so its key tells it whole).
             self.discard_attributes(first_attribute);
+            self.left_out_since_written = true;
             if !childless {
                 self.open.push(OpenElement {
                     key: name_key(name),
@@ -527,6 +536,7 @@ impl<'p> TreeWriter<'p> {
         if facts.block && sees_blocks {
             self.at_block_boundary = true;
         }
+        self.left_out_since_written = false;
         let taken_back = TakenBack {
             from: self.out.len(),
             start_tag_end: 0,
@@ -641,6 +651,16 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         self.settle_boundary();
+        if std::mem::take(&mut self.left_out_since_written)
+            && matches!(text.as_bytes().first(), Some(b'0'..=b'9' | b'&'))
+        {
+            // An element the walker would have entered before this text is left out: an
+            // empty one in its place, for which it enters an element as it would have.
+            self.out.extend_from_slice(b"<b></b>");
+            let attributes = index_u32(self.attributes.len());
+            self.start_tags.push((attributes, attributes));
+            self.text_last = false;
+        }
         self.at_block_boundary = false;
         self.after_line_break = false;
         self.opened_last = false;
@@ -752,6 +772,7 @@ impl<'p> TreeWriter<'p> {
             {
                 let (from, after_line_break) = (element.from, element.after_line_break);
                 self.out.truncate(from);
+                self.left_out_since_written = true;
                 self.open.pop();
                 self.skipped_open -= usize::from(walker_skips(name));
                 // Its attributes stay in the list, referred to by no start tag: an end tag
@@ -1507,6 +1528,7 @@ pub(crate) mod tests {
         "<div class=footer>", "<div data-cfemail=6a0b>", "<h2>", "</h2>", "<section class=c>",
         "</section>", "<span itemprop=name>", "<div itemscope itemtype=https://schema.org/Organization>",
         "<div class=vcard>", "<p class=tel>", "<svg>", "<noscript>", "</noscript>", "<td>", "<table>",
+        "12", "0150", "&#49;23", "<link rel=stylesheet href=s>", "<script>s</script>", "<i class=x></i>",
     ];
 
     proptest::proptest! {
@@ -1539,12 +1561,17 @@ pub(crate) mod tests {
         );
         assert_eq!(
             prescan("<p><em>&amp</em>;</p>").tree.text,
-            "<p>&amp</>;</p>"
+            // (`<b></b>`: text that may open with a digit after an element left out, see
+            // `TreeWriter::text_to`.)
+            "<p><b></b>&amp</>;</p>"
         );
-        assert_eq!(outline("<p><em>&amp</em>;</p>"), ["p[3]+", "&amp", ";"]);
+        assert_eq!(
+            outline("<p><em>&amp</em>;</p>"),
+            ["p[4]+", "b[2]+", "&amp", ";"]
+        );
         assert_eq!(
             prescan("<p><em>&amp;</em>x &#6<i>4;</i></p>").tree.text,
-            "<p>&amp;x &#6<i>4;</i></p>"
+            "<p><b></b>&amp;x &#6<i>4;</i></p>"
         );
         assert!(!super::may_continue_reference(b"a &amp; b"));
         assert!(!super::may_continue_reference(b""));
@@ -1762,7 +1789,8 @@ pub(crate) mod tests {
             let copy = |source: &str| prescan(source).tree.text;
             assert_eq!(
                 copy("<p><a href=t><i class=\"fa fa-phone\"></i>1</a><span hidden></span></p>"),
-                "<p><a>1</a></p>"
+                // (`<b></b>` in place of the `<i>` before a digit, see `TreeWriter::text_to`.)
+                "<p><a><b></b>1</a></p>"
             );
             // A block element is kept even empty and at a line break: it starts a block
             // (`Document::block_starts`).
