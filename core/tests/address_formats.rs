@@ -1282,3 +1282,27 @@ fn a_street_and_postcode_in_elements_with_nothing_between_them() {
         ),
     ]);
 }
+
+/// Class `address.floor_and_door`: a floor written with an ordinal's mark and a door letter
+/// after the house number (`2º B`, `5° B`) ends a street as `2o B` does; before, a street
+/// without a street word (`Mayor 12`, `C/ Mayor 12`) followed by one read nothing.
+#[test]
+fn a_floor_with_an_ordinal_mark_and_a_door_after_the_house_number() {
+    assert_reads(&[
+        (
+            "https://ejemplo.es/",
+            "<p>C/ Mayor 12, 2º B, 28013 Madrid</p>",
+            ["C/ Mayor 12, 2º B", "Madrid", "28013"],
+        ),
+        (
+            "https://exemple.cat/",
+            "<html lang=ca><p>Major 12, 2º B, 08001 Barcelona</p></html>",
+            ["Major 12, 2º B", "Barcelona", "08001"],
+        ),
+        (
+            "https://ejemplo.com.uy/",
+            "<p>Ejemplo 1234, 5° B, 11000 Montevideo</p>",
+            ["Ejemplo 1234, 5° B", "Montevideo", "11000"],
+        ),
+    ]);
+}

@@ -2521,7 +2521,11 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
     } else {
         last
     };
-    let last = without_number_mark(last.trim_end_matches([',', '.']));
+    // An ordinal's mark after a floor's number (class `address.floor_and_door`: `2º B`, `1.ª`,
+    // `3° izq.` written after the house number) reads as `2o`, `1a` do.
+    let last = without_number_mark(last.trim_end_matches([',', '.']))
+        .trim_end_matches(['º', 'ª', '°'])
+        .trim_end_matches('.');
     last.starts_with(|c: char| c.is_ascii_digit())
         && last.len() <= 9
         && last
