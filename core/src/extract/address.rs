@@ -524,7 +524,7 @@ pub fn from_lines(
         if !budget.work(MATCHED_LINE_UNITS) {
             break;
         }
-        let mut found = match_line(lines, index, line, index, page_region);
+        let mut found = match_line(lines, index, line, shapes, index, page_region);
         if let Some(fields) = read_as_field_lines(lines, index, line, page_region) {
             found = fields;
         }
@@ -532,7 +532,8 @@ pub fn from_lines(
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
         if found.is_empty() && line.len() <= 24 && index > 0 {
             let joined = format!("{} {}", lines[index - 1].trim_end(), line.trim());
-            found = match_line(lines, index, &joined, index - 1, page_region);
+            let joined_shapes = Shapes::of(joined.as_bytes());
+            found = match_line(lines, index, &joined, joined_shapes, index - 1, page_region);
             found.retain(|a| {
                 a.parts
                     .postal_code
@@ -612,17 +613,26 @@ fn read_as_field_lines(
     // The postcode's field, from the last: the fields after it are other fields (phone,
     // email).
     for end in (1..fields.len()).rev() {
-        if !Shapes::of(fields[end].as_bytes()).any() {
+        let shapes = Shapes::of(fields[end].as_bytes());
+        if !shapes.any() {
             continue;
         }
         let above = &lines[index.saturating_sub(MAX_STREET_LINES + 2)..index];
         let mut virtual_lines: Vec<&str> = above.to_vec();
         virtual_lines.extend_from_slice(&fields[..=end]);
         let at = virtual_lines.len() - 1;
-        let mut found = match_line(&virtual_lines, at, fields[end], at, page_region);
+        let mut found = match_line(&virtual_lines, at, fields[end], shapes, at, page_region);
         if found.is_empty() && fields[end].len() <= 24 {
             let joined = format!("{} {}", fields[end - 1], fields[end]);
-            found = match_line(&virtual_lines, at, &joined, at - 1, page_region);
+            let joined_shapes = Shapes::of(joined.as_bytes());
+            found = match_line(
+                &virtual_lines,
+                at,
+                &joined,
+                joined_shapes,
+                at - 1,
+                page_region,
+            );
             found.retain(|a| {
                 a.parts
                     .postal_code
@@ -645,15 +655,17 @@ fn read_as_field_lines(
 }
 
 /// Matches the postcode patterns on `line` (line `index`, or a join of it with the line above);
-/// street lines are looked for above `street_index`.
+/// street lines are looked for above `street_index`. `shapes` is `Shapes::of(line)`, which
+/// the caller has read already to decide whether the line is worth matching.
 fn match_line(
     lines: &[&str],
     index: usize,
     line: &str,
+    shapes: Shapes,
     street_index: usize,
     page_region: Option<&str>,
 ) -> Vec<TextAddress> {
-    let shapes = Shapes::of(line.as_bytes());
+    debug_assert_eq!(shapes, Shapes::of(line.as_bytes()));
     let allows = |code: &str| page_region.is_none_or(|r| r == code);
     let mut found: Vec<TextAddress> = Vec::new();
     for (pattern, region, shaped) in [
@@ -744,7 +756,17 @@ fn match_line(
     // Eircodes on Irish pages, and on pages of no region after an Irish county or Dublin
     // postal district (class `postcode.eircode_after_county`: `…, Co. Clare, V95 K7P3`: the
     // county names the country).
-    if found.is_empty() && allows("IE") && (page_region == Some("IE") || page_region.is_none()) {
+    // On a page of no region the Eircode is read only after a county or district on its line
+    // (below), so a line without the `Co`/`County` or `Dublin` that opens one is not searched:
+    // most lines of most pages.
+    let may_name_irish_district = || {
+        memchr::memmem::find(line.as_bytes(), b"Co").is_some()
+            || memchr::memmem::find(line.as_bytes(), b"Dublin").is_some()
+    };
+    if found.is_empty()
+        && allows("IE")
+        && (page_region == Some("IE") || (page_region.is_none() && may_name_irish_district()))
+    {
         let all = Pattern::Ie
             .regex()
             .into_iter()
@@ -1302,8 +1324,117 @@ const POSTCODE_LABELS: &[(&str, Option<&str>)] = &[
 /// The postcode label that ends `before` (after trimming spaces, colons, dots and dashes):
 /// its start in `before` and the country it implies.
 fn postcode_label(before: &str) -> Option<(usize, Option<&'static str>)> {
-    let trimmed = before.trim_end_matches([' ', ':', '-', '–', '\u{a0}']);
-    if trimmed.is_ascii() {
+    let trimmed = label_text(before);
+    label_of_trimmed(trimmed, Lowering::of(trimmed))
+}
+
+/// `before` without the spaces, colons and dashes between a label and its postcode
+/// ([`postcode_label`]).
+fn label_text(before: &str) -> &str {
+    before.trim_end_matches([' ', ':', '-', '–', '\u{a0}'])
+}
+
+/// How a text lower-cases, read over the whole of it ([`postcode_label`] needs the whole
+/// text's, its label only the end's): whether it is ASCII, the length in bytes of its
+/// lower case, and whether each character lower-cases to one of its own length (a capital
+/// sigma never does). A fold over the characters, so a line's prefixes are read in one pass
+/// ([`LabelReader`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lowering {
+    ascii: bool,
+    lower_len: usize,
+    aligned: bool,
+}
+
+impl Lowering {
+    /// The lowering of the empty text.
+    const EMPTY: Lowering = Lowering {
+        ascii: true,
+        lower_len: 0,
+        aligned: true,
+    };
+
+    /// The lowering of `text`.
+    fn of(text: &str) -> Lowering {
+        if text.is_ascii() {
+            return Lowering {
+                ascii: true,
+                lower_len: text.len(),
+                aligned: true,
+            };
+        }
+        let mut lowering = Lowering::EMPTY;
+        for c in text.chars() {
+            lowering.push(c);
+        }
+        lowering
+    }
+
+    /// The lowering of the text read so far followed by `c`.
+    fn push(&mut self, c: char) {
+        if c.is_ascii() {
+            self.lower_len += 1;
+            return;
+        }
+        self.ascii = false;
+        let mut lower = c.to_lowercase();
+        let (first, more) = (lower.next(), lower.next());
+        match (first, more) {
+            (Some(l), None) if l.len_utf8() == c.len_utf8() && c != 'Σ' => {
+                self.lower_len += l.len_utf8()
+            }
+            _ => {
+                self.aligned = false;
+                self.lower_len += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+            }
+        }
+    }
+}
+
+/// [`postcode_label`] of the texts before each of a line's tokens, in the order of the
+/// tokens: the whole text's [`Lowering`] is read on from where the token before left it,
+/// not from the line's start again for each token.
+struct LabelReader<'a> {
+    line: &'a str,
+    /// The byte the lowering has been read to, and the lowering of `line[..read]`.
+    read: usize,
+    lowering: Lowering,
+}
+
+impl<'a> LabelReader<'a> {
+    fn new(line: &'a str) -> Self {
+        LabelReader {
+            line,
+            read: 0,
+            lowering: Lowering::EMPTY,
+        }
+    }
+
+    /// [`postcode_label`] of `line[..start]`.
+    fn label(&mut self, start: usize) -> Option<(usize, Option<&'static str>)> {
+        let trimmed = label_text(&self.line[..start]);
+        if trimmed.len() < self.read {
+            // A token before the last one asked for: read from the line's start.
+            self.read = 0;
+            self.lowering = Lowering::EMPTY;
+        }
+        let rest = &self.line[self.read..trimmed.len()];
+        if rest.is_ascii() {
+            self.lowering.lower_len += rest.len();
+        } else {
+            for c in rest.chars() {
+                self.lowering.push(c);
+            }
+        }
+        self.read = trimmed.len();
+        label_of_trimmed(trimmed, self.lowering)
+    }
+}
+
+/// [`postcode_label`] of `trimmed` (a [`label_text`]) whose [`Lowering`] is `lowering`.
+fn label_of_trimmed(trimmed: &str, lowering: Lowering) -> Option<(usize, Option<&'static str>)> {
+    debug_assert_eq!(lowering, Lowering::of(trimmed));
+    if lowering.ascii {
         // ASCII text keeps its length lower-cased, and only its end is read: the last word,
         // and the longest label with the byte before it. That end alone is lower-cased.
         let longest = POSTCODE_LABELS
@@ -1334,29 +1465,10 @@ fn postcode_label(before: &str) -> Option<(usize, Option<&'static str>)> {
     // capital sigma, whose lower case depends on the letters around it), the lower-cased
     // text is the text's character for character, and only its end is lower-cased: the
     // last word and the longest label with the character before it.
-    let mut aligned = true;
-    let mut lower_len = 0;
-    for c in trimmed.chars() {
-        if c.is_ascii() {
-            lower_len += 1;
-            continue;
-        }
-        let mut lower = c.to_lowercase();
-        let (first, more) = (lower.next(), lower.next());
-        match (first, more) {
-            (Some(l), None) if l.len_utf8() == c.len_utf8() && c != 'Σ' => {
-                lower_len += l.len_utf8()
-            }
-            _ => {
-                aligned = false;
-                lower_len += c.to_lowercase().map(char::len_utf8).sum::<usize>();
-            }
-        }
-    }
-    if lower_len != trimmed.len() {
+    if lowering.lower_len != trimmed.len() {
         return None;
     }
-    if aligned {
+    if lowering.aligned {
         let word_start = trimmed
             .rfind(|c: char| !c.is_alphanumeric())
             .map_or(0, |i| {
@@ -2030,13 +2142,26 @@ fn data_postcodes(
     // The country the line's last comma-separated part names: the same for every candidate.
     let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
     let countries = std::cell::RefCell::new(LineCountries::new(line));
+    // Every reading below needs an end of the token that some country's format validates
+    // (most tokens are counts, times, prices and phone numbers of no postcode's length or
+    // opening): a token with none is passed before its label and countries are looked up.
+    let any_format = postcode::any_format();
+    let mut labels = LabelReader::new(line);
     for (start, ends) in tokens {
+        // Bit `i`: some format may validate the token to its `i`th end (a token has at most
+        // three ends).
+        let may_validate = ends.iter().enumerate().fold(0u8, |bits, (i, &end)| {
+            bits | u8::from(any_format.may_validate(&line[start..end])) << i
+        });
+        if may_validate == 0 {
+            continue;
+        }
         if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
             found.push(boxed);
             continue;
         }
         let before = &line[..start];
-        let label = postcode_label(before);
+        let label = labels.label(start);
         let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
         // The country named elsewhere in the line ([`country_in_line`]), read only when the
         // formats before it in the order below validate nothing.
@@ -2052,7 +2177,10 @@ fn data_postcodes(
         // The longest token that is a postcode of the page's region, of the country named
         // after it, of one named in the line or of its label's.
         let mut chosen = None;
-        for &end in &ends {
+        for (i, &end) in ends.iter().enumerate() {
+            if may_validate & 1 << i == 0 {
+                continue;
+            }
             let zip = &line[start..end];
             let named = countries
                 .borrow_mut()
@@ -4978,6 +5106,284 @@ mod tests {
             }
         }
         assert!(marked >= 20, "{marked}");
+    }
+
+    /// [`data_postcodes`] as it read before its tokens were passed by what no country's
+    /// format validates (and its look-ups were made cheaper): every token's label and
+    /// countries read, to hold the faster reading to.
+    fn data_postcodes_plain(
+        lines: &[&str],
+        index: usize,
+        line: &str,
+        street_index: usize,
+        page_region: Option<&str>,
+    ) -> Vec<TextAddress> {
+        let page_format = page_region
+            .filter(|r| !HAND_READ.contains(r))
+            .and_then(postcode::format);
+        let mut found = Vec::new();
+        let tokens = zip_tokens(line);
+        if tokens.is_empty() {
+            return found;
+        }
+        // The country the line's last comma-separated part names: the same for every candidate.
+        let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
+        let countries = std::cell::RefCell::new(LineCountries::new(line));
+        for (start, ends) in tokens {
+            if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
+                found.push(boxed);
+                continue;
+            }
+            let before = &line[..start];
+            let label = postcode_label(before);
+            let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
+            // The country named elsewhere in the line ([`country_in_line`]), read only when the
+            // formats before it in the order below validate nothing.
+            let mut in_line_country = None;
+            let mut in_line = || {
+                *in_line_country.get_or_insert_with(|| {
+                    last_part_country
+                        .or_else(|| countries.borrow_mut().named(part_before(line, start)))
+                        .and_then(postcode::format)
+                })
+            };
+            let valid =
+                |f: Option<&postcode::Format>, zip: &str| f.is_some_and(|f| f.validates(zip));
+            // The longest token that is a postcode of the page's region, of the country named
+            // after it, of one named in the line or of its label's.
+            let mut chosen = None;
+            for &end in &ends {
+                let zip = &line[start..end];
+                let named = countries
+                    .borrow_mut()
+                    .named(&line[end..])
+                    .and_then(postcode::format);
+                if valid(page_format, zip)
+                    || valid(named, zip)
+                    || valid(in_line(), zip)
+                    || valid(labelled_country, zip)
+                {
+                    chosen = Some((end, named));
+                    break;
+                }
+            }
+            let Some((end, named)) = chosen else {
+                continue;
+            };
+            let zip = &line[start..end];
+            if is_part_of_other_number(line, start, end) {
+                continue;
+            }
+            let after = &line[end..];
+            let Some(format) = [page_format, named, labelled_country]
+                .into_iter()
+                .flatten()
+                .find(|f| f.validates(zip))
+                .or_else(|| in_line().filter(|f| f.validates(zip)))
+            else {
+                continue;
+            };
+            let layout = format.layout();
+            // Without a label, only the layouts that print the postcode after the locality (the
+            // other layout is read by the patterns above).
+            if label.is_none() && !matches!(layout, Layout::ZipAfter | Layout::ZipLine) {
+                continue;
+            }
+            // A label before the postcode and the town after it (`C.P. 06000, Ciudad Ejemplo,
+            // CDMX`): `extract::postcode_places`.
+            let town_after = label
+                .filter(|_| !ends_address(after, format))
+                .and_then(|_| postcode_places::places_after(after, PLACE_TESTS));
+            let sentence_end = || postcode_places::ends_sentence(after);
+            if town_after.is_none() && !ends_address(after, format) && !sentence_end() {
+                continue;
+            }
+            let before = label.map_or(before, |(label_start, _)| &before[..label_start]);
+            let alone = before.trim().is_empty();
+            // `80020-310` or `CEP 80020-310` on its line: the locality is the line above, the
+            // street above it (or above a district line, [`street_over_district`]).
+            // A region named with its mark on the line between (`Львів` / `Львівська область` /
+            // `79000`, Google's `%C%n%S%n%Z`): the town is on the line above it.
+            let region_line = index
+                .checked_sub(1)
+                .and_then(|i| lines.get(i))
+                .filter(|line| alone && street_index >= 2 && is_marked_region(line));
+            let skip = usize::from(region_line.is_some());
+            let above = index
+                .checked_sub(1 + skip)
+                .and_then(|i| lines.get(i))
+                .filter(|_| alone && street_index > skip)
+                .map(|above| (above, places_before(above, format)))
+                .filter(|(_, (_, locality, _))| locality.is_some());
+            let (street, locality, region) = if let Some((town, state)) = town_after {
+                (street_for(lines, street_index, before), Some(town), state)
+            } else if let Some((above, (place_start, locality, region))) = above {
+                let street_at = street_index - 1 - skip;
+                let street = street_for(lines, street_at, &above[..place_start]).or_else(|| {
+                    (above[..place_start].trim().is_empty())
+                        .then(|| street_over_district(lines, street_at, format))
+                        .flatten()
+                });
+                let region = region.or_else(|| region_line.map(|r| r.trim().to_string()));
+                (street, locality, region)
+            } else if alone && label.is_none() {
+                continue;
+            } else {
+                let (place_start, locality, region) = places_before(before, format);
+                let street =
+                    street_for(lines, street_index, &before[..place_start]).or_else(|| {
+                        (locality.is_some() && before[..place_start].trim().is_empty())
+                            .then(|| street_over_district(lines, street_index, format))
+                            .flatten()
+                    });
+                (street, locality, region)
+            };
+            if label.is_none() && (street.is_none() || locality.is_none()) {
+                continue;
+            }
+            let (street, locality, region) = match region {
+                None => town_before_marked_region(street, locality),
+                region => (street, locality, region),
+            };
+            found.push(TextAddress {
+                parts: MarkedAddress {
+                    street,
+                    locality,
+                    region,
+                    postal_code: Some(zip.to_string()),
+                    country: country_after(after),
+                },
+                region: format.code,
+                line: index,
+            });
+        }
+        found
+    }
+
+    /// Lines around postcodes of the layouts [`data_postcodes`] reads, with labels, countries
+    /// named before and after, boxes and numbers that are no postcode.
+    const DATA_POSTCODE_LINES: &[&str] = &[
+        "Exemplo Comercial Ltda",
+        "Rua Exemplo, 123 - Sala 4",
+        "Centro, Curitiba - PR",
+        "80020-310",
+        "CEP 80020-310",
+        "Plot 12, Sample Road, Chennai 600 042, India",
+        "Door 5, Example Street, Chennai 600042",
+        "Col. Centro C.P. 06000, Ciudad Ejemplo, CDMX",
+        "Calle Ejemplo 45, Col. Centro, 06600 Ciudad de México, México",
+        "P.O. Box 12345-00100, Nairobi",
+        "S.L.P. 12345-00100",
+        "Nairobi, Kenya",
+        "10 Example Road, Singapore 049321",
+        "Call 0123 456 789 or 2026 from 9-17, 12 items for 1500",
+        "PIN: 400001, Mumbai",
+        "Вулиця Прикладна, 10",
+        "Львів",
+        "Львівська область",
+        "79000",
+        "Ünïcödé straße 5, 12345 Ort, Deutschland",
+        "İstanbul Cad. 10, 34000 İstanbul, Türkiye",
+        "Tel. +43 1 234 56 78, ab 12 cd 3456 7890123 1234567890",
+        "Unit 7, Sample Lane, Example Town 1234, Philippines",
+        "Block 3, Jalan Contoh 5, 47100 Puchong, Selangor, Malaysia",
+        "Eircode: A65 F4E2",
+        "〒100-0001 東京都千代田区1-2-3",
+    ];
+
+    /// Regions [`data_postcodes`] is read on in the tests: none, hand-read ones and data ones
+    /// of each layout.
+    const DATA_POSTCODE_REGIONS: &[Option<&str>] = &[
+        None,
+        Some("BR"),
+        Some("IN"),
+        Some("MX"),
+        Some("KE"),
+        Some("SG"),
+        Some("UA"),
+        Some("DE"),
+        Some("US"),
+        Some("PH"),
+        Some("JP"),
+    ];
+
+    /// Holds [`data_postcodes`] to [`data_postcodes_plain`] on every line of `lines` (and on
+    /// the line read with a street above it).
+    fn assert_data_postcodes_as_plain(lines: &[&str]) -> usize {
+        let mut found = 0;
+        for region in DATA_POSTCODE_REGIONS {
+            for index in 0..lines.len() {
+                for street_index in [index, index.saturating_sub(1)] {
+                    let read = data_postcodes(lines, index, lines[index], street_index, *region);
+                    let plain =
+                        data_postcodes_plain(lines, index, lines[index], street_index, *region);
+                    assert_eq!(read, plain, "{:?} {region:?}", lines[index]);
+                    found += read.len();
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn data_postcodes_read_as_the_plain_reading() {
+        let found = assert_data_postcodes_as_plain(DATA_POSTCODE_LINES);
+        // The lines hold addresses: the comparison is not of empty readings only.
+        assert!(found > 20, "{found}");
+        for window in DATA_POSTCODE_LINES.windows(3) {
+            assert_data_postcodes_as_plain(window);
+        }
+    }
+
+    /// Holds [`LabelReader`] to [`postcode_label`] on `line`: every char boundary asked in
+    /// order, then the token starts of the line in order, then backwards.
+    fn assert_label_reader_as_postcode_label(line: &str) {
+        let starts: Vec<usize> = (0..=line.len())
+            .filter(|&i| line.is_char_boundary(i))
+            .collect();
+        let tokens: Vec<usize> = zip_tokens(line).iter().map(|(start, _)| *start).collect();
+        for order in [starts.clone(), tokens, starts.into_iter().rev().collect()] {
+            let mut reader = LabelReader::new(line);
+            for start in order {
+                assert_eq!(
+                    reader.label(start),
+                    postcode_label(&line[..start]),
+                    "{line:?} {start}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn labels_read_along_a_line_are_those_of_the_text_before() {
+        for line in DATA_POSTCODE_LINES.iter().chain(&[
+            "İİİ CEP 80020-310, ẞtraße PIN 400001 Σ c.p. 06000",
+            "ΣΑΣ: Pincode - 400001 código postal 28001 〒100-0001",
+            "Ünïcödé: PLZ 12345, psč 811 01, Eircode A65 F4E2",
+        ]) {
+            assert_label_reader_as_postcode_label(line);
+        }
+        // The lines hold labels the reader finds.
+        let mut reader = LabelReader::new("É CEP 80020-310");
+        assert_eq!(reader.label(7), Some((3, Some("BR"))));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn data_postcodes_read_any_line_as_the_plain_reading(
+            line in "([A-Z][a-z]{1,6}|[a-z]{1,6}|[0-9]{1,7}|[ ,.:-]|[ ,]|é|İ|ẞ|日|\u{a0}|C\\.P\\.|CEP|PIN|Pincode|India|México|Kenya|Singapore|Brasil|P\\.O\\. Box|Chennai 600 042|80020-310|A65 F4E2|-00100){0,14}",
+            above in "([A-Z][a-z]{1,6}|[a-z]{1,6}|[0-9]{1,4}|[ ,-]|Rua|Road|Street){0,8}",
+        ) {
+            assert_label_reader_as_postcode_label(&line);
+            let lines = [above.as_str(), line.as_str()];
+            for region in DATA_POSTCODE_REGIONS {
+                for street_index in [0, 1] {
+                    let read = data_postcodes(&lines, 1, &line, street_index, *region);
+                    let plain = data_postcodes_plain(&lines, 1, &line, street_index, *region);
+                    proptest::prop_assert_eq!(read, plain);
+                }
+            }
+        }
     }
 
     /// [`super::from_lines`] with the budget of a page of the lines' size.

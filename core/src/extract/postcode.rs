@@ -246,6 +246,13 @@ pub struct AnyOf {
     first_wide: bool,
 }
 
+/// [`AnyOf`] every format of the data: a candidate it turns away is a postcode of no country.
+/// Built on first use (it reads every country's pattern).
+pub fn any_format() -> &'static AnyOf {
+    static ANY: OnceLock<AnyOf> = OnceLock::new();
+    ANY.get_or_init(|| AnyOf::new(&formats().iter().collect::<Vec<_>>()))
+}
+
 impl AnyOf {
     /// The union of `formats` (a format whose pattern is unread validates nothing).
     pub fn new(formats: &[&Format]) -> AnyOf {
