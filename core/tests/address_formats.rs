@@ -999,3 +999,310 @@ fn an_office_label_or_heading_is_no_unit() {
         ),
     ]);
 }
+
+/// Class `postcode.town_line_above_street`: in the countries that print the postcode first,
+/// a line of the postcode and town alone may stand above the street line (Hungarian,
+/// Bulgarian and Russian cards); before, nothing was read.
+#[test]
+fn the_postcode_and_town_line_above_the_street_line() {
+    assert_reads(&[
+        (
+            "https://minta.hu/",
+            "<p>Minta Kft.</p><p>1011 Budapest<br>Minta utca 12.</p>",
+            ["Minta utca 12", "Budapest", "1011"],
+        ),
+        (
+            "https://primer.bg/",
+            "<p>Пример ЕООД</p><p>1000 София<br>ул. Примерна 12</p>",
+            ["ул. Примерна 12", "София", "1000"],
+        ),
+        (
+            "https://primer.ru/",
+            "<p>ООО Пример</p><p>123456, г. Москва,<br>ул. Примерная, д. 12</p>",
+            ["ул. Примерная, д. 12", "Москва", "123456"],
+        ),
+    ]);
+}
+
+/// Class `postcode.town_line_above_street`, negatives: in a list of addresses printed street
+/// first, a street stays with the town line below it, not the one above; a postcode line
+/// above prose or a count is no address.
+#[test]
+fn a_street_below_a_town_line_that_has_its_own_town_below_it_stays_there() {
+    assert_reads(&[(
+        "https://minta.hu/",
+        "<p>1011 Budapest<br>Minta utca 12.<br>1012 Budapest</p>",
+        ["Minta utca 12", "Budapest", "1012"],
+    )]);
+    for (url, html) in [
+        (
+            "https://minta.hu/",
+            "<p>1011 Budapest<br>Nyitva tartás hétfőtől péntekig</p>",
+        ),
+        (
+            "https://primer.bg/",
+            "<p>1000 София<br>Над 1200 клиенти</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `address.premise`: the block, staircase, entrance, floor and flat chunks after a
+/// Romanian or Bulgarian street (`bl. A2, sc. 1, ap. 5`; `бл. 5, вх. А, ет. 3, ап. 7`) are
+/// not counted in the street's length; with four of them, nothing was read.
+#[test]
+fn block_staircase_floor_and_flat_chunks_after_the_street() {
+    assert_reads(&[
+        (
+            "https://exemplu.ro/",
+            "<p>Adresa: Strada Exemplu 12, bl. A2, sc. 1, ap. 5, București 030167</p>",
+            [
+                "Strada Exemplu 12, bl. A2, sc. 1, ap. 5",
+                "București",
+                "030167",
+            ],
+        ),
+        (
+            "https://primer.bg/",
+            "<p>Адрес: ул. Примерна 12, бл. 5, вх. А, ет. 3, ап. 7, 1000 София</p>",
+            [
+                "ул. Примерна 12, бл. 5, вх. А, ет. 3, ап. 7",
+                "София",
+                "1000",
+            ],
+        ),
+    ]);
+}
+
+/// Class `address.premise`, negatives: chunks after the street that hold no premise word
+/// still count, so a street followed by a description of where it is (more than eight words)
+/// is no street.
+#[test]
+fn chunks_without_a_premise_word_count_in_the_street() {
+    for (url, html) in [
+        (
+            "https://exemplu.ro/",
+            "<p>Strada Exemplu nr. 12, aproape de gara de nord din oraș, București 030167</p>",
+        ),
+        (
+            "https://primer.bg/",
+            "<p>ул. Примерна 12, до голямата гара в центъра на града, 1000 София</p>",
+        ),
+    ] {
+        assert_eq!(
+            parts(url, html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
+/// Class `region.printed_country`: on a host without a country-code domain, a country's name
+/// ending an address line decides the page's country, so the postcode is read with that
+/// country's format; before, the language's main country was tried and nothing was read.
+#[test]
+fn a_country_ending_the_address_line_decides_a_dot_com_page() {
+    assert_reads(&[
+        (
+            "https://sample.com/",
+            "<p>Av. Ejemplo 123, Miraflores 15074, Lima, Perú</p>",
+            ["Av. Ejemplo 123", "Miraflores", "15074"],
+        ),
+        (
+            "https://sample.com/",
+            "<p>Strada Exemplu 12, 030167 Bucharest, Romania</p>",
+            ["Strada Exemplu 12", "Bucharest", "030167"],
+        ),
+    ]);
+}
+
+/// Class `region.printed_country`, negatives: a paragraph that lists places and ends with a
+/// country is no address line, and a country after words with no number is no address: neither
+/// names the page's country.
+#[test]
+fn a_paragraph_or_a_list_of_countries_decides_no_country() {
+    for html in [
+        "<html lang=en><body><p>The cable runs 21 kilometres from the coast, past ports in \
+         several countries on the way north and west, reaching landing stations at the edge of \
+         the sea in Portugal, France, Belgium and finally, Germany.</p></body></html>",
+        "<html lang=en><body><p>We ship to Austria, Belgium, Germany</p></body></html>",
+    ] {
+        let page = page("https://sample.com/", html);
+        let decided = page.region.ballot.decide().region;
+        assert!(
+            !page
+                .region
+                .ballot
+                .regions()
+                .iter()
+                .any(|r| matches!(*r, "DE" | "AT" | "BE")),
+            "{html}: {decided:?}"
+        );
+    }
+}
+
+/// Class `address.grid_street`: a street whose numbers are set apart by marks or words (the
+/// Colombian `Calle 100 # 15-20`, the street and then the crossing street's number and the
+/// distance from it; a Chilean street with its office number `Av. Ejemplo 3000 Of. 1201`)
+/// has as many digits as a phone, but in no phone's group; before, seven digits or more made
+/// any street chunk a phone.
+#[test]
+fn a_street_with_as_many_digits_as_a_phone_in_separate_numbers() {
+    assert_reads(&[
+        (
+            "https://sample.com.co/",
+            "<p>Calle 100 # 15-20, Bogotá, Colombia</p>",
+            ["Calle 100 # 15-20", "Bogotá", ""],
+        ),
+        (
+            "https://sample.com.co/",
+            "<p>Cra. 15 # 100-20, Medellín, Colombia</p>",
+            ["Cra. 15 # 100-20", "Medellín", ""],
+        ),
+        (
+            "https://ejemplo.cl/",
+            "<p>Av. Ejemplo 3000 Oficina 1201, Providencia, Santiago, Chile</p>",
+            ["Av. Ejemplo 3000 Oficina 1201, Providencia", "Santiago", ""],
+        ),
+    ]);
+}
+
+/// Class `address.grid_street`, negative: a phone number grouped by spaces or dashes beside a
+/// street word is still a phone, not a street.
+#[test]
+fn a_phone_grouped_after_a_street_word_is_no_street() {
+    for html in [
+        "<p>Dirección: Calle 10 601 234 5678, Bogotá, Colombia</p>",
+        "<p>Dirección: Carrera 7 601-234-5678, Bogotá, Colombia</p>",
+    ] {
+        let found = parts("https://sample.com.co/", html);
+        assert!(
+            found
+                .iter()
+                .all(|p| p[0].as_deref().is_none_or(|street| !street.contains("234"))),
+            "{html}: {found:?}"
+        );
+    }
+}
+
+/// Class `label.postcode` in Hebrew, Romanian and French (`מיקוד`, `cod poștal`, `code
+/// postal`): the label before the postcode is no part of the town, and the town no part of
+/// the street; before, the Hebrew label was read as the town and the Romanian and French
+/// lines as nothing.
+#[test]
+fn postcode_labels_in_hebrew_romanian_and_french() {
+    assert_reads(&[
+        (
+            "https://sample.co.il/",
+            "<p>רח׳ הדוגמה 12, תל אביב-יפו, מיקוד 6100000</p>",
+            ["רח׳ הדוגמה 12", "תל אביב-יפו", "6100000"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<p>Strada Exemplu 12, București, cod poștal 030167</p>",
+            ["Strada Exemplu 12", "București", "030167"],
+        ),
+        (
+            "https://exemple.fr/",
+            "<p>12 rue Exemple, Paris, code postal 75002</p>",
+            ["12 rue Exemple", "Paris", "75002"],
+        ),
+    ]);
+}
+
+/// Class `address.state_line_below_town`: a postcode line that holds a state and the postcode
+/// alone, the town ending the line above (Indian, Brazilian cards): the town is the locality
+/// and the state the region; before, the state was read as the town and the town glued to
+/// the street.
+#[test]
+fn a_state_and_postcode_line_below_the_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>Shop No. 5, Sample Complex,<br>MG Road, Bengaluru,<br>Karnataka - 560001</p>",
+            ["Shop No. 5, Sample Complex, MG Road", "Bengaluru", "560001"],
+        ),
+        (
+            "https://sample.in/",
+            "<p>12 Sample Road, Sample Nagar<br>Pune<br>Maharashtra 411001</p>",
+            ["12 Sample Road, Sample Nagar", "Pune", "411001"],
+        ),
+        (
+            "https://sample.com.br/",
+            "<p>Rua Exemplo, 123<br>São Paulo<br>SP 01001-000</p>",
+            ["Rua Exemplo, 123", "São Paulo", "01001-000"],
+        ),
+    ]);
+}
+
+/// Class `address.state_line_below_town`, negative: a town and postcode line (no state) keeps
+/// its town, with the street above it.
+#[test]
+fn a_town_and_postcode_line_keeps_its_town() {
+    assert_reads(&[
+        (
+            "https://sample.in/",
+            "<p>12 Sample Road, Sample Nagar<br>Pune 411001</p>",
+            ["12 Sample Road, Sample Nagar", "Pune", "411001"],
+        ),
+        (
+            "https://sample.com.br/",
+            "<p>Rua Exemplo, 123<br>Centro<br>Curitiba 80020-310</p>",
+            ["Rua Exemplo, 123", "Curitiba", "80020-310"],
+        ),
+    ]);
+}
+
+/// Class `text.glued_numbers`: the street and the postcode line written as two elements with
+/// nothing between them (`<span>…12</span><span>0150 Oslo</span>`, set out as two lines by
+/// the page's style) are read apart; before, the house number and the postcode were one
+/// number and nothing was read.
+#[test]
+fn a_street_and_postcode_in_elements_with_nothing_between_them() {
+    assert_reads(&[
+        (
+            "https://sample.no/",
+            "<div><span>Eksempelveien 12</span><span>0150 Oslo</span></div>",
+            ["Eksempelveien 12", "Oslo", "0150"],
+        ),
+        (
+            "https://sample.se/",
+            "<p><span>Exempelgatan 12</span><span>111 22 Stockholm</span></p>",
+            ["Exempelgatan 12", "Stockholm", "111 22"],
+        ),
+        (
+            "https://sample.es/",
+            "<div><span>Calle Mayor 12</span><span>28013 Madrid</span></div>",
+            ["Calle Mayor 12", "Madrid", "28013"],
+        ),
+    ]);
+}
+
+/// Class `address.floor_and_door`: a floor written with an ordinal's mark and a door letter
+/// after the house number (`2º B`, `5° B`) ends a street as `2o B` does; before, a street
+/// without a street word (`Mayor 12`, `C/ Mayor 12`) followed by one read nothing.
+#[test]
+fn a_floor_with_an_ordinal_mark_and_a_door_after_the_house_number() {
+    assert_reads(&[
+        (
+            "https://ejemplo.es/",
+            "<p>C/ Mayor 12, 2º B, 28013 Madrid</p>",
+            ["C/ Mayor 12, 2º B", "Madrid", "28013"],
+        ),
+        (
+            "https://exemple.cat/",
+            "<html lang=ca><p>Major 12, 2º B, 08001 Barcelona</p></html>",
+            ["Major 12, 2º B", "Barcelona", "08001"],
+        ),
+        (
+            "https://ejemplo.com.uy/",
+            "<p>Ejemplo 1234, 5° B, 11000 Montevideo</p>",
+            ["Ejemplo 1234, 5° B", "Montevideo", "11000"],
+        ),
+    ]);
+}

@@ -1319,6 +1319,11 @@ const POSTCODE_LABELS: &[(&str, Option<&str>)] = &[
     ("zip code", None),
     ("psč", None),
     ("〒", Some("JP")),
+    // Israel: `מיקוד 6100000`; Romania: `cod poștal 030167`; French: `code postal`.
+    ("מיקוד", Some("IL")),
+    ("cod poștal", Some("RO")),
+    ("cod postal", Some("RO")),
+    ("code postal", None),
 ];
 
 /// The postcode label that ends `before` (after trimming spaces, colons, dots and dashes):
@@ -1835,6 +1840,14 @@ fn country_named(after: &str) -> Option<&'static str> {
     country_words(after).and_then(country_of_words)
 }
 
+/// The country `name` names when it is a country's name and nothing else (`Perú`, `Romania`,
+/// `Suomi`): the data's English names and the names in the countries' own languages of
+/// [`region_of_country`], case and accents ignored.
+pub(crate) fn country_of_whole_name(name: &str) -> Option<&'static str> {
+    let words = country_words(name).filter(|words| *words == name)?;
+    country_of_words(words)
+}
+
 /// The words [`country_named`] reads after a postcode: the run of letters and spaces after
 /// spaces and punctuation, without the spaces at its end; `None` when it is empty or longer
 /// than any country's name.
@@ -2258,12 +2271,18 @@ fn data_postcodes(
             continue;
         } else {
             let (place_start, locality, region) = places_before(before, format);
-            let street = street_for(lines, street_index, &before[..place_start]).or_else(|| {
-                (locality.is_some() && before[..place_start].trim().is_empty())
-                    .then(|| street_over_district(lines, street_index, format))
-                    .flatten()
-            });
-            (street, locality, region)
+            match town_above_state(lines, street_index, before, place_start, &locality, format) {
+                Some((street, town)) if region.is_none() => (street, Some(town), locality),
+                _ => {
+                    let street =
+                        street_for(lines, street_index, &before[..place_start]).or_else(|| {
+                            (locality.is_some() && before[..place_start].trim().is_empty())
+                                .then(|| street_over_district(lines, street_index, format))
+                                .flatten()
+                        });
+                    (street, locality, region)
+                }
+            }
         };
         if label.is_none() && (street.is_none() || locality.is_none()) {
             continue;
@@ -2285,6 +2304,35 @@ fn data_postcodes(
         });
     }
     found
+}
+
+/// The street and the town of an address whose postcode line holds a state and the postcode
+/// alone, the town ending the line above (class `address.state_line_below_town`: Indian
+/// `Sample Nagar` / `Pune` / `Maharashtra 411001`, `MG Road, Bengaluru,` / `Karnataka -
+/// 560001`; Brazilian `São Paulo` / `SP 01001-000`): the place before the postcode
+/// (`locality`, read from `before[place_start..]`) is a state's name of the lexicon or a
+/// two-letter state code, nothing precedes it, and the line above ends with a place name that
+/// is neither. `None` otherwise (the place is the town).
+fn town_above_state(
+    lines: &[&str],
+    street_index: usize,
+    before: &str,
+    place_start: usize,
+    locality: &Option<String>,
+    format: &postcode::Format,
+) -> Option<(Option<String>, String)> {
+    let is_state = |place: &str| {
+        is_region_name(place) || (place.len() == 2 && place.bytes().all(|b| b.is_ascii_uppercase()))
+    };
+    if !before[..place_start].trim().is_empty() || !locality.as_deref().is_some_and(is_state) {
+        return None;
+    }
+    let above_index = street_index.checked_sub(1)?;
+    let above = lines.get(above_index)?.trim_end().trim_end_matches(',');
+    let (town_start, town, town_region) = places_before(above, format);
+    let town = town.filter(|town| town_region.is_none() && !is_state(town))?;
+    let street = street_for(lines, above_index, &above[..town_start]);
+    Some((street, town))
 }
 
 /// The tests of a place name and of an address's end, for `extract::postcode_places`.
@@ -2473,7 +2521,11 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
     } else {
         last
     };
-    let last = without_number_mark(last.trim_end_matches([',', '.']));
+    // An ordinal's mark after a floor's number (class `address.floor_and_door`: `2º B`, `1.ª`,
+    // `3° izq.` written after the house number) reads as `2o`, `1a` do.
+    let last = without_number_mark(last.trim_end_matches([',', '.']))
+        .trim_end_matches(['º', 'ª', '°'])
+        .trim_end_matches('.');
     last.starts_with(|c: char| c.is_ascii_digit())
         && last.len() <= 9
         && last

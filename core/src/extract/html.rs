@@ -164,6 +164,10 @@ pub fn parse_reusing(html: &str, buffers: &mut ParseBuffers, budget: &PageBudget
     walker.finish()
 }
 
+/// Digits the text of an element must open with for a number it is glued to to be read
+/// apart from it (class `text.glued_numbers`, [`Walker::push_text`]).
+const MIN_GLUED_NUMBER_DIGITS: usize = 3;
+
 struct Walker<'b> {
     doc: Document,
     /// What the walk may still do and copy.
@@ -182,6 +186,9 @@ struct Walker<'b> {
     heading_start: Option<(usize, u8)>,
     /// Where the text of the open `<address>` element starts.
     address_start: Option<usize>,
+    /// Whether an element started since the last text was written: the texts of two elements
+    /// that meet with no white space between them may need one (see [`Walker::push_text`]).
+    element_since_text: bool,
     /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
     link_captures: Vec<(usize, usize)>,
     /// Open property captures: (target, text start).
@@ -238,6 +245,7 @@ impl<'b> Walker<'b> {
             footer_start: 0,
             heading_start: None,
             address_start: None,
+            element_since_text: false,
             link_captures: Vec::new(),
             prop_captures: Vec::new(),
             scopes: Vec::new(),
@@ -272,7 +280,7 @@ impl<'b> Walker<'b> {
                     self.push_text(text);
                     index += 1;
                 }
-                Node::Element(element) => match self.enter(markup, index, &element) {
+                Node::Element(element) => match self.enter_after_text(markup, index, &element) {
                     Some(exit) => {
                         // Leaving an element with nothing to undo does nothing (most inline
                         // elements): it is not kept open. Subtrees nest, so the elements
@@ -289,6 +297,17 @@ impl<'b> Walker<'b> {
         while let Some((_, exit)) = open.pop() {
             self.leave(exit);
         }
+    }
+
+    /// [`Walker::enter`], noting that an element started since the last text was written.
+    fn enter_after_text(
+        &mut self,
+        markup: &Markup<'_>,
+        index: usize,
+        element: &Element<'_>,
+    ) -> Option<Exit> {
+        self.element_since_text = true;
+        self.enter(markup, index, element)
     }
 
     /// Handles the start tag of `element`, node `index` of `markup`; returns `None` when its
@@ -612,6 +631,18 @@ impl<'b> Walker<'b> {
         }
         let decoded = entities::decode(raw);
         if self.may_copy(decoded.len()) {
+            // Numbers of two elements written with nothing between them (class
+            // `text.glued_numbers`: `<span>Sample Street 12</span><span>0150 Oslo</span>`,
+            // laid out as two lines by the page's style) are two numbers, not one, when the
+            // second has three digits or more (a postcode's); a pager's `1`, `2` … `10` stays
+            // as it is written.
+            let leading_digits = decoded.bytes().take_while(u8::is_ascii_digit).count();
+            if std::mem::take(&mut self.element_since_text)
+                && leading_digits >= MIN_GLUED_NUMBER_DIGITS
+                && self.doc.text.ends_with(|c: char| c.is_ascii_digit())
+            {
+                self.doc.text.push(' ');
+            }
             push_collapsed(&mut self.doc.text, &decoded);
         }
     }
@@ -1310,6 +1341,22 @@ mod tests {
         assert_eq!(lines(&doc), ["shown"]);
         assert_eq!(doc.links.len(), 1);
         assert_eq!(doc.links[0].href, "/contact");
+    }
+
+    /// Class `text.glued_numbers`: numbers of two elements written with nothing between
+    /// them are read apart when the second has three digits or more (a postcode after a house
+    /// number); a pager's `1`, `2` … `10` and a number split for its style stay as written.
+    #[test]
+    fn numbers_of_elements_with_nothing_between_them() {
+        let doc = parse("<p><span>Sample Street 12</span><span>0150 Oslo</span></p>");
+        assert_eq!(doc.text.trim(), "Sample Street 12 0150 Oslo");
+        let pager: String = (1..=10)
+            .map(|n| format!("<a rel=\"{n}\">{n}</a>"))
+            .collect();
+        let doc = parse(&format!("<div>{pager}</div>"));
+        assert_eq!(doc.text.trim(), "12345678910");
+        let doc = parse("<p>Sample Street 12<b>0150</b> Oslo</p><p>12<span>34</span></p>");
+        assert_eq!(doc.text.trim(), "Sample Street 12 0150 Oslo\n1234");
     }
 
     #[test]

@@ -935,6 +935,8 @@ const MAX_TEXT_CALLING_CODES: usize = 4;
 /// Most distinct international `tel:`/WhatsApp links, and most JSON-LD `telephone` values,
 /// whose calling code is read as evidence.
 const MAX_LINK_CALLING_CODES: usize = 4;
+/// Most address lines ending with a country's name read as evidence.
+const MAX_PRINTED_COUNTRIES: usize = 4;
 /// Most currencies read as evidence.
 const MAX_CURRENCIES: usize = 3;
 /// Most writing systems read as evidence.
@@ -1017,6 +1019,15 @@ fn region_hint(
     if ballot.strongest() >= Source::Tld.weight() {
         add_weak_evidence(doc, &mut ballot);
         return ballot;
+    }
+    // A country's name ending an address line (`…, Lima, Perú`): the country a `.com` page's
+    // address is in when its postcode is not one of the hand-read patterns, or it has none.
+    for country in lines
+        .iter()
+        .filter_map(|line| no_postcode::country_ending_address_line(line))
+        .take(MAX_PRINTED_COUNTRIES)
+    {
+        ballot.vote(country, Source::PrintedCountry);
     }
     let mut text_numbers = 0;
     'lines: for line in lines {

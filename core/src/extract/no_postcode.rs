@@ -318,7 +318,7 @@ fn is_street(chunk: &str, evidence: Evidence) -> bool {
     chunk.len() <= MAX_CHUNK
         && !chunk.contains(['@', ':'])
         && !chunk.contains("http")
-        && digits(chunk) < 7
+        && longest_digit_group(chunk) < MIN_PHONE_DIGITS
         && (evidence != Evidence::Label || digits(chunk) > 0)
         && (address::has_street_word_in(chunk)
             || (evidence == Evidence::Unlabelled && is_typeless_street(chunk)))
@@ -396,6 +396,32 @@ fn country_code(chunk: &str) -> Option<&'static str> {
         .or_else(|| country_without_postcode(chunk))
 }
 
+/// Longest line [`country_ending_address_line`] reads, in bytes.
+const MAX_ADDRESS_LINE_BYTES: usize = 160;
+/// Longest country name [`country_ending_address_line`] reads, in bytes.
+const MAX_COUNTRY_NAME_BYTES: usize = 64;
+
+/// The country an address line names in its last comma-separated part, that part being the
+/// name alone (`…, Miraflores 15074, Lima, Perú`, `…, Bogotá, Colombia`, `…, Dubai, United
+/// Arab Emirates`), with a digit (a house number or a postcode) before it: evidence of the
+/// page's country (class `region.printed_country`, `extract::region`): the names
+/// [`address::country_of_whole_name`] reads, and the countries without a postcode.
+pub(crate) fn country_ending_address_line(line: &str) -> Option<&'static str> {
+    // An address line, not a paragraph listing places (`… Danang, Vietnam, …, Germany.`).
+    if line.len() > MAX_ADDRESS_LINE_BYTES {
+        return None;
+    }
+    let (before, last) = line.rsplit_once(',')?;
+    let last = last.trim().trim_end_matches('.').trim_end();
+    if last.is_empty()
+        || last.len() > MAX_COUNTRY_NAME_BYTES
+        || !before.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    address::country_of_whole_name(last).or_else(|| country_without_postcode(last))
+}
+
 /// The countries without a postcode and their English names, from Google's address metadata
 /// (the data of libaddressinput, Apache-2.0), vendored as
 /// `core/data/countries-without-postcodes.tsv` with its source and version
@@ -456,6 +482,35 @@ fn is_bare_house_number(chunk: &str) -> bool {
 
 fn digits(text: &str) -> usize {
     text.bytes().filter(u8::is_ascii_digit).count()
+}
+
+/// Digits of a phone number written in groups: a chunk with a group of this many is a phone,
+/// not a street.
+const MIN_PHONE_DIGITS: usize = 7;
+
+/// The most digits of one group of `text`: a run of digits and the single spaces, dots, dashes
+/// and slashes between them, as phone numbers are grouped (`601 234 5678`, `601-234-5678`).
+/// A street's numbers are set apart by words or marks (class `address.grid_street`: `Calle 100
+/// # 15-20`, the street, then the crossing street's number and the distance from it; `12345
+/// Sample Highway Suite 1200`), so their digits together may be as many as a phone's.
+fn longest_digit_group(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut longest, mut current) = (0, 0);
+    for (at, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            current += 1;
+            longest = longest.max(current);
+        } else {
+            let joins = matches!(b, b' ' | b'.' | b'-' | b'/')
+                && at > 0
+                && bytes[at - 1].is_ascii_digit()
+                && bytes.get(at + 1).is_some_and(u8::is_ascii_digit);
+            if !joins {
+                current = 0;
+            }
+        }
+    }
+    longest
 }
 
 /// Calls `read` with the layout of `lines` read as a page's text whose blocks start at the

@@ -85,7 +85,9 @@ pub(crate) fn read(
                     .flatten()
             });
             // Town and postcode before the street (`extract::town_first`).
-            let parts = parts.or_else(|| town_first::read_at(line, start, end));
+            let parts = parts
+                .or_else(|| town_first::read_at(line, start, end))
+                .or_else(|| town_first::read_above_street(lines, index, (start, end), format));
             if let Some(parts) = parts {
                 out.push(TextAddress {
                     parts,
@@ -215,11 +217,20 @@ fn town_then_zip(
 /// Whether `street` is a street by more than its shape: at most eight words, and a street
 /// word of the lexicon (`str`, `utca`, `calle`…) or a street name with a house number first
 /// or last (`12`, `12a`, `12-14`, `156/3`; not an ordinal: `500th anniversary` is prose).
+/// The premise chunks after the first (class `address.premise`: a block, staircase, floor
+/// and flat, `Strada Exemplu 12, bl. A2, sc. 1, et. 3, ap. 5`, `ул. Примерна 12, бл. 5, вх.
+/// А, ет. 3, ап. 7`) are not counted: each is short and holds a premise word.
 fn is_strong_street(street: &str) -> bool {
-    let words: Vec<&str> = street.split_whitespace().collect();
-    if words.len() > 8 {
+    let counted_words: usize = street
+        .split(',')
+        .enumerate()
+        .filter(|&(at, chunk)| at == 0 || !is_premise(chunk))
+        .map(|(_, chunk)| chunk.split_whitespace().count())
+        .sum();
+    if counted_words > 8 {
         return false;
     }
+    let words: Vec<&str> = street.split_whitespace().collect();
     let numbered =
         |word: Option<&&str>| word.is_some_and(|w| is_house_number(w.trim_end_matches([',', '.'])));
     has_street_word_in(street)

@@ -5,8 +5,9 @@
 //! Each kind of evidence ([`Source`]) gives each region it names a weight once; the region
 //! with the largest sum wins, ties going to the region named first by the stronger kind.
 //! Weights: a JSON-LD or microdata `addressCountry` 8; a printed address whose postcode
-//! pattern belongs to a country 7 with a state or province (US, CA, AU), otherwise 5; the
-//! ccTLD 4; the calling code of an international number on the page (`tel:+…`, WhatsApp
+//! pattern belongs to a country 7 with a state or province (US, CA, AU), otherwise 5; a
+//! country's name ending a printed address line 4 (read, like the evidence below, only when
+//! nothing of weight 4 or more was found first); the ccTLD 4; the calling code of an international number on the page (`tel:+…`, WhatsApp
 //! links, JSON-LD `telephone`, `+…` in the text) 3, one more when two or more numbers share
 //! it; `geo.region` 3; a currency that belongs to one country (`₹`, `R$`, `MXN`…) 2; the
 //! region subtag of `<html lang>` 2, the main country of its language alone 1; a writing
@@ -30,6 +31,8 @@ pub enum Source {
     PrintedWithState,
     /// A printed address whose postcode pattern belongs to one country.
     Printed,
+    /// A country's name ending a printed address line (`…, Lima, Perú`).
+    PrintedCountry,
     /// The country-code top-level domain of the page's host.
     Tld,
     /// The calling code of an international number on the page.
@@ -56,7 +59,7 @@ impl Source {
             Source::Structured => 8,
             Source::PrintedWithState => 7,
             Source::Printed => 5,
-            Source::Tld => 4,
+            Source::PrintedCountry | Source::Tld => 4,
             Source::CallingCode | Source::NationalNumber | Source::GeoMeta => 3,
             Source::Currency | Source::LangRegion => 2,
             Source::Language | Source::Script => 1,

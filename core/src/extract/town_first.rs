@@ -21,8 +21,10 @@
 use std::sync::OnceLock;
 
 use crate::extract::address::{
-    ends_with_house_number, has_street_name, has_street_word_in, is_place_name, MarkedAddress,
+    ends_with_house_number, has_street_name, has_street_word_in, is_place_name, zip_tokens,
+    MarkedAddress,
 };
+use crate::extract::postcode;
 use crate::lexicon;
 
 /// Longest line read, in bytes: an address line, not a paragraph.
@@ -62,6 +64,62 @@ pub(crate) fn read_at(line: &str, start: usize, end: usize) -> Option<MarkedAddr
         region: None,
         postal_code: Some(line[start..end].to_string()),
         country: None,
+    })
+}
+
+/// The address whose postcode (one of the page region's) opens line `index` of `lines`
+/// (`start..end`), when that line holds nothing but the postcode and its town and the street
+/// is the line below (class `postcode.town_line_above_street`: `1052 Budapest` / `Minta utca
+/// 7.`, `1000 София` / `ул. Примерна 12`, `101000, г. Москва,` / `ул. Примерная, д. 12`).
+/// The line below must be a street as [`read_at`] reads one after the town, and the line
+/// below it no postcode of the region: a list of addresses printed street, then town keeps
+/// each street with its own town. Called by the reader of the other order
+/// (`extract::postcode_order`) when nothing above or beside the postcode is a street.
+pub(crate) fn read_above_street(
+    lines: &[&str],
+    index: usize,
+    (start, end): (usize, usize),
+    format: &postcode::Format,
+) -> Option<MarkedAddress> {
+    let line = lines.get(index)?;
+    if line.len() > MAX_LINE || !after_label(&line[..start]).trim().is_empty() {
+        return None;
+    }
+    let after = &line[end..];
+    let town = after
+        .strip_prefix(',')
+        .unwrap_or(after)
+        .trim()
+        .trim_end_matches([',', ' ', '\u{a0}']);
+    let town = without_town_mark(town);
+    if !is_place_name(town) || town.split_whitespace().count() > 3 {
+        return None;
+    }
+    let street_line = lines.get(index + 1)?.trim();
+    if street_line.len() > MAX_LINE || holds_zip_of(street_line, format) {
+        return None;
+    }
+    let street = street_field(after_label(street_line))?;
+    if lines
+        .get(index + 2)
+        .is_some_and(|next| holds_zip_of(next, format))
+    {
+        return None;
+    }
+    Some(MarkedAddress {
+        street: Some(street.to_string()),
+        locality: Some(town.to_string()),
+        region: None,
+        postal_code: Some(line[start..end].to_string()),
+        country: None,
+    })
+}
+
+/// Whether `line` holds a postcode that validates for `format`'s country.
+fn holds_zip_of(line: &str, format: &postcode::Format) -> bool {
+    zip_tokens(line).into_iter().any(|(start, ends)| {
+        ends.into_iter()
+            .any(|end| format.validates(&line[start..end]))
     })
 }
 
@@ -111,9 +169,6 @@ fn without_town_mark(town: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use crate::extract::address::zip_tokens;
-    use crate::extract::postcode;
 
     /// (street, town, postcode) of the first postcode of `region` on `line` read as this
     /// module reads it.
