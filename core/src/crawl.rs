@@ -591,7 +591,20 @@ fn normalise_into(out: &mut String, s: &str) {
 /// `ı`, …: a URL path writes `iletisim` for `İletişim`), Greek tonos and final sigma folded
 /// (`ΕΠΙΚΟΙΝΩΝΙΑ` is `επικοινωνία`); `None` for a separator (anything but a letter or digit).
 fn fold_non_ascii(ch: char) -> Option<char> {
-    match ch.to_lowercase().next().unwrap_or(' ') {
+    // The Latin-1 letters (`À`–`ÿ` but `×` and `÷`) lower-case without the case tables: a
+    // capital is its small letter less 0x20 (`ß`–`ÿ` are small letters). Most non-ASCII
+    // letters of link texts are these.
+    let lower = match u32::from(ch) {
+        0xC0..=0xDE if ch != '×' => char::from_u32(u32::from(ch) + 0x20).unwrap_or(ch),
+        0xDF..=0xFF if ch != '÷' => ch,
+        _ => ch.to_lowercase().next().unwrap_or(' '),
+    };
+    fold_lower_case(lower)
+}
+
+/// [`fold_non_ascii`] past the lower-casing: `lower` folded.
+fn fold_lower_case(lower: char) -> Option<char> {
+    match lower {
         'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ă' | 'ą' | 'ā' => Some('a'),
         'ç' | 'č' | 'ć' => Some('c'),
         'ď' | 'đ' | 'ð' => Some('d'),
@@ -882,6 +895,17 @@ mod tests {
             .flatten()
             .flat_map(|p| p.split(' '))
             .collect()
+    }
+
+    #[test]
+    fn folding_a_character_agrees_with_its_lower_case_from_the_tables() {
+        // Every character, against the folding of its lower case from the standard library's
+        // tables (as every character was folded before the Latin-1 letters were read without
+        // them).
+        for ch in (0x80..=0x10_FFFF).filter_map(char::from_u32) {
+            let model = fold_lower_case(ch.to_lowercase().next().unwrap_or(' '));
+            assert_eq!(fold_non_ascii(ch), model, "{ch:?}");
+        }
     }
 
     #[test]

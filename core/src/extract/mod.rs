@@ -474,6 +474,9 @@ impl ParsedPage {
         // Links to the homepage outside the footer: the header logo is one of them, and its
         // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
         let mut home_link_texts: Vec<&str> = Vec::new();
+        // The last href whose written path was asked about, with the answer: a page often
+        // links one page twice in a row (its image, then its title).
+        let mut last_asked: Option<(&str, bool)> = None;
         for link in &doc.links {
             // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
             // about a microsecond.
@@ -490,7 +493,12 @@ impl ParsedPage {
                 written_path(&base, &link.href, &mut path).filter(|_| plain_base)
             {
                 let home = may_be_home && !has_query && is_home_path(&path);
-                let may = may_hold_keyword(&path);
+                let path_may = match last_asked {
+                    Some((href, may)) if href == link.href => may,
+                    _ => crate::crawl::may_hold_keyword(&path),
+                };
+                last_asked = Some((&link.href, path_may));
+                let may = path_may || crate::crawl::may_hold_keyword(&link.text);
                 if !home && !may {
                     continue;
                 }

@@ -384,33 +384,96 @@ fn is_legal_marker(text: &str) -> bool {
     }
 }
 
-/// The positions in `text` where a credit phrase starts (at a word start).
+/// The positions in `text` where a credit phrase starts (at a word start): the matches of the
+/// phrases' leftmost-longest automaton, ASCII case ignored, one after the other, that start a
+/// word. Each is found by an anchored search where the text's four bytes at a multiple of four
+/// may lie inside a phrase ([`CreditFilter`]): the automaton reads a few bytes there instead
+/// of every byte of the footer and the page's end.
 fn credit_phrases(text: &str) -> Vec<usize> {
-    static PHRASES: OnceLock<Option<dfa::DFA>> = OnceLock::new();
-    let Some(matches) = PHRASES
-        .get_or_init(|| {
-            // The DFA the builder picks for these few phrases, searched as its own type
-            // ([`is_match`]).
-            dfa::DFA::builder()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(&lexicon_words().credits)
-                .ok()
-        })
-        .as_ref()
-        .and_then(|phrases| phrases.try_find_iter(Input::new(text)).ok())
-    else {
+    let Some(filter) = CreditFilter::get() else {
         return Vec::new();
     };
-    matches
-        .map(|m| m.start())
-        .filter(|&start| {
-            text[..start]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric())
-        })
-        .collect()
+    let bytes = text.as_bytes();
+    let mut starts = Vec::new();
+    // Where the next match may start: after the last one.
+    let mut next = 0;
+    let mut at = 0;
+    while let Some(quad) = bytes.get(at..at + 4) {
+        let quad = u32::from_le_bytes([quad[0], quad[1], quad[2], quad[3]]);
+        if has_bit(&filter.quads[..], quad_key(quad)) {
+            // A phrase holding these four bytes starts at most three bytes before them.
+            for start in at.saturating_sub(3).max(next)..=at {
+                if start < next {
+                    continue;
+                }
+                let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+                let Ok(Some(found)) = filter.automaton.try_find(&input) else {
+                    continue;
+                };
+                next = found.end();
+                let at_word_start = text[..start]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric());
+                if at_word_start {
+                    starts.push(start);
+                }
+            }
+        }
+        at += 4;
+    }
+    starts
+}
+
+/// The credit phrases (`credit.maker`) as [`credit_phrases`] reads them: their automaton,
+/// anchored, leftmost-longest, ASCII case ignored; and a bit for each four bytes in a row of a
+/// phrase from its first four to its fourth to seventh ([`quad_key`]). Every phrase has seven
+/// bytes or more, so each place it is written holds one of these at a multiple of four bytes
+/// from the text's start, no more than three bytes after its start. `None` when a phrase is
+/// shorter or the automaton cannot be built.
+struct CreditFilter {
+    automaton: dfa::DFA,
+    quads: Box<[u64; 1024]>,
+}
+
+impl CreditFilter {
+    fn get() -> Option<&'static CreditFilter> {
+        static FILTER: OnceLock<Option<CreditFilter>> = OnceLock::new();
+        FILTER
+            .get_or_init(|| {
+                let phrases = &lexicon_words().credits;
+                let mut quads = Box::new([0u64; 1024]);
+                for phrase in phrases {
+                    let bytes = phrase.as_bytes();
+                    if bytes.len() < 7 {
+                        return None;
+                    }
+                    for quad in bytes.windows(4).take(4) {
+                        let quad = u32::from_le_bytes([quad[0], quad[1], quad[2], quad[3]]);
+                        set_bit(&mut quads[..], quad_key(quad));
+                    }
+                }
+                // No prefilter: the searches are anchored.
+                let automaton = dfa::DFA::builder()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .start_kind(StartKind::Anchored)
+                    .prefilter(false)
+                    .build(phrases)
+                    .ok()?;
+                Some(CreditFilter { automaton, quads })
+            })
+            .as_ref()
+    }
+}
+
+/// Four bytes (little-endian) as one of 65 536 keys, an ASCII letter and its other case giving
+/// one key: `| 0x20` lower-cases the letters (and maps a few other bytes onto others, which
+/// only lets the automaton decide more often), then a multiplication mixes the bits
+/// (Fibonacci hashing).
+#[inline(always)]
+fn quad_key(quad: u32) -> usize {
+    ((quad | 0x2020_2020).wrapping_mul(0x9E37_79B1) >> 16) as usize
 }
 
 /// Whether `line` starts with a label and a colon (`Label : value`), as the fields of a legal
@@ -928,15 +991,35 @@ impl<'l, 'p> Owners<'l, 'p> {
     /// The owner of the domain `token` names, if it names one.
     fn of_token(&mut self, token: &'p str) -> Option<DomainOwner> {
         // An `http(s)://` link written with a recent host is answered before the token is
-        // scanned for its host ([`written_with_host`]).
-        if let Some(rest) = web_rest_without_at(token) {
-            for (host, owner, seen) in self.recent.iter().flatten() {
-                if *seen && starts_with_host(rest, host) {
+        // scanned for its host ([`written_with_host`]); its `@` is looked for last (most links
+        // have none, and most tokens are written with no recent host).
+        let rest = web_rest(token);
+        let mut without_at = None;
+        if let Some(rest) = rest {
+            let recent = self
+                .recent
+                .iter()
+                .flatten()
+                .find(|(host, _, seen)| *seen && starts_with_host(rest, host));
+            if let Some((_, owner, _)) = recent {
+                let none = memchr::memchr(b'@', token.as_bytes()).is_none();
+                if none {
                     return Some(*owner);
                 }
+                without_at = Some(none);
             }
         }
-        let host = host_of_token(token)?;
+        let host = match rest.and_then(|rest| {
+            let written = written_host(rest)?;
+            without_at
+                .unwrap_or_else(|| memchr::memchr(b'@', token.as_bytes()).is_none())
+                .then_some(written)
+        }) {
+            Some(written) => {
+                (written.contains('.') && !written.starts_with('.')).then_some(written)?
+            }
+            None => host_of_token(token)?,
+        };
         // Compared with the recent hosts before the map is searched.
         if let Some((_, owner, _)) = self.recent.iter().flatten().find(|(h, _, _)| *h == host) {
             return Some(*owner);
@@ -952,6 +1035,22 @@ impl<'l, 'p> Owners<'l, 'p> {
     }
 }
 
+/// The host of an `http(s)://` link as written (`rest` is what follows the scheme; the link
+/// holds no `@`): up to the first byte that ends a host, when that host ends in an ASCII
+/// letter or digit. [`host_of_token`] reads the same host from such a link, or none when it
+/// has no dot or starts with one; the trimming of the link's ends cannot reach into it.
+fn written_host(rest: &str) -> Option<&str> {
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
+        .unwrap_or(rest.len());
+    let host = &rest[..end];
+    host.as_bytes()
+        .last()
+        .is_some_and(u8::is_ascii_alphanumeric)
+        .then_some(host)
+}
+
 /// Whether [`host_of_token`] reads `host` (a host it has read before) from `token`: `token` is
 /// `http://` or `https://` (any case) and `host` as written ([`web_rest_without_at`],
 /// [`starts_with_host`]), and `host` is one [`may_be_seen_in_a_link`]. A `false` says
@@ -965,17 +1064,23 @@ fn written_with_host(token: &str, host: &str) -> bool {
 
 /// What follows `http://` or `https://` (any case) at the start of `token`, when `token`
 /// holds no `@` (from an `@` on, [`host_of_token`] reads the host after it).
+#[cfg(test)]
 fn web_rest_without_at(token: &str) -> Option<&str> {
-    let rest = if crate::extract::ascii::starts_with_ignore_ascii_case(token, "https://") {
-        &token[8..]
-    } else if crate::extract::ascii::starts_with_ignore_ascii_case(token, "http://") {
-        &token[7..]
-    } else {
-        return None;
+    web_rest(token).filter(|_| memchr::memchr(b'@', token.as_bytes()).is_none())
+}
+
+/// What follows `http://` or `https://` (any case) at the start of `token`.
+fn web_rest(token: &str) -> Option<&str> {
+    let bytes = token.as_bytes();
+    let scheme_end = match bytes.get(..5)? {
+        [h, t1, t2, p, b':'] if [*h, *t1, *t2, *p].eq_ignore_ascii_case(b"http") => 4,
+        [h, t1, t2, p, s] if [*h, *t1, *t2, *p, *s].eq_ignore_ascii_case(b"https") => 5,
+        _ => return None,
     };
-    memchr::memchr(b'@', token.as_bytes())
-        .is_none()
-        .then_some(rest)
+    bytes
+        .get(scheme_end..scheme_end + 3)
+        .filter(|sep| *sep == b"://")
+        .map(|_| &token[scheme_end + 3..])
 }
 
 /// Whether `rest` starts with `host`, then ends or goes on with one of the bytes that end a
@@ -1041,28 +1146,30 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
     let mut owners_seen = Owners::new(layout);
     // Blocks holding evidence of another organisation's domain, each once: those with an
     // `@`, `www.` or `://` in the text, and those with a link to another organisation's
-    // domain. Whose a link's domain is, is asked last, of the links of a block that passes
-    // the cheaper tests (most blocks with a link that may name a host hold no organisation's
-    // name, and most such links are the site's own).
-    let mut text_blocks: Vec<Range<usize>> = memchr::memchr_iter(b'@', text.as_bytes())
+    // domain.
+    let mut blocks: Vec<Range<usize>> = memchr::memchr_iter(b'@', text.as_bytes())
         .chain(memchr::memmem::find_iter(text.as_bytes(), "www."))
         .chain(memchr::memmem::find_iter(text.as_bytes(), "://"))
         .map(block_of)
         .collect();
-    text_blocks.sort_by_key(|b| b.start);
-    text_blocks.dedup();
-    // The links that may name a host with their blocks, by block (in link order in each).
-    let mut link_blocks: Vec<(Range<usize>, &str)> = links
-        .iter()
-        .filter(|(href, _)| may_name_a_host(href))
-        .map(|(href, pos)| (block_of(*pos), *href))
-        .collect();
-    link_blocks.sort_by_key(|(block, _)| block.start);
-    let mut blocks: Vec<Range<usize>> = text_blocks
-        .iter()
-        .cloned()
-        .chain(link_blocks.iter().map(|(block, _)| block.clone()))
-        .collect();
+    // Whose a link's domain is, is asked of each link that may name a host but sits outside
+    // the block of the last link found to name another's: most such links are the site's
+    // own, answered by the host read last ([`Owners::of_token`]), and most blocks with one
+    // hold no organisation's name, which the automaton of [`may_mention`] would read.
+    let mut last_linked: Option<Range<usize>> = None;
+    for (href, pos) in links {
+        if last_linked
+            .as_ref()
+            .is_some_and(|block| block.start <= *pos && *pos < block.end)
+            || !may_name_a_host(href)
+            || owners_seen.of_token(href) != Some(DomainOwner::Other)
+        {
+            continue;
+        }
+        let block = block_of(*pos);
+        blocks.push(block.clone());
+        last_linked = Some(block);
+    }
     blocks.sort_by_key(|b| b.start);
     blocks.dedup();
     let mut owned = Vec::new();
@@ -1073,21 +1180,6 @@ fn other_organisations_blocks(layout: &Layout<'_>, found: &[Range<usize>]) -> Ve
         let body = &text[block.clone()];
         if !may_mention(body) {
             continue;
-        }
-        let in_text = text_blocks
-            .binary_search_by_key(&block.start, |b| b.start)
-            .is_ok_and(|at| text_blocks[at] == block);
-        if !in_text {
-            let first = link_blocks.partition_point(|(b, _)| b.start < block.start);
-            let linked_elsewhere = link_blocks[first..]
-                .iter()
-                .take_while(|(b, _)| b.start == block.start)
-                .any(|(b, href)| {
-                    *b == block && owners_seen.of_token(href) == Some(DomainOwner::Other)
-                });
-            if !linked_elsewhere {
-                continue;
-            }
         }
         let Some(mention) = other_organisation_mention(body, site, layout.business_names) else {
             continue;
@@ -1738,6 +1830,39 @@ mod tests {
         }
 
         #[test]
+        fn a_links_scheme_is_read_as_by_a_comparison_of_its_heads(
+            token in "(https?|HTTPS?|Http|hTTps|htp|ftp|)(:|://|:/|//|)([a-z]{1,3}|é|/|@|\\.){0,4}",
+        ) {
+            // The model: the scheme compared as `ascii::starts_with_ignore_ascii_case` does.
+            let model = if crate::extract::ascii::starts_with_ignore_ascii_case(&token, "https://") {
+                Some(&token[8..])
+            } else if crate::extract::ascii::starts_with_ignore_ascii_case(&token, "http://") {
+                Some(&token[7..])
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(web_rest(&token), model, "{}", token);
+        }
+
+        #[test]
+        fn a_links_written_host_is_the_host_the_token_reader_finds(
+            scheme in "(https?://|HTTP://|Https://)",
+            parts in proptest::collection::vec(
+                "([a-z]{1,4}|\\.|-|é|/|\\?|#|:|[0-9]|!|\\)| |\\.\\.)",
+                0..8,
+            ),
+        ) {
+            // An `http(s)://` link without `@`: its written host, when one is read, is the one
+            // `host_of_token` reads, or it reads none (no dot, or a leading one).
+            let token = format!("{scheme}{}", parts.concat());
+            let rest = web_rest(&token).expect("a web scheme");
+            if let Some(written) = written_host(rest) {
+                let expected = (written.contains('.') && !written.starts_with('.')).then_some(written);
+                proptest::prop_assert_eq!(host_of_token(&token), expected, "{}", token);
+            }
+        }
+
+        #[test]
         fn a_label_may_name_a_party_as_the_stems_automaton_finds(
             parts in proptest::collection::vec(
                 (0..1_000usize, proptest::bool::ANY, "( |:|é|[a-zA-Z]{1,3}|-)"),
@@ -1938,6 +2063,49 @@ mod tests {
         "#top",
         "tel:0123",
     ];
+
+    #[test]
+    fn credit_phrases_are_read_one_after_the_other_from_word_starts() {
+        // A longer phrase that starts inside a word hides the shorter one at a word start
+        // inside it, as in the builder's automaton's leftmost-longest reading; capitals, a
+        // phrase at each offset from the text's start, and one at its very end (English,
+        // German, French).
+        let credits = &lexicon_words().credits;
+        let model = |text: &str| -> Vec<usize> {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(credits)
+                .expect("credits build")
+                .find_iter(text)
+                .map(|m| m.start())
+                .filter(|&start| {
+                    text[..start]
+                        .chars()
+                        .next_back()
+                        .is_none_or(|c| !c.is_alphanumeric())
+                })
+                .collect()
+        };
+        for (text, expected) in [
+            ("xweb design by Sample", vec![]),
+            ("web design by Sample", vec![0]),
+            ("WEB DESIGN BY Sample", vec![0]),
+            ("a design by b, site by c", vec![2, 15]),
+            ("Webdesign von Muster, erstellt von", vec![0, 22]),
+            ("Réalisation : Exemple — réalisé par", vec![0, 27]),
+            ("designed by", vec![0]),
+            ("© Beispiel designed and developed by", vec![12]),
+        ] {
+            assert_eq!(credit_phrases(text), expected, "{text}");
+            assert_eq!(model(text), expected, "{text}");
+        }
+        for pad in 0..9 {
+            let text = format!("{}site by", "x ".repeat(pad));
+            assert_eq!(credit_phrases(&text), model(&text), "{text}");
+            assert_eq!(credit_phrases(&text), vec![2 * pad], "{text}");
+        }
+    }
 
     #[test]
     fn a_block_whose_only_link_is_the_sites_holds_no_evidence() {
