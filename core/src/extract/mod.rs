@@ -472,7 +472,7 @@ impl ParsedPage {
         let mut path = String::new();
         let mut links: Vec<PageLink> = Vec::new();
         // Links to the homepage outside the footer: the header logo is one of them, and its
-        // text is the logo's `alt` (`The Paul Wilkinson Law Firm LLC - Car Wreck Lawyer …`).
+        // text is the logo's `alt` (`Sample Legal LLC - Injury Lawyers …`).
         let mut home_link_texts: Vec<&str> = Vec::new();
         // The last href whose written path was asked about, with the answer: a page often
         // links one page twice in a row (its image, then its title).
