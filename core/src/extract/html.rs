@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
 use crate::extract::markup::{
-    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, TreeInput,
+    is_block, walker_skips, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, TreeInput,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
@@ -719,37 +719,29 @@ pub(crate) fn walker_passes_through(
     names: &[u8],
     page: &str,
 ) -> Passage {
-    let read_by_name = matches!(
-        name,
-        b"template"
-            | b"script"
-            | b"style"
-            | b"textarea"
-            | b"select"
-            | b"svg"
-            | b"iframe"
-            | b"noscript"
-            | b"object"
-            | b"datalist"
-            | b"title"
-            | b"meta"
-            | b"base"
-            | b"link"
-            | b"html"
-            | b"head"
-            | b"br"
-            | b"img"
-            | b"a"
-            | b"area"
-            | b"footer"
-            | b"address"
-            | b"h1"
-            | b"h2"
-            | b"h3"
-            | b"h4"
-            | b"h5"
-            | b"h6"
-    );
+    let read_by_name = walker_skips(name)
+        || matches!(
+            name,
+            b"template"
+                | b"title"
+                | b"meta"
+                | b"base"
+                | b"link"
+                | b"html"
+                | b"head"
+                | b"br"
+                | b"img"
+                | b"a"
+                | b"area"
+                | b"footer"
+                | b"address"
+                | b"h1"
+                | b"h2"
+                | b"h3"
+                | b"h4"
+                | b"h5"
+                | b"h6"
+        );
     if read_by_name {
         return Passage::Reading;
     }
