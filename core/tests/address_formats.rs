@@ -1342,3 +1342,25 @@ fn a_name_before_the_house_number_without_a_marked_unit_is_left_out() {
         ["1234 Sample Street", "Kelowna", "V1Y 1A1"],
     )]);
 }
+
+/// Class `address.district_line` with a premise first: a street line that opens with a
+/// premise or unit (`Level 3, 12 Sample Street`, `Sala 5, Rua Sete, 77`) above a suburb or
+/// bairro line, in the layouts that print one (Google's `%D`), is the street, and the town is
+/// the locality line's alone; before, the suburb was glued to the town (New Zealand) or
+/// nothing was read (Brazil).
+#[test]
+fn a_street_line_opening_with_a_premise_above_a_district_line() {
+    assert_reads(&[
+        (
+            "https://sample.co.nz/",
+            "<p>Level 3, 12 Sample Street<br>Mount Eden<br>Auckland 1024</p>",
+            ["Level 3, 12 Sample Street", "Auckland", "1024"],
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<html lang=pt><p>Sala 5, Rua Sete, 77<br>Jardim América<br>Passo Fundo - RS<br>\
+             99025-030</p></html>",
+            ["Sala 5, Rua Sete, 77", "Passo Fundo", "99025-030"],
+        ),
+    ]);
+}

@@ -2487,10 +2487,15 @@ pub(crate) fn street_over_district(
         return None;
     }
     street_for(lines, district_at, "").filter(|street| {
-        let first = street.split(',').next().unwrap_or("");
         if !district_layout {
             return postcode_places::opens_with_house_number(street, has_street_word_in);
         }
+        // The first part that is no premise or unit (`Level 3, 12 Sample Street`).
+        let first = street
+            .split(',')
+            .map(str::trim)
+            .find(|part| !is_premise_or_unit(part))
+            .unwrap_or("");
         has_street_word_in(first)
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())
