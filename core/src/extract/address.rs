@@ -4000,16 +4000,18 @@ fn without_legal_form(text: &str) -> &str {
 /// Whether a line holds a postcode of its own (then it ends an address above, it is not part
 /// of the street of the address below).
 fn holds_postcode(line: &str) -> bool {
-    Shapes::of(line.as_bytes()).any()
-        && [
-            Pattern::Us,
-            Pattern::Ca,
-            Pattern::Au,
-            Pattern::Gb,
-            Pattern::Nl,
-        ]
-        .into_iter()
-        .any(|pattern| pattern.is_match(line))
+    let shapes = Shapes::of(line.as_bytes());
+    // Each pattern only where its shape is in the line, as [`match_line`] reads them: the
+    // shapes are read in one pass, a pattern's regex is slow.
+    [
+        (Pattern::Us, shapes.zip_after_state),
+        (Pattern::Ca, shapes.letter_digit_letter),
+        (Pattern::Au, shapes.postcode_after_au_state),
+        (Pattern::Gb, shapes.digit_letters),
+        (Pattern::Nl, shapes.four && shapes.digit_letters),
+    ]
+    .into_iter()
+    .any(|(pattern, shaped)| shaped && pattern.is_match(line))
 }
 
 /// Whether `line` is a whole address that ends with its postcode and town (class
@@ -5835,6 +5837,15 @@ mod tests {
         }
 
         #[test]
+        fn holds_postcode_tries_the_patterns_of_the_line_s_shapes_only(
+            line in "([A-Z]{1,3}|[a-z]{1,12}|[0-9]{1,6}|[ ,.-]|NSW |CO |Colorado |Ontario |\
+                      [A-Z][0-9][A-Z] [0-9][A-Z][0-9]|[A-Z]{1,2}[0-9]{1,2} [0-9][A-Z]{2}|\
+                      [1-9][0-9]{3} ?[A-Z]{2}){0,10}"
+        ) {
+            proptest::prop_assert_eq!(holds_postcode(&line), holds_postcode_plain(&line));
+        }
+
+        #[test]
         fn shapes_skip_digitless_words_without_missing_any(
             line in "([A-Z]{1,3}|[a-z]{1,12}|[0-9]{1,6}|[ ,.-]|NSW |CO |Colorado ){0,12}"
         ) {
@@ -5843,6 +5854,35 @@ mod tests {
                 Shapes::read_from(line.as_bytes(), 0, false)
             );
         }
+    }
+
+    /// [`holds_postcode`] as it was first written: every pattern on any line with a shape.
+    fn holds_postcode_plain(line: &str) -> bool {
+        Shapes::of(line.as_bytes()).any()
+            && [
+                Pattern::Us,
+                Pattern::Ca,
+                Pattern::Au,
+                Pattern::Gb,
+                Pattern::Nl,
+            ]
+            .into_iter()
+            .any(|pattern| pattern.is_match(line))
+    }
+
+    #[test]
+    fn holds_postcode_reads_each_country_s_postcode_line() {
+        for line in [
+            "Springfield, IL 62704",
+            "Ottawa, ON K1A 0B1",
+            "Sydney NSW 2000",
+            "London W1A 1AA",
+            "1012 AB Amsterdam",
+        ] {
+            assert!(holds_postcode(line), "{line}");
+            assert_eq!(holds_postcode(line), holds_postcode_plain(line), "{line}");
+        }
+        assert!(!holds_postcode("12 Sample Street"));
     }
 
     fn one(lines: &[&str], region: Option<&str>) -> MarkedAddress {
