@@ -1364,3 +1364,24 @@ fn a_street_line_opening_with_a_premise_above_a_district_line() {
         ),
     ]);
 }
+
+/// Class `address.numbered_premise` with a named building: under an address label, a
+/// numbered unit, then a building named with an address word (`Sample Building`, `Sample
+/// House`), then the street without a number: the street is all three and the town follows;
+/// before, the building was read as the street, the street was dropped and the town with it.
+#[test]
+fn a_numbered_unit_and_a_named_building_before_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://sample.ae/",
+            "<footer><p>Address: Shop 5, Al Sample Building, Al Sample Street, Dubai, UAE</p>\
+             </footer>",
+            ["Shop 5, Al Sample Building, Al Sample Street", "Dubai", ""],
+        ),
+        (
+            "https://sample.co.ke/",
+            "<footer><p>Location: Office 5, Sample House, Sample Road, Nairobi</p></footer>",
+            ["Office 5, Sample House, Sample Road", "Nairobi", ""],
+        ),
+    ]);
+}
