@@ -1385,3 +1385,22 @@ fn a_numbered_unit_and_a_named_building_before_a_labelled_street() {
         ),
     ]);
 }
+
+/// Class `address.door`: a door written as a word after the floor (`3º izq.`, `3r esq.`: left,
+/// right) ends a street as a door letter does; before, a street without a street word (`C/
+/// Mayor 12`) followed by one read nothing, in Spanish and in Catalan.
+#[test]
+fn a_floor_with_a_door_word_after_the_house_number() {
+    assert_reads(&[
+        (
+            "https://ejemplo.es/",
+            "<html lang=es><p>C/ Mayor 12, 3º izq., 28013 Madrid</p></html>",
+            ["C/ Mayor 12, 3º izq.", "Madrid", "28013"],
+        ),
+        (
+            "https://exemple.cat/",
+            "<html lang=ca><p>C/ Major 12, 3r esq., 08001 Barcelona</p></html>",
+            ["C/ Major 12, 3r esq.", "Barcelona", "08001"],
+        ),
+    ]);
+}

@@ -2521,7 +2521,8 @@ fn is_named_numbered_street(street: &str) -> bool {
 pub(crate) fn ends_with_house_number(text: &str) -> bool {
     let mut tokens = text.split_whitespace().rev();
     let last = tokens.next().unwrap_or("");
-    let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
+    // A door letter or word after the floor (`2º B`, `3º izq.`) is left out.
+    let last = if (last.len() == 1 && last.chars().all(char::is_alphabetic)) || is_door_word(last) {
         tokens.next().unwrap_or("")
     } else {
         last
@@ -2536,6 +2537,19 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
         && last
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+}
+
+/// Whether `token` is a door word of the lexicon (class `address.door`: `izq.`, `dcha.`,
+/// `esq.`, `dto.`), its full stop or comma left out and case folded.
+fn is_door_word(token: &str) -> bool {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    let token = token.trim_end_matches([',', '.']);
+    (2..=9).contains(&token.len())
+        && token.bytes().all(|b| b.is_ascii_alphabetic())
+        && has_word(
+            WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressDoor], str::to_lowercase)),
+            &token.to_ascii_lowercase(),
+        )
 }
 
 /// A house number without the mark glued before it (class `house.number`): `No:8`, `No.8`
