@@ -525,8 +525,13 @@ pub fn from_lines(
             break;
         }
         let mut found = match_line(lines, index, line, shapes, index, page_region);
+        // A line of fields is one address read field by field, unless the line holds more
+        // addresses than that reading gives (class `address.list_on_one_line`: branches
+        // written `Street 1, 12345 Town | Street 2, 23456 Town | …`).
         if let Some(fields) = read_as_field_lines(lines, index, line, page_region) {
-            found = fields;
+            if fields.len() >= found.len() {
+                found = fields;
+            }
         }
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
