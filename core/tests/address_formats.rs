@@ -1306,3 +1306,197 @@ fn a_floor_with_an_ordinal_mark_and_a_door_after_the_house_number() {
         ),
     ]);
 }
+
+/// Class `address.marked_unit`: a suite number marked with `#` printed before the house
+/// number on the postcode line (`#200 - 1234 Sample Street`, the Canadian way, in English and
+/// in French; also after the business's name) is part of the street; before, it was cut off
+/// as if it were the name before the street.
+#[test]
+fn a_unit_marked_with_a_hash_before_the_house_number() {
+    assert_reads(&[
+        (
+            "https://sample.ca/",
+            "<p>#200 - 1234 Sample Street, Kelowna, BC V1Y 1A1</p>",
+            ["#200 - 1234 Sample Street", "Kelowna", "V1Y 1A1"],
+        ),
+        (
+            "https://exemple.ca/",
+            "<html lang=fr><p>#5 - 1234 rue Exemple, Montréal (Québec) H2X 1Y4</p></html>",
+            ["#5 - 1234 rue Exemple", "Montréal", "H2X 1Y4"],
+        ),
+        (
+            "https://sample.com/",
+            "<p>Sample Dental #310 1234 Sample Avenue, Seattle, WA 98101</p>",
+            ["#310 1234 Sample Avenue", "Seattle", "98101"],
+        ),
+    ]);
+}
+
+/// Class `address.marked_unit`, negative: a business's name before the house number without
+/// a marked unit is still left out of the street.
+#[test]
+fn a_name_before_the_house_number_without_a_marked_unit_is_left_out() {
+    assert_reads(&[(
+        "https://sample.ca/",
+        "<p>Sample Clinic 1234 Sample Street, Kelowna, BC V1Y 1A1</p>",
+        ["1234 Sample Street", "Kelowna", "V1Y 1A1"],
+    )]);
+}
+
+/// Class `address.district_line` with a premise first: a street line that opens with a
+/// premise or unit (`Level 3, 12 Sample Street`, `Sala 5, Rua Sete, 77`) above a suburb or
+/// bairro line, in the layouts that print one (Google's `%D`), is the street, and the town is
+/// the locality line's alone; before, the suburb was glued to the town (New Zealand) or
+/// nothing was read (Brazil).
+#[test]
+fn a_street_line_opening_with_a_premise_above_a_district_line() {
+    assert_reads(&[
+        (
+            "https://sample.co.nz/",
+            "<p>Level 3, 12 Sample Street<br>Mount Eden<br>Auckland 1024</p>",
+            ["Level 3, 12 Sample Street", "Auckland", "1024"],
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<html lang=pt><p>Sala 5, Rua Sete, 77<br>Jardim América<br>Passo Fundo - RS<br>\
+             99025-030</p></html>",
+            ["Sala 5, Rua Sete, 77", "Passo Fundo", "99025-030"],
+        ),
+    ]);
+}
+
+/// Class `address.numbered_premise` with a named building: under an address label, a
+/// numbered unit, then a building named with an address word (`Sample Building`, `Sample
+/// House`), then the street without a number: the street is all three and the town follows;
+/// before, the building was read as the street, the street was dropped and the town with it.
+#[test]
+fn a_numbered_unit_and_a_named_building_before_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://sample.ae/",
+            "<footer><p>Address: Shop 5, Al Sample Building, Al Sample Street, Dubai, UAE</p>\
+             </footer>",
+            ["Shop 5, Al Sample Building, Al Sample Street", "Dubai", ""],
+        ),
+        (
+            "https://sample.co.ke/",
+            "<footer><p>Location: Office 5, Sample House, Sample Road, Nairobi</p></footer>",
+            ["Office 5, Sample House, Sample Road", "Nairobi", ""],
+        ),
+    ]);
+}
+
+/// Class `address.door`: a door written as a word after the floor (`3º izq.`, `3r esq.`: left,
+/// right) ends a street as a door letter does; before, a street without a street word (`C/
+/// Mayor 12`) followed by one read nothing, in Spanish and in Catalan.
+#[test]
+fn a_floor_with_a_door_word_after_the_house_number() {
+    assert_reads(&[
+        (
+            "https://ejemplo.es/",
+            "<html lang=es><p>C/ Mayor 12, 3º izq., 28013 Madrid</p></html>",
+            ["C/ Mayor 12, 3º izq.", "Madrid", "28013"],
+        ),
+        (
+            "https://exemple.cat/",
+            "<html lang=ca><p>C/ Major 12, 3r esq., 08001 Barcelona</p></html>",
+            ["C/ Major 12, 3r esq.", "Barcelona", "08001"],
+        ),
+    ]);
+}
+
+/// Class `address.list_on_one_line`: branches written on one line between field separators
+/// (`Street 1, 12345 Town | Street 2, 23456 Town | …`) are all read; before, the line was read
+/// as one address's fields and only the last address was kept (German, British, French).
+#[test]
+fn several_addresses_on_one_line_between_separators() {
+    assert_reads_all(&[
+        (
+            "https://sample.de/",
+            "<html lang=de><p>Musterstraße 12, 10115 Berlin | Beispielweg 5, 80331 München | \
+             Testallee 3, 20095 Hamburg</p></html>",
+            &[
+                ["Musterstraße 12", "Berlin", "10115"],
+                ["Beispielweg 5", "München", "80331"],
+                ["Testallee 3", "Hamburg", "20095"],
+            ],
+        ),
+        (
+            "https://sample.co.uk/",
+            "<p>12 Sample Street, London W1A 1AA • 5 Example Road, Leeds LS1 1AA • 3 Test Lane, \
+             Bristol BS1 1AA</p>",
+            &[
+                ["12 Sample Street", "London", "W1A 1AA"],
+                ["5 Example Road", "Leeds", "LS1 1AA"],
+                ["3 Test Lane", "Bristol", "BS1 1AA"],
+            ],
+        ),
+        (
+            "https://exemple.fr/",
+            "<html lang=fr><p>12 rue Exemple, 75001 Paris · 5 rue Modèle, 69001 Lyon · 3 rue \
+             Test, 13001 Marseille</p></html>",
+            &[
+                ["12 rue Exemple", "Paris", "75001"],
+                ["5 rue Modèle", "Lyon", "69001"],
+                ["3 rue Test", "Marseille", "13001"],
+            ],
+        ),
+    ]);
+}
+
+/// Class `address.list_on_one_line`, negative: one address written as a line of fields is
+/// still read field by field (the premise and the street together, the town its own field).
+#[test]
+fn one_address_as_a_line_of_fields_is_read_field_by_field() {
+    assert_reads_all(&[(
+        "https://sample.co.uk/",
+        "<p>Sample Ltd | Unit 3 Mill House | 12 Quay Street | Seabridge | EX1 9ZZ</p>",
+        &[["Unit 3 Mill House, 12 Quay Street", "Seabridge", "EX1 9ZZ"]],
+    )]);
+}
+
+/// Class `address.premise`, business and industrial estates: an estate written before the
+/// street (`Zone artisanale …`, `Gewerbegebiet …`, `Zona Industriale …`, `Pol. Ind. …`, as
+/// `… Industrial Estate` already was) is part of the street; before, it was cut off as if it
+/// were the business's name (French, German, Italian, Spanish).
+#[test]
+fn an_estate_before_the_street_is_part_of_it() {
+    assert_reads(&[
+        (
+            "https://exemple.fr/",
+            "<html lang=fr><p>Zone artisanale des Exemples, 12 chemin du Moulin, 31000 \
+             Toulouse</p></html>",
+            [
+                "Zone artisanale des Exemples, 12 chemin du Moulin",
+                "Toulouse",
+                "31000",
+            ],
+        ),
+        (
+            "https://beispiel.de/",
+            "<html lang=de><p>Gewerbegebiet Nord, Musterstraße 12, 10115 Berlin</p></html>",
+            ["Gewerbegebiet Nord, Musterstraße 12", "Berlin", "10115"],
+        ),
+        (
+            "https://esempio.it/",
+            "<html lang=it><p>Zona Industriale Esempio, Via Roma 1, 20121 Milano</p></html>",
+            ["Zona Industriale Esempio, Via Roma 1", "Milano", "20121"],
+        ),
+        (
+            "https://ejemplo.es/",
+            "<html lang=es><p>Pol. Ind. Ejemplo, Calle Ejemplo 12, 28000 Madrid</p></html>",
+            ["Pol. Ind. Ejemplo, Calle Ejemplo 12", "Madrid", "28000"],
+        ),
+    ]);
+}
+
+/// Class `address.premise`, negative: the business's name before the street, with no
+/// premise or estate word, is still no part of it.
+#[test]
+fn a_business_name_before_the_street_is_no_estate() {
+    assert_reads(&[(
+        "https://beispiel.de/",
+        "<html lang=de><p>Beispiel Werkstatt, Musterstraße 12, 10115 Berlin</p></html>",
+        ["Musterstraße 12", "Berlin", "10115"],
+    )]);
+}

@@ -525,8 +525,13 @@ pub fn from_lines(
             break;
         }
         let mut found = match_line(lines, index, line, shapes, index, page_region);
+        // A line of fields is one address read field by field, unless the line holds more
+        // addresses than that reading gives (class `address.list_on_one_line`: branches
+        // written `Street 1, 12345 Town | Street 2, 23456 Town | …`).
         if let Some(fields) = read_as_field_lines(lines, index, line, page_region) {
-            found = fields;
+            if fields.len() >= found.len() {
+                found = fields;
+            }
         }
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
@@ -2487,10 +2492,15 @@ pub(crate) fn street_over_district(
         return None;
     }
     street_for(lines, district_at, "").filter(|street| {
-        let first = street.split(',').next().unwrap_or("");
         if !district_layout {
             return postcode_places::opens_with_house_number(street, has_street_word_in);
         }
+        // The first part that is no premise or unit (`Level 3, 12 Sample Street`).
+        let first = street
+            .split(',')
+            .map(str::trim)
+            .find(|part| !is_premise_or_unit(part))
+            .unwrap_or("");
         has_street_word_in(first)
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())
@@ -2516,7 +2526,8 @@ fn is_named_numbered_street(street: &str) -> bool {
 pub(crate) fn ends_with_house_number(text: &str) -> bool {
     let mut tokens = text.split_whitespace().rev();
     let last = tokens.next().unwrap_or("");
-    let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
+    // A door letter or word after the floor (`2º B`, `3º izq.`) is left out.
+    let last = if (last.len() == 1 && last.chars().all(char::is_alphabetic)) || is_door_word(last) {
         tokens.next().unwrap_or("")
     } else {
         last
@@ -2531,6 +2542,19 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
         && last
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+}
+
+/// Whether `token` is a door word of the lexicon (class `address.door`: `izq.`, `dcha.`,
+/// `esq.`, `dto.`), its full stop or comma left out and case folded.
+fn is_door_word(token: &str) -> bool {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    let token = token.trim_end_matches([',', '.']);
+    (2..=9).contains(&token.len())
+        && token.bytes().all(|b| b.is_ascii_alphabetic())
+        && has_word(
+            WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressDoor], str::to_lowercase)),
+            &token.to_ascii_lowercase(),
+        )
 }
 
 /// A house number without the mark glued before it (class `house.number`): `No:8`, `No.8`
@@ -3853,7 +3877,11 @@ fn without_glued_name(text: &str) -> &str {
         // Text that opens with a house number is the street already (`410 North Lake 9 Road`).
         let numbered = before.starts_with(|c: char| c.is_ascii_digit());
         if !numbered && !before.ends_with(',') && !is_premise(before) && has_street_name(rest) {
-            return rest;
+            // A unit marked with `#` right before the house number is part of the street.
+            return match marked_unit_start(before) {
+                Some(unit) => &text[unit..],
+                None => rest,
+            };
         }
     }
     text
@@ -4643,6 +4671,20 @@ fn without_glued_label(text: &str) -> &str {
         }
         _ => text,
     }
+}
+
+/// Where the unit number marked with `#` that ends `text` starts, a dash after it or not
+/// (class `address.marked_unit`, the Canadian way of printing a suite before the house
+/// number: `#200 - 1234 Sample Street`, `Sample Clinic #200 1234 Sample Street`, `#5 - 1234 rue
+/// Exemple`). `None` when `text` does not end with one.
+fn marked_unit_start(text: &str) -> Option<usize> {
+    let text = text.trim_end_matches(['-', '–', ' ']);
+    let start = text.rfind(' ').map_or(0, |space| space + 1);
+    let number = text[start..].strip_prefix('#')?;
+    (number.starts_with(|c: char| c.is_ascii_digit())
+        && number.len() <= 6
+        && number.bytes().all(|b| b.is_ascii_alphanumeric()))
+    .then_some(start)
 }
 
 /// Whether `text` is a premise ([`is_premise`]) or a unit word with its number alone (class
