@@ -465,8 +465,6 @@ impl ParsedPage {
             host,
             registrable: &registrable,
             resolved: BTreeMap::new(),
-            recent_hosts: [None; RECENT_HOSTS],
-            next_recent: 0,
         };
         // A page has hundreds of links and a few crawl candidates: a link whose path is plain
         // to see (`written_path`) and holds no crawl keyword, nor its text, is not resolved.
@@ -483,11 +481,6 @@ impl ParsedPage {
             // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
             // about a microsecond.
             if is_not_a_page(&link.href) || !budget.work(link.href.len() + 256) {
-                continue;
-            }
-            // A link written with another site's host resolves to nothing: it is asked for no
-            // keyword (a page links to a few other sites dozens of times: shares, profiles).
-            if resolver.is_written_off_site(&link.href) {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
@@ -560,56 +553,9 @@ struct LinkResolver<'p> {
     registrable: &'p str,
     /// Resolved hrefs (`None`: not a link to keep).
     resolved: BTreeMap<&'p str, Option<Url>>,
-    /// The last [`RECENT_HOSTS`] hosts written in hrefs other than `host`, each with whether
-    /// it is off the site ([`LinkResolver::is_written_off_site`]); `next_recent` is the slot
-    /// the next one takes.
-    recent_hosts: [Option<(&'p str, bool)>; RECENT_HOSTS],
-    next_recent: usize,
 }
 
-/// Hosts other than the page's that [`LinkResolver`] remembers: a page's links to other
-/// sites go to a few hosts, often one after the other.
-const RECENT_HOSTS: usize = 4;
-
 impl<'p> LinkResolver<'p> {
-    /// Whether `href` is written with a host ([`written_host`]) off the page's site, so that
-    /// [`resolve_on_site`] turns it away before parsing it. A host is compared with the
-    /// page's, then with the recent ones, before its registrable domain is looked up.
-    fn is_written_off_site(&mut self, href: &'p str) -> bool {
-        let Some(rest) = after_web_scheme(href) else {
-            return false;
-        };
-        // Most absolute links of a page are written with its host: answered without reading
-        // the host's end.
-        let host = self.host;
-        if starts_with_ignore_ascii_case(rest, host)
-            && rest
-                .as_bytes()
-                .get(host.len())
-                .is_none_or(|b| matches!(b, b'/' | b'?' | b'#'))
-        {
-            return false;
-        }
-        let Some(other) = written_host(href) else {
-            return false;
-        };
-        if other.eq_ignore_ascii_case(host) {
-            return false;
-        }
-        if let Some((_, off)) = self
-            .recent_hosts
-            .iter()
-            .flatten()
-            .find(|(h, _)| *h == other)
-        {
-            return *off;
-        }
-        let off = registrable_domain(other) != self.registrable;
-        self.recent_hosts[self.next_recent] = Some((other, off));
-        self.next_recent = (self.next_recent + 1) % RECENT_HOSTS;
-        off
-    }
-
     fn resolve(&mut self, href: &'p str) -> Option<Url> {
         let (base, host, registrable) = (self.base, self.host, self.registrable);
         self.resolved
@@ -1921,51 +1867,6 @@ mod tests {
             if let (Some(has_query), Ok(url)) = (written_path(&base, &href, &mut path), base.join(&href)) {
                 proptest::prop_assert_eq!(path.as_str(), url.path(), "{}", href);
                 proptest::prop_assert_eq!(has_query, url.query().is_some(), "{}", href);
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn links_written_off_site_are_those_resolving_turns_away_first(
-            hrefs in proptest::collection::vec(
-                (
-                    proptest::sample::select(vec![
-                        "https://", "HTTP://", "//", "/", "", "mailto:", "https://www.",
-                    ]),
-                    proptest::sample::select(vec![
-                        "acme.com", "ACME.com", "www.acme.com", "shop.acme.com", "acme.com.",
-                        "acme.co", "other.org", "x.other.org", "acme.com@other.org",
-                        "other.org@acme.com", "acme.com:8080", "other.org:80", "acme.community",
-                        "", "Kontakt",
-                    ]),
-                    proptest::sample::select(vec!["", "/", "/kontakt", "?q", "#x", ":443/a"]),
-                ),
-                0..12,
-            ),
-        ) {
-            // One resolver over the hrefs in turn, as a page's links are read: its recent
-            // hosts are filled and reused.
-            let base = Url::parse("https://www.acme.com/a/").unwrap();
-            let mut resolver = LinkResolver {
-                base: &base,
-                host: "www.acme.com",
-                registrable: "acme.com",
-                resolved: BTreeMap::new(),
-                recent_hosts: [None; RECENT_HOSTS],
-                next_recent: 0,
-            };
-            let hrefs: Vec<String> = hrefs.iter().map(|(a, b, c)| format!("{a}{b}{c}")).collect();
-            for href in &hrefs {
-                // The first test of `resolve_on_site`, as written there.
-                let turned_away = written_host(href).is_some_and(|other| {
-                    !other.eq_ignore_ascii_case("www.acme.com")
-                        && registrable_domain(other) != "acme.com"
-                });
-                proptest::prop_assert_eq!(resolver.is_written_off_site(href), turned_away, "{}", href);
-                if turned_away {
-                    proptest::prop_assert!(resolve_on_site(&base, "www.acme.com", "acme.com", href).is_none());
-                }
             }
         }
     }
