@@ -1306,3 +1306,82 @@ fn a_floor_with_an_ordinal_mark_and_a_door_after_the_house_number() {
         ),
     ]);
 }
+
+/// Class `address.marked_unit`: a suite number marked with `#` printed before the house
+/// number on the postcode line (`#200 - 1234 Sample Street`, the Canadian way, in English and
+/// in French; also after the business's name) is part of the street; before, it was cut off
+/// as if it were the name before the street.
+#[test]
+fn a_unit_marked_with_a_hash_before_the_house_number() {
+    assert_reads(&[
+        (
+            "https://sample.ca/",
+            "<p>#200 - 1234 Sample Street, Kelowna, BC V1Y 1A1</p>",
+            ["#200 - 1234 Sample Street", "Kelowna", "V1Y 1A1"],
+        ),
+        (
+            "https://exemple.ca/",
+            "<html lang=fr><p>#5 - 1234 rue Exemple, Montréal (Québec) H2X 1Y4</p></html>",
+            ["#5 - 1234 rue Exemple", "Montréal", "H2X 1Y4"],
+        ),
+        (
+            "https://sample.com/",
+            "<p>Sample Dental #310 1234 Sample Avenue, Seattle, WA 98101</p>",
+            ["#310 1234 Sample Avenue", "Seattle", "98101"],
+        ),
+    ]);
+}
+
+/// Class `address.marked_unit`, negative: a business's name before the house number without
+/// a marked unit is still left out of the street.
+#[test]
+fn a_name_before_the_house_number_without_a_marked_unit_is_left_out() {
+    assert_reads(&[(
+        "https://sample.ca/",
+        "<p>Sample Clinic 1234 Sample Street, Kelowna, BC V1Y 1A1</p>",
+        ["1234 Sample Street", "Kelowna", "V1Y 1A1"],
+    )]);
+}
+
+/// Class `address.district_line` with a premise first: a street line that opens with a
+/// premise or unit (`Level 3, 12 Sample Street`, `Sala 5, Rua Sete, 77`) above a suburb or
+/// bairro line, in the layouts that print one (Google's `%D`), is the street, and the town is
+/// the locality line's alone; before, the suburb was glued to the town (New Zealand) or
+/// nothing was read (Brazil).
+#[test]
+fn a_street_line_opening_with_a_premise_above_a_district_line() {
+    assert_reads(&[
+        (
+            "https://sample.co.nz/",
+            "<p>Level 3, 12 Sample Street<br>Mount Eden<br>Auckland 1024</p>",
+            ["Level 3, 12 Sample Street", "Auckland", "1024"],
+        ),
+        (
+            "https://exemplo.com.br/",
+            "<html lang=pt><p>Sala 5, Rua Sete, 77<br>Jardim América<br>Passo Fundo - RS<br>\
+             99025-030</p></html>",
+            ["Sala 5, Rua Sete, 77", "Passo Fundo", "99025-030"],
+        ),
+    ]);
+}
+
+/// Class `address.numbered_premise` with a named building: under an address label, a
+/// numbered unit, then a building named with an address word (`Sample Building`, `Sample
+/// House`), then the street without a number: the street is all three and the town follows;
+/// before, the building was read as the street, the street was dropped and the town with it.
+#[test]
+fn a_numbered_unit_and_a_named_building_before_a_labelled_street() {
+    assert_reads(&[
+        (
+            "https://sample.ae/",
+            "<footer><p>Address: Shop 5, Al Sample Building, Al Sample Street, Dubai, UAE</p>\
+             </footer>",
+            ["Shop 5, Al Sample Building, Al Sample Street", "Dubai", ""],
+        ),
+        (
+            "https://sample.co.ke/",
+            "<footer><p>Location: Office 5, Sample House, Sample Road, Nairobi</p></footer>",
+            ["Office 5, Sample House, Sample Road", "Nairobi", ""],
+        ),
+    ]);
+}

@@ -2487,10 +2487,15 @@ pub(crate) fn street_over_district(
         return None;
     }
     street_for(lines, district_at, "").filter(|street| {
-        let first = street.split(',').next().unwrap_or("");
         if !district_layout {
             return postcode_places::opens_with_house_number(street, has_street_word_in);
         }
+        // The first part that is no premise or unit (`Level 3, 12 Sample Street`).
+        let first = street
+            .split(',')
+            .map(str::trim)
+            .find(|part| !is_premise_or_unit(part))
+            .unwrap_or("");
         has_street_word_in(first)
             || (ends_with_house_number(first) && has_street_name(first))
             || first.starts_with(|c: char| c.is_ascii_digit())
@@ -3853,7 +3858,11 @@ fn without_glued_name(text: &str) -> &str {
         // Text that opens with a house number is the street already (`410 North Lake 9 Road`).
         let numbered = before.starts_with(|c: char| c.is_ascii_digit());
         if !numbered && !before.ends_with(',') && !is_premise(before) && has_street_name(rest) {
-            return rest;
+            // A unit marked with `#` right before the house number is part of the street.
+            return match marked_unit_start(before) {
+                Some(unit) => &text[unit..],
+                None => rest,
+            };
         }
     }
     text
@@ -4643,6 +4652,20 @@ fn without_glued_label(text: &str) -> &str {
         }
         _ => text,
     }
+}
+
+/// Where the unit number marked with `#` that ends `text` starts, a dash after it or not
+/// (class `address.marked_unit`, the Canadian way of printing a suite before the house
+/// number: `#200 - 1234 Sample Street`, `Sample Clinic #200 1234 Sample Street`, `#5 - 1234 rue
+/// Exemple`). `None` when `text` does not end with one.
+fn marked_unit_start(text: &str) -> Option<usize> {
+    let text = text.trim_end_matches(['-', '–', ' ']);
+    let start = text.rfind(' ').map_or(0, |space| space + 1);
+    let number = text[start..].strip_prefix('#')?;
+    (number.starts_with(|c: char| c.is_ascii_digit())
+        && number.len() <= 6
+        && number.bytes().all(|b| b.is_ascii_alphanumeric()))
+    .then_some(start)
 }
 
 /// Whether `text` is a premise ([`is_premise`]) or a unit word with its number alone (class

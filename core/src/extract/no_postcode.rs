@@ -246,7 +246,13 @@ pub(crate) fn parse(
         return None;
     }
     let mut end = street_at + 1 + usize::from(comma_numbered == Some(street_at));
-    while end < chunks.len() && address::is_premise(chunks[end]) {
+    // After a numbered premise, the chunk read as the street may be a building named with an
+    // address word (`Shop 5, Sample Building, Sample Street`): the streets after it without
+    // a number are part of the street too (class `address.numbered_premise`).
+    let more_street = |c: &str| {
+        premise_numbered == Some(street_at) && digits(c) == 0 && is_street(c, Evidence::Element)
+    };
+    while end < chunks.len() && (address::is_premise(chunks[end]) || more_street(chunks[end])) {
         end += 1;
     }
     // A number after the street is a postcode the readers could not place (or a phone):
