@@ -110,6 +110,9 @@ classes! {
     /// Word of a post-office box written before the box number (P.O. Box, S.L.P.): a postcode
     /// joined to the box number by a dash is the box's post office's (`… 12345-00100`).
     AddressBox = "address.box",
+    /// Word or abbreviation of a flat's door written after its floor, after the house number
+    /// (izq., dcha., esq., dto.: left, right): the street ends with it as with a door letter.
+    AddressDoor = "address.door",
     /// Name of a state or province written in addresses between the town and the postcode
     /// where the country's layout puts it after the postcode (Haryana, Lagos State): the
     /// field before it is the town.

@@ -1385,3 +1385,72 @@ fn a_numbered_unit_and_a_named_building_before_a_labelled_street() {
         ),
     ]);
 }
+
+/// Class `address.door`: a door written as a word after the floor (`3º izq.`, `3r esq.`: left,
+/// right) ends a street as a door letter does; before, a street without a street word (`C/
+/// Mayor 12`) followed by one read nothing, in Spanish and in Catalan.
+#[test]
+fn a_floor_with_a_door_word_after_the_house_number() {
+    assert_reads(&[
+        (
+            "https://ejemplo.es/",
+            "<html lang=es><p>C/ Mayor 12, 3º izq., 28013 Madrid</p></html>",
+            ["C/ Mayor 12, 3º izq.", "Madrid", "28013"],
+        ),
+        (
+            "https://exemple.cat/",
+            "<html lang=ca><p>C/ Major 12, 3r esq., 08001 Barcelona</p></html>",
+            ["C/ Major 12, 3r esq.", "Barcelona", "08001"],
+        ),
+    ]);
+}
+
+/// Class `address.list_on_one_line`: branches written on one line between field separators
+/// (`Street 1, 12345 Town | Street 2, 23456 Town | …`) are all read; before, the line was read
+/// as one address's fields and only the last address was kept (German, British, French).
+#[test]
+fn several_addresses_on_one_line_between_separators() {
+    assert_reads_all(&[
+        (
+            "https://sample.de/",
+            "<html lang=de><p>Musterstraße 12, 10115 Berlin | Beispielweg 5, 80331 München | \
+             Testallee 3, 20095 Hamburg</p></html>",
+            &[
+                ["Musterstraße 12", "Berlin", "10115"],
+                ["Beispielweg 5", "München", "80331"],
+                ["Testallee 3", "Hamburg", "20095"],
+            ],
+        ),
+        (
+            "https://sample.co.uk/",
+            "<p>12 Sample Street, London W1A 1AA • 5 Example Road, Leeds LS1 1AA • 3 Test Lane, \
+             Bristol BS1 1AA</p>",
+            &[
+                ["12 Sample Street", "London", "W1A 1AA"],
+                ["5 Example Road", "Leeds", "LS1 1AA"],
+                ["3 Test Lane", "Bristol", "BS1 1AA"],
+            ],
+        ),
+        (
+            "https://exemple.fr/",
+            "<html lang=fr><p>12 rue Exemple, 75001 Paris · 5 rue Modèle, 69001 Lyon · 3 rue \
+             Test, 13001 Marseille</p></html>",
+            &[
+                ["12 rue Exemple", "Paris", "75001"],
+                ["5 rue Modèle", "Lyon", "69001"],
+                ["3 rue Test", "Marseille", "13001"],
+            ],
+        ),
+    ]);
+}
+
+/// Class `address.list_on_one_line`, negative: one address written as a line of fields is
+/// still read field by field (the premise and the street together, the town its own field).
+#[test]
+fn one_address_as_a_line_of_fields_is_read_field_by_field() {
+    assert_reads_all(&[(
+        "https://sample.co.uk/",
+        "<p>Sample Ltd | Unit 3 Mill House | 12 Quay Street | Seabridge | EX1 9ZZ</p>",
+        &[["Unit 3 Mill House, 12 Quay Street", "Seabridge", "EX1 9ZZ"]],
+    )]);
+}

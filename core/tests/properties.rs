@@ -62,7 +62,7 @@ fn searchable(html: &str) -> String {
             '<' if !in_tag
                 && chars
                     .peek()
-                    .is_some_and(|&c| c.is_ascii_alphabetic() || "/!?".contains(c)) =>
+                    .is_some_and(|&c| opens_tag(c.encode_utf8(&mut [0; 4]))) =>
             {
                 in_tag = true
             }
@@ -75,28 +75,46 @@ fn searchable(html: &str) -> String {
     format!("{decoded} {percent} {untagged}").to_lowercase()
 }
 
-/// `html` without script contents and comments, which add no visible text.
+/// `html` without script contents and comments, which add no visible text. A `<!--` or
+/// `<script>` inside a tag opens neither (WHATWG 13.2.5.8, tag name state: `<a<!--<p>` is one
+/// tag, named `a<!--<p`, and the text after it is visible).
 fn without_raw_text(html: &str) -> String {
     let mut out = String::new();
+    let mut in_tag = false;
     let mut rest = html;
-    loop {
-        let script = rest.find("<script>").map(|i| (i, "<script>", "</script>"));
-        let comment = rest.find("<!--").map(|i| (i, "<!--", "-->"));
-        let next = [script, comment]
-            .into_iter()
-            .flatten()
-            .min_by_key(|(i, _, _)| *i);
-        let Some((start, open, close)) = next else {
-            out.push_str(rest);
-            return out;
-        };
-        out.push_str(&rest[..start]);
-        let after = &rest[start + open.len()..];
-        match after.find(close) {
-            Some(end) => rest = &after[end + close.len()..],
-            None => return out,
+    while let Some(ch) = rest.chars().next() {
+        if !in_tag {
+            let raw = [("<script>", "</script>"), ("<!--", "-->")]
+                .into_iter()
+                .find(|(open, _)| rest.starts_with(open));
+            if let Some((open, close)) = raw {
+                match rest[open.len()..].find(close) {
+                    Some(end) => {
+                        rest = &rest[open.len() + end + close.len()..];
+                        continue;
+                    }
+                    None => return out,
+                }
+            }
         }
+        match ch {
+            '<' if !in_tag && opens_tag(&rest[1..]) => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ => {}
+        }
+        out.push(ch);
+        rest = &rest[ch.len_utf8()..];
     }
+    out
+}
+
+/// Whether the text after a `<` makes it open a tag, a comment or a declaration (WHATWG
+/// 13.2.5.6, tag open state: a letter, `/`, `!` or `?` next); otherwise the `<` is text.
+fn opens_tag(after: &str) -> bool {
+    after
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || "/!?".contains(c))
 }
 
 proptest! {

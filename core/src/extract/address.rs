@@ -525,8 +525,13 @@ pub fn from_lines(
             break;
         }
         let mut found = match_line(lines, index, line, shapes, index, page_region);
+        // A line of fields is one address read field by field, unless the line holds more
+        // addresses than that reading gives (class `address.list_on_one_line`: branches
+        // written `Street 1, 12345 Town | Street 2, 23456 Town | …`).
         if let Some(fields) = read_as_field_lines(lines, index, line, page_region) {
-            found = fields;
+            if fields.len() >= found.len() {
+                found = fields;
+            }
         }
         // A postcode on a line of its own belongs to the town line above it
         // (`Edmonton, Alberta` / `T6E 5Z9`); only a postcode inside this line counts.
@@ -2521,7 +2526,8 @@ fn is_named_numbered_street(street: &str) -> bool {
 pub(crate) fn ends_with_house_number(text: &str) -> bool {
     let mut tokens = text.split_whitespace().rev();
     let last = tokens.next().unwrap_or("");
-    let last = if last.len() == 1 && last.chars().all(char::is_alphabetic) {
+    // A door letter or word after the floor (`2º B`, `3º izq.`) is left out.
+    let last = if (last.len() == 1 && last.chars().all(char::is_alphabetic)) || is_door_word(last) {
         tokens.next().unwrap_or("")
     } else {
         last
@@ -2536,6 +2542,19 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
         && last
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+}
+
+/// Whether `token` is a door word of the lexicon (class `address.door`: `izq.`, `dcha.`,
+/// `esq.`, `dto.`), its full stop or comma left out and case folded.
+fn is_door_word(token: &str) -> bool {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    let token = token.trim_end_matches([',', '.']);
+    (2..=9).contains(&token.len())
+        && token.bytes().all(|b| b.is_ascii_alphabetic())
+        && has_word(
+            WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressDoor], str::to_lowercase)),
+            &token.to_ascii_lowercase(),
+        )
 }
 
 /// A house number without the mark glued before it (class `house.number`): `No:8`, `No.8`
