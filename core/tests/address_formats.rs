@@ -1454,3 +1454,49 @@ fn one_address_as_a_line_of_fields_is_read_field_by_field() {
         &[["Unit 3 Mill House, 12 Quay Street", "Seabridge", "EX1 9ZZ"]],
     )]);
 }
+
+/// Class `address.premise`, business and industrial estates: an estate written before the
+/// street (`Zone artisanale …`, `Gewerbegebiet …`, `Zona Industriale …`, `Pol. Ind. …`, as
+/// `… Industrial Estate` already was) is part of the street; before, it was cut off as if it
+/// were the business's name (French, German, Italian, Spanish).
+#[test]
+fn an_estate_before_the_street_is_part_of_it() {
+    assert_reads(&[
+        (
+            "https://exemple.fr/",
+            "<html lang=fr><p>Zone artisanale des Exemples, 12 chemin du Moulin, 31000 \
+             Toulouse</p></html>",
+            [
+                "Zone artisanale des Exemples, 12 chemin du Moulin",
+                "Toulouse",
+                "31000",
+            ],
+        ),
+        (
+            "https://beispiel.de/",
+            "<html lang=de><p>Gewerbegebiet Nord, Musterstraße 12, 10115 Berlin</p></html>",
+            ["Gewerbegebiet Nord, Musterstraße 12", "Berlin", "10115"],
+        ),
+        (
+            "https://esempio.it/",
+            "<html lang=it><p>Zona Industriale Esempio, Via Roma 1, 20121 Milano</p></html>",
+            ["Zona Industriale Esempio, Via Roma 1", "Milano", "20121"],
+        ),
+        (
+            "https://ejemplo.es/",
+            "<html lang=es><p>Pol. Ind. Ejemplo, Calle Ejemplo 12, 28000 Madrid</p></html>",
+            ["Pol. Ind. Ejemplo, Calle Ejemplo 12", "Madrid", "28000"],
+        ),
+    ]);
+}
+
+/// Class `address.premise`, negative: the business's name before the street, with no
+/// premise or estate word, is still no part of it.
+#[test]
+fn a_business_name_before_the_street_is_no_estate() {
+    assert_reads(&[(
+        "https://beispiel.de/",
+        "<html lang=de><p>Beispiel Werkstatt, Musterstraße 12, 10115 Berlin</p></html>",
+        ["Musterstraße 12", "Berlin", "10115"],
+    )]);
+}
