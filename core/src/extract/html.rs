@@ -745,6 +745,96 @@ pub(crate) fn walker_passes_through(
     if read_by_name {
         return Passage::Reading;
     }
+    // The attributes as `Attrs::read` reads them for such an element (none of its arms for
+    // links, images, metas, `<html>` or iframes applies), looking only at those that decide
+    // whether the walker reads it, and stopping at the first that does: one pass with no
+    // `Attrs` to fill (this runs for most start tags of a page; tested against
+    // `walker_passes_through_by_attrs`). Only the first of each name counts, as there.
+    let mut seen = Seen::default();
+    // Microdata and RDFa properties: a later `itemprop` replaces what an earlier `property`
+    // found, so they are known at the end only.
+    let mut item_prop = None;
+    for attribute in attributes {
+        let value = || page.get(attribute.value.range()).unwrap_or("");
+        let reads = match names.get(attribute.name.range()).unwrap_or_default() {
+            b"class" if seen.first(Seen::CLASS) => {
+                let mut class = Attrs::default();
+                class.read_class(value().as_bytes());
+                class.class_adr
+                    || class.class_vcard
+                    || class.footer_like
+                    || class.class_prop.is_some()
+            }
+            b"id" if seen.first(Seen::ID) => names_footer(value().as_bytes()),
+            b"style" if seen.first(Seen::STYLE) => style_hides(value().as_bytes()),
+            b"hidden" | b"itemscope" => true,
+            b"data-cfemail" => true,
+            b"itemtype" => true,
+            // An `itemtype` is read whenever it comes; the first `typeof` when it names a
+            // type.
+            b"typeof" if seen.first(Seen::TYPEOF) => {
+                value().split_ascii_whitespace().next().is_some()
+            }
+            b"property" if seen.first(Seen::PROPERTY) => {
+                if item_prop.is_none() {
+                    item_prop = value().split_ascii_whitespace().find_map(rdfa_prop);
+                }
+                false
+            }
+            b"itemprop" if seen.first(Seen::ITEMPROP) => {
+                item_prop = value().split_ascii_whitespace().find_map(microdata_prop);
+                false
+            }
+            _ => false,
+        };
+        if reads {
+            return Passage::Reading;
+        }
+    }
+    if item_prop.is_some() {
+        Passage::Reading
+    } else if is_block(name) {
+        Passage::BreakingLines
+    } else {
+        Passage::Through
+    }
+}
+
+/// [`walker_passes_through`] as it was until 2026-11-30, from all the attributes
+/// [`Attrs::read`] reads: the reference the new one is held to.
+#[cfg(test)]
+fn walker_passes_through_by_attrs(
+    name: &[u8],
+    attributes: &[AttributeSpan],
+    names: &[u8],
+    page: &str,
+) -> Passage {
+    let read_by_name = walker_skips(name)
+        || matches!(
+            name,
+            b"template"
+                | b"title"
+                | b"meta"
+                | b"base"
+                | b"link"
+                | b"html"
+                | b"head"
+                | b"br"
+                | b"img"
+                | b"a"
+                | b"area"
+                | b"footer"
+                | b"address"
+                | b"h1"
+                | b"h2"
+                | b"h3"
+                | b"h4"
+                | b"h5"
+                | b"h6"
+        );
+    if read_by_name {
+        return Passage::Reading;
+    }
     let attributes = attributes.iter().map(|a| {
         (
             names.get(a.name.range()).unwrap_or_default(),
@@ -767,6 +857,118 @@ pub(crate) fn walker_passes_through(
         Passage::BreakingLines
     } else {
         Passage::Through
+    }
+}
+
+/// [`walker_passes_through`] held to its reference.
+#[cfg(test)]
+mod walker_passes_through_tests {
+    use super::{walker_passes_through, walker_passes_through_by_attrs};
+    use crate::extract::markup::{AttributeSpan, Span};
+
+    /// Both readings of an element named `name` with `attributes` (names as the prescan
+    /// writes them, values as written).
+    fn both(name: &str, attributes: &[(&str, &str)]) {
+        let mut names = String::new();
+        let mut page = String::new();
+        let spans: Vec<AttributeSpan> = attributes
+            .iter()
+            .map(|(key, value)| {
+                let key_at = names.len();
+                names.push_str(key);
+                let value_at = page.len();
+                page.push_str(value);
+                page.push(' ');
+                AttributeSpan {
+                    name: Span::new(key_at..names.len()),
+                    value: Span::new(value_at..value_at + value.len()),
+                }
+            })
+            .collect();
+        let name = name.as_bytes();
+        assert_eq!(
+            walker_passes_through(name, &spans, names.as_bytes(), &page),
+            walker_passes_through_by_attrs(name, &spans, names.as_bytes(), &page),
+            "{:?} {attributes:?}",
+            String::from_utf8_lossy(name)
+        );
+    }
+
+    const NAMES: [&str; 12] = [
+        "div", "span", "p", "li", "a", "meta", "section", "b", "img", "svg", "footer", "x-y",
+    ];
+    const KEYS: [&str; 19] = [
+        "class",
+        "id",
+        "style",
+        "hidden",
+        "itemscope",
+        "data-cfemail",
+        "itemtype",
+        "typeof",
+        "property",
+        "itemprop",
+        "href",
+        "content",
+        "name",
+        "rel",
+        "src",
+        "title",
+        "alt",
+        "lang",
+        "data-x",
+    ];
+    const VALUES: [&str; 16] = [
+        "",
+        " ",
+        "btn big",
+        "adr",
+        "x h-card",
+        "site-Footer",
+        "footerWrap x",
+        "p-street-address",
+        "display: none",
+        "color:red",
+        "streetAddress",
+        "schema:postalCode",
+        "name",
+        "x streetAddress",
+        "Thing",
+        "e@example.com",
+    ];
+
+    #[test]
+    fn elements_are_read_as_by_the_reference() {
+        both("div", &[]);
+        both("span", &[("class", "btn")]);
+        both("span", &[("class", "btn"), ("class", "adr")]);
+        both("span", &[("property", "streetAddress"), ("itemprop", "x")]);
+        both("span", &[("itemprop", "x"), ("property", "streetAddress")]);
+        both("span", &[("itemprop", "streetAddress"), ("property", "x")]);
+        both("div", &[("typeof", " "), ("typeof", "Thing")]);
+        both("div", &[("typeof", " "), ("itemtype", "")]);
+        both("p", &[("id", "x"), ("id", "footer")]);
+        both("p", &[("style", "color:red"), ("style", "display:none")]);
+        both("li", &[("data-cfemail", "")]);
+        both("b", &[("title", "t"), ("hidden", "")]);
+    }
+
+    proptest::proptest! {
+        /// Generated elements: names and attributes the walker reads or not, in any order,
+        /// repeated.
+        #[test]
+        fn generated_elements_are_read_as_by_the_reference(
+            name in proptest::sample::select(NAMES.to_vec()),
+            attributes in proptest::collection::vec(
+                (
+                    proptest::sample::select(KEYS.to_vec()),
+                    proptest::sample::select(VALUES.to_vec()),
+                ),
+                0..6,
+            ),
+        ) {
+            both(name, &attributes);
+        }
     }
 }
 
