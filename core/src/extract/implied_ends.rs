@@ -335,7 +335,9 @@ impl OpenElements {
         let tag = &bytes[name.0..name.1];
         // A `<head>` left open ends at the first start tag that does not belong in it
         // (§13.2.6.4.4, "in head": anything else pops the head); inside a `<template>` it stays.
-        if !is_head_content(tag) && !self.none_open(&[b"head"]) {
+        // (The open elements are looked at first: a bucket's count, where the name is
+        // compared with many.)
+        if !self.none_open(&[b"head"]) && !is_head_content(tag) {
             if let Some(i) = self.innermost(bytes, &[b"head"], |_| false) {
                 let only_noscript =
                     (i + 1..self.stack.len()).all(|j| self.name(bytes, j) == b"noscript");
@@ -372,7 +374,7 @@ impl OpenElements {
             _ => {}
         }
         let heading = is_heading(tag);
-        if closes_p(tag) || heading {
+        if !self.none_open(&[b"p"]) && (closes_p(tag) || heading) {
             if let Some(i) = self.in_scope(bytes, &[b"p"], bounds_button_scope) {
                 self.close_from(i, out);
             }

@@ -331,7 +331,9 @@ impl<'p> TreeWriter<'p> {
         line_break_tag: Option<usize>,
         end_tag: Option<&[u8]>,
     ) {
-        if self.stopped {
+        if self.stopped || implied.is_empty() && self.text_start >= lt {
+            // Nothing to write: no text before the tag (most tags follow another) and no end
+            // tag implied (`text_to` would find the text empty).
             return;
         }
         let next_end = match implied.first() {
