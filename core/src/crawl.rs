@@ -352,7 +352,7 @@ fn may_hold_keyword_folded(s: &str) -> bool {
                 if word.is_in(index) {
                     return true;
                 }
-                word = FoldedWord::default();
+                word.clear();
             }
         }
     }
@@ -381,6 +381,11 @@ impl Default for FoldedWord {
 }
 
 impl FoldedWord {
+    /// Empties the word (its bytes past `len` are never read).
+    fn clear(&mut self) {
+        (self.len, self.ascii, self.fits) = (0, true, true);
+    }
+
     fn push(&mut self, letter: char) {
         let letter = letter.to_ascii_lowercase();
         match self.bytes.get_mut(self.len..self.len + letter.len_utf8()) {
@@ -419,6 +424,9 @@ struct LongestWords {
     /// start with them, the lengths of those words and their last bytes ([`SLOTS`]; `s` for
     /// a word with `us` glued on), one bit each.
     groups: Vec<(u16, u16, u32, u64)>,
+    /// One bit for the [`signature`] of each word, and of each word with `us` glued on: a run
+    /// whose bit is clear is none of them, and its group's words are not read.
+    signatures: Box<[u64; SIGNATURE_WORDS]>,
     /// The other words, folded as [`normalise`] folds them, sorted.
     others: Vec<&'static [u8]>,
 }
@@ -460,9 +468,19 @@ impl LongestWords {
                     group.3 |= 1 << SLOTS[usize::from(last)];
                 }
             }
+            let mut signatures = Box::new([0u64; SIGNATURE_WORDS]);
+            for word in &words {
+                let mut glued = word.to_vec();
+                glued.extend_from_slice(b"us");
+                for run in [word, glued.as_slice()] {
+                    let key = signature(run);
+                    signatures[key / 64] |= 1 << (key % 64);
+                }
+            }
             LongestWords {
                 words,
                 groups,
+                signatures,
                 others,
             }
         })
@@ -493,6 +511,10 @@ impl LongestWords {
             && run
                 .last()
                 .is_some_and(|&last| lasts & (1 << SLOTS[usize::from(last)]) != 0)
+            && {
+                let key = signature(run);
+                self.signatures[key / 64] & (1 << (key % 64)) != 0
+            }
             && self.holds_in(from, to, run)
     }
 
@@ -511,6 +533,24 @@ impl LongestWords {
                 None => false,
             })
     }
+}
+
+/// The 64-bit words of [`LongestWords::signatures`]: 2^15 bits, a few hundred set.
+const SIGNATURE_WORDS: usize = 512;
+
+/// A run of ASCII letters and digits (two bytes or more) as one of 2^15 keys, from its
+/// length, its first three bytes and its last, ASCII case ignored (`| 0x20` maps only
+/// `A`–`Z` into `a`–`z` among letters and digits).
+#[inline(always)]
+fn signature(run: &[u8]) -> usize {
+    let byte = |at: usize| u32::from(run.get(at).copied().unwrap_or(0) | 0x20);
+    let last = run.last().copied().unwrap_or(0) | 0x20;
+    let bits = ((run.len() as u32) << 24)
+        ^ (byte(0) << 16)
+        ^ (byte(1) << 8)
+        ^ byte(2)
+        ^ (u32::from(last) << 4);
+    (bits.wrapping_mul(0x9E37_79B1) >> 17) as usize
 }
 
 /// ASCII letters (any case) to 0–25, digits to 26–35, other bytes to 36: a word's group in

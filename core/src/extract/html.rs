@@ -11,7 +11,6 @@
 //! links of `<template>` content (a footer a script clones in), and nothing else of it.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
@@ -21,7 +20,7 @@ use crate::extract::markup::{
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
 use crate::extract::whitespace::{collapse, push_collapsed};
-use crate::extract::words8::{any_byte_below, load};
+use crate::extract::words8::load;
 
 /// What one page's markup holds, ready for the field extractors.
 #[derive(Debug, Default)]
@@ -548,15 +547,9 @@ impl<'b> Walker<'b> {
         }
     }
 
-    /// The text captured since byte `start` of the document text, at most
-    /// [`MAX_CAPTURE_BYTES`] of it (cut at a character boundary).
+    /// The text captured since byte `start` of the document text (see [`captured`]).
     fn captured(&self, start: usize) -> &str {
-        let text = self.doc.text.get(start..).unwrap_or("");
-        let mut end = text.len().min(MAX_CAPTURE_BYTES);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        &text[..end]
+        captured(&self.doc.text, start)
     }
 
     fn leave(&mut self, exit: Exit) {
@@ -568,10 +561,17 @@ impl<'b> Walker<'b> {
         }
         if exit.link {
             if let Some((index, start)) = self.link_captures.pop() {
-                let mut text = one_line(self.captured(start));
-                truncate_chars(&mut text, MAX_CAPTURE_CHARS);
                 if let Some(link) = self.doc.links.get_mut(index) {
-                    // The link's `title` and image `alt` texts, read so far, go after it.
+                    // The link's `title` and image `alt` texts, read so far, go after it: the
+                    // text is made with room for them (and a space), so appending them does not
+                    // copy it again.
+                    let room = if link.text.is_empty() {
+                        0
+                    } else {
+                        link.text.len() + 1
+                    };
+                    let mut text = one_line_with_room(captured(&self.doc.text, start), room);
+                    truncate_chars(&mut text, MAX_CAPTURE_CHARS);
                     let alt = std::mem::replace(&mut link.text, text);
                     if !alt.is_empty() {
                         append_capped(&mut link.text, &alt);
@@ -745,6 +745,96 @@ pub(crate) fn walker_passes_through(
     if read_by_name {
         return Passage::Reading;
     }
+    // The attributes as `Attrs::read` reads them for such an element (none of its arms for
+    // links, images, metas, `<html>` or iframes applies), looking only at those that decide
+    // whether the walker reads it, and stopping at the first that does: one pass with no
+    // `Attrs` to fill (this runs for most start tags of a page; tested against
+    // `walker_passes_through_by_attrs`). Only the first of each name counts, as there.
+    let mut seen = Seen::default();
+    // Microdata and RDFa properties: a later `itemprop` replaces what an earlier `property`
+    // found, so they are known at the end only.
+    let mut item_prop = None;
+    for attribute in attributes {
+        let value = || page.get(attribute.value.range()).unwrap_or("");
+        let reads = match names.get(attribute.name.range()).unwrap_or_default() {
+            b"class" if seen.first(Seen::CLASS) => {
+                let mut class = Attrs::default();
+                class.read_class(value().as_bytes());
+                class.class_adr
+                    || class.class_vcard
+                    || class.footer_like
+                    || class.class_prop.is_some()
+            }
+            b"id" if seen.first(Seen::ID) => names_footer(value().as_bytes()),
+            b"style" if seen.first(Seen::STYLE) => style_hides(value().as_bytes()),
+            b"hidden" | b"itemscope" => true,
+            b"data-cfemail" => true,
+            b"itemtype" => true,
+            // An `itemtype` is read whenever it comes; the first `typeof` when it names a
+            // type.
+            b"typeof" if seen.first(Seen::TYPEOF) => {
+                value().split_ascii_whitespace().next().is_some()
+            }
+            b"property" if seen.first(Seen::PROPERTY) => {
+                if item_prop.is_none() {
+                    item_prop = value().split_ascii_whitespace().find_map(rdfa_prop);
+                }
+                false
+            }
+            b"itemprop" if seen.first(Seen::ITEMPROP) => {
+                item_prop = value().split_ascii_whitespace().find_map(microdata_prop);
+                false
+            }
+            _ => false,
+        };
+        if reads {
+            return Passage::Reading;
+        }
+    }
+    if item_prop.is_some() {
+        Passage::Reading
+    } else if is_block(name) {
+        Passage::BreakingLines
+    } else {
+        Passage::Through
+    }
+}
+
+/// [`walker_passes_through`] as it was until 2026-11-30, from all the attributes
+/// [`Attrs::read`] reads: the reference the new one is held to.
+#[cfg(test)]
+fn walker_passes_through_by_attrs(
+    name: &[u8],
+    attributes: &[AttributeSpan],
+    names: &[u8],
+    page: &str,
+) -> Passage {
+    let read_by_name = walker_skips(name)
+        || matches!(
+            name,
+            b"template"
+                | b"title"
+                | b"meta"
+                | b"base"
+                | b"link"
+                | b"html"
+                | b"head"
+                | b"br"
+                | b"img"
+                | b"a"
+                | b"area"
+                | b"footer"
+                | b"address"
+                | b"h1"
+                | b"h2"
+                | b"h3"
+                | b"h4"
+                | b"h5"
+                | b"h6"
+        );
+    if read_by_name {
+        return Passage::Reading;
+    }
     let attributes = attributes.iter().map(|a| {
         (
             names.get(a.name.range()).unwrap_or_default(),
@@ -767,6 +857,118 @@ pub(crate) fn walker_passes_through(
         Passage::BreakingLines
     } else {
         Passage::Through
+    }
+}
+
+/// [`walker_passes_through`] held to its reference.
+#[cfg(test)]
+mod walker_passes_through_tests {
+    use super::{walker_passes_through, walker_passes_through_by_attrs};
+    use crate::extract::markup::{AttributeSpan, Span};
+
+    /// Both readings of an element named `name` with `attributes` (names as the prescan
+    /// writes them, values as written).
+    fn both(name: &str, attributes: &[(&str, &str)]) {
+        let mut names = String::new();
+        let mut page = String::new();
+        let spans: Vec<AttributeSpan> = attributes
+            .iter()
+            .map(|(key, value)| {
+                let key_at = names.len();
+                names.push_str(key);
+                let value_at = page.len();
+                page.push_str(value);
+                page.push(' ');
+                AttributeSpan {
+                    name: Span::new(key_at..names.len()),
+                    value: Span::new(value_at..value_at + value.len()),
+                }
+            })
+            .collect();
+        let name = name.as_bytes();
+        assert_eq!(
+            walker_passes_through(name, &spans, names.as_bytes(), &page),
+            walker_passes_through_by_attrs(name, &spans, names.as_bytes(), &page),
+            "{:?} {attributes:?}",
+            String::from_utf8_lossy(name)
+        );
+    }
+
+    const NAMES: [&str; 12] = [
+        "div", "span", "p", "li", "a", "meta", "section", "b", "img", "svg", "footer", "x-y",
+    ];
+    const KEYS: [&str; 19] = [
+        "class",
+        "id",
+        "style",
+        "hidden",
+        "itemscope",
+        "data-cfemail",
+        "itemtype",
+        "typeof",
+        "property",
+        "itemprop",
+        "href",
+        "content",
+        "name",
+        "rel",
+        "src",
+        "title",
+        "alt",
+        "lang",
+        "data-x",
+    ];
+    const VALUES: [&str; 16] = [
+        "",
+        " ",
+        "btn big",
+        "adr",
+        "x h-card",
+        "site-Footer",
+        "footerWrap x",
+        "p-street-address",
+        "display: none",
+        "color:red",
+        "streetAddress",
+        "schema:postalCode",
+        "name",
+        "x streetAddress",
+        "Thing",
+        "e@example.com",
+    ];
+
+    #[test]
+    fn elements_are_read_as_by_the_reference() {
+        both("div", &[]);
+        both("span", &[("class", "btn")]);
+        both("span", &[("class", "btn"), ("class", "adr")]);
+        both("span", &[("property", "streetAddress"), ("itemprop", "x")]);
+        both("span", &[("itemprop", "x"), ("property", "streetAddress")]);
+        both("span", &[("itemprop", "streetAddress"), ("property", "x")]);
+        both("div", &[("typeof", " "), ("typeof", "Thing")]);
+        both("div", &[("typeof", " "), ("itemtype", "")]);
+        both("p", &[("id", "x"), ("id", "footer")]);
+        both("p", &[("style", "color:red"), ("style", "display:none")]);
+        both("li", &[("data-cfemail", "")]);
+        both("b", &[("title", "t"), ("hidden", "")]);
+    }
+
+    proptest::proptest! {
+        /// Generated elements: names and attributes the walker reads or not, in any order,
+        /// repeated.
+        #[test]
+        fn generated_elements_are_read_as_by_the_reference(
+            name in proptest::sample::select(NAMES.to_vec()),
+            attributes in proptest::collection::vec(
+                (
+                    proptest::sample::select(KEYS.to_vec()),
+                    proptest::sample::select(VALUES.to_vec()),
+                ),
+                0..6,
+            ),
+        ) {
+            both(name, &attributes);
+        }
     }
 }
 
@@ -863,13 +1065,13 @@ impl<'s> Attrs<'s> {
             }
             let end = class_name_end(class, at);
             let name = &class[at..end];
-            match name {
-                b"adr" | b"h-adr" => self.class_adr = true,
-                b"vcard" | b"h-card" => self.class_vcard = true,
-                _ => {}
-            }
-            if self.class_prop.is_none() {
-                self.class_prop = microformat_prop(name);
+            match microformat_class(name) {
+                Some(MicroformatClass::Adr) => self.class_adr = true,
+                Some(MicroformatClass::Vcard) => self.class_vcard = true,
+                Some(MicroformatClass::Prop(prop)) => {
+                    self.class_prop.get_or_insert(prop);
+                }
+                None => {}
             }
             self.footer_like |= names_footer(name);
             at = end;
@@ -877,12 +1079,29 @@ impl<'s> Attrs<'s> {
     }
 }
 
+/// The text of `text` from byte `start`, at most [`MAX_CAPTURE_BYTES`] of it (cut at a
+/// character boundary).
+fn captured(text: &str, start: usize) -> &str {
+    let text = text.get(start..).unwrap_or("");
+    let mut end = text.len().min(MAX_CAPTURE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// A piece of [`Document::text`] as one line: its line breaks as spaces, trimmed; what
 /// [`collapse`] makes of it, without reading it character by character. The text is built by
 /// `push_collapsed` and `Walker::newline` only, so its white space is single spaces and line
 /// breaks, never two next to each other, and it holds no other white space, control or
 /// zero-width character (tested against `collapse`).
+#[cfg(test)]
 fn one_line(text: &str) -> String {
+    one_line_with_room(text, 0)
+}
+
+/// [`one_line`] in a string with `room` bytes to spare after it (for what a caller appends).
+fn one_line_with_room(text: &str, room: usize) -> String {
     // The ends are trimmed as bytes (both are ASCII), and only a piece that holds a line break
     // is copied through `replace`: `trim_matches` decoded characters, and most link texts are
     // one line already.
@@ -897,9 +1116,13 @@ fn one_line(text: &str) -> String {
         .map_or(start, |last| last + 1);
     let piece = text.get(start..end).unwrap_or_default();
     if memchr::memchr(b'\n', piece.as_bytes()).is_some() {
-        piece.replace('\n', " ")
+        let mut line = piece.replace('\n', " ");
+        line.reserve(room);
+        line
     } else {
-        piece.to_string()
+        let mut line = String::with_capacity(piece.len() + room);
+        line.push_str(piece);
+        line
     }
 }
 
@@ -942,8 +1165,19 @@ impl Seen {
 /// byte, or the end.
 fn class_name_end(class: &[u8], mut at: usize) -> usize {
     // Eight bytes at a time while none is a space or a control (white space is among them).
+    const ONES: u64 = 0x0101_0101_0101_0101;
     while let Some(word) = load(class, at) {
-        if any_byte_below(word, b' ' + 1) {
+        // The high bit of each byte below `!` (`words8::any_byte_below`): a byte below it
+        // borrows into its high bit, and a false bit only ever sits above a true one, so the
+        // lowest bit set marks the first such byte exactly.
+        let below = word.wrapping_sub(ONES * u64::from(b' ' + 1)) & !word & (ONES << 7);
+        if below != 0 {
+            let first = at + (below.trailing_zeros() / 8) as usize;
+            if class[first].is_ascii_whitespace() {
+                return first;
+            }
+            // A control that is not white space: byte by byte from it.
+            at = first;
             break;
         }
         at += 8;
@@ -964,7 +1198,9 @@ fn names_footer(word: &[u8]) -> bool {
         word[..6].copy_from_slice(six);
         u64::from_le_bytes(word) | 0x2020_2020_2020 == u64::from_le_bytes(*b"footer\0\0")
     }
-    word.len() >= 6 && (is_footer(&word[..6]) || is_footer(&word[word.len() - 6..]))
+    // Most names start with neither six bytes: a byte that is not `f` or `F` tells first.
+    let starts_footer = |six: &[u8]| six[0] | 0x20 == b'f' && is_footer(six);
+    word.len() >= 6 && (starts_footer(&word[..6]) || starts_footer(&word[word.len() - 6..]))
 }
 
 fn microdata_prop(name: &str) -> Option<Prop> {
@@ -987,6 +1223,56 @@ fn rdfa_prop(name: &str) -> Option<Prop> {
     microdata_prop(name.rsplit(['/', '#', ':']).next().unwrap_or(name))
 }
 
+/// What a class name means to microformats (hCard, h-card): a root or a property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MicroformatClass {
+    /// `adr`, `h-adr`: an address.
+    Adr,
+    /// `vcard`, `h-card`: a card (an organisation's, here).
+    Vcard,
+    /// A property (`street-address`, `p-tel`…).
+    Prop(Prop),
+}
+
+/// The microformat meaning of class name `class`, as [`microformat_prop`] and the roots
+/// `adr`/`h-adr`, `vcard`/`h-card` give it. Most class names mean nothing: the length, first
+/// and last byte (which tell the names below apart) single out the one name `class` can be,
+/// and only that one is compared, rather than every name of its length in turn.
+fn microformat_class(class: &[u8]) -> Option<MicroformatClass> {
+    use MicroformatClass::{Adr, Vcard};
+    let (&first, &last) = (class.first()?, class.last()?);
+    let (name, meaning): (&[u8], MicroformatClass) = match (class.len(), first, last) {
+        (3, b'a', b'r') => (b"adr", Adr),
+        (5, b'h', b'r') => (b"h-adr", Adr),
+        (5, b'v', b'd') => (b"vcard", Vcard),
+        (6, b'h', b'd') => (b"h-card", Vcard),
+        (14, b's', b's') => (b"street-address", MicroformatClass::Prop(Prop::Street)),
+        (16, b'p', b's') => (b"p-street-address", MicroformatClass::Prop(Prop::Street)),
+        (16, b'e', b's') => (b"extended-address", MicroformatClass::Prop(Prop::Street)),
+        (18, b'p', b's') => (b"p-extended-address", MicroformatClass::Prop(Prop::Street)),
+        (15, b'p', b'x') => (b"post-office-box", MicroformatClass::Prop(Prop::Street)),
+        (8, b'l', b'y') => (b"locality", MicroformatClass::Prop(Prop::Locality)),
+        (10, b'p', b'y') => (b"p-locality", MicroformatClass::Prop(Prop::Locality)),
+        (6, b'r', b'n') => (b"region", MicroformatClass::Prop(Prop::Region)),
+        (8, b'p', b'n') => (b"p-region", MicroformatClass::Prop(Prop::Region)),
+        (11, b'p', b'e') => (b"postal-code", MicroformatClass::Prop(Prop::PostalCode)),
+        (13, b'p', b'e') => (b"p-postal-code", MicroformatClass::Prop(Prop::PostalCode)),
+        (12, b'c', b'e') => (b"country-name", MicroformatClass::Prop(Prop::Country)),
+        (14, b'p', b'e') => (b"p-country-name", MicroformatClass::Prop(Prop::Country)),
+        (3, b'o', b'g') => (b"org", MicroformatClass::Prop(Prop::OrgName)),
+        (5, b'p', b'g') => (b"p-org", MicroformatClass::Prop(Prop::OrgName)),
+        (3, b't', b'l') => (b"tel", MicroformatClass::Prop(Prop::Telephone)),
+        (5, b'p', b'l') => (b"p-tel", MicroformatClass::Prop(Prop::Telephone)),
+        (5, b'e', b'l') => (b"email", MicroformatClass::Prop(Prop::Email)),
+        (7, b'u', b'l') => (b"u-email", MicroformatClass::Prop(Prop::Email)),
+        _ => return None,
+    };
+    (class == name).then_some(meaning)
+}
+
+/// The microformat property a class name names: the reference [`microformat_class`] is
+/// tested against.
+#[cfg(test)]
 fn microformat_prop(class: &[u8]) -> Option<Prop> {
     Some(match class {
         b"street-address"
@@ -1091,13 +1377,25 @@ fn spelled_before(bytes: &[u8], word: &[u8]) -> bool {
 
 /// Cloudflare's link form `/cdn-cgi/l/email-protection#<hex>`.
 fn href_cfemail(href: &str) -> Option<&str> {
+    const PATH: &[u8] = b"/cdn-cgi/l/email-protection";
+    let bytes = href.as_bytes();
+    // The mark's one `#` is its last byte, so its first occurrence ends at the first `#` that
+    // the path comes right before. Most links have no `#` (a `memchr` answers for them), and
+    // one too short for the mark and a payload is not read at all.
+    if bytes.len() <= PATH.len() + 1 {
+        return None;
+    }
+    let hash = memchr::memchr_iter(b'#', bytes)
+        .find(|&hash| hash >= PATH.len() && &bytes[hash - PATH.len()..hash] == PATH)?;
+    let hex = href.get(hash + 1..)?;
+    (!hex.is_empty()).then_some(hex)
+}
+
+/// [`href_cfemail`] as first written, with a searcher for the whole mark: its reference.
+#[cfg(test)]
+fn href_cfemail_model(href: &str) -> Option<&str> {
     const MARK: &str = "/cdn-cgi/l/email-protection#";
-    // Built once: every link is looked at, and building the searcher cost more than the search.
-    static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
-    // Most links have no `#`: a `memchr` answers for them.
-    memchr::memchr(b'#', href.as_bytes())?;
-    let finder = FINDER.get_or_init(|| memchr::memmem::Finder::new(MARK));
-    let at = finder.find(href.as_bytes())?;
+    let at = memchr::memmem::find(href.as_bytes(), MARK.as_bytes())?;
     let hex = href.get(at + MARK.len()..)?;
     (!hex.is_empty()).then_some(hex)
 }
@@ -1124,7 +1422,11 @@ fn append_chars(target: &mut String, extra: &str, cap: usize) {
 
 fn append_capped(target: &mut String, extra: &str) {
     let extra = extra.trim();
-    if extra.is_empty() || target.chars().count() >= MAX_CAPTURE_CHARS {
+    // A character is at least one byte: a target of fewer bytes than the cap is under it,
+    // without counting its characters.
+    if extra.is_empty()
+        || (target.len() >= MAX_CAPTURE_CHARS && target.chars().count() >= MAX_CAPTURE_CHARS)
+    {
         return;
     }
     if !target.is_empty() {
@@ -1375,6 +1677,149 @@ mod tests {
                     "{:?}", class
                 );
             }
+        }
+    }
+
+    /// What a class name means as first read: the roots by name, then
+    /// [`microformat_prop`]; the reference [`microformat_class`] is held to.
+    fn microformat_class_model(name: &[u8]) -> Option<MicroformatClass> {
+        match name {
+            b"adr" | b"h-adr" => Some(MicroformatClass::Adr),
+            b"vcard" | b"h-card" => Some(MicroformatClass::Vcard),
+            _ => microformat_prop(name).map(MicroformatClass::Prop),
+        }
+    }
+
+    /// Every name [`microformat_class`] knows.
+    const MICROFORMAT_NAMES: &[&str] = &[
+        "adr",
+        "h-adr",
+        "vcard",
+        "h-card",
+        "street-address",
+        "p-street-address",
+        "extended-address",
+        "p-extended-address",
+        "post-office-box",
+        "locality",
+        "p-locality",
+        "region",
+        "p-region",
+        "postal-code",
+        "p-postal-code",
+        "country-name",
+        "p-country-name",
+        "org",
+        "p-org",
+        "tel",
+        "p-tel",
+        "email",
+        "u-email",
+    ];
+
+    #[test]
+    fn microformat_classes_are_those_of_the_model() {
+        for name in MICROFORMAT_NAMES {
+            let name = name.as_bytes();
+            assert!(microformat_class(name).is_some(), "{name:?}");
+            assert_eq!(microformat_class(name), microformat_class_model(name));
+            // Every name one byte off (changed, left out, added), and its other case.
+            for at in 0..name.len() {
+                for byte in [b'-', b'a', b'x', b'E', 0, 0xc3] {
+                    let mut changed = name.to_vec();
+                    changed[at] = byte;
+                    let mut added = name.to_vec();
+                    added.insert(at, byte);
+                    let mut left_out = name.to_vec();
+                    left_out.remove(at);
+                    for variant in [changed, added, left_out] {
+                        assert_eq!(
+                            microformat_class(&variant),
+                            microformat_class_model(&variant),
+                            "{variant:?}"
+                        );
+                    }
+                }
+            }
+            let upper = name.to_ascii_uppercase();
+            assert_eq!(microformat_class(&upper), None);
+        }
+        assert_eq!(microformat_class(b""), None);
+    }
+
+    proptest::proptest! {
+        /// [`microformat_class`] reads any name as its model does.
+        #[test]
+        fn microformat_class_follows_its_model(
+            name in proptest::prop_oneof![
+                "[-a-z]{0,19}",
+                "[-acdeghlnoprstvxy]{1,18}",
+                proptest::strategy::Strategy::prop_map(
+                    proptest::sample::select(MICROFORMAT_NAMES),
+                    String::from
+                ),
+            ]
+        ) {
+            proptest::prop_assert_eq!(
+                microformat_class(name.as_bytes()),
+                microformat_class_model(name.as_bytes()),
+                "{:?}", name
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// [`href_cfemail`] finds the payload its model finds, in links built of pieces of the
+        /// mark.
+        #[test]
+        fn href_cfemail_follows_its_model(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "/cdn-cgi/l/email-protection", "/cdn-cgi/l/email-protection#", "#", "0a63",
+                "/", "x", "https://a.example", "-protection#", "/cdn-cgi", "\u{e9}", "?q=1",
+            ]), 0..6)
+        ) {
+            let href = pieces.concat();
+            proptest::prop_assert_eq!(href_cfemail(&href), href_cfemail_model(&href), "{:?}", href);
+        }
+    }
+
+    #[test]
+    fn cloudflare_links_are_read_as_the_model_reads_them() {
+        for href in [
+            "/cdn-cgi/l/email-protection#0a63",
+            "/cdn-cgi/l/email-protection#",
+            "https://a.example/cdn-cgi/l/email-protection#0a63646c",
+            "/x#y/cdn-cgi/l/email-protection#ab",
+            "/cdn-cgi/l/email-protection#ab/cdn-cgi/l/email-protection#cd",
+            "cdn-cgi/l/email-protection#ab",
+            "#/cdn-cgi/l/email-protection",
+            "",
+        ] {
+            assert_eq!(href_cfemail(href), href_cfemail_model(href), "{href:?}");
+        }
+        assert_eq!(
+            href_cfemail("/cdn-cgi/l/email-protection#0a63"),
+            Some("0a63")
+        );
+    }
+
+    /// [`names_footer`] as first written: the first or last six bytes are `footer` in either
+    /// case.
+    fn names_footer_model(name: &[u8]) -> bool {
+        name.len() >= 6
+            && (name[..6].eq_ignore_ascii_case(b"footer")
+                || name[name.len() - 6..].eq_ignore_ascii_case(b"footer"))
+    }
+
+    proptest::proptest! {
+        /// [`names_footer`] reads any name as its model does.
+        #[test]
+        fn names_footer_follows_its_model(name in "([fF]|[oO]|[tT]|[eE]|[rR]|footer|FOOTER|-|x|é){0,9}") {
+            proptest::prop_assert_eq!(
+                names_footer(name.as_bytes()),
+                names_footer_model(name.as_bytes()),
+                "{:?}", name
+            );
         }
     }
 

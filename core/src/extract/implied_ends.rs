@@ -235,6 +235,9 @@ fn bucket(name: &[u8]) -> usize {
 /// The stack of open elements, as byte ranges of their (lower-case) names in the page.
 pub struct OpenElements {
     stack: Vec<(usize, usize)>,
+    /// The [`bucket`] of each element of `stack`, kept so that closing one does not look its
+    /// name up again.
+    buckets: Vec<u8>,
     /// How many open elements have a name in each [`bucket`]: a query for names none of
     /// which is open (the common case: no `<p>` open when a `<div>` starts, no `</li>` to
     /// match) answers without walking the stack.
@@ -245,6 +248,7 @@ impl Default for OpenElements {
     fn default() -> OpenElements {
         OpenElements {
             stack: Vec::new(),
+            buckets: Vec::new(),
             open_in_bucket: [0; BUCKETS],
         }
     }
@@ -262,17 +266,21 @@ impl OpenElements {
     }
 
     fn push(&mut self, bytes: &[u8], name: (usize, usize)) {
-        self.open_in_bucket[bucket(&bytes[name.0..name.1])] += 1;
+        let b = bucket(&bytes[name.0..name.1]);
+        self.open_in_bucket[b] += 1;
         self.stack.push(name);
+        // (A bucket is the top eight bits of a product: below 256.)
+        self.buckets.push(b as u8);
     }
 
     /// Pops the elements from `index` up.
-    fn truncate(&mut self, bytes: &[u8], index: usize) {
-        for &(start, end) in &self.stack[index.min(self.stack.len())..] {
-            let b = bucket(&bytes[start..end]);
+    fn truncate(&mut self, index: usize) {
+        for &b in self.buckets.get(index..).unwrap_or_default() {
+            let b = usize::from(b);
             self.open_in_bucket[b] = self.open_in_bucket[b].saturating_sub(1);
         }
         self.stack.truncate(index);
+        self.buckets.truncate(index);
     }
 
     /// The index of the innermost open element named like one of `targets`, walking down the
@@ -305,9 +313,13 @@ impl OpenElements {
 
     /// Pops the elements from `index` up and appends the byte ranges of their names (the end
     /// tags HTML5 implies), innermost first.
-    fn close_from(&mut self, bytes: &[u8], index: usize, out: &mut Vec<(usize, usize)>) {
+    fn close_from(&mut self, index: usize, out: &mut Vec<(usize, usize)>) {
+        if index >= self.stack.len() {
+            // Nothing to close (an end tag of the innermost element).
+            return;
+        }
         out.extend(self.stack[index.min(self.stack.len())..].iter().rev());
-        self.truncate(bytes, index);
+        self.truncate(index);
     }
 
     /// A start tag whose name is `bytes[name.0..name.1]`: appends to `out` the names (byte
@@ -323,29 +335,31 @@ impl OpenElements {
         let tag = &bytes[name.0..name.1];
         // A `<head>` left open ends at the first start tag that does not belong in it
         // (§13.2.6.4.4, "in head": anything else pops the head); inside a `<template>` it stays.
-        if !is_head_content(tag) && !self.none_open(&[b"head"]) {
+        // (The open elements are looked at first: a bucket's count, where the name is
+        // compared with many.)
+        if !self.none_open(&[b"head"]) && !is_head_content(tag) {
             if let Some(i) = self.innermost(bytes, &[b"head"], |_| false) {
                 let only_noscript =
                     (i + 1..self.stack.len()).all(|j| self.name(bytes, j) == b"noscript");
                 if only_noscript {
-                    self.close_from(bytes, i, out);
+                    self.close_from(i, out);
                 }
             }
         }
         match tag {
             b"li" => {
                 if let Some(i) = self.item_to_close(bytes, &[b"li"]) {
-                    self.close_from(bytes, i, out);
+                    self.close_from(i, out);
                 }
             }
             b"dd" | b"dt" => {
                 if let Some(i) = self.item_to_close(bytes, &[b"dd", b"dt"]) {
-                    self.close_from(bytes, i, out);
+                    self.close_from(i, out);
                 }
             }
             b"td" | b"th" => {
                 if let Some(i) = self.in_scope(bytes, &[b"td", b"th"], bounds_table_scope) {
-                    self.close_from(bytes, i, out);
+                    self.close_from(i, out);
                 }
             }
             b"tr" => {
@@ -354,20 +368,21 @@ impl OpenElements {
                     let row = self
                         .in_scope(bytes, &[b"tr"], bounds_table_scope)
                         .unwrap_or(i);
-                    self.close_from(bytes, row.min(i), out);
+                    self.close_from(row.min(i), out);
                 }
             }
             _ => {}
         }
-        if closes_p(tag) || is_heading(tag) {
+        let heading = is_heading(tag);
+        if !self.none_open(&[b"p"]) && (closes_p(tag) || heading) {
             if let Some(i) = self.in_scope(bytes, &[b"p"], bounds_button_scope) {
-                self.close_from(bytes, i, out);
+                self.close_from(i, out);
             }
         }
-        if is_heading(tag) {
+        if heading {
             let top = self.stack.len().checked_sub(1);
             if let Some(top) = top.filter(|&t| is_heading(self.name(bytes, t))) {
-                self.close_from(bytes, top, out);
+                self.close_from(top, out);
             }
         }
         if !void && self.stack.len() < MAX_DEPTH {
@@ -393,16 +408,18 @@ impl OpenElements {
         if self.none_open(&[name]) {
             return;
         }
-        let special = is_special(name);
+        // Looked up once the walk passes an element: most end tags close the innermost one.
+        let mut special = None;
         for index in (0..self.stack.len()).rev() {
             let open = self.name(bytes, index);
             if open == name {
-                self.close_from(bytes, index + 1, out);
-                self.truncate(bytes, index);
+                self.close_from(index + 1, out);
+                self.truncate(index);
                 return;
             }
             // A `<template>` bounds every scope (§13.2.4.2): an end tag inside one never
             // closes what was opened outside it.
+            let special = *special.get_or_insert_with(|| is_special(name));
             if (!special && is_special(open)) || open == b"template" {
                 return;
             }

@@ -331,7 +331,9 @@ impl<'p> TreeWriter<'p> {
         line_break_tag: Option<usize>,
         end_tag: Option<&[u8]>,
     ) {
-        if self.stopped {
+        if self.stopped || implied.is_empty() && self.text_start >= lt {
+            // Nothing to write: no text before the tag (most tags follow another) and no end
+            // tag implied (`text_to` would find the text empty).
             return;
         }
         let next_end = match implied.first() {
@@ -363,7 +365,13 @@ impl<'p> TreeWriter<'p> {
     /// [`OpenElement::key`] tells a name of at most eight bytes whole; a longer one is
     /// compared with the name written, where `.` is `+`).
     fn is_named(&self, element: &OpenElement, name: &[u8]) -> bool {
-        name_key(name) == element.key
+        self.is_named_keyed(element, name, name_key(name))
+    }
+
+    /// [`TreeWriter::is_named`], given `key`, the [`name_key`] of `name` (an end tag
+    /// compares its name with up to three open elements).
+    fn is_named_keyed(&self, element: &OpenElement, name: &[u8], key: u64) -> bool {
+        key == element.key
             && (name.len() <= 8 || {
                 let range = element.name.start as usize..element.name.end as usize;
                 let written = self.out.get(range).unwrap_or_default();
@@ -498,6 +506,7 @@ impl<'p> TreeWriter<'p> {
                     take_back: None,
                     written: false,
                     attributes: (0, 0),
+                    counted: Counted::default(),
                 });
             }
             self.after_line_break = true;
@@ -521,6 +530,7 @@ impl<'p> TreeWriter<'p> {
                     take_back: None,
                     written: false,
                     attributes: (0, 0),
+                    counted: Counted::default(),
                 });
             }
             self.text_start = tag_end;
@@ -559,9 +569,14 @@ impl<'p> TreeWriter<'p> {
             self.opened_last = false;
         } else {
             self.out.push(b'>');
-            self.titles_open += usize::from(name == b"title");
-            self.templates_open += usize::from(is_template);
-            self.skipped_open += usize::from(walker_skips(name));
+            let counted = Counted {
+                title: name == b"title",
+                template: is_template,
+                skipped: walker_skips(name),
+            };
+            self.titles_open += usize::from(counted.title);
+            self.templates_open += usize::from(counted.template);
+            self.skipped_open += usize::from(counted.skipped);
             // Taken back, start tag and all, if its end tag comes when nothing written since
             // is left in the copy (its children, if any, taken back) and the walker reads
             // nothing from it ([`walker_reads_nothing`], or [`empty_element_shows_nothing`],
@@ -577,6 +592,7 @@ impl<'p> TreeWriter<'p> {
                 take_back,
                 written: true,
                 attributes: (index_u32(first_attribute), index_u32(self.attributes.len())),
+                counted,
             });
             self.opened_last = true;
         }
@@ -709,12 +725,13 @@ impl<'p> TreeWriter<'p> {
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
     /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of).
     fn write_end_tag(&mut self, names: &[u8], name: &[u8]) {
+        let key = name_key(name);
         if let Some(top) = self.open.last().filter(|top| !top.written) {
             // The innermost element is one the copy leaves out: the end tag closes it if it
             // has its name, and `tl` would ignore it otherwise (it is matched with the
             // innermost element only). Either way nothing is written but, where needed, what
             // keeps the text before it apart from the text after it, as the tag did.
-            if self.is_named(top, name) {
+            if self.is_named_keyed(top, name, key) {
                 let block = top.block;
                 self.open.pop();
                 if block {
@@ -736,7 +753,7 @@ impl<'p> TreeWriter<'p> {
             && self.walker_sees_blocks()
             && self.open.last().is_some_and(|top| {
                 top.block
-                    && self.is_named(top, name)
+                    && self.is_named_keyed(top, name, key)
                     && self.passage(
                         names,
                         // A block element's name holds no `.`: as written.
@@ -760,7 +777,7 @@ impl<'p> TreeWriter<'p> {
             // taken back), so the last start tag written is its own.
             if self.drops
                 && self.out.len() == element.start_tag_end
-                && self.is_named(top, name)
+                && self.is_named_keyed(top, name, key)
                 && (element.reads_nothing || {
                     let (from, to) = self.start_tags.last().copied().unwrap_or_default();
                     let attributes = self
@@ -771,10 +788,11 @@ impl<'p> TreeWriter<'p> {
                 })
             {
                 let (from, after_line_break) = (element.from, element.after_line_break);
+                let skipped = top.counted.skipped;
                 self.out.truncate(from);
                 self.left_out_since_written = true;
                 self.open.pop();
-                self.skipped_open -= usize::from(walker_skips(name));
+                self.skipped_open -= usize::from(skipped);
                 // Its attributes stay in the list, referred to by no start tag: an end tag
                 // implied before a start tag comes after that tag's attributes are recorded.
                 self.start_tags.pop();
@@ -791,18 +809,19 @@ impl<'p> TreeWriter<'p> {
         self.opened_last = false;
         // `tl` compares the names as written (`.` as `+`): the same bytes for the same name.
         if let Some(top) = self.open.last() {
-            if self.is_named(top, name) {
+            if self.is_named_keyed(top, name, key) {
                 // Leaving an element the walker writes no text but for the line break after
                 // a block element; it broke none inside a template.
-                let is_template = name == b"template";
+                // (Its counts as looked up at its start tag: the same name.)
+                let counted = top.counted;
                 self.after_line_break = self.titles_open == 0
                     && (top.block
-                        || (line_break_before && self.templates_open == 0 && !is_template));
+                        || (line_break_before && self.templates_open == 0 && !counted.template));
                 let block = top.block;
                 self.open.pop();
-                self.titles_open -= usize::from(name == b"title");
-                self.templates_open -= usize::from(is_template);
-                self.skipped_open -= usize::from(walker_skips(name));
+                self.titles_open -= usize::from(counted.title);
+                self.templates_open -= usize::from(counted.template);
+                self.skipped_open -= usize::from(counted.skipped);
                 if block && self.walker_sees_blocks() {
                     self.at_block_boundary = true;
                 }
@@ -974,6 +993,19 @@ struct OpenElement {
     written: bool,
     /// Its attributes, indices into [`TreeWriter::attribute_list`] (from, to).
     attributes: (u32, u32),
+    /// Whether it is a `<title>`, a `<template>`, an element whose subtree the walker skips
+    /// ([`walker_skips`]): what its end tag changes in [`TreeWriter::titles_open`],
+    /// [`TreeWriter::templates_open`] and [`TreeWriter::skipped_open`], looked up once at its
+    /// start tag (only for an element written: one left out changes none of them).
+    counted: Counted,
+}
+
+/// Which of the writer's counts of open elements an element is in ([`OpenElement::counted`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Counted {
+    title: bool,
+    template: bool,
+    skipped: bool,
 }
 
 /// Whether text ending `out` could run on into one character reference with text written

@@ -590,10 +590,19 @@ fn resolve_on_site(base: &Url, host: &str, registrable: &str, href: &str) -> Opt
 /// hrefs).
 fn written_host(href: &str) -> Option<&str> {
     let rest = after_web_scheme(href)?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    let host = authority.rsplit('@').next().unwrap_or(authority);
+    // Byte scans: the bytes that end the authority, `@` and `:` are ASCII (a `str` searcher
+    // set up for each would cost more than the few bytes of a host).
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = match authority.bytes().rposition(|b| b == b'@') {
+        Some(at) => &authority[at + 1..],
+        None => authority,
+    };
     // Strip a port, but not from a bracketed IPv6 literal.
-    let host = match host.rfind(':') {
+    let host = match host.bytes().rposition(|b| b == b':') {
         Some(colon) if !host.ends_with(']') => &host[..colon],
         _ => host,
     };
@@ -1859,6 +1868,34 @@ mod tests {
                 proptest::prop_assert_eq!(path.as_str(), url.path(), "{}", href);
                 proptest::prop_assert_eq!(has_query, url.query().is_some(), "{}", href);
             }
+        }
+    }
+
+    /// [`written_host`] as it was first written, with `str` searches.
+    fn written_host_model(href: &str) -> Option<&str> {
+        let rest = after_web_scheme(href)?;
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        let host = authority.rsplit('@').next().unwrap_or(authority);
+        let host = match host.rfind(':') {
+            Some(colon) if !host.ends_with(']') => &host[..colon],
+            _ => host,
+        };
+        Some(host.trim_end_matches('.'))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn written_hosts_are_read_as_the_str_searches_read_them(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "https://", "HTTP://", "//", "/", "?", "#", "@", ":", ".", "[::1]", "]",
+                    "acme.com", "é", "x", "8080", "",
+                ]),
+                0..10,
+            ),
+        ) {
+            let href = parts.concat();
+            proptest::prop_assert_eq!(written_host(&href), written_host_model(&href), "{}", href);
         }
     }
 

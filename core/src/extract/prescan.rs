@@ -403,7 +403,28 @@ fn is_skipped(name: &[u8]) -> bool {
 /// Reads the tag name starting at `start`, writing it lower-cased into `names` at the same
 /// positions (`names` is at least as long as `bytes`); returns the index just past it. One
 /// table look-up a byte ([`TAG_NAME_LOWER`]).
+///
+/// Both are cut to the shorter length first, so that one comparison bounds both in the loop
+/// (through `get` and `get_mut` each byte cost two bounds checks).
 fn read_name(bytes: &[u8], start: usize, names: &mut [u8]) -> usize {
+    let len = bytes.len().min(names.len());
+    let (bytes, names) = (&bytes[..len], &mut names[..len]);
+    let mut i = start;
+    while i < len {
+        let lower = TAG_NAME_LOWER[usize::from(bytes[i])];
+        if lower == 0 {
+            break;
+        }
+        names[i] = lower;
+        i += 1;
+    }
+    i
+}
+
+/// [`read_name`] as it was until 2026-11-30, through `get` and `get_mut`: the reference it is
+/// held to.
+#[cfg(test)]
+fn read_name_by_get(bytes: &[u8], start: usize, names: &mut [u8]) -> usize {
     let mut i = start;
     while let (Some(&b), Some(name)) = (bytes.get(i), names.get_mut(i)) {
         let lower = TAG_NAME_LOWER[usize::from(b)];
@@ -443,6 +464,7 @@ static LOWER: [u8; 256] = {
 };
 
 /// Where a start tag ends, as [`scan_attributes`] read it.
+#[derive(Debug, PartialEq, Eq)]
 struct TagEnd {
     /// Index just past the tag's `>`, or the end of the page when it has none.
     end: usize,
@@ -461,7 +483,113 @@ struct TagEnd {
 /// the `/` of a non-void element is ignored). Writes each attribute's name, lower-cased, into
 /// `names` at the same positions (`names` is at least as long as `bytes`), and appends its
 /// range and its value's to `attributes` (the caller drops them if the tag makes no element).
+///
+/// `names` is cut to the length of `bytes` first, so that one comparison with that length
+/// bounds both in the loops (attributes are 6 % of a run's instructions; read through
+/// `get` and `get_mut`, each byte of a name cost two bounds checks and an `Option`).
 fn scan_attributes(
+    bytes: &[u8],
+    start: usize,
+    attributes: &mut Vec<AttributeSpan>,
+    names: &mut [u8],
+) -> TagEnd {
+    // (`names` is never shorter: the prescan lengthens it to the page.)
+    let bytes = bytes.get(..names.len()).unwrap_or(bytes);
+    let len = bytes.len();
+    let names = &mut names[..len];
+    let class = |b: u8| BYTE_CLASS[usize::from(b)];
+    // The first byte from `i` on that is not of `class` (or the end).
+    let skip = |mut i: usize, wanted: u8| {
+        while i < len && class(bytes[i]) & wanted != 0 {
+            i += 1;
+        }
+        i
+    };
+    let mut i = start;
+    let mut json_ld = false;
+    loop {
+        let gap = i;
+        i = skip(i, SPACE | SLASH);
+        if i >= len {
+            return TagEnd {
+                end: len,
+                complete: false,
+                self_closing: false,
+                json_ld,
+            };
+        }
+        if bytes[i] == b'>' {
+            return TagEnd {
+                end: i + 1,
+                complete: true,
+                self_closing: i > gap && bytes[i - 1] == b'/' && i - 1 != start,
+                json_ld,
+            };
+        }
+        // The name; a leading `=` belongs to it (§13.2.5.32).
+        // Read and lower-cased in one pass.
+        let name_start = i;
+        names[i] = LOWER[usize::from(bytes[i])];
+        i += 1;
+        while i < len {
+            let b = bytes[i];
+            if class(b) & NAME == 0 {
+                break;
+            }
+            names[i] = LOWER[usize::from(b)];
+            i += 1;
+        }
+        let name = Span::new(name_start..i);
+        let is_type = &names[name_start..i] == b"type";
+        i = skip(i, SPACE);
+        if i >= len || bytes[i] != b'=' {
+            attributes.push(AttributeSpan {
+                name,
+                value: Span::new(i..i),
+            });
+            continue;
+        }
+        i = skip(i + 1, SPACE);
+        let (value_start, value_end) = match bytes.get(i) {
+            Some(&quote @ (b'"' | b'\'')) => {
+                let value_start = i + 1;
+                let value_end =
+                    find_byte(quote, &bytes[value_start..]).map_or(len, |end| value_start + end);
+                // Past the end when the value is not closed: the next look ends the tag.
+                i = value_end + 1;
+                (value_start, value_end)
+            }
+            _ => {
+                let value_start = i;
+                i = skip(i, UNQUOTED);
+                (value_start, i)
+            }
+        };
+        attributes.push(AttributeSpan {
+            name,
+            value: Span::new(value_start..value_end),
+        });
+        if is_type
+            && bytes[value_start..value_end]
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"application/ld+json")
+        {
+            json_ld = true;
+        }
+    }
+}
+
+#[cfg(test)]
+/// [`scan_attributes`] as it was until 2026-11-30, every byte read and written through a
+/// checked index (two bounds checks a byte of a name): the reference the new one is held to.
+/// Walks the attributes of a start tag from `start` (just past its name) as HTML5 tokenizes
+/// them (§13.2.5.32–40): names run to white space, `/`, `>` or `=`; a value is quoted, or
+/// unquoted up to white space or `>`; a `/` not right before `>` is ignored, and so is one
+/// right after the tag's name, also before `>` (HTML5 reads `<div/>` as an open `<div>`:
+/// the `/` of a non-void element is ignored). Writes each attribute's name, lower-cased, into
+/// `names` at the same positions (`names` is at least as long as `bytes`), and appends its
+/// range and its value's to `attributes` (the caller drops them if the tag makes no element).
+fn scan_attributes_by_index(
     bytes: &[u8],
     start: usize,
     attributes: &mut Vec<AttributeSpan>,
@@ -1009,7 +1137,93 @@ mod tests {
     use super::{cut_to, prescan};
     use crate::extract::markup::tests::outline;
     use crate::extract::markup::REFERENCE_WRITE_NAME;
+    use crate::extract::markup::{AttributeSpan, Span};
     use proptest::strategy::Strategy as _;
+
+    /// [`super::scan_attributes`] and its reference on the same tag: what each returns, the
+    /// attributes it lists and the names it writes (the rest of `names` is left alone by both).
+    fn attributes_read_both_ways(tag: &[u8], start: usize, names_len: usize) {
+        let read = |scan: fn(&[u8], usize, &mut Vec<AttributeSpan>, &mut [u8]) -> super::TagEnd| {
+            let mut names = vec![0u8; names_len];
+            let mut attributes = vec![AttributeSpan {
+                name: Span::new(0..1),
+                value: Span::new(1..2),
+            }];
+            let end = scan(tag, start, &mut attributes, &mut names);
+            (end, attributes, names)
+        };
+        assert_eq!(
+            read(super::scan_attributes),
+            read(super::scan_attributes_by_index),
+            "{:?} from {start}",
+            String::from_utf8_lossy(tag)
+        );
+    }
+
+    proptest::proptest! {
+        /// Tag names are read as by their reference, names buffer shorter or longer.
+        #[test]
+        fn names_are_read_as_by_their_reference(
+            page in "[a-zA-Z0-9.:_ <>/-]{0,24}",
+            start in 0usize..30,
+            names_len in 0usize..30,
+        ) {
+            let page = page.as_bytes();
+            let mut fast = vec![0u8; names_len];
+            let mut reference = vec![0u8; names_len];
+            proptest::prop_assert_eq!(
+                super::read_name(page, start, &mut fast),
+                super::read_name_by_get(page, start, &mut reference)
+            );
+            proptest::prop_assert_eq!(fast, reference);
+        }
+    }
+
+    #[test]
+    fn attributes_are_scanned_as_by_their_reference() {
+        for tag in [
+            "<a>",
+            "<a",
+            "<a/>",
+            "<a />",
+            "<a/ >",
+            "<div/>",
+            "<p a>",
+            "<p a=>",
+            "<p a=",
+            "<p a='",
+            "<p a=\"x",
+            "<p a=\"x\"",
+            "<p =x>",
+            "<p A=\"1\"B='2'C=3/ D>",
+            "<p TYPE=' Application/LD+JSON '>",
+            "<script type=application/ld+json>",
+            "<p type=\"x\" type=application/ld+json/>",
+            "<p a = b c\t=\n'd' / >",
+            "<p data-X=it's>",
+            "<p \u{e9}=\u{e9}>",
+        ] {
+            let name_end = 1 + tag[1..]
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(tag.len() - 1);
+            attributes_read_both_ways(tag.as_bytes(), name_end, tag.len());
+            attributes_read_both_ways(tag.as_bytes(), name_end, tag.len() + 5);
+        }
+    }
+
+    proptest::proptest! {
+        /// The attribute scan reads every tag as its reference, which read and wrote each byte
+        /// through a checked index.
+        #[test]
+        fn attributes_are_scanned_as_by_their_reference_on_generated_tags(
+            tag in "[a-zA-Z =\"'/>\t\n.-]{0,40}",
+            start in 0usize..6,
+            spare in 0usize..3,
+        ) {
+            let tag = tag.as_bytes();
+            attributes_read_both_ways(tag, start.min(tag.len()), tag.len() + spare);
+        }
+    }
 
     #[test]
     fn byte_tables_are_the_byte_functions() {

@@ -170,13 +170,7 @@ fn party_of(text: &str) -> Option<Party> {
             .skip_while(|w| FILLERS.contains(w) || w.is_empty())
             .collect();
         let phrase = part.join(" ");
-        let starts = |labels: &[String]| {
-            labels.iter().any(|label| {
-                phrase
-                    .strip_prefix(label)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
-            })
-        };
+        let starts = |labels: &[String]| starts_with_label(&phrase, labels);
         if starts(&lexicon_words().host) {
             return Some(Party::Host);
         }
@@ -196,6 +190,19 @@ fn party_of(text: &str) -> Option<Party> {
         }
     }
     party
+}
+
+/// Whether `phrase` starts with one of `labels` (sorted) followed by its end or a space. Such
+/// a label is the phrase up to its end or a space: those few prefixes are looked up, rather
+/// than each label compared with the phrase.
+fn starts_with_label(phrase: &str, labels: &[String]) -> bool {
+    memchr::memchr_iter(b' ', phrase.as_bytes())
+        .chain(std::iter::once(phrase.len()))
+        .any(|end| {
+            labels
+                .binary_search_by(|label| label.as_str().cmp(&phrase[..end]))
+                .is_ok()
+        })
 }
 
 /// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`):
@@ -1684,6 +1691,71 @@ pub fn own_part<'t>(ranges: &[Range<usize>], line: &'t str, start: usize) -> &'t
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`starts_with_label`] as it was first written: each label compared with the phrase.
+    fn starts_with_label_model(phrase: &str, labels: &[String]) -> bool {
+        labels.iter().any(|label| {
+            phrase
+                .strip_prefix(label.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        })
+    }
+
+    /// The lexicon's party labels and compound heads, and a few other words.
+    fn party_words() -> Vec<String> {
+        let words = lexicon_words();
+        let mut all: Vec<String> = words
+            .host
+            .iter()
+            .chain(&words.other)
+            .chain(&words.bank)
+            .chain(&words.party_heads)
+            .flat_map(|label| label.split(' ').map(str::to_owned).chain([label.clone()]))
+            .collect();
+        all.extend(["", "der", "x", "ä", "hosting", "web"].map(str::to_owned));
+        all
+    }
+
+    #[test]
+    fn every_label_starts_a_phrase_of_it() {
+        let words = lexicon_words();
+        for labels in [&words.host, &words.other, &words.bank] {
+            for label in labels {
+                for phrase in [label.clone(), format!("{label} und mehr")] {
+                    assert!(starts_with_label(&phrase, labels), "{phrase}");
+                }
+                assert!(
+                    !starts_with_label(&format!("{label}x"), std::slice::from_ref(label))
+                        || label.is_empty()
+                );
+            }
+        }
+        assert!(!starts_with_label("", &[]));
+        assert!(starts_with_label("", &[String::new()]));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn labels_start_a_phrase_as_a_comparison_with_each_says(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(party_words()),
+                    "[a-zäß ]{0,6}",
+                ],
+                0..5,
+            ),
+            class in 0..3usize,
+        ) {
+            let phrase = parts.join(" ");
+            let words = lexicon_words();
+            let labels = [&words.host, &words.other, &words.bank][class];
+            proptest::prop_assert_eq!(
+                starts_with_label(&phrase, labels),
+                starts_with_label_model(&phrase, labels),
+                "{}", phrase
+            );
+        }
+    }
 
     /// The words [`may_mention`] is checked on: the lexicon's organisation types, authority
     /// heads and legal forms (as written and as read), and others.
