@@ -703,23 +703,11 @@ impl<'b> Walker<'b> {
     }
 }
 
-/// What [`Walker::enter`] and [`Walker::leave`] do with an element named `name` with
-/// `attributes`, wherever it is and whatever it holds: nothing ([`Passage::Through`]) for an
-/// element that is not a block element nor one the walker reads by its name (links, images,
-/// metas, titles, skipped elements, headings, `<html>`, `<head>`, `<template>`, `<footer>`,
-/// `<br>`…), with no attribute the walker reads on any element (`data-cfemail`, `hidden` or a
-/// hiding `style`, a footer's class or id, microdata, RDFa and microformat properties and
-/// scopes); only the line breaks and block starts of a block element
-/// ([`Passage::BreakingLines`]) for such a block element. The copy for `tl` leaves the first
-/// out, and the second where the walker's text is at a block boundary (`markup.rs`,
-/// `TreeWriter::start`): their children are read as they would be inside them.
-pub(crate) fn walker_passes_through(
-    name: &[u8],
-    attributes: &[AttributeSpan],
-    names: &[u8],
-    page: &str,
-) -> Passage {
-    let read_by_name = walker_skips(name)
+/// Whether the walker reads an element named `name` whatever its attributes: one it skips
+/// with its subtree, or one whose name alone it acts on (links, images, metas, headings, the
+/// footer, `<address>`).
+fn read_by_name(name: &[u8]) -> bool {
+    walker_skips(name)
         || matches!(
             name,
             b"template"
@@ -741,8 +729,26 @@ pub(crate) fn walker_passes_through(
                 | b"h4"
                 | b"h5"
                 | b"h6"
-        );
-    if read_by_name {
+        )
+}
+
+/// What [`Walker::enter`] and [`Walker::leave`] do with an element named `name` with
+/// `attributes`, wherever it is and whatever it holds: nothing ([`Passage::Through`]) for an
+/// element that is not a block element nor one the walker reads by its name (links, images,
+/// metas, titles, skipped elements, headings, `<html>`, `<head>`, `<template>`, `<footer>`,
+/// `<br>`…), with no attribute the walker reads on any element (`data-cfemail`, `hidden` or a
+/// hiding `style`, a footer's class or id, microdata, RDFa and microformat properties and
+/// scopes); only the line breaks and block starts of a block element
+/// ([`Passage::BreakingLines`]) for such a block element. The copy for `tl` leaves the first
+/// out, and the second where the walker's text is at a block boundary (`markup.rs`,
+/// `TreeWriter::start`): their children are read as they would be inside them.
+pub(crate) fn walker_passes_through(
+    name: &[u8],
+    attributes: &[AttributeSpan],
+    names: &[u8],
+    page: &str,
+) -> Passage {
+    if read_by_name(name) {
         return Passage::Reading;
     }
     // The attributes as `Attrs::read` reads them for such an element (none of its arms for
@@ -800,7 +806,7 @@ pub(crate) fn walker_passes_through(
     }
 }
 
-/// [`walker_passes_through`] as it was until 2026-11-30, from all the attributes
+/// [`walker_passes_through`] as it was first written, from all the attributes
 /// [`Attrs::read`] reads: the reference the new one is held to.
 #[cfg(test)]
 fn walker_passes_through_by_attrs(
@@ -809,30 +815,7 @@ fn walker_passes_through_by_attrs(
     names: &[u8],
     page: &str,
 ) -> Passage {
-    let read_by_name = walker_skips(name)
-        || matches!(
-            name,
-            b"template"
-                | b"title"
-                | b"meta"
-                | b"base"
-                | b"link"
-                | b"html"
-                | b"head"
-                | b"br"
-                | b"img"
-                | b"a"
-                | b"area"
-                | b"footer"
-                | b"address"
-                | b"h1"
-                | b"h2"
-                | b"h3"
-                | b"h4"
-                | b"h5"
-                | b"h6"
-        );
-    if read_by_name {
+    if read_by_name(name) {
         return Passage::Reading;
     }
     let attributes = attributes.iter().map(|a| {

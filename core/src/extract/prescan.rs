@@ -26,9 +26,9 @@
 //! - the end tags HTML5 implies are found (`implied_ends.rs`) and written into the copy, so
 //!   `<div><p>a</div>` closes the `<p>` and then the `<div>`.
 //!
-//! The page itself is only read. Until 2026-11-30 the pass rewrote a copy of it in place
-//! (names lower-cased, comments blanked), a copy as long as the page that only names were
-//! read from again: 2.5 % of a run's instructions (the tests hold the pass to that version,
+//! The page itself is only read. A pass that rewrites a copy of it in place (names
+//! lower-cased, comments blanked), a copy as long as the page that only names are read from
+//! again, costs 2.5 % of a run's instructions (the tests hold the pass to that reading,
 //! `reference`). Now only the names are written, each at its own position in a buffer kept
 //! from page to page, so element and attribute names are still ranges of the page. Attribute values are recorded as ranges of the page (read as HTML5
 //! reads valueless and unquoted ones), and so is a `<` that starts no tag (`18 <3`: text,
@@ -421,7 +421,7 @@ fn read_name(bytes: &[u8], start: usize, names: &mut [u8]) -> usize {
     i
 }
 
-/// [`read_name`] as it was until 2026-11-30, through `get` and `get_mut`: the reference it is
+/// [`read_name`] as it was first written, through `get` and `get_mut`: the reference it is
 /// held to.
 #[cfg(test)]
 fn read_name_by_get(bytes: &[u8], start: usize, names: &mut [u8]) -> usize {
@@ -580,7 +580,7 @@ fn scan_attributes(
 }
 
 #[cfg(test)]
-/// [`scan_attributes`] as it was until 2026-11-30, every byte read and written through a
+/// [`scan_attributes`] as it was first written, every byte read and written through a
 /// checked index (two bounds checks a byte of a name): the reference the new one is held to.
 /// Walks the attributes of a start tag from `start` (just past its name) as HTML5 tokenizes
 /// them (§13.2.5.32–40): names run to white space, `/`, `>` or `=`; a value is quoted, or
@@ -1498,8 +1498,8 @@ mod tests {
 
     #[test]
     fn attributes_are_left_as_written_but_for_their_names() {
-        // `markup.rs` reads valueless and unquoted attributes as HTML5 does; until 2026-11-24
-        // they were rewritten (`=""`, quotes) for `tl`.
+        // `markup.rs` reads valueless and unquoted attributes as HTML5 does; they are not
+        // rewritten (`=""`, quotes) for `tl`.
         let p = prescan(
             "<A HREF=//x.com/a/b?c=1&d=2 class = big DATA-X=it's ITEMSCOPE>t</A><script type=application/ld+json>{}</script>",
         );

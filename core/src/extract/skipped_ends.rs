@@ -7,8 +7,8 @@
 //! lookups come in page order: for an element that does not nest, the search for its end tag
 //! starts where the last one ended and its answer is kept (a page that never closes it is read
 //! once); the elements that nest have their start and end tags matched in one pass from the
-//! first of them, and each lookup is a map lookup. (Until 2026-11-24 each name's pass started
-//! at the top of the page and listed every end tag: 3 % of a page's extraction.)
+//! first of them, and each lookup is a map lookup. (A pass per name from the top of the page,
+//! listing every end tag, costs 3 % of a page's extraction.)
 
 use std::collections::BTreeMap;
 
