@@ -797,7 +797,14 @@ pub(crate) fn walker_passes_through(
             return Passage::Reading;
         }
     }
-    if item_prop.is_some() {
+    passage_without_attributes_read(item_prop.is_some(), name)
+}
+
+/// The [`Passage`] of an element named `name` not read by its name: [`Passage::Reading`] when
+/// an attribute the walker reads is on it (`reads`), else the line breaks of a block element,
+/// else nothing.
+fn passage_without_attributes_read(reads: bool, name: &[u8]) -> Passage {
+    if reads {
         Passage::Reading
     } else if is_block(name) {
         Passage::BreakingLines
@@ -834,13 +841,7 @@ fn walker_passes_through_by_attrs(
         && !attrs.itemscope
         && !attrs.class_adr
         && !attrs.class_vcard;
-    if !reads_none {
-        Passage::Reading
-    } else if is_block(name) {
-        Passage::BreakingLines
-    } else {
-        Passage::Through
-    }
+    passage_without_attributes_read(!reads_none, name)
 }
 
 /// [`walker_passes_through`] held to its reference.

@@ -499,15 +499,7 @@ impl<'p> TreeWriter<'p> {
             // element the walker passes through is, but for that.
             self.discard_attributes(first_attribute);
             if !childless {
-                self.open.push(OpenElement {
-                    key: name_key(name),
-                    name: 0..0,
-                    block: true,
-                    take_back: None,
-                    written: false,
-                    attributes: (0, 0),
-                    counted: Counted::default(),
-                });
+                self.open.push(OpenElement::left_out(name, true));
             }
             self.after_line_break = true;
             self.text_start = tag_end;
@@ -523,15 +515,7 @@ impl<'p> TreeWriter<'p> {
             self.discard_attributes(first_attribute);
             self.left_out_since_written = true;
             if !childless {
-                self.open.push(OpenElement {
-                    key: name_key(name),
-                    name: 0..0,
-                    block: false,
-                    take_back: None,
-                    written: false,
-                    attributes: (0, 0),
-                    counted: Counted::default(),
-                });
+                self.open.push(OpenElement::left_out(name, false));
             }
             self.text_start = tag_end;
             return;
@@ -998,6 +982,22 @@ struct OpenElement {
     /// [`TreeWriter::templates_open`] and [`TreeWriter::skipped_open`], looked up once at its
     /// start tag (only for an element written: one left out changes none of them).
     counted: Counted,
+}
+
+impl OpenElement {
+    /// An element the copy leaves out (its start tag not written), `block` whether it is a
+    /// block element: kept only so that its end tag is matched.
+    fn left_out(name: &[u8], block: bool) -> Self {
+        OpenElement {
+            key: name_key(name),
+            name: 0..0,
+            block,
+            take_back: None,
+            written: false,
+            attributes: (0, 0),
+            counted: Counted::default(),
+        }
+    }
 }
 
 /// Which of the writer's counts of open elements an element is in ([`OpenElement::counted`]).
