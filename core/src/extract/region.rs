@@ -230,7 +230,26 @@ pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
     let end = (MAX_SCRIPT_BYTES.min(text.len())..=text.len())
         .find(|i| text.is_char_boundary(*i))
         .unwrap_or(text.len());
-    for c in text[..end].chars().filter(|c| !c.is_ascii()) {
+    let bytes = &text.as_bytes()[..end];
+    let mut at = 0;
+    while at < bytes.len() {
+        // Every script of [`SCRIPTS`] starts at U+0370 or above, whose UTF-8 lead bytes are
+        // `SCRIPT_LEAD` and above: a run of bytes below it (ASCII, Latin letters with
+        // accents, continuation bytes) holds no letter of one and is passed a chunk at a time.
+        let chunk_end = (at + SCRIPT_CHUNK).min(bytes.len());
+        if bytes[at..chunk_end].iter().fold(0, |most, &b| most.max(b)) < SCRIPT_LEAD {
+            at = chunk_end;
+            continue;
+        }
+        if bytes[at] < SCRIPT_LEAD {
+            at += 1;
+            continue;
+        }
+        // A lead byte: `at` is a char boundary of `text`.
+        let Some(c) = text[at..end].chars().next() else {
+            break;
+        };
+        at += c.len_utf8();
         let Some(i) = SCRIPTS
             .iter()
             .position(|(lo, hi, _)| (*lo..=*hi).contains(&c))
@@ -248,6 +267,12 @@ pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
     }
     out
 }
+
+/// The smallest UTF-8 lead byte of a letter of [`SCRIPTS`] (U+0340 to U+037F start with it;
+/// the first script, Greek, at U+0370).
+const SCRIPT_LEAD: u8 = 0xCD;
+/// Bytes [`scripts`] tests at once for a lead byte of a script's letter.
+const SCRIPT_CHUNK: usize = 32;
 
 /// The main country of `language` (an ISO 639-1 code, any case; the ISO 639-2 `fil` and the
 /// withdrawn `iw`, `in` too): the one country where most of its speakers live and where it is
@@ -426,8 +451,16 @@ pub fn currencies(text: &str, limit: usize) -> Vec<&'static str> {
     use aho_corasick::AhoCorasick;
     use std::sync::OnceLock;
     static SEARCH: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    // No sign is part of another (a test holds the list to it), so the leftmost-first matches
+    // are the standard ones, each the first to end; leftmost-first lets the search skip to
+    // candidates with a vectorised prefilter instead of walking the automaton over every byte.
     let Some(search) = SEARCH
-        .get_or_init(|| AhoCorasick::new(CURRENCIES.iter().map(|(s, _)| *s)).ok())
+        .get_or_init(|| {
+            AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(CURRENCIES.iter().map(|(s, _)| *s))
+                .ok()
+        })
         .as_ref()
     else {
         return Vec::new();
@@ -456,6 +489,113 @@ pub fn currencies(text: &str, limit: usize) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// [`scripts`] as first written: every character of the text read.
+    fn scripts_every_char(text: &str, limit: usize) -> Vec<&'static str> {
+        let mut counts = [0usize; SCRIPTS.len()];
+        let mut out: Vec<&'static str> = Vec::new();
+        let end = (MAX_SCRIPT_BYTES.min(text.len())..=text.len())
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(text.len());
+        for c in text[..end].chars().filter(|c| !c.is_ascii()) {
+            let Some(i) = SCRIPTS
+                .iter()
+                .position(|(lo, hi, _)| (*lo..=*hi).contains(&c))
+            else {
+                continue;
+            };
+            counts[i] += 1;
+            let region = SCRIPTS[i].2;
+            if counts[i] >= MIN_SCRIPT_LETTERS && !out.contains(&region) {
+                out.push(region);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// [`currencies`] as first written: the standard matches of the signs.
+    fn currencies_standard(text: &str, limit: usize) -> Vec<&'static str> {
+        let search = aho_corasick::AhoCorasick::new(CURRENCIES.iter().map(|(s, _)| *s)).unwrap();
+        let mut out: Vec<&'static str> = Vec::new();
+        for found in search.find_iter(text) {
+            let (sign, region) = CURRENCIES[found.pattern().as_usize()];
+            let letters = sign.chars().next().is_some_and(char::is_alphabetic);
+            let touches = |c: Option<char>| c.is_some_and(char::is_alphabetic);
+            if letters
+                && (touches(text[..found.start()].chars().next_back())
+                    || touches(text[found.end()..].chars().next()))
+            {
+                continue;
+            }
+            if !out.contains(&region) {
+                out.push(region);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_currency_sign_is_part_of_another() {
+        for (a, _) in CURRENCIES {
+            for (b, _) in CURRENCIES {
+                assert!(a == b || !b.contains(a), "{a} is part of {b}");
+            }
+        }
+    }
+
+    /// Text made of the pieces that decide the two readers: signs, letters touching them,
+    /// letters of the scripts and just below them, accents, ASCII.
+    fn region_text() -> impl Strategy<Value = String> {
+        let signs: Vec<String> = CURRENCIES.iter().map(|(s, _)| s.to_string()).collect();
+        let piece = prop_oneof![
+            proptest::sample::select(signs),
+            proptest::sample::select(vec![
+                " ", "a", "Z", "$", "1", ".", "é", "ł", "č", "\u{36f}", "\u{370}", "α", "Ω", "ש",
+                "ก", "ა", "ա", "あ", "カ", "한", "ᄀ", "ក", "ක", "က", "ລ", "中", "€", "😀",
+            ])
+            .prop_map(str::to_string),
+            "[ -~]{0,40}",
+        ];
+        proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn scripts_read_as_every_char_does(text in region_text(), limit in 1usize..4) {
+            prop_assert_eq!(scripts(&text, limit), scripts_every_char(&text, limit));
+        }
+
+        #[test]
+        fn currencies_read_as_the_standard_matches(text in region_text(), limit in 1usize..4) {
+            prop_assert_eq!(currencies(&text, limit), currencies_standard(&text, limit));
+        }
+    }
+
+    #[test]
+    fn scripts_read_past_the_byte_limit_as_every_char_does() {
+        // A text longer than the bytes read, with a letter of a script straddling the limit
+        // and the chunks.
+        let mut text = "é".repeat(MAX_SCRIPT_BYTES / 2 - 4);
+        text.push_str("aαβγ");
+        text.push_str(&"ש".repeat(10));
+        let shifted = format!("a{text}");
+        for limit in 1..4 {
+            assert_eq!(scripts(&text, limit), scripts_every_char(&text, limit));
+            assert_eq!(
+                scripts(&shifted, limit),
+                scripts_every_char(&shifted, limit)
+            );
+        }
+        assert_eq!(scripts(&text, 4), ["GR"]);
+        assert_eq!(scripts(&shifted, 4), ["GR"]);
+    }
 
     fn decide(votes: &[(&str, Source)]) -> RegionHint {
         let mut ballot = Ballot::default();
