@@ -939,6 +939,15 @@ fn collect_phones(
     )
 }
 
+/// Whether `href` holds `wa.me/` or `whatsapp` (a WhatsApp click-to-chat link, read for its
+/// calling code), case as written: every link of a page is asked, so only the text at each
+/// `w` is compared, not the whole link twice.
+fn names_whatsapp(href: &str) -> bool {
+    let bytes = href.as_bytes();
+    memchr::memchr_iter(b'w', bytes)
+        .any(|at| bytes[at..].starts_with(b"wa.me/") || bytes[at..].starts_with(b"whatsapp"))
+}
+
 /// Most international numbers in the page's text whose calling code is read as evidence.
 const MAX_TEXT_CALLING_CODES: usize = 4;
 /// Most distinct international `tel:`/WhatsApp links, and most JSON-LD `telephone` values,
@@ -1007,8 +1016,7 @@ fn region_hint(
             .get(..4)
             .is_some_and(|s| s.eq_ignore_ascii_case("tel:"))
             && href.contains('+')
-            || href.contains("wa.me/")
-            || href.contains("whatsapp");
+            || names_whatsapp(href);
         if !international || seen.contains(&href) {
             continue;
         }
@@ -1317,6 +1325,29 @@ pub fn merge(site: SiteInfo<'_>, pages: &[PageExtraction]) -> ContactExtractionR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn names_whatsapp_reads_as_two_searches(
+            href in "(w|a|\\.|m|e|/|h|t|s|p|W|:|x){0,24}"
+        ) {
+            proptest::prop_assert_eq!(
+                names_whatsapp(&href),
+                href.contains("wa.me/") || href.contains("whatsapp")
+            );
+        }
+    }
+
+    #[test]
+    fn whatsapp_links_are_named_wherever_the_words_stand() {
+        assert!(names_whatsapp("https://wa.me/15551230000"));
+        assert!(names_whatsapp(
+            "https://api.whatsapp.com/send?phone=15551230000"
+        ));
+        assert!(names_whatsapp("whatsapp://send?phone=15551230000"));
+        assert!(!names_whatsapp("https://www.example.com/wa.me"));
+        assert!(!names_whatsapp("https://WA.ME/15551230000"));
+    }
 
     #[test]
     fn merge_dedupes_in_fetch_order_and_keeps_the_first_source() {

@@ -137,6 +137,34 @@ fn labels() -> &'static [String] {
     LABELS.get_or_init(|| lexicon::sorted_words(&[Class::LabelAddress], str::to_lowercase))
 }
 
+/// The shapes of [`labels`]: for each first byte, a bit for each length in bytes (63 for
+/// 63 and more). An ASCII text lower-cases to one of its own length and first byte lower-
+/// cased, so one whose shape is not here is no label, known before it is lower-cased and
+/// looked up (most short lines of a page open with no label).
+fn label_shapes() -> &'static [u64; 256] {
+    static SHAPES: OnceLock<[u64; 256]> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let mut shapes = [0u64; 256];
+        for label in labels() {
+            if let Some(&first) = label.as_bytes().first() {
+                shapes[usize::from(first)] |= 1 << label.len().min(63);
+            }
+        }
+        shapes
+    })
+}
+
+/// Whether `head` is one of [`labels`], case ignored.
+fn is_label(head: &str) -> bool {
+    if let Some(&first) = head.as_bytes().first().filter(|_| head.is_ascii()) {
+        let lengths = label_shapes()[usize::from(first.to_ascii_lowercase())];
+        if lengths & 1 << head.len().min(63) == 0 {
+            return false;
+        }
+    }
+    address::with_lowercase(head, |head| lexicon::holds(labels(), head))
+}
+
 /// The labels of other fields (`label.phone`, `label.email`), lower-case, sorted; built once.
 fn other_labels() -> &'static [String] {
     static LABELS: OnceLock<Vec<String>> = OnceLock::new();
@@ -152,7 +180,8 @@ fn after_label(line: &str) -> Option<&str> {
     if line.is_empty() || line.len() > MAX_LABELLED_LINE {
         return None;
     }
-    let (head, rest) = match line.find(':') {
+    // A colon after the first 33 bytes opens no label: only they are searched.
+    let (head, rest) = match memchr::memchr(b':', &line.as_bytes()[..line.len().min(33)]) {
         Some(colon) if colon <= 32 => (&line[..colon], line[colon + 1..].trim()),
         _ if line.len() <= 32 => (line, ""),
         _ => return None,
@@ -161,7 +190,7 @@ fn after_label(line: &str) -> Option<&str> {
     if head.is_empty() || head.len() > 32 || !head.starts_with(char::is_alphabetic) {
         return None;
     }
-    address::with_lowercase(head, |head| lexicon::holds(labels(), head)).then_some(rest)
+    is_label(head).then_some(rest)
 }
 
 /// The address of `texts` (an address's lines), when it holds a street; see the module's
@@ -552,6 +581,54 @@ pub(crate) fn with_layout<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// [`after_label`] as first written: the whole line searched for its colon, every head
+    /// lower-cased and looked up.
+    fn after_label_plain(line: &str) -> Option<&str> {
+        let line = line.trim();
+        if line.is_empty() || line.len() > MAX_LABELLED_LINE {
+            return None;
+        }
+        let (head, rest) = match line.find(':') {
+            Some(colon) if colon <= 32 => (&line[..colon], line[colon + 1..].trim()),
+            _ if line.len() <= 32 => (line, ""),
+            _ => return None,
+        };
+        let head = head.trim();
+        if head.is_empty() || head.len() > 32 || !head.starts_with(char::is_alphabetic) {
+            return None;
+        }
+        address::with_lowercase(head, |head| lexicon::holds(labels(), head)).then_some(rest)
+    }
+
+    /// Lines that open with a label of the lexicon in any case, a near miss or other words,
+    /// a colon near the 33rd byte or none.
+    fn labelled_line() -> impl Strategy<Value = String> {
+        let head = prop_oneof![
+            proptest::sample::select(labels().to_vec()),
+            proptest::sample::select(labels().to_vec()).prop_map(|l| l.to_uppercase()),
+            proptest::sample::select(labels().to_vec()).prop_map(|l| format!("{l}s")),
+            "[A-Za-zÀ-ÿİ ]{0,36}",
+        ];
+        (head, "( ?: ?)?", "[ -~é]{0,40}")
+            .prop_map(|(head, colon, rest)| format!("{head}{colon}{rest}"))
+    }
+
+    proptest! {
+        #[test]
+        fn after_label_reads_as_the_plain_reading(line in labelled_line()) {
+            prop_assert_eq!(after_label(&line), after_label_plain(&line));
+        }
+    }
+
+    #[test]
+    fn address_labels_open_lines_in_two_languages_whatever_their_case() {
+        assert_eq!(after_label("Address: 1 Sample Road"), Some("1 Sample Road"));
+        assert_eq!(after_label("ADRESSE"), Some(""));
+        assert_eq!(after_label("Addresses: 1 Sample Road"), None);
+        assert_eq!(after_label("Opening hours: 9–17"), None);
+    }
 
     proptest::proptest! {
         #[test]

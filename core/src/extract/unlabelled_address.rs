@@ -75,7 +75,7 @@ pub(crate) fn read(
             && (index + 1 >= lines.len() || !text_beside(index + 1, index));
         if text.is_empty()
             || text.len() > MAX_LINE
-            || (alone && !text.contains(','))
+            || (alone && memchr::memchr(b',', text.as_bytes()).is_none())
             || !(address::has_street_word_in(text)
                 // A typeless street ends in a house number: a line without a digit has none.
                 || (text.bytes().any(|b| b.is_ascii_digit())
@@ -225,8 +225,9 @@ fn is_location(line: &str) -> bool {
 /// `line` without a location heading that opens it (`Head Office: 12 Sample Road, Accra`),
 /// and whether one did.
 fn after_location(line: &str) -> (bool, &str) {
-    match line.split_once(':') {
-        Some((head, rest)) if is_location(head) => (true, rest.trim()),
+    // Every line of a page comes here: the colon found by `memchr`, not a `char` searcher.
+    match memchr::memchr(b':', line.as_bytes()) {
+        Some(colon) if is_location(&line[..colon]) => (true, line[colon + 1..].trim()),
         _ => (false, line),
     }
 }
