@@ -1500,3 +1500,33 @@ fn a_business_name_before_the_street_is_no_estate() {
         ["Musterstraße 12", "Berlin", "10115"],
     )]);
 }
+
+/// Class `address.box`: a box address whose postcode is joined to the box number by a dash
+/// may name the box's post office before the town (`P.O. Box 123-00200, City Square,
+/// Nairobi`; Swahili `S.L.P. 4567-00100, GPO, Nairobi`), on the box's line or the line
+/// below: the town is the part after the post office, not the post office.
+#[test]
+fn a_post_office_named_before_the_town_of_a_box_address() {
+    assert_reads(&[
+        (
+            "https://mfano.co.ke/",
+            "<p>Mfano Traders Ltd<br>P.O. Box 123-00200, City Square, Nairobi</p>",
+            ["P.O. Box 123", "Nairobi", "00200"],
+        ),
+        (
+            "https://mfano.co.ke/",
+            "<p>Mfano Traders Ltd<br>P.O. Box 123-00200<br>GPO, Nairobi, Kenya</p>",
+            ["P.O. Box 123", "Nairobi", "00200"],
+        ),
+        (
+            "https://mfano.co.ke/sw/",
+            "<p>S.L.P. 4567-00100, GPO, Nairobi</p>",
+            ["S.L.P. 4567", "Nairobi", "00100"],
+        ),
+        (
+            "https://mfano.co.ke/",
+            "<p>P.O. Box 4567-00100, Nairobi, Kenya</p>",
+            ["P.O. Box 4567", "Nairobi", "00100"],
+        ),
+    ]);
+}

@@ -2425,16 +2425,21 @@ fn box_postcode(
         .find(|f| f.validates(zip))
         .map(|f| (end, f))
     })?;
-    // The town: the first comma part after the postcode, else the line below's.
+    // The town: the first comma part after the postcode, else the line below's. The box's
+    // post office may be named before it (`City Square, Nairobi`, `GPO, Nairobi`): a part of
+    // words alone followed by a town gives way to the town.
     let town_in = |text: &str| {
         let rest = text.trim_start_matches([' ', ',', '\u{a0}']);
-        let part = rest
+        let mut parts = rest
             .split([',', '|', '•', '·', ';'])
-            .next()
-            .unwrap_or("")
-            .trim();
-        let part = part.trim_end_matches('.');
-        (is_place_name(part) && country_named(part).is_none()).then(|| part.to_string())
+            .map(|part| part.trim().trim_end_matches('.'));
+        let is_town = |part: &str| is_place_name(part) && country_named(part).is_none();
+        let first = parts.next().unwrap_or("");
+        let second = parts.next().unwrap_or("");
+        if is_post_office_name(first) && is_town(second) {
+            return Some(second.to_string());
+        }
+        is_town(first).then(|| first.to_string())
     };
     let after = &line[end..];
     let locality = match after.trim_start_matches([' ', ',', '\u{a0}']) {
@@ -2452,6 +2457,18 @@ fn box_postcode(
         region: format.code,
         line: index,
     })
+}
+
+/// Whether `part` may name a post office before the town of a box address (`City Square`,
+/// `GPO`, `Sarit Centre`; class `address.box`): at most four words of letters, opening with a
+/// capital, and no country.
+fn is_post_office_name(part: &str) -> bool {
+    part.starts_with(opens_name)
+        && part.split_whitespace().count() <= 4
+        && part
+            .chars()
+            .all(|c| c.is_alphabetic() || matches!(c, ' ' | '.' | '\'' | '-'))
+        && country_named(part).is_none()
 }
 
 /// The Irish county or Dublin postal district (`Co. Cork`, `Dublin 6W`, [`Pattern::IeCounty`])
