@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use rlibphonenumber::{PhoneNumber, PhoneNumberFormat, PhoneNumberType, Region};
 
+use crate::extract::ascii;
 use crate::extract::limits::MAX_PHONE_JUDGEMENTS;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::whitespace;
@@ -188,11 +189,12 @@ fn whatsapp_number(href: &str) -> Option<String> {
     // Every link of a page comes here: prefix comparisons only, no allocation, until one
     // matches.
     let href = whitespace::trim(href);
-    let rest = ["https://", "http://", "//"]
-        .iter()
-        .find_map(|scheme| strip_prefix_ci(href, scheme))
-        .unwrap_or(href);
+    let rest = ascii::after_web_scheme(href).unwrap_or(href);
     let rest = strip_prefix_ci(rest, "www.").unwrap_or(rest);
+    // Every prefix below opens with `w` or `a`: most links are turned away by their first byte.
+    if !matches!(rest.as_bytes().first(), Some(b'w' | b'W' | b'a' | b'A')) {
+        return None;
+    }
     let digits_from: &str = if let Some(path) = strip_prefix_ci(rest, "wa.me/") {
         path
     } else if [
@@ -1234,6 +1236,48 @@ fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`whatsapp_number`] as first written: the schemes stripped one by one, every prefix
+    /// compared.
+    fn whatsapp_number_plain(href: &str) -> Option<String> {
+        let href = whitespace::trim(href);
+        let rest = ["https://", "http://", "//"]
+            .iter()
+            .find_map(|scheme| strip_prefix_ci(href, scheme))
+            .unwrap_or(href);
+        let rest = strip_prefix_ci(rest, "www.").unwrap_or(rest);
+        let digits_from: &str = if let Some(path) = strip_prefix_ci(rest, "wa.me/") {
+            path
+        } else if [
+            "api.whatsapp.com/send",
+            "web.whatsapp.com/send",
+            "whatsapp://send",
+        ]
+        .iter()
+        .any(|prefix| strip_prefix_ci(rest, prefix).is_some())
+        {
+            let query = rest.split_once('?')?.1;
+            query
+                .split('&')
+                .find_map(|pair| strip_prefix_ci(pair, "phone="))?
+        } else {
+            return None;
+        };
+        whatsapp_digits(digits_from)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn whatsapp_links_read_as_the_plain_reading(
+            scheme in "(|https://|HTTP://|http://|//| )",
+            www in "(|www\\.|WWW\\.)",
+            host in "(wa\\.me/|WA\\.ME/|api\\.whatsapp\\.com/send|API\\.WhatsApp\\.com/send|Web\\.WhatsApp\\.com/send|whatsapp://send|example\\.com/|/about|a|w)",
+            rest in "(\\?phone=|\\?text=hi&phone=|x|)\\+?[0-9]{0,13}",
+        ) {
+            let href = format!("{scheme}{www}{host}{rest}");
+            proptest::prop_assert_eq!(whatsapp_number(&href), whatsapp_number_plain(&href));
+        }
+    }
 
     /// [`super::from_text`] with the budget of a page of `line`'s size.
     fn from_text(

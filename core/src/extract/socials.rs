@@ -114,6 +114,17 @@ fn looks_like_social_host(href: &str) -> bool {
     } else {
         href
     };
+    // Every link of a page without a scheme comes here (`/about`, `#top`): turned away by its
+    // first byte unless that opens one of the hosts below.
+    let opens_host = |b: &u8| {
+        matches!(
+            b.to_ascii_lowercase(),
+            b'f' | b'i' | b'l' | b't' | b'x' | b'y'
+        )
+    };
+    if !rest.as_bytes().first().is_some_and(opens_host) {
+        return false;
+    }
     [
         "facebook.com/",
         "instagram.com/",
@@ -900,6 +911,31 @@ mod tests {
                 "{}",
                 href
             );
+        }
+
+        #[test]
+        fn a_host_without_a_scheme_reads_as_every_host_compared(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "www.", "WWW.", "facebook.com/", "Instagram.COM/", "linkedin.com/",
+                    "twitter.com/", "x.com/", "YouTube.com/", "/", "#", "a", "f", "X", "é",
+                ]),
+                0..4,
+            ),
+        ) {
+            let href = parts.concat();
+            let plain = {
+                let rest = if starts_with_ignore_ascii_case(&href, "www.") {
+                    &href[4..]
+                } else {
+                    &href[..]
+                };
+                ["facebook.com/", "instagram.com/", "linkedin.com/", "twitter.com/", "x.com/",
+                 "youtube.com/"]
+                    .iter()
+                    .any(|h| starts_with_ignore_ascii_case(rest, h))
+            };
+            proptest::prop_assert_eq!(looks_like_social_host(&href), plain, "{}", href);
         }
     }
 
