@@ -1530,3 +1530,43 @@ fn a_post_office_named_before_the_town_of_a_box_address() {
         ),
     ]);
 }
+
+/// Class `address.country_before_postcode`: the country's name printed between the town and a
+/// postcode that ends the address (`…, Bogotá, Colombia, 110221`; Romanian `…, Cluj-Napoca,
+/// România, 400001`; New Zealand `…, Auckland, New Zealand 1011`) is no place of the address:
+/// the town before it is the locality and the street stays the street. Singapore's layout
+/// prints the country's name as the town (`…, Singapore 049321`), which stays the locality.
+#[test]
+fn a_country_name_between_the_town_and_the_postcode() {
+    assert_reads(&[
+        (
+            "https://ejemplo.com.co/contacto",
+            "<p>Calle 100 # 19-61, Bogotá, Colombia, 110221</p>",
+            ["Calle 100 # 19-61", "Bogotá", "110221"],
+        ),
+        (
+            "https://ejemplo.com.pe/contacto",
+            "<p>Dirección: Av. Ejemplo 123, Miraflores, Lima, Perú 15074</p>",
+            ["Av. Ejemplo 123, Miraflores", "Lima", "15074"],
+        ),
+        (
+            "https://exemplu.ro/contact",
+            "<p>Adresa: Strada Exemplu 12, Cluj-Napoca, România, 400001</p>",
+            ["Strada Exemplu 12", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://example.co.nz/contact",
+            "<p>12 Sample Street, Ponsonby, Auckland, New Zealand 1011</p>",
+            ["12 Sample Street, Ponsonby", "Auckland", "1011"],
+        ),
+        (
+            "https://example.com.sg/contact",
+            "<p>12 Sample Road, #04-01, Sample Towers, Singapore 049321</p>",
+            [
+                "12 Sample Road, #04-01, Sample Towers",
+                "Singapore",
+                "049321",
+            ],
+        ),
+    ]);
+}

@@ -2083,6 +2083,22 @@ impl<'a> LineCountries<'a> {
     }
 }
 
+/// `text` without the comma part that ends it when that part is a country's name alone
+/// ([`country_of_whole_name`]) and the part before it a place name (`Lima, Perú` → `Lima`);
+/// `text` otherwise (`Rue Exemple 12, Luxembourg` keeps its one place).
+fn without_country_after_place(text: &str) -> &str {
+    let Some((rest, last)) = text.rsplit_once(',') else {
+        return text;
+    };
+    let rest = rest.trim_end_matches([' ', '\u{a0}']);
+    let place_before = rest.rsplit(',').next().is_some_and(is_place_name);
+    if place_before && country_of_whole_name(last.trim()).is_some() {
+        rest
+    } else {
+        text
+    }
+}
+
 /// The place names right before a postcode (comma-separated chunks that are place names,
 /// at most two, the last first cut of a ` - ` or `-` state code: `Curitiba - PR`): the
 /// locality, the region when the country's layout prints one between locality and
@@ -2092,6 +2108,15 @@ pub(crate) fn places_before(
     format: &postcode::Format,
 ) -> (usize, Option<String>, Option<String>) {
     let text = before.trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
+    // The country's name between the town and the postcode (class `address.country_before_
+    // postcode`: `…, Bogotá, Colombia, 110221`, `…, Cluj-Napoca, România, 400001`): not a
+    // place of the address, when a place name comes before it and the layout prints a town
+    // (`%C`; Singapore's prints the country's name as its town: `…, Singapore 049321`).
+    let text = if format.fmt.contains("%C") {
+        without_country_after_place(text)
+    } else {
+        text
+    };
     if format.fmt.contains("%S") {
         if let Some(found) = town_before_state_code(text) {
             return found;
