@@ -8,6 +8,7 @@
 //! `core/lexicon/`, docs/extraction.md "Lexicon"); deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
+use std::borrow::Cow;
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -152,6 +153,8 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     // link read again changes nothing (same score, and its page is in `out` already or was
     // left out), so it is not scored again.
     let mut read: BTreeSet<(&str, &str, bool)> = BTreeSet::new();
+    // The normalised words of a link, one buffer for every link.
+    let mut words = Vec::new();
     for link in links {
         // Pacing (`crate::pace`): scoring a link is about a microsecond.
         if !crate::pace::work(link.url.as_str().len() + 256) {
@@ -167,7 +170,7 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
         if !same_site || is_same_page(home, url) || is_excluded(url) {
             continue;
         }
-        let Some((intent, mut score)) = score_link(url, &link.text) else {
+        let Some((intent, mut score)) = score_link_with(url, &link.text, &mut words) else {
             continue;
         };
         if link.in_footer {
@@ -200,20 +203,27 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// Scores one link: the best intent by keyword, with text weighted over path, minus depth and
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
-    // Both normalised into one buffer (one allocation): the text, then the path.
+    score_link_with(url, text, &mut Vec::new())
+}
+
+/// [`score_link`], the text and the path normalised into `words` (a buffer the caller keeps
+/// for the next link; cleared first).
+fn score_link_with(url: &Url, text: &str, words: &mut Vec<u8>) -> Option<(Intent, i32)> {
     let path = url.path();
-    let mut words = String::with_capacity(text.len() + path.len() + 8);
-    normalise_into(&mut words, text);
+    words.clear();
+    words.reserve(text.len() + path.len() + 8);
+    normalise_bytes_into(words, text);
     let text_len = words.len();
-    normalise_into(&mut words, path);
-    let in_text = intents_in(&words[..text_len]);
-    let in_path = intents_in(&words[text_len..]);
+    normalise_bytes_into(words, path);
+    let (text, path) = words.split_at(text_len);
+    let in_text = words_intents(text);
+    let in_path = words_intents(path);
     if !in_text.contains(&true) && !in_path.contains(&true) {
         return None;
     }
-    let text = &words[..text_len];
     // The same for every intent: depth and query penalties, and long anchor text (a sentence
-    // or an article title, not a menu entry).
+    // or an article title, not a menu entry). The normalised text is words with one space
+    // between two, and no other white space.
     let depth = url
         .path_segments()
         .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
@@ -221,7 +231,12 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     if url.query().is_some() {
         penalty += 2;
     }
-    if text.split_whitespace().count() > 6 {
+    let text_words = if text.is_empty() {
+        0
+    } else {
+        1 + text.iter().filter(|&&b| b == b' ').count()
+    };
+    if text_words > 6 {
         penalty += 5;
     }
     let mut best: Option<(Intent, i32)> = None;
@@ -626,6 +641,56 @@ fn normalise_into(out: &mut String, s: &str) {
     }
 }
 
+/// [`normalise_into`] as bytes, one table look-up per ASCII byte: each letter or digit
+/// written lower-cased, a space written before a word that follows a separator (none before
+/// the first word of `s`).
+fn normalise_bytes_into(out: &mut Vec<u8>, s: &str) {
+    /// An ASCII letter or digit lower-cased; 0 for the other ASCII bytes (separators).
+    const LOWER: [u8; 128] = {
+        let mut lower = [0; 128];
+        let mut b = 0;
+        while b < 128 {
+            if (b as u8).is_ascii_alphanumeric() {
+                lower[b] = (b as u8).to_ascii_lowercase();
+            }
+            b += 1;
+        }
+        lower
+    };
+    let bytes = s.as_bytes();
+    let first = out.len();
+    // A separator read since the last word character.
+    let mut separated = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if let Some(&lower) = LOWER.get(usize::from(b)) {
+            i += 1;
+            if lower == 0 {
+                separated = true;
+                continue;
+            }
+            if separated && out.len() > first {
+                out.push(b' ');
+            }
+            separated = false;
+            out.push(lower);
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        i += ch.len_utf8();
+        match fold_non_ascii(ch) {
+            Some(folded) => {
+                if separated && out.len() > first {
+                    out.push(b' ');
+                }
+                separated = false;
+                out.extend_from_slice(folded.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            None => separated = true,
+        }
+    }
+}
+
 /// A non-ASCII character as [`normalise`] keeps it: lower-cased, the diacritics of the
 /// Latin letters of the lexicon's languages stripped (`ç`, `ş`, `ř`, `ł`, `ő`, `ð`, dotless
 /// `ı`, …: a URL path writes `iletisim` for `İletişim`), Greek tonos and final sigma folded
@@ -673,15 +738,15 @@ fn fold_lower_case(lower: char) -> Option<char> {
     }
 }
 
-/// [`keywords`]' phrases grouped by the first byte of their first word, each with its row;
-/// and for each first byte, a bit per length (1 to 30 bytes; bit 31 for longer) of those first words, which turns
-/// most words of a link away before their group is read.
+/// [`keywords`]' phrases, each with its first word and row, sorted; found by the first byte
+/// and the length of their first word (a table of ranges), so that a word of a link is
+/// compared only with the first words that have its first byte and length.
 struct PhraseIndex {
-    /// (first word, phrase, row), sorted.
+    /// (first word, phrase, row), sorted by the first word's first byte and length.
     phrases: Vec<(&'static [u8], &'static [u8], usize)>,
-    /// For each byte, the range of `phrases` whose first word starts with it.
-    by_first_byte: [(u16, u16); 256],
-    lengths_by_first_byte: [u32; 256],
+    /// For each first byte and length (lengths of 31 bytes or more share the last slot), the
+    /// range of `phrases` whose first word has them.
+    ranges: Box<[[(u16, u16); 32]; 256]>,
 }
 
 impl PhraseIndex {
@@ -698,28 +763,31 @@ impl PhraseIndex {
                         (first, phrase, row)
                     })
                 })
+                .filter(|(first, _, _)| !first.is_empty())
                 .collect();
-            phrases.sort_unstable();
-            let mut index = PhraseIndex {
-                phrases,
-                by_first_byte: [(0, 0); 256],
-                lengths_by_first_byte: [0; 256],
-            };
-            for (at, (first, _, _)) in index.phrases.iter().enumerate() {
-                let Some(&byte) = first.first() else {
+            phrases.sort_unstable_by_key(|&(first, phrase, row)| {
+                (PhraseIndex::slot(first), first, phrase, row)
+            });
+            let mut ranges = Box::new([[(0u16, 0u16); 32]; 256]);
+            for (at, (first, _, _)) in phrases.iter().enumerate() {
+                let Some((byte, len)) = PhraseIndex::slot(first) else {
                     continue;
                 };
-                let byte = usize::from(byte);
-                index.lengths_by_first_byte[byte] |= 1 << first.len().min(31);
                 let at = u16::try_from(at).unwrap_or(u16::MAX);
-                let group = &mut index.by_first_byte[byte];
-                if group.0 == group.1 {
-                    *group = (at, at);
+                let range = &mut ranges[byte][len];
+                if range.0 == range.1 {
+                    *range = (at, at);
                 }
-                group.1 = at.saturating_add(1);
+                range.1 = at.saturating_add(1);
             }
-            index
+            PhraseIndex { phrases, ranges }
         })
+    }
+
+    /// A word's first byte and its length (at most 31).
+    fn slot(word: &[u8]) -> Option<(usize, usize)> {
+        let &byte = word.first()?;
+        Some((usize::from(byte), word.len().min(31)))
     }
 
     /// The phrases whose first word is `word`, as (first word, phrase, row).
@@ -727,14 +795,8 @@ impl PhraseIndex {
         &'i self,
         word: &'i [u8],
     ) -> impl Iterator<Item = &'i (&'static [u8], &'static [u8], usize)> + 'i {
-        let byte = usize::from(word.first().copied().unwrap_or(0));
-        let possible =
-            !word.is_empty() && self.lengths_by_first_byte[byte] & (1 << word.len().min(31)) != 0;
-        let (from, to) = if possible {
-            self.by_first_byte[byte]
-        } else {
-            (0, 0)
-        };
+        let (from, to) =
+            PhraseIndex::slot(word).map_or((0, 0), |(byte, len)| self.ranges[byte][len]);
         self.phrases
             .get(usize::from(from)..usize::from(to))
             .unwrap_or_default()
@@ -746,9 +808,14 @@ impl PhraseIndex {
 /// For each row of [`keywords`], whether one of its phrases occurs in `words` (a
 /// [`normalise`]d word list) on word boundaries; the phrase's last word may carry `us`
 /// (`contactus` counts as `contact`). Each word looks up the phrases it can start.
+#[cfg(test)]
 fn intents_in(words: &str) -> [bool; ROWS.len()] {
+    words_intents(words.as_bytes())
+}
+
+/// [`intents_in`] of normalised words as bytes.
+fn words_intents(words: &[u8]) -> [bool; ROWS.len()] {
     let index = PhraseIndex::get();
-    let words = words.as_bytes();
     let mut found = [false; ROWS.len()];
     let mut at = 0;
     for word in words.split(|&b| b == b' ') {
@@ -853,14 +920,21 @@ pub fn same_page(a: &Url, b: &Url) -> bool {
         && a.query() == b.query()
 }
 
-/// What [`same_page`] compares, owned (the key of the pages a plan has seen): the host
-/// without `www.` (lower-case), the path without a trailing slash, the query.
-type PageKey = (Option<String>, String, Option<String>);
+/// What [`same_page`] compares (the key of the pages a plan has seen): the host without
+/// `www.` (lower-case), the path without a trailing slash, the query. Borrowed from the URL
+/// but for a host with a capital (an http(s) URL's host is lower-case already).
+type PageKey<'u> = (Option<Cow<'u, str>>, &'u str, Option<&'u str>);
 
-fn page_key(u: &Url) -> PageKey {
-    let host = u.host_str().map(|h| without_www(h).to_ascii_lowercase());
-    let path = u.path().trim_end_matches('/').to_string();
-    (host, path, u.query().map(str::to_string))
+fn page_key(u: &Url) -> PageKey<'_> {
+    let host = u.host_str().map(|h| {
+        let h = without_www(h);
+        if h.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(h.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(h)
+        }
+    });
+    (host, u.path().trim_end_matches('/'), u.query())
 }
 
 /// `host` without its leading `www.` labels (as `trim_start_matches("www.")`, without the
@@ -926,6 +1000,122 @@ mod tests {
             }
         }
         found
+    }
+
+    /// [`score_link`] as it was before it normalised into bytes: the text and the path
+    /// normalised into a `String` ([`normalise`]), their phrases found by [`intents_model`],
+    /// the text's words counted by `split_whitespace`.
+    fn score_link_model(url: &Url, text: &str) -> Option<(Intent, i32)> {
+        let (text, path) = (normalise(text), normalise(url.path()));
+        let (in_text, in_path) = (intents_model(&text), intents_model(&path));
+        if !in_text.contains(&true) && !in_path.contains(&true) {
+            return None;
+        }
+        let depth = url
+            .path_segments()
+            .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+        let mut penalty = 2 * (depth.saturating_sub(1) as i32).min(4);
+        if url.query().is_some() {
+            penalty += 2;
+        }
+        if text.split_whitespace().count() > 6 {
+            penalty += 5;
+        }
+        let mut best: Option<(Intent, i32)> = None;
+        for (index, (intent, weight, _)) in ROWS.iter().enumerate() {
+            let (in_text, in_path) = (in_text[index], in_path[index]);
+            if !in_text && !in_path {
+                continue;
+            }
+            let score = weight * (2 * i32::from(in_text) + i32::from(in_path)) - penalty;
+            if best.is_none_or(|(_, b)| score > b) {
+                best = Some((*intent, score));
+            }
+        }
+        best.filter(|(_, s)| *s > 0)
+    }
+
+    /// Link texts and paths of keywords (any case, `us` glued on), other words, separators
+    /// and characters beyond ASCII.
+    fn link_words() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(
+                    keywords()
+                        .iter()
+                        .flatten()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                )
+                .prop_map(str::to_string),
+                proptest::sample::select(keyword_words()).prop_map(str::to_uppercase),
+                proptest::sample::select(keyword_words()).prop_map(|w| format!("{w}us")),
+                "[a-zA-Z0-9]{1,8}",
+                "[ /_.,:?&=-]{1,3}",
+                "(é|É|ß|İ|\u{212a}|Ü|ΕΠΙΚΟΙΝΩΝΙΑ|Σ|中文|😀|\u{a0})",
+            ],
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalising_into_bytes_writes_what_normalise_writes(
+            before in "[a-z ]{0,4}",
+            s in "[ a-zA-Z0-9/_.-é\u{c9}\u{df}\u{130}\u{212a}\u{3b1}\u{4e2d}\u{1f600}]{0,40}",
+        ) {
+            let mut bytes = before.clone().into_bytes();
+            normalise_bytes_into(&mut bytes, &s);
+            let mut string = before;
+            normalise_into(&mut string, &s);
+            proptest::prop_assert_eq!(bytes, string.into_bytes());
+        }
+
+        #[test]
+        fn scoring_a_link_agrees_with_its_model(
+            text in link_words(),
+            path in link_words(),
+            query in proptest::bool::ANY,
+        ) {
+            let mut url = Url::parse("https://acme.example/").unwrap();
+            url.set_path(&path);
+            if query {
+                url.set_query(Some("a=1"));
+            }
+            let mut words = b"left over".to_vec();
+            proptest::prop_assert_eq!(score_link_with(&url, &text, &mut words), score_link_model(&url, &text));
+            proptest::prop_assert_eq!(score_link(&url, &text), score_link_model(&url, &text));
+        }
+    }
+
+    #[test]
+    fn scoring_hand_written_links_agrees_with_its_model() {
+        for (path, text) in [
+            ("/kontakt", "Kontakt"),
+            ("/contact-us/", "Contact Us"),
+            ("/about/us/team", "Über uns"),
+            ("/x", "Privacy Policy and Terms"),
+            (
+                "/a/b/c/d/e/f/contact",
+                "Read more about how to reach our team by mail",
+            ),
+            ("/impressum", ""),
+            ("/", "ΕΠΙΚΟΙΝΩΝΙΑ"),
+            ("/iletisim", "İletişim"),
+            ("/produkte", "Produkte"),
+            ("/contactus", "contactus us"),
+        ] {
+            let url = Url::parse("https://acme.example/")
+                .unwrap()
+                .join(path)
+                .unwrap();
+            assert_eq!(
+                score_link(&url, text),
+                score_link_model(&url, text),
+                "{path} {text}"
+            );
+        }
     }
 
     /// Every word of every phrase.
