@@ -310,64 +310,63 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
         }
         from += 8;
     }
-    // Then one byte at a time, a character beyond ASCII decoded: a word ends at a separator
-    // (an ASCII byte other than a letter or digit, or a character `fold_non_ascii` drops).
-    // Whether the word from `start` has a letter beyond ASCII.
+    // Then one byte at a time: a run of ASCII letters and digits and characters beyond ASCII
+    // ends at another ASCII byte. A run with such characters (`folds`) is folded, and split
+    // where a character `fold_non_ascii` drops stands, by `is_keyword_run`.
     let mut folds = false;
     let mut at = from;
     while let Some(&b) = bytes.get(at) {
-        let len = if b.is_ascii() {
-            if SLOTS[usize::from(b)] < 36 {
-                at += 1;
-                continue;
-            }
-            1
-        } else {
-            let ch = s
-                .get(at..)
-                .and_then(|rest| rest.chars().next())
-                .unwrap_or(' ');
-            if fold_non_ascii(ch).is_some() {
-                folds = true;
-                at += ch.len_utf8();
-                continue;
-            }
-            ch.len_utf8()
-        };
-        if at > start && is_keyword_word(index, s, start..at, folds) {
+        if !b.is_ascii() {
+            folds = true;
+            // `at` starts a character: its first byte tells its length.
+            at += match b {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
+            continue;
+        }
+        if SLOTS[usize::from(b)] < 36 {
+            at += 1;
+            continue;
+        }
+        if at > start && is_keyword_run(index, s, start..at, folds) {
             return true;
         }
-        at += len;
+        at += 1;
         start = at;
         folds = false;
     }
-    bytes.len() > start && is_keyword_word(index, s, start..bytes.len(), folds)
+    bytes.len() > start && is_keyword_run(index, s, start..bytes.len(), folds)
 }
 
-/// Whether the word `s[word]` (letters and digits, and `folds`: with a letter beyond ASCII) is
-/// one of `index`'s: an ASCII word read in place, another folded character by character as
-/// [`normalise`] folds it (at most 64 bytes, longer than any keyword).
+/// Whether a word of `s[run]` (ASCII letters and digits, and when `folds`, characters beyond
+/// ASCII) is one of `index`'s: an ASCII run is one word, read in place; another is folded
+/// character by character as [`normalise`] folds it, a character it drops ending a word (at
+/// most 64 bytes, longer than any keyword).
 #[inline(always)]
-fn is_keyword_word(
-    index: &LongestWords,
-    s: &str,
-    word: std::ops::Range<usize>,
-    folds: bool,
-) -> bool {
+fn is_keyword_run(index: &LongestWords, s: &str, run: std::ops::Range<usize>, folds: bool) -> bool {
     if !folds {
-        return index.holds(&s.as_bytes()[word]);
+        return index.holds(&s.as_bytes()[run]);
     }
-    let mut folded = FoldedWord::default();
-    for ch in s.get(word).unwrap_or_default().chars() {
-        if let Some(letter) = if ch.is_ascii() {
+    let mut word = FoldedWord::default();
+    for ch in s.get(run).unwrap_or_default().chars() {
+        let letter = if ch.is_ascii() {
             Some(ch)
         } else {
             fold_non_ascii(ch)
-        } {
-            folded.push(letter);
+        };
+        match letter {
+            Some(letter) => word.push(letter),
+            None => {
+                if word.is_in(index) {
+                    return true;
+                }
+                word.clear();
+            }
         }
     }
-    folded.is_in(index)
+    word.is_in(index)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -444,7 +443,6 @@ impl Default for FoldedWord {
 
 impl FoldedWord {
     /// Empties the word (its bytes past `len` are never read).
-    #[cfg(test)]
     fn clear(&mut self) {
         (self.len, self.ascii, self.fits) = (0, true, true);
     }
@@ -744,16 +742,44 @@ fn normalise_bytes_into(out: &mut Vec<u8>, s: &str) {
 /// `ı`, …: a URL path writes `iletisim` for `İletişim`), Greek tonos and final sigma folded
 /// (`ΕΠΙΚΟΙΝΩΝΙΑ` is `επικοινωνία`); `None` for a separator (anything but a letter or digit).
 fn fold_non_ascii(ch: char) -> Option<char> {
-    // The Latin-1 letters (`À`–`ÿ` but `×` and `÷`) lower-case without the case tables: a
-    // capital is its small letter less 0x20 (`ß`–`ÿ` are small letters). Most non-ASCII
-    // letters of link texts are these.
-    let lower = match u32::from(ch) {
-        0xC0..=0xDE if ch != '×' => char::from_u32(u32::from(ch) + 0x20).unwrap_or(ch),
-        0xDF..=0xFF if ch != '÷' => ch,
-        _ => ch.to_lowercase().next().unwrap_or(' '),
-    };
-    fold_lower_case(lower)
+    // The Latin-1 letters (`À`–`ÿ`), most non-ASCII letters of link texts, from a table.
+    if let Some(&folded) = LATIN1_FOLDED.get((u32::from(ch) as usize).wrapping_sub(0xC0)) {
+        return folded;
+    }
+    fold_lower_case(ch.to_lowercase().next().unwrap_or(' '))
 }
+
+/// [`fold_non_ascii`] of `À` to `ÿ` (U+00C0 to U+00FF), from U+00C0 on: `×` and `÷` are
+/// separators; a capital is its small letter less 0x20; the letters with a diacritic fold to
+/// their ASCII letter, `ß` to `s`; `æ`, `þ` stay.
+const LATIN1_FOLDED: [Option<char>; 64] = {
+    let mut table = [None; 64];
+    let mut at = 0;
+    while at < 64 {
+        // Capitals (`À`–`Þ`) to their small letters (`à`–`þ`).
+        let small = if at < 0x1F { at + 0x20 } else { at } as u8;
+        let folded = match small + 0xC0 {
+            0xE0..=0xE5 => 'a',
+            0xE7 => 'c',
+            0xE8..=0xEB => 'e',
+            0xEC..=0xEF => 'i',
+            0xF0 => 'd',
+            0xF1 => 'n',
+            0xF2..=0xF6 | 0xF8 => 'o',
+            0xF9..=0xFC => 'u',
+            0xFD | 0xFF => 'y',
+            0xDF => 's',
+            // `æ`, `þ`, and `×`/`÷` (set apart below).
+            other => other as char,
+        };
+        table[at as usize] = Some(folded);
+        at += 1;
+    }
+    // `×` (U+00D7) and `÷` (U+00F7) are no letters.
+    table[0x17] = None;
+    table[0x37] = None;
+    table
+};
 
 /// [`fold_non_ascii`] past the lower-casing: `lower` folded.
 fn fold_lower_case(lower: char) -> Option<char> {
@@ -920,9 +946,13 @@ fn is_excluded(url: &Url) -> bool {
         return true;
     }
     let path = url.path();
-    let is_file = FILES.iter().any(|f| {
-        path.len() >= f.len()
-            && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+    // A path ends with one of `FILES` (a dot and letters) when what follows its last dot is
+    // one: that suffix alone is compared with them.
+    let is_file = memchr::memrchr(b'.', path.as_bytes()).is_some_and(|dot| {
+        let extension = &path.as_bytes()[dot..];
+        FILES
+            .iter()
+            .any(|f| extension.eq_ignore_ascii_case(f.as_bytes()))
     });
     // Split as bytes: paths are short, and `str::split` sets up a searcher per segment.
     is_file
@@ -1163,6 +1193,36 @@ mod tests {
                 score_link_model(&url, text),
                 "{path} {text}"
             );
+        }
+    }
+
+    /// [`is_excluded`]'s test of a file's path as it was first written: the path's end
+    /// compared with each file ending.
+    fn is_file_model(path: &str) -> bool {
+        [
+            ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx",
+            ".mp4", ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml",
+            ".rss", ".ics", ".vcf",
+        ]
+        .iter()
+        .any(|f| {
+            path.len() >= f.len()
+                && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_file_is_excluded_as_by_a_comparison_of_the_paths_end(
+            path in "(/[a-z0-9.]{0,8}){0,3}(\\.(pdf|PDF|Jpeg|docx|doc|x|mp3|vcf|ics\\.x))?",
+        ) {
+            let mut url = Url::parse("https://acme.example/").unwrap();
+            url.set_path(&path);
+            let area = url
+                .path()
+                .split('/')
+                .any(|segment| ["tag", "feed", "cart", "search"].contains(&segment));
+            proptest::prop_assert_eq!(is_excluded(&url), area || is_file_model(url.path()), "{}", url);
         }
     }
 
