@@ -37,8 +37,7 @@
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
 use crate::extract::implied_ends::OpenElements;
 use crate::extract::markup::{
-    walker_skips, AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter,
-    MAX_SOURCE_BYTES,
+    AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::{first_end_tag, SkippedEnds};
 use crate::extract::state;
@@ -250,14 +249,15 @@ fn prescan_with<'p>(
                 }
                 let name_end = read_name(bytes, lt + 1, &mut names);
                 let name_range = lt + 1..name_end;
-                // Looked up once, for the stack of open elements and for the writer.
-                let facts = StartName::of(&names[name_range.clone()]);
+                // Looked up once, for the stack of open elements, the writer and the tests
+                // below.
+                let facts = StartName::at(&names, name_range.clone());
                 if outside_skipped {
-                    open.start(&names, (lt + 1, name_end), facts.void, &mut ends);
+                    open.start(&names, (lt + 1, name_end), facts, &mut ends);
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(bytes, name_end, writer.attribute_list(), &mut names);
-                let is_script = &names[name_range.clone()] == b"script";
+                let is_script = facts.is(StartName::SCRIPT);
                 let state_room =
                     state_bytes < state::MAX_STATE_BYTES && state.len() < state::MAX_STATE_SCRIPTS;
                 // Framework state (`state.rs`) known by the script's attributes, read while
@@ -289,7 +289,7 @@ fn prescan_with<'p>(
                     }
                 }
                 let name = &names[name_range];
-                if is_raw_text(name) {
+                if facts.is(StartName::RAW_TEXT) {
                     let close = first_end_tag(bytes, name, tag.end).unwrap_or(bytes.len());
                     if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
                         json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
@@ -307,7 +307,7 @@ fn prescan_with<'p>(
                         }
                     }
                     // The contents are not read as markup: the scan goes on after them.
-                    if outside_skipped && walker_skips(name) {
+                    if outside_skipped && facts.is(StartName::WALKER_SKIPS) {
                         writer.blank_skipped_contents(tag.end, close);
                     } else if outside_skipped {
                         writer.blank(tag.end, close);
@@ -321,7 +321,7 @@ fn prescan_with<'p>(
                             state.push(props);
                         }
                     }
-                    if outside_skipped && is_skipped(name) {
+                    if outside_skipped && facts.is(StartName::SKIPPED) {
                         if let Some(close) = skipped_ends.end_of(bytes, name, lt, tag.end) {
                             skip_until = skip_until.max(close);
                             writer.blank_skipped_contents(tag.end, close);
@@ -382,7 +382,10 @@ fn cut_to(input: &str, max: usize) -> &str {
     &input[..end]
 }
 
-fn is_raw_text(name: &[u8]) -> bool {
+/// Raw-text elements, whose contents are not markup: the list [`StartName::RAW_TEXT`] is held
+/// to, and the reference prescan's.
+#[cfg(test)]
+pub(crate) fn is_raw_text(name: &[u8]) -> bool {
     matches!(
         name,
         b"script" | b"style" | b"textarea" | b"xmp" | b"plaintext" | b"noembed" | b"noframes"
@@ -392,8 +395,10 @@ fn is_raw_text(name: &[u8]) -> bool {
 /// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: `tl`
 /// ignores a closing tag that does not match the innermost open element, so an unclosed child
 /// (`<select><option>A<option>B</select>`, `<noscript><p>…</noscript>`, `<svg><path></svg>`)
-/// kept the element open and the rest of the page fell into the skipped subtree.
-fn is_skipped(name: &[u8]) -> bool {
+/// kept the element open and the rest of the page fell into the skipped subtree. The list
+/// [`StartName::SKIPPED`] is held to, and the reference prescan's.
+#[cfg(test)]
+pub(crate) fn is_skipped(name: &[u8]) -> bool {
     matches!(
         name,
         b"noscript" | b"select" | b"datalist" | b"iframe" | b"object" | b"svg"
@@ -909,7 +914,7 @@ mod reference {
                     // Looked up once, for the stack of open elements and for the writer.
                     let facts = StartName::of(&bytes[lt + 1..name_end]);
                     if outside_skipped {
-                        open.start(&bytes, (lt + 1, name_end), facts.void, &mut ends);
+                        open.start(&bytes, (lt + 1, name_end), facts, &mut ends);
                     }
                     let first_attribute = writer.attribute_list().len();
                     let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
