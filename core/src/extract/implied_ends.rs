@@ -71,22 +71,11 @@ impl StartName {
     pub const IFRAME: u32 = 1 << 19;
 
     /// The name written in `names` at `range` (lower-case, as the prescan writes names): its
-    /// first eight bytes read as one number where `names` holds eight bytes from its start
-    /// (the bytes after the name masked off), its lists looked up once ([`name_list_flags`]).
+    /// key read at once ([`name_key_at`]), its lists looked up once ([`name_list_flags`]).
     #[inline]
     pub fn at(names: &[u8], range: Range<usize>) -> StartName {
         let len = range.end.saturating_sub(range.start);
-        let key = match names.get(range.start..range.start.saturating_add(8)) {
-            Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) => {
-                let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-                if len >= 8 {
-                    word
-                } else {
-                    word & ((1u64 << (8 * len)) - 1)
-                }
-            }
-            _ => name_key(names.get(range.clone()).unwrap_or_default()),
-        };
+        let key = name_key_at(names, range.clone());
         StartName {
             key,
             flags: name_list_flags(key, len, || names.get(range).unwrap_or_default()),
@@ -311,6 +300,25 @@ pub(crate) fn name_key(name: &[u8]) -> u64 {
         .take(8)
         .enumerate()
         .fold(0, |key, (i, &b)| key | u64::from(b) << (8 * i))
+}
+
+/// [`name_key`] of the name written in `names` at `range`: its first eight bytes read as one
+/// number where `names` holds eight bytes from its start, the bytes after the name masked off
+/// (a look-up per tag, where [`name_key`] reads a byte at a time).
+#[inline]
+pub(crate) fn name_key_at(names: &[u8], range: Range<usize>) -> u64 {
+    let len = range.end.saturating_sub(range.start);
+    match names.get(range.start..range.start.saturating_add(8)) {
+        Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) => {
+            let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+            if len >= 8 {
+                word
+            } else {
+                word & ((1u64 << (8 * len)) - 1)
+            }
+        }
+        _ => name_key(names.get(range).unwrap_or_default()),
+    }
 }
 
 /// Elements that never have children (§13.1.2): the list [`StartName::VOID`] is held to.
@@ -540,6 +548,9 @@ fn bucket(name: &[u8]) -> usize {
 /// The stack of open elements, as byte ranges of their (lower-case) names in the page.
 pub struct OpenElements {
     stack: Vec<(usize, usize)>,
+    /// The [`name_key`] of each element of `stack`: an end tag's name is compared with the
+    /// key of each open element it passes (the name itself only beyond eight bytes).
+    keys: Vec<u64>,
     /// The [`bucket`] of each element of `stack`, kept so that closing one does not look its
     /// name up again.
     buckets: Vec<u8>,
@@ -553,6 +564,7 @@ impl Default for OpenElements {
     fn default() -> OpenElements {
         OpenElements {
             stack: Vec::new(),
+            keys: Vec::new(),
             buckets: Vec::new(),
             open_in_bucket: [0; BUCKETS],
         }
@@ -570,10 +582,11 @@ impl OpenElements {
         names.iter().all(|n| self.open_in_bucket[bucket(n)] == 0)
     }
 
-    fn push(&mut self, bytes: &[u8], name: (usize, usize)) {
+    fn push(&mut self, bytes: &[u8], name: (usize, usize), key: u64) {
         let b = bucket(&bytes[name.0..name.1]);
         self.open_in_bucket[b] += 1;
         self.stack.push(name);
+        self.keys.push(key);
         // (A bucket is the top eight bits of a product: below 256.)
         self.buckets.push(b as u8);
     }
@@ -585,6 +598,7 @@ impl OpenElements {
             self.open_in_bucket[b] = self.open_in_bucket[b].saturating_sub(1);
         }
         self.stack.truncate(index);
+        self.keys.truncate(index);
         self.buckets.truncate(index);
     }
 
@@ -684,7 +698,7 @@ impl OpenElements {
             }
         }
         if !start_name.void() && self.stack.len() < MAX_DEPTH {
-            self.push(bytes, name);
+            self.push(bytes, name, start_name.key());
         }
     }
 
@@ -755,7 +769,7 @@ impl OpenElements {
             }
         }
         if !void && self.stack.len() < MAX_DEPTH {
-            self.push(bytes, name);
+            self.push(bytes, name, name_key(tag));
         }
     }
 
@@ -773,7 +787,39 @@ impl OpenElements {
     /// element of its name, or one that would close through a special element (for an
     /// element that is not special itself) or through a `<template>`, changes nothing, as
     /// in HTML5.
-    pub fn end(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<(usize, usize)>) {
+    /// `key` is the name's [`name_key`].
+    pub fn end(&mut self, bytes: &[u8], name: &[u8], key: u64, out: &mut Vec<(usize, usize)>) {
+        if self.none_open(&[name]) {
+            return;
+        }
+        // Looked up once the walk passes an element: most end tags close the innermost one.
+        let mut special = None;
+        for index in (0..self.stack.len()).rev() {
+            let open = self.name(bytes, index);
+            // Equal keys are equal names up to eight bytes.
+            if self.keys.get(index) == Some(&key) && (name.len() <= 8 || open == name) {
+                self.close_from(index + 1, out);
+                self.truncate(index);
+                return;
+            }
+            // A `<template>` bounds every scope (§13.2.4.2): an end tag inside one never
+            // closes what was opened outside it.
+            let special = *special.get_or_insert_with(|| is_special(name));
+            if (!special && is_special(open)) || open == b"template" {
+                return;
+            }
+        }
+    }
+
+    /// [`OpenElements::end`] as first written, each open element's name compared whole: the
+    /// reference the comparison by keys is held to. An end tag named `name`: appends to `out` the names (byte ranges in `bytes`) of the
+    /// elements it closes implicitly (those opened inside it), innermost first: their end tags
+    /// are implied before it. An end tag with no open
+    /// element of its name, or one that would close through a special element (for an
+    /// element that is not special itself) or through a `<template>`, changes nothing, as
+    /// in HTML5.
+    #[cfg(test)]
+    fn end_by_name(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<(usize, usize)>) {
         if self.none_open(&[name]) {
             return;
         }
@@ -858,7 +904,10 @@ mod tests {
         for tag in tags {
             let mut inserted = Vec::new();
             match tag.strip_prefix('/') {
-                Some(name) => open.end(bytes, name.as_bytes(), &mut inserted),
+                Some(name) => {
+                    let key = super::name_key(name.as_bytes());
+                    open.end(bytes, name.as_bytes(), key, &mut inserted)
+                }
                 None => {
                     let start_name = StartName::of(tag.as_bytes());
                     open.start(bytes, (at, at + tag.len()), start_name, &mut inserted)
@@ -915,20 +964,62 @@ mod tests {
         );
     }
 
-    /// Tags the start by [`StartName`] bits is held to its reference on: every name a rule
-    /// looks for, and others.
-    const TAGS: [&str; 40] = [
-        "head", "meta", "link", "title", "noscript", "script", "style", "template", "html", "body",
-        "div", "p", "span", "li", "ul", "dd", "dt", "dl", "td", "th", "tr", "table", "h1", "h3",
-        "h6", "br", "img", "section", "xmp", "dir", "button", "a", "b", "menu", "basefont",
-        "input", "hr", "address", "search", "x-y",
+    /// Tags the start by [`StartName`] bits and the end by keys are held to their references
+    /// on: every name a rule looks for, and others.
+    const TAGS: [&str; 44] = [
+        "head",
+        "meta",
+        "link",
+        "title",
+        "noscript",
+        "script",
+        "style",
+        "template",
+        "html",
+        "body",
+        "div",
+        "p",
+        "span",
+        "li",
+        "ul",
+        "dd",
+        "dt",
+        "dl",
+        "td",
+        "th",
+        "tr",
+        "table",
+        "h1",
+        "h3",
+        "h6",
+        "br",
+        "img",
+        "section",
+        "xmp",
+        "dir",
+        "button",
+        "a",
+        "b",
+        "menu",
+        "basefont",
+        "input",
+        "hr",
+        "address",
+        "search",
+        "x-y",
+        // Longer than eight bytes, three with the same first eight.
+        "blockquote",
+        "custom-element",
+        "custom-elements",
+        "custom-elemenx",
     ];
 
     proptest::proptest! {
-        /// [`OpenElements::start`] implies the end tags its reference, which compares the
-        /// name with each list, implies, on sequences of start and end tags.
+        /// [`OpenElements::start`] and [`OpenElements::end`] imply the end tags their
+        /// references, which compare names with each list and with each open element's
+        /// name, imply, on sequences of start and end tags.
         #[test]
-        fn start_by_bits_implies_what_start_by_name_does(
+        fn starts_by_bits_and_ends_by_keys_imply_what_their_references_do(
             tags in proptest::collection::vec(
                 (proptest::sample::select(&TAGS[..]), proptest::bool::weighted(0.3)),
                 0..60,
@@ -942,8 +1033,10 @@ mod tests {
                 let name = (at, at + tag.len());
                 let (mut bits_out, mut name_out) = (Vec::new(), Vec::new());
                 if *end {
-                    by_bits.end(bytes, tag.as_bytes(), &mut bits_out);
-                    by_name.end(bytes, tag.as_bytes(), &mut name_out);
+                    // The key as the prescan reads it, with the bytes after the name.
+                    let key = super::name_key_at(bytes, name.0..name.1);
+                    by_bits.end(bytes, tag.as_bytes(), key, &mut bits_out);
+                    by_name.end_by_name(bytes, tag.as_bytes(), &mut name_out);
                 } else {
                     by_bits.start(bytes, name, StartName::of(tag.as_bytes()), &mut bits_out);
                     let void = super::is_void(tag.as_bytes());

@@ -58,12 +58,26 @@ pub struct Span {
 }
 
 impl Span {
-    /// `range`, whose ends are at most `u32::MAX` (larger ends are cut to it).
+    /// `range`, whose ends are at most `u32::MAX` (larger ends are cut to it): the references
+    /// and tests make spans so, the prescan by [`Span::in_page`].
+    #[cfg(test)]
     pub fn new(range: Range<usize>) -> Span {
         let cut = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
         Span {
             start: cut(range.start),
             end: cut(range.end),
+        }
+    }
+
+    /// `start..end`, positions in a page the prescan reads (so at most [`MAX_SOURCE_BYTES`],
+    /// where it cuts a page): kept as they are, without the cut of `Span::new` (tests), which cost two
+    /// comparisons and moves for each end of each attribute of a page.
+    #[inline]
+    pub fn in_page(start: usize, end: usize) -> Span {
+        debug_assert!(start <= MAX_SOURCE_BYTES && end <= MAX_SOURCE_BYTES);
+        Span {
+            start: start as u32,
+            end: end as u32,
         }
     }
 
@@ -323,7 +337,10 @@ impl<'p> TreeWriter<'p> {
     /// Inside a `<title>`, whose text the walker reads as written, all is written.
     /// Much of a page's text between tags is such white space (indentation), each one more
     /// node for `tl` and the walker.
-    #[inline]
+    ///
+    /// Always inlined, the test for nothing to write: about a third of the tags (on
+    /// `corpus-perf`), which paid for a call that saves and restores six registers.
+    #[inline(always)]
     pub fn before_tag(
         &mut self,
         names: &[u8],
@@ -337,6 +354,19 @@ impl<'p> TreeWriter<'p> {
             // tag implied (`text_to` would find the text empty).
             return;
         }
+        self.write_before_tag(names, lt, implied, line_break_tag, end_tag);
+    }
+
+    /// [`TreeWriter::before_tag`] where there is something to write.
+    #[inline(never)]
+    fn write_before_tag(
+        &mut self,
+        names: &[u8],
+        lt: usize,
+        implied: &[(usize, usize)],
+        line_break_tag: Option<usize>,
+        end_tag: Option<&[u8]>,
+    ) {
         let next_end = match implied.first() {
             Some(&(start, end)) => names.get(start..end),
             None => end_tag,
@@ -349,7 +379,8 @@ impl<'p> TreeWriter<'p> {
         };
         self.text_to(lt, line_break_next);
         for &(start, end) in implied {
-            self.write_end_tag(names, names.get(start..end).unwrap_or_default());
+            let name = names.get(start..end).unwrap_or_default();
+            self.write_end_tag(names, name, name_key(name));
         }
     }
 
@@ -586,12 +617,13 @@ impl<'p> TreeWriter<'p> {
         self.text_start = tag_end;
     }
 
-    /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
-    pub fn end(&mut self, names: &[u8], name: &[u8], tag_end: usize) {
+    /// An end tag (after [`TreeWriter::before_tag`]) named `name`, whose [`name_key`] is
+    /// `key`, ending at `tag_end`.
+    pub fn end(&mut self, names: &[u8], name: &[u8], key: u64, tag_end: usize) {
         if self.stopped {
             return;
         }
-        self.write_end_tag(names, name);
+        self.write_end_tag(names, name, key);
         self.text_start = tag_end;
     }
 
@@ -708,9 +740,9 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
-    /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of).
-    fn write_end_tag(&mut self, names: &[u8], name: &[u8]) {
-        let key = name_key(name);
+    /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of;
+    /// `key`: the [`name_key`] of `name`).
+    fn write_end_tag(&mut self, names: &[u8], name: &[u8], key: u64) {
         if let Some(top) = self.open.last().filter(|top| !top.written) {
             // The innermost element is one the copy leaves out: the end tag closes it if it
             // has its name, and `tl` would ignore it otherwise (it is matched with the
@@ -1420,7 +1452,7 @@ impl<'s> Iterator for Attributes<'s> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{Markup, Node, TreeInput, TreeWriter};
+    use super::{name_key, Markup, Node, TreeInput, TreeWriter};
     use crate::extract::prescan::prescan;
 
     /// Each node as a short string: `text` for text, `name[subtree_end]` for an element
@@ -1502,7 +1534,7 @@ pub(crate) mod tests {
             writer.before_tag(bytes, 5, &[], None, None);
             writer.start(bytes, (6..10, super::StartName::of(b"span")), 0, false, 11);
             writer.before_tag(bytes, 12, &[], None, Some(b"div"));
-            writer.end(bytes, b"div", 18);
+            writer.end(bytes, b"div", name_key(b"div"), 18);
         });
         assert_eq!(tree.text, "<div>xy");
         let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
@@ -1607,7 +1639,7 @@ pub(crate) mod tests {
                 writer.before_tag(bytes, 5, &[], None, None);
                 writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
                 writer.before_tag(bytes, 9, &[], None, Some(b"div"));
-                writer.end(bytes, b"div", 15);
+                writer.end(bytes, b"div", name_key(b"div"), 15);
             });
             assert_eq!(tree.text, "<div><b>x</div>y");
             let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
@@ -1619,7 +1651,7 @@ pub(crate) mod tests {
                 writer.before_tag(bytes, 5, &[], None, None);
                 writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
                 writer.before_tag(bytes, 9, &[(6, 7)], None, Some(b"div"));
-                writer.end(bytes, b"div", 15);
+                writer.end(bytes, b"div", name_key(b"div"), 15);
             });
             assert_eq!(tree.text, "<div><b>x</b></div>y");
             let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());

@@ -35,7 +35,7 @@
 //! written `&lt;` into the copy).
 
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
-use crate::extract::implied_ends::OpenElements;
+use crate::extract::implied_ends::{name_key_at, OpenElements};
 use crate::extract::markup::{
     AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
@@ -229,11 +229,13 @@ fn prescan_with<'p>(
                     };
                     if outside_skipped {
                         let end_name = &names[lt + 2..name_end];
-                        open.end(&names, end_name, &mut ends);
+                        // Read once, for the stack of open elements and for the writer.
+                        let key = name_key_at(&names, lt + 2..name_end);
+                        open.end(&names, end_name, key, &mut ends);
                         let name = complete.then_some(end_name);
                         writer.before_tag(&names, lt, &ends, None, name);
                         if complete {
-                            writer.end(&names, end_name, tag_end);
+                            writer.end(&names, end_name, key, tag_end);
                         } else {
                             writer.stop();
                         }
@@ -498,8 +500,11 @@ fn scan_attributes(
     attributes: &mut Vec<AttributeSpan>,
     names: &mut [u8],
 ) -> TagEnd {
-    // (`names` is never shorter: the prescan lengthens it to the page.)
-    let bytes = bytes.get(..names.len()).unwrap_or(bytes);
+    // (`names` is never shorter: the prescan lengthens it to the page. Nor is the page longer
+    // than `MAX_SOURCE_BYTES`, where the prescan cuts it: positions fit `Span::in_page`.)
+    let bytes = bytes
+        .get(..names.len().min(MAX_SOURCE_BYTES))
+        .unwrap_or(bytes);
     let len = bytes.len();
     let names = &mut names[..len];
     let class = |b: u8| BYTE_CLASS[usize::from(b)];
@@ -544,13 +549,13 @@ fn scan_attributes(
             names[i] = LOWER[usize::from(b)];
             i += 1;
         }
-        let name = Span::new(name_start..i);
+        let name = Span::in_page(name_start, i);
         let is_type = &names[name_start..i] == b"type";
         i = skip(i, SPACE);
         if i >= len || bytes[i] != b'=' {
             attributes.push(AttributeSpan {
                 name,
-                value: Span::new(i..i),
+                value: Span::in_page(i, i),
             });
             continue;
         }
@@ -572,7 +577,7 @@ fn scan_attributes(
         };
         attributes.push(AttributeSpan {
             name,
-            value: Span::new(value_start..value_end),
+            value: Span::in_page(value_start, value_end),
         });
         if is_type
             && bytes[value_start..value_end]
@@ -742,7 +747,7 @@ fn end_tag_end(bytes: &[u8], name_end: usize, names: &mut [u8]) -> (usize, bool)
 #[cfg(test)]
 mod reference {
     use crate::extract::ascii::{find_byte, is_name_byte};
-    use crate::extract::implied_ends::OpenElements;
+    use crate::extract::implied_ends::{name_key, OpenElements};
     use crate::extract::markup::{
         walker_skips, AttributeSpan, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
     };
@@ -886,12 +891,12 @@ mod reference {
                             tag_end = tidy_end_tag(&mut bytes, name_end);
                         }
                         if outside_skipped {
-                            open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
                             let name = &bytes[lt + 2..name_end];
+                            open.end(&bytes, name, name_key(name), &mut ends);
                             let complete = bytes.get(name_end) == Some(&b'>');
                             writer.before_tag(&bytes, lt, &ends, None, complete.then_some(name));
                             if complete {
-                                writer.end(&bytes, &bytes[lt + 2..name_end], tag_end);
+                                writer.end(&bytes, name, name_key(name), tag_end);
                             } else {
                                 writer.stop();
                             }
