@@ -14,8 +14,10 @@ use std::ops::Range;
 
 use crate::extract::address::MarkedAddress;
 use crate::extract::entities;
+#[cfg(test)]
+use crate::extract::markup::walker_skips;
 use crate::extract::markup::{
-    is_block, walker_skips, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, TreeInput,
+    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, StartName, TreeInput,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
@@ -705,8 +707,9 @@ impl<'b> Walker<'b> {
 
 /// Whether the walker reads an element named `name` whatever its attributes: one it skips
 /// with its subtree, or one whose name alone it acts on (links, images, metas, headings, the
-/// footer, `<address>`).
-fn read_by_name(name: &[u8]) -> bool {
+/// footer, `<address>`): the list [`StartName::READ_BY_NAME`] is held to.
+#[cfg(test)]
+pub(crate) fn read_by_name(name: &[u8]) -> bool {
     walker_skips(name)
         || matches!(
             name,
@@ -743,12 +746,12 @@ fn read_by_name(name: &[u8]) -> bool {
 /// out, and the second where the walker's text is at a block boundary (`markup.rs`,
 /// `TreeWriter::start`): their children are read as they would be inside them.
 pub(crate) fn walker_passes_through(
-    name: &[u8],
+    name: StartName,
     attributes: &[AttributeSpan],
     names: &[u8],
     page: &str,
 ) -> Passage {
-    if read_by_name(name) {
+    if name.is(StartName::READ_BY_NAME) {
         return Passage::Reading;
     }
     // The attributes as `Attrs::read` reads them for such an element (none of its arms for
@@ -797,16 +800,16 @@ pub(crate) fn walker_passes_through(
             return Passage::Reading;
         }
     }
-    passage_without_attributes_read(item_prop.is_some(), name)
+    passage_without_attributes_read(item_prop.is_some(), name.block())
 }
 
-/// The [`Passage`] of an element named `name` not read by its name: [`Passage::Reading`] when
-/// an attribute the walker reads is on it (`reads`), else the line breaks of a block element,
+/// The [`Passage`] of an element not read by its name: [`Passage::Reading`] when an attribute
+/// the walker reads is on it (`reads`), else the line breaks of a block element (`block`),
 /// else nothing.
-fn passage_without_attributes_read(reads: bool, name: &[u8]) -> Passage {
+fn passage_without_attributes_read(reads: bool, block: bool) -> Passage {
     if reads {
         Passage::Reading
-    } else if is_block(name) {
+    } else if block {
         Passage::BreakingLines
     } else {
         Passage::Through
@@ -841,14 +844,14 @@ fn walker_passes_through_by_attrs(
         && !attrs.itemscope
         && !attrs.class_adr
         && !attrs.class_vcard;
-    passage_without_attributes_read(!reads_none, name)
+    passage_without_attributes_read(!reads_none, is_block(name))
 }
 
 /// [`walker_passes_through`] held to its reference.
 #[cfg(test)]
 mod walker_passes_through_tests {
     use super::{walker_passes_through, walker_passes_through_by_attrs};
-    use crate::extract::markup::{AttributeSpan, Span};
+    use crate::extract::markup::{AttributeSpan, Span, StartName};
 
     /// Both readings of an element named `name` with `attributes` (names as the prescan
     /// writes them, values as written).
@@ -871,7 +874,7 @@ mod walker_passes_through_tests {
             .collect();
         let name = name.as_bytes();
         assert_eq!(
-            walker_passes_through(name, &spans, names.as_bytes(), &page),
+            walker_passes_through(StartName::of(name), &spans, names.as_bytes(), &page),
             walker_passes_through_by_attrs(name, &spans, names.as_bytes(), &page),
             "{:?} {attributes:?}",
             String::from_utf8_lossy(name)

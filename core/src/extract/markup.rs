@@ -40,7 +40,8 @@
 use std::ops::Range;
 
 use crate::extract::address::META_ADDRESS_KEYS;
-use crate::extract::implied_ends::{is_heading, is_void};
+pub use crate::extract::implied_ends::StartName;
+use crate::extract::implied_ends::{is_heading, name_key};
 use crate::extract::words8::{any_byte_above, load};
 
 /// The longest page the prescan reads, in bytes: positions are kept in 32 bits, and the copy
@@ -57,12 +58,26 @@ pub struct Span {
 }
 
 impl Span {
-    /// `range`, whose ends are at most `u32::MAX` (larger ends are cut to it).
+    /// `range`, whose ends are at most `u32::MAX` (larger ends are cut to it): the references
+    /// and tests make spans so, the prescan by [`Span::in_page`].
+    #[cfg(test)]
     pub fn new(range: Range<usize>) -> Span {
         let cut = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
         Span {
             start: cut(range.start),
             end: cut(range.end),
+        }
+    }
+
+    /// `start..end`, positions in a page the prescan reads (so at most [`MAX_SOURCE_BYTES`],
+    /// where it cuts a page): kept as they are, without the cut of `Span::new` (tests), which cost two
+    /// comparisons and moves for each end of each attribute of a page.
+    #[inline]
+    pub fn in_page(start: usize, end: usize) -> Span {
+        debug_assert!(start <= MAX_SOURCE_BYTES && end <= MAX_SOURCE_BYTES);
+        Span {
+            start: start as u32,
+            end: end as u32,
         }
     }
 
@@ -178,7 +193,7 @@ pub struct TreeWriter<'p> {
     /// tag does the same or, before anything else, an empty `<div></div>`
     /// ([`TreeWriter::settle_boundary`]).
     boundary_owed: bool,
-    /// How many elements whose subtree the walker skips ([`walker_skips`]) are open, written:
+    /// How many elements whose subtree the walker skips (`walker_skips`) are open, written:
     /// the walker reads no block element inside one.
     skipped_open: usize,
     /// Whether a start tag the walker would have entered is left out since the last text or
@@ -294,7 +309,7 @@ impl<'p> TreeWriter<'p> {
 
     /// What the walker does with an element named `name` with `attributes`, indices into
     /// [`TreeWriter::attribute_list`] ([`Passage::Reading`] where the writer is not told).
-    fn passage(&self, names: &[u8], name: &[u8], attributes: Range<usize>) -> Passage {
+    fn passage(&self, names: &[u8], name: StartName, attributes: Range<usize>) -> Passage {
         self.passes_through.map_or(Passage::Reading, |passage| {
             let attributes = self.attributes.get(attributes).unwrap_or_default();
             passage(name, attributes, names, self.page)
@@ -322,7 +337,10 @@ impl<'p> TreeWriter<'p> {
     /// Inside a `<title>`, whose text the walker reads as written, all is written.
     /// Much of a page's text between tags is such white space (indentation), each one more
     /// node for `tl` and the walker.
-    #[inline]
+    ///
+    /// Always inlined, the test for nothing to write: about a third of the tags (on
+    /// `corpus-perf`), which paid for a call that saves and restores six registers.
+    #[inline(always)]
     pub fn before_tag(
         &mut self,
         names: &[u8],
@@ -336,6 +354,19 @@ impl<'p> TreeWriter<'p> {
             // tag implied (`text_to` would find the text empty).
             return;
         }
+        self.write_before_tag(names, lt, implied, line_break_tag, end_tag);
+    }
+
+    /// [`TreeWriter::before_tag`] where there is something to write.
+    #[inline(never)]
+    fn write_before_tag(
+        &mut self,
+        names: &[u8],
+        lt: usize,
+        implied: &[(usize, usize)],
+        line_break_tag: Option<usize>,
+        end_tag: Option<&[u8]>,
+    ) {
         let next_end = match implied.first() {
             Some(&(start, end)) => names.get(start..end),
             None => end_tag,
@@ -348,7 +379,8 @@ impl<'p> TreeWriter<'p> {
         };
         self.text_to(lt, line_break_next);
         for &(start, end) in implied {
-            self.write_end_tag(names, names.get(start..end).unwrap_or_default());
+            let name = names.get(start..end).unwrap_or_default();
+            self.write_end_tag(names, name, name_key(name));
         }
     }
 
@@ -371,7 +403,7 @@ impl<'p> TreeWriter<'p> {
     /// [`TreeWriter::is_named`], given `key`, the [`name_key`] of `name` (an end tag
     /// compares its name with up to three open elements).
     fn is_named_keyed(&self, element: &OpenElement, name: &[u8], key: u64) -> bool {
-        key == element.key
+        key == element.start_name.key()
             && (name.len() <= 8 || {
                 let range = element.name.start as usize..element.name.end as usize;
                 let written = self.out.get(range).unwrap_or_default();
@@ -466,8 +498,8 @@ impl<'p> TreeWriter<'p> {
         // `opened_last` is cleared as for any element that leaves none open.
         let may_take_back = self.drops && self.titles_open == 0 && !self.text_last;
         let may_leave_out = may_take_back
-            && walker_reads_nothing(name, &self.attributes[first_attribute..], names, self.page);
-        let childless = self_closing || facts.void;
+            && walker_reads_nothing(facts, &self.attributes[first_attribute..], names, self.page);
+        let childless = self_closing || facts.void();
         if may_leave_out && childless {
             self.opened_last = false;
             self.left_out_since_written = true;
@@ -479,18 +511,18 @@ impl<'p> TreeWriter<'p> {
             self.drops && self.titles_open == 0 && self.templates_open == 0 && name.len() <= 8;
         // A block element is looked at where it could be left out or settle an owed boundary.
         let sees_blocks = self.walker_sees_blocks();
-        let passage = if !(may_pass || facts.block && sees_blocks && self.boundary_owed) {
+        let passage = if !(may_pass || facts.block() && sees_blocks && self.boundary_owed) {
             Passage::Reading
-        } else if facts.block {
+        } else if facts.block() {
             if sees_blocks && (self.at_block_boundary || self.boundary_owed) {
-                self.passage(names, name, first_attribute..self.attributes.len())
+                self.passage(names, facts, first_attribute..self.attributes.len())
             } else {
                 Passage::Reading
             }
         } else if self.text_last && may_continue_reference(&self.out) {
             Passage::Reading
         } else {
-            self.passage(names, name, first_attribute..self.attributes.len())
+            self.passage(names, facts, first_attribute..self.attributes.len())
         };
         if may_pass && passage == Passage::BreakingLines && self.at_block_boundary {
             // A block element at a block boundary that the walker only breaks lines for: its
@@ -499,7 +531,7 @@ impl<'p> TreeWriter<'p> {
             // element the walker passes through is, but for that.
             self.discard_attributes(first_attribute);
             if !childless {
-                self.open.push(OpenElement::left_out(name, true));
+                self.open.push(OpenElement::left_out(facts, true));
             }
             self.after_line_break = true;
             self.text_start = tag_end;
@@ -515,7 +547,7 @@ impl<'p> TreeWriter<'p> {
             self.discard_attributes(first_attribute);
             self.left_out_since_written = true;
             if !childless {
-                self.open.push(OpenElement::left_out(name, false));
+                self.open.push(OpenElement::left_out(facts, false));
             }
             self.text_start = tag_end;
             return;
@@ -527,7 +559,7 @@ impl<'p> TreeWriter<'p> {
         } else {
             self.settle_boundary();
         }
-        if facts.block && sees_blocks {
+        if facts.block() && sees_blocks {
             self.at_block_boundary = true;
         }
         self.left_out_since_written = false;
@@ -537,10 +569,10 @@ impl<'p> TreeWriter<'p> {
             after_line_break: self.after_line_break,
             reads_nothing: may_leave_out,
         };
-        let block = facts.block;
+        let block = facts.block();
         // The walker writes no text when it enters another element, so a line break before
         // it still ends the walker's text after it.
-        let is_template = name == b"template";
+        let is_template = facts.is(StartName::TEMPLATE);
         self.after_line_break = facts.breaks_line()
             || (self.after_line_break && self.templates_open == 0 && !is_template);
         self.text_last = false;
@@ -554,9 +586,9 @@ impl<'p> TreeWriter<'p> {
         } else {
             self.out.push(b'>');
             let counted = Counted {
-                title: name == b"title",
+                title: facts.is(StartName::TITLE),
                 template: is_template,
-                skipped: walker_skips(name),
+                skipped: facts.is(StartName::WALKER_SKIPS),
             };
             self.titles_open += usize::from(counted.title);
             self.templates_open += usize::from(counted.template);
@@ -570,7 +602,7 @@ impl<'p> TreeWriter<'p> {
                 ..taken_back
             });
             self.open.push(OpenElement {
-                key: name_key(name),
+                start_name: facts,
                 name: written,
                 block,
                 take_back,
@@ -585,12 +617,13 @@ impl<'p> TreeWriter<'p> {
         self.text_start = tag_end;
     }
 
-    /// An end tag (after [`TreeWriter::before_tag`]) named `name`, ending at `tag_end`.
-    pub fn end(&mut self, names: &[u8], name: &[u8], tag_end: usize) {
+    /// An end tag (after [`TreeWriter::before_tag`]) named `name`, whose [`name_key`] is
+    /// `key`, ending at `tag_end`.
+    pub fn end(&mut self, names: &[u8], name: &[u8], key: u64, tag_end: usize) {
         if self.stopped {
             return;
         }
-        self.write_end_tag(names, name);
+        self.write_end_tag(names, name, key);
         self.text_start = tag_end;
     }
 
@@ -707,9 +740,9 @@ impl<'p> TreeWriter<'p> {
     }
 
     /// Writes an end tag and closes the innermost open element if it has its name, as `tl`
-    /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of).
-    fn write_end_tag(&mut self, names: &[u8], name: &[u8]) {
-        let key = name_key(name);
+    /// will (`names`: the names the prescan lower-cased, which attribute names are ranges of;
+    /// `key`: the [`name_key`] of `name`).
+    fn write_end_tag(&mut self, names: &[u8], name: &[u8], key: u64) {
         if let Some(top) = self.open.last().filter(|top| !top.written) {
             // The innermost element is one the copy leaves out: the end tag closes it if it
             // has its name, and `tl` would ignore it otherwise (it is matched with the
@@ -740,10 +773,7 @@ impl<'p> TreeWriter<'p> {
                     && self.is_named_keyed(top, name, key)
                     && self.passage(
                         names,
-                        // A block element's name holds no `.`: as written.
-                        self.out
-                            .get(top.name.start as usize..top.name.end as usize)
-                            .unwrap_or_default(),
+                        top.start_name,
                         top.attributes.0 as usize..top.attributes.1 as usize,
                     ) == Passage::BreakingLines
             });
@@ -884,26 +914,31 @@ fn empty_element_shows_nothing(
         })
 }
 
-/// Whether the walker (`html.rs`, `Walker::enter`) reads nothing from an element named `name`
-/// with `attributes` (names ranges of `names`, values of `page`) and no children, so that leaving it out of the copy
-/// changes nothing it finds: an element whose subtree it skips ([`walker_skips`]) unless it
+/// Whether the walker (`html.rs`, `Walker::enter`) reads nothing from an element whose name is
+/// in the lists `name` tells with `attributes` (names ranges of `names`, values of `page`) and
+/// no children, so that leaving it out of the copy changes nothing it finds: an element whose
+/// subtree it skips ([`StartName::WALKER_SKIPS`]) unless it
 /// holds a `data-cfemail` (Cloudflare's obfuscated email) or is an `<iframe>` with a `src`
 /// (a map embed's place, `Document::frame_sources`), a `<link>` whose `rel` does not say
 /// `canonical`, and a `<meta>` without `content` or without a `name`, `property` or `itemprop`
 /// that is one of [`META_KEYS_READ`] or [`META_ADDRESS_KEYS`] (the walker keeps metas with a
 /// key and content, and only those keys are looked up). Values are as written in `page`.
 fn walker_reads_nothing(
-    name: &[u8],
+    name: StartName,
     attributes: &[AttributeSpan],
     names: &[u8],
     page: &str,
 ) -> bool {
+    // Most elements are none of these: their bits tell at once.
+    if !name.is(StartName::LINK | StartName::META | StartName::WALKER_SKIPS) {
+        return false;
+    }
     let named = |attribute: &AttributeSpan, wanted: &[u8]| {
         names.get(attribute.name.range()) == Some(wanted)
     };
     let has = |wanted: &[u8]| attributes.iter().any(|a| named(a, wanted));
-    match name {
-        b"link" => !attributes.iter().any(|a| {
+    if name.is(StartName::LINK) {
+        !attributes.iter().any(|a| {
             named(a, b"rel")
                 && page
                     .as_bytes()
@@ -911,22 +946,22 @@ fn walker_reads_nothing(
                     .unwrap_or_default()
                     .windows(9)
                     .any(|word| word.eq_ignore_ascii_case(b"canonical"))
-        }),
-        b"meta" => {
-            // The walker's key is one of these attributes, trimmed and lower-cased.
-            let read_key = |a: &AttributeSpan| {
-                (named(a, b"name") || named(a, b"property") || named(a, b"itemprop"))
-                    && page.get(a.value.range()).is_some_and(|key| {
-                        let key = key.trim();
-                        META_KEYS_READ
-                            .iter()
-                            .chain(META_ADDRESS_KEYS.iter().map(|(read, _)| read))
-                            .any(|read| key.eq_ignore_ascii_case(read))
-                    })
-            };
-            !(has(b"content") && attributes.iter().any(read_key))
-        }
-        _ => walker_skips(name) && !has(b"data-cfemail") && !(name == b"iframe" && has(b"src")),
+        })
+    } else if name.is(StartName::META) {
+        // The walker's key is one of these attributes, trimmed and lower-cased.
+        let read_key = |a: &AttributeSpan| {
+            (named(a, b"name") || named(a, b"property") || named(a, b"itemprop"))
+                && page.get(a.value.range()).is_some_and(|key| {
+                    let key = key.trim();
+                    META_KEYS_READ
+                        .iter()
+                        .chain(META_ADDRESS_KEYS.iter().map(|(read, _)| read))
+                        .any(|read| key.eq_ignore_ascii_case(read))
+                })
+        };
+        !(has(b"content") && attributes.iter().any(read_key))
+    } else {
+        !(has(b"data-cfemail") || name.is(StartName::IFRAME) && has(b"src"))
     }
 }
 
@@ -943,10 +978,10 @@ pub(crate) const META_KEYS_READ: [&str; 5] = [
 ];
 
 /// What the walker (`html.rs`) does with an element, wherever it is and whatever it holds:
-/// given its name, its attributes (names ranges of the names the prescan wrote, the third
+/// given its name's lists ([`StartName`]), its attributes (names ranges of the names the prescan wrote, the third
 /// argument; values of the page, the fourth). `html.rs` gives it (`walker_passes_through`),
 /// as this module stands below the walker.
-pub type PassesThrough = fn(&[u8], &[AttributeSpan], &[u8], &str) -> Passage;
+pub type PassesThrough = fn(StartName, &[AttributeSpan], &[u8], &str) -> Passage;
 
 /// What the walker does with an element ([`PassesThrough`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -963,8 +998,8 @@ pub enum Passage {
 /// An element open in `tl`'s tree as a [`TreeWriter`] mirrors it.
 #[derive(Debug)]
 struct OpenElement {
-    /// [`name_key`] of its name.
-    key: u64,
+    /// Its name's key ([`name_key`]) and lists, as looked up at its start tag.
+    start_name: StartName,
     /// Where its name is written in the copy.
     name: Range<u32>,
     /// Whether it is a block element ([`is_block`]).
@@ -978,18 +1013,18 @@ struct OpenElement {
     /// Its attributes, indices into [`TreeWriter::attribute_list`] (from, to).
     attributes: (u32, u32),
     /// Whether it is a `<title>`, a `<template>`, an element whose subtree the walker skips
-    /// ([`walker_skips`]): what its end tag changes in [`TreeWriter::titles_open`],
+    /// (`walker_skips`): what its end tag changes in [`TreeWriter::titles_open`],
     /// [`TreeWriter::templates_open`] and [`TreeWriter::skipped_open`], looked up once at its
     /// start tag (only for an element written: one left out changes none of them).
     counted: Counted,
 }
 
 impl OpenElement {
-    /// An element the copy leaves out (its start tag not written), `block` whether it is a
-    /// block element: kept only so that its end tag is matched.
-    fn left_out(name: &[u8], block: bool) -> Self {
+    /// An element the copy leaves out (its start tag not written), named as `start_name`
+    /// tells, `block` whether it is a block element: kept only so that its end tag is matched.
+    fn left_out(start_name: StartName, block: bool) -> Self {
         OpenElement {
-            key: name_key(name),
+            start_name,
             name: 0..0,
             block,
             take_back: None,
@@ -1024,15 +1059,6 @@ fn may_continue_reference(out: &[u8]) -> bool {
         }
     }
     false
-}
-
-/// A name's first eight bytes as a number (zero bytes after a shorter name, which names never
-/// hold): equal keys are equal names for names of at most eight bytes.
-fn name_key(name: &[u8]) -> u64 {
-    name.iter()
-        .take(8)
-        .enumerate()
-        .fold(0, |key, (i, &b)| key | u64::from(b) << (8 * i))
 }
 
 /// Elements that start and end a line of text (pitfall 10 of the walker, `html.rs`).
@@ -1087,7 +1113,8 @@ pub(super) fn is_block(name: &[u8]) -> bool {
 }
 
 /// Elements whose subtree the walker (`html.rs`, `Walker::enter`) skips, reading no text from
-/// it (tested there).
+/// it (tested there); the list [`StartName::WALKER_SKIPS`] is held to.
+#[cfg(test)]
 pub fn walker_skips(name: &[u8]) -> bool {
     matches!(
         name,
@@ -1101,37 +1128,6 @@ pub fn walker_skips(name: &[u8]) -> bool {
             | b"object"
             | b"datalist"
     )
-}
-
-/// What the prescan, [`OpenElements`](crate::extract::implied_ends::OpenElements) and
-/// [`TreeWriter::start`] need to know of a start tag's name, looked up once per tag (each
-/// is a comparison with many names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StartName {
-    /// A block element ([`is_block`]).
-    pub block: bool,
-    /// A void element ([`is_void`]).
-    pub void: bool,
-    /// `<br>`.
-    pub br: bool,
-}
-
-impl StartName {
-    /// The facts of the name `name`.
-    #[inline]
-    pub fn of(name: &[u8]) -> StartName {
-        StartName {
-            block: is_block(name),
-            void: is_void(name),
-            br: name == b"br",
-        }
-    }
-
-    /// Whether the walker (`html.rs`) breaks the line of text when it enters such an
-    /// element, whatever its attributes and state: a block element or `<br>`.
-    pub fn breaks_line(self) -> bool {
-        self.br || self.block
-    }
 }
 
 /// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
@@ -1456,7 +1452,7 @@ impl<'s> Iterator for Attributes<'s> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{Markup, Node, TreeInput, TreeWriter};
+    use super::{name_key, Markup, Node, TreeInput, TreeWriter};
     use crate::extract::prescan::prescan;
 
     /// Each node as a short string: `text` for text, `name[subtree_end]` for an element
@@ -1538,7 +1534,7 @@ pub(crate) mod tests {
             writer.before_tag(bytes, 5, &[], None, None);
             writer.start(bytes, (6..10, super::StartName::of(b"span")), 0, false, 11);
             writer.before_tag(bytes, 12, &[], None, Some(b"div"));
-            writer.end(bytes, b"div", 18);
+            writer.end(bytes, b"div", name_key(b"div"), 18);
         });
         assert_eq!(tree.text, "<div>xy");
         let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
@@ -1643,7 +1639,7 @@ pub(crate) mod tests {
                 writer.before_tag(bytes, 5, &[], None, None);
                 writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
                 writer.before_tag(bytes, 9, &[], None, Some(b"div"));
-                writer.end(bytes, b"div", 15);
+                writer.end(bytes, b"div", name_key(b"div"), 15);
             });
             assert_eq!(tree.text, "<div><b>x</div>y");
             let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());
@@ -1655,7 +1651,7 @@ pub(crate) mod tests {
                 writer.before_tag(bytes, 5, &[], None, None);
                 writer.start(bytes, (6..7, super::StartName::of(b"b")), 0, false, 8);
                 writer.before_tag(bytes, 9, &[(6, 7)], None, Some(b"div"));
-                writer.end(bytes, b"div", 15);
+                writer.end(bytes, b"div", name_key(b"div"), 15);
             });
             assert_eq!(tree.text, "<div><b>x</b></div>y");
             let markup = Markup::parse(source.as_bytes(), source, &tree, Vec::new());

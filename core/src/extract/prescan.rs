@@ -35,10 +35,9 @@
 //! written `&lt;` into the copy).
 
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
-use crate::extract::implied_ends::OpenElements;
+use crate::extract::implied_ends::{name_key_at, OpenElements};
 use crate::extract::markup::{
-    walker_skips, AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter,
-    MAX_SOURCE_BYTES,
+    AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
 use crate::extract::skipped_ends::{first_end_tag, SkippedEnds};
 use crate::extract::state;
@@ -230,11 +229,13 @@ fn prescan_with<'p>(
                     };
                     if outside_skipped {
                         let end_name = &names[lt + 2..name_end];
-                        open.end(&names, end_name, &mut ends);
+                        // Read once, for the stack of open elements and for the writer.
+                        let key = name_key_at(&names, lt + 2..name_end);
+                        open.end(&names, end_name, key, &mut ends);
                         let name = complete.then_some(end_name);
                         writer.before_tag(&names, lt, &ends, None, name);
                         if complete {
-                            writer.end(&names, end_name, tag_end);
+                            writer.end(&names, end_name, key, tag_end);
                         } else {
                             writer.stop();
                         }
@@ -250,14 +251,15 @@ fn prescan_with<'p>(
                 }
                 let name_end = read_name(bytes, lt + 1, &mut names);
                 let name_range = lt + 1..name_end;
-                // Looked up once, for the stack of open elements and for the writer.
-                let facts = StartName::of(&names[name_range.clone()]);
+                // Looked up once, for the stack of open elements, the writer and the tests
+                // below.
+                let facts = StartName::at(&names, name_range.clone());
                 if outside_skipped {
-                    open.start(&names, (lt + 1, name_end), facts.void, &mut ends);
+                    open.start(&names, (lt + 1, name_end), facts, &mut ends);
                 }
                 let first_attribute = writer.attribute_list().len();
                 let tag = scan_attributes(bytes, name_end, writer.attribute_list(), &mut names);
-                let is_script = &names[name_range.clone()] == b"script";
+                let is_script = facts.is(StartName::SCRIPT);
                 let state_room =
                     state_bytes < state::MAX_STATE_BYTES && state.len() < state::MAX_STATE_SCRIPTS;
                 // Framework state (`state.rs`) known by the script's attributes, read while
@@ -289,7 +291,7 @@ fn prescan_with<'p>(
                     }
                 }
                 let name = &names[name_range];
-                if is_raw_text(name) {
+                if facts.is(StartName::RAW_TEXT) {
                     let close = first_end_tag(bytes, name, tag.end).unwrap_or(bytes.len());
                     if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
                         json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
@@ -307,7 +309,7 @@ fn prescan_with<'p>(
                         }
                     }
                     // The contents are not read as markup: the scan goes on after them.
-                    if outside_skipped && walker_skips(name) {
+                    if outside_skipped && facts.is(StartName::WALKER_SKIPS) {
                         writer.blank_skipped_contents(tag.end, close);
                     } else if outside_skipped {
                         writer.blank(tag.end, close);
@@ -321,7 +323,7 @@ fn prescan_with<'p>(
                             state.push(props);
                         }
                     }
-                    if outside_skipped && is_skipped(name) {
+                    if outside_skipped && facts.is(StartName::SKIPPED) {
                         if let Some(close) = skipped_ends.end_of(bytes, name, lt, tag.end) {
                             skip_until = skip_until.max(close);
                             writer.blank_skipped_contents(tag.end, close);
@@ -382,7 +384,10 @@ fn cut_to(input: &str, max: usize) -> &str {
     &input[..end]
 }
 
-fn is_raw_text(name: &[u8]) -> bool {
+/// Raw-text elements, whose contents are not markup: the list [`StartName::RAW_TEXT`] is held
+/// to, and the reference prescan's.
+#[cfg(test)]
+pub(crate) fn is_raw_text(name: &[u8]) -> bool {
     matches!(
         name,
         b"script" | b"style" | b"textarea" | b"xmp" | b"plaintext" | b"noembed" | b"noframes"
@@ -392,8 +397,10 @@ fn is_raw_text(name: &[u8]) -> bool {
 /// Elements whose subtree the walker skips (`html.rs`). Their contents are blanked too: `tl`
 /// ignores a closing tag that does not match the innermost open element, so an unclosed child
 /// (`<select><option>A<option>B</select>`, `<noscript><p>…</noscript>`, `<svg><path></svg>`)
-/// kept the element open and the rest of the page fell into the skipped subtree.
-fn is_skipped(name: &[u8]) -> bool {
+/// kept the element open and the rest of the page fell into the skipped subtree. The list
+/// [`StartName::SKIPPED`] is held to, and the reference prescan's.
+#[cfg(test)]
+pub(crate) fn is_skipped(name: &[u8]) -> bool {
     matches!(
         name,
         b"noscript" | b"select" | b"datalist" | b"iframe" | b"object" | b"svg"
@@ -493,8 +500,11 @@ fn scan_attributes(
     attributes: &mut Vec<AttributeSpan>,
     names: &mut [u8],
 ) -> TagEnd {
-    // (`names` is never shorter: the prescan lengthens it to the page.)
-    let bytes = bytes.get(..names.len()).unwrap_or(bytes);
+    // (`names` is never shorter: the prescan lengthens it to the page. Nor is the page longer
+    // than `MAX_SOURCE_BYTES`, where the prescan cuts it: positions fit `Span::in_page`.)
+    let bytes = bytes
+        .get(..names.len().min(MAX_SOURCE_BYTES))
+        .unwrap_or(bytes);
     let len = bytes.len();
     let names = &mut names[..len];
     let class = |b: u8| BYTE_CLASS[usize::from(b)];
@@ -539,13 +549,13 @@ fn scan_attributes(
             names[i] = LOWER[usize::from(b)];
             i += 1;
         }
-        let name = Span::new(name_start..i);
+        let name = Span::in_page(name_start, i);
         let is_type = &names[name_start..i] == b"type";
         i = skip(i, SPACE);
         if i >= len || bytes[i] != b'=' {
             attributes.push(AttributeSpan {
                 name,
-                value: Span::new(i..i),
+                value: Span::in_page(i, i),
             });
             continue;
         }
@@ -567,7 +577,7 @@ fn scan_attributes(
         };
         attributes.push(AttributeSpan {
             name,
-            value: Span::new(value_start..value_end),
+            value: Span::in_page(value_start, value_end),
         });
         if is_type
             && bytes[value_start..value_end]
@@ -737,7 +747,7 @@ fn end_tag_end(bytes: &[u8], name_end: usize, names: &mut [u8]) -> (usize, bool)
 #[cfg(test)]
 mod reference {
     use crate::extract::ascii::{find_byte, is_name_byte};
-    use crate::extract::implied_ends::OpenElements;
+    use crate::extract::implied_ends::{name_key, OpenElements};
     use crate::extract::markup::{
         walker_skips, AttributeSpan, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
     };
@@ -881,12 +891,12 @@ mod reference {
                             tag_end = tidy_end_tag(&mut bytes, name_end);
                         }
                         if outside_skipped {
-                            open.end(&bytes, &bytes[lt + 2..name_end], &mut ends);
                             let name = &bytes[lt + 2..name_end];
+                            open.end(&bytes, name, name_key(name), &mut ends);
                             let complete = bytes.get(name_end) == Some(&b'>');
                             writer.before_tag(&bytes, lt, &ends, None, complete.then_some(name));
                             if complete {
-                                writer.end(&bytes, &bytes[lt + 2..name_end], tag_end);
+                                writer.end(&bytes, name, name_key(name), tag_end);
                             } else {
                                 writer.stop();
                             }
@@ -909,7 +919,7 @@ mod reference {
                     // Looked up once, for the stack of open elements and for the writer.
                     let facts = StartName::of(&bytes[lt + 1..name_end]);
                     if outside_skipped {
-                        open.start(&bytes, (lt + 1, name_end), facts.void, &mut ends);
+                        open.start(&bytes, (lt + 1, name_end), facts, &mut ends);
                     }
                     let first_attribute = writer.attribute_list().len();
                     let tag = scan_attributes(&mut bytes, name_end, writer.attribute_list());
