@@ -8,6 +8,7 @@
 //! `core/lexicon/`, docs/extraction.md "Lexicon"); deep paths and query strings lose points.
 //! Pure functions: the caller fetches.
 
+use std::borrow::Cow;
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -152,6 +153,8 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
     // link read again changes nothing (same score, and its page is in `out` already or was
     // left out), so it is not scored again.
     let mut read: BTreeSet<(&str, &str, bool)> = BTreeSet::new();
+    // The normalised words of a link, one buffer for every link.
+    let mut words = Vec::new();
     for link in links {
         // Pacing (`crate::pace`): scoring a link is about a microsecond.
         if !crate::pace::work(link.url.as_str().len() + 256) {
@@ -167,7 +170,7 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
         if !same_site || is_same_page(home, url) || is_excluded(url) {
             continue;
         }
-        let Some((intent, mut score)) = score_link(url, &link.text) else {
+        let Some((intent, mut score)) = score_link_with(url, &link.text, &mut words) else {
             continue;
         };
         if link.in_footer {
@@ -200,20 +203,27 @@ pub fn candidates(home: &Url, links: &[PageLink]) -> Vec<Candidate> {
 /// Scores one link: the best intent by keyword, with text weighted over path, minus depth and
 /// query penalties. `None` when no keyword matches.
 pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
-    // Both normalised into one buffer (one allocation): the text, then the path.
+    score_link_with(url, text, &mut Vec::new())
+}
+
+/// [`score_link`], the text and the path normalised into `words` (a buffer the caller keeps
+/// for the next link; cleared first).
+fn score_link_with(url: &Url, text: &str, words: &mut Vec<u8>) -> Option<(Intent, i32)> {
     let path = url.path();
-    let mut words = String::with_capacity(text.len() + path.len() + 8);
-    normalise_into(&mut words, text);
+    words.clear();
+    words.reserve(text.len() + path.len() + 8);
+    normalise_bytes_into(words, text);
     let text_len = words.len();
-    normalise_into(&mut words, path);
-    let in_text = intents_in(&words[..text_len]);
-    let in_path = intents_in(&words[text_len..]);
+    normalise_bytes_into(words, path);
+    let (text, path) = words.split_at(text_len);
+    let in_text = words_intents(text);
+    let in_path = words_intents(path);
     if !in_text.contains(&true) && !in_path.contains(&true) {
         return None;
     }
-    let text = &words[..text_len];
     // The same for every intent: depth and query penalties, and long anchor text (a sentence
-    // or an article title, not a menu entry).
+    // or an article title, not a menu entry). The normalised text is words with one space
+    // between two, and no other white space.
     let depth = url
         .path_segments()
         .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
@@ -221,7 +231,12 @@ pub fn score_link(url: &Url, text: &str) -> Option<(Intent, i32)> {
     if url.query().is_some() {
         penalty += 2;
     }
-    if text.split_whitespace().count() > 6 {
+    let text_words = if text.is_empty() {
+        0
+    } else {
+        1 + text.iter().filter(|&&b| b == b' ').count()
+    };
+    if text_words > 6 {
         penalty += 5;
     }
     let mut best: Option<(Intent, i32)> = None;
@@ -273,8 +288,8 @@ fn keywords() -> &'static [Vec<String>; ROWS.len()] {
 /// Whether `s` (a link's text, or the path its URL has) may hold a [`keywords`] phrase:
 /// `false` only when [`score_link`] finds none in it, so a caller can leave such a link out
 /// before resolving it. Some word of `s`, as [`normalise`] reads it, must be the longest word
-/// of a phrase, or that word with `us` glued on. ASCII text is read in place; from the word
-/// with the first other character on, words are folded first.
+/// of a phrase, or that word with `us` glued on. ASCII words are read in place; only a word
+/// with a letter beyond ASCII is folded first.
 pub(crate) fn may_hold_keyword(s: &str) -> bool {
     let index = LongestWords::get();
     let bytes = s.as_bytes();
@@ -295,19 +310,63 @@ pub(crate) fn may_hold_keyword(s: &str) -> bool {
         }
         from += 8;
     }
-    for (at, &b) in bytes.iter().enumerate().skip(from) {
-        if SLOTS[usize::from(b)] < 36 {
+    // Then one byte at a time: a run of ASCII letters and digits and characters beyond ASCII
+    // ends at another ASCII byte. A run with such characters (`folds`) is folded, and split
+    // where a character `fold_non_ascii` drops stands, by `is_keyword_run`.
+    let mut folds = false;
+    let mut at = from;
+    while let Some(&b) = bytes.get(at) {
+        if !b.is_ascii() {
+            folds = true;
+            // `at` starts a character: its first byte tells its length.
+            at += match b {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
             continue;
         }
-        if !b.is_ascii() {
-            return may_hold_keyword_folded(&s[start..]);
+        if SLOTS[usize::from(b)] < 36 {
+            at += 1;
+            continue;
         }
-        if at > start && index.holds(&bytes[start..at]) {
+        if at > start && is_keyword_run(index, s, start..at, folds) {
             return true;
         }
-        start = at + 1;
+        at += 1;
+        start = at;
+        folds = false;
     }
-    bytes.len() > start && index.holds(&bytes[start..])
+    bytes.len() > start && is_keyword_run(index, s, start..bytes.len(), folds)
+}
+
+/// Whether a word of `s[run]` (ASCII letters and digits, and when `folds`, characters beyond
+/// ASCII) is one of `index`'s: an ASCII run is one word, read in place; another is folded
+/// character by character as [`normalise`] folds it, a character it drops ending a word (at
+/// most 64 bytes, longer than any keyword).
+#[inline(always)]
+fn is_keyword_run(index: &LongestWords, s: &str, run: std::ops::Range<usize>, folds: bool) -> bool {
+    if !folds {
+        return index.holds(&s.as_bytes()[run]);
+    }
+    let mut word = FoldedWord::default();
+    for ch in s.get(run).unwrap_or_default().chars() {
+        let letter = if ch.is_ascii() {
+            Some(ch)
+        } else {
+            fold_non_ascii(ch)
+        };
+        match letter {
+            Some(letter) => word.push(letter),
+            None => {
+                if word.is_in(index) {
+                    return true;
+                }
+                word.clear();
+            }
+        }
+    }
+    word.is_in(index)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -334,9 +393,11 @@ fn alphanumeric_bytes(word: u64) -> u64 {
     (within(word, 0x30, 0x39) | within(word | (ONES * 0x20), 0x61, 0x7a)) & HIGHS
 }
 
-/// [`may_hold_keyword`] for text with characters other than ASCII: each word folded
-/// character by character as [`normalise`] folds it (at most 64 bytes, longer than any
+/// [`may_hold_keyword`] for text with characters other than ASCII as it was read before ASCII
+/// words were read in place after the first such character (the tests' reference): each word
+/// folded character by character as [`normalise`] folds it (at most 64 bytes, longer than any
 /// keyword), looked up among the ASCII words or the others.
+#[cfg(test)]
 fn may_hold_keyword_folded(s: &str) -> bool {
     let index = LongestWords::get();
     let mut word = FoldedWord::default();
@@ -626,21 +687,99 @@ fn normalise_into(out: &mut String, s: &str) {
     }
 }
 
+/// [`normalise_into`] as bytes, one table look-up per ASCII byte: each letter or digit
+/// written lower-cased, a space written before a word that follows a separator (none before
+/// the first word of `s`).
+fn normalise_bytes_into(out: &mut Vec<u8>, s: &str) {
+    /// An ASCII letter or digit lower-cased; 0 for the other ASCII bytes (separators).
+    const LOWER: [u8; 128] = {
+        let mut lower = [0; 128];
+        let mut b = 0;
+        while b < 128 {
+            if (b as u8).is_ascii_alphanumeric() {
+                lower[b] = (b as u8).to_ascii_lowercase();
+            }
+            b += 1;
+        }
+        lower
+    };
+    let bytes = s.as_bytes();
+    let first = out.len();
+    // A separator read since the last word character.
+    let mut separated = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if let Some(&lower) = LOWER.get(usize::from(b)) {
+            i += 1;
+            if lower == 0 {
+                separated = true;
+                continue;
+            }
+            if separated && out.len() > first {
+                out.push(b' ');
+            }
+            separated = false;
+            out.push(lower);
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        i += ch.len_utf8();
+        match fold_non_ascii(ch) {
+            Some(folded) => {
+                if separated && out.len() > first {
+                    out.push(b' ');
+                }
+                separated = false;
+                out.extend_from_slice(folded.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            None => separated = true,
+        }
+    }
+}
+
 /// A non-ASCII character as [`normalise`] keeps it: lower-cased, the diacritics of the
 /// Latin letters of the lexicon's languages stripped (`ç`, `ş`, `ř`, `ł`, `ő`, `ð`, dotless
 /// `ı`, …: a URL path writes `iletisim` for `İletişim`), Greek tonos and final sigma folded
 /// (`ΕΠΙΚΟΙΝΩΝΙΑ` is `επικοινωνία`); `None` for a separator (anything but a letter or digit).
 fn fold_non_ascii(ch: char) -> Option<char> {
-    // The Latin-1 letters (`À`–`ÿ` but `×` and `÷`) lower-case without the case tables: a
-    // capital is its small letter less 0x20 (`ß`–`ÿ` are small letters). Most non-ASCII
-    // letters of link texts are these.
-    let lower = match u32::from(ch) {
-        0xC0..=0xDE if ch != '×' => char::from_u32(u32::from(ch) + 0x20).unwrap_or(ch),
-        0xDF..=0xFF if ch != '÷' => ch,
-        _ => ch.to_lowercase().next().unwrap_or(' '),
-    };
-    fold_lower_case(lower)
+    // The Latin-1 letters (`À`–`ÿ`), most non-ASCII letters of link texts, from a table.
+    if let Some(&folded) = LATIN1_FOLDED.get((u32::from(ch) as usize).wrapping_sub(0xC0)) {
+        return folded;
+    }
+    fold_lower_case(ch.to_lowercase().next().unwrap_or(' '))
 }
+
+/// [`fold_non_ascii`] of `À` to `ÿ` (U+00C0 to U+00FF), from U+00C0 on: `×` and `÷` are
+/// separators; a capital is its small letter less 0x20; the letters with a diacritic fold to
+/// their ASCII letter, `ß` to `s`; `æ`, `þ` stay.
+const LATIN1_FOLDED: [Option<char>; 64] = {
+    let mut table = [None; 64];
+    let mut at = 0;
+    while at < 64 {
+        // Capitals (`À`–`Þ`) to their small letters (`à`–`þ`).
+        let small = if at < 0x1F { at + 0x20 } else { at } as u8;
+        let folded = match small + 0xC0 {
+            0xE0..=0xE5 => 'a',
+            0xE7 => 'c',
+            0xE8..=0xEB => 'e',
+            0xEC..=0xEF => 'i',
+            0xF0 => 'd',
+            0xF1 => 'n',
+            0xF2..=0xF6 | 0xF8 => 'o',
+            0xF9..=0xFC => 'u',
+            0xFD | 0xFF => 'y',
+            0xDF => 's',
+            // `æ`, `þ`, and `×`/`÷` (set apart below).
+            other => other as char,
+        };
+        table[at as usize] = Some(folded);
+        at += 1;
+    }
+    // `×` (U+00D7) and `÷` (U+00F7) are no letters.
+    table[0x17] = None;
+    table[0x37] = None;
+    table
+};
 
 /// [`fold_non_ascii`] past the lower-casing: `lower` folded.
 fn fold_lower_case(lower: char) -> Option<char> {
@@ -673,15 +812,15 @@ fn fold_lower_case(lower: char) -> Option<char> {
     }
 }
 
-/// [`keywords`]' phrases grouped by the first byte of their first word, each with its row;
-/// and for each first byte, a bit per length (1 to 30 bytes; bit 31 for longer) of those first words, which turns
-/// most words of a link away before their group is read.
+/// [`keywords`]' phrases, each with its first word and row, sorted; found by the first byte
+/// and the length of their first word (a table of ranges), so that a word of a link is
+/// compared only with the first words that have its first byte and length.
 struct PhraseIndex {
-    /// (first word, phrase, row), sorted.
+    /// (first word, phrase, row), sorted by the first word's first byte and length.
     phrases: Vec<(&'static [u8], &'static [u8], usize)>,
-    /// For each byte, the range of `phrases` whose first word starts with it.
-    by_first_byte: [(u16, u16); 256],
-    lengths_by_first_byte: [u32; 256],
+    /// For each first byte and length (lengths of 31 bytes or more share the last slot), the
+    /// range of `phrases` whose first word has them.
+    ranges: Box<[[(u16, u16); 32]; 256]>,
 }
 
 impl PhraseIndex {
@@ -698,28 +837,31 @@ impl PhraseIndex {
                         (first, phrase, row)
                     })
                 })
+                .filter(|(first, _, _)| !first.is_empty())
                 .collect();
-            phrases.sort_unstable();
-            let mut index = PhraseIndex {
-                phrases,
-                by_first_byte: [(0, 0); 256],
-                lengths_by_first_byte: [0; 256],
-            };
-            for (at, (first, _, _)) in index.phrases.iter().enumerate() {
-                let Some(&byte) = first.first() else {
+            phrases.sort_unstable_by_key(|&(first, phrase, row)| {
+                (PhraseIndex::slot(first), first, phrase, row)
+            });
+            let mut ranges = Box::new([[(0u16, 0u16); 32]; 256]);
+            for (at, (first, _, _)) in phrases.iter().enumerate() {
+                let Some((byte, len)) = PhraseIndex::slot(first) else {
                     continue;
                 };
-                let byte = usize::from(byte);
-                index.lengths_by_first_byte[byte] |= 1 << first.len().min(31);
                 let at = u16::try_from(at).unwrap_or(u16::MAX);
-                let group = &mut index.by_first_byte[byte];
-                if group.0 == group.1 {
-                    *group = (at, at);
+                let range = &mut ranges[byte][len];
+                if range.0 == range.1 {
+                    *range = (at, at);
                 }
-                group.1 = at.saturating_add(1);
+                range.1 = at.saturating_add(1);
             }
-            index
+            PhraseIndex { phrases, ranges }
         })
+    }
+
+    /// A word's first byte and its length (at most 31).
+    fn slot(word: &[u8]) -> Option<(usize, usize)> {
+        let &byte = word.first()?;
+        Some((usize::from(byte), word.len().min(31)))
     }
 
     /// The phrases whose first word is `word`, as (first word, phrase, row).
@@ -727,14 +869,8 @@ impl PhraseIndex {
         &'i self,
         word: &'i [u8],
     ) -> impl Iterator<Item = &'i (&'static [u8], &'static [u8], usize)> + 'i {
-        let byte = usize::from(word.first().copied().unwrap_or(0));
-        let possible =
-            !word.is_empty() && self.lengths_by_first_byte[byte] & (1 << word.len().min(31)) != 0;
-        let (from, to) = if possible {
-            self.by_first_byte[byte]
-        } else {
-            (0, 0)
-        };
+        let (from, to) =
+            PhraseIndex::slot(word).map_or((0, 0), |(byte, len)| self.ranges[byte][len]);
         self.phrases
             .get(usize::from(from)..usize::from(to))
             .unwrap_or_default()
@@ -746,9 +882,14 @@ impl PhraseIndex {
 /// For each row of [`keywords`], whether one of its phrases occurs in `words` (a
 /// [`normalise`]d word list) on word boundaries; the phrase's last word may carry `us`
 /// (`contactus` counts as `contact`). Each word looks up the phrases it can start.
+#[cfg(test)]
 fn intents_in(words: &str) -> [bool; ROWS.len()] {
+    words_intents(words.as_bytes())
+}
+
+/// [`intents_in`] of normalised words as bytes.
+fn words_intents(words: &[u8]) -> [bool; ROWS.len()] {
     let index = PhraseIndex::get();
-    let words = words.as_bytes();
     let mut found = [false; ROWS.len()];
     let mut at = 0;
     for word in words.split(|&b| b == b' ') {
@@ -805,9 +946,13 @@ fn is_excluded(url: &Url) -> bool {
         return true;
     }
     let path = url.path();
-    let is_file = FILES.iter().any(|f| {
-        path.len() >= f.len()
-            && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+    // A path ends with one of `FILES` (a dot and letters) when what follows its last dot is
+    // one: that suffix alone is compared with them.
+    let is_file = memchr::memrchr(b'.', path.as_bytes()).is_some_and(|dot| {
+        let extension = &path.as_bytes()[dot..];
+        FILES
+            .iter()
+            .any(|f| extension.eq_ignore_ascii_case(f.as_bytes()))
     });
     // Split as bytes: paths are short, and `str::split` sets up a searcher per segment.
     is_file
@@ -853,14 +998,21 @@ pub fn same_page(a: &Url, b: &Url) -> bool {
         && a.query() == b.query()
 }
 
-/// What [`same_page`] compares, owned (the key of the pages a plan has seen): the host
-/// without `www.` (lower-case), the path without a trailing slash, the query.
-type PageKey = (Option<String>, String, Option<String>);
+/// What [`same_page`] compares (the key of the pages a plan has seen): the host without
+/// `www.` (lower-case), the path without a trailing slash, the query. Borrowed from the URL
+/// but for a host with a capital (an http(s) URL's host is lower-case already).
+type PageKey<'u> = (Option<Cow<'u, str>>, &'u str, Option<&'u str>);
 
-fn page_key(u: &Url) -> PageKey {
-    let host = u.host_str().map(|h| without_www(h).to_ascii_lowercase());
-    let path = u.path().trim_end_matches('/').to_string();
-    (host, path, u.query().map(str::to_string))
+fn page_key(u: &Url) -> PageKey<'_> {
+    let host = u.host_str().map(|h| {
+        let h = without_www(h);
+        if h.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(h.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(h)
+        }
+    });
+    (host, u.path().trim_end_matches('/'), u.query())
 }
 
 /// `host` without its leading `www.` labels (as `trim_start_matches("www.")`, without the
@@ -926,6 +1078,152 @@ mod tests {
             }
         }
         found
+    }
+
+    /// [`score_link`] as it was before it normalised into bytes: the text and the path
+    /// normalised into a `String` ([`normalise`]), their phrases found by [`intents_model`],
+    /// the text's words counted by `split_whitespace`.
+    fn score_link_model(url: &Url, text: &str) -> Option<(Intent, i32)> {
+        let (text, path) = (normalise(text), normalise(url.path()));
+        let (in_text, in_path) = (intents_model(&text), intents_model(&path));
+        if !in_text.contains(&true) && !in_path.contains(&true) {
+            return None;
+        }
+        let depth = url
+            .path_segments()
+            .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+        let mut penalty = 2 * (depth.saturating_sub(1) as i32).min(4);
+        if url.query().is_some() {
+            penalty += 2;
+        }
+        if text.split_whitespace().count() > 6 {
+            penalty += 5;
+        }
+        let mut best: Option<(Intent, i32)> = None;
+        for (index, (intent, weight, _)) in ROWS.iter().enumerate() {
+            let (in_text, in_path) = (in_text[index], in_path[index]);
+            if !in_text && !in_path {
+                continue;
+            }
+            let score = weight * (2 * i32::from(in_text) + i32::from(in_path)) - penalty;
+            if best.is_none_or(|(_, b)| score > b) {
+                best = Some((*intent, score));
+            }
+        }
+        best.filter(|(_, s)| *s > 0)
+    }
+
+    /// Link texts and paths of keywords (any case, `us` glued on), other words, separators
+    /// and characters beyond ASCII.
+    fn link_words() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(
+                    keywords()
+                        .iter()
+                        .flatten()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                )
+                .prop_map(str::to_string),
+                proptest::sample::select(keyword_words()).prop_map(str::to_uppercase),
+                proptest::sample::select(keyword_words()).prop_map(|w| format!("{w}us")),
+                "[a-zA-Z0-9]{1,8}",
+                "[ /_.,:?&=-]{1,3}",
+                "(é|É|ß|İ|\u{212a}|Ü|ΕΠΙΚΟΙΝΩΝΙΑ|Σ|中文|😀|\u{a0})",
+            ],
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalising_into_bytes_writes_what_normalise_writes(
+            before in "[a-z ]{0,4}",
+            s in "[ a-zA-Z0-9/_.-é\u{c9}\u{df}\u{130}\u{212a}\u{3b1}\u{4e2d}\u{1f600}]{0,40}",
+        ) {
+            let mut bytes = before.clone().into_bytes();
+            normalise_bytes_into(&mut bytes, &s);
+            let mut string = before;
+            normalise_into(&mut string, &s);
+            proptest::prop_assert_eq!(bytes, string.into_bytes());
+        }
+
+        #[test]
+        fn scoring_a_link_agrees_with_its_model(
+            text in link_words(),
+            path in link_words(),
+            query in proptest::bool::ANY,
+        ) {
+            let mut url = Url::parse("https://acme.example/").unwrap();
+            url.set_path(&path);
+            if query {
+                url.set_query(Some("a=1"));
+            }
+            let mut words = b"left over".to_vec();
+            proptest::prop_assert_eq!(score_link_with(&url, &text, &mut words), score_link_model(&url, &text));
+            proptest::prop_assert_eq!(score_link(&url, &text), score_link_model(&url, &text));
+        }
+    }
+
+    #[test]
+    fn scoring_hand_written_links_agrees_with_its_model() {
+        for (path, text) in [
+            ("/kontakt", "Kontakt"),
+            ("/contact-us/", "Contact Us"),
+            ("/about/us/team", "Über uns"),
+            ("/x", "Privacy Policy and Terms"),
+            (
+                "/a/b/c/d/e/f/contact",
+                "Read more about how to reach our team by mail",
+            ),
+            ("/impressum", ""),
+            ("/", "ΕΠΙΚΟΙΝΩΝΙΑ"),
+            ("/iletisim", "İletişim"),
+            ("/produkte", "Produkte"),
+            ("/contactus", "contactus us"),
+        ] {
+            let url = Url::parse("https://acme.example/")
+                .unwrap()
+                .join(path)
+                .unwrap();
+            assert_eq!(
+                score_link(&url, text),
+                score_link_model(&url, text),
+                "{path} {text}"
+            );
+        }
+    }
+
+    /// [`is_excluded`]'s test of a file's path as it was first written: the path's end
+    /// compared with each file ending.
+    fn is_file_model(path: &str) -> bool {
+        [
+            ".pdf", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".doc", ".docx", ".xls", ".xlsx",
+            ".mp4", ".mp3", ".svg", ".webp", ".ppt", ".pptx", ".rar", ".exe", ".dmg", ".xml",
+            ".rss", ".ics", ".vcf",
+        ]
+        .iter()
+        .any(|f| {
+            path.len() >= f.len()
+                && path.as_bytes()[path.len() - f.len()..].eq_ignore_ascii_case(f.as_bytes())
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_file_is_excluded_as_by_a_comparison_of_the_paths_end(
+            path in "(/[a-z0-9.]{0,8}){0,3}(\\.(pdf|PDF|Jpeg|docx|doc|x|mp3|vcf|ics\\.x))?",
+        ) {
+            let mut url = Url::parse("https://acme.example/").unwrap();
+            url.set_path(&path);
+            let area = url
+                .path()
+                .split('/')
+                .any(|segment| ["tag", "feed", "cart", "search"].contains(&segment));
+            proptest::prop_assert_eq!(is_excluded(&url), area || is_file_model(url.path()), "{}", url);
+        }
     }
 
     /// Every word of every phrase.
@@ -1089,6 +1387,8 @@ mod tests {
                     "[a-zA-Z0-9@\\[`{/:]{0,12}",
                     "[ /_.?=&%-]{1,2}",
                     "[éÜß\u{212a}\u{4e2d}\u{a0}]{1,2}",
+                    proptest::sample::select(keyword_words()).prop_map(|w| w.to_uppercase()),
+                    "(Über|über|İletişim|ΕΠΙΚΟΙΝΩΝΙΑ|Σ|επικοινωνία|お問い合わせ|Kontakt\u{212a})",
                 ],
                 0..12,
             )
