@@ -766,14 +766,7 @@ pub(crate) fn walker_passes_through(
     for attribute in attributes {
         let value = || page.get(attribute.value.range()).unwrap_or("");
         let reads = match names.get(attribute.name.range()).unwrap_or_default() {
-            b"class" if seen.first(Seen::CLASS) => {
-                let mut class = Attrs::default();
-                class.read_class(value().as_bytes());
-                class.class_adr
-                    || class.class_vcard
-                    || class.footer_like
-                    || class.class_prop.is_some()
-            }
+            b"class" if seen.first(Seen::CLASS) => ClassNames::read(value().as_bytes()).any(),
             b"id" if seen.first(Seen::ID) => names_footer(value().as_bytes()),
             b"style" if seen.first(Seen::STYLE) => style_hides(value().as_bytes()),
             b"hidden" | b"itemscope" => true,
@@ -1039,11 +1032,40 @@ impl<'s> Attrs<'s> {
     }
 
     /// Reads the class names of a `class` attribute: microformat roots and properties, and
-    /// names that mark a footer.
+    /// names that mark a footer ([`ClassNames::read`]).
     fn read_class(&mut self, class: &[u8]) {
+        let names = ClassNames::read(class);
+        self.class_adr |= names.adr;
+        self.class_vcard |= names.vcard;
+        if self.class_prop.is_none() {
+            self.class_prop = names.prop;
+        }
+        self.footer_like |= names.footer;
+    }
+}
+
+/// What the class names of one `class` attribute tell the walker: small enough to be returned
+/// in registers, where reading into an [`Attrs`] made the pass-through test
+/// (`walker_passes_through`) fill a whole one first.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct ClassNames {
+    /// `adr` or `h-adr`.
+    adr: bool,
+    /// `vcard` or `h-card`.
+    vcard: bool,
+    /// The first microformat property named.
+    prop: Option<Prop>,
+    /// A name that marks a footer ([`names_footer`]).
+    footer: bool,
+}
+
+impl ClassNames {
+    /// The class names of `class`.
+    fn read(class: &[u8]) -> ClassNames {
         // Class names are split at ASCII white space (HTML's "set of space-separated
         // tokens"). Class attributes hold about a sixteenth of a page's bytes, so the names
         // are found eight bytes at a time rather than with `split`, byte by byte.
+        let mut names = ClassNames::default();
         let mut at = 0;
         while at < class.len() {
             if class[at].is_ascii_whitespace() {
@@ -1053,16 +1075,22 @@ impl<'s> Attrs<'s> {
             let end = class_name_end(class, at);
             let name = &class[at..end];
             match microformat_class(name) {
-                Some(MicroformatClass::Adr) => self.class_adr = true,
-                Some(MicroformatClass::Vcard) => self.class_vcard = true,
+                Some(MicroformatClass::Adr) => names.adr = true,
+                Some(MicroformatClass::Vcard) => names.vcard = true,
                 Some(MicroformatClass::Prop(prop)) => {
-                    self.class_prop.get_or_insert(prop);
+                    names.prop.get_or_insert(prop);
                 }
                 None => {}
             }
-            self.footer_like |= names_footer(name);
+            names.footer |= names_footer(name);
             at = end;
         }
+        names
+    }
+
+    /// Whether any name tells the walker something.
+    fn any(self) -> bool {
+        self.adr || self.vcard || self.footer || self.prop.is_some()
     }
 }
 

@@ -530,19 +530,23 @@ const MAX_DEPTH: usize = 512;
 /// Buckets of [`OpenElements::open_in_bucket`].
 const BUCKETS: usize = 256;
 
-/// The bucket of a tag name: its first, second and last byte and its length, mixed by a
-/// multiplication (the constant of MurmurHash3's finaliser), top eight bits. A shared bucket
-/// only costs a walk down the stack, but the names looked for at every block start tag (`p`,
-/// `li`, …) must not share one with elements pages keep open: the earlier mix (first and last
-/// byte, length, 64 buckets) put `ul` with `p`, and every block start tag inside a list walked
-/// the stack for a `<p>`. This mix keeps the names looked for apart from every name met over
-/// 50 times in `corpus-perf` (a test holds the common ones apart); the first eight bytes as
-/// the key did as well but cost more to read than the walks it saved.
+/// The bucket of a tag name ([`bucket_of_key`] of its [`name_key`]; for the names the rules
+/// look for, written in the code, the compiler works it out).
 fn bucket(name: &[u8]) -> usize {
-    let byte = |i: usize| u64::from(name.get(i).copied().unwrap_or(0));
-    let last = u64::from(name.last().copied().unwrap_or(0));
-    let key = byte(0) | byte(1) << 8 | last << 16 | (name.len() as u64) << 24;
-    (key.wrapping_mul(0xC4CE_B9FE_1A85_EC53) >> 56) as usize
+    bucket_of_key(name_key(name))
+}
+
+/// The bucket of a tag name whose [`name_key`] is `key`: the key multiplied by a constant,
+/// top eight bits. A shared bucket only costs a walk down the stack, but the names looked for
+/// at every block start tag (`p`, `li`, …) must not share one with elements pages keep open:
+/// an earlier mix (first and last byte, length, 64 buckets) put `ul` with `p`, and every block
+/// start tag inside a list walked the stack for a `<p>`. The constant, found by a search, keeps
+/// the names looked for apart from each other and from every name met over 50 times in
+/// `corpus-perf` (a test holds the common ones apart). The key is read once per tag for the
+/// name's lists ([`StartName::at`]), so the bucket costs a multiplication; mixing the first,
+/// second and last byte and the length cost more.
+fn bucket_of_key(key: u64) -> usize {
+    (key.wrapping_mul(0x6b0d_549b_6f03_675b) >> 56) as usize
 }
 
 /// The stack of open elements, as byte ranges of their (lower-case) names in the page.
@@ -582,8 +586,8 @@ impl OpenElements {
         names.iter().all(|n| self.open_in_bucket[bucket(n)] == 0)
     }
 
-    fn push(&mut self, bytes: &[u8], name: (usize, usize), key: u64) {
-        let b = bucket(&bytes[name.0..name.1]);
+    fn push(&mut self, name: (usize, usize), key: u64) {
+        let b = bucket_of_key(key);
         self.open_in_bucket[b] += 1;
         self.stack.push(name);
         self.keys.push(key);
@@ -698,7 +702,7 @@ impl OpenElements {
             }
         }
         if !start_name.void() && self.stack.len() < MAX_DEPTH {
-            self.push(bytes, name, start_name.key());
+            self.push(name, start_name.key());
         }
     }
 
@@ -769,7 +773,7 @@ impl OpenElements {
             }
         }
         if !void && self.stack.len() < MAX_DEPTH {
-            self.push(bytes, name, name_key(tag));
+            self.push(name, name_key(tag));
         }
     }
 
@@ -789,7 +793,7 @@ impl OpenElements {
     /// in HTML5.
     /// `key` is the name's [`name_key`].
     pub fn end(&mut self, bytes: &[u8], name: &[u8], key: u64, out: &mut Vec<(usize, usize)>) {
-        if self.none_open(&[name]) {
+        if self.open_in_bucket[bucket_of_key(key)] == 0 {
             return;
         }
         // Looked up once the walk passes an element: most end tags close the innermost one.
