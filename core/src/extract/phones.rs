@@ -195,6 +195,11 @@ fn whatsapp_number(href: &str) -> Option<String> {
     if !matches!(rest.as_bytes().first(), Some(b'w' | b'W' | b'a' | b'A')) {
         return None;
     }
+    whatsapp_number_after_scheme(rest)
+}
+
+/// [`whatsapp_number`] of `rest`, a link without its scheme and `www.`.
+fn whatsapp_number_after_scheme(rest: &str) -> Option<String> {
     let digits_from: &str = if let Some(path) = strip_prefix_ci(rest, "wa.me/") {
         path
     } else if [
@@ -1237,8 +1242,8 @@ fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
 mod tests {
     use super::*;
 
-    /// [`whatsapp_number`] as first written: the schemes stripped one by one, every prefix
-    /// compared.
+    /// [`whatsapp_number`] as first written: the schemes stripped one by one, every link's
+    /// prefixes compared.
     fn whatsapp_number_plain(href: &str) -> Option<String> {
         let href = whitespace::trim(href);
         let rest = ["https://", "http://", "//"]
@@ -1246,24 +1251,7 @@ mod tests {
             .find_map(|scheme| strip_prefix_ci(href, scheme))
             .unwrap_or(href);
         let rest = strip_prefix_ci(rest, "www.").unwrap_or(rest);
-        let digits_from: &str = if let Some(path) = strip_prefix_ci(rest, "wa.me/") {
-            path
-        } else if [
-            "api.whatsapp.com/send",
-            "web.whatsapp.com/send",
-            "whatsapp://send",
-        ]
-        .iter()
-        .any(|prefix| strip_prefix_ci(rest, prefix).is_some())
-        {
-            let query = rest.split_once('?')?.1;
-            query
-                .split('&')
-                .find_map(|pair| strip_prefix_ci(pair, "phone="))?
-        } else {
-            return None;
-        };
-        whatsapp_digits(digits_from)
+        whatsapp_number_after_scheme(rest)
     }
 
     proptest::proptest! {

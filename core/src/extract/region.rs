@@ -18,6 +18,7 @@
 //! structured country, a printed address, the ccTLD) was found. A site's decision is the
 //! decision on its pages' ballots together ([`Ballot::absorb`]).
 
+use aho_corasick::AhoCorasick;
 use rlibphonenumber::Region;
 
 use crate::extract::phones::RegionHint;
@@ -225,8 +226,7 @@ const MAX_SCRIPT_BYTES: usize = 256 * 1024;
 /// [`MIN_SCRIPT_LETTERS`] letters each, in order of reaching it; at most `limit`. Only the
 /// first [`MAX_SCRIPT_BYTES`] bytes are read; ASCII bytes are skipped.
 pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
-    let mut counts = [0usize; SCRIPTS.len()];
-    let mut out: Vec<&'static str> = Vec::new();
+    let mut tally = ScriptTally::new(limit);
     let end = (MAX_SCRIPT_BYTES.min(text.len())..=text.len())
         .find(|i| text.is_char_boundary(*i))
         .unwrap_or(text.len());
@@ -250,22 +250,46 @@ pub fn scripts(text: &str, limit: usize) -> Vec<&'static str> {
             break;
         };
         at += c.len_utf8();
+        if tally.count(c) {
+            break;
+        }
+    }
+    tally.regions
+}
+
+/// The letters of each script [`scripts`] has read, and the countries of the scripts that
+/// have reached [`MIN_SCRIPT_LETTERS`], in order.
+struct ScriptTally {
+    letters: [usize; SCRIPTS.len()],
+    regions: Vec<&'static str>,
+    limit: usize,
+}
+
+impl ScriptTally {
+    fn new(limit: usize) -> Self {
+        ScriptTally {
+            letters: [0; SCRIPTS.len()],
+            regions: Vec::new(),
+            limit,
+        }
+    }
+
+    /// Counts `c` if it is a letter of a script; whether that made `limit` countries.
+    fn count(&mut self, c: char) -> bool {
         let Some(i) = SCRIPTS
             .iter()
             .position(|(lo, hi, _)| (*lo..=*hi).contains(&c))
         else {
-            continue;
+            return false;
         };
-        counts[i] += 1;
+        self.letters[i] += 1;
         let region = SCRIPTS[i].2;
-        if counts[i] >= MIN_SCRIPT_LETTERS && !out.contains(&region) {
-            out.push(region);
-            if out.len() >= limit {
-                break;
-            }
+        if self.letters[i] >= MIN_SCRIPT_LETTERS && !self.regions.contains(&region) {
+            self.regions.push(region);
+            return self.regions.len() >= self.limit;
         }
+        false
     }
-    out
 }
 
 /// The smallest UTF-8 lead byte of a letter of [`SCRIPTS`] (U+0340 to U+037F start with it;
@@ -448,7 +472,6 @@ const CURRENCIES: &[(&str, &str)] = &[
 /// of first appearance; at most `limit`. A code or a sign of letters counts only when no
 /// letter touches it (`RON` in `RONDO` is no currency), a sign of symbols anywhere.
 pub fn currencies(text: &str, limit: usize) -> Vec<&'static str> {
-    use aho_corasick::AhoCorasick;
     use std::sync::OnceLock;
     static SEARCH: OnceLock<Option<AhoCorasick>> = OnceLock::new();
     // No sign is part of another (a test holds the list to it), so the leftmost-first matches
@@ -465,6 +488,12 @@ pub fn currencies(text: &str, limit: usize) -> Vec<&'static str> {
     else {
         return Vec::new();
     };
+    currencies_found_by(search, text, limit)
+}
+
+/// [`currencies`] with the signs' matches found by `search` (an automaton of [`CURRENCIES`]'
+/// signs, in their order).
+fn currencies_found_by(search: &AhoCorasick, text: &str, limit: usize) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for found in search.find_iter(text) {
         let (sign, region) = CURRENCIES[found.pattern().as_usize()];
@@ -493,52 +522,23 @@ mod tests {
 
     /// [`scripts`] as first written: every character of the text read.
     fn scripts_every_char(text: &str, limit: usize) -> Vec<&'static str> {
-        let mut counts = [0usize; SCRIPTS.len()];
-        let mut out: Vec<&'static str> = Vec::new();
+        let mut tally = ScriptTally::new(limit);
         let end = (MAX_SCRIPT_BYTES.min(text.len())..=text.len())
             .find(|i| text.is_char_boundary(*i))
             .unwrap_or(text.len());
         for c in text[..end].chars().filter(|c| !c.is_ascii()) {
-            let Some(i) = SCRIPTS
-                .iter()
-                .position(|(lo, hi, _)| (*lo..=*hi).contains(&c))
-            else {
-                continue;
-            };
-            counts[i] += 1;
-            let region = SCRIPTS[i].2;
-            if counts[i] >= MIN_SCRIPT_LETTERS && !out.contains(&region) {
-                out.push(region);
-                if out.len() >= limit {
-                    break;
-                }
+            if tally.count(c) {
+                break;
             }
         }
-        out
+        tally.regions
     }
 
-    /// [`currencies`] as first written: the standard matches of the signs.
+    /// [`currencies`] as first written: the standard matches of the signs (each the first
+    /// to end).
     fn currencies_standard(text: &str, limit: usize) -> Vec<&'static str> {
-        let search = aho_corasick::AhoCorasick::new(CURRENCIES.iter().map(|(s, _)| *s)).unwrap();
-        let mut out: Vec<&'static str> = Vec::new();
-        for found in search.find_iter(text) {
-            let (sign, region) = CURRENCIES[found.pattern().as_usize()];
-            let letters = sign.chars().next().is_some_and(char::is_alphabetic);
-            let touches = |c: Option<char>| c.is_some_and(char::is_alphabetic);
-            if letters
-                && (touches(text[..found.start()].chars().next_back())
-                    || touches(text[found.end()..].chars().next()))
-            {
-                continue;
-            }
-            if !out.contains(&region) {
-                out.push(region);
-                if out.len() >= limit {
-                    break;
-                }
-            }
-        }
-        out
+        let search = AhoCorasick::new(CURRENCIES.iter().map(|(s, _)| *s)).unwrap();
+        currencies_found_by(&search, text, limit)
     }
 
     #[test]
