@@ -349,13 +349,22 @@ fn is_keyword_run(index: &LongestWords, s: &str, run: std::ops::Range<usize>, fo
     if !folds {
         return index.holds(&s.as_bytes()[run]);
     }
-    let mut word = FoldedWord::default();
-    for ch in s.get(run).unwrap_or_default().chars() {
-        let letter = if ch.is_ascii() {
+    let letters = s.get(run).unwrap_or_default().chars().map(|ch| {
+        if ch.is_ascii() {
             Some(ch)
         } else {
             fold_non_ascii(ch)
-        };
+        }
+    });
+    holds_folded_word(index, letters)
+}
+
+/// Whether a word of `letters` is one of `index`'s: each `Some` a folded letter of a word, each
+/// `None` a character that ends one.
+#[inline(always)]
+fn holds_folded_word(index: &LongestWords, letters: impl Iterator<Item = Option<char>>) -> bool {
+    let mut word = FoldedWord::default();
+    for letter in letters {
         match letter {
             Some(letter) => word.push(letter),
             None => {
@@ -399,25 +408,14 @@ fn alphanumeric_bytes(word: u64) -> u64 {
 /// keyword), looked up among the ASCII words or the others.
 #[cfg(test)]
 fn may_hold_keyword_folded(s: &str) -> bool {
-    let index = LongestWords::get();
-    let mut word = FoldedWord::default();
-    for ch in s.chars() {
-        let folded = if ch.is_ascii() {
+    let letters = s.chars().map(|ch| {
+        if ch.is_ascii() {
             Some(ch).filter(char::is_ascii_alphanumeric)
         } else {
             fold_non_ascii(ch)
-        };
-        match folded {
-            Some(letter) => word.push(letter),
-            None => {
-                if word.is_in(index) {
-                    return true;
-                }
-                word.clear();
-            }
         }
-    }
-    word.is_in(index)
+    });
+    holds_folded_word(LongestWords::get(), letters)
 }
 
 /// A word being folded by [`may_hold_keyword`]: its folded characters as UTF-8 (ASCII

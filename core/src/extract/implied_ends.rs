@@ -816,12 +816,12 @@ impl OpenElements {
     }
 
     /// [`OpenElements::end`] as first written, each open element's name compared whole: the
-    /// reference the comparison by keys is held to. An end tag named `name`: appends to `out` the names (byte ranges in `bytes`) of the
-    /// elements it closes implicitly (those opened inside it), innermost first: their end tags
-    /// are implied before it. An end tag with no open
-    /// element of its name, or one that would close through a special element (for an
-    /// element that is not special itself) or through a `<template>`, changes nothing, as
-    /// in HTML5.
+    /// reference the comparison by keys is held to. An end tag named `name`: appends to `out`
+    /// the names (byte ranges in `bytes`) of the elements it closes implicitly (those opened
+    /// inside it), innermost first: their end tags are implied before it. An end tag with no
+    /// open element of its name, or one that would close through a special element (for an
+    /// element that is not special itself) or through a `<template>`, changes nothing, as in
+    /// HTML5.
     #[cfg(test)]
     fn end_by_name(&mut self, bytes: &[u8], name: &[u8], out: &mut Vec<(usize, usize)>) {
         if self.none_open(&[name]) {
