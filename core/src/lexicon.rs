@@ -225,6 +225,9 @@ classes! {
     /// Word after a copyright sign that names the notice itself, not its holder (notice,
     /// statement, policy).
     CopyrightText = "copyright.text",
+    /// Name or abbreviation of a month (January, Jan., Oktober, abril, января): a four-digit
+    /// number right after it, or after it and a day, is a year, not a postcode.
+    DateMonth = "date.month",
 }
 
 impl Class {

@@ -38,6 +38,8 @@ use crate::extract::address::{
 use crate::extract::address::{TextAddress, HAND_READ};
 use crate::extract::page_budget::PageBudget;
 use crate::extract::{postcode, postcode_order, region};
+use crate::lexicon;
+use std::sync::OnceLock;
 
 /// Lines above the postcode's line read with it (street lines, a locality line above a
 /// postcode on its own line).
@@ -106,6 +108,7 @@ pub(crate) fn read(
                     || !any_candidate.may_validate(zip)
                     || !candidates.iter().any(|f| f.validates(zip))
                     || !beside_name(line, start, end)
+                    || is_year_of_date(&line[..start], zip)
                     || page_format.is_some_and(|f| f.validates(zip))
                     || is_part_of_other_number(line, start, end)
                     || is_copyright_mark(&line[..start])
@@ -151,14 +154,110 @@ pub(crate) fn read(
 
 /// Whether the token at `start..end` of `line` stands beside a place name (a word opening
 /// with a capital or a letter of a script without case right after it, `1060 Wien`; a word
-/// right before it, `Auckland 1010`, `Curitiba - PR 80020-310`) or alone on its line
-/// (`80020-310` below its town).
+/// right before it that is not all lower-case letters, `Auckland 1010`, `Curitiba - PR
+/// 80020-310`, not `in 2015`, `of 2014`, `seit 1998`: a place name is no lower-case word) or
+/// alone on its line (`80020-310` below its town).
 fn beside_name(line: &str, start: usize, end: usize) -> bool {
     let after = line[end..].trim_start_matches([' ', '\u{a0}']);
     let before = line[..start].trim_end_matches([' ', ',', '-', '–', '\u{a0}']);
     after.starts_with(opens_name)
-        || before.ends_with(char::is_alphabetic)
+        || (before.ends_with(char::is_alphabetic) && !is_lower_case_word(last_word(before)))
         || (line[..start].trim().is_empty() && after.trim().is_empty())
+}
+
+/// The last word of `text` (after its last white space).
+fn last_word(text: &str) -> &str {
+    text.rsplit(char::is_whitespace).next().unwrap_or(text)
+}
+
+/// Whether every letter of `word` is a lower-case one (`in`, `für`, `de`); a word with a
+/// capital or a letter of a script without case is not.
+fn is_lower_case_word(word: &str) -> bool {
+    word.chars().all(|c| !c.is_alphabetic() || c.is_lowercase())
+}
+
+/// The month names of the lexicon (class `date.month`), lower-case, without dots (`Jan.` →
+/// `jan`).
+fn month_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        lexicon::sorted_words(&[lexicon::Class::DateMonth], |word| {
+            word.replace('.', "").to_lowercase()
+        })
+    })
+}
+
+/// Whether `word` is a month's name or abbreviation (class `date.month`), a dot after it
+/// allowed (`Apr.`).
+fn is_month(word: &str) -> bool {
+    let word = word.strip_suffix('.').unwrap_or(word);
+    !word.is_empty() && lexicon::holds(month_names(), &word.to_lowercase())
+}
+
+/// Whether a day of the month (1–31) is written as `word` (`14`, `14.`, `3rd`, `1º`).
+fn is_day(word: &str) -> bool {
+    let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+    let suffix = &word[digits..];
+    (1..=2).contains(&digits)
+        && matches!(word[..digits].parse::<u8>(), Ok(1..=31))
+        && ["", ".", "st", "nd", "rd", "th", "º", "er"].contains(&suffix)
+}
+
+/// Whether `street` is a date and `zip` a year (1800–2099): a date line and the year of the
+/// next, read as a street and a postcode (`April 21, 2022` / `2022 Sample Cup`); a street
+/// named after a date keeps a postcode of no year's value (`8 Mai 1945` / `1000 Bruxelles`).
+fn date_and_year(street: &str, zip: &str) -> bool {
+    is_year(zip) && is_date(street)
+}
+
+/// Whether `word` (a comma after it allowed) is a year from 1800 to 2099, four digits.
+fn is_year(word: &str) -> bool {
+    let word = word.strip_suffix(',').unwrap_or(word);
+    word.len() == 4 && matches!(word.parse::<u16>(), Ok(1800..=2099))
+}
+
+/// Whether `text` is a date and nothing else (class `date.month`): a month's name with a day
+/// or a year (`April 21, 2022`, `08. September`, `March 2022`, `23 de abril`), each word a
+/// month, a day, a year (1800–2099) or one short lower-case word between them. A street named
+/// after a date has its street type or a house number of no day's or year's value (`Avenida
+/// 9 de Julio`, `25 de Mayo 555`).
+fn is_date(text: &str) -> bool {
+    let is_connector =
+        |word: &str| word.chars().count() <= 3 && word.chars().all(char::is_lowercase);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let months = words.iter().filter(|w| is_month(w)).count();
+    months == 1
+        && words.len() <= 5
+        && words.iter().all(|w| {
+            is_month(w) || is_day(w.strip_suffix(',').unwrap_or(w)) || is_year(w) || is_connector(w)
+        })
+}
+
+/// Whether the four-digit token `zip`, written after `before`, is the year of a date (class
+/// `date.month`): right after a month's name (`October 2019`, `20. Oktober 2013`, `Sat 14
+/// Apr 2018`), or with one short lower-case word between (`23 de abril del 2022`, `May of
+/// 2019`), or after a month's name, a day and a comma (`January 14, 2015`). A comma right
+/// after the month parts it from the token (`Avenida de Mayo, 1002`: a postcode may follow).
+fn is_year_of_date(before: &str, zip: &str) -> bool {
+    if zip.len() != 4 || !zip.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let mut words = before.split_whitespace().rev();
+    let Some(mut last) = words.next() else {
+        return false;
+    };
+    if !is_month(last) && last.chars().count() <= 3 && last.chars().all(char::is_lowercase) {
+        // `del`, `of`: one short lower-case word between the month and the year.
+        match words.next() {
+            Some(word) => last = word,
+            None => return false,
+        }
+    }
+    if is_month(last) {
+        return true;
+    }
+    last.strip_suffix(',')
+        .is_some_and(|day| is_day(day) && words.next().is_some_and(is_month))
 }
 
 /// The address with postcode `zip` on line `index`, read from the lines around it as on a
@@ -179,8 +278,17 @@ fn read_in(
     let at = index - from;
     // With a street: a postcode and town alone (which the reader takes beside contact
     // details on a page of their country) are too weak a sign of another country.
+    // A postcode of several countries with a year's value (`Sydney NSW 2000`, and as often
+    // `Fashion Week 2014`) needs a street word in its street (`2 concerts` is none); a date
+    // read as the street of a year is none either (`April 21, 2022` / `2022 Sample Cup`).
+    let street_fits = |street: &str| {
+        !date_and_year(street, zip)
+            && (other_order || !is_year(zip) || address::has_street_word_in(street))
+    };
     let ours = |a: &TextAddress| {
-        a.line == at && a.parts.postal_code.as_deref() == Some(zip) && a.parts.street.is_some()
+        a.line == at
+            && a.parts.postal_code.as_deref() == Some(zip)
+            && a.parts.street.as_deref().is_some_and(street_fits)
     };
     let mut read = address::from_lines(window, Some(code), budget);
     read.retain(|a| a.line == at);
@@ -298,6 +406,112 @@ mod tests {
         ] {
             assert!(postcodes(&[line], "en", None).is_empty(), "{line}");
         }
+    }
+
+    #[test]
+    fn years_are_no_postcodes_of_the_other_countries() {
+        let none = |lines: &[&str], language: &str, page: Option<&str>| {
+            assert!(postcodes(lines, language, page).is_empty(), "{lines:?}");
+        };
+        // Class `date.month`: the year of a date, after a month's name (and a day).
+        none(
+            &["Sample Street 5", "Sample Business January 14, 2015 Sample"],
+            "en",
+            None,
+        );
+        none(
+            &["Calle Ejemplo 5", "Noticias Ejemplo Abril 2019"],
+            "es",
+            Some("ES"),
+        );
+        // A date line read as the street of the year on the next line.
+        none(
+            &["April 21, 2022", "2022 Sample City Softball tournament"],
+            "en",
+            None,
+        );
+        none(
+            &["23 de abril de 2022", "2022 Ejemplo Ciudad Torneo"],
+            "es",
+            Some("ES"),
+        );
+        none(&["23. Juni 2021 Beispielrennen 2021"], "de", Some("DE"));
+        // After a lower-case word: no place name.
+        none(
+            &["Sample Road 5", "Our Favourite Gadgets of 2014"],
+            "en",
+            None,
+        );
+        none(
+            &["Calle Ejemplo 5", "Las mejores Ofertas de 2019"],
+            "es",
+            Some("ES"),
+        );
+        // A year's value, several countries', without a street word in the street.
+        none(
+            &["Sample Awards 2016", "Sample Fashion Week 2014"],
+            "en",
+            None,
+        );
+        none(&["2 concerts", "Touring History 2017"], "en", None);
+        none(
+            &["Premios Ejemplo 2016", "Semana Ejemplo 2014"],
+            "es",
+            Some("ES"),
+        );
+        none(
+            &["12 Ejemplos", "Feria Ejemplo Madrid 2019"],
+            "es",
+            Some("ES"),
+        );
+        // With a street word, a postcode of a year's value is read; a street named after a
+        // date keeps a postcode of no year's value.
+        assert_eq!(
+            postcodes(
+                &["12 Sample Road, Sampleton, Johannesburg, 2001"],
+                "en",
+                None
+            ),
+            [("ZA:2001".to_string(), false)]
+        );
+        assert_eq!(
+            postcodes(&["Hauptstraße 5, 2000 Beispielort"], "de", Some("DE")),
+            [("AT:2000".to_string(), false)]
+        );
+        assert_eq!(
+            postcodes(&["Av. 25 de Mayo 555, 1002 Buenos Aires"], "es", Some("ES")),
+            [("AR:1002".to_string(), false)]
+        );
+    }
+
+    #[test]
+    fn a_date_is_told_from_a_street_named_after_one() {
+        for date in [
+            "April 21, 2022",
+            "08. September",
+            "March 2022",
+            "23 de abril de 2022",
+            "14 janvier",
+            "3. lokakuuta",
+        ] {
+            assert!(is_date(date), "{date}");
+        }
+        for street in [
+            "Avenida 9 de Julio",
+            "25 de Mayo 555",
+            "Rue du 8 Mai 1945",
+            "Sample Street 12",
+            "April Lane 21",
+        ] {
+            assert!(!is_date(street), "{street}");
+        }
+        assert!(is_year_of_date("Sat 14 Apr", "2018"));
+        assert!(is_year_of_date("20. Oktober", "2013"));
+        assert!(is_year_of_date("Sábado 23 de abril del", "2022"));
+        assert!(is_year_of_date("January 14,", "2015"));
+        assert!(!is_year_of_date("Avenida de Mayo,", "1002"));
+        assert!(!is_year_of_date("Av. 25 de Mayo 555,", "1002"));
+        assert!(!is_year_of_date("January", "20000"));
     }
 
     #[test]
