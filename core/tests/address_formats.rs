@@ -1570,3 +1570,39 @@ fn a_country_name_between_the_town_and_the_postcode() {
         ),
     ]);
 }
+
+/// Class `date.month`: a date line read as the street of the year that opens the next line
+/// (a zip-first layout: `08. September` / `2021 Sample Fair`) is no address; a street named
+/// after a date is one (`17.-Juni-Straße 3` / `2000 Ort`, `Calle 25 de Mayo 1200, 2000 …`).
+#[test]
+fn a_date_before_a_year_is_no_address() {
+    for (url, html) in [
+        (
+            "https://beispiel.ch/",
+            "<p>08. September 2021 Beispielmesse Zürich</p>",
+        ),
+        (
+            "https://beispiel.at/",
+            "<ul><li>23. Juni</li><li>2021 Beispielrennen Wien</li></ul>",
+        ),
+        (
+            "https://exemple.be/",
+            "<ul><li>14 janvier</li><li>2022 Salon Exemple Namur</li></ul>",
+        ),
+    ] {
+        let got = parts(url, html);
+        assert!(got.is_empty(), "{html}\n  read {got:?}");
+    }
+    assert_reads(&[
+        (
+            "https://beispiel.at/",
+            "<p>Beispiel GmbH<br>17.-Juni-Straße 3<br>2000 Beispielort</p>",
+            ["17.-Juni-Straße 3", "Beispielort", "2000"],
+        ),
+        (
+            "https://ejemplo.com.ar/",
+            "<p>Ejemplo S.A.<br>Calle 25 de Mayo 1200, 2000 Rosario</p>",
+            ["Calle 25 de Mayo 1200", "Rosario", "2000"],
+        ),
+    ]);
+}

@@ -58,6 +58,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "extract::ascii",
             "extract::words8",
+            "extract::dates",
             "extract::entities",
             "extract::decode",
             "extract::whitespace",

@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+use crate::extract::dates;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
 use crate::extract::postcode_places;
@@ -546,6 +547,11 @@ pub fn from_lines(
                     .is_some_and(|z| line.contains(z))
             });
         }
+        // A date line read as the street of a year (class `date.month`: `08. September` /
+        // `2021 Sample Fair`): no address.
+        found.retain(|a| {
+            !dates::reads_a_date(a.parts.street.as_deref(), a.parts.postal_code.as_deref())
+        });
         for a in &mut found {
             merge_read_without_postcode(&mut out, a, index);
         }

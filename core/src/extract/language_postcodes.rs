@@ -36,10 +36,9 @@ use crate::extract::address::{
     self, country_in_line, is_copyright_mark, is_part_of_other_number, opens_name, zip_tokens,
 };
 use crate::extract::address::{TextAddress, HAND_READ};
+use crate::extract::dates::{is_year, is_year_of_date, reads_a_date};
 use crate::extract::page_budget::PageBudget;
 use crate::extract::{postcode, postcode_order, region};
-use crate::lexicon;
-use std::sync::OnceLock;
 
 /// Lines above the postcode's line read with it (street lines, a locality line above a
 /// postcode on its own line).
@@ -176,90 +175,6 @@ fn is_lower_case_word(word: &str) -> bool {
     word.chars().all(|c| !c.is_alphabetic() || c.is_lowercase())
 }
 
-/// The month names of the lexicon (class `date.month`), lower-case, without dots (`Jan.` →
-/// `jan`).
-fn month_names() -> &'static [String] {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        lexicon::sorted_words(&[lexicon::Class::DateMonth], |word| {
-            word.replace('.', "").to_lowercase()
-        })
-    })
-}
-
-/// Whether `word` is a month's name or abbreviation (class `date.month`), a dot after it
-/// allowed (`Apr.`).
-fn is_month(word: &str) -> bool {
-    let word = word.strip_suffix('.').unwrap_or(word);
-    !word.is_empty() && lexicon::holds(month_names(), &word.to_lowercase())
-}
-
-/// Whether a day of the month (1–31) is written as `word` (`14`, `14.`, `3rd`, `1º`).
-fn is_day(word: &str) -> bool {
-    let digits = word.bytes().take_while(u8::is_ascii_digit).count();
-    let suffix = &word[digits..];
-    (1..=2).contains(&digits)
-        && matches!(word[..digits].parse::<u8>(), Ok(1..=31))
-        && ["", ".", "st", "nd", "rd", "th", "º", "er"].contains(&suffix)
-}
-
-/// Whether `street` is a date and `zip` a year (1800–2099): a date line and the year of the
-/// next, read as a street and a postcode (`April 21, 2022` / `2022 Sample Cup`); a street
-/// named after a date keeps a postcode of no year's value (`8 Mai 1945` / `1000 Bruxelles`).
-fn date_and_year(street: &str, zip: &str) -> bool {
-    is_year(zip) && is_date(street)
-}
-
-/// Whether `word` (a comma after it allowed) is a year from 1800 to 2099, four digits.
-fn is_year(word: &str) -> bool {
-    let word = word.strip_suffix(',').unwrap_or(word);
-    word.len() == 4 && matches!(word.parse::<u16>(), Ok(1800..=2099))
-}
-
-/// Whether `text` is a date and nothing else (class `date.month`): a month's name with a day
-/// or a year (`April 21, 2022`, `08. September`, `March 2022`, `23 de abril`), each word a
-/// month, a day, a year (1800–2099) or one short lower-case word between them. A street named
-/// after a date has its street type or a house number of no day's or year's value (`Avenida
-/// 9 de Julio`, `25 de Mayo 555`).
-fn is_date(text: &str) -> bool {
-    let is_connector =
-        |word: &str| word.chars().count() <= 3 && word.chars().all(char::is_lowercase);
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let months = words.iter().filter(|w| is_month(w)).count();
-    months == 1
-        && words.len() <= 5
-        && words.iter().all(|w| {
-            is_month(w) || is_day(w.strip_suffix(',').unwrap_or(w)) || is_year(w) || is_connector(w)
-        })
-}
-
-/// Whether the four-digit token `zip`, written after `before`, is the year of a date (class
-/// `date.month`): right after a month's name (`October 2019`, `20. Oktober 2013`, `Sat 14
-/// Apr 2018`), or with one short lower-case word between (`23 de abril del 2022`, `May of
-/// 2019`), or after a month's name, a day and a comma (`January 14, 2015`). A comma right
-/// after the month parts it from the token (`Avenida de Mayo, 1002`: a postcode may follow).
-fn is_year_of_date(before: &str, zip: &str) -> bool {
-    if zip.len() != 4 || !zip.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    let mut words = before.split_whitespace().rev();
-    let Some(mut last) = words.next() else {
-        return false;
-    };
-    if !is_month(last) && last.chars().count() <= 3 && last.chars().all(char::is_lowercase) {
-        // `del`, `of`: one short lower-case word between the month and the year.
-        match words.next() {
-            Some(word) => last = word,
-            None => return false,
-        }
-    }
-    if is_month(last) {
-        return true;
-    }
-    last.strip_suffix(',')
-        .is_some_and(|day| is_day(day) && words.next().is_some_and(is_month))
-}
-
 /// The address with postcode `zip` on line `index`, read from the lines around it as on a
 /// page of `code`'s country; in the other order than its layout's (`postcode_order`) only
 /// when `other_order` (the postcode is that country's alone: a four-digit number after a
@@ -281,14 +196,13 @@ fn read_in(
     // A postcode of several countries with a year's value (`Sydney NSW 2000`, and as often
     // `Fashion Week 2014`) needs a street word in its street (`2 concerts` is none); a date
     // read as the street of a year is none either (`April 21, 2022` / `2022 Sample Cup`).
-    let street_fits = |street: &str| {
-        !date_and_year(street, zip)
-            && (other_order || !is_year(zip) || address::has_street_word_in(street))
-    };
+    let street_fits =
+        |street: &str| other_order || !is_year(zip) || address::has_street_word_in(street);
     let ours = |a: &TextAddress| {
         a.line == at
             && a.parts.postal_code.as_deref() == Some(zip)
             && a.parts.street.as_deref().is_some_and(street_fits)
+            && !reads_a_date(a.parts.street.as_deref(), Some(zip))
     };
     let mut read = address::from_lines(window, Some(code), budget);
     read.retain(|a| a.line == at);
@@ -482,36 +396,6 @@ mod tests {
             postcodes(&["Av. 25 de Mayo 555, 1002 Buenos Aires"], "es", Some("ES")),
             [("AR:1002".to_string(), false)]
         );
-    }
-
-    #[test]
-    fn a_date_is_told_from_a_street_named_after_one() {
-        for date in [
-            "April 21, 2022",
-            "08. September",
-            "March 2022",
-            "23 de abril de 2022",
-            "14 janvier",
-            "3. lokakuuta",
-        ] {
-            assert!(is_date(date), "{date}");
-        }
-        for street in [
-            "Avenida 9 de Julio",
-            "25 de Mayo 555",
-            "Rue du 8 Mai 1945",
-            "Sample Street 12",
-            "April Lane 21",
-        ] {
-            assert!(!is_date(street), "{street}");
-        }
-        assert!(is_year_of_date("Sat 14 Apr", "2018"));
-        assert!(is_year_of_date("20. Oktober", "2013"));
-        assert!(is_year_of_date("Sábado 23 de abril del", "2022"));
-        assert!(is_year_of_date("January 14,", "2015"));
-        assert!(!is_year_of_date("Avenida de Mayo,", "1002"));
-        assert!(!is_year_of_date("Av. 25 de Mayo 555,", "1002"));
-        assert!(!is_year_of_date("January", "20000"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod address;
 mod address_list;
 mod ascii;
 pub mod company;
+mod dates;
 pub mod decode;
 pub mod emails;
 pub mod entities;

@@ -23,6 +23,7 @@ use crate::extract::address::{
     name_run, next_word_end, opens_name, places_before, region_after_postcode, street_for,
     street_over_district, zip_tokens, MarkedAddress, TextAddress, HAND_READ,
 };
+use crate::extract::dates;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
 use crate::extract::town_first;
@@ -66,7 +67,10 @@ pub(crate) fn read(
             else {
                 continue;
             };
-            if is_part_of_other_number(line, start, end) || is_copyright_mark(&line[..start]) {
+            if is_part_of_other_number(line, start, end)
+                || is_copyright_mark(&line[..start])
+                || dates::is_year_of_date(&line[..start], &line[start..end])
+            {
                 continue;
             }
             if !budget.work(MATCHED_LINE_UNITS) {
@@ -85,9 +89,13 @@ pub(crate) fn read(
                     .flatten()
             });
             // Town and postcode before the street (`extract::town_first`).
+            // A date line read as the street of a year (class `date.month`) is none.
             let parts = parts
                 .or_else(|| town_first::read_at(line, start, end))
-                .or_else(|| town_first::read_above_street(lines, index, (start, end), format));
+                .or_else(|| town_first::read_above_street(lines, index, (start, end), format))
+                .filter(|parts| {
+                    !dates::reads_a_date(parts.street.as_deref(), parts.postal_code.as_deref())
+                });
             if let Some(parts) = parts {
                 out.push(TextAddress {
                     parts,
