@@ -1606,3 +1606,38 @@ fn a_date_before_a_year_is_no_address() {
         ),
     ]);
 }
+
+/// Class `street.type_then_article`: a street type, an article and a date or a number that
+/// opens the street's name (`Rue du 4 Septembre`, `Plaza del 2 de Mayo`, `Platz des 17.
+/// Juni`) is the whole street; the type is no sentence's first word before a house number
+/// (`Located at 12 …` is prose before one).
+#[test]
+fn a_street_type_and_an_article_before_a_number_in_the_name() {
+    assert_reads(&[
+        (
+            "https://exemple.fr/",
+            "<p>Exemple SARL<br>Rue du 4 Septembre 5<br>75002 Paris</p>",
+            ["Rue du 4 Septembre 5", "Paris", "75002"],
+        ),
+        (
+            "https://ejemplo.es/",
+            "<p>Ejemplo S.L.<br>Plaza del 2 de Mayo 5<br>28004 Madrid</p>",
+            ["Plaza del 2 de Mayo 5", "Madrid", "28004"],
+        ),
+        (
+            "https://esempio.it/",
+            "<p>Esempio Srl<br>Piazza del 4 Novembre 5<br>00187 Roma</p>",
+            ["Piazza del 4 Novembre 5", "Roma", "00187"],
+        ),
+        (
+            "https://beispiel.at/",
+            "<p>Beispiel GmbH, Platz des 17. Juni 3, 2000 Beispielort</p>",
+            ["Platz des 17. Juni 3", "Beispielort", "2000"],
+        ),
+        (
+            "https://example.co.uk/",
+            "<p>Place your order at 12 Sample Street, Sampleton SM1 2AB</p>",
+            ["12 Sample Street", "Sampleton", "SM1 2AB"],
+        ),
+    ]);
+}

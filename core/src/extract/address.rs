@@ -2637,10 +2637,13 @@ fn without_prose(text: &str, in_paragraph: bool) -> &str {
     let mut capital_opener = false;
     while let Some((at, word)) = words.next() {
         let next_lower = words.peek().is_some_and(|(_, next)| is_lower(next));
+        // A street type opening the text is the street's, not a sentence's first word (class
+        // `street.type_then_article`: `Rue du 4 Septembre 5`, `Platz des 17. Juni 3`).
         let sentence_start = first
             && next_lower
             && word.chars().all(char::is_alphabetic)
-            && word.starts_with(char::is_uppercase);
+            && word.starts_with(char::is_uppercase)
+            && !has_street_word_in(word);
         first = false;
         let lower_word = is_lower(word);
         if sentence_start || (lower_word && (!has_word(&street_words().words, word) || next_lower))
