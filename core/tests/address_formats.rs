@@ -1641,3 +1641,32 @@ fn a_street_type_and_an_article_before_a_number_in_the_name() {
         ),
     ]);
 }
+
+/// Class `postcode.town_first_after_field`: a postcode, its town and the street after
+/// another field on one line (a name, then a separator) are read as on a line of their own;
+/// the field before is no town.
+#[test]
+fn a_postcode_and_town_first_after_a_name_field() {
+    assert_reads(&[
+        (
+            "https://minta.hu/",
+            "<p>Minta Kft. - 1052 Budapest, Minta utca 7.</p>",
+            ["Minta utca 7", "Budapest", "1052"],
+        ),
+        (
+            "https://minta.hu/",
+            "<p>Minta Kft. | 6720 Szeged, Minta tér 3. | Tel: +36 1 234 5678</p>",
+            ["Minta tér 3", "Szeged", "6720"],
+        ),
+        (
+            "https://primer.ru/",
+            "<p>ООО «Пример», 101000, г. Москва, ул. Примерная, д. 12</p>",
+            ["ул. Примерная, д. 12", "Москва", "101000"],
+        ),
+        (
+            "https://primer.bg/",
+            "<p>Пример ЕООД | 1000 София, ул. Примерна 12</p>",
+            ["ул. Примерна 12", "София", "1000"],
+        ),
+    ]);
+}

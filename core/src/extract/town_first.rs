@@ -40,6 +40,14 @@ pub(crate) fn read_at(line: &str, start: usize, end: usize) -> Option<MarkedAddr
         return None;
     }
     let before = after_label(&line[..start]).trim();
+    // The postcode opening a field after another one (class `postcode.town_first_after_field`:
+    // `Minta Kft. | 1052 Budapest, Minta utca 7.`, `ООО «Пример», 101000, г. Москва, …`): the
+    // field before it is a name, not the town.
+    let before = if ends_with_field_separator(before) {
+        ""
+    } else {
+        before
+    };
     let after = &line[end..];
     let (town, street_part) = if before.is_empty() {
         // `101000, г. Москва, ул. …`, `1052 Budapest, Minta utca 7.`: the town is the next
@@ -124,6 +132,14 @@ fn holds_zip_of(line: &str, format: &postcode::Format) -> bool {
 }
 
 /// `text` after its last label (`Адрес:`, `Székhely:`): the part after the last colon.
+/// Whether `text` ends with a field separator: `|`, `•`, `·`, `;`, a comma, or a dash after
+/// a space (`Minta Kft. -`).
+fn ends_with_field_separator(text: &str) -> bool {
+    text.ends_with(['|', '•', '·', ';', ','])
+        || [" -", " –"].iter().any(|dash| text.ends_with(dash))
+}
+
+/// The text after the last label's colon of `text` (`Cím: `), all of it when it has none.
 fn after_label(text: &str) -> &str {
     text.rfind(':').map_or(text, |at| &text[at + 1..])
 }
