@@ -1670,3 +1670,27 @@ fn a_postcode_and_town_first_after_a_name_field() {
         ),
     ]);
 }
+
+/// Class `address.field_after`: the label of another field after the postcode on its line (a
+/// registration number, a phone) ends the address; before, nothing after the postcode but a
+/// country let the address be read.
+#[test]
+fn a_field_label_after_the_postcode_ends_the_address() {
+    assert_reads(&[
+        (
+            "https://exemplu.ro/",
+            "<p>Exemplu SRL, Str. Exemplului nr. 5, Sector 1, București 010101, CUI RO12345678</p>",
+            ["Str. Exemplului nr. 5, Sector 1", "București", "010101"],
+        ),
+        (
+            "https://exemplu.ro/",
+            "<p>Str. Exemplului nr. 5, Cluj-Napoca 400001, Cod fiscal RO12345678</p>",
+            ["Str. Exemplului nr. 5", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://example.co.in/",
+            "<p>12, Sample Road, Andheri East, Mumbai - 400069, Tel: +91 22 1234 5678</p>",
+            ["12, Sample Road, Andheri East", "Mumbai", "400069"],
+        ),
+    ]);
+}

@@ -1978,6 +1978,46 @@ pub(crate) fn nothing_after(after: &str) -> bool {
         || rest.starts_with(" - ")
         || country_named(after).is_some()
         || marked_region_then_nothing(rest)
+        || opens_with_field_label(rest)
+}
+
+/// The first words of the labels of the fields that follow an address on its line, lower-case
+/// without a closing `.` or `:` (lexicon classes `label.phone`, `label.email`, `label.fax`,
+/// `label.web`, `label.registration`: `tel`, `e-mail`, `cui`, `p.iva`, `org.nr`), sorted.
+fn field_label_heads() -> &'static [String] {
+    static HEADS: OnceLock<Vec<String>> = OnceLock::new();
+    HEADS.get_or_init(|| {
+        lexicon::sorted_words(
+            &[
+                Words::LabelPhone,
+                Words::LabelEmail,
+                Words::LabelFax,
+                Words::LabelWeb,
+                Words::LabelRegistration,
+            ],
+            |label| label_head(&label.to_lowercase()).to_string(),
+        )
+    })
+}
+
+/// The first word of `text` up to white space, a colon or a digit, without a closing `.`
+/// (`P.IVA 0123` → `P.IVA`, `Tel.: …` → `Tel`).
+fn label_head(text: &str) -> &str {
+    let end = text
+        .find(|c: char| c.is_whitespace() || c == ':' || c == '#' || c.is_ascii_digit())
+        .unwrap_or(text.len());
+    text[..end].trim_end_matches('.')
+}
+
+/// Whether `rest` (the text after a postcode and its separators) opens with the label of
+/// another field (class `address.field_after`: `…, Cluj-Napoca 400001, CUI RO…`, `…, 20121
+/// Milano, Tel. 02 …`): the address ended before it.
+fn opens_with_field_label(rest: &str) -> bool {
+    if !rest.starts_with(char::is_alphabetic) {
+        return false;
+    }
+    let head = label_head(rest);
+    head.len() <= 24 && lexicon::holds(field_label_heads(), &head.to_lowercase())
 }
 
 /// The street, town and region of an address read with a region named with its mark as its
