@@ -1694,3 +1694,36 @@ fn a_field_label_after_the_postcode_ends_the_address() {
         ),
     ]);
 }
+
+/// Class `address.name_before_premise`: a unit or premise word with its number after the
+/// business's name opens the street (`Sample Ltd, Unit 4, Sample Business Park`); the name is
+/// no part of it. A house number with a floor after a street's name stays with it.
+#[test]
+fn the_name_before_a_unit_is_no_part_of_the_street() {
+    assert_reads(&[
+        (
+            "https://example.ie/",
+            "<p>Sample Ltd, Unit 4, Sample Business Park, Sampletown, Co. Kildare, W23 X2Y3</p>",
+            ["Unit 4, Sample Business Park", "Sampletown", "W23 X2Y3"],
+        ),
+        (
+            "https://example.co.uk/",
+            "<p>Sample Ltd, Unit 4, Sample Business Park, Sampletown, SM1 2AB</p>",
+            ["Unit 4, Sample Business Park", "Sampletown", "SM1 2AB"],
+        ),
+        (
+            "https://example.co.nz/",
+            "<p>Sample Ltd, Suite 2, Sample House, 12 High Street, Sampletown 6011</p>",
+            [
+                "Suite 2, Sample House, 12 High Street",
+                "Sampletown",
+                "6011",
+            ],
+        ),
+        (
+            "https://ejemplo.es/",
+            "<p>Ejemplo S.L.<br>Calle Ejemplo, 24 bajo<br>20304 Irún</p>",
+            ["Calle Ejemplo, 24 bajo", "Irún", "20304"],
+        ),
+    ]);
+}

@@ -3885,8 +3885,14 @@ fn without_leading_name(prefix: &str) -> &str {
             // Olivos, 7`), also with a floor after it as the last chunk (`San Isidro, 12 bajo`).
             // A marked house number with more chunks after it opens the street the Indian
             // way (`Sample Clinic, #45, 1st Cross, …`, `…, No. 12, Main Road`).
+            // A unit or premise word with its number (`Unit 4, Sample Business Park`) opens
+            // the street as a premise does (class `address.name_before_premise`: the name
+            // before it is the business's); a number and a floor (`24 bajo`) do not.
+            let opens_unit =
+                !trimmed.starts_with(|c: char| c.is_ascii_digit()) && is_premise_or_unit(trimmed);
             let last = n + 1 == chunks;
             if !has_street_name(trimmed)
+                && !opens_unit
                 && (!marked || last)
                 && (ends_with_house_number(trimmed)
                     || (last && trimmed.starts_with(|c: char| c.is_ascii_digit())))
