@@ -1692,6 +1692,27 @@ fn a_field_label_after_the_postcode_ends_the_address() {
             "<p>12, Sample Road, Andheri East, Mumbai - 400069, Tel: +91 22 1234 5678</p>",
             ["12, Sample Road, Andheri East", "Mumbai", "400069"],
         ),
+        // After the town, behind a full stop.
+        (
+            "https://exempel.se/",
+            "<p>Exempel AB, Storgatan 5, 111 22 Stockholm. Org.nr 556000-0000</p>",
+            ["Storgatan 5", "Stockholm", "111 22"],
+        ),
+        (
+            "https://eksempel.no/",
+            "<p>Eksempel AS, Storgata 5, 0155 Oslo. Org.nr. 999 999 999</p>",
+            ["Storgata 5", "Oslo", "0155"],
+        ),
+        (
+            "https://esimerkki.fi/",
+            "<p>Esimerkki Oy, Esimerkkikatu 5, 00100 Helsinki. Y-tunnus 1234567-8</p>",
+            ["Esimerkkikatu 5", "Helsinki", "00100"],
+        ),
+        (
+            "https://beispiel.de/",
+            "<p>Beispiel GmbH, Lindenweg 3, 10115 Berlin. USt-IdNr. DE123456789</p>",
+            ["Lindenweg 3", "Berlin", "10115"],
+        ),
     ]);
 }
 

@@ -4819,18 +4819,20 @@ fn is_unit_number(word: &str, rest: &str) -> bool {
 
 pub(crate) fn clean_city(city: &str) -> String {
     let city = city.trim().trim_matches([',', '.', ' ']);
-    // `Berlin Telefon`: a phone or email label glued after the town ends it.
-    let city = match city
-        .split_whitespace()
-        .position(|w| is_field_label(w.trim_end_matches([':', '.'])))
-    {
+    // `Berlin Telefon`: a phone or email label glued after the town ends it, as does the
+    // label of another field after a full stop (class `address.field_after`: `Stockholm.
+    // Org.nr …`).
+    let city = match city.split_whitespace().position(|w| {
+        is_field_label(w.trim_end_matches([':', '.']))
+            || lexicon::holds(field_label_heads(), label_head(&w.to_lowercase()))
+    }) {
         Some(0) | None => city,
         Some(i) => {
             let cut = city
                 .split_whitespace()
                 .nth(i)
                 .map_or(city.len(), |w| w.as_ptr() as usize - city.as_ptr() as usize);
-            city[..cut].trim_end_matches([',', ' '])
+            city[..cut].trim_end_matches([',', '.', ' '])
         }
     };
     // "Suite 7 Concord" → "Concord": keep the words after the last digit-bearing word.
