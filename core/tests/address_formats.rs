@@ -1748,3 +1748,28 @@ fn the_name_before_a_unit_is_no_part_of_the_street() {
         ),
     ]);
 }
+
+/// Class `legal.form` of every country in the corpora: a business's name ending in its legal
+/// form before a spaced dash is no part of the street, also before a street whose house
+/// number stands in its second part (`Rua das Flores, 123 - Centro`, class
+/// `street.numbered_then_more`).
+#[test]
+fn a_name_with_its_legal_form_before_a_dash_is_no_part_of_the_street() {
+    assert_reads(&[
+        (
+            "https://exemplo.com.br/",
+            "<footer><p>Exemplo Ltda - Rua das Flores, 123 - Centro - Curitiba/PR - CEP 80020-310</p></footer>",
+            ["Rua das Flores, 123 - Centro", "Curitiba", "80020-310"],
+        ),
+        (
+            "https://ejemplo.com.mx/",
+            "<p>Ejemplo S.A. de C.V. - Calle Encino, 210 - Centro, 06000 Ciudad de México</p>",
+            ["Calle Encino, 210 - Centro", "Ciudad de México", "06000"],
+        ),
+        (
+            "https://minta.hu/",
+            "<p>Minta Kft. - Minta utca 7., 1052 Budapest</p>",
+            ["Minta utca 7.", "Budapest", "1052"],
+        ),
+    ]);
+}

@@ -3946,8 +3946,11 @@ fn without_glued_name(text: &str) -> &str {
         let rest = text[at + word.len()..]
             .trim_start_matches([' ', ',', ';', '-', '–', '·', '|', ':'])
             .trim_start();
+        // (class `street.numbered_then_more` after a name: `Exemplo Ltda - Rua das Flores,
+        // 123 - Centro`.)
         let numbered = rest.starts_with(|c: char| c.is_ascii_digit())
-            || ends_with_house_number(rest.trim_end_matches([',', '.']));
+            || ends_with_house_number(rest.trim_end_matches([',', '.']))
+            || numbered_street_then_more(rest);
         if numbered && is_streetish(rest) && has_street_name(rest) {
             return rest;
         }
