@@ -1009,15 +1009,110 @@ fn copyright_holder(text: Own<'_>, budget: &PageBudget) -> Option<String> {
 }
 
 /// Every usable copyright holder of `text`, from its last line to its first.
-/// Charged to the page's `budget` by the line, like [`spelled_in_text`].
+/// Charged to the page's `budget` by the line, like [`spelled_in_text`]. Only a line in which
+/// a mark of the text starts ([`MarksFromTheEnd`]) is read by [`line_holder`]: the marks are
+/// found by one backward search of the text as the walk goes, not by two searches per line.
 fn copyright_holders<'a>(
     text: Own<'a>,
     budget: &'a PageBudget,
 ) -> impl Iterator<Item = String> + 'a {
+    let mut marks = MarksFromTheEnd::new(text.text);
     text.lines()
         .rev()
         .take_while(|line| budget.work(line.len() + 1))
+        .filter(move |line| {
+            // A line left out whole is the empty string, not a slice of the text.
+            if line.is_empty() {
+                return false;
+            }
+            let start = line.as_ptr() as usize - text.text.as_ptr() as usize;
+            marks.starts_in(start, start + line.len())
+        })
         .filter_map(line_holder)
+}
+
+/// The places where a copyright mark may start in a text ([`has_copyright_mark`]: `copyright`
+/// or `(c)` in any ASCII case, `©`, `ⓒ`, `Ⓒ`), found from the text's end towards its start
+/// as a walk of its lines from the last asks for them. A mark within a line starts at such a
+/// place inside the line (a place found in the text may also hold a mark that runs past a
+/// line's end: [`has_copyright_mark`] decides on the line).
+struct MarksFromTheEnd<'a> {
+    bytes: &'a [u8],
+    /// The end of the bytes not yet searched for `c`, `C` and `©`'s last byte.
+    letters_end: usize,
+    /// The end of the bytes not yet searched for the last bytes of `ⓒ` and `Ⓒ`.
+    circled_end: usize,
+    /// The last start found by each search and not yet passed by the walk.
+    letter: Option<usize>,
+    circled: Option<usize>,
+}
+
+impl<'a> MarksFromTheEnd<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut marks = MarksFromTheEnd {
+            bytes: text.as_bytes(),
+            letters_end: text.len(),
+            circled_end: text.len(),
+            letter: None,
+            circled: None,
+        };
+        marks.letter = marks.previous_letter_mark();
+        marks.circled = marks.previous_circled_mark();
+        marks
+    }
+
+    /// Whether a mark starts in `start..end`, the byte range of a line before (or the same as)
+    /// the last one asked about.
+    fn starts_in(&mut self, start: usize, end: usize) -> bool {
+        while self.letter.is_some_and(|at| at >= end) {
+            self.letter = self.previous_letter_mark();
+        }
+        while self.circled.is_some_and(|at| at >= end) {
+            self.circled = self.previous_circled_mark();
+        }
+        self.letter.is_some_and(|at| at >= start) || self.circled.is_some_and(|at| at >= start)
+    }
+
+    /// The start of the last `copyright`, `(c)` or `©` before the bytes searched already.
+    fn previous_letter_mark(&mut self) -> Option<usize> {
+        let bytes = self.bytes;
+        while let Some(at) = memchr::memrchr3(b'c', b'C', 0xA9, &bytes[..self.letters_end]) {
+            self.letters_end = at;
+            if bytes[at] == 0xA9 {
+                if at > 0 && bytes[at - 1] == 0xC2 {
+                    return Some(at - 1);
+                }
+                continue;
+            }
+            if bytes
+                .get(at..at + "copyright".len())
+                .is_some_and(|word| word.eq_ignore_ascii_case(b"copyright"))
+            {
+                return Some(at);
+            }
+            if at > 0 && bytes[at - 1] == b'(' && bytes.get(at + 1) == Some(&b')') {
+                return Some(at - 1);
+            }
+        }
+        None
+    }
+
+    /// The start of the last `ⓒ` (E2 93 92) or `Ⓒ` (E2 92 B8) before the bytes searched already.
+    fn previous_circled_mark(&mut self) -> Option<usize> {
+        let bytes = self.bytes;
+        while let Some(at) = memchr::memrchr2(0x92, 0xB8, &bytes[..self.circled_end]) {
+            self.circled_end = at;
+            if at >= 2
+                && matches!(
+                    (bytes[at - 2], bytes[at - 1], bytes[at]),
+                    (0xE2, 0x93, 0x92) | (0xE2, 0x92, 0xB8)
+                )
+            {
+                return Some(at - 2);
+            }
+        }
+        None
+    }
 }
 
 /// Whether `line` has a copyright mark (`©`, `copyright` or `(c)` in any ASCII case): a
@@ -1795,6 +1890,93 @@ mod tests {
             .as_deref(),
             Some("Kestrel Plumbers")
         );
+    }
+
+    /// [`super::copyright_holders`] as it read before: every line read by [`line_holder`].
+    fn copyright_holders_line_by_line<'a>(
+        text: Own<'a>,
+        budget: &'a PageBudget,
+    ) -> impl Iterator<Item = String> + 'a {
+        text.lines()
+            .rev()
+            .take_while(|line| budget.work(line.len() + 1))
+            .filter_map(line_holder)
+    }
+
+    /// Both readings of the holders of `text` without `others`, and the work each left.
+    fn both_holders(
+        text: &str,
+        others: &[Range<usize>],
+    ) -> ((Vec<String>, usize), (Vec<String>, usize)) {
+        let others = merged(others);
+        let own = Own {
+            text,
+            others: &others,
+        };
+        // A budget that may run out inside the text (a quarter of a page of its size).
+        let read = |new: bool| {
+            let budget = PageBudget::for_page(text.len() / 4);
+            let holders: Vec<String> = if new {
+                super::copyright_holders(own, &budget).collect()
+            } else {
+                copyright_holders_line_by_line(own, &budget).collect()
+            };
+            (holders, budget.work_left())
+        };
+        (read(true), read(false))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn holders_are_read_as_line_by_line(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "©", "(c)", "(C)", "Copyright", "COPYRIGHT", "copyrigh", "ⓒ", "Ⓒ", "\u{a9}",
+                    "\u{c2}", "(", ")", "c", " ", "\n", "\r\n", "2024", "Acme", "Ltd", "é", "ü",
+                    "All rights reserved", "Design by Studio", ".", ",", "|", "\u{2092}",
+                ]),
+                0..30,
+            ),
+            cuts in proptest::collection::vec((0usize..200, 0usize..20), 0..4),
+        ) {
+            let text = parts.concat();
+            // Ranges of the text start and end at characters.
+            let boundary = |mut at: usize| {
+                at = at.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            };
+            let others: Vec<Range<usize>> = cuts
+                .iter()
+                .map(|&(start, len)| boundary(start)..boundary(start + len))
+                .collect();
+            let (new, old) = both_holders(&text, &others);
+            proptest::prop_assert_eq!(new, old, "{:?} {:?}", text, others);
+        }
+    }
+
+    #[test]
+    // One range of another organisation in a text is the case, not a mistaken range literal.
+    #[allow(clippy::single_range_in_vec_init)]
+    fn holders_are_read_as_line_by_line_in_written_texts() {
+        let cases: [(&str, &[Range<usize>]); 7] = [
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[]),
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[5..8]),
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[5..6]),
+            ("x©\n2024 Acme Ltd", &[]),
+            ("Copy\nright 2024 Acme", &[]),
+            (
+                "(\nc) 2024 Acme\n(c) 2010 Brightloop GmbH\nⒸ 2011 Vestra",
+                &[],
+            ),
+            ("Ⓒ 2011 Vestra\nCOPYRIGHT 1999 Kora Kora", &[0..2]),
+        ];
+        for (text, others) in cases {
+            let (new, old) = both_holders(text, others);
+            assert_eq!(new, old, "{text:?} {others:?}");
+        }
     }
 
     #[test]
