@@ -430,12 +430,29 @@ fn may_spell(line: &str, domain: &str) -> bool {
 fn spelled_in_line(line: &str, domain: &str) -> Option<String> {
     let first_of_domain = domain.chars().next();
     if let Some(first) = first_of_domain.filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+        let opening = first.to_ascii_uppercase() as u8;
+        let bytes = line.as_bytes();
         if line.is_ascii() {
-            let bytes = line.as_bytes();
-            return memchr::memchr_iter(first.to_ascii_uppercase() as u8, bytes)
+            return memchr::memchr_iter(opening, bytes)
                 .filter(|&at| at == 0 || is_ascii_white_space(bytes[at - 1]))
                 .find_map(|at| spelled_from(&line[at..], domain));
         }
+        // Beyond ASCII, a word that may open the brand starts with that byte or with the
+        // first byte of a character of two bytes or more (`É`, the Kelvin sign), after a
+        // white-space character.
+        return (0..bytes.len())
+            .filter(|&at| {
+                let byte = bytes[at];
+                (byte == opening || byte >= 0xC0)
+                    && line[..at]
+                        .chars()
+                        .next_back()
+                        .is_none_or(char::is_whitespace)
+                    && line[at..].chars().next().is_some_and(|c| {
+                        (c.is_uppercase() || c.is_ascii_digit()) && fold_first(c) == first_of_domain
+                    })
+            })
+            .find_map(|at| spelled_from(&line[at..], domain));
     }
     line.split_whitespace()
         .filter(|word| {
@@ -469,8 +486,14 @@ fn spelled_from(rest: &str, domain: &str) -> Option<String> {
     let (mut plain, mut with_and) = (String::new(), String::new());
     for word in words.by_ref().take(MAX_BRAND_WORDS) {
         brand.push(word);
-        plain.push_str(&squash_as(word, domain));
-        with_and.push_str(&squash_as(&word.replace('&', "and"), domain));
+        let squashed = squash_as(word, domain);
+        // A word without `&` squashes the same with `&` read as "and".
+        if word.contains('&') {
+            with_and.push_str(&squash_as(&word.replace('&', "and"), domain));
+        } else {
+            with_and.push_str(&squashed);
+        }
+        plain.push_str(&squashed);
         if plain == domain || with_and == domain {
             brand.extend(words.take_while(|w| has(&lexicon_words().legal_forms, &squash(w))));
             let name = brand.join(" ");
