@@ -2011,6 +2011,47 @@ mod tests {
         }
 
         #[test]
+        fn owners_of_tokens_as_each_token_read_alone(
+            tokens in proptest::collection::vec(
+                (
+                    "(https?://|HTTPS://|mailto:|www\\.|x@|)",
+                    0..7usize,
+                    "(|/|/seite|\\?a=1|#top|:8080/|\\.|@andere\\.example)",
+                ),
+                0..24,
+            ),
+            site in proptest::option::of(proptest::sample::select(vec!["beispiel.de", "muster.example"])),
+        ) {
+            // More hosts than are remembered, each written with the heads and tails that
+            // change the host read: every answer of one `Owners` over the sequence is the
+            // token's own domain's owner.
+            const HOSTS: [&str; 7] = [
+                "www.beispiel.de",
+                "beispiel.de",
+                "muster.example",
+                "gmail.com",
+                "andere.example",
+                "sub.andere.example",
+                "localhost",
+            ];
+            let tokens: Vec<String> = tokens
+                .iter()
+                .map(|(head, host, tail)| format!("{head}{}{tail}", HOSTS[*host]))
+                .collect();
+            let text = "";
+            let layout = Layout {
+                site,
+                mail_providers: &["gmail.com"],
+                ..Layout::of_text(text, &[])
+            };
+            let mut owners = Owners::new(&layout);
+            for token in &tokens {
+                let alone = domain_of_token(token).map(|domain| domain_owner(&domain, &layout));
+                proptest::prop_assert_eq!(owners.of_token(token), alone, "{} in {:?}", token, tokens);
+            }
+        }
+
+        #[test]
         fn a_block_may_mention_as_the_overlapping_iterator_finds(
             parts in proptest::collection::vec(
                 (0..1_000usize, 0..4u8, "( |\\.|-|é|İ|\u{212A}|[a-zA-Z]{1,3}|\\.[a-zA-Z]|, )"),
