@@ -12,6 +12,8 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use aho_corasick::AhoCorasick;
+
 use crate::extract::page_budget::PageBudget;
 use crate::extract::sections;
 use crate::lexicon::{self, Class};
@@ -94,15 +96,21 @@ fn is_domain_name(name: &str) -> bool {
 /// `Acme Wood`), when a copyright line prints it too: the page states its full trading name.
 fn full_trading_name(name: &str, sources: &NameSources<'_>, text: Own<'_>) -> Option<String> {
     let title = sources.title?;
+    // Every segment is a slice of the title: one that starts with `name` needs the title to
+    // hold it (most titles do not, and are not split).
+    if !title.contains(name) {
+        return None;
+    }
     let words = name.split_whitespace().count();
     split_title(title)
         .into_iter()
         .map(|s| clean(&s))
         .find(|segment| {
+            if !(segment.starts_with(name) && segment[name.len()..].starts_with(' ')) {
+                return false;
+            }
             let more: Vec<&str> = segment.split_whitespace().skip(words).collect();
-            segment.starts_with(name)
-                && segment[name.len()..].starts_with(' ')
-                && (1..=2).contains(&more.len())
+            (1..=2).contains(&more.len())
                 && more.iter().all(|w| {
                     let lower = w.to_lowercase();
                     w.starts_with(|c: char| c.is_uppercase())
@@ -119,6 +127,10 @@ struct Words {
     /// `label.publisher` and `heading.publisher`: labels of a legal notice's field that names
     /// the publisher (`Raison sociale`, `Firmenname`), lower-case, in lexicon order.
     publisher_labels: Vec<String>,
+    /// The first [`LABEL_HEAD_CHARS`] characters of each publisher label, of "angaben gemäß"
+    /// and of "kvk" (the whole of a shorter one), sorted, without repeats: a line that may
+    /// open a label starts with one of them, lower-cased ([`may_open_label`]).
+    label_heads: Vec<String>,
     /// `heading.publisher`: the publisher labels that also head a section of their own (the
     /// name on the next line), lower-case.
     heading_labels: Vec<String>,
@@ -131,8 +143,12 @@ struct Words {
     business_kinds: Vec<String>,
     /// `person.degree`: degrees that open an education line (`Laurea in Economia`), lower-case.
     degrees: Vec<String>,
-    /// `org.school`: the institutions an education line names (`Università`), lower-case.
-    schools: Vec<String>,
+    /// [`Words::degrees`] searched for anywhere in a line at once (one pass instead of a
+    /// substring search per degree).
+    any_degree: AhoCorasick,
+    /// `org.school`: the institutions an education line names (`Università`), lower-case,
+    /// searched for anywhere in a line at once.
+    any_school: AhoCorasick,
     /// `name.placeholder`: titles a site builder or template leaves in place of a name
     /// (`Home`, `Untitled document`), lower-case.
     placeholders: Vec<String>,
@@ -170,13 +186,18 @@ fn lexicon_words() -> &'static Words {
             .flat_map(|class| lexicon::words(class).map(move |word| (class, page_key(word))))
             .collect();
         let legal_forms = lexicon::sorted_words(&[Class::LegalForm, Class::NameSuffix], squash);
+        let degrees = lower(&[Class::PersonDegree]);
+        let schools = lower(&[Class::OrgSchool]);
+        let label_heads = label_heads(&publisher_labels);
         Words {
+            label_heads,
             publisher_labels,
             heading_labels: lower(&[Class::HeadingPublisher]),
             titles,
             business_kinds: lower(&[Class::OrgKind]),
-            degrees: lower(&[Class::PersonDegree]),
-            schools: lower(&[Class::OrgSchool]),
+            any_degree: AhoCorasick::new(&degrees).expect("the degrees make an automaton"),
+            any_school: AhoCorasick::new(&schools).expect("the schools make an automaton"),
+            degrees,
             placeholders: lower(&[Class::NamePlaceholder]),
             generic_segments: lower(&[Class::TitleGeneric]),
             page_words,
@@ -258,20 +279,44 @@ fn legal_notice_name(text: Own<'_>) -> Option<String> {
     None
 }
 
-/// Whether the lower-cased `line` may start with a publisher label ([`Words::publisher_labels`]), "angaben gemäß"
-/// or "kvk" (all that [`legal_notice_name`] reads of it): whether its first character
-/// lower-cases to the first of one. A line lower-cases character by character, so this is
-/// checked before the line is copied.
+/// Whether the lower-cased `line` may start with a publisher label ([`Words::publisher_labels`]),
+/// "angaben gemäß" or "kvk" (all that [`legal_notice_name`] reads of it): whether its first
+/// [`LABEL_HEAD_CHARS`] characters lower-case to the head of one ([`Words::label_heads`]). A
+/// line lower-cases character by character (but for `Σ`, whose lower case depends on what
+/// follows: such a line may open one), so this is checked before the line is copied.
 fn may_open_label(line: &str) -> bool {
-    let first = line.chars().next().and_then(|c| c.to_lowercase().next());
-    first.is_some_and(|first| {
-        lexicon_words()
-            .publisher_labels
-            .iter()
-            .map(String::as_str)
-            .chain(["angaben gemäß", "kvk"])
-            .any(|label| label.starts_with(first))
-    })
+    // A character lower-cases to at most three, of at most four bytes each.
+    let mut head = [0u8; 12 * LABEL_HEAD_CHARS];
+    let mut len = 0;
+    for c in line.chars().take(LABEL_HEAD_CHARS) {
+        if c == 'Σ' {
+            return true;
+        }
+        for lower in c.to_lowercase() {
+            len += lower.encode_utf8(&mut head[len..]).len();
+        }
+    }
+    let head = &head[..len];
+    lexicon_words()
+        .label_heads
+        .iter()
+        .any(|label_head| head.starts_with(label_head.as_bytes()))
+}
+
+/// Characters of a publisher label [`may_open_label`] compares before the line is copied.
+const LABEL_HEAD_CHARS: usize = 2;
+
+/// The heads [`Words::label_heads`] holds, of `labels` and the two fixed openings.
+fn label_heads(labels: &[String]) -> Vec<String> {
+    let mut heads: Vec<String> = labels
+        .iter()
+        .map(String::as_str)
+        .chain(["angaben gemäß", "kvk"])
+        .map(|label| label.chars().take(LABEL_HEAD_CHARS).collect())
+        .collect();
+    heads.sort_unstable();
+    heads.dedup();
+    heads
 }
 
 /// The name as chosen, before [`tidy`].
@@ -377,44 +422,88 @@ fn may_spell(line: &str, domain: &str) -> bool {
     }
 }
 
-/// [`spelled_in_text`] in one line.
+/// [`spelled_in_text`] in one line: the first word that may open the brand (a capital or a
+/// digit that folds to the first character of `domain`) from which [`spelled_from`] reads it.
+/// In an ASCII line such a word opens with the one byte `domain`'s ASCII first character
+/// gives, after a space or at the line's start: those bytes are searched for, and the line is
+/// not split into words.
 fn spelled_in_line(line: &str, domain: &str) -> Option<String> {
     let first_of_domain = domain.chars().next();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    for i in 0..words.len() {
-        let Some(first) = words[i].chars().next() else {
-            continue;
-        };
-        if !(first.is_uppercase() || first.is_ascii_digit()) {
-            continue;
+    if let Some(first) = first_of_domain.filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+        let opening = first.to_ascii_uppercase() as u8;
+        let bytes = line.as_bytes();
+        if line.is_ascii() {
+            return memchr::memchr_iter(opening, bytes)
+                .filter(|&at| at == 0 || is_ascii_white_space(bytes[at - 1]))
+                .find_map(|at| spelled_from(&line[at..], domain));
         }
-        // The squashed words spell the domain from its first character: a word whose
-        // first character lower-cases to another cannot start it (checked before
-        // squashing, which allocates).
-        if fold_first(first) != first_of_domain {
-            continue;
+        // Beyond ASCII, a word that may open the brand starts with that byte or with the
+        // first byte of a character of two bytes or more (`É`, the Kelvin sign), after a
+        // white-space character.
+        return (0..bytes.len())
+            .filter(|&at| {
+                let byte = bytes[at];
+                (byte == opening || byte >= 0xC0)
+                    && line[..at]
+                        .chars()
+                        .next_back()
+                        .is_none_or(char::is_whitespace)
+                    && line[at..].chars().next().is_some_and(|c| {
+                        (c.is_uppercase() || c.is_ascii_digit()) && fold_first(c) == first_of_domain
+                    })
+            })
+            .find_map(|at| spelled_from(&line[at..], domain));
+    }
+    line.split_whitespace()
+        .filter(|word| {
+            word.chars().next().is_some_and(|first| {
+                // The squashed words spell the domain from its first character: a word whose
+                // first character lower-cases to another cannot start it (checked before
+                // squashing, which allocates).
+                (first.is_uppercase() || first.is_ascii_digit())
+                    && fold_first(first) == first_of_domain
+            })
+        })
+        .find_map(|word| {
+            spelled_from(
+                &line[word.as_ptr() as usize - line.as_ptr() as usize..],
+                domain,
+            )
+        })
+}
+
+/// Whether `byte` is an ASCII character that `char::is_whitespace` (and so `split_whitespace`)
+/// takes for a space: tab, line feed, vertical tab, form feed, carriage return, space.
+fn is_ascii_white_space(byte: u8) -> bool {
+    matches!(byte, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+/// The brand that the words of `rest` (from its first) spell as `domain`, with the legal forms
+/// that follow it, or `None` ([`spelled_in_line`]).
+fn spelled_from(rest: &str, domain: &str) -> Option<String> {
+    let mut words = rest.split_whitespace();
+    let mut brand: Vec<&str> = Vec::new();
+    let (mut plain, mut with_and) = (String::new(), String::new());
+    for word in words.by_ref().take(MAX_BRAND_WORDS) {
+        brand.push(word);
+        let squashed = squash_as(word, domain);
+        // A word without `&` squashes the same with `&` read as "and".
+        if word.contains('&') {
+            with_and.push_str(&squash_as(&word.replace('&', "and"), domain));
+        } else {
+            with_and.push_str(&squashed);
         }
-        let (mut plain, mut with_and) = (String::new(), String::new());
-        for j in i..words.len().min(i + MAX_BRAND_WORDS) {
-            plain.push_str(&squash_as(words[j], domain));
-            with_and.push_str(&squash_as(&words[j].replace('&', "and"), domain));
-            if plain == domain || with_and == domain {
-                let mut last = j;
-                while words
-                    .get(last + 1)
-                    .is_some_and(|w| has(&lexicon_words().legal_forms, &squash(w)))
-                {
-                    last += 1;
-                }
-                let name = words[i..=last].join(" ");
-                return Some(
-                    name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
-                        .to_string(),
-                );
-            }
-            if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
-                break;
-            }
+        plain.push_str(&squashed);
+        if plain == domain || with_and == domain {
+            brand.extend(words.take_while(|w| has(&lexicon_words().legal_forms, &squash(w))));
+            let name = brand.join(" ");
+            return Some(
+                name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
+                    .to_string(),
+            );
+        }
+        if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
+            return None;
         }
     }
     None
@@ -549,8 +638,7 @@ fn is_education_line(lower: &str) -> bool {
     let first = lower.split_whitespace().next().unwrap_or("");
     let words = lexicon_words();
     has(&words.degrees, first)
-        || (words.degrees.iter().any(|d| lower.contains(d.as_str()))
-            && words.schools.iter().any(|s| lower.contains(s.as_str())))
+        || (words.any_degree.is_match(lower) && words.any_school.is_match(lower))
 }
 
 /// Names of site builders and their templates' default site names: product names, the same in
@@ -944,15 +1032,110 @@ fn copyright_holder(text: Own<'_>, budget: &PageBudget) -> Option<String> {
 }
 
 /// Every usable copyright holder of `text`, from its last line to its first.
-/// Charged to the page's `budget` by the line, like [`spelled_in_text`].
+/// Charged to the page's `budget` by the line, like [`spelled_in_text`]. Only a line in which
+/// a mark of the text starts ([`MarksFromTheEnd`]) is read by [`line_holder`]: the marks are
+/// found by one backward search of the text as the walk goes, not by two searches per line.
 fn copyright_holders<'a>(
     text: Own<'a>,
     budget: &'a PageBudget,
 ) -> impl Iterator<Item = String> + 'a {
+    let mut marks = MarksFromTheEnd::new(text.text);
     text.lines()
         .rev()
         .take_while(|line| budget.work(line.len() + 1))
+        .filter(move |line| {
+            // A line left out whole is the empty string, not a slice of the text.
+            if line.is_empty() {
+                return false;
+            }
+            let start = line.as_ptr() as usize - text.text.as_ptr() as usize;
+            marks.starts_in(start, start + line.len())
+        })
         .filter_map(line_holder)
+}
+
+/// The places where a copyright mark may start in a text ([`has_copyright_mark`]: `copyright`
+/// or `(c)` in any ASCII case, `©`, `ⓒ`, `Ⓒ`), found from the text's end towards its start
+/// as a walk of its lines from the last asks for them. A mark within a line starts at such a
+/// place inside the line (a place found in the text may also hold a mark that runs past a
+/// line's end: [`has_copyright_mark`] decides on the line).
+struct MarksFromTheEnd<'a> {
+    bytes: &'a [u8],
+    /// The end of the bytes not yet searched for `c`, `C` and `©`'s last byte.
+    letters_end: usize,
+    /// The end of the bytes not yet searched for the last bytes of `ⓒ` and `Ⓒ`.
+    circled_end: usize,
+    /// The last start found by each search and not yet passed by the walk.
+    letter: Option<usize>,
+    circled: Option<usize>,
+}
+
+impl<'a> MarksFromTheEnd<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut marks = MarksFromTheEnd {
+            bytes: text.as_bytes(),
+            letters_end: text.len(),
+            circled_end: text.len(),
+            letter: None,
+            circled: None,
+        };
+        marks.letter = marks.previous_letter_mark();
+        marks.circled = marks.previous_circled_mark();
+        marks
+    }
+
+    /// Whether a mark starts in `start..end`, the byte range of a line before (or the same as)
+    /// the last one asked about.
+    fn starts_in(&mut self, start: usize, end: usize) -> bool {
+        while self.letter.is_some_and(|at| at >= end) {
+            self.letter = self.previous_letter_mark();
+        }
+        while self.circled.is_some_and(|at| at >= end) {
+            self.circled = self.previous_circled_mark();
+        }
+        self.letter.is_some_and(|at| at >= start) || self.circled.is_some_and(|at| at >= start)
+    }
+
+    /// The start of the last `copyright`, `(c)` or `©` before the bytes searched already.
+    fn previous_letter_mark(&mut self) -> Option<usize> {
+        let bytes = self.bytes;
+        while let Some(at) = memchr::memrchr3(b'c', b'C', 0xA9, &bytes[..self.letters_end]) {
+            self.letters_end = at;
+            if bytes[at] == 0xA9 {
+                if at > 0 && bytes[at - 1] == 0xC2 {
+                    return Some(at - 1);
+                }
+                continue;
+            }
+            if bytes
+                .get(at..at + "copyright".len())
+                .is_some_and(|word| word.eq_ignore_ascii_case(b"copyright"))
+            {
+                return Some(at);
+            }
+            if at > 0 && bytes[at - 1] == b'(' && bytes.get(at + 1) == Some(&b')') {
+                return Some(at - 1);
+            }
+        }
+        None
+    }
+
+    /// The start of the last `ⓒ` (E2 93 92) or `Ⓒ` (E2 92 B8) before the bytes searched already.
+    fn previous_circled_mark(&mut self) -> Option<usize> {
+        let bytes = self.bytes;
+        while let Some(at) = memchr::memrchr2(0x92, 0xB8, &bytes[..self.circled_end]) {
+            self.circled_end = at;
+            if at >= 2
+                && matches!(
+                    (bytes[at - 2], bytes[at - 1], bytes[at]),
+                    (0xE2, 0x93, 0x92) | (0xE2, 0x92, 0xB8)
+                )
+            {
+                return Some(at - 2);
+            }
+        }
+        None
+    }
 }
 
 /// Whether `line` has a copyright mark (`©`, `copyright` or `(c)` in any ASCII case): a
@@ -1178,6 +1361,125 @@ mod tests {
         }
     }
 
+    /// [`spelled_in_line`] as it read before: every word of the line collected, each one that
+    /// may open the brand read on from.
+    fn spelled_in_line_by_words(line: &str, domain: &str) -> Option<String> {
+        let first_of_domain = domain.chars().next();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for i in 0..words.len() {
+            let Some(first) = words[i].chars().next() else {
+                continue;
+            };
+            if !(first.is_uppercase() || first.is_ascii_digit()) {
+                continue;
+            }
+            if fold_first(first) != first_of_domain {
+                continue;
+            }
+            let (mut plain, mut with_and) = (String::new(), String::new());
+            for j in i..words.len().min(i + MAX_BRAND_WORDS) {
+                plain.push_str(&squash_as(words[j], domain));
+                with_and.push_str(&squash_as(&words[j].replace('&', "and"), domain));
+                if plain == domain || with_and == domain {
+                    let mut last = j;
+                    while words
+                        .get(last + 1)
+                        .is_some_and(|w| has(&lexicon_words().legal_forms, &squash(w)))
+                    {
+                        last += 1;
+                    }
+                    let name = words[i..=last].join(" ");
+                    return Some(
+                        name.trim_end_matches([',', ';', ':', '|', '-', '?', '!'])
+                            .to_string(),
+                    );
+                }
+                if !domain.starts_with(plain.as_str()) && !domain.starts_with(with_and.as_str()) {
+                    break;
+                }
+            }
+        }
+        None
+    }
+
+    /// [`is_education_line`] as it read before: a substring search per degree and school.
+    fn is_education_line_by_search(lower: &str) -> bool {
+        let first = lower.split_whitespace().next().unwrap_or("");
+        let words = lexicon_words();
+        has(&words.degrees, first)
+            || (words.degrees.iter().any(|d| lower.contains(d.as_str()))
+                && lexicon::sorted_words(&[Class::OrgSchool], str::to_lowercase)
+                    .iter()
+                    .any(|s| lower.contains(s.as_str())))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_brand_is_read_in_a_line_as_word_by_word(
+            line in "([A-Za-z]{1,6}|[0-9]{1,3}|[ &.,]|[\t\n\u{b}\u{c}\r]|\u{a0}|É|Ç|\u{212a}|ß|Ö|GmbH|Ltd\\.?){0,12}",
+            domain in "([a-z0-9]{1,4}|é|ö|ß){1,4}"
+        ) {
+            let domain = squash(&domain);
+            proptest::prop_assert_eq!(
+                spelled_in_line(&line, &domain),
+                spelled_in_line_by_words(&line, &domain)
+            );
+            // A domain the line spells from one of its words on (most random domains spell
+            // nothing).
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for from in 0..words.len() {
+                for to in from + 1..=words.len().min(from + 3) {
+                    let domain = squash(&words[from..to].concat());
+                    proptest::prop_assert_eq!(
+                        spelled_in_line(&line, &domain),
+                        spelled_in_line_by_words(&line, &domain)
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn an_education_line_is_found_as_by_a_search_per_word(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "master", "laurea", "ph.d", "phd", "diplom", "universit", "università",
+                    "hochschule", "school", "college", "in", " ", "a", "é", "economia",
+                ]),
+                0..8,
+            ),
+        ) {
+            let lower = parts.concat();
+            proptest::prop_assert_eq!(
+                is_education_line(&lower),
+                is_education_line_by_search(&lower)
+            );
+        }
+    }
+
+    #[test]
+    fn a_brand_is_read_from_a_word_after_any_white_space() {
+        for line in [
+            "Welcome to\tAcme Shop Ltd",
+            "Welcome to\u{b}Acme Shop Ltd",
+            "Welcome to\u{a0}Acme Shop Ltd",
+            "Acme Shop Ltd",
+            "WelcomeAcme Shop",
+            "Welcome to ACME SHOP",
+            "Welcome to Acme shopping, Acme Shop",
+        ] {
+            assert_eq!(
+                spelled_in_line(line, "acmeshop"),
+                spelled_in_line_by_words(line, "acmeshop"),
+                "{line}"
+            );
+        }
+        assert_eq!(spelled_in_line("WelcomeAcme Shop", "acmeshop"), None);
+        assert_eq!(
+            spelled_in_line("Welcome to Acme shopping, Acme Shop", "acmeshop").as_deref(),
+            Some("Acme Shop")
+        );
+    }
+
     #[test]
     fn lines_leave_out_the_parts_of_other_organisations() {
         let text = "Acme Ltd\n© 2024 Acme · Design by Studio\nHost\nHostCo\nEnd";
@@ -1216,6 +1518,11 @@ mod tests {
         assert!(may_open_label("KvK 12345678"));
         assert!(!may_open_label("Welcome to our shop"));
         assert!(!may_open_label("Ärger"));
+        // The first two characters are compared: `Call us` opens no label (`Company name`
+        // does), `Contact` may.
+        assert!(!may_open_label("Call us"));
+        assert!(may_open_label("Contact"));
+        assert!(may_open_label("COMPANY NAME: Acme"));
     }
 
     #[test]
@@ -1606,6 +1913,93 @@ mod tests {
             .as_deref(),
             Some("Kestrel Plumbers")
         );
+    }
+
+    /// [`super::copyright_holders`] as it read before: every line read by [`line_holder`].
+    fn copyright_holders_line_by_line<'a>(
+        text: Own<'a>,
+        budget: &'a PageBudget,
+    ) -> impl Iterator<Item = String> + 'a {
+        text.lines()
+            .rev()
+            .take_while(|line| budget.work(line.len() + 1))
+            .filter_map(line_holder)
+    }
+
+    /// Both readings of the holders of `text` without `others`, and the work each left.
+    fn both_holders(
+        text: &str,
+        others: &[Range<usize>],
+    ) -> ((Vec<String>, usize), (Vec<String>, usize)) {
+        let others = merged(others);
+        let own = Own {
+            text,
+            others: &others,
+        };
+        // A budget that may run out inside the text (a quarter of a page of its size).
+        let read = |new: bool| {
+            let budget = PageBudget::for_page(text.len() / 4);
+            let holders: Vec<String> = if new {
+                super::copyright_holders(own, &budget).collect()
+            } else {
+                copyright_holders_line_by_line(own, &budget).collect()
+            };
+            (holders, budget.work_left())
+        };
+        (read(true), read(false))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn holders_are_read_as_line_by_line(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "©", "(c)", "(C)", "Copyright", "COPYRIGHT", "copyrigh", "ⓒ", "Ⓒ", "\u{a9}",
+                    "\u{c2}", "(", ")", "c", " ", "\n", "\r\n", "2024", "Acme", "Ltd", "é", "ü",
+                    "All rights reserved", "Design by Studio", ".", ",", "|", "\u{2092}",
+                ]),
+                0..30,
+            ),
+            cuts in proptest::collection::vec((0usize..200, 0usize..20), 0..4),
+        ) {
+            let text = parts.concat();
+            // Ranges of the text start and end at characters.
+            let boundary = |mut at: usize| {
+                at = at.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            };
+            let others: Vec<Range<usize>> = cuts
+                .iter()
+                .map(|&(start, len)| boundary(start)..boundary(start + len))
+                .collect();
+            let (new, old) = both_holders(&text, &others);
+            proptest::prop_assert_eq!(new, old, "{:?} {:?}", text, others);
+        }
+    }
+
+    #[test]
+    // One range of another organisation in a text is the case, not a mistaken range literal.
+    #[allow(clippy::single_range_in_vec_init)]
+    fn holders_are_read_as_line_by_line_in_written_texts() {
+        let cases: [(&str, &[Range<usize>]); 7] = [
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[]),
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[5..8]),
+            ("Acme\n© 2024 Acme Ltd\nEnd", &[5..6]),
+            ("x©\n2024 Acme Ltd", &[]),
+            ("Copy\nright 2024 Acme", &[]),
+            (
+                "(\nc) 2024 Acme\n(c) 2010 Brightloop GmbH\nⒸ 2011 Vestra",
+                &[],
+            ),
+            ("Ⓒ 2011 Vestra\nCOPYRIGHT 1999 Kora Kora", &[0..2]),
+        ];
+        for (text, others) in cases {
+            let (new, old) = both_holders(text, others);
+            assert_eq!(new, old, "{text:?} {others:?}");
+        }
     }
 
     #[test]

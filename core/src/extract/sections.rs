@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::automaton::Automaton;
+use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous;
-use aho_corasick::{dfa, AhoCorasick, Anchored, Input, MatchKind, StartKind};
+use aho_corasick::{dfa, AhoCorasick, Anchored, Input, MatchKind, PatternID, StartKind};
 
 use crate::lexicon::{self, Class};
 
@@ -146,7 +146,7 @@ enum Party {
 /// of German and Scandinavian word building, "Verbraucherschlichtungsstelle").
 fn party_of(text: &str) -> Option<Party> {
     let text = text.trim();
-    if text.is_empty() || text.chars().count() > 60 || !may_name_a_party(text) {
+    if text.is_empty() || more_chars_than(text, 60) || !may_name_a_party(text) {
         return None;
     }
     let lower = text.to_lowercase();
@@ -192,6 +192,12 @@ fn party_of(text: &str) -> Option<Party> {
     party
 }
 
+/// Whether `text` has more than `most` characters: counted only when its length in bytes
+/// (at least its characters, at most four times as many) does not tell.
+fn more_chars_than(text: &str, most: usize) -> bool {
+    text.len() > most && (text.len() > 4 * most || text.chars().count() > most)
+}
+
 /// Whether `phrase` starts with one of `labels` (sorted) followed by its end or a space. Such
 /// a label is the phrase up to its end or a space: those few prefixes are looked up, rather
 /// than each label compared with the phrase.
@@ -205,40 +211,17 @@ fn starts_with_label(phrase: &str, labels: &[String]) -> bool {
         })
 }
 
-/// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`):
-/// one automaton pass that spares most labels ("Tel", "Mo–Fr") the lower-casing and splitting
-/// of [`party_of`]. Before it, the first four bytes of every stem (three for a stem of three:
-/// [`StemFilter`]): most labels hold none and are turned away without the automaton.
+/// Whether `text` holds the longest ASCII run of some label (`bergeur` of `hébergeur`, `kammer`),
+/// ASCII case ignored: one pass that spares most labels ("Tel", "Mo–Fr") the lower-casing
+/// and splitting of [`party_of`]. It looks at the first four bytes of every stem (three for a
+/// stem of three: [`StemFilter`]): most labels hold none and are turned away at once, and
+/// where some do, only the stems that start with them are compared.
 fn may_name_a_party(text: &str) -> bool {
     static FILTER: OnceLock<Option<StemFilter>> = OnceLock::new();
     FILTER
-        .get_or_init(|| {
-            let stems = party_stems();
-            let mut starts = StemStarts {
-                threes: Box::new([0; 512]),
-                fours: Box::new([0; 1024]),
-            };
-            for stem in &stems {
-                match *stem.as_bytes() {
-                    [a, b, c, d, ..] => set_bit(&mut starts.fours[..], four_key(a, b, c, d)),
-                    [a, b, c] => set_bit(&mut starts.threes[..], three_key(a, b, c)),
-                    // Shorter stems are left out of `party_stems`.
-                    _ => return None,
-                }
-            }
-            // No prefilter: headings and labels are short, and the prefilter's rare bytes
-            // (letters, in either case) start a search at most of their positions.
-            let automaton = contiguous::NFA::builder()
-                .ascii_case_insensitive(true)
-                .prefilter(false)
-                .build(stems)
-                .ok()?;
-            Some(StemFilter { automaton, starts })
-        })
+        .get_or_init(|| StemFilter::new(&party_stems()))
         .as_ref()
-        .is_none_or(|filter| {
-            filter.starts.may_start_in(text.as_bytes()) && is_match(&filter.automaton, text)
-        })
+        .is_none_or(|filter| filter.is_in(text.as_bytes()))
 }
 
 /// Whether `automaton` finds a match in `text` (an error, which the searches here cannot
@@ -251,42 +234,101 @@ fn is_match(automaton: &impl Automaton, text: &str) -> bool {
         .map_or(true, |found| found.is_some())
 }
 
-/// The filter of [`may_name_a_party`]: its automaton of the stems ([`party_stems`], ASCII
-/// case ignored), and [`StemStarts`] before it.
+/// The filter of [`may_name_a_party`]: the stems ([`party_stems`], ASCII case ignored) by
+/// their first bytes. No automaton: building one cost more than the few labels whose first
+/// bytes match a stem's take to compare.
 struct StemFilter {
-    automaton: contiguous::NFA,
+    /// One bit for the first bytes of each stem ([`StemStarts`]).
     starts: StemStarts,
+    /// The stems of four bytes or more, each with the key of its first four ([`four_key`]),
+    /// sorted by key.
+    fours: Vec<(usize, &'static str)>,
+    /// The stems of three bytes, each with its key ([`three_key`]), sorted by key.
+    threes: Vec<(usize, &'static str)>,
 }
 
-/// The first bytes of the stems of [`party_stems`], one bit each: the first four of a
-/// stem of four bytes or more ([`four_key`]), the three of a stem of three ([`three_key`]).
-/// A stem the automaton finds starts with bytes whose bit is set, so a text in which no
-/// three or four bytes in a row have their bit set holds no stem.
-struct StemStarts {
-    threes: Box<[u64; 512]>,
-    fours: Box<[u64; 1024]>,
-}
+impl StemFilter {
+    /// The filter of `stems`, or `None` when one is shorter than three bytes (which
+    /// [`party_stems`] leaves out: then every text counts).
+    fn new(stems: &[&'static str]) -> Option<StemFilter> {
+        let mut filter = StemFilter {
+            starts: StemStarts {
+                threes: Box::new([0; 512]),
+                fours: Box::new([0; 1024]),
+            },
+            fours: Vec::new(),
+            threes: Vec::new(),
+        };
+        for &stem in stems {
+            match *stem.as_bytes() {
+                [a, b, c, d, ..] => {
+                    let key = four_key(a, b, c, d);
+                    set_bit(&mut filter.starts.fours[..], key);
+                    filter.fours.push((key, stem));
+                }
+                [a, b, c] => {
+                    let key = three_key(a, b, c);
+                    set_bit(&mut filter.starts.threes[..], key);
+                    filter.threes.push((key, stem));
+                }
+                _ => return None,
+            }
+        }
+        filter.fours.sort_unstable();
+        filter.threes.sort_unstable();
+        Some(filter)
+    }
 
-impl StemStarts {
-    /// Whether some three or four bytes in a row of `text` have their bit set.
-    fn may_start_in(&self, text: &[u8]) -> bool {
+    /// Whether some stem is in `text`, ASCII case ignored: where three or four bytes in a row
+    /// have their bit set ([`StemStarts`]), the stems with their key are compared there.
+    fn is_in(&self, text: &[u8]) -> bool {
         // The low five bits of the last four bytes read, the last one lowest.
         let mut last = 0u32;
         for (at, &b) in text.iter().enumerate() {
             last = (last << 5 | u32::from(b & 0x1F)) & 0xF_FFFF;
-            if at >= 2 && has_bit(&self.threes[..], (last & 0x7FFF) as usize) {
-                return true;
+            if at >= 2 {
+                let key = (last & 0x7FFF) as usize;
+                if has_bit(&self.starts.threes[..], key) && stem_at(&self.threes, key, text, at - 2)
+                {
+                    return true;
+                }
             }
-            if at >= 3 && has_bit(&self.fours[..], fold_four(last)) {
-                return true;
+            if at >= 3 {
+                let key = fold_four(last);
+                if has_bit(&self.starts.fours[..], key) && stem_at(&self.fours, key, text, at - 3) {
+                    return true;
+                }
             }
         }
         false
     }
 }
 
+/// Whether one of the stems of `stems` (sorted by key) with key `key` is written at byte
+/// `start` of `text`, ASCII case ignored.
+fn stem_at(stems: &[(usize, &str)], key: usize, text: &[u8], start: usize) -> bool {
+    let first = stems.partition_point(|(k, _)| *k < key);
+    stems[first..]
+        .iter()
+        .take_while(|(k, _)| *k == key)
+        .any(|(_, stem)| {
+            text.get(start..start + stem.len())
+                .is_some_and(|there| there.eq_ignore_ascii_case(stem.as_bytes()))
+        })
+}
+
+/// The first bytes of the stems of [`party_stems`], one bit each: the first four of a
+/// stem of four bytes or more ([`four_key`]), the three of a stem of three ([`three_key`]).
+/// A stem starts with bytes whose bit is set, so a text in which no three or four bytes in a
+/// row have their bit set holds no stem.
+struct StemStarts {
+    threes: Box<[u64; 512]>,
+    fours: Box<[u64; 1024]>,
+}
+
 /// Three bytes as one of 32 768 keys: the low five bits of each, so that an ASCII letter and
-/// its other case give one key (other bytes may share a key with it: the automaton decides).
+/// its other case give one key (other bytes may share a key with it: the comparison with the
+/// stems decides).
 fn three_key(a: u8, b: u8, c: u8) -> usize {
     (usize::from(a & 0x1F) << 10) | (usize::from(b & 0x1F) << 5) | usize::from(c & 0x1F)
 }
@@ -613,7 +655,7 @@ pub fn third_party_ranges(layout: &Layout<'_>) -> Vec<Range<usize>> {
         let start = &line_starts[index];
         let label = &text[*start..colon];
         // Most lines are rejected here, before any lower-casing.
-        if label.len() > 80 || label.chars().count() > 40 {
+        if label.len() > 80 || more_chars_than(label, 40) {
             continue;
         }
         let Some(party) = party_of(label) else {
@@ -1257,26 +1299,55 @@ fn may_mention(block: &str) -> bool {
     let Some(filter) = MentionFilter::get() else {
         return true;
     };
-    let bytes = block.as_bytes();
-    let word_byte = |b: u8| b.is_ascii_alphanumeric();
-    let Ok(mut found) = filter
-        .automaton
-        .try_find_overlapping_iter(Input::new(block))
-    else {
+    let automaton = &filter.automaton;
+    let Ok(start) = automaton.start_state(Anchored::No) else {
         return true;
     };
-    let named = found.any(|found| {
-        !filter.whole_word[found.pattern().as_usize()]
-            || (!found
-                .start()
+    let bytes = block.as_bytes();
+    // Whether the match of `pattern` on `bytes[start..end]` counts: anywhere, or as a whole
+    // word with a capital.
+    let counts = |pattern: PatternID, start: usize, end: usize| {
+        let word_byte = |b: u8| b.is_ascii_alphanumeric();
+        !filter.whole_word[pattern.as_usize()]
+            || (!start
                 .checked_sub(1)
                 .is_some_and(|before| word_byte(bytes[before]))
-                && !bytes.get(found.end()).copied().is_some_and(word_byte)
-                && bytes[found.range()].iter().any(u8::is_ascii_uppercase))
-    });
-    // A legal form written with dots ("S.A", "s.r.o"): the word around each dot inside a
-    // word, its dots left out.
-    named || memchr::memchr_iter(b'.', bytes).any(|at| dotted_word_may_be_a_legal_form(bytes, at))
+                && !bytes.get(end).copied().is_some_and(word_byte)
+                && bytes[start..end].iter().any(u8::is_ascii_uppercase))
+    };
+    // Every match ending at `end` in `state` ([`Automaton::match_len`]), as an overlapping
+    // search reports them.
+    let any_counts = |state: StateID, end: usize| {
+        (0..automaton.match_len(state)).any(|index| {
+            let pattern = automaton.match_pattern(state, index);
+            counts(pattern, end - automaton.pattern_len(pattern), end)
+        })
+    };
+    if automaton.is_match(start) && any_counts(start, 0) {
+        return true;
+    }
+    // The automaton's states walked here, byte by byte, rather than by its overlapping
+    // iterator: a block is read in one loop, with no search state kept between matches
+    // (most blocks have none). A legal form written with dots ("S.A", "s.r.o"): the word
+    // around each dot inside a word, its dots left out, is read in the same loop.
+    let dotted = |at: usize| dotted_word_may_be_a_legal_form(bytes, at);
+    let mut state = start;
+    for (at, &b) in bytes.iter().enumerate() {
+        state = automaton.next_state(Anchored::No, state, b);
+        if automaton.is_special(state) {
+            if automaton.is_dead(state) {
+                // No match from here on (an unanchored search meets none): the dots only.
+                return memchr::memchr_iter(b'.', &bytes[at..]).any(|dot| dotted(at + dot));
+            }
+            if automaton.is_match(state) && any_counts(state, at + 1) {
+                return true;
+            }
+        }
+        if b == b'.' && dotted(at) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether the word of [`other_organisation_mention`] around the `.` at byte `at` of `block`
@@ -1935,6 +2006,91 @@ mod tests {
         }
 
         #[test]
+        fn more_chars_than_as_counted(text in "(a|é|€|\u{1F600}| ){0,90}", most in 0..70usize) {
+            proptest::prop_assert_eq!(more_chars_than(&text, most), text.chars().count() > most);
+        }
+
+        #[test]
+        fn owners_of_tokens_as_each_token_read_alone(
+            tokens in proptest::collection::vec(
+                (
+                    "(https?://|HTTPS://|mailto:|www\\.|x@|)",
+                    0..7usize,
+                    "(|/|/seite|\\?a=1|#top|:8080/|\\.|@andere\\.example)",
+                ),
+                0..24,
+            ),
+            site in proptest::option::of(proptest::sample::select(vec!["beispiel.de", "muster.example"])),
+        ) {
+            // More hosts than are remembered, each written with the heads and tails that
+            // change the host read: every answer of one `Owners` over the sequence is the
+            // token's own domain's owner.
+            const HOSTS: [&str; 7] = [
+                "www.beispiel.de",
+                "beispiel.de",
+                "muster.example",
+                "gmail.com",
+                "andere.example",
+                "sub.andere.example",
+                "localhost",
+            ];
+            let tokens: Vec<String> = tokens
+                .iter()
+                .map(|(head, host, tail)| format!("{head}{}{tail}", HOSTS[*host]))
+                .collect();
+            let text = "";
+            let layout = Layout {
+                site,
+                mail_providers: &["gmail.com"],
+                ..Layout::of_text(text, &[])
+            };
+            let mut owners = Owners::new(&layout);
+            for token in &tokens {
+                let alone = domain_of_token(token).map(|domain| domain_owner(&domain, &layout));
+                proptest::prop_assert_eq!(owners.of_token(token), alone, "{} in {:?}", token, tokens);
+            }
+        }
+
+        #[test]
+        fn a_block_may_mention_as_the_overlapping_iterator_finds(
+            parts in proptest::collection::vec(
+                (0..1_000usize, 0..4u8, "( |\\.|-|é|İ|\u{212A}|[a-zA-Z]{1,3}|\\.[a-zA-Z]|, )"),
+                0..6,
+            )
+        ) {
+            // Entries of the classes the automaton is built from, as written, in capitals,
+            // capitalised or with a dot after each letter, between separators.
+            let words = lexicon_words();
+            let entries: Vec<&String> = words
+                .org_types
+                .iter()
+                .chain(&words.authority_heads)
+                .chain(&words.legal_forms)
+                .collect();
+            let mut text = String::new();
+            for (index, case, separator) in parts {
+                let entry = entries[index % entries.len()];
+                match case {
+                    0 => text.push_str(entry),
+                    1 => text.push_str(&entry.to_uppercase()),
+                    2 => {
+                        let mut chars = entry.chars();
+                        text.extend(chars.next().into_iter().flat_map(char::to_uppercase));
+                        text.push_str(chars.as_str());
+                    }
+                    _ => {
+                        for c in entry.chars() {
+                            text.push(c);
+                            text.push('.');
+                        }
+                    }
+                }
+                text.push_str(&separator);
+            }
+            proptest::prop_assert_eq!(may_mention(&text), may_mention_by_the_iterator(&text), "{}", text);
+        }
+
+        #[test]
         fn a_label_may_name_a_party_as_the_stems_automaton_finds(
             parts in proptest::collection::vec(
                 (0..1_000usize, proptest::bool::ANY, "( |:|é|[a-zA-Z]{1,3}|-)"),
@@ -2014,6 +2170,33 @@ mod tests {
             let model = lexicon_words().org_types.iter().any(|kind| word.starts_with(kind.as_str()));
             proptest::prop_assert_eq!(starts_with_an_org_type(&word), model);
         }
+    }
+
+    /// [`may_mention`] as it read a block before the automaton's states were walked by hand:
+    /// the automaton's overlapping iterator, then a search for each dot.
+    fn may_mention_by_the_iterator(block: &str) -> bool {
+        let Some(filter) = MentionFilter::get() else {
+            return true;
+        };
+        let bytes = block.as_bytes();
+        let word_byte = |b: u8| b.is_ascii_alphanumeric();
+        let Ok(mut found) = filter
+            .automaton
+            .try_find_overlapping_iter(Input::new(block))
+        else {
+            return true;
+        };
+        let named = found.any(|found| {
+            !filter.whole_word[found.pattern().as_usize()]
+                || (!found
+                    .start()
+                    .checked_sub(1)
+                    .is_some_and(|before| word_byte(bytes[before]))
+                    && !bytes.get(found.end()).copied().is_some_and(word_byte)
+                    && bytes[found.range()].iter().any(u8::is_ascii_uppercase))
+        });
+        named
+            || memchr::memchr_iter(b'.', bytes).any(|at| dotted_word_may_be_a_legal_form(bytes, at))
     }
 
     /// [`other_organisations_blocks`] as it read a page before whose a link's domain is
@@ -2176,6 +2359,32 @@ mod tests {
             let text = format!("{}site by", "x ".repeat(pad));
             assert_eq!(credit_phrases(&text), model(&text), "{text}");
             assert_eq!(credit_phrases(&text), vec![2 * pad], "{text}");
+        }
+    }
+
+    #[test]
+    fn a_block_may_mention_as_the_overlapping_iterator_finds_by_hand() {
+        // A legal form as a whole word with a capital, in a word, in lower case, with dots;
+        // an authority's word; a dot at the very start and end; an empty block.
+        for (block, expected) in [
+            ("Muster GmbH", Some(true)),
+            ("Mustergmbhx", None),
+            ("Beispiel S.A.", Some(true)),
+            ("Licensing Authority", Some(true)),
+            ("Zuständige Aufsichtsbehörde", Some(true)),
+            (".", Some(false)),
+            ("", Some(false)),
+            ("x.", None),
+            ("Home", Some(false)),
+        ] {
+            assert_eq!(
+                may_mention(block),
+                may_mention_by_the_iterator(block),
+                "{block}"
+            );
+            if let Some(expected) = expected {
+                assert_eq!(may_mention(block), expected, "{block}");
+            }
         }
     }
 
