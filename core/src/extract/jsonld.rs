@@ -563,9 +563,10 @@ mod tests {
     mod by_value {
         use serde_json::Value;
 
+        // `is_org_type` reads a type's name only: the old reading shared it.
         use super::super::{
-            collapse, push_unique, JsonLdData, MarkedAddress, PageBudget, MAX_DEPTH, MAX_OBJECTS,
-            MAX_UNTYPED_ADDRESSES,
+            collapse, is_org_type, push_unique, JsonLdData, MarkedAddress, PageBudget, MAX_DEPTH,
+            MAX_OBJECTS, MAX_UNTYPED_ADDRESSES,
         };
 
         /// Reads every block; a block that is not JSON even after clean-up is skipped. Charged to the
@@ -700,104 +701,6 @@ mod tests {
                 }
                 _ => Vec::new(),
             }
-        }
-
-        /// Types whose `name` is an organisation name: schema.org `Organization`, `LocalBusiness` and
-        /// their subtypes (recognised by excluding the types that are not organisations: every
-        /// `…Page` and `…Action` type, and the others named here).
-        fn is_org_type(t: &str) -> bool {
-            if t.ends_with("Page") || t.ends_with("Action") {
-                return false;
-            }
-            !matches!(
-                t,
-                "WebSite"
-                    | "WebPage"
-                    | "Person"
-                    | "Product"
-                    | "Offer"
-                    | "AggregateOffer"
-                    | "Review"
-                    | "BreadcrumbList"
-                    | "ListItem"
-                    | "ImageObject"
-                    | "Article"
-                    | "BlogPosting"
-                    | "NewsArticle"
-                    | "Event"
-                    | "SearchAction"
-                    | "ReadAction"
-                    | "EntryPoint"
-                    | "PostalAddress"
-                    | "GeoCoordinates"
-                    | "ContactPoint"
-                    | "Rating"
-                    | "AggregateRating"
-                    | "OpeningHoursSpecification"
-                    | "SiteNavigationElement"
-                    | "FAQPage"
-                    | "Question"
-                    | "Answer"
-                    | "VideoObject"
-                    | "CollectionPage"
-                    | "ItemList"
-                    | "Place"
-                    | "Country"
-                    | "State"
-                    | "City"
-                    | "AdministrativeArea"
-                    | "Thing"
-                    | "CreativeWork"
-                    | "Service"
-                    | "Brand"
-                    | "HowTo"
-                    | "Recipe"
-                    | "Course"
-                    | "JobPosting"
-                    | "ProfilePage"
-                    | "AboutPage"
-                    | "ContactPage"
-                    | "MediaObject"
-                    | "Comment"
-                    | "SpeakableSpecification"
-                    | "PropertyValue"
-                    | "MonetaryAmount"
-                    | "QuantitativeValue"
-                    | "Duration"
-                    | "ImageGallery"
-                    | "MediaGallery"
-                    | "VideoGallery"
-                    | "OfferCatalog"
-                    | "DataCatalog"
-                    | "Dataset"
-                    | "DefinedTermSet"
-                    | "DefinedTerm"
-                    | "CategoryCode"
-                    | "Menu"
-                    | "MenuSection"
-                    | "MenuItem"
-                    | "WebPageElement"
-                    | "WPHeader"
-                    | "WPFooter"
-                    | "WPSideBar"
-                    | "Photograph"
-                    | "VisualArtwork"
-                    | "Book"
-                    | "Movie"
-                    | "MusicRecording"
-                    | "Trip"
-                    | "TouristTrip"
-                    | "Occupation"
-                    | "EducationalOccupationalCredential"
-                    | "Audience"
-                    | "Schedule"
-                    | "PriceSpecification"
-                    | "UnitPriceSpecification"
-                    | "LocationFeatureSpecification"
-                    | "Language"
-                    | "Demand"
-                    | "Intangible"
-            )
         }
 
         fn text_of(value: &Value) -> Option<String> {
