@@ -2070,8 +2070,10 @@ pub(crate) fn region_after_postcode<'a>(
         .find([',', '|', '•', '·', '(', ';'])
         .unwrap_or(rest.len());
     let region = rest[..region_end].trim().trim_end_matches('.');
+    // A country's name there is the country, not a region (`Cluj-Napoca 400001, România`).
     (is_place_name(region)
         && region.split_whitespace().count() <= 3
+        && country_of_whole_name(region).is_none()
         && nothing_after(&rest[region_end..]))
     .then_some(region)
 }
@@ -7069,6 +7071,10 @@ mod tests {
         assert_eq!(region(", Calle Principal", "VE"), None);
         assert_eq!(region(", San Juan de Lurigancho", "PE"), None);
         assert_eq!(region(", Lima, open daily", "PE"), None);
+        // A country's name there is no region (the address ends with it).
+        assert_eq!(region(", România", "RO"), None);
+        assert_eq!(region(", Perú", "PE"), None);
+        assert_eq!(region(", India", "IN"), None);
         // `ends_address` takes the region where the layout has one, a country everywhere.
         let ends = |after: &str, code: &str| ends_address(after, postcode::format(code).unwrap());
         assert!(ends(", Maharashtra", "IN") && !ends(", Maharashtra", "HU"));
