@@ -2016,8 +2016,13 @@ fn opens_with_field_label(rest: &str) -> bool {
     if !rest.starts_with(char::is_alphabetic) {
         return false;
     }
-    let head = label_head(rest);
-    head.len() <= 24 && lexicon::holds(field_label_heads(), &head.to_lowercase())
+    label_head(rest).len() <= 24 && is_field_label(rest)
+}
+
+/// Whether `text` opens with the label of another field than an address ([`label_head`]
+/// looked up in [`field_label_heads`], case ignored): `Tel.:`, `Org.nr`, `CUI`.
+fn is_field_label(text: &str) -> bool {
+    lexicon::holds(field_label_heads(), &label_head(text).to_lowercase())
 }
 
 /// The street, town and region of an address read with a region named with its mark as its
@@ -4729,26 +4734,6 @@ fn has_word(words: &[String], word: &str) -> bool {
     lexicon::holds(words, word)
 }
 
-/// The labels of the lexicon's classes `label.phone` and `label.email`, lower-case, sorted:
-/// a field that follows an address on its line.
-fn field_labels() -> &'static [String] {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
-    LABELS.get_or_init(|| {
-        let mut words: Vec<String> = lexicon::words(Words::LabelPhone)
-            .chain(lexicon::words(Words::LabelEmail))
-            .map(str::to_lowercase)
-            .collect();
-        words.sort();
-        words.dedup();
-        words
-    })
-}
-
-/// Whether `word` is a phone or email label (`Telefon`, `Tel`, `E-Mail`), case ignored.
-fn is_field_label(word: &str) -> bool {
-    field_labels().binary_search(&word.to_lowercase()).is_ok()
-}
-
 /// `text` without an address label glued before the street without a colon (`Adresse
 /// Lindenweg 3`, `Address 4 Mill Street`: lexicon class `label.address`, one word). Unchanged
 /// otherwise, and when the label is also a unit word (`address.unit`: `Office`) with its
@@ -4827,10 +4812,7 @@ pub(crate) fn clean_city(city: &str) -> String {
     // `Berlin Telefon`: a phone or email label glued after the town ends it, as does the
     // label of another field after a full stop (class `address.field_after`: `Stockholm.
     // Org.nr …`).
-    let city = match city.split_whitespace().position(|w| {
-        is_field_label(w.trim_end_matches([':', '.']))
-            || lexicon::holds(field_label_heads(), label_head(&w.to_lowercase()))
-    }) {
+    let city = match city.split_whitespace().position(is_field_label) {
         Some(0) | None => city,
         Some(i) => {
             let cut = city
@@ -7052,6 +7034,18 @@ mod tests {
         }
         // A sentence after the number is no region.
         assert!(from_lines(&["Miraflores 15074, we deliver everywhere"], Some("PE")).is_empty());
+    }
+
+    /// Every one-word phone and email label of the lexicon, as written, with a colon or a dot
+    /// after it, is a field label (`Berlin Telefon`, `Berlin Tel.:` end the town).
+    #[test]
+    fn every_one_word_phone_and_email_label_is_a_field_label() {
+        let labels = lexicon::words(Words::LabelPhone).chain(lexicon::words(Words::LabelEmail));
+        for label in labels.filter(|l| !l.contains(char::is_whitespace)) {
+            for written in [label.to_string(), format!("{label}:"), format!("{label}.:")] {
+                assert!(is_field_label(&written), "{written}");
+            }
+        }
     }
 
     /// [`region_after_postcode`] alone: the region in the layouts that print it after the

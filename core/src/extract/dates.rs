@@ -57,12 +57,10 @@ pub(crate) fn is_year(word: &str) -> bool {
 
 /// Whether `text` is a date and nothing else (class `date.month`): a month's name with a day
 /// or a year (`April 21, 2022`, `08. September`, `March 2022`, `23 de abril`): one month,
-/// at most one day and one year (1800–2099), and short lower-case words between them. A street named
-/// after a date has its street type or a house number of no day's or year's value (`Avenida
+/// at most one day and one year (1800–2099), and short lower-case words between them
+/// ([`is_connector`]). A street named after a date has its street type or a house number of no day's or year's value (`Avenida
 /// 9 de Julio`, `25 de Mayo 555`).
 fn is_date(text: &str) -> bool {
-    let is_connector =
-        |word: &str| word.chars().count() <= 3 && word.chars().all(char::is_lowercase);
     let (mut months, mut days, mut years, mut words) = (0, 0, 0, 0);
     for word in text.split_whitespace() {
         words += 1;
@@ -79,6 +77,12 @@ fn is_date(text: &str) -> bool {
     months == 1 && days <= 1 && years <= 1 && words <= 5
 }
 
+/// Whether `word` is a short lower-case word written between a date's parts (`de`, `del`,
+/// `of`): at most three letters, all lower-case.
+fn is_connector(word: &str) -> bool {
+    word.chars().count() <= 3 && word.chars().all(char::is_lowercase)
+}
+
 /// Whether the four-digit token `zip`, written after `before`, is the year of a date (class
 /// `date.month`): right after a month's name (`October 2019`, `20. Oktober 2013`, `Sat 14
 /// Apr 2018`), or with one short lower-case word between (`23 de abril del 2022`, `May of
@@ -92,8 +96,8 @@ pub(crate) fn is_year_of_date(before: &str, zip: &str) -> bool {
     let Some(mut last) = words.next() else {
         return false;
     };
-    if !is_month(last) && last.chars().count() <= 3 && last.chars().all(char::is_lowercase) {
-        // `del`, `of`: one short lower-case word between the month and the year.
+    if !is_month(last) && is_connector(last) {
+        // One short lower-case word between the month and the year.
         match words.next() {
             Some(word) => last = word,
             None => return false,
