@@ -3784,7 +3784,7 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         {
             break;
         }
-        collected.push(without_prose(line.trim_end_matches([',', '.']), false));
+        collected.push(without_prose(street_line_end(line), false));
         // An address label opens the address (`Adres: Kerkstraat 5`): above it are other
         // fields (opening hours, the name).
         if line.len() < raw.len() {
@@ -3801,6 +3801,35 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         collected.push(prefix);
     }
     (!collected.is_empty()).then(|| collected.join(", "))
+}
+
+/// `line` without the commas and full stops that end it, but for the full stop of a street
+/// type's abbreviation of the lexicon (class `street.type_abbreviation_dot`: `1234 Sample
+/// St.`, `12 Mill Rd.,`, `Örnek Cad.`): pages print it as part of the street, and a street on
+/// the postcode's line keeps it.
+fn street_line_end(line: &str) -> &str {
+    let trimmed = line.trim_end_matches([',', '.']);
+    let with_stop = &line[..(trimmed.len() + 1).min(line.len())];
+    let last_word = with_stop.rsplit(' ').next().unwrap_or(with_stop);
+    if with_stop.ends_with('.')
+        && dotted_street_types()
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(last_word))
+    {
+        with_stop
+    } else {
+        trimmed
+    }
+}
+
+/// The street types of the lexicon written with a full stop (`St.`, `Rd.`, `Cad.`, `ul.`).
+fn dotted_street_types() -> &'static [&'static str] {
+    static TYPES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    TYPES.get_or_init(|| {
+        lexicon::words(lexicon::Class::StreetType)
+            .filter(|word| word.ends_with('.'))
+            .collect()
+    })
 }
 
 /// Whether `prefix` opens with a street (class `street.numbered_then_more`): its first
@@ -7734,6 +7763,45 @@ mod tests {
             a.street.as_deref(),
             Some("Unit 4 Riverside Court, 12 Mill Lane")
         );
+    }
+
+    /// A street line that ends with a street type's abbreviation keeps its full stop, as the
+    /// page prints it and as it is kept when the street shares the postcode's line (class
+    /// `street.type_abbreviation_dot`; US, GB, AU, Turkish); a full stop after any other word
+    /// or a house number ends the line and is dropped.
+    #[test]
+    fn a_street_line_ending_in_an_abbreviated_street_type_keeps_its_full_stop() {
+        let a = one(
+            &["Sample Lofts", "1234 Sample St.", "Springfield, OH 45501"],
+            Some("US"),
+        );
+        assert_eq!(a.street.as_deref(), Some("1234 Sample St."));
+        let a = one(
+            &["Sample Ltd", "12 Mill Rd.,", "Seabridge EX1 9ZZ"],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("12 Mill Rd."));
+        let a = one(
+            &["Sample IT", "Unit 3", "12 Harbour Ave.", "Hobart TAS 7000"],
+            Some("AU"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Unit 3, 12 Harbour Ave."));
+        let a = one(
+            &["Örnek Havuz", "Deneme Mah. Örnek Cad.", "35310 Güzelbahçe"],
+            Some("TR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Deneme Mah. Örnek Cad."));
+        // On the postcode's line the abbreviation's full stop was already kept.
+        let a = one(&["1234 Sample St., Springfield, OH 45501"], Some("US"));
+        assert_eq!(a.street.as_deref(), Some("1234 Sample St."));
+        // Any other final full stop goes.
+        let a = one(
+            &["Sample Ltd", "24 Quay Street.", "Seabridge EX1 9ZZ"],
+            Some("GB"),
+        );
+        assert_eq!(a.street.as_deref(), Some("24 Quay Street"));
+        let a = one(&["Muster GmbH", "Lindenweg 3.", "10115 Berlin"], Some("DE"));
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
     }
 
     /// A premise chunk before the street on the postcode line stays with the street (French,
