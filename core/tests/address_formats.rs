@@ -585,6 +585,38 @@ fn a_region_named_with_its_mark_is_neither_the_town_nor_the_street() {
     ]);
 }
 
+/// Class `region.mark` with a field after it: a region named with its mark after the postcode
+/// ends the address at a field separator (`·`, `|`, `•`, `;`) as at a comma, where a phone or
+/// another field follows on the same line (Romanian, Irish, Polish, Hungarian).
+#[test]
+fn a_region_named_with_its_mark_ends_at_a_field_separator() {
+    assert_reads(&[
+        (
+            "https://exemplu.ro/",
+            "<footer><p>Exemplu SRL · Str. Florilor nr. 14, Cluj-Napoca 400001, jud. Cluj · \
+             Tel. 0264 000 000</p></footer>",
+            ["Str. Florilor nr. 14", "Cluj-Napoca", "400001"],
+        ),
+        (
+            "https://sample.ie/",
+            "<footer><p>Sample Ltd | 14 Main Street, Ennis V95 T2K3, Co. Clare | Tel 065 000 \
+             0000</p></footer>",
+            ["14 Main Street", "Ennis", "V95 T2K3"],
+        ),
+        (
+            "https://przyklad.pl/",
+            "<footer><p>ul. Lipowa 14, 31-001 Kraków, woj. małopolskie • tel. 12 000 00 00</p>\
+             </footer>",
+            ["ul. Lipowa 14", "Kraków", "31-001"],
+        ),
+        (
+            "https://minta.hu/",
+            "<footer><p>Fő utca 14, Szentendre 2000, Pest megye; Tel.: 26 000 000</p></footer>",
+            ["Fő utca 14", "Szentendre", "2000"],
+        ),
+    ]);
+}
+
 /// The lexicon's `street.type` entries from libpostal's dictionaries: street types of Spanish
 /// (Colombia's `Carrera`, `Cra.`) and Hebrew (`רחוב`) make a labelled
 /// street without a postcode an address, where the country prints none or the page leaves it

@@ -2049,9 +2049,10 @@ fn town_before_marked_region(
 }
 
 /// Whether `rest` opens with a region named with its mark (`jud. Cluj`, `Co. Clare`,
-/// [`is_marked_region`]) up to a comma or the end, and nothing more of the address follows it.
+/// [`is_marked_region`]) up to a comma, a field separator (`|`, `•`, `·`, `;`: `…, jud. Cluj ·
+/// Tel. …`) or the end, and nothing more of the address follows it.
 fn marked_region_then_nothing(rest: &str) -> bool {
-    let end = rest.find(',').unwrap_or(rest.len());
+    let end = rest.find([',', '|', '•', '·', ';']).unwrap_or(rest.len());
     is_marked_region(&rest[..end]) && nothing_after(&rest[end..])
 }
 
