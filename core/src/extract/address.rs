@@ -3724,13 +3724,18 @@ pub(crate) fn street_for(lines: &[&str], index: usize, prefix: &str) -> Option<S
         .trim_end_matches([',', '-', '–', '·', '•', '|'])
         .trim_end();
     let segment = last_segment(whole);
+    let labelled =
+        follows_address_label(&whole[..segment.as_ptr() as usize - whole.as_ptr() as usize]);
     let prefix = last_sentence(segment);
     // Inside a paragraph, a sentence may open with a capitalised word of prose.
     let in_paragraph = segment.len() > PARAGRAPH_BYTES;
+    let unlabelled = without_glued_label(strip_label(prefix).trim_matches([',', ' ']));
     let prefix = without_glued_name(without_prose(
-        without_leading_name(without_glued_label(
-            strip_label(prefix).trim_matches([',', ' ']),
-        )),
+        if labelled && places_then_street(unlabelled) {
+            unlabelled
+        } else {
+            without_leading_name(unlabelled)
+        },
         in_paragraph,
     ));
     // A street with its house number on the postcode line is the whole street: `12 Main
@@ -3885,6 +3890,48 @@ fn last_sentence(text: &str) -> &str {
             .then(|| text.len() - after.len())
     });
     cut.last().map_or(text, |at| &text[at..])
+}
+
+/// Whether `before` (the text of a line before its last field) ends with an address label of
+/// the lexicon and its colon (`Adres:`, `📍 Address:`, `Dirección:`): the field is the address.
+fn follows_address_label(before: &str) -> bool {
+    let before = before.trim_end();
+    if !before.ends_with(':') {
+        return false;
+    }
+    let tail_start = before.char_indices().rev().nth(24).map_or(0, |(i, _)| i);
+    let tail = before[tail_start..].to_lowercase();
+    address_labels().labels.iter().any(|label| {
+        tail.strip_suffix(label.as_str())
+            .is_some_and(|head| !head.ends_with(char::is_alphanumeric))
+    })
+}
+
+/// Whether `prefix` (an address field after its label) is place names, then a street chunk
+/// (class `address.district_before_street`: `Deniz, Örnek Cad No:15/1`,
+/// `Samplenagar, 100 Feet Road`): the places are a neighbourhood or district printed before the
+/// street, part of the street as the page prints it. A chunk with a legal form is the
+/// business's name ([`without_leading_name`] reads it).
+fn places_then_street(prefix: &str) -> bool {
+    let mut chunks = prefix.split(',').map(str::trim);
+    let mut places = 0;
+    for chunk in chunks.by_ref() {
+        if is_place_name(chunk) && !holds_legal_form(chunk) && places < 2 {
+            places += 1;
+            continue;
+        }
+        let street = chunk.starts_with(|c: char| c.is_ascii_digit())
+            || has_street_word_in(chunk)
+            || (ends_with_house_number(chunk) && has_street_name(chunk));
+        return places > 0 && street;
+    }
+    false
+}
+
+/// Whether a word of `text` ends a legal form of the lexicon (`GmbH`, `Ltd.`, `S.L.`).
+fn holds_legal_form(text: &str) -> bool {
+    let words: Vec<FormWord> = text.split_whitespace().map(FormWord::of).collect();
+    (0..words.len()).any(|i| ends_legal_form(&words[..=i]))
 }
 
 /// `prefix` without the comma-separated chunks before its first street chunk (one that
@@ -7764,6 +7811,39 @@ mod tests {
             a.street.as_deref(),
             Some("Unit 4 Riverside Court, 12 Mill Lane")
         );
+    }
+
+    /// After an address label, the place chunks before the street are the address's (class
+    /// `address.district_before_street`: a neighbourhood or district printed before the street,
+    /// Turkish `Deniz, Örnek Cad No:15/1`, Indian `Samplenagar, 100 Feet Road`, Spanish
+    /// `Polígono Norte, Calle A 12`); a name with a legal form there is still the business's,
+    /// and without a label a chunk before the street is its name.
+    #[test]
+    fn a_district_before_the_street_after_an_address_label_is_the_streets() {
+        let a = one(
+            &["Adres: Deniz, Örnek Cad No:15/1, 35310 Güzelbahçe/İzmir"],
+            Some("TR"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Deniz, Örnek Cad No:15/1"));
+        let a = one(
+            &["Address: Samplenagar, 100 Feet Road, Bengaluru 560038"],
+            Some("IN"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Samplenagar, 100 Feet Road"));
+        let a = one(
+            &["Dirección: Polígono Norte, Calle A 12, 28001 Madrid"],
+            Some("ES"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Polígono Norte, Calle A 12"));
+        // A legal form names the business, label or not.
+        let a = one(
+            &["Adresse: Muster GmbH, Lindenweg 3, 10115 Berlin"],
+            Some("DE"),
+        );
+        assert_eq!(a.street.as_deref(), Some("Lindenweg 3"));
+        // Without a label the chunk before the street is the business's name.
+        let a = one(&["Clare Bikes, 12 Main Street, Ennis V95 T2K3"], Some("IE"));
+        assert_eq!(a.street.as_deref(), Some("12 Main Street"));
     }
 
     /// A street line that ends with a street type's abbreviation keeps its full stop, as the
