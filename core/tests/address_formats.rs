@@ -617,6 +617,42 @@ fn a_region_named_with_its_mark_ends_at_a_field_separator() {
     ]);
 }
 
+/// Class `postcode.in_parentheses`: a postcode printed in parentheses before the town (the
+/// Argentine way, `(B1846) Adrogué`, `(1846) Adrogué`) or after it (`Rouen (76000)`) is read
+/// as the postcode; a number in parentheses before a word that is no town (`(2019)`, an area
+/// code `(011) 4000-0000`) is not.
+#[test]
+fn a_postcode_in_parentheses_is_the_postcode() {
+    assert_reads(&[
+        (
+            "https://ejemplo.com.ar/",
+            "<footer><p>Estudio Ejemplo · Av. Ejemplo 1234, (B1846) Adrogué, Buenos Aires · \
+             Tel. 011 4000-0000</p></footer>",
+            ["Av. Ejemplo 1234", "Adrogué", "B1846"],
+        ),
+        (
+            "https://ejemplo.com.ar/",
+            "<footer><p>Av. Ejemplo 1234<br>(1846) Adrogué, Buenos Aires</p></footer>",
+            ["Av. Ejemplo 1234", "Adrogué", "1846"],
+        ),
+        (
+            "https://exemple.fr/",
+            "<footer><p>Exemple SARL · 12 rue des Lilas, Rouen (76000)</p></footer>",
+            ["12 rue des Lilas", "Rouen", "76000"],
+        ),
+    ]);
+    for html in [
+        "<footer><p>Sample Awards (2019) Winners announced</p></footer>",
+        "<footer><p>Av. Ejemplo 1234 · Tel. (011) 4000-0000</p></footer>",
+    ] {
+        assert_eq!(
+            parts("https://ejemplo.com.ar/", html),
+            Vec::<[Option<String>; 3]>::new(),
+            "{html}"
+        );
+    }
+}
+
 /// The lexicon's `street.type` entries from libpostal's dictionaries: street types of Spanish
 /// (Colombia's `Carrera`, `Cra.`) and Hebrew (`רחוב`) make a labelled
 /// street without a postcode an address, where the country prints none or the page leaves it

@@ -100,6 +100,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "extract::address",
             "extract::postcode_order",
             "extract::postcode_places",
+            "extract::postcode_brackets",
             "extract::town_first",
             "extract::language_postcodes",
             "extract::address_list",

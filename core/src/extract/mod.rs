@@ -35,6 +35,7 @@ mod no_postcode;
 pub mod page_budget;
 pub mod phones;
 mod postcode;
+mod postcode_brackets;
 mod postcode_order;
 mod postcode_places;
 mod prescan;
@@ -246,6 +247,21 @@ impl ParsedPage {
                 .map(|(line, start)| sections::own_part(&third_party, line, *start))
                 .collect()
         };
+        // The lines as the address readers read them: a postcode printed in parentheses
+        // without them (`extract::postcode_brackets`: `(B1846) Adrogué`, `Rouen (76000)`).
+        let unbracketed =
+            postcode_brackets::unbracketed_lines(&doc.text, &line_starts, &contact_lines);
+        let with_unbracketed: Vec<&str>;
+        let address_lines: &[&str] = if unbracketed.is_empty() {
+            &contact_lines
+        } else {
+            let mut lines = contact_lines.clone();
+            for (i, line) in &unbracketed {
+                lines[*i] = line;
+            }
+            with_unbracketed = lines;
+            &with_unbracketed
+        };
         let host = url.host_str().unwrap_or("");
         let tld_region = region_from_host(host);
         let lang_region = lang_region(doc.lang.as_deref()).map(|(r, _)| r);
@@ -256,8 +272,7 @@ impl ParsedPage {
         // links and name read (structured phones first, then the text's).
         let (text_addresses, meta_address, hint, mut page_region) =
             budget.holding_back_half(|| {
-                let mut text_addresses =
-                    address::from_lines(&contact_lines, address_region, budget);
+                let mut text_addresses = address::from_lines(address_lines, address_region, budget);
                 // Postcodes of the other countries of the page's language on a host without a
                 // ccTLD (`extract::language_postcodes`: `1060 Wien` on a German `.com` page);
                 // those of one country alone are evidence of the page's.
@@ -268,7 +283,7 @@ impl ParsedPage {
                     .unwrap_or("");
                 let other_countries = match tld_region {
                     None => language_postcodes::read(
-                        &contact_lines,
+                        address_lines,
                         language,
                         address_region,
                         &text_addresses,
@@ -321,7 +336,7 @@ impl ParsedPage {
                 {
                     let decided = format!("{decided:?}");
                     if address_region != Some(decided.as_str()) {
-                        let again = address::from_lines(&contact_lines, Some(&decided), budget);
+                        let again = address::from_lines(address_lines, Some(&decided), budget);
                         if !again.is_empty() && again.len() >= text_addresses.len() {
                             text_addresses = again;
                         }
@@ -333,7 +348,7 @@ impl ParsedPage {
                     .map(str::to_string)
                     .or_else(|| hint.region.filter(|_| !hint.weak).map(|r| format!("{r:?}")));
                 let other_order = postcode_order::read(
-                    &contact_lines,
+                    address_lines,
                     order_region.as_deref(),
                     &text_addresses,
                     budget,
@@ -422,7 +437,7 @@ impl ParsedPage {
             address_ranges: &doc.address_ranges,
         };
         if addresses.is_empty() {
-            for found in no_postcode::read(&contact_lines, &layout, string_region, budget) {
+            for found in no_postcode::read(address_lines, &layout, string_region, budget) {
                 addresses.push(trim_address(found));
             }
         }
@@ -431,7 +446,7 @@ impl ParsedPage {
         // its country (a second address needs the strongest evidence) and is no part of one
         // found (the same address printed again in part).
         let found_before = !addresses.is_empty();
-        for found in unlabelled_address::read(&contact_lines, &layout, string_region, budget) {
+        for found in unlabelled_address::read(address_lines, &layout, string_region, budget) {
             let new = !found_before
                 || (found.country.is_some()
                     && !unlabelled_address::repeats(found.street.as_deref(), addresses.streets()));
