@@ -155,6 +155,10 @@ pub fn candidate_positions(text: &str) -> Vec<usize> {
             positions.extend(found.filter(|&at| {
                 // ` at ` and ` arobase `, the at-tokens that open with a space and a letter.
                 let after = &bytes[at + 1..];
+                let second = after.get(1).copied().unwrap_or(0);
+                if !table.word_seconds[usize::from(second)] {
+                    return false;
+                }
                 table.words.iter().any(|word| {
                     after.get(..word.len()).is_some_and(|head| {
                         head.eq_ignore_ascii_case(word.as_bytes())
@@ -680,6 +684,10 @@ struct AtTable {
     words: Vec<String>,
     /// The distinct first bytes of [`AtTable::words`].
     word_firsts: Vec<u8>,
+    /// Whether a byte may follow the first byte of one of [`AtTable::words`] (ASCII case
+    /// ignored): most spaces and letters that [`candidate_positions`] finds open prose words
+    /// (` a`, ` and`), turned away by one look-up before the words are compared.
+    word_seconds: [bool; 256],
     /// Every dot-token: [`DOT_SYMBOLS`] and the lexicon's `email.dot` entries (`[dot]`,
     /// ` punkt `).
     dots: Vec<String>,
@@ -728,6 +736,17 @@ fn at_table() -> &'static AtTable {
         let mut word_firsts: Vec<u8> = words.iter().filter_map(|w| w.bytes().next()).collect();
         word_firsts.sort_unstable();
         word_firsts.dedup();
+        let mut word_seconds = [false; 256];
+        for word in &words {
+            match word.as_bytes().get(1) {
+                Some(&second) => {
+                    word_seconds[usize::from(second.to_ascii_lowercase())] = true;
+                    word_seconds[usize::from(second.to_ascii_uppercase())] = true;
+                }
+                // A one-byte word: any byte may follow its first.
+                None => word_seconds = [true; 256],
+            }
+        }
         let dots = DOT_SYMBOLS
             .iter()
             .map(|s| s.to_string())
@@ -738,6 +757,7 @@ fn at_table() -> &'static AtTable {
             prose,
             words,
             word_firsts,
+            word_seconds,
             dots,
         }
     })
