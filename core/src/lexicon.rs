@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 
 /// The language files: ISO 639-1 code, and the file's text. Sorted by code.
 const FILES: &[(&str, &str)] = &[
+    ("ar", include_str!("../lexicon/ar.txt")),
     ("bg", include_str!("../lexicon/bg.txt")),
     ("ca", include_str!("../lexicon/ca.txt")),
     ("cs", include_str!("../lexicon/cs.txt")),
