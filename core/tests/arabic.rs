@@ -117,3 +117,35 @@ fn an_arabic_fax_label_marks_a_fax() {
         }
     }
 }
+
+/// A number written in Arabic-Indic digits (`٠٤ ٣٨١ ٩٠٥٢`, U+0660–U+0669) or in the Persian
+/// and Urdu ones (`۰۲۱ ۸۸۴۷ ۳۹۶۱`, U+06F0–U+06F9) is read as the same number in ASCII digits
+/// (class `phone.arabic_indic_digits`; sites of the UAE, Egypt and Iran); the first
+/// number of two on a line is still the first.
+#[test]
+fn numbers_in_arabic_indic_digits_are_read() {
+    for (url, printed, e164) in [
+        ("https://www.sample-site.ae/", "٠٤ ٣٨١ ٩٠٥٢", "+97143819052"),
+        (
+            "https://www.sample-site.com.eg/",
+            "٠٢ ٢٧٩٤ ٦٣٨١",
+            "+20227946381",
+        ),
+        (
+            "https://www.sample-site.ir/",
+            "۰۲۱ ۸۸۴۷ ۳۹۶۱",
+            "+982188473961",
+        ),
+    ] {
+        let html = format!(
+            "<html lang=\"ar\" dir=\"rtl\"><body><footer><p>هاتف: {printed}</p></footer></body></html>"
+        );
+        let url = Url::parse(url).expect("the fixture's URL parses");
+        let page = extract_page(&url, None, html.as_bytes());
+        assert_eq!(page.phones, [e164], "{url}");
+    }
+    let html = "<html lang=\"ar\"><body><p>٠٤ ٣٨١ ٩٠٥٢ - 04 381 9064</p></body></html>";
+    let url = Url::parse("https://www.sample-site.ae/").expect("the fixture's URL parses");
+    let page = extract_page(&url, None, html.as_bytes());
+    assert_eq!(page.phones, ["+97143819052", "+97143819064"]);
+}

@@ -912,10 +912,13 @@ fn collect_phones(
         }
     }
     let mut previous = "";
-    for (line, start) in lines.iter().zip(line_starts) {
-        if !budget.work(line.len() + 1) {
+    for (printed, start) in lines.iter().zip(line_starts) {
+        if !budget.work(printed.len() + 1) {
             break;
         }
+        // Arabic-Indic digits read as ASCII ones; offsets into `line` keep their order.
+        let line = phones::with_ascii_digits(printed);
+        let line = line.as_ref();
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);
             let numbers = phones::from_text(line, hint, &mut judgements, budget);
@@ -930,7 +933,7 @@ fn collect_phones(
                 }
             }
         }
-        previous = line;
+        previous = printed;
     }
     found.sort_by_key(|(pos, _)| *pos);
     // A number printed only as a fax is left out; one also given as a voice line is kept at

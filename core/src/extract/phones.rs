@@ -95,6 +95,43 @@ pub struct FoundPhone {
     pub fax: bool,
 }
 
+/// `line` with its Arabic-Indic digits (`٠`–`٩`, U+0660–U+0669) and Persian and Urdu ones
+/// (`۰`–`۹`, U+06F0–U+06F9) written as ASCII digits (class `phone.arabic_indic_digits`: pages
+/// in Arabic, Persian and Urdu print their numbers so, `٠٤ ٣٨١ ٩٠٥٢`), for [`from_text`],
+/// which reads ASCII digits; the line itself when it holds none (most lines). Each such
+/// digit is two bytes and its ASCII digit one, so an offset into the result is at most the
+/// offset of the same character in `line`, in the same order.
+pub fn with_ascii_digits(line: &str) -> std::borrow::Cow<'_, str> {
+    // Both ranges' UTF-8: 0xD9 0xA0..=0xA9 and 0xDB 0xB0..=0xB9.
+    let is_digit_at = |bytes: &[u8], i: usize| {
+        matches!(
+            (bytes[i], bytes.get(i + 1)),
+            (0xD9, Some(0xA0..=0xA9)) | (0xDB, Some(0xB0..=0xB9))
+        )
+    };
+    let bytes = line.as_bytes();
+    let Some(first) = memchr::memchr2_iter(0xD9, 0xDB, bytes).find(|&i| is_digit_at(bytes, i))
+    else {
+        return std::borrow::Cow::Borrowed(line);
+    };
+    let mut out = String::with_capacity(line.len());
+    out.push_str(&line[..first]);
+    let mut rest = &line[first..];
+    while let Some(ch) = rest.chars().next() {
+        let ascii = match ch {
+            '\u{660}'..='\u{669}' => Some(u32::from(ch) - 0x660),
+            '\u{6F0}'..='\u{6F9}' => Some(u32::from(ch) - 0x6F0),
+            _ => None,
+        };
+        match ascii.and_then(|d| char::from_digit(d, 10)) {
+            Some(digit) => out.push(digit),
+            None => out.push(ch),
+        }
+        rest = &rest[ch.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The numbers of a `tel:`/`callto:` link: the href's (percent-decoded, a repeated scheme
 /// such as `tel:tel:` and spaces after the colon skipped, labels and extensions cut), then any
 /// other number printed in the link's text (a visible number that differs from its target is
@@ -1241,6 +1278,22 @@ fn starts_with_any_ci(s: &str, prefixes: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arabic_indic_digits_are_written_as_ascii_ones() {
+        assert!(matches!(
+            with_ascii_digits("Tel. 04 381 9052 · هاتف"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(with_ascii_digits("هاتف: ٠٤ ٣٨١ ٩٠٥٢"), "هاتف: 04 381 9052");
+        assert_eq!(
+            with_ascii_digits("۰۲۱ ۸۸۴۷ ۳۹۶۱ و 04"),
+            "021 8847 3961 و 04"
+        );
+        // Other characters of the two bytes' blocks stay (`٪`, `ۺ`), and a lone lead byte's
+        // character too.
+        assert_eq!(with_ascii_digits("٪٥ ۺ ً"), "٪5 ۺ ً");
+    }
 
     /// [`whatsapp_number`] as first written: the schemes stripped one by one, every link's
     /// prefixes compared.
