@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous;
-use aho_corasick::{dfa, AhoCorasick, Anchored, Input, MatchKind, PatternID, StartKind};
+use aho_corasick::{dfa, Anchored, Input, MatchKind, PatternID};
 
 use crate::lexicon::{self, Class};
 
@@ -941,14 +941,9 @@ fn is_authority_word(word: &str) -> bool {
 /// pass, built once, instead of a comparison with each word of the class (the attribution step
 /// asks this of every word of every block that shows a domain).
 fn starts_with_an_org_type(word: &str) -> bool {
-    static KINDS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    static KINDS: OnceLock<Option<contiguous::NFA>> = OnceLock::new();
     KINDS
-        .get_or_init(|| {
-            AhoCorasick::builder()
-                .start_kind(StartKind::Anchored)
-                .build(&lexicon_words().org_types)
-                .ok()
-        })
+        .get_or_init(|| contiguous::NFA::new(&lexicon_words().org_types).ok())
         .as_ref()
         .map_or_else(
             || {
@@ -957,7 +952,11 @@ fn starts_with_an_org_type(word: &str) -> bool {
                     .iter()
                     .any(|kind| word.starts_with(kind.as_str()))
             },
-            |kinds| kinds.is_match(Input::new(word).anchored(Anchored::Yes)),
+            |kinds| {
+                kinds
+                    .try_find(&Input::new(word).anchored(Anchored::Yes).earliest(true))
+                    .is_ok_and(|found| found.is_some())
+            },
         )
 }
 
@@ -1795,6 +1794,7 @@ pub fn own_part<'t>(ranges: &[Range<usize>], line: &'t str, start: usize) -> &'t
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aho_corasick::AhoCorasick;
 
     /// [`starts_with_label`] as it was first written: each label compared with the phrase.
     fn starts_with_label_model(phrase: &str, labels: &[String]) -> bool {
