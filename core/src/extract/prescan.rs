@@ -294,7 +294,7 @@ fn prescan_with<'p>(
                 if facts.is(StartName::RAW_TEXT) {
                     let close = first_end_tag(bytes, name, tag.end).unwrap_or(bytes.len());
                     if tag.json_ld && json_ld.len() < MAX_JSON_LD_BLOCKS {
-                        json_ld.push(String::from_utf8_lossy(&bytes[tag.end..close]).into_owned());
+                        json_ld.push(owned_text(input, tag.end, close));
                     } else if is_script && state_room {
                         // Framework state (`state.rs`): known by the script's attributes or its
                         // first bytes; only scripts pay for the look.
@@ -304,7 +304,7 @@ fn prescan_with<'p>(
                             state_bytes += content.len();
                             state.push(state::Script {
                                 kind,
-                                text: String::from_utf8_lossy(content).into_owned(),
+                                text: owned_text(input, tag.end, close),
                             });
                         }
                     }
@@ -372,6 +372,20 @@ impl Prescanned {
 #[cfg(test)]
 pub fn rewritten_page(input: &str) -> String {
     String::from_utf8_lossy(&reference::prescan_in_place(input).page).into_owned()
+}
+
+/// The text of `input` from `from` to `to`, owned. The prescan's raw-text contents run from
+/// just past a `>` to a `<` or the end of the page (ASCII bytes or its ends), so they are
+/// slices of the `str` and are copied without a second UTF-8 validation (`from_utf8_lossy`
+/// read every byte of a page's JSON-LD and framework state again); bytes not cut at character
+/// boundaries, which cannot occur, would be read as `from_utf8_lossy` reads them.
+fn owned_text(input: &str, from: usize, to: usize) -> String {
+    match input.get(from..to) {
+        Some(text) => text.to_owned(),
+        None => {
+            String::from_utf8_lossy(input.as_bytes().get(from..to).unwrap_or_default()).into_owned()
+        }
+    }
 }
 
 /// The longest prefix of `input` of at most `max` bytes that ends on a character boundary.
@@ -1416,6 +1430,24 @@ mod tests {
             1
         );
         assert_eq!(prescan("<ASTRO-ISLAND PROPS=\"{}\">").state.len(), 1);
+    }
+
+    proptest::proptest! {
+        /// A raw-text element's contents are copied as `from_utf8_lossy` read them, on any
+        /// range: the ends the prescan gives and ranges that cut a character.
+        #[test]
+        fn raw_text_is_copied_as_read_lossily(
+            text in "[a<>é😀\u{2028}]{0,12}",
+            from in 0usize..40,
+            to in 0usize..40,
+        ) {
+            let (from, to) = (from.min(text.len()), to.min(text.len()));
+            let (from, to) = (from.min(to), from.max(to));
+            proptest::prop_assert_eq!(
+                super::owned_text(&text, from, to),
+                String::from_utf8_lossy(&text.as_bytes()[from..to]).into_owned()
+            );
+        }
     }
 
     #[test]
