@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous;
-use aho_corasick::{dfa, AhoCorasick, Anchored, Input, MatchKind, PatternID, StartKind};
+use aho_corasick::{dfa, Anchored, Input, MatchKind, PatternID};
 
 use crate::lexicon::{self, Class};
 
@@ -46,7 +46,7 @@ struct Words {
     address: Vec<String>,
     /// `org.type` words of one word: an organisation's kind named in a block.
     org_types: Vec<String>,
-    /// `legal.form`, dots left out.
+    /// `legal.form`, dots left out, sorted.
     legal_forms: Vec<String>,
     /// `heading.legal`: headings and lines that mark a page as a legal notice.
     legal_markers: Vec<String>,
@@ -85,10 +85,15 @@ fn lexicon_words() -> &'static Words {
                 .into_iter()
                 .filter(|w| !w.contains(' '))
                 .collect(),
-            legal_forms: lower(&[Class::LegalForm])
-                .into_iter()
-                .map(|w| w.replace('.', ""))
-                .collect(),
+            legal_forms: {
+                let mut forms: Vec<String> = lower(&[Class::LegalForm])
+                    .into_iter()
+                    .map(|w| w.replace('.', ""))
+                    .collect();
+                forms.sort();
+                forms.dedup();
+                forms
+            },
             legal_markers: lower(&[Class::HeadingLegal]),
             authority_heads: lower(&[Class::CompoundAuthority]),
             party_heads: lower(&[Class::CompoundAuthority, Class::CompoundParty]),
@@ -481,7 +486,7 @@ fn credit_phrases(text: &str) -> Vec<usize> {
 /// from the text's start, no more than three bytes after its start. `None` when a phrase is
 /// shorter or the automaton cannot be built.
 struct CreditFilter {
-    automaton: dfa::DFA,
+    automaton: contiguous::NFA,
     quads: Box<[u64; 1024]>,
 }
 
@@ -502,11 +507,12 @@ impl CreditFilter {
                         set_bit(&mut quads[..], quad_key(quad));
                     }
                 }
-                // No prefilter: the searches are anchored.
-                let automaton = dfa::DFA::builder()
+                // No prefilter: the searches are anchored. A contiguous NFA, not a DFA: the
+                // searches start at a few places and read a few bytes each, and building the DFA
+                // cost more than a run of them.
+                let automaton = contiguous::NFA::builder()
                     .ascii_case_insensitive(true)
                     .match_kind(MatchKind::LeftmostLongest)
-                    .start_kind(StartKind::Anchored)
                     .prefilter(false)
                     .build(phrases)
                     .ok()?;
@@ -935,14 +941,9 @@ fn is_authority_word(word: &str) -> bool {
 /// pass, built once, instead of a comparison with each word of the class (the attribution step
 /// asks this of every word of every block that shows a domain).
 fn starts_with_an_org_type(word: &str) -> bool {
-    static KINDS: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    static KINDS: OnceLock<Option<contiguous::NFA>> = OnceLock::new();
     KINDS
-        .get_or_init(|| {
-            AhoCorasick::builder()
-                .start_kind(StartKind::Anchored)
-                .build(&lexicon_words().org_types)
-                .ok()
-        })
+        .get_or_init(|| contiguous::NFA::new(&lexicon_words().org_types).ok())
         .as_ref()
         .map_or_else(
             || {
@@ -951,7 +952,11 @@ fn starts_with_an_org_type(word: &str) -> bool {
                     .iter()
                     .any(|kind| word.starts_with(kind.as_str()))
             },
-            |kinds| kinds.is_match(Input::new(word).anchored(Anchored::Yes)),
+            |kinds| {
+                kinds
+                    .try_find(&Input::new(word).anchored(Anchored::Yes).earliest(true))
+                    .is_ok_and(|found| found.is_some())
+            },
         )
 }
 
@@ -1020,6 +1025,10 @@ struct Owners<'l, 'p> {
     /// `next_recent` is the slot the next one takes.
     recent: [Option<(&'p str, DomainOwner, bool)>; RECENT_HOSTS],
     next_recent: usize,
+    /// The start of the last token answered by a recent host, up to the host's end
+    /// (`https://www.example.com`), with the host's owner: a page writes most of its links
+    /// so, and such a link is answered by one comparison, before its scheme is read.
+    hot: Option<(&'p str, DomainOwner)>,
 }
 
 /// Hosts [`Owners`] compares a token with before it scans the token or searches its map: a
@@ -1034,6 +1043,7 @@ impl<'l, 'p> Owners<'l, 'p> {
             by_host: BTreeMap::new(),
             recent: [None; RECENT_HOSTS],
             next_recent: 0,
+            hot: None,
         }
     }
 
@@ -1042,6 +1052,20 @@ impl<'l, 'p> Owners<'l, 'p> {
         // An `http(s)://` link written with a recent host is answered before the token is
         // scanned for its host ([`written_with_host`]); its `@` is looked for last (most links
         // have none, and most tokens are written with no recent host).
+        // The hot start is a scheme `web_rest` reads and a recent host that may be seen in a
+        // link: a token that starts with it, then ends or goes on with a byte that ends a
+        // host, is answered as the recent host would answer it.
+        if let Some((start, owner)) = self.hot {
+            if token.as_bytes().starts_with(start.as_bytes())
+                && token
+                    .as_bytes()
+                    .get(start.len())
+                    .is_none_or(|b| matches!(b, b'/' | b'?' | b'#' | b':'))
+                && memchr::memchr(b'@', token.as_bytes()).is_none()
+            {
+                return Some(owner);
+            }
+        }
         let rest = web_rest(token);
         let mut without_at = None;
         if let Some(rest) = rest {
@@ -1050,10 +1074,11 @@ impl<'l, 'p> Owners<'l, 'p> {
                 .iter()
                 .flatten()
                 .find(|(host, _, seen)| *seen && starts_with_host(rest, host));
-            if let Some((_, owner, _)) = recent {
+            if let Some(&(host, owner, _)) = recent {
                 let none = memchr::memchr(b'@', token.as_bytes()).is_none();
                 if none {
-                    return Some(*owner);
+                    self.hot = Some((&token[..token.len() - rest.len() + host.len()], owner));
+                    return Some(owner);
                 }
                 without_at = Some(none);
             }
@@ -1272,16 +1297,17 @@ fn block_around(block_starts: &[usize], len: usize, pos: usize) -> Range<usize> 
 /// relative link: no `@`, and no `http://`, `https://` or `www.` after its leading
 /// punctuation), with no look-up.
 fn may_name_a_host(href: &str) -> bool {
-    // The heads first (a link written with a scheme starts with one), the `@` last; an href
-    // that starts with a letter or digit has no leading punctuation to step over.
-    let token = if href
-        .as_bytes()
-        .first()
-        .is_some_and(u8::is_ascii_alphanumeric)
-    {
-        href
+    // The heads first (a link written with a scheme starts with one), the `@` last. Leading
+    // ASCII punctuation is stepped over byte by byte (`/`, `./`, `//`); from a character
+    // beyond ASCII on, which may be a letter or not, character by character.
+    let skipped = href
+        .bytes()
+        .position(|b| !b.is_ascii() || b.is_ascii_alphanumeric())
+        .unwrap_or(href.len());
+    let token = if href.as_bytes().get(skipped).is_some_and(|b| !b.is_ascii()) {
+        href[skipped..].trim_start_matches(|c: char| !c.is_alphanumeric())
     } else {
-        href.trim_start_matches(|c: char| !c.is_alphanumeric())
+        &href[skipped..]
     };
     ["https://", "http://", "www."]
         .iter()
@@ -1414,10 +1440,16 @@ fn dotted_word_may_be_a_legal_form(block: &[u8], at: usize) -> bool {
         *slot = b.to_ascii_lowercase();
         len += 1;
     }
+    is_legal_form(&letters[..len])
+}
+
+/// Whether `letters` (lower-case, no dots) is a `legal.form` entry without its dots: one
+/// binary search of the sorted forms.
+fn is_legal_form(letters: &[u8]) -> bool {
     lexicon_words()
         .legal_forms
-        .iter()
-        .any(|form| form.as_bytes() == &letters[..len])
+        .binary_search_by(|form| form.as_bytes().cmp(letters))
+        .is_ok()
 }
 
 /// The automaton of [`may_mention`], built once from the lexicon.
@@ -1762,6 +1794,7 @@ pub fn own_part<'t>(ranges: &[Range<usize>], line: &'t str, start: usize) -> &'t
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aho_corasick::AhoCorasick;
 
     /// [`starts_with_label`] as it was first written: each label compared with the phrase.
     fn starts_with_label_model(phrase: &str, labels: &[String]) -> bool {
@@ -1934,7 +1967,7 @@ mod tests {
         #[test]
         fn a_link_may_name_a_host_as_the_at_and_heads_model_says(
             parts in proptest::collection::vec(
-                "(https?://|HTTP://|Https://|www\\.|WwW\\.|//|/|/www\\.|-Http://|@|\\.|-|[a-z]{1,4}|é|#|\\?|:| )",
+                "(https?://|HTTP://|Https://|www\\.|WwW\\.|//|/|/www\\.|-Http://|@|\\.|-|[a-z]{1,4}|é|»|#|\\?|:| )",
                 0..6,
             )
         ) {
@@ -2174,6 +2207,35 @@ mod tests {
 
     /// [`may_mention`] as it read a block before the automaton's states were walked by hand:
     /// the automaton's overlapping iterator, then a search for each dot.
+    #[test]
+    fn a_legal_form_is_found_as_by_a_pass_over_every_form() {
+        // Every form, and every form cut short, grown by a letter or changed in one byte:
+        // the binary search answers as a comparison with each form does.
+        let forms = &lexicon_words().legal_forms;
+        let mut asked: Vec<Vec<u8>> = vec![Vec::new(), b"gmbh".to_vec(), b"zzzz".to_vec()];
+        for form in forms {
+            let bytes = form.as_bytes();
+            asked.push(bytes.to_vec());
+            asked.push(bytes[..bytes.len().saturating_sub(1)].to_vec());
+            asked.push([bytes, b"x"].concat());
+            if let Some((first, rest)) = bytes.split_first() {
+                asked.push([&[first.wrapping_add(1)], rest].concat());
+            }
+        }
+        for letters in &asked {
+            let by_pass = forms
+                .iter()
+                .any(|form| form.as_bytes() == letters.as_slice());
+            assert_eq!(
+                is_legal_form(letters),
+                by_pass,
+                "{:?}",
+                String::from_utf8_lossy(letters)
+            );
+        }
+        assert!(is_legal_form(b"gmbh"));
+    }
+
     fn may_mention_by_the_iterator(block: &str) -> bool {
         let Some(filter) = MentionFilter::get() else {
             return true;
