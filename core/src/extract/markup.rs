@@ -134,10 +134,11 @@ impl TreeInput {
 pub struct TreeWriter<'p> {
     /// The page as given to the prescan.
     page: &'p str,
-    /// The copy as it is written: bytes of `str` slices cut at character boundaries and of
-    /// names written as characters ([`write_name`]), so UTF-8 ([`TreeWriter::finish`]). Built
-    /// as bytes, a name is copied without encoding each of its bytes as a `char`.
-    out: Vec<u8>,
+    /// The copy as it is written: `str` slices of the page and names written as characters
+    /// ([`write_name`]). Built as a `String`, it is handed to `tl` as it is: built as bytes, it
+    /// was validated as UTF-8 again at the end, every byte of every page's copy (more than
+    /// writing the names a character at a time costs).
+    out: String,
     attributes: Vec<AttributeSpan>,
     start_tags: Vec<(u32, u32)>,
     /// Where the text after the last tag starts, in the page.
@@ -249,7 +250,7 @@ impl<'p> TreeWriter<'p> {
         input.clear();
         TreeWriter {
             page,
-            out: input.text.into_bytes(),
+            out: input.text,
             attributes: input.attributes,
             start_tags: input.start_tags,
             drops: drops_white_space(),
@@ -290,7 +291,7 @@ impl<'p> TreeWriter<'p> {
             return;
         }
         self.boundary_owed = false;
-        self.out.extend_from_slice(b"<div></div>");
+        self.out.push_str("<div></div>");
         let attributes = index_u32(self.attributes.len());
         self.start_tags.push((attributes, attributes));
         self.text_last = false;
@@ -406,7 +407,7 @@ impl<'p> TreeWriter<'p> {
         key == element.start_name.key()
             && (name.len() <= 8 || {
                 let range = element.name.start as usize..element.name.end as usize;
-                let written = self.out.get(range).unwrap_or_default();
+                let written = self.out.as_bytes().get(range).unwrap_or_default();
                 written.len() == name.len()
                     && written
                         .iter()
@@ -428,7 +429,7 @@ impl<'p> TreeWriter<'p> {
             self.settle_boundary();
             self.at_block_boundary = false;
             self.left_out_since_written = false;
-            self.out.push(b' ');
+            self.out.push(' ');
             self.opened_last = false;
             self.text_last = true;
         }
@@ -519,7 +520,7 @@ impl<'p> TreeWriter<'p> {
             } else {
                 Passage::Reading
             }
-        } else if self.text_last && may_continue_reference(&self.out) {
+        } else if self.text_last && may_continue_reference(self.out.as_bytes()) {
             Passage::Reading
         } else {
             self.passage(names, facts, first_attribute..self.attributes.len())
@@ -576,15 +577,15 @@ impl<'p> TreeWriter<'p> {
         self.after_line_break = facts.breaks_line()
             || (self.after_line_break && self.templates_open == 0 && !is_template);
         self.text_last = false;
-        self.out.push(b'<');
+        self.out.push('<');
         let name_start = index_u32(self.out.len());
         write_name(&mut self.out, name);
         let written = name_start..index_u32(self.out.len());
         if childless {
-            self.out.extend_from_slice(b" />");
+            self.out.push_str(" />");
             self.opened_last = false;
         } else {
-            self.out.push(b'>');
+            self.out.push('>');
             let counted = Counted {
                 title: facts.is(StartName::TITLE),
                 template: is_template,
@@ -652,12 +653,8 @@ impl<'p> TreeWriter<'p> {
             self.text_to(len, |_| false);
         }
         self.settle_boundary();
-        // Valid UTF-8 as written (see [`TreeWriter::out`]); were it not, its invalid bytes
-        // would be replaced rather than the copy lost.
-        let text = String::from_utf8(self.out)
-            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
         TreeInput {
-            text,
+            text: self.out,
             attributes: self.attributes,
             start_tags: self.start_tags,
         }
@@ -689,7 +686,7 @@ impl<'p> TreeWriter<'p> {
         {
             // An element the walker would have entered before this text is left out: an
             // empty one in its place, for which it enters an element as it would have.
-            self.out.extend_from_slice(b"<b></b>");
+            self.out.push_str("<b></b>");
             let attributes = index_u32(self.attributes.len());
             self.start_tags.push((attributes, attributes));
             self.text_last = false;
@@ -704,8 +701,8 @@ impl<'p> TreeWriter<'p> {
         let mut rest = text;
         if bare_less_than {
             while let Some(lt) = rest.find('<') {
-                self.out.extend_from_slice(&rest.as_bytes()[..lt]);
-                self.out.extend_from_slice(b"&lt;");
+                self.out.push_str(&rest[..lt]);
+                self.out.push_str("&lt;");
                 rest = &rest[lt + 1..];
             }
         }
@@ -715,7 +712,7 @@ impl<'p> TreeWriter<'p> {
             !self.drops || !rest.contains('<'),
             "tags not read: {rest:?}"
         );
-        self.out.extend_from_slice(rest.as_bytes());
+        self.out.push_str(rest);
     }
 
     /// The copy will hold tags the prescan did not read: it read past the end of a skipped
@@ -733,8 +730,8 @@ impl<'p> TreeWriter<'p> {
     /// could continue into one character reference ([`may_continue_reference`]), where a tag
     /// the copy leaves out kept the two apart.
     fn keep_text_apart(&mut self) {
-        if self.text_last && may_continue_reference(&self.out) {
-            self.out.extend_from_slice(b"</>");
+        if self.text_last && may_continue_reference(self.out.as_bytes()) {
+            self.out.push_str("</>");
             self.text_last = false;
         }
     }
@@ -816,9 +813,9 @@ impl<'p> TreeWriter<'p> {
             }
         }
         self.text_last = false;
-        self.out.extend_from_slice(b"</");
+        self.out.push_str("</");
         write_name(&mut self.out, name);
-        self.out.push(b'>');
+        self.out.push('>');
         let line_break_before = std::mem::take(&mut self.after_line_break);
         self.opened_last = false;
         // `tl` compares the names as written (`.` as `+`): the same bytes for the same name.
@@ -1131,32 +1128,31 @@ pub fn walker_skips(name: &[u8]) -> bool {
 }
 
 /// Writes an element name as `tl` reads one: `.` as `+` (see the module docs). Names are
-/// ASCII (the prescan reads letters, digits, `-`, `_`, `:` and `.`).
-/// Written as UTF-8 bytes: an ASCII name (all that the prescan reads) in one pass, a byte over
-/// 0x7F as the character of its value. Always inlined: its call (saving six registers) cost
+/// ASCII (the prescan reads letters, digits, `-`, `_`, `:` and `.`); a byte over 0x7F would be
+/// written as the character of its value. Each byte is pushed as a character (one byte for
+/// ASCII): no validation of the name. Always inlined: its call (saving six registers) cost
 /// about as much as copying the name.
 #[inline(always)]
-fn write_name(out: &mut Vec<u8>, name: &[u8]) {
+fn write_name(out: &mut String, name: &[u8]) {
     #[cfg(test)]
     if REFERENCE_WRITE_NAME.get() {
         return write_name_as_chars(out, name);
     }
-    if name.is_ascii() {
-        out.extend(name.iter().map(|&b| if b == b'.' { b'+' } else { b }));
-    } else {
-        write_name_as_chars(out, name);
+    for &b in name {
+        out.push(if b == b'.' { '+' } else { char::from(b) });
     }
 }
 
-/// [`write_name`] a character at a time (as the copy was written when it was a `String`):
-/// the reference its byte copy is held to.
-fn write_name_as_chars(out: &mut Vec<u8>, name: &[u8]) {
+/// [`write_name`] through a second string (as the copy was written when it was first a
+/// `String`): the reference it is held to.
+#[cfg(test)]
+fn write_name_as_chars(out: &mut String, name: &[u8]) {
     let mut text = String::new();
     text.extend(
         name.iter()
             .map(|&b| if b == b'.' { '+' } else { char::from(b) }),
     );
-    out.extend_from_slice(text.as_bytes());
+    out.push_str(&text);
 }
 
 #[cfg(test)]
@@ -1992,8 +1988,8 @@ pub(crate) mod tests {
     }
 
     proptest::proptest! {
-        /// Names are written as the characters of their bytes (`.` as `+`) whether copied
-        /// as bytes or a character at a time.
+        /// Names are written as the characters of their bytes (`.` as `+`), pushed one at a
+        /// time or through a second string.
         #[test]
         fn names_are_written_as_their_characters(
             name in proptest::collection::vec(
@@ -2004,11 +2000,10 @@ pub(crate) mod tests {
                 0..12,
             )
         ) {
-            let mut bytes = b"<".to_vec();
+            let mut bytes = String::from("<");
             super::write_name(&mut bytes, &name);
-            let mut chars = b"<".to_vec();
+            let mut chars = String::from("<");
             super::write_name_as_chars(&mut chars, &name);
-            proptest::prop_assert!(std::str::from_utf8(&bytes).is_ok());
             proptest::prop_assert_eq!(bytes, chars);
         }
     }
