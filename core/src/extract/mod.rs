@@ -912,12 +912,18 @@ fn collect_phones(
         }
     }
     let mut previous = "";
+    // Arabic-Indic digits read as ASCII ones (offsets into `line` keep their order), on a page
+    // that prints any (one search of its text).
+    let arabic_indic = phones::holds_arabic_indic_digits(&doc.text);
     for (printed, start) in lines.iter().zip(line_starts) {
         if !budget.work(printed.len() + 1) {
             break;
         }
-        // Arabic-Indic digits read as ASCII ones; offsets into `line` keep their order.
-        let line = phones::with_ascii_digits(printed);
+        let line = if arabic_indic {
+            phones::with_ascii_digits(printed)
+        } else {
+            std::borrow::Cow::Borrowed(*printed)
+        };
         let line = line.as_ref();
         if has_ascii_digits(line.as_bytes(), 7) {
             let identifier_above = phones::ends_in_identifier_label(previous);

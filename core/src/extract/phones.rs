@@ -95,6 +95,24 @@ pub struct FoundPhone {
     pub fax: bool,
 }
 
+/// Whether `text` holds an Arabic-Indic or a Persian and Urdu digit ([`with_ascii_digits`]):
+/// one search of a page's text, so that a page without any reads its lines as they are.
+pub fn holds_arabic_indic_digits(text: &str) -> bool {
+    first_arabic_indic_digit(text).is_some()
+}
+
+/// Where the first Arabic-Indic or Persian and Urdu digit of `text` starts. Both ranges'
+/// UTF-8: 0xD9 0xA0..=0xA9 (U+0660–U+0669) and 0xDB 0xB0..=0xB9 (U+06F0–U+06F9).
+fn first_arabic_indic_digit(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(0xD9, 0xDB, bytes).find(|&i| {
+        matches!(
+            (bytes[i], bytes.get(i + 1)),
+            (0xD9, Some(0xA0..=0xA9)) | (0xDB, Some(0xB0..=0xB9))
+        )
+    })
+}
+
 /// `line` with its Arabic-Indic digits (`٠`–`٩`, U+0660–U+0669) and Persian and Urdu ones
 /// (`۰`–`۹`, U+06F0–U+06F9) written as ASCII digits (class `phone.arabic_indic_digits`: pages
 /// in Arabic, Persian and Urdu print their numbers so, `٠٤ ٣٨١ ٩٠٥٢`), for [`from_text`],
@@ -102,16 +120,7 @@ pub struct FoundPhone {
 /// digit is two bytes and its ASCII digit one, so an offset into the result is at most the
 /// offset of the same character in `line`, in the same order.
 pub fn with_ascii_digits(line: &str) -> std::borrow::Cow<'_, str> {
-    // Both ranges' UTF-8: 0xD9 0xA0..=0xA9 and 0xDB 0xB0..=0xB9.
-    let is_digit_at = |bytes: &[u8], i: usize| {
-        matches!(
-            (bytes[i], bytes.get(i + 1)),
-            (0xD9, Some(0xA0..=0xA9)) | (0xDB, Some(0xB0..=0xB9))
-        )
-    };
-    let bytes = line.as_bytes();
-    let Some(first) = memchr::memchr2_iter(0xD9, 0xDB, bytes).find(|&i| is_digit_at(bytes, i))
-    else {
+    let Some(first) = first_arabic_indic_digit(line) else {
         return std::borrow::Cow::Borrowed(line);
     };
     let mut out = String::with_capacity(line.len());
@@ -1293,6 +1302,9 @@ mod tests {
         // Other characters of the two bytes' blocks stay (`٪`, `ۺ`), and a lone lead byte's
         // character too.
         assert_eq!(with_ascii_digits("٪٥ ۺ ً"), "٪5 ۺ ً");
+        assert!(holds_arabic_indic_digits("هاتف: ٠٤"));
+        assert!(holds_arabic_indic_digits("۹"));
+        assert!(!holds_arabic_indic_digits("هاتف: 04 ٪ ۺ"));
     }
 
     /// [`whatsapp_number`] as first written: the schemes stripped one by one, every link's

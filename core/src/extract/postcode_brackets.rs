@@ -14,7 +14,8 @@ const MIN_DIGITS: usize = 3;
 
 /// The lines of `lines` (the lines of `text`, starting at `line_starts`, or their own parts:
 /// prefixes of them) that print a postcode in parentheses, by index, as [`unbracketed`] writes
-/// them. One search of the text for `(` finds the lines to read (most lines hold none).
+/// them. One search of the text for `(` finds the lines to read (most lines hold none), and
+/// only a `(` before a postcode-shaped token has its line read.
 pub(crate) fn unbracketed_lines(
     text: &str,
     line_starts: &[usize],
@@ -22,7 +23,12 @@ pub(crate) fn unbracketed_lines(
 ) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut last_read = None;
-    for at in memchr::memchr_iter(b'(', text.as_bytes()) {
+    let bytes = text.as_bytes();
+    for at in memchr::memchr_iter(b'(', bytes) {
+        // Most `(` open words, counts or area codes: turned away before the line is looked up.
+        if postcode_shaped(&bytes[at + 1..]).is_none() {
+            continue;
+        }
         let index = line_starts
             .partition_point(|start| *start <= at)
             .saturating_sub(1);
@@ -99,6 +105,22 @@ fn town_before(before: &str) -> Option<usize> {
     (!town.is_empty() && crate::extract::address::is_place_name(town)).then_some(town_start)
 }
 
+/// Where the `)` is in `after` (the bytes after a `(`), when what stands before it is
+/// postcode-shaped: three to ten ASCII letters, digits, spaces or hyphens, opening with a
+/// letter or digit, three digits or more.
+fn postcode_shaped(after: &[u8]) -> Option<usize> {
+    let limit = (INNER_BYTES.end() + 1).min(after.len());
+    let close = memchr::memchr(b')', &after[..limit])?;
+    let inner = &after[..close];
+    (INNER_BYTES.contains(&inner.len())
+        && inner[0].is_ascii_alphanumeric()
+        && inner
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'-'))
+        && inner.iter().filter(|b| b.is_ascii_digit()).count() >= MIN_DIGITS)
+        .then_some(close)
+}
+
 /// Which side of a bracketed postcode its town is printed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TownSide {
@@ -115,20 +137,7 @@ enum TownSide {
 /// before it (a capitalised word and a space: `Rouen (76000)`), with nothing after the `)` but
 /// the field's end (the line's end, punctuation or a separator).
 fn is_bracketed_postcode(line: &str, open: usize) -> Option<(usize, TownSide)> {
-    let bytes = line.as_bytes();
-    let inner_start = open + 1;
-    let limit = (inner_start + INNER_BYTES.end() + 1).min(bytes.len());
-    let close = inner_start + memchr::memchr(b')', &bytes[inner_start..limit])?;
-    let inner = &bytes[inner_start..close];
-    let shaped = INNER_BYTES.contains(&inner.len())
-        && inner[0].is_ascii_alphanumeric()
-        && inner
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'-'))
-        && inner.iter().filter(|b| b.is_ascii_digit()).count() >= MIN_DIGITS;
-    if !shaped {
-        return None;
-    }
+    let close = open + 1 + postcode_shaped(&line.as_bytes()[open + 1..])?;
     let before = &line[..open];
     let after = &line[close + 1..];
     let opens_field = before.is_empty()
