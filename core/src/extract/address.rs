@@ -3913,19 +3913,24 @@ fn follows_address_label(before: &str) -> bool {
 /// street, part of the street as the page prints it. A chunk with a legal form is the
 /// business's name ([`without_leading_name`] reads it).
 fn places_then_street(prefix: &str) -> bool {
-    let mut chunks = prefix.split(',').map(str::trim);
     let mut places = 0;
-    for chunk in chunks.by_ref() {
+    for chunk in prefix.split(',').map(str::trim) {
         if is_place_name(chunk) && !holds_legal_form(chunk) && places < 2 {
             places += 1;
             continue;
         }
-        let street = chunk.starts_with(|c: char| c.is_ascii_digit())
-            || has_street_word_in(chunk)
-            || (ends_with_house_number(chunk) && has_street_name(chunk));
-        return places > 0 && street;
+        return places > 0 && is_street_chunk(chunk);
     }
     false
+}
+
+/// Whether a comma-separated chunk is a street: it opens with a number (`12 Main Street`),
+/// holds a street word (`Calle Mayor`) or ends with a house number after a street name
+/// (`Lindenweg 3`). Shared by [`without_leading_name`] and [`places_then_street`].
+fn is_street_chunk(chunk: &str) -> bool {
+    chunk.starts_with(|c: char| c.is_ascii_digit())
+        || has_street_word_in(chunk)
+        || (ends_with_house_number(chunk) && has_street_name(chunk))
 }
 
 /// Whether a word of `text` ends a legal form of the lexicon (`GmbH`, `Ltd.`, `S.L.`).
@@ -3959,11 +3964,7 @@ fn without_leading_name(prefix: &str) -> &str {
                 .is_some_and(|head| head.eq_ignore_ascii_case(m))
                 && trimmed[m.len()..].starts_with(|c: char| c.is_ascii_digit())
         });
-        let street = !number
-            && (marked
-                || trimmed.starts_with(|c: char| c.is_ascii_digit())
-                || has_street_word_in(trimmed)
-                || (ends_with_house_number(trimmed) && has_street_name(trimmed)));
+        let street = !number && (marked || is_street_chunk(trimmed));
         if street {
             // A house number alone names no street: the chunks before it do (`Paraje Los
             // Olivos, 7`), also with a floor after it as the last chunk (`San Isidro, 12 bajo`).
