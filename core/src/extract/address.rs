@@ -1239,7 +1239,7 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
 /// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored, or
 /// a region named with its mark ([`is_marked_region`]).
 pub(crate) fn is_region_name(place: &str) -> bool {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    static NAMES: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let names =
         NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
     has_word(names, &place.trim().to_lowercase()) || is_marked_region(place)
@@ -1250,7 +1250,7 @@ pub(crate) fn is_region_name(place: &str) -> bool {
 /// Hungarian `Pest megye`, Ukrainian `Львівська область`, Estonian `Harju maakond`): two to
 /// four words without a digit, one of them a mark, the others capitalised names.
 pub(crate) fn is_marked_region(field: &str) -> bool {
-    static MARKS: OnceLock<Vec<String>> = OnceLock::new();
+    static MARKS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let marks =
         MARKS.get_or_init(|| lexicon::sorted_words(&[Words::RegionMark], str::to_lowercase));
     let field = field.trim().trim_end_matches(['.', ',']);
@@ -1831,7 +1831,7 @@ fn ends_with_number_mark(before: &str) -> bool {
 fn currency_after(after: &str) -> bool {
     /// The longest entry compared, in bytes (`złotych`, `гривень`).
     const LONGEST: usize = 16;
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let rest = after.trim_start_matches([' ', '\u{a0}']);
     let end = rest
         .find(|c: char| !c.is_alphabetic())
@@ -1984,8 +1984,8 @@ pub(crate) fn nothing_after(after: &str) -> bool {
 /// The first words of the labels of the fields that follow an address on its line, lower-case
 /// without a closing `.` or `:` (lexicon classes `label.phone`, `label.email`, `label.fax`,
 /// `label.web`, `label.registration`: `tel`, `e-mail`, `cui`, `p.iva`, `org.nr`), sorted.
-fn field_label_heads() -> &'static [String] {
-    static HEADS: OnceLock<Vec<String>> = OnceLock::new();
+fn field_label_heads() -> &'static lexicon::SortedWords {
+    static HEADS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     HEADS.get_or_init(|| {
         lexicon::sorted_words(
             &[
@@ -2236,8 +2236,11 @@ fn data_postcodes(
     if tokens.is_empty() {
         return found;
     }
-    // The country the line's last comma-separated part names: the same for every candidate.
-    let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
+    // The country the line's last comma-separated part names: the same for every candidate,
+    // read when one first needs it.
+    let mut last_part = None;
+    let mut last_part_country =
+        || *last_part.get_or_insert_with(|| country_named(line.rsplit(',').next().unwrap_or("")));
     let countries = std::cell::RefCell::new(LineCountries::new(line));
     // Every reading below needs an end of the token that some country's format validates
     // (most tokens are counts, times, prices and phone numbers of no postcode's length or
@@ -2265,7 +2268,7 @@ fn data_postcodes(
         let mut in_line_country = None;
         let mut in_line = || {
             *in_line_country.get_or_insert_with(|| {
-                last_part_country
+                last_part_country()
                     .or_else(|| countries.borrow_mut().named(part_before(line, start)))
                     .and_then(postcode::format)
             })
@@ -2279,11 +2282,18 @@ fn data_postcodes(
                 continue;
             }
             let zip = &line[start..end];
-            let named = countries
-                .borrow_mut()
-                .named(&line[end..])
-                .and_then(postcode::format);
-            if valid(page_format, zip)
+            // The country named after the token is asked only when the page's format does
+            // not validate it: the format chosen below is then the page's, whatever it names.
+            let page_validates = valid(page_format, zip);
+            let named = if page_validates {
+                None
+            } else {
+                countries
+                    .borrow_mut()
+                    .named(&line[end..])
+                    .and_then(postcode::format)
+            };
+            if page_validates
                 || valid(named, zip)
                 || valid(in_line(), zip)
                 || valid(labelled_country, zip)
@@ -2427,8 +2437,8 @@ const PLACE_TESTS: postcode_places::Tests = postcode_places::Tests {
 
 /// The post-office box words of the lexicon (class `address.box`), lower-case, letters and
 /// digits only (`P.O. Box` → `pobox`, `S.L.P.` → `slp`).
-fn box_words() -> &'static [String] {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+fn box_words() -> &'static lexicon::SortedWords {
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WORDS.get_or_init(|| {
         lexicon::sorted_words(&[Words::AddressBox], |word| {
             word.chars()
@@ -2643,7 +2653,7 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
 /// Whether `token` is a door word of the lexicon (class `address.door`: `izq.`, `dcha.`,
 /// `esq.`, `dto.`), its full stop or comma left out and case folded.
 fn is_door_word(token: &str) -> bool {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let token = token.trim_end_matches([',', '.']);
     (2..=9).contains(&token.len())
         && token.bytes().all(|b| b.is_ascii_alphabetic())
@@ -2852,7 +2862,7 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
 /// entries lower-cased, each with a colon after it (`address:`, `domicilio social:`), and the
 /// first bytes a line opening with one of them may have (either case), for a cheap refusal.
 struct AddressLabels {
-    labels: Vec<String>,
+    labels: lexicon::SortedWords,
     initials: [bool; 256],
 }
 
@@ -4263,8 +4273,8 @@ pub(crate) fn has_street_name(text: &str) -> bool {
 
 /// The lexicon's premise words (class `address.premise`: `floor`, `unit`, `Gebäude`,
 /// `étage`, `piso`), lower-case, sorted; built once.
-fn premise_words() -> &'static [String] {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+fn premise_words() -> &'static lexicon::SortedWords {
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressPremise], str::to_lowercase))
 }
 
@@ -4434,9 +4444,9 @@ const ABBREVIATION_MARKS: [char; 4] = ['.', '\'', '’', '\u{5f3}'];
 struct StreetWords {
     /// `street.type` and `address.word`: the words of a street or address line (`street`,
     /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
-    words: Vec<String>,
+    words: lexicon::SortedWords,
     /// `address.unit`: words of a unit, floor or box (`suite`, `Etage`, `Postfach`).
-    units: Vec<String>,
+    units: lexicon::SortedWords,
     /// The lengths of `words` by first byte: bit `n` (63 for 63 bytes or more) of entry `b`
     /// is set when a word of `n` bytes starts with byte `b`; a piece whose bit is clear is
     /// not looked up.
@@ -4808,7 +4818,7 @@ fn street_words() -> &'static StreetWords {
 }
 
 /// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
-fn has_word(words: &[String], word: &str) -> bool {
+fn has_word(words: &lexicon::SortedWords, word: &str) -> bool {
     lexicon::holds(words, word)
 }
 
@@ -4818,15 +4828,14 @@ fn has_word(words: &[String], word: &str) -> bool {
 /// number alone before a comma (class `address.unit_not_label`: `Office 4, Sample House, …`,
 /// `Office No. 301, …`): that is the unit, part of the street.
 fn without_glued_label(text: &str) -> &str {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    static LABELS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let labels = LABELS.get_or_init(|| {
-        let mut words: Vec<String> = lexicon::words(Words::LabelAddress)
-            .filter(|w| !w.contains(' '))
-            .map(str::to_lowercase)
-            .collect();
-        words.sort();
-        words.dedup();
-        words
+        lexicon::SortedWords::from_words(
+            lexicon::words(Words::LabelAddress)
+                .filter(|w| !w.contains(' '))
+                .map(str::to_lowercase)
+                .collect(),
+        )
     });
     match text.split_once(' ') {
         Some((first, rest))
@@ -5010,7 +5019,7 @@ mod tests {
     /// [`has_street_word`] read the plain way, to hold the one-pass reading to: every piece
     /// looked up in the sorted words, every word compared with every suffix.
     fn has_street_word_plain(lower: &str) -> bool {
-        static TABLES: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+        static TABLES: OnceLock<(lexicon::SortedWords, lexicon::SortedWords)> = OnceLock::new();
         let (words, suffixes) = TABLES.get_or_init(|| {
             let read = |classes: &[Words]| {
                 lexicon::sorted_words(classes, |word| {

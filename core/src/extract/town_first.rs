@@ -172,7 +172,7 @@ fn street_field(text: &str) -> Option<&str> {
 /// `town` without a town word of the lexicon before it (`г. Москва` → `Москва`; class
 /// `locality.mark`).
 fn without_town_mark(town: &str) -> &str {
-    static MARKS: OnceLock<Vec<String>> = OnceLock::new();
+    static MARKS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let marks = MARKS
         .get_or_init(|| lexicon::sorted_words(&[lexicon::Class::LocalityMark], str::to_lowercase));
     let town = town.trim();
