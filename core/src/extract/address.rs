@@ -22,7 +22,7 @@ use crate::extract::dates;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
 use crate::extract::postcode_places;
-use crate::extract::words8::{any_ascii_digit, load};
+use crate::extract::words8::{any_ascii_digit, first_ascii_digit, load};
 use crate::lexicon::{self, Class as Words};
 
 /// Address parts found in markup, as written.
@@ -613,6 +613,10 @@ fn read_as_field_lines(
     line: &str,
     page_region: Option<&str>,
 ) -> Option<Vec<TextAddress>> {
+    // Three fields need two separators, and each separator holds `|` or the first byte of
+    // its UTF-8 (0xC2 for `·`, 0xE2 for the others): a line with fewer than two such bytes
+    // (most lines) is not split.
+    memchr::memchr3_iter(b'|', 0xC2, 0xE2, line.as_bytes()).nth(1)?;
     let fields: Vec<&str> = line
         .split(FIELD_SEPARATORS)
         .map(str::trim)
@@ -1649,107 +1653,140 @@ fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
 /// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
 /// followed by no letter or digit; as byte ranges, longest first from each start.
-pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, ZipEnds)> {
+///
+/// Read as an iterator, without an allocation: the postcode readers ask it of most lines
+/// that hold a digit.
+pub(crate) fn zip_tokens(line: &str) -> ZipTokens<'_> {
     let bytes = line.as_bytes();
-    let mut out = Vec::new();
     // No digit, no token: most lines have none.
-    let Some(first_digit) = bytes.iter().position(u8::is_ascii_digit) else {
-        return out;
-    };
-    let run_end = |from: usize| {
-        bytes[from..]
-            .iter()
-            .position(|b| !b.is_ascii_alphanumeric())
-            .map_or(bytes.len(), |p| from + p)
-    };
-    // A char before `i` that is alphanumeric: an ASCII byte is read as it is, the last char
-    // of the text before otherwise.
-    let after_alphanumeric = |i: usize| match i.checked_sub(1).map(|j| bytes[j]) {
-        None => false,
-        Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
-        Some(_) => line[..i].ends_with(char::is_alphanumeric),
-    };
-    // Where the run holding byte `at` starts.
-    let run_start = |at: usize| {
-        bytes[..at]
-            .iter()
-            .rposition(|b| !b.is_ascii_alphanumeric())
-            .map_or(0, |p| p + 1)
-    };
-    // The start of the earliest token that can reach the digit at `digit`: its run's start,
-    // or up to two runs before it joined by one space or hyphen.
-    let chain_start = |digit: usize| {
-        let mut start = run_start(digit);
-        for _ in 0..2 {
-            let joined = start >= 2
-                && matches!(bytes[start - 1], b' ' | b'-')
-                && bytes[start - 2].is_ascii_alphanumeric();
-            if !joined {
-                break;
-            }
-            start = run_start(start - 1);
-        }
-        start
-    };
-    // Tokens starting before the earliest token that can reach the next digit hold no digit:
-    // the scan jumps to it.
-    let mut i = 0;
-    let mut next_digit = first_digit;
-    let mut reach = chain_start(first_digit);
-    while i < bytes.len() {
-        if next_digit < i {
-            let Some(p) = bytes[i..].iter().position(u8::is_ascii_digit) else {
-                break;
-            };
-            next_digit = i + p;
-            reach = chain_start(next_digit);
-        }
-        i = i.max(reach);
-        // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
-        if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
-            i += 1;
-            continue;
-        }
-        let mut ends = [0usize; 3];
-        ends[0] = run_end(i);
-        let mut count = 1;
-        while count < 3 {
-            let end = ends[count - 1];
-            let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
-                && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
-            if !joined {
-                break;
-            }
-            ends[count] = run_end(end + 1);
-            count += 1;
-        }
-        // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
-        let mut kept = [0usize; 3];
-        let mut kept_count = 0;
-        for &end in &ends[..count] {
-            if !line[end..].starts_with(char::is_alphanumeric) {
-                kept[kept_count] = end;
-                kept_count += 1;
-            }
-        }
-        let last = if kept_count == 0 {
-            i
+    let first_digit = first_ascii_digit(bytes);
+    ZipTokens {
+        line,
+        i: if first_digit.is_some() {
+            0
         } else {
-            kept[kept_count - 1]
-        };
-        if bytes[i..last].iter().any(u8::is_ascii_digit) {
-            kept[..kept_count].reverse();
-            out.push((
-                i,
-                ZipEnds {
-                    ends: kept,
-                    len: kept_count,
-                },
-            ));
-        }
-        i = ends[0];
+            bytes.len()
+        },
+        next_digit: first_digit.unwrap_or(0),
+        reach: first_digit.map_or(0, |digit| chain_start(bytes, digit)),
     }
-    out
+}
+
+/// The iterator of [`zip_tokens`].
+pub(crate) struct ZipTokens<'a> {
+    line: &'a str,
+    /// The byte the scan is at.
+    i: usize,
+    /// The next ASCII digit at or after the scan's byte (or before it: then it is searched
+    /// again), and the start of the earliest token that can reach it ([`chain_start`]).
+    next_digit: usize,
+    reach: usize,
+}
+
+/// Where the run of ASCII letters and digits holding byte `at` of `bytes` starts.
+fn run_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_alphanumeric())
+        .map_or(0, |p| p + 1)
+}
+
+/// Where the run of ASCII letters and digits from byte `from` of `bytes` ends.
+fn run_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .map_or(bytes.len(), |p| from + p)
+}
+
+/// The start of the earliest token that can reach the digit at `digit`: its run's start, or up
+/// to two runs before it joined by one space or hyphen.
+fn chain_start(bytes: &[u8], digit: usize) -> usize {
+    let mut start = run_start(bytes, digit);
+    for _ in 0..2 {
+        let joined = start >= 2
+            && matches!(bytes[start - 1], b' ' | b'-')
+            && bytes[start - 2].is_ascii_alphanumeric();
+        if !joined {
+            break;
+        }
+        start = run_start(bytes, start - 1);
+    }
+    start
+}
+
+impl Iterator for ZipTokens<'_> {
+    type Item = (usize, ZipEnds);
+
+    fn next(&mut self) -> Option<(usize, ZipEnds)> {
+        let line = self.line;
+        let bytes = line.as_bytes();
+        // A char before `i` that is alphanumeric: an ASCII byte is read as it is, the last
+        // char of the text before otherwise.
+        let after_alphanumeric = |i: usize| match i.checked_sub(1).map(|j| bytes[j]) {
+            None => false,
+            Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
+            Some(_) => line[..i].ends_with(char::is_alphanumeric),
+        };
+        // Tokens starting before the earliest token that can reach the next digit hold no
+        // digit: the scan jumps to it.
+        while self.i < bytes.len() {
+            if self.next_digit < self.i {
+                let Some(p) = first_ascii_digit(&bytes[self.i..]) else {
+                    self.i = bytes.len();
+                    break;
+                };
+                self.next_digit = self.i + p;
+                self.reach = chain_start(bytes, self.next_digit);
+            }
+            let i = self.i.max(self.reach);
+            self.i = i;
+            // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
+            if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
+                self.i = i + 1;
+                continue;
+            }
+            let mut ends = [0usize; 3];
+            ends[0] = run_end(bytes, i);
+            let mut count = 1;
+            while count < 3 {
+                let end = ends[count - 1];
+                let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joined {
+                    break;
+                }
+                ends[count] = run_end(bytes, end + 1);
+                count += 1;
+            }
+            // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
+            let mut kept = [0usize; 3];
+            let mut kept_count = 0;
+            for &end in &ends[..count] {
+                if !line[end..].starts_with(char::is_alphanumeric) {
+                    kept[kept_count] = end;
+                    kept_count += 1;
+                }
+            }
+            let last = if kept_count == 0 {
+                i
+            } else {
+                kept[kept_count - 1]
+            };
+            self.i = ends[0];
+            if bytes[i..last].iter().any(u8::is_ascii_digit) {
+                kept[..kept_count].reverse();
+                return Some((
+                    i,
+                    ZipEnds {
+                        ends: kept,
+                        len: kept_count,
+                    },
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// The ends of the tokens [`zip_tokens`] reads from one start, longest first: up to three
@@ -2232,8 +2269,8 @@ fn data_postcodes(
         .filter(|r| !HAND_READ.contains(r))
         .and_then(postcode::format);
     let mut found = Vec::new();
-    let tokens = zip_tokens(line);
-    if tokens.is_empty() {
+    let mut tokens = zip_tokens(line).peekable();
+    if tokens.peek().is_none() {
         return found;
     }
     // The country the line's last comma-separated part names: the same for every candidate,
@@ -5016,6 +5053,22 @@ mod tests {
     use super::*;
     use proptest::strategy::Strategy;
 
+    #[test]
+    fn every_field_separator_opens_with_a_byte_the_line_of_fields_prefilter_counts() {
+        for separator in FIELD_SEPARATORS {
+            let mut utf8 = [0u8; 4];
+            let first = separator.encode_utf8(&mut utf8).as_bytes()[0];
+            assert!([b'|', 0xC2, 0xE2].contains(&first), "{separator}");
+        }
+        // Lines of fields with each kind of separator still reach the reader.
+        for separator in FIELD_SEPARATORS {
+            let line =
+                format!("Beispiel GmbH {separator} Beispielweg 14 {separator} 04109 Leipzig");
+            let read = read_as_field_lines(&[&line], 0, &line, Some("DE"));
+            assert!(read.is_some_and(|found| found.len() == 1), "{line}");
+        }
+    }
+
     /// [`has_street_word`] read the plain way, to hold the one-pass reading to: every piece
     /// looked up in the sorted words, every word compared with every suffix.
     fn has_street_word_plain(lower: &str) -> bool {
@@ -5391,7 +5444,7 @@ mod tests {
             .filter(|r| !HAND_READ.contains(r))
             .and_then(postcode::format);
         let mut found = Vec::new();
-        let tokens = zip_tokens(line);
+        let tokens: Vec<_> = zip_tokens(line).collect();
         if tokens.is_empty() {
             return found;
         }
@@ -5610,7 +5663,7 @@ mod tests {
         let starts: Vec<usize> = (0..=line.len())
             .filter(|&i| line.is_char_boundary(i))
             .collect();
-        let tokens: Vec<usize> = zip_tokens(line).iter().map(|(start, _)| *start).collect();
+        let tokens: Vec<usize> = zip_tokens(line).map(|(start, _)| start).collect();
         for order in [starts.clone(), tokens, starts.into_iter().rev().collect()] {
             let mut reader = LabelReader::new(line);
             for start in order {
@@ -5704,7 +5757,6 @@ mod tests {
     /// [`zip_tokens`] with each token's ends as a vector.
     fn zip_tokens_as_vectors(line: &str) -> Vec<(usize, Vec<usize>)> {
         zip_tokens(line)
-            .into_iter()
             .map(|(start, ends)| (start, ends.to_vec()))
             .collect()
     }
