@@ -1827,8 +1827,22 @@ impl<'a> IntoIterator for &'a ZipEnds {
 /// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
 /// `No. 12`), an amount or a share (`$`, `€`, `%`).
 pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
-    let before = &line[..start];
     let after = &line[end..];
+    let mut ahead = after.chars();
+    let joined_after = match (ahead.next(), ahead.next()) {
+        (Some('%' | '€' | '$'), _) => true,
+        (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
+        _ => false,
+    } || currency_after(after);
+    joined_after || is_number_continued_before(line, start)
+}
+
+/// The half of [`is_part_of_other_number`] that reads only the text before the number at
+/// `start`: a digit group one space, dash, dot or slash before it, a `+`, `#`, `№` or currency
+/// sign, or a house number's mark. When it holds, every token from `start` is part of another
+/// number, whatever its end.
+pub(crate) fn is_number_continued_before(line: &str, start: usize) -> bool {
+    let before = &line[..start];
     let mut back = before.chars().rev();
     let joined_before = match (back.next(), back.next()) {
         (Some('+' | '#' | '№' | '$' | '€' | '£' | '₹'), _) => true,
@@ -1836,14 +1850,7 @@ pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> b
         (Some(c), _) => c.is_ascii_digit(),
         _ => false,
     };
-    let mut ahead = after.chars();
-    let joined_after = match (ahead.next(), ahead.next()) {
-        (Some('%' | '€' | '$'), _) => true,
-        (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
-        _ => false,
-    } || currency_after(after);
-    let house_number = ends_with_number_mark(before);
-    joined_before || joined_after || house_number
+    joined_before || ends_with_number_mark(before)
 }
 
 /// The marks of a house number before it (`No. 12`, `Nr 5`, `nº 7`), lower-case.
@@ -1852,9 +1859,15 @@ const NUMBER_MARKS: [&str; 9] = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", 
 /// Whether `before` (the text before a number) ends with a house number's mark
 /// ([`NUMBER_MARKS`], case ignored) that is not the end of a longer word.
 fn ends_with_number_mark(before: &str) -> bool {
+    let before = before.trim_end();
+    // Every mark ends in one of these characters lower-cased (only `O` and `R` lower to `o`
+    // and `r`): most texts end in none, and are not lower-cased.
+    if !before.ends_with(['o', 'O', 'r', 'R', '.', ':', 'º', '°']) {
+        return false;
+    }
     // The marks have at most five bytes: eight characters lower-cased end as the whole
     // text does, with the character before the mark.
-    let lower = lowered_end(before.trim_end(), 8);
+    let lower = lowered_end(before, 8);
     NUMBER_MARKS.iter().any(|m| {
         lower
             .strip_suffix(m)
@@ -2295,6 +2308,12 @@ fn data_postcodes(
         }
         if let Some(boxed) = box_postcode(lines, index, line, start, &ends, page_format) {
             found.push(boxed);
+            continue;
+        }
+        // A token that continues a number before it is part of that number whatever its end
+        // ([`is_part_of_other_number`] below): passed before its label and countries are read
+        // (phone numbers' digit groups, most of the tokens of a line with a phone).
+        if is_number_continued_before(line, start) {
             continue;
         }
         let before = &line[..start];
@@ -5428,6 +5447,17 @@ mod tests {
             }
         }
         assert!(marked >= 20, "{marked}");
+        // Every mark, in either case, after a word and alone.
+        for mark in NUMBER_MARKS {
+            for text in [
+                mark.to_string(),
+                mark.to_uppercase(),
+                format!("Calle 5 {} ", mark.to_uppercase()),
+            ] {
+                assert!(ends_with_number_mark_plain(&text), "{text}");
+                assert!(ends_with_number_mark(&text), "{text}");
+            }
+        }
     }
 
     /// [`data_postcodes`] as it read before its tokens were passed by what no country's
