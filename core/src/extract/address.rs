@@ -2944,16 +2944,17 @@ fn address_labels() -> &'static AddressLabels {
 /// MONEGROS 24, TAUSTE, ZARAGOZA`): the street is the text up to its house number (a street
 /// word is needed), then the town and the province or region, when they are place names.
 fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Option<TextAddress> {
-    // Cheap refusal (most lines come here): the first letter of a label, then a colon near
-    // the start of a short line.
+    // Cheap refusal (most lines come here): a colon near the start of a short line, then the
+    // first letter of a label (the labels' table is not read for a line without the colon).
     let head = line.trim_start();
+    let bytes = head.as_bytes();
+    if head.len() > 160 || !bytes[..bytes.len().min(24)].contains(&b':') {
+        return None;
+    }
     let labels = address_labels();
-    if !head
-        .as_bytes()
+    if !bytes
         .first()
         .is_some_and(|first| labels.initials[usize::from(*first)])
-        || head.len() > 160
-        || !head.as_bytes().iter().take(24).any(|b| *b == b':')
     {
         return None;
     }
