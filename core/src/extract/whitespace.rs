@@ -7,7 +7,9 @@
 //! a time (a word of printable ASCII with single spaces is copied whole); anything else goes
 //! one character at a time.
 
-use crate::extract::words8::{any_byte_above, any_byte_below, bytes_equal, load};
+#[cfg(test)]
+use crate::extract::words8::any_byte_below;
+use crate::extract::words8::{any_byte_above, bytes_equal, load};
 
 /// Collapses white space runs to one space and trims; removes zero-width characters.
 pub fn collapse(s: &str) -> String {
@@ -94,16 +96,28 @@ fn push_space(out: &mut String) {
 fn kept_run_end(s: &str, start: usize) -> usize {
     let bytes = s.as_bytes();
     let mut i = start;
-    loop {
-        // Eight bytes at a time while they are printable ASCII with single spaces, and the
-        // first is not a space that would start the run or follow a space.
-        while let Some(word) = load(bytes, i) {
-            let space_first = bytes[i] == b' ' && (i == start || bytes[i - 1] == b' ');
-            if space_first || !printable_with_single_spaces(word) {
-                break;
-            }
+    // Eight bytes at a time: the first byte that needs a closer look (a control, a space
+    // that starts the run or follows a space, a non-ASCII byte) is found in the word, and
+    // the bytes before it are passed at once. A failed check used to fall back to one byte
+    // and load the word again from the next, up to eight times for one word with an accent.
+    while let Some(word) = load(bytes, i) {
+        let after_space = i == start || bytes[i - 1] == b' ';
+        let care = bytes_needing_care(word, after_space);
+        if care == 0 {
             i += 8;
+            continue;
         }
+        i += care.trailing_zeros() as usize / 8;
+        let b = bytes[i];
+        // Only a lead byte of a non-ASCII character can be kept here (a space or control
+        // that needs care never is): one that cannot start white space, a control or a
+        // zero-width character is kept without being decoded.
+        if b < 0x80 || (may_start_special(b) && special_char(&s[i..]).is_some()) {
+            return i;
+        }
+        i += utf8_len(b);
+    }
+    loop {
         match bytes.get(i) {
             None => return i,
             Some(&b) if b > b' ' && b < 0x7f => i += 1,
@@ -112,6 +126,29 @@ fn kept_run_end(s: &str, start: usize) -> usize {
             Some(_) => return i,
         }
     }
+}
+
+/// The high bit of each byte of `word` that [`kept_run_end`] must look at on its own: a
+/// control (below 0x20 or 0x7F), a non-ASCII byte, or a space after a space (`after_space`:
+/// whether the byte before the word is a space, or the run starts at the word). A false bit
+/// only ever sits above a true one, so the lowest bit set is exact.
+fn bytes_needing_care(word: u64, after_space: bool) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte below 0x20 borrows into its high bit (a borrow only marks bytes above it).
+    let controls = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    let spaces = bytes_equal(word, b' ');
+    // A space whose previous byte (8 bits down, little-endian) is a space.
+    let doubled = spaces & ((spaces << 8) | u64::from(after_space) << 7);
+    controls | (word & HIGHS) | bytes_equal(word, 0x7f) | doubled
+}
+
+/// Whether a UTF-8 lead byte `b` may start white space, a control or a zero-width character:
+/// U+0080–U+00BF (C1 controls, U+0085, U+00A0, U+00AD) lead with 0xC2; U+1680 with 0xE1;
+/// U+2000–U+206F with 0xE2; U+3000 with 0xE3; U+FEFF with 0xEF. No other lead byte starts
+/// one.
+fn may_start_special(b: u8) -> bool {
+    matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF)
 }
 
 /// Skips ASCII white space and controls from `at` (eight bytes at a time), setting `space`
@@ -154,7 +191,8 @@ fn special_char(s: &str) -> Option<(usize, bool)> {
 }
 
 /// Whether every byte of `word` is printable ASCII or a space (0x20–0x7E) and no two spaces
-/// are next to each other.
+/// are next to each other (the check of [`tests::kept_run_end_reference`]).
+#[cfg(test)]
 fn printable_with_single_spaces(word: u64) -> bool {
     if any_byte_below(word, 0x20) || any_byte_above(word, 0x7e) {
         return false;
@@ -181,6 +219,34 @@ mod tests {
                 }
             } else if !zero_width {
                 out.push(ch);
+            }
+        }
+    }
+
+    /// `kept_run_end` as it was, falling back to one byte when a word of eight fails its check:
+    /// the reference the new one is held to. The end of the run of kept characters from `start`: printable ASCII, single spaces after a
+    /// kept character, and non-ASCII characters that are neither white space, controls nor
+    /// zero-width. A space ending the run is kept in it: a kept character is before it, so the
+    /// collapsed text has it too.
+    pub(super) fn kept_run_end_reference(s: &str, start: usize) -> usize {
+        let bytes = s.as_bytes();
+        let mut i = start;
+        loop {
+            // Eight bytes at a time while they are printable ASCII with single spaces, and the
+            // first is not a space that would start the run or follow a space.
+            while let Some(word) = load(bytes, i) {
+                let space_first = bytes[i] == b' ' && (i == start || bytes[i - 1] == b' ');
+                if space_first || !printable_with_single_spaces(word) {
+                    break;
+                }
+                i += 8;
+            }
+            match bytes.get(i) {
+                None => return i,
+                Some(&b) if b > b' ' && b < 0x7f => i += 1,
+                Some(&b' ') if i > start && bytes[i - 1] != b' ' => i += 1,
+                Some(&b) if b >= 0x80 && special_char(&s[i..]).is_none() => i += utf8_len(b),
+                Some(_) => return i,
             }
         }
     }
@@ -233,6 +299,33 @@ mod tests {
             let mut model = before.to_string();
             push_collapsed_model(&mut model, &s);
             proptest::prop_assert_eq!(fast, model);
+        }
+
+        #[test]
+        fn kept_runs_end_where_the_reference_ends_them(
+            s in "([a.~]{1,12}|[ \t\n\r\u{1}\u{1f}\u{7f}\u{85}\u{a0}\u{ad}é\u{c0}\u{1680}\u{2000}\u{2060}\u{200b}\u{2028}\u{3000}\u{feff}\u{fffd}😀]){0,16}",
+            start_at in 0usize..64,
+        ) {
+            // Every character boundary up to `start_at`, as `push_collapsed` may start a run
+            // anywhere.
+            for start in (0..=s.len().min(start_at)).filter(|&i| s.is_char_boundary(i)) {
+                proptest::prop_assert_eq!(kept_run_end(&s, start), kept_run_end_reference(&s, start));
+            }
+        }
+
+        #[test]
+        fn the_care_mask_finds_the_first_byte_a_byte_by_byte_model_finds(
+            bytes in crate::extract::words8::test_bytes(),
+            after_space: bool,
+        ) {
+            let word = u64::from_le_bytes(bytes);
+            let first = (0..8).find(|&i| {
+                let b = bytes[i];
+                let previous_space = if i == 0 { after_space } else { bytes[i - 1] == b' ' };
+                !(0x20..0x7f).contains(&b) || (b == b' ' && previous_space)
+            });
+            let care = bytes_needing_care(word, after_space);
+            proptest::prop_assert_eq!((care != 0).then(|| care.trailing_zeros() as usize / 8), first);
         }
 
         #[test]
