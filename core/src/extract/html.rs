@@ -18,7 +18,8 @@ use crate::extract::entities;
 #[cfg(test)]
 use crate::extract::markup::walker_skips;
 use crate::extract::markup::{
-    is_block, AttributeSpan, Element, ElementFacts, Markup, Node, Passage, StartName, TreeInput,
+    is_block, AttributeSpan, ClassRead, Element, ElementFacts, Markup, Node, Passage, StartName,
+    TreeInput,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
@@ -319,7 +320,11 @@ impl<'b> Walker<'b> {
     /// subtree is not to be visited.
     fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element<'_>) -> Option<Exit> {
         let name = element.name;
-        let attrs = Attrs::read(markup.attributes(element), name);
+        let attrs = Attrs::read_with_class(
+            markup.attributes(element),
+            name,
+            ClassNames::handed_over(element.class_read()),
+        );
         // An element the page never closed spans the rest of the page (`markup.rs`), so
         // effects that last for an element's extent (hidden text, a link's text, a footer)
         // apply only to closed ones.
@@ -751,9 +756,9 @@ pub(crate) fn walker_passes_through(
     attributes: &[AttributeSpan],
     names: &[u8],
     page: &str,
-) -> Passage {
+) -> (Passage, ClassRead) {
     if name.is(StartName::READ_BY_NAME) {
-        return Passage::Reading;
+        return (Passage::Reading, ClassRead::default());
     }
     // The attributes as `Attrs::read` reads them for such an element (none of its arms for
     // links, images, metas, `<html>` or iframes applies), looking only at those that decide
@@ -764,10 +769,16 @@ pub(crate) fn walker_passes_through(
     // Microdata and RDFa properties: a later `itemprop` replaces what an earlier `property`
     // found, so they are known at the end only.
     let mut item_prop = None;
+    // The class names, once read, go to the walker with the element if it is kept.
+    let mut class_read = ClassRead::default();
     for attribute in attributes {
         let value = || page.get(attribute.value.range()).unwrap_or("");
         let reads = match names.get(attribute.name.range()).unwrap_or_default() {
-            b"class" if seen.first(Seen::CLASS) => ClassNames::read(value().as_bytes()).any(),
+            b"class" if seen.first(Seen::CLASS) => {
+                let class = ClassNames::read(value().as_bytes());
+                class_read = class.to_hand_over();
+                class.any()
+            }
             b"id" if seen.first(Seen::ID) => names_footer(value().as_bytes()),
             b"style" if seen.first(Seen::STYLE) => style_hides(value().as_bytes()),
             b"hidden" | b"itemscope" => true,
@@ -791,10 +802,13 @@ pub(crate) fn walker_passes_through(
             _ => false,
         };
         if reads {
-            return Passage::Reading;
+            return (Passage::Reading, class_read);
         }
     }
-    passage_without_attributes_read(item_prop.is_some(), name.block())
+    (
+        passage_without_attributes_read(item_prop.is_some(), name.block()),
+        class_read,
+    )
 }
 
 /// The [`Passage`] of an element not read by its name: [`Passage::Reading`] when an attribute
@@ -844,8 +858,25 @@ fn walker_passes_through_by_attrs(
 /// [`walker_passes_through`] held to its reference.
 #[cfg(test)]
 mod walker_passes_through_tests {
-    use super::{walker_passes_through, walker_passes_through_by_attrs};
+    use super::{walker_passes_through, walker_passes_through_by_attrs, ClassNames};
     use crate::extract::markup::{AttributeSpan, Span, StartName};
+
+    #[test]
+    fn class_names_handed_over_are_those_packed() {
+        assert_eq!(ClassNames::handed_over(Default::default()), None);
+        let props = std::iter::once(None).chain(ClassNames::PROPS.map(Some));
+        for prop in props {
+            for bits in 0..8u8 {
+                let names = ClassNames {
+                    adr: bits & 1 != 0,
+                    vcard: bits & 2 != 0,
+                    footer: bits & 4 != 0,
+                    prop,
+                };
+                assert_eq!(ClassNames::handed_over(names.to_hand_over()), Some(names));
+            }
+        }
+    }
 
     /// Both readings of an element named `name` with `attributes` (names as the prescan
     /// writes them, values as written).
@@ -867,12 +898,24 @@ mod walker_passes_through_tests {
             })
             .collect();
         let name = name.as_bytes();
+        let (passage, class_read) =
+            walker_passes_through(StartName::of(name), &spans, names.as_bytes(), &page);
         assert_eq!(
-            walker_passes_through(StartName::of(name), &spans, names.as_bytes(), &page),
+            passage,
             walker_passes_through_by_attrs(name, &spans, names.as_bytes(), &page),
             "{:?} {attributes:?}",
             String::from_utf8_lossy(name)
         );
+        // The class names handed to the walker are those of the first `class`, as it reads
+        // them.
+        if let Some(handed) = ClassNames::handed_over(class_read) {
+            let first_class = attributes.iter().find(|(key, _)| *key == "class");
+            assert_eq!(
+                Some(handed),
+                first_class.map(|(_, value)| ClassNames::read(value.as_bytes())),
+                "{attributes:?}"
+            );
+        }
     }
 
     const NAMES: [&str; 12] = [
@@ -978,8 +1021,20 @@ struct Attrs<'s> {
 impl<'s> Attrs<'s> {
     /// Reads the attributes of an element named `name` in one pass, keeping the values this
     /// element needs as written (the walker decodes the few it uses). A repeated attribute is
-    /// ignored, as HTML5 does (§13.2.5.33: the first one counts).
+    /// ignored, as HTML5 does (§13.2.5.33: the first one counts). (The walker itself uses
+    /// [`Attrs::read_with_class`]; the tests' references read this way.)
+    #[cfg(test)]
     fn read(attributes: impl Iterator<Item = (&'s [u8], &'s str)>, name: &[u8]) -> Attrs<'s> {
+        Attrs::read_with_class(attributes, name, None)
+    }
+
+    /// [`Attrs::read`], where the names of the first `class` attribute may have been read
+    /// already (`class`, by the prescan's pass-through test): they are not read again.
+    fn read_with_class(
+        attributes: impl Iterator<Item = (&'s [u8], &'s str)>,
+        name: &[u8],
+        class: Option<ClassNames>,
+    ) -> Attrs<'s> {
         let mut attrs = Attrs::default();
         let wants_href = matches!(name, b"a" | b"area" | b"base" | b"link");
         let is_link = matches!(name, b"a" | b"area");
@@ -1024,7 +1079,9 @@ impl<'s> Attrs<'s> {
                 }
                 b"hidden" => attrs.hidden = true,
                 b"style" if seen.first(Seen::STYLE) => attrs.hidden |= style_hides(raw.as_bytes()),
-                b"class" if seen.first(Seen::CLASS) => attrs.read_class(raw.as_bytes()),
+                b"class" if seen.first(Seen::CLASS) => {
+                    attrs.take_class(class.unwrap_or_else(|| ClassNames::read(raw.as_bytes())))
+                }
                 b"id" if seen.first(Seen::ID) => attrs.footer_like |= names_footer(raw.as_bytes()),
                 _ => {}
             }
@@ -1032,10 +1089,9 @@ impl<'s> Attrs<'s> {
         attrs
     }
 
-    /// Reads the class names of a `class` attribute: microformat roots and properties, and
-    /// names that mark a footer ([`ClassNames::read`]).
-    fn read_class(&mut self, class: &[u8]) {
-        let names = ClassNames::read(class);
+    /// Takes what the class names of a `class` attribute tell: microformat roots and
+    /// properties, and names that mark a footer ([`ClassNames::read`]).
+    fn take_class(&mut self, names: ClassNames) {
         self.class_adr |= names.adr;
         self.class_vcard |= names.vcard;
         if self.class_prop.is_none() {
@@ -1092,6 +1148,45 @@ impl ClassNames {
     /// Whether any name tells the walker something.
     fn any(self) -> bool {
         self.adr || self.vcard || self.footer || self.prop.is_some()
+    }
+
+    /// The properties in the order of their discriminants, for [`ClassNames::handed_over`].
+    const PROPS: [Prop; 8] = [
+        Prop::Country,
+        Prop::Email,
+        Prop::Locality,
+        Prop::OrgName,
+        Prop::PostalCode,
+        Prop::Region,
+        Prop::Street,
+        Prop::Telephone,
+    ];
+
+    /// These names packed in a byte to go with an element from the prescan to the walker:
+    /// bit 0 set (read), then `adr`, `vcard` and `footer`, and the property's discriminant
+    /// plus one (0: none) in the high four bits.
+    fn to_hand_over(self) -> ClassRead {
+        let prop = self.prop.map_or(0, |prop| prop as u8 + 1);
+        ClassRead(
+            1 | u8::from(self.adr) << 1
+                | u8::from(self.vcard) << 2
+                | u8::from(self.footer) << 3
+                | prop << 4,
+        )
+    }
+
+    /// The names [`ClassNames::to_hand_over`] packed, if they were read.
+    fn handed_over(read: ClassRead) -> Option<ClassNames> {
+        let bits = read.0;
+        (bits & 1 != 0).then(|| ClassNames {
+            adr: bits & 2 != 0,
+            vcard: bits & 4 != 0,
+            footer: bits & 8 != 0,
+            prop: (bits >> 4)
+                .checked_sub(1)
+                .and_then(|index| Self::PROPS.get(usize::from(index)))
+                .copied(),
+        })
     }
 }
 
@@ -1690,7 +1785,7 @@ mod tests {
             }
             for class in [class.trim_end(), class.as_str()] {
                 let mut attrs = Attrs::default();
-                attrs.read_class(class.as_bytes());
+                attrs.take_class(ClassNames::read(class.as_bytes()));
                 proptest::prop_assert_eq!(
                     (attrs.class_adr, attrs.class_vcard, attrs.class_prop, attrs.footer_like),
                     read_class_model(class.as_bytes()),

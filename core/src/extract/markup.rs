@@ -112,8 +112,9 @@ pub struct TreeInput {
     /// The attributes of the start tags, tag after tag ([`AttributeSpan`]).
     pub attributes: Vec<AttributeSpan>,
     /// For each start tag written, in order: its attributes, as indices into
-    /// [`TreeInput::attributes`] (from, to).
-    pub start_tags: Vec<(u32, u32)>,
+    /// [`TreeInput::attributes`] (from, to), and what the pass-through test read of its class
+    /// names ([`ClassRead`]).
+    pub start_tags: Vec<(u32, u32, ClassRead)>,
 }
 
 impl TreeInput {
@@ -140,7 +141,7 @@ pub struct TreeWriter<'p> {
     /// writing the names a character at a time costs).
     out: String,
     attributes: Vec<AttributeSpan>,
-    start_tags: Vec<(u32, u32)>,
+    start_tags: Vec<(u32, u32, ClassRead)>,
     /// Where the text after the last tag starts, in the page.
     text_start: usize,
     /// Set once the page ended inside a tag: nothing after it counts.
@@ -293,7 +294,8 @@ impl<'p> TreeWriter<'p> {
         self.boundary_owed = false;
         self.out.push_str("<div></div>");
         let attributes = index_u32(self.attributes.len());
-        self.start_tags.push((attributes, attributes));
+        self.start_tags
+            .push((attributes, attributes, ClassRead::default()));
         self.text_last = false;
         self.opened_last = false;
         self.after_line_break = self.titles_open == 0;
@@ -310,11 +312,17 @@ impl<'p> TreeWriter<'p> {
 
     /// What the walker does with an element named `name` with `attributes`, indices into
     /// [`TreeWriter::attribute_list`] ([`Passage::Reading`] where the writer is not told).
-    fn passage(&self, names: &[u8], name: StartName, attributes: Range<usize>) -> Passage {
-        self.passes_through.map_or(Passage::Reading, |passage| {
-            let attributes = self.attributes.get(attributes).unwrap_or_default();
-            passage(name, attributes, names, self.page)
-        })
+    fn passage(
+        &self,
+        names: &[u8],
+        name: StartName,
+        attributes: Range<usize>,
+    ) -> (Passage, ClassRead) {
+        self.passes_through
+            .map_or((Passage::Reading, ClassRead::default()), |passage| {
+                let attributes = self.attributes.get(attributes).unwrap_or_default();
+                passage(name, attributes, names, self.page)
+            })
     }
 
     /// The text before the tag at `lt`, then the end tags implied there: `implied` are byte
@@ -512,19 +520,21 @@ impl<'p> TreeWriter<'p> {
             self.drops && self.titles_open == 0 && self.templates_open == 0 && name.len() <= 8;
         // A block element is looked at where it could be left out or settle an owed boundary.
         let sees_blocks = self.walker_sees_blocks();
-        let passage = if !(may_pass || facts.block() && sees_blocks && self.boundary_owed) {
-            Passage::Reading
-        } else if facts.block() {
-            if sees_blocks && (self.at_block_boundary || self.boundary_owed) {
-                self.passage(names, facts, first_attribute..self.attributes.len())
+        let not_asked = (Passage::Reading, ClassRead::default());
+        let (passage, class_read) =
+            if !(may_pass || facts.block() && sees_blocks && self.boundary_owed) {
+                not_asked
+            } else if facts.block() {
+                if sees_blocks && (self.at_block_boundary || self.boundary_owed) {
+                    self.passage(names, facts, first_attribute..self.attributes.len())
+                } else {
+                    not_asked
+                }
+            } else if self.text_last && may_continue_reference(self.out.as_bytes()) {
+                not_asked
             } else {
-                Passage::Reading
-            }
-        } else if self.text_last && may_continue_reference(self.out.as_bytes()) {
-            Passage::Reading
-        } else {
-            self.passage(names, facts, first_attribute..self.attributes.len())
-        };
+                self.passage(names, facts, first_attribute..self.attributes.len())
+            };
         if may_pass && passage == Passage::BreakingLines && self.at_block_boundary {
             // A block element at a block boundary that the walker only breaks lines for: its
             // start does nothing there. Its end does what the next block element's tag does
@@ -613,8 +623,13 @@ impl<'p> TreeWriter<'p> {
             });
             self.opened_last = true;
         }
-        self.start_tags
-            .push((index_u32(first_attribute), index_u32(self.attributes.len())));
+        // The class names the test read go to the walker with the tag, which then need not
+        // read them again.
+        self.start_tags.push((
+            index_u32(first_attribute),
+            index_u32(self.attributes.len()),
+            class_read,
+        ));
         self.text_start = tag_end;
     }
 
@@ -688,7 +703,8 @@ impl<'p> TreeWriter<'p> {
             // empty one in its place, for which it enters an element as it would have.
             self.out.push_str("<b></b>");
             let attributes = index_u32(self.attributes.len());
-            self.start_tags.push((attributes, attributes));
+            self.start_tags
+                .push((attributes, attributes, ClassRead::default()));
             self.text_last = false;
         }
         self.at_block_boundary = false;
@@ -768,11 +784,14 @@ impl<'p> TreeWriter<'p> {
             && self.open.last().is_some_and(|top| {
                 top.block
                     && self.is_named_keyed(top, name, key)
-                    && self.passage(
-                        names,
-                        top.start_name,
-                        top.attributes.0 as usize..top.attributes.1 as usize,
-                    ) == Passage::BreakingLines
+                    && self
+                        .passage(
+                            names,
+                            top.start_name,
+                            top.attributes.0 as usize..top.attributes.1 as usize,
+                        )
+                        .0
+                        == Passage::BreakingLines
             });
         if settles_boundary {
             self.boundary_owed = false;
@@ -790,7 +809,7 @@ impl<'p> TreeWriter<'p> {
                 && self.out.len() == element.start_tag_end
                 && self.is_named_keyed(top, name, key)
                 && (element.reads_nothing || {
-                    let (from, to) = self.start_tags.last().copied().unwrap_or_default();
+                    let (from, to, _) = self.start_tags.last().copied().unwrap_or_default();
                     let attributes = self
                         .attributes
                         .get(from as usize..to as usize)
@@ -978,7 +997,17 @@ pub(crate) const META_KEYS_READ: [&str; 5] = [
 /// given its name's lists ([`StartName`]), its attributes (names ranges of the names the prescan wrote, the third
 /// argument; values of the page, the fourth). `html.rs` gives it (`walker_passes_through`),
 /// as this module stands below the walker.
-pub type PassesThrough = fn(StartName, &[AttributeSpan], &[u8], &str) -> Passage;
+/// With the passage it gives what it read of the element's first `class` attribute, if it
+/// read it ([`ClassRead`]).
+pub type PassesThrough = fn(StartName, &[AttributeSpan], &[u8], &str) -> (Passage, ClassRead);
+
+/// What the pass-through test ([`PassesThrough`]) read of an element's first `class`
+/// attribute, carried to the walker with the element so that the walker does not read the
+/// names a second time: a byte `html.rs` packs and unpacks; 0 when the test did not read
+/// them (it stops at the first attribute the walker reads, and is not asked for every
+/// element).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassRead(pub(crate) u8);
 
 /// What the walker does with an element ([`PassesThrough`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1170,6 +1199,8 @@ pub struct ElementFacts {
     subtree_end: u32,
     /// Whether an end tag closed it (else the page ended inside it, or it is void).
     closed: bool,
+    /// What the pass-through test read of its class names.
+    class_read: ClassRead,
 }
 
 /// One node of a [`Markup`], as the walker reads it.
@@ -1199,6 +1230,11 @@ impl Element<'_> {
     /// Whether an end tag closed the element (else the page ended inside it, or it is void).
     pub fn closed(&self) -> bool {
         self.facts.closed
+    }
+
+    /// What the prescan's pass-through test read of the element's first `class` attribute.
+    pub fn class_read(&self) -> ClassRead {
+        self.facts.class_read
     }
 }
 
@@ -1322,7 +1358,11 @@ impl<'s> Markup<'s> {
 /// `<name>` to `</name>`: at least twice the name and five bytes, which neither `<name>` nor
 /// `<name />` reaches), and where its descendants end (its last child's end, found in one pass
 /// from the last node back, as children come after their parent).
-fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)], facts: &mut Vec<ElementFacts>) {
+fn element_facts(
+    nodes: &[tl::Node<'_>],
+    start_tags: &[(u32, u32, ClassRead)],
+    facts: &mut Vec<ElementFacts>,
+) {
     facts.clear();
     facts.resize(nodes.len(), ElementFacts::default());
     // Elements seen so far, from the last back: the `k`-th from the end is the `k`-th start
@@ -1342,15 +1382,17 @@ fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)], facts: &mut 
             .and_then(|last| facts.get(last.get_inner() as usize))
             .map_or(next, |last| last.subtree_end.max(next));
         from_end += 1;
+        let (from, to, class_read) = start_tags
+            .len()
+            .checked_sub(from_end)
+            .and_then(|ordinal| start_tags.get(ordinal))
+            .copied()
+            .unwrap_or_default();
         facts[index] = ElementFacts {
-            attributes: start_tags
-                .len()
-                .checked_sub(from_end)
-                .and_then(|ordinal| start_tags.get(ordinal))
-                .copied()
-                .unwrap_or_default(),
+            attributes: (from, to),
             subtree_end,
             closed: tag.raw().as_bytes().len() >= 2 * tag.name().as_bytes().len() + 5,
+            class_read,
         };
     }
     if from_end != start_tags.len() {
@@ -1358,6 +1400,7 @@ fn element_facts(nodes: &[tl::Node<'_>], start_tags: &[(u32, u32)], facts: &mut 
         // rather than another element's.
         for fact in facts.iter_mut() {
             fact.attributes = (0, 0);
+            fact.class_read = ClassRead::default();
         }
     }
 }
