@@ -59,7 +59,17 @@ pub struct Judgements {
     /// repeats its numbers (header, footer, contact block), and a verdict costs a
     /// libphonenumber parse of about a hundred thousand instructions. A repeat still takes a
     /// judgement, so the allowance runs out where it would without them.
-    verdicts: Vec<((String, RegionHint, bool), Option<String>)>,
+    verdicts: Vec<((String, RegionHint, bool), Option<Valid>)>,
+}
+
+/// A candidate libphonenumber read as a valid number: its E.164 form, and the number as the
+/// parse that judged it read it. [`from_tel`] asks it its region (for a page without one),
+/// which a second parse, of the E.164 form, gave before; only then, as assigning a region
+/// costs about as much as a parse (a number of `+1` is tried in each NANP region).
+#[derive(Debug, Clone)]
+struct Valid {
+    e164: String,
+    number: PhoneNumber,
 }
 
 impl Judgements {
@@ -180,13 +190,12 @@ pub fn from_tel(
             .chars()
             .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
             .collect();
-        if let Some(e164) = validate(&number, hint, true, judgements) {
+        if let Some(Valid { e164, number }) = validate_with_number(&number, hint, true, judgements)
+        {
             // A national number in the text is read in the target's country when the page
             // gives none.
             if text_hint.region.is_none() {
-                text_hint.region = PhoneNumber::parse(&e164, None)
-                    .ok()
-                    .and_then(|n| n.get_region_code());
+                text_hint.region = number.get_region_code();
             }
             out.push(FoundPhone { e164, fax: false });
         }
@@ -772,6 +781,16 @@ fn validate(
     labelled: bool,
     judgements: &mut Judgements,
 ) -> Option<String> {
+    validate_with_number(text, hint, labelled, judgements).map(|valid| valid.e164)
+}
+
+/// [`validate`], with the number as libphonenumber read it.
+fn validate_with_number(
+    text: &str,
+    hint: RegionHint,
+    labelled: bool,
+    judgements: &mut Judgements,
+) -> Option<Valid> {
     let cleaned = clean_number(text);
     let digit_count = cleaned
         .chars()
@@ -809,7 +828,7 @@ fn judge_number(
     region: Option<Region>,
     hint: RegionHint,
     labelled: bool,
-) -> Option<String> {
+) -> Option<Valid> {
     let parse_valid = |region| {
         PhoneNumber::parse(cleaned, region)
             .ok()
@@ -855,7 +874,10 @@ fn judge_number(
     if is_placeholder(&number.get_national_significant_number()) || is_example_number(&number) {
         return None;
     }
-    Some(number.format_as(PhoneNumberFormat::E164).into_owned())
+    Some(Valid {
+        e164: number.format_as(PhoneNumberFormat::E164).into_owned(),
+        number,
+    })
 }
 
 /// Whether `number` is its region's example fixed-line or mobile number in libphonenumber's
@@ -1529,6 +1551,56 @@ mod tests {
             from_structured("+44 161 496 0500", none, &mut Judgements::per_page()).as_deref(),
             Some("+441614960500")
         );
+    }
+
+    /// The region [`from_tel`] gave a valid `tel:` number before the judging parse's was
+    /// kept: a second parse, of its E.164 form.
+    fn region_by_a_second_parse(e164: &str) -> Option<Region> {
+        PhoneNumber::parse(e164, None)
+            .ok()
+            .and_then(|n| n.get_region_code())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_valid_number_keeps_the_region_a_parse_of_its_e164_form_gives(
+            plus in proptest::bool::ANY,
+            digits in "[0-9]{7,13}",
+            code in proptest::sample::select(vec!["", "US", "GB", "DE", "FR", "IT", "CH", "AU", "IN", "BR", "AR", "JP"]),
+            weak in proptest::bool::ANY,
+        ) {
+            let mut region_hint = if code.is_empty() { RegionHint::default() } else { hint(code) };
+            region_hint.weak = weak && !code.is_empty();
+            let text = if plus { format!("+{digits}") } else { digits.clone() };
+            let mut judgements = Judgements::per_page();
+            if let Some(valid) = validate_with_number(&text, region_hint, true, &mut judgements) {
+                proptest::prop_assert_eq!(valid.number.get_region_code(), region_by_a_second_parse(&valid.e164), "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_valid_number_keeps_its_region() {
+        let mut judgements = Judgements::per_page();
+        for (text, code, region) in [
+            ("+1 317 555 0142", "", Some(Region::US)),
+            ("+44 161 496 0500", "", Some(Region::GB)),
+            ("030 12345678", "DE", Some(Region::DE)),
+            ("+39 06 1234 5678", "", Some(Region::IT)),
+        ] {
+            let region_hint = if code.is_empty() {
+                RegionHint::default()
+            } else {
+                hint(code)
+            };
+            let valid = validate_with_number(text, region_hint, true, &mut judgements).unwrap();
+            assert_eq!(valid.number.get_region_code(), region, "{text}");
+            assert_eq!(
+                valid.number.get_region_code(),
+                region_by_a_second_parse(&valid.e164),
+                "{text}"
+            );
+        }
     }
 
     #[test]
