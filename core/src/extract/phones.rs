@@ -62,14 +62,22 @@ pub struct Judgements {
     verdicts: Vec<((String, RegionHint, bool), Option<Valid>)>,
 }
 
-/// A candidate libphonenumber read as a valid number: its E.164 form, and the number as the
-/// parse that judged it read it. [`from_tel`] asks it its region (for a page without one),
-/// which a second parse, of the E.164 form, gave before; only then, as assigning a region
-/// costs about as much as a parse (a number of `+1` is tried in each NANP region).
-#[derive(Debug, Clone)]
+/// A candidate libphonenumber read as a valid number: its E.164 form, and the region the
+/// validation assigned it ([`valid_region`]), which [`from_tel`] asked of a second parse, of
+/// the E.164 form, before.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Valid {
     e164: String,
-    number: PhoneNumber,
+    region: Region,
+}
+
+/// The region of `number` when it is valid: what [`PhoneNumber::is_valid`] decides, as it
+/// decides it (libphonenumber assigns the number its region, then validates it there), with
+/// the region kept rather than assigned a second time by [`PhoneNumber::get_region_code`]
+/// (for a `+1` number, a test of its digits in each NANP region in turn).
+fn valid_region(number: &PhoneNumber) -> Option<Region> {
+    let region = number.get_region_code()?;
+    number.is_valid_for_region(region).then_some(region)
 }
 
 impl Judgements {
@@ -190,12 +198,12 @@ pub fn from_tel(
             .chars()
             .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
             .collect();
-        if let Some(Valid { e164, number }) = validate_with_number(&number, hint, true, judgements)
+        if let Some(Valid { e164, region }) = validate_with_region(&number, hint, true, judgements)
         {
             // A national number in the text is read in the target's country when the page
             // gives none.
             if text_hint.region.is_none() {
-                text_hint.region = number.get_region_code();
+                text_hint.region = Some(region);
             }
             out.push(FoundPhone { e164, fax: false });
         }
@@ -312,10 +320,7 @@ pub fn region_of_international(number: &str) -> Option<Region> {
         .skip(1)
         .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')' | '\u{a0}')))
         .map_or(number.len(), |(i, _)| i);
-    let parsed = PhoneNumber::parse(&number[..end], None)
-        .ok()
-        .filter(PhoneNumber::is_valid)?;
-    parsed.get_region_code()
+    valid_region(&PhoneNumber::parse(&number[..end], None).ok()?)
 }
 
 /// The region of a WhatsApp link's number (`https://wa.me/<number>`), as
@@ -781,11 +786,11 @@ fn validate(
     labelled: bool,
     judgements: &mut Judgements,
 ) -> Option<String> {
-    validate_with_number(text, hint, labelled, judgements).map(|valid| valid.e164)
+    validate_with_region(text, hint, labelled, judgements).map(|valid| valid.e164)
 }
 
-/// [`validate`], with the number as libphonenumber read it.
-fn validate_with_number(
+/// [`validate`], with the region libphonenumber assigns the number.
+fn validate_with_region(
     text: &str,
     hint: RegionHint,
     labelled: bool,
@@ -830,14 +835,13 @@ fn judge_number(
     labelled: bool,
 ) -> Option<Valid> {
     let parse_valid = |region| {
-        PhoneNumber::parse(cleaned, region)
-            .ok()
-            .filter(PhoneNumber::is_valid)
+        let number = PhoneNumber::parse(cleaned, region).ok()?;
+        valid_region(&number).map(|region| (number, region))
     };
     // A region from `lang` alone supports the numbers a business prints there (fixed, mobile,
     // toll-free, shared-cost…), not one valid only as a premium-rate, personal or pager
     // number: that reading is another country's number (India's `098450 27391` as UK 09…).
-    let supported = |number: &PhoneNumber| {
+    let supported = |(number, _): &(PhoneNumber, Region)| {
         !(hint.weak
             && !cleaned.starts_with('+')
             && matches!(
@@ -847,8 +851,8 @@ fn judge_number(
                     | PhoneNumberType::Pager
             ))
     };
-    let number = match parse_valid(region).filter(supported) {
-        Some(number) => number,
+    let (number, number_region) = match parse_valid(region).filter(supported) {
+        Some(valid) => valid,
         None if hint.weak && !cleaned.starts_with('+') => {
             // A region from `<html lang>` only: a number written the North American way may
             // be one; otherwise, for a labelled number, the other countries where the language
@@ -871,29 +875,28 @@ fn judge_number(
         }
         None => return None,
     };
-    if is_placeholder(&number.get_national_significant_number()) || is_example_number(&number) {
+    if is_placeholder(&number.get_national_significant_number())
+        || is_example_number(&number, number_region)
+    {
         return None;
     }
     Some(Valid {
         e164: number.format_as(PhoneNumberFormat::E164).into_owned(),
-        number,
+        region: number_region,
     })
 }
 
-/// Whether `number` is its region's example fixed-line or mobile number in libphonenumber's
+/// Whether `number` (valid, in `region`) is its region's example fixed-line or mobile number in libphonenumber's
 /// metadata (Australia's `0412 345 678`, France's `06 12 34 56 78`): forms and templates
 /// print these as placeholders. The examples count up (`…12345678`, `…0123`), so only a
 /// number with four digits in a row counting up or down is compared: one metadata look-up
 /// and parse per type (about a hundred thousand instructions) for few numbers.
-fn is_example_number(number: &PhoneNumber) -> bool {
+fn is_example_number(number: &PhoneNumber, region: Region) -> bool {
     use rlibphonenumber::PHONE_NUMBER_UTIL;
     let national = number.get_national_significant_number();
     if longest_step_run(&national) < 4 {
         return false;
     }
-    let Some(region) = number.get_region_code() else {
-        return false;
-    };
     [PhoneNumberType::Mobile, PhoneNumberType::FixedLine]
         .into_iter()
         .filter_map(|kind| {
@@ -1563,6 +1566,20 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn a_valid_region_is_the_region_of_a_number_libphonenumber_calls_valid(
+            plus in proptest::bool::ANY,
+            digits in "[0-9]{6,14}",
+            code in proptest::sample::select(vec!["", "US", "CA", "GB", "DE", "FR", "IT", "CH", "AU", "IN", "BR", "AR", "JP", "RU"]),
+        ) {
+            let text = if plus { format!("+{digits}") } else { digits.clone() };
+            let region = code.parse::<Region>().ok();
+            if let Ok(number) = PhoneNumber::parse(&text, region) {
+                let by_validation = if number.is_valid() { number.get_region_code() } else { None };
+                proptest::prop_assert_eq!(valid_region(&number), by_validation, "{}", text);
+            }
+        }
+
+        #[test]
         fn a_valid_number_keeps_the_region_a_parse_of_its_e164_form_gives(
             plus in proptest::bool::ANY,
             digits in "[0-9]{7,13}",
@@ -1573,8 +1590,8 @@ mod tests {
             region_hint.weak = weak && !code.is_empty();
             let text = if plus { format!("+{digits}") } else { digits.clone() };
             let mut judgements = Judgements::per_page();
-            if let Some(valid) = validate_with_number(&text, region_hint, true, &mut judgements) {
-                proptest::prop_assert_eq!(valid.number.get_region_code(), region_by_a_second_parse(&valid.e164), "{}", text);
+            if let Some(valid) = validate_with_region(&text, region_hint, true, &mut judgements) {
+                proptest::prop_assert_eq!(Some(valid.region), region_by_a_second_parse(&valid.e164), "{}", text);
             }
         }
     }
@@ -1593,10 +1610,10 @@ mod tests {
             } else {
                 hint(code)
             };
-            let valid = validate_with_number(text, region_hint, true, &mut judgements).unwrap();
-            assert_eq!(valid.number.get_region_code(), region, "{text}");
+            let valid = validate_with_region(text, region_hint, true, &mut judgements).unwrap();
+            assert_eq!(Some(valid.region), region, "{text}");
             assert_eq!(
-                valid.number.get_region_code(),
+                Some(valid.region),
                 region_by_a_second_parse(&valid.e164),
                 "{text}"
             );
