@@ -60,7 +60,16 @@ pub struct Judgements {
     /// libphonenumber parse of about a hundred thousand instructions. A repeat still takes a
     /// judgement, so the allowance runs out where it would without them.
     verdicts: Vec<((String, RegionHint, bool), Option<Valid>)>,
+    /// The parses made on this page, by cleaned number and region: candidates written apart
+    /// (`030 1234567` and `030-1234567`, the text of a `tel:` link and the same number printed
+    /// with no label) are one number to parse, and the verdicts above are by text, hint and
+    /// label ([`parsed_valid`]).
+    parses: Parses,
 }
+
+/// A page's parses ([`Judgements::parses`]): each cleaned number and region parsed, with the
+/// number and its region when valid.
+type Parses = Vec<(String, Option<Region>, Option<(PhoneNumber, Region)>)>;
 
 /// A candidate libphonenumber read as a valid number: its E.164 form, and the region the
 /// validation assigned it ([`valid_region`]), which [`from_tel`] asked of a second parse, of
@@ -86,6 +95,7 @@ impl Judgements {
         Judgements {
             left: MAX_PHONE_JUDGEMENTS,
             verdicts: Vec::new(),
+            parses: Vec::new(),
         }
     }
 
@@ -820,7 +830,14 @@ fn validate_with_region(
     if let Some((_, verdict)) = judgements.verdicts.iter().find(|(seen, _)| *seen == key) {
         return verdict.clone();
     }
-    let verdict = judge_number(text, &cleaned, region, hint, labelled);
+    let verdict = judge_number(
+        text,
+        &cleaned,
+        region,
+        hint,
+        labelled,
+        &mut judgements.parses,
+    );
     judgements.verdicts.push((key, verdict.clone()));
     verdict
 }
@@ -833,11 +850,9 @@ fn judge_number(
     region: Option<Region>,
     hint: RegionHint,
     labelled: bool,
+    parses: &mut Parses,
 ) -> Option<Valid> {
-    let parse_valid = |region| {
-        let number = PhoneNumber::parse(cleaned, region).ok()?;
-        valid_region(&number).map(|region| (number, region))
-    };
+    let mut parse_valid = |region| parsed_valid(parses, cleaned, region);
     // A region from `lang` alone supports the numbers a business prints there (fixed, mobile,
     // toll-free, shared-cost…), not one valid only as a premium-rate, personal or pager
     // number: that reading is another country's number (India's `098450 27391` as UK 09…).
@@ -884,6 +899,28 @@ fn judge_number(
         e164: number.format_as(PhoneNumberFormat::E164).into_owned(),
         region: number_region,
     })
+}
+
+/// `cleaned` parsed in `region` and its region when it is valid ([`valid_region`]): the page's
+/// earlier parse of the same number in the same region when there is one (`parses`), else a
+/// new one, kept there. A parse is a pure function of the two.
+fn parsed_valid(
+    parses: &mut Parses,
+    cleaned: &str,
+    region: Option<Region>,
+) -> Option<(PhoneNumber, Region)> {
+    if let Some((_, _, parsed)) = parses
+        .iter()
+        .find(|(seen, seen_region, _)| seen == cleaned && *seen_region == region)
+    {
+        return parsed.clone();
+    }
+    let parsed = PhoneNumber::parse(cleaned, region).ok().and_then(|number| {
+        let region = valid_region(&number)?;
+        Some((number, region))
+    });
+    parses.push((cleaned.to_owned(), region, parsed.clone()));
+    parsed
 }
 
 /// Whether `number` (valid, in `region`) is its region's example fixed-line or mobile number in libphonenumber's
@@ -1618,6 +1655,47 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_number_written_apart_is_parsed_once_with_the_verdicts_of_fresh_parses() {
+        let none = RegionHint::default();
+        let de = hint("DE");
+        let mut judgements = Judgements::per_page();
+        let texts = [
+            "(317) 555-0142",
+            "317-555-0142",
+            "317.555.0142",
+            "030 1234567",
+            "030-1234567",
+            "+49 30 1234567",
+        ];
+        for text in texts {
+            for (region_hint, labelled) in [(none, false), (de, true), (de, false)] {
+                let shared = validate(text, region_hint, labelled, &mut judgements);
+                let fresh = validate(text, region_hint, labelled, &mut Judgements::per_page());
+                assert_eq!(shared, fresh, "{text}");
+            }
+        }
+        // Each number once in each region it is read in: in the US with no hint (the
+        // international one in none), in Germany with its hint; six parses for eighteen
+        // candidates.
+        let parsed: Vec<(&str, Option<Region>)> = judgements
+            .parses
+            .iter()
+            .map(|(cleaned, region, _)| (cleaned.as_str(), *region))
+            .collect();
+        assert_eq!(
+            parsed,
+            [
+                ("3175550142", Some(Region::US)),
+                ("3175550142", Some(Region::DE)),
+                ("0301234567", Some(Region::US)),
+                ("0301234567", Some(Region::DE)),
+                ("+49301234567", None),
+                ("+49301234567", Some(Region::DE)),
+            ]
+        );
     }
 
     #[test]
