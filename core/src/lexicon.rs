@@ -279,22 +279,81 @@ pub fn words(class: Class) -> impl Iterator<Item = &'static str> + Clone {
 /// The entries of `classes`, each written as `normal` gives it (lower-cased, dots dropped …),
 /// sorted and without repeats: the look-up table of a rule that compares words with
 /// [`holds`]. Allocates; call it once, in the reader's `OnceLock`.
-pub fn sorted_words(classes: &[Class], normal: impl Fn(&str) -> String) -> Vec<String> {
-    let mut words: Vec<String> = classes
+pub fn sorted_words(classes: &[Class], normal: impl Fn(&str) -> String) -> SortedWords {
+    let words: Vec<String> = classes
         .iter()
         .flat_map(|class| words(*class))
         .map(normal)
         .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
+    SortedWords::from_words(words)
+}
+
+/// Sorted words without repeats (a [`sorted_words`] table), read as a slice, with a filter
+/// of their shapes: most words a rule asks about are in no table, and the filter answers
+/// them with one load, where a binary search compared strings (each a load of a cold
+/// pointer and a call) about ten times.
+pub struct SortedWords {
+    words: Vec<String>,
+    /// Bit `n` (63 for 63 bytes or more) of entry `b`: some word of `n` bytes starts with
+    /// byte `b` (the empty word: bit 0 of entry 0).
+    shapes: Box<[u64; 256]>,
+}
+
+impl SortedWords {
+    /// The table of `words`, which it sorts and rids of repeats.
+    pub fn from_words(mut words: Vec<String>) -> SortedWords {
+        words.sort_unstable();
+        words.dedup();
+        let mut shapes = Box::new([0u64; 256]);
+        for word in &words {
+            let (first, bit) = Self::shape(word);
+            shapes[first] |= bit;
+        }
+        SortedWords { words, shapes }
+    }
+
+    /// The entry and the bit of `word`'s shape.
+    fn shape(word: &str) -> (usize, u64) {
+        let first = word.as_bytes().first().map_or(0, |b| usize::from(*b));
+        (first, 1 << word.len().min(63))
+    }
+
+    /// The words, sorted.
+    pub fn into_vec(self) -> Vec<String> {
+        self.words
+    }
+
+    /// Whether the table holds `word`.
+    pub fn holds(&self, word: &str) -> bool {
+        let (first, bit) = Self::shape(word);
+        self.shapes[first] & bit != 0
+            && self
+                .words
+                .binary_search_by(|probe| probe.as_str().cmp(word))
+                .is_ok()
+    }
+}
+
+impl std::ops::Deref for SortedWords {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.words
+    }
+}
+
+impl<'a> IntoIterator for &'a SortedWords {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.words.iter()
+    }
 }
 
 /// Whether `sorted` (a [`sorted_words`] table) holds `word`.
-pub fn holds(sorted: &[String], word: &str) -> bool {
-    sorted
-        .binary_search_by(|probe| probe.as_str().cmp(word))
-        .is_ok()
+pub fn holds(sorted: &SortedWords, word: &str) -> bool {
+    sorted.holds(word)
 }
 
 /// The languages that have a file, as ISO 639-1 codes, sorted.
@@ -371,6 +430,27 @@ impl Lexicon {
 
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        /// A table's filtered look-up answers as a plain binary search of its words, for words
+        /// in the table, words of a word's first byte and length, and any other word.
+        #[test]
+        fn sorted_words_hold_what_a_binary_search_finds(
+            words in proptest::collection::vec("[a-cé. ]{0,5}", 0..12),
+            asked in proptest::collection::vec("[a-cé. ]{0,6}", 0..12),
+        ) {
+            let table = SortedWords::from_words(words.clone());
+            let mut sorted = words.clone();
+            sorted.sort();
+            sorted.dedup();
+            proptest::prop_assert_eq!(&*table, &sorted[..]);
+            for word in words.iter().chain(&asked) {
+                let plain = sorted.binary_search(word).is_ok();
+                proptest::prop_assert_eq!(holds(&table, word), plain, "{:?}", word);
+            }
+        }
+    }
+
     use super::*;
     use std::collections::BTreeSet;
 

@@ -22,7 +22,7 @@ use crate::extract::dates;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode::{self, Layout};
 use crate::extract::postcode_places;
-use crate::extract::words8::{any_ascii_digit, load};
+use crate::extract::words8::{any_ascii_digit, first_ascii_digit, load};
 use crate::lexicon::{self, Class as Words};
 
 /// Address parts found in markup, as written.
@@ -613,6 +613,10 @@ fn read_as_field_lines(
     line: &str,
     page_region: Option<&str>,
 ) -> Option<Vec<TextAddress>> {
+    // Three fields need two separators, and each separator holds `|` or the first byte of
+    // its UTF-8 (0xC2 for `·`, 0xE2 for the others): a line with fewer than two such bytes
+    // (most lines) is not split.
+    memchr::memchr3_iter(b'|', 0xC2, 0xE2, line.as_bytes()).nth(1)?;
     let fields: Vec<&str> = line
         .split(FIELD_SEPARATORS)
         .map(str::trim)
@@ -1239,7 +1243,7 @@ fn street_end_in_town(line: &str, town: Range<usize>) -> Option<usize> {
 /// Whether `place` is a state's or province's name (lexicon `region.name`), case ignored, or
 /// a region named with its mark ([`is_marked_region`]).
 pub(crate) fn is_region_name(place: &str) -> bool {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    static NAMES: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let names =
         NAMES.get_or_init(|| lexicon::sorted_words(&[Words::RegionName], str::to_lowercase));
     has_word(names, &place.trim().to_lowercase()) || is_marked_region(place)
@@ -1250,7 +1254,7 @@ pub(crate) fn is_region_name(place: &str) -> bool {
 /// Hungarian `Pest megye`, Ukrainian `Львівська область`, Estonian `Harju maakond`): two to
 /// four words without a digit, one of them a mark, the others capitalised names.
 pub(crate) fn is_marked_region(field: &str) -> bool {
-    static MARKS: OnceLock<Vec<String>> = OnceLock::new();
+    static MARKS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let marks =
         MARKS.get_or_init(|| lexicon::sorted_words(&[Words::RegionMark], str::to_lowercase));
     let field = field.trim().trim_end_matches(['.', ',']);
@@ -1649,107 +1653,140 @@ fn region_code_after_town<'a>(region: &str, name: &'a str) -> Option<(&'a str, &
 /// The postcode-shaped tokens of `line`: from a character that follows no letter or digit, one
 /// to three runs of ASCII letters and digits joined by one space or hyphen, holding a digit,
 /// followed by no letter or digit; as byte ranges, longest first from each start.
-pub(crate) fn zip_tokens(line: &str) -> Vec<(usize, ZipEnds)> {
+///
+/// Read as an iterator, without an allocation: the postcode readers ask it of most lines
+/// that hold a digit.
+pub(crate) fn zip_tokens(line: &str) -> ZipTokens<'_> {
     let bytes = line.as_bytes();
-    let mut out = Vec::new();
     // No digit, no token: most lines have none.
-    let Some(first_digit) = bytes.iter().position(u8::is_ascii_digit) else {
-        return out;
-    };
-    let run_end = |from: usize| {
-        bytes[from..]
-            .iter()
-            .position(|b| !b.is_ascii_alphanumeric())
-            .map_or(bytes.len(), |p| from + p)
-    };
-    // A char before `i` that is alphanumeric: an ASCII byte is read as it is, the last char
-    // of the text before otherwise.
-    let after_alphanumeric = |i: usize| match i.checked_sub(1).map(|j| bytes[j]) {
-        None => false,
-        Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
-        Some(_) => line[..i].ends_with(char::is_alphanumeric),
-    };
-    // Where the run holding byte `at` starts.
-    let run_start = |at: usize| {
-        bytes[..at]
-            .iter()
-            .rposition(|b| !b.is_ascii_alphanumeric())
-            .map_or(0, |p| p + 1)
-    };
-    // The start of the earliest token that can reach the digit at `digit`: its run's start,
-    // or up to two runs before it joined by one space or hyphen.
-    let chain_start = |digit: usize| {
-        let mut start = run_start(digit);
-        for _ in 0..2 {
-            let joined = start >= 2
-                && matches!(bytes[start - 1], b' ' | b'-')
-                && bytes[start - 2].is_ascii_alphanumeric();
-            if !joined {
-                break;
-            }
-            start = run_start(start - 1);
-        }
-        start
-    };
-    // Tokens starting before the earliest token that can reach the next digit hold no digit:
-    // the scan jumps to it.
-    let mut i = 0;
-    let mut next_digit = first_digit;
-    let mut reach = chain_start(first_digit);
-    while i < bytes.len() {
-        if next_digit < i {
-            let Some(p) = bytes[i..].iter().position(u8::is_ascii_digit) else {
-                break;
-            };
-            next_digit = i + p;
-            reach = chain_start(next_digit);
-        }
-        i = i.max(reach);
-        // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
-        if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
-            i += 1;
-            continue;
-        }
-        let mut ends = [0usize; 3];
-        ends[0] = run_end(i);
-        let mut count = 1;
-        while count < 3 {
-            let end = ends[count - 1];
-            let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
-                && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
-            if !joined {
-                break;
-            }
-            ends[count] = run_end(end + 1);
-            count += 1;
-        }
-        // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
-        let mut kept = [0usize; 3];
-        let mut kept_count = 0;
-        for &end in &ends[..count] {
-            if !line[end..].starts_with(char::is_alphanumeric) {
-                kept[kept_count] = end;
-                kept_count += 1;
-            }
-        }
-        let last = if kept_count == 0 {
-            i
+    let first_digit = first_ascii_digit(bytes);
+    ZipTokens {
+        line,
+        i: if first_digit.is_some() {
+            0
         } else {
-            kept[kept_count - 1]
-        };
-        if bytes[i..last].iter().any(u8::is_ascii_digit) {
-            kept[..kept_count].reverse();
-            out.push((
-                i,
-                ZipEnds {
-                    ends: kept,
-                    len: kept_count,
-                },
-            ));
-        }
-        i = ends[0];
+            bytes.len()
+        },
+        next_digit: first_digit.unwrap_or(0),
+        reach: first_digit.map_or(0, |digit| chain_start(bytes, digit)),
     }
-    out
+}
+
+/// The iterator of [`zip_tokens`].
+pub(crate) struct ZipTokens<'a> {
+    line: &'a str,
+    /// The byte the scan is at.
+    i: usize,
+    /// The next ASCII digit at or after the scan's byte (or before it: then it is searched
+    /// again), and the start of the earliest token that can reach it ([`chain_start`]).
+    next_digit: usize,
+    reach: usize,
+}
+
+/// Where the run of ASCII letters and digits holding byte `at` of `bytes` starts.
+fn run_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_alphanumeric())
+        .map_or(0, |p| p + 1)
+}
+
+/// Where the run of ASCII letters and digits from byte `from` of `bytes` ends.
+fn run_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .map_or(bytes.len(), |p| from + p)
+}
+
+/// The start of the earliest token that can reach the digit at `digit`: its run's start, or up
+/// to two runs before it joined by one space or hyphen.
+fn chain_start(bytes: &[u8], digit: usize) -> usize {
+    let mut start = run_start(bytes, digit);
+    for _ in 0..2 {
+        let joined = start >= 2
+            && matches!(bytes[start - 1], b' ' | b'-')
+            && bytes[start - 2].is_ascii_alphanumeric();
+        if !joined {
+            break;
+        }
+        start = run_start(bytes, start - 1);
+    }
+    start
+}
+
+impl Iterator for ZipTokens<'_> {
+    type Item = (usize, ZipEnds);
+
+    fn next(&mut self) -> Option<(usize, ZipEnds)> {
+        let line = self.line;
+        let bytes = line.as_bytes();
+        // A char before `i` that is alphanumeric: an ASCII byte is read as it is, the last
+        // char of the text before otherwise.
+        let after_alphanumeric = |i: usize| match i.checked_sub(1).map(|j| bytes[j]) {
+            None => false,
+            Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
+            Some(_) => line[..i].ends_with(char::is_alphanumeric),
+        };
+        // Tokens starting before the earliest token that can reach the next digit hold no
+        // digit: the scan jumps to it.
+        while self.i < bytes.len() {
+            if self.next_digit < self.i {
+                let Some(p) = first_ascii_digit(&bytes[self.i..]) else {
+                    self.i = bytes.len();
+                    break;
+                };
+                self.next_digit = self.i + p;
+                self.reach = chain_start(bytes, self.next_digit);
+            }
+            let i = self.i.max(self.reach);
+            self.i = i;
+            // Bytes of a char beyond ASCII are no ASCII letters or digits: skipped one by one.
+            if !bytes[i].is_ascii_alphanumeric() || after_alphanumeric(i) {
+                self.i = i + 1;
+                continue;
+            }
+            let mut ends = [0usize; 3];
+            ends[0] = run_end(bytes, i);
+            let mut count = 1;
+            while count < 3 {
+                let end = ends[count - 1];
+                let joined = matches!(bytes.get(end), Some(b' ' | b'-'))
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joined {
+                    break;
+                }
+                ends[count] = run_end(bytes, end + 1);
+                count += 1;
+            }
+            // A token glued to a letter beyond ASCII (`Ø`) is part of a word.
+            let mut kept = [0usize; 3];
+            let mut kept_count = 0;
+            for &end in &ends[..count] {
+                if !line[end..].starts_with(char::is_alphanumeric) {
+                    kept[kept_count] = end;
+                    kept_count += 1;
+                }
+            }
+            let last = if kept_count == 0 {
+                i
+            } else {
+                kept[kept_count - 1]
+            };
+            self.i = ends[0];
+            if bytes[i..last].iter().any(u8::is_ascii_digit) {
+                kept[..kept_count].reverse();
+                return Some((
+                    i,
+                    ZipEnds {
+                        ends: kept,
+                        len: kept_count,
+                    },
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// The ends of the tokens [`zip_tokens`] reads from one start, longest first: up to three
@@ -1790,8 +1827,22 @@ impl<'a> IntoIterator for &'a ZipEnds {
 /// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
 /// `No. 12`), an amount or a share (`$`, `€`, `%`).
 pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
-    let before = &line[..start];
     let after = &line[end..];
+    let mut ahead = after.chars();
+    let joined_after = match (ahead.next(), ahead.next()) {
+        (Some('%' | '€' | '$'), _) => true,
+        (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
+        _ => false,
+    } || currency_after(after);
+    joined_after || is_number_continued_before(line, start)
+}
+
+/// The half of [`is_part_of_other_number`] that reads only the text before the number at
+/// `start`: a digit group one space, dash, dot or slash before it, a `+`, `#`, `№` or currency
+/// sign, or a house number's mark. When it holds, every token from `start` is part of another
+/// number, whatever its end.
+pub(crate) fn is_number_continued_before(line: &str, start: usize) -> bool {
+    let before = &line[..start];
     let mut back = before.chars().rev();
     let joined_before = match (back.next(), back.next()) {
         (Some('+' | '#' | '№' | '$' | '€' | '£' | '₹'), _) => true,
@@ -1799,14 +1850,7 @@ pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> b
         (Some(c), _) => c.is_ascii_digit(),
         _ => false,
     };
-    let mut ahead = after.chars();
-    let joined_after = match (ahead.next(), ahead.next()) {
-        (Some('%' | '€' | '$'), _) => true,
-        (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
-        _ => false,
-    } || currency_after(after);
-    let house_number = ends_with_number_mark(before);
-    joined_before || joined_after || house_number
+    joined_before || ends_with_number_mark(before)
 }
 
 /// The marks of a house number before it (`No. 12`, `Nr 5`, `nº 7`), lower-case.
@@ -1815,9 +1859,15 @@ const NUMBER_MARKS: [&str; 9] = ["no", "no.", "no:", "nº", "n°", "nr", "nr.", 
 /// Whether `before` (the text before a number) ends with a house number's mark
 /// ([`NUMBER_MARKS`], case ignored) that is not the end of a longer word.
 fn ends_with_number_mark(before: &str) -> bool {
+    let before = before.trim_end();
+    // Every mark ends in one of these characters lower-cased (only `O` and `R` lower to `o`
+    // and `r`): most texts end in none, and are not lower-cased.
+    if !before.ends_with(['o', 'O', 'r', 'R', '.', ':', 'º', '°']) {
+        return false;
+    }
     // The marks have at most five bytes: eight characters lower-cased end as the whole
     // text does, with the character before the mark.
-    let lower = lowered_end(before.trim_end(), 8);
+    let lower = lowered_end(before, 8);
     NUMBER_MARKS.iter().any(|m| {
         lower
             .strip_suffix(m)
@@ -1831,7 +1881,7 @@ fn ends_with_number_mark(before: &str) -> bool {
 fn currency_after(after: &str) -> bool {
     /// The longest entry compared, in bytes (`złotych`, `гривень`).
     const LONGEST: usize = 16;
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let rest = after.trim_start_matches([' ', '\u{a0}']);
     let end = rest
         .find(|c: char| !c.is_alphabetic())
@@ -1984,8 +2034,8 @@ pub(crate) fn nothing_after(after: &str) -> bool {
 /// The first words of the labels of the fields that follow an address on its line, lower-case
 /// without a closing `.` or `:` (lexicon classes `label.phone`, `label.email`, `label.fax`,
 /// `label.web`, `label.registration`: `tel`, `e-mail`, `cui`, `p.iva`, `org.nr`), sorted.
-fn field_label_heads() -> &'static [String] {
-    static HEADS: OnceLock<Vec<String>> = OnceLock::new();
+fn field_label_heads() -> &'static lexicon::SortedWords {
+    static HEADS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     HEADS.get_or_init(|| {
         lexicon::sorted_words(
             &[
@@ -2232,12 +2282,15 @@ fn data_postcodes(
         .filter(|r| !HAND_READ.contains(r))
         .and_then(postcode::format);
     let mut found = Vec::new();
-    let tokens = zip_tokens(line);
-    if tokens.is_empty() {
+    let mut tokens = zip_tokens(line).peekable();
+    if tokens.peek().is_none() {
         return found;
     }
-    // The country the line's last comma-separated part names: the same for every candidate.
-    let last_part_country = country_named(line.rsplit(',').next().unwrap_or(""));
+    // The country the line's last comma-separated part names: the same for every candidate,
+    // read when one first needs it.
+    let mut last_part = None;
+    let mut last_part_country =
+        || *last_part.get_or_insert_with(|| country_named(line.rsplit(',').next().unwrap_or("")));
     let countries = std::cell::RefCell::new(LineCountries::new(line));
     // Every reading below needs an end of the token that some country's format validates
     // (most tokens are counts, times, prices and phone numbers of no postcode's length or
@@ -2257,6 +2310,12 @@ fn data_postcodes(
             found.push(boxed);
             continue;
         }
+        // A token that continues a number before it is part of that number whatever its end
+        // ([`is_part_of_other_number`] below): passed before its label and countries are read
+        // (phone numbers' digit groups, most of the tokens of a line with a phone).
+        if is_number_continued_before(line, start) {
+            continue;
+        }
         let before = &line[..start];
         let label = labels.label(start);
         let labelled_country = label.and_then(|(_, c)| c).and_then(postcode::format);
@@ -2265,7 +2324,7 @@ fn data_postcodes(
         let mut in_line_country = None;
         let mut in_line = || {
             *in_line_country.get_or_insert_with(|| {
-                last_part_country
+                last_part_country()
                     .or_else(|| countries.borrow_mut().named(part_before(line, start)))
                     .and_then(postcode::format)
             })
@@ -2279,11 +2338,18 @@ fn data_postcodes(
                 continue;
             }
             let zip = &line[start..end];
-            let named = countries
-                .borrow_mut()
-                .named(&line[end..])
-                .and_then(postcode::format);
-            if valid(page_format, zip)
+            // The country named after the token is asked only when the page's format does
+            // not validate it: the format chosen below is then the page's, whatever it names.
+            let page_validates = valid(page_format, zip);
+            let named = if page_validates {
+                None
+            } else {
+                countries
+                    .borrow_mut()
+                    .named(&line[end..])
+                    .and_then(postcode::format)
+            };
+            if page_validates
                 || valid(named, zip)
                 || valid(in_line(), zip)
                 || valid(labelled_country, zip)
@@ -2427,8 +2493,8 @@ const PLACE_TESTS: postcode_places::Tests = postcode_places::Tests {
 
 /// The post-office box words of the lexicon (class `address.box`), lower-case, letters and
 /// digits only (`P.O. Box` → `pobox`, `S.L.P.` → `slp`).
-fn box_words() -> &'static [String] {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+fn box_words() -> &'static lexicon::SortedWords {
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WORDS.get_or_init(|| {
         lexicon::sorted_words(&[Words::AddressBox], |word| {
             word.chars()
@@ -2643,7 +2709,7 @@ pub(crate) fn ends_with_house_number(text: &str) -> bool {
 /// Whether `token` is a door word of the lexicon (class `address.door`: `izq.`, `dcha.`,
 /// `esq.`, `dto.`), its full stop or comma left out and case folded.
 fn is_door_word(token: &str) -> bool {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let token = token.trim_end_matches([',', '.']);
     (2..=9).contains(&token.len())
         && token.bytes().all(|b| b.is_ascii_alphabetic())
@@ -2852,7 +2918,7 @@ fn street_below(lines: &[&str], index: usize) -> Option<String> {
 /// entries lower-cased, each with a colon after it (`address:`, `domicilio social:`), and the
 /// first bytes a line opening with one of them may have (either case), for a cheap refusal.
 struct AddressLabels {
-    labels: Vec<String>,
+    labels: lexicon::SortedWords,
     initials: [bool; 256],
 }
 
@@ -2878,16 +2944,17 @@ fn address_labels() -> &'static AddressLabels {
 /// MONEGROS 24, TAUSTE, ZARAGOZA`): the street is the text up to its house number (a street
 /// word is needed), then the town and the province or region, when they are place names.
 fn labelled_street(line: &str, index: usize, page_region: Option<&str>) -> Option<TextAddress> {
-    // Cheap refusal (most lines come here): the first letter of a label, then a colon near
-    // the start of a short line.
+    // Cheap refusal (most lines come here): a colon near the start of a short line, then the
+    // first letter of a label (the labels' table is not read for a line without the colon).
     let head = line.trim_start();
+    let bytes = head.as_bytes();
+    if head.len() > 160 || !bytes[..bytes.len().min(24)].contains(&b':') {
+        return None;
+    }
     let labels = address_labels();
-    if !head
-        .as_bytes()
+    if !bytes
         .first()
         .is_some_and(|first| labels.initials[usize::from(*first)])
-        || head.len() > 160
-        || !head.as_bytes().iter().take(24).any(|b| *b == b':')
     {
         return None;
     }
@@ -4263,8 +4330,8 @@ pub(crate) fn has_street_name(text: &str) -> bool {
 
 /// The lexicon's premise words (class `address.premise`: `floor`, `unit`, `Gebäude`,
 /// `étage`, `piso`), lower-case, sorted; built once.
-fn premise_words() -> &'static [String] {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+fn premise_words() -> &'static lexicon::SortedWords {
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WORDS.get_or_init(|| lexicon::sorted_words(&[Words::AddressPremise], str::to_lowercase))
 }
 
@@ -4434,9 +4501,9 @@ const ABBREVIATION_MARKS: [char; 4] = ['.', '\'', '’', '\u{5f3}'];
 struct StreetWords {
     /// `street.type` and `address.word`: the words of a street or address line (`street`,
     /// `rue`, `Sok.`; `suite`, `PO`, `Postbus`).
-    words: Vec<String>,
+    words: lexicon::SortedWords,
     /// `address.unit`: words of a unit, floor or box (`suite`, `Etage`, `Postfach`).
-    units: Vec<String>,
+    units: lexicon::SortedWords,
     /// The lengths of `words` by first byte: bit `n` (63 for 63 bytes or more) of entry `b`
     /// is set when a word of `n` bytes starts with byte `b`; a piece whose bit is clear is
     /// not looked up.
@@ -4808,7 +4875,7 @@ fn street_words() -> &'static StreetWords {
 }
 
 /// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
-fn has_word(words: &[String], word: &str) -> bool {
+fn has_word(words: &lexicon::SortedWords, word: &str) -> bool {
     lexicon::holds(words, word)
 }
 
@@ -4818,15 +4885,14 @@ fn has_word(words: &[String], word: &str) -> bool {
 /// number alone before a comma (class `address.unit_not_label`: `Office 4, Sample House, …`,
 /// `Office No. 301, …`): that is the unit, part of the street.
 fn without_glued_label(text: &str) -> &str {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    static LABELS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let labels = LABELS.get_or_init(|| {
-        let mut words: Vec<String> = lexicon::words(Words::LabelAddress)
-            .filter(|w| !w.contains(' '))
-            .map(str::to_lowercase)
-            .collect();
-        words.sort();
-        words.dedup();
-        words
+        lexicon::SortedWords::from_words(
+            lexicon::words(Words::LabelAddress)
+                .filter(|w| !w.contains(' '))
+                .map(str::to_lowercase)
+                .collect(),
+        )
     });
     match text.split_once(' ') {
         Some((first, rest))
@@ -5007,10 +5073,26 @@ mod tests {
     use super::*;
     use proptest::strategy::Strategy;
 
+    #[test]
+    fn every_field_separator_opens_with_a_byte_the_line_of_fields_prefilter_counts() {
+        for separator in FIELD_SEPARATORS {
+            let mut utf8 = [0u8; 4];
+            let first = separator.encode_utf8(&mut utf8).as_bytes()[0];
+            assert!([b'|', 0xC2, 0xE2].contains(&first), "{separator}");
+        }
+        // Lines of fields with each kind of separator still reach the reader.
+        for separator in FIELD_SEPARATORS {
+            let line =
+                format!("Beispiel GmbH {separator} Beispielweg 14 {separator} 04109 Leipzig");
+            let read = read_as_field_lines(&[&line], 0, &line, Some("DE"));
+            assert!(read.is_some_and(|found| found.len() == 1), "{line}");
+        }
+    }
+
     /// [`has_street_word`] read the plain way, to hold the one-pass reading to: every piece
     /// looked up in the sorted words, every word compared with every suffix.
     fn has_street_word_plain(lower: &str) -> bool {
-        static TABLES: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+        static TABLES: OnceLock<(lexicon::SortedWords, lexicon::SortedWords)> = OnceLock::new();
         let (words, suffixes) = TABLES.get_or_init(|| {
             let read = |classes: &[Words]| {
                 lexicon::sorted_words(classes, |word| {
@@ -5366,6 +5448,17 @@ mod tests {
             }
         }
         assert!(marked >= 20, "{marked}");
+        // Every mark, in either case, after a word and alone.
+        for mark in NUMBER_MARKS {
+            for text in [
+                mark.to_string(),
+                mark.to_uppercase(),
+                format!("Calle 5 {} ", mark.to_uppercase()),
+            ] {
+                assert!(ends_with_number_mark_plain(&text), "{text}");
+                assert!(ends_with_number_mark(&text), "{text}");
+            }
+        }
     }
 
     /// [`data_postcodes`] as it read before its tokens were passed by what no country's
@@ -5382,7 +5475,7 @@ mod tests {
             .filter(|r| !HAND_READ.contains(r))
             .and_then(postcode::format);
         let mut found = Vec::new();
-        let tokens = zip_tokens(line);
+        let tokens: Vec<_> = zip_tokens(line).collect();
         if tokens.is_empty() {
             return found;
         }
@@ -5601,7 +5694,7 @@ mod tests {
         let starts: Vec<usize> = (0..=line.len())
             .filter(|&i| line.is_char_boundary(i))
             .collect();
-        let tokens: Vec<usize> = zip_tokens(line).iter().map(|(start, _)| *start).collect();
+        let tokens: Vec<usize> = zip_tokens(line).map(|(start, _)| start).collect();
         for order in [starts.clone(), tokens, starts.into_iter().rev().collect()] {
             let mut reader = LabelReader::new(line);
             for start in order {
@@ -5695,7 +5788,6 @@ mod tests {
     /// [`zip_tokens`] with each token's ends as a vector.
     fn zip_tokens_as_vectors(line: &str) -> Vec<(usize, Vec<usize>)> {
         zip_tokens(line)
-            .into_iter()
             .map(|(start, ends)| (start, ends.to_vec()))
             .collect()
     }

@@ -122,7 +122,7 @@ fn full_trading_name(name: &str, sources: &NameSources<'_>, text: Own<'_>) -> Op
 }
 
 /// The lexicon's words as the company-name rules compare them (docs/extraction.md, "Lexicon"),
-/// built once. The `Vec`s that [`has`] searches are sorted.
+/// built once. The tables that [`has`] searches are sorted.
 struct Words {
     /// `label.publisher` and `heading.publisher`: labels of a legal notice's field that names
     /// the publisher (`Raison sociale`, `Firmenname`), lower-case, in lexicon order.
@@ -133,16 +133,16 @@ struct Words {
     label_heads: Vec<String>,
     /// `heading.publisher`: the publisher labels that also head a section of their own (the
     /// name on the next line), lower-case.
-    heading_labels: Vec<String>,
+    heading_labels: lexicon::SortedWords,
     /// `person.title` and `person.role`: titles and professions that name what someone is,
     /// not who (`Dr.`, `Avv.`, `Zahnarzt`), lower-case without dots; a name made only of them
     /// is no name.
-    titles: Vec<String>,
+    titles: lexicon::SortedWords,
     /// `org.kind`: kinds of business that say what a business is, not who (`Trattoria`),
     /// lower-case; a name made only of them is no name.
-    business_kinds: Vec<String>,
+    business_kinds: lexicon::SortedWords,
     /// `person.degree`: degrees that open an education line (`Laurea in Economia`), lower-case.
-    degrees: Vec<String>,
+    degrees: lexicon::SortedWords,
     /// [`Words::degrees`] searched for anywhere in a line at once (one pass instead of a
     /// substring search per degree).
     any_degree: AhoCorasick,
@@ -151,17 +151,17 @@ struct Words {
     any_school: AhoCorasick,
     /// `name.placeholder`: titles a site builder or template leaves in place of a name
     /// (`Home`, `Untitled document`), lower-case.
-    placeholders: Vec<String>,
+    placeholders: lexicon::SortedWords,
     /// `title.generic`: title segments that make a segment generic rather than a brand
     /// (`Home`, `Contact us`, `Startseite`), lower-case.
-    generic_segments: Vec<String>,
+    generic_segments: lexicon::SortedWords,
     /// `title.page` and `title.home`: page-type words of a title segment, with their class,
     /// lower-cased by [`page_key`]. A `title.page` word (contact, privacy, imprint, terms) may
     /// open the title of a page that names the business (`Privacyverklaring Acme Bouw`).
     page_words: Vec<(Class, String)>,
     /// `legal.form` and `name.suffix`: words kept after a brand run (`GmbH`, `Ltd`, `Group`),
     /// as [`squash`] writes them (`S.p.A.` → `spa`).
-    legal_forms: Vec<String>,
+    legal_forms: lexicon::SortedWords,
 }
 
 /// The company-name rules' [`Words`], read from the lexicon on first use.
@@ -207,7 +207,7 @@ fn lexicon_words() -> &'static Words {
 }
 
 /// Whether the sorted `words` hold `word` ([`lexicon::holds`]).
-fn has(words: &[String], word: &str) -> bool {
+fn has(words: &lexicon::SortedWords, word: &str) -> bool {
     lexicon::holds(words, word)
 }
 
@@ -1208,7 +1208,7 @@ const WIDGET_HOLDERS: &[&str] = &[
 /// Whether the lower-case `candidate` is a widget's name ([`WIDGET_HOLDERS`]) or a word that
 /// names the notice itself (lexicon class `copyright.text`: `© … Privacy Statement`).
 fn not_a_holder(candidate: &str) -> bool {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WIDGET_HOLDERS.contains(&candidate)
         || lexicon::holds(
             WORDS.get_or_init(|| lexicon::sorted_words(&[Class::CopyrightText], str::to_lowercase)),

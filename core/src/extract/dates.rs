@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 /// The month names of the lexicon (class `date.month`), lower-case, without dots (`Jan.` →
 /// `jan`).
-fn month_names() -> &'static [String] {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+fn month_names() -> &'static lexicon::SortedWords {
+    static NAMES: OnceLock<lexicon::SortedWords> = OnceLock::new();
     NAMES.get_or_init(|| {
         lexicon::sorted_words(&[lexicon::Class::DateMonth], |word| {
             word.replace('.', "").to_lowercase()

@@ -487,10 +487,10 @@ fn is_unwanted(local: &str, domain: &str, site: Option<&str>) -> bool {
 struct LocalWords {
     /// `email.placeholder`: local parts of addresses that reach no one (`youremail`,
     /// `john.doe`, `noreply`).
-    placeholders: Vec<String>,
+    placeholders: lexicon::SortedWords,
     /// `email.generic`: local parts that name no one (`email@`, `name@`): form placeholders on
     /// a stranger's domain, a real mailbox on the site's own.
-    generic: Vec<String>,
+    generic: lexicon::SortedWords,
 }
 
 fn local_words() -> &'static LocalWords {
@@ -703,7 +703,7 @@ fn bracketed_entry(entry: &str) -> bool {
 /// longest token, spaces included).
 fn tokens_of(classes: &[Class], spaced: bool) -> Vec<String> {
     let mut tokens = Vec::new();
-    for entry in lexicon::sorted_words(classes, str::to_lowercase) {
+    for entry in lexicon::sorted_words(classes, str::to_lowercase).into_vec() {
         if bracketed_entry(&entry) {
             if spaced {
                 tokens.push(format!(" {entry} "));
@@ -730,6 +730,7 @@ fn at_table() -> &'static AtTable {
         }
         let words: Vec<String> =
             lexicon::sorted_words(&[Class::EmailAt, Class::EmailAtWord], str::to_lowercase)
+                .into_vec()
                 .into_iter()
                 .filter(|entry| !bracketed_entry(entry))
                 .collect();

@@ -10,6 +10,7 @@
 //! links are kept for the crawl planner (drop-down menus are hidden until hovered); so are the
 //! links of `<template>` content (a footer a script clones in), and nothing else of it.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::extract::address::MarkedAddress;
@@ -1143,7 +1144,11 @@ fn one_line_with_room(text: &str, room: usize) -> String {
 
 /// An attribute value as written, entities decoded and white space trimmed.
 fn decoded_trimmed(raw: &str) -> String {
-    entities::decode_attribute(raw).trim().to_string()
+    match entities::decode_attribute(raw) {
+        // Most decoded values have nothing to trim: kept, not copied again.
+        Cow::Owned(decoded) if decoded.trim().len() == decoded.len() => decoded,
+        decoded => decoded.trim().to_string(),
+    }
 }
 
 /// The attributes [`Attrs::read`] has seen in one tag, one bit each.

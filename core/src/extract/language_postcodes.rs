@@ -38,6 +38,7 @@ use crate::extract::address::{
 use crate::extract::address::{TextAddress, HAND_READ};
 use crate::extract::dates::{is_year, is_year_of_date, reads_a_date};
 use crate::extract::page_budget::PageBudget;
+use crate::extract::words8::first_ascii_digit;
 use crate::extract::{postcode, postcode_order, region};
 
 /// Lines above the postcode's line read with it (street lines, a locality line above a
@@ -92,7 +93,7 @@ pub(crate) fn read(
             break;
         }
         if line.len() > MAX_LINE
-            || !line.bytes().any(|b| b.is_ascii_digit())
+            || first_ascii_digit(line.as_bytes()).is_none()
             || found.iter().any(|a| a.line == index)
         {
             continue;

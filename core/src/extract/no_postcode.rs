@@ -132,8 +132,8 @@ pub(crate) enum Evidence {
 }
 
 /// The lexicon's address labels (`label.address`), lower-case, sorted; built once.
-fn labels() -> &'static [String] {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+fn labels() -> &'static lexicon::SortedWords {
+    static LABELS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     LABELS.get_or_init(|| lexicon::sorted_words(&[Class::LabelAddress], str::to_lowercase))
 }
 
@@ -166,8 +166,8 @@ fn is_label(head: &str) -> bool {
 }
 
 /// The labels of other fields (`label.phone`, `label.email`), lower-case, sorted; built once.
-fn other_labels() -> &'static [String] {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+fn other_labels() -> &'static lexicon::SortedWords {
+    static LABELS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     LABELS.get_or_init(|| {
         lexicon::sorted_words(&[Class::LabelPhone, Class::LabelEmail], str::to_lowercase)
     })

@@ -27,6 +27,7 @@ use crate::extract::dates;
 use crate::extract::page_budget::PageBudget;
 use crate::extract::postcode;
 use crate::extract::town_first;
+use crate::extract::words8::first_ascii_digit;
 
 /// Digits of a postcode read after its town in a layout that prints the postcode first:
 /// six (Romania, Belarus, Central Asia), rarer after a name than counts and years.
@@ -56,7 +57,7 @@ pub(crate) fn read(
         if !budget.work(line.len() + 16) {
             break;
         }
-        if !line.bytes().any(|b| b.is_ascii_digit()) || found.iter().any(|a| a.line == index) {
+        if first_ascii_digit(line.as_bytes()).is_none() || found.iter().any(|a| a.line == index) {
             continue;
         }
         for (start, ends) in zip_tokens(line) {

@@ -35,7 +35,7 @@
 //! written `&lt;` into the copy).
 
 use crate::extract::ascii::{find_byte, find_pair, is_name_byte};
-use crate::extract::implied_ends::{name_key_at, OpenElements};
+use crate::extract::implied_ends::{lowered_name_key_at, OpenElements};
 use crate::extract::markup::{
     AttributeSpan, PassesThrough, Span, StartName, TreeInput, TreeWriter, MAX_SOURCE_BYTES,
 };
@@ -230,7 +230,7 @@ fn prescan_with<'p>(
                     if outside_skipped {
                         let end_name = &names[lt + 2..name_end];
                         // Read once, for the stack of open elements and for the writer.
-                        let key = name_key_at(&names, lt + 2..name_end);
+                        let key = lowered_name_key_at(bytes, lt + 2..name_end);
                         open.end(&names, end_name, key, &mut ends);
                         let name = complete.then_some(end_name);
                         writer.before_tag(&names, lt, &ends, None, name);
@@ -253,7 +253,7 @@ fn prescan_with<'p>(
                 let name_range = lt + 1..name_end;
                 // Looked up once, for the stack of open elements, the writer and the tests
                 // below.
-                let facts = StartName::at(&names, name_range.clone());
+                let facts = StartName::read_at(bytes, &names, name_range.clone());
                 if outside_skipped {
                     open.start(&names, (lt + 1, name_end), facts, &mut ends);
                 }
@@ -564,7 +564,9 @@ fn scan_attributes(
             i += 1;
         }
         let name = Span::in_page(name_start, i);
-        let is_type = &names[name_start..i] == b"type";
+        // Compared as read from the page, not as just written into `names`: a load of the
+        // bytes just stored one at a time waits for those stores (no store forwarding).
+        let is_type = bytes[name_start..i].eq_ignore_ascii_case(b"type");
         i = skip(i, SPACE);
         if i >= len || bytes[i] != b'=' {
             attributes.push(AttributeSpan {
@@ -1203,6 +1205,62 @@ mod tests {
         }
     }
 
+    /// The key of the name `read_name` reads at `start` of `page`, taken from the page, is
+    /// the key of the name it writes (`name_key_at`, the reading it replaces), and so are the
+    /// name's facts.
+    fn name_key_read_both_ways(page: &[u8], start: usize) {
+        use crate::extract::implied_ends::{lowered_name_key_at, name_key_at, StartName};
+        let mut names = vec![0u8; page.len()];
+        let end = super::read_name(page, start, &mut names);
+        let written = name_key_at(&names, start..end);
+        assert_eq!(
+            lowered_name_key_at(page, start..end),
+            written,
+            "{:?} from {start}",
+            String::from_utf8_lossy(page)
+        );
+        let read = StartName::read_at(page, &names, start..end);
+        let at = StartName::at(&names, start..end);
+        assert_eq!(read, at);
+    }
+
+    #[test]
+    fn name_keys_are_read_from_the_page_as_from_the_names_written() {
+        for page in [
+            "<DIV>",
+            "<Div class=x>",
+            "<ScRiPt>",
+            "</P>",
+            "<BLOCKQUOTE>",
+            "<Astro-Island>",
+            "<a:B.c_D-9zZ@[`{>",
+            "<AZaz@[`{>",
+            "<H1>",
+            "<TEXTAREA",
+            "<x",
+            "<\u{e9}A>",
+            "<A\u{e9}",
+            "<abcdefgh\u{e9}\u{e9}\u{e9}\u{e9}",
+        ] {
+            let page = page.as_bytes();
+            for start in 0..=page.len() {
+                name_key_read_both_ways(page, start);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// As above, on generated pages (every byte around the letters' edges).
+        #[test]
+        fn name_keys_are_read_from_the_page_as_written_on_generated_pages(
+            page in "[@A-Z\\[`a-z{0-9.:_ <>/\u{e9}-]{0,24}",
+            start in 0usize..26,
+        ) {
+            let page = page.as_bytes();
+            name_key_read_both_ways(page, start.min(page.len()));
+        }
+    }
+
     #[test]
     fn attributes_are_scanned_as_by_their_reference() {
         for tag in [
@@ -1240,7 +1298,7 @@ mod tests {
         /// through a checked index.
         #[test]
         fn attributes_are_scanned_as_by_their_reference_on_generated_tags(
-            tag in "[a-zA-Z =\"'/>\t\n.-]{0,40}",
+            tag in "[a-zA-Z@\\[`{ =\"'/>\t\n.\u{e9}-]{0,40}",
             start in 0usize..6,
             spare in 0usize..3,
         ) {

@@ -125,7 +125,7 @@ pub(crate) fn read_above_street(
 
 /// Whether `line` holds a postcode that validates for `format`'s country.
 fn holds_zip_of(line: &str, format: &postcode::Format) -> bool {
-    zip_tokens(line).into_iter().any(|(start, ends)| {
+    zip_tokens(line).any(|(start, ends)| {
         ends.into_iter()
             .any(|end| format.validates(&line[start..end]))
     })
@@ -172,7 +172,7 @@ fn street_field(text: &str) -> Option<&str> {
 /// `town` without a town word of the lexicon before it (`г. Москва` → `Москва`; class
 /// `locality.mark`).
 fn without_town_mark(town: &str) -> &str {
-    static MARKS: OnceLock<Vec<String>> = OnceLock::new();
+    static MARKS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let marks = MARKS
         .get_or_init(|| lexicon::sorted_words(&[lexicon::Class::LocalityMark], str::to_lowercase));
     let town = town.trim();
@@ -193,7 +193,6 @@ mod tests {
             return Vec::new();
         };
         zip_tokens(line)
-            .into_iter()
             .filter_map(|(start, ends)| {
                 let end = ends
                     .into_iter()

@@ -209,8 +209,8 @@ fn score(found: &MarkedAddress, heading: bool, contact: bool) -> u32 {
 
 /// The lexicon's words of a heading over the business's place (`label.location`: office,
 /// head office, branch, showroom, visit us), lower-case, sorted; built once.
-fn locations() -> &'static [String] {
-    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+fn locations() -> &'static lexicon::SortedWords {
+    static WORDS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     WORDS.get_or_init(|| lexicon::sorted_words(&[Class::LabelLocation], str::to_lowercase))
 }
 
@@ -242,7 +242,7 @@ fn is_phone_field(line: &str) -> bool {
 /// phone (a `+` or at least seven digits), or opens with a label (`label.phone`,
 /// `label.email`, `label.web`, `label.fax`).
 fn is_other_field(line: &str) -> bool {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
+    static LABELS: OnceLock<lexicon::SortedWords> = OnceLock::new();
     let labels = LABELS.get_or_init(|| {
         lexicon::sorted_words(
             &[

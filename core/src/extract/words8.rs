@@ -57,6 +57,24 @@ pub fn has_ascii_digits(bytes: &[u8], n: usize) -> bool {
     count + bytes[at..].iter().filter(|b| b.is_ascii_digit()).count() >= n
 }
 
+/// The offset of the first ASCII digit of `bytes` (as `bytes.iter().position(u8::is_ascii_digit)`),
+/// eight bytes at a time: the postcode readers ask it of every line.
+pub fn first_ascii_digit(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(word) = load(bytes, at) {
+        let digits = ascii_digits(word);
+        if digits != 0 {
+            // Little-endian: the lowest set high bit is the first digit's byte.
+            return Some(at + digits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    bytes[at..]
+        .iter()
+        .position(u8::is_ascii_digit)
+        .map(|p| at + p)
+}
+
 /// The high bit of each byte of `word` equal to `byte`, and no other bit.
 pub fn bytes_equal(word: u64, byte: u8) -> u64 {
     let diff = word ^ (ONES * u64::from(byte));
@@ -118,6 +136,10 @@ mod tests {
             proptest::prop_assert_eq!(
                 has_ascii_digits(&bytes, n),
                 bytes.iter().filter(|b| b.is_ascii_digit()).count() >= n
+            );
+            proptest::prop_assert_eq!(
+                first_ascii_digit(&bytes),
+                bytes.iter().position(u8::is_ascii_digit)
             );
         }
     }
