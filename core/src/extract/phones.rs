@@ -59,7 +59,34 @@ pub struct Judgements {
     /// repeats its numbers (header, footer, contact block), and a verdict costs a
     /// libphonenumber parse of about a hundred thousand instructions. A repeat still takes a
     /// judgement, so the allowance runs out where it would without them.
-    verdicts: Vec<((String, RegionHint, bool), Option<String>)>,
+    verdicts: Vec<((String, RegionHint, bool), Option<Valid>)>,
+    /// The parses made on this page, by cleaned number and region: candidates written apart
+    /// (`030 1234567` and `030-1234567`, the text of a `tel:` link and the same number printed
+    /// with no label) are one number to parse, and the verdicts above are by text, hint and
+    /// label ([`parsed_valid`]).
+    parses: Parses,
+}
+
+/// A page's parses ([`Judgements::parses`]): each cleaned number and region parsed, with the
+/// number and its region when valid.
+type Parses = Vec<(String, Option<Region>, Option<(PhoneNumber, Region)>)>;
+
+/// A candidate libphonenumber read as a valid number: its E.164 form, and the region the
+/// validation assigned it ([`valid_region`]), which [`from_tel`] asked of a second parse, of
+/// the E.164 form, before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Valid {
+    e164: String,
+    region: Region,
+}
+
+/// The region of `number` when it is valid: what [`PhoneNumber::is_valid`] decides, as it
+/// decides it (libphonenumber assigns the number its region, then validates it there), with
+/// the region kept rather than assigned a second time by [`PhoneNumber::get_region_code`]
+/// (for a `+1` number, a test of its digits in each NANP region in turn).
+fn valid_region(number: &PhoneNumber) -> Option<Region> {
+    let region = number.get_region_code()?;
+    number.is_valid_for_region(region).then_some(region)
 }
 
 impl Judgements {
@@ -68,6 +95,7 @@ impl Judgements {
         Judgements {
             left: MAX_PHONE_JUDGEMENTS,
             verdicts: Vec::new(),
+            parses: Vec::new(),
         }
     }
 
@@ -180,13 +208,12 @@ pub fn from_tel(
             .chars()
             .take_while(|c| !c.is_ascii_alphabetic() || c.is_ascii_uppercase())
             .collect();
-        if let Some(e164) = validate(&number, hint, true, judgements) {
+        if let Some(Valid { e164, region }) = validate_with_region(&number, hint, true, judgements)
+        {
             // A national number in the text is read in the target's country when the page
             // gives none.
             if text_hint.region.is_none() {
-                text_hint.region = PhoneNumber::parse(&e164, None)
-                    .ok()
-                    .and_then(|n| n.get_region_code());
+                text_hint.region = Some(region);
             }
             out.push(FoundPhone { e164, fax: false });
         }
@@ -303,10 +330,7 @@ pub fn region_of_international(number: &str) -> Option<Region> {
         .skip(1)
         .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')' | '\u{a0}')))
         .map_or(number.len(), |(i, _)| i);
-    let parsed = PhoneNumber::parse(&number[..end], None)
-        .ok()
-        .filter(PhoneNumber::is_valid)?;
-    parsed.get_region_code()
+    valid_region(&PhoneNumber::parse(&number[..end], None).ok()?)
 }
 
 /// The region of a WhatsApp link's number (`https://wa.me/<number>`), as
@@ -772,6 +796,16 @@ fn validate(
     labelled: bool,
     judgements: &mut Judgements,
 ) -> Option<String> {
+    validate_with_region(text, hint, labelled, judgements).map(|valid| valid.e164)
+}
+
+/// [`validate`], with the region libphonenumber assigns the number.
+fn validate_with_region(
+    text: &str,
+    hint: RegionHint,
+    labelled: bool,
+    judgements: &mut Judgements,
+) -> Option<Valid> {
     let cleaned = clean_number(text);
     let digit_count = cleaned
         .chars()
@@ -796,7 +830,14 @@ fn validate(
     if let Some((_, verdict)) = judgements.verdicts.iter().find(|(seen, _)| *seen == key) {
         return verdict.clone();
     }
-    let verdict = judge_number(text, &cleaned, region, hint, labelled);
+    let verdict = judge_number(
+        text,
+        &cleaned,
+        region,
+        hint,
+        labelled,
+        &mut judgements.parses,
+    );
     judgements.verdicts.push((key, verdict.clone()));
     verdict
 }
@@ -809,16 +850,13 @@ fn judge_number(
     region: Option<Region>,
     hint: RegionHint,
     labelled: bool,
-) -> Option<String> {
-    let parse_valid = |region| {
-        PhoneNumber::parse(cleaned, region)
-            .ok()
-            .filter(PhoneNumber::is_valid)
-    };
+    parses: &mut Parses,
+) -> Option<Valid> {
+    let mut parse_valid = |region| parsed_valid(parses, cleaned, region);
     // A region from `lang` alone supports the numbers a business prints there (fixed, mobile,
     // toll-free, shared-cost…), not one valid only as a premium-rate, personal or pager
     // number: that reading is another country's number (India's `098450 27391` as UK 09…).
-    let supported = |number: &PhoneNumber| {
+    let supported = |(number, _): &(PhoneNumber, Region)| {
         !(hint.weak
             && !cleaned.starts_with('+')
             && matches!(
@@ -828,8 +866,8 @@ fn judge_number(
                     | PhoneNumberType::Pager
             ))
     };
-    let number = match parse_valid(region).filter(supported) {
-        Some(number) => number,
+    let (number, number_region) = match parse_valid(region).filter(supported) {
+        Some(valid) => valid,
         None if hint.weak && !cleaned.starts_with('+') => {
             // A region from `<html lang>` only: a number written the North American way may
             // be one; otherwise, for a labelled number, the other countries where the language
@@ -852,26 +890,50 @@ fn judge_number(
         }
         None => return None,
     };
-    if is_placeholder(&number.get_national_significant_number()) || is_example_number(&number) {
+    if is_placeholder(&number.get_national_significant_number())
+        || is_example_number(&number, number_region)
+    {
         return None;
     }
-    Some(number.format_as(PhoneNumberFormat::E164).into_owned())
+    Some(Valid {
+        e164: number.format_as(PhoneNumberFormat::E164).into_owned(),
+        region: number_region,
+    })
 }
 
-/// Whether `number` is its region's example fixed-line or mobile number in libphonenumber's
+/// `cleaned` parsed in `region` and its region when it is valid ([`valid_region`]): the page's
+/// earlier parse of the same number in the same region when there is one (`parses`), else a
+/// new one, kept there. A parse is a pure function of the two.
+fn parsed_valid(
+    parses: &mut Parses,
+    cleaned: &str,
+    region: Option<Region>,
+) -> Option<(PhoneNumber, Region)> {
+    if let Some((_, _, parsed)) = parses
+        .iter()
+        .find(|(seen, seen_region, _)| seen == cleaned && *seen_region == region)
+    {
+        return parsed.clone();
+    }
+    let parsed = PhoneNumber::parse(cleaned, region).ok().and_then(|number| {
+        let region = valid_region(&number)?;
+        Some((number, region))
+    });
+    parses.push((cleaned.to_owned(), region, parsed.clone()));
+    parsed
+}
+
+/// Whether `number` (valid, in `region`) is its region's example fixed-line or mobile number in libphonenumber's
 /// metadata (Australia's `0412 345 678`, France's `06 12 34 56 78`): forms and templates
 /// print these as placeholders. The examples count up (`…12345678`, `…0123`), so only a
 /// number with four digits in a row counting up or down is compared: one metadata look-up
 /// and parse per type (about a hundred thousand instructions) for few numbers.
-fn is_example_number(number: &PhoneNumber) -> bool {
+fn is_example_number(number: &PhoneNumber, region: Region) -> bool {
     use rlibphonenumber::PHONE_NUMBER_UTIL;
     let national = number.get_national_significant_number();
     if longest_step_run(&national) < 4 {
         return false;
     }
-    let Some(region) = number.get_region_code() else {
-        return false;
-    };
     [PhoneNumberType::Mobile, PhoneNumberType::FixedLine]
         .into_iter()
         .filter_map(|kind| {
@@ -1528,6 +1590,111 @@ mod tests {
         assert_eq!(
             from_structured("+44 161 496 0500", none, &mut Judgements::per_page()).as_deref(),
             Some("+441614960500")
+        );
+    }
+
+    /// The region [`from_tel`] gave a valid `tel:` number before the judging parse's was
+    /// kept: a second parse, of its E.164 form.
+    fn region_by_a_second_parse(e164: &str) -> Option<Region> {
+        PhoneNumber::parse(e164, None)
+            .ok()
+            .and_then(|n| n.get_region_code())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_valid_region_is_the_region_of_a_number_libphonenumber_calls_valid(
+            plus in proptest::bool::ANY,
+            digits in "[0-9]{6,14}",
+            code in proptest::sample::select(vec!["", "US", "CA", "GB", "DE", "FR", "IT", "CH", "AU", "IN", "BR", "AR", "JP", "RU"]),
+        ) {
+            let text = if plus { format!("+{digits}") } else { digits.clone() };
+            let region = code.parse::<Region>().ok();
+            if let Ok(number) = PhoneNumber::parse(&text, region) {
+                let by_validation = if number.is_valid() { number.get_region_code() } else { None };
+                proptest::prop_assert_eq!(valid_region(&number), by_validation, "{}", text);
+            }
+        }
+
+        #[test]
+        fn a_valid_number_keeps_the_region_a_parse_of_its_e164_form_gives(
+            plus in proptest::bool::ANY,
+            digits in "[0-9]{7,13}",
+            code in proptest::sample::select(vec!["", "US", "GB", "DE", "FR", "IT", "CH", "AU", "IN", "BR", "AR", "JP"]),
+            weak in proptest::bool::ANY,
+        ) {
+            let mut region_hint = if code.is_empty() { RegionHint::default() } else { hint(code) };
+            region_hint.weak = weak && !code.is_empty();
+            let text = if plus { format!("+{digits}") } else { digits.clone() };
+            let mut judgements = Judgements::per_page();
+            if let Some(valid) = validate_with_region(&text, region_hint, true, &mut judgements) {
+                proptest::prop_assert_eq!(Some(valid.region), region_by_a_second_parse(&valid.e164), "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_valid_number_keeps_its_region() {
+        let mut judgements = Judgements::per_page();
+        for (text, code, region) in [
+            ("+1 317 555 0142", "", Some(Region::US)),
+            ("+44 161 496 0500", "", Some(Region::GB)),
+            ("030 12345678", "DE", Some(Region::DE)),
+            ("+39 06 1234 5678", "", Some(Region::IT)),
+        ] {
+            let region_hint = if code.is_empty() {
+                RegionHint::default()
+            } else {
+                hint(code)
+            };
+            let valid = validate_with_region(text, region_hint, true, &mut judgements).unwrap();
+            assert_eq!(Some(valid.region), region, "{text}");
+            assert_eq!(
+                Some(valid.region),
+                region_by_a_second_parse(&valid.e164),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_number_written_apart_is_parsed_once_with_the_verdicts_of_fresh_parses() {
+        let none = RegionHint::default();
+        let de = hint("DE");
+        let mut judgements = Judgements::per_page();
+        let texts = [
+            "(317) 555-0142",
+            "317-555-0142",
+            "317.555.0142",
+            "030 1234567",
+            "030-1234567",
+            "+49 30 1234567",
+        ];
+        for text in texts {
+            for (region_hint, labelled) in [(none, false), (de, true), (de, false)] {
+                let shared = validate(text, region_hint, labelled, &mut judgements);
+                let fresh = validate(text, region_hint, labelled, &mut Judgements::per_page());
+                assert_eq!(shared, fresh, "{text}");
+            }
+        }
+        // Each number once in each region it is read in: in the US with no hint (the
+        // international one in none), in Germany with its hint; six parses for eighteen
+        // candidates.
+        let parsed: Vec<(&str, Option<Region>)> = judgements
+            .parses
+            .iter()
+            .map(|(cleaned, region, _)| (cleaned.as_str(), *region))
+            .collect();
+        assert_eq!(
+            parsed,
+            [
+                ("3175550142", Some(Region::US)),
+                ("3175550142", Some(Region::DE)),
+                ("0301234567", Some(Region::US)),
+                ("0301234567", Some(Region::DE)),
+                ("+49301234567", None),
+                ("+49301234567", Some(Region::DE)),
+            ]
         );
     }
 
