@@ -1827,14 +1827,21 @@ impl<'a> IntoIterator for &'a ZipEnds {
 /// (a digit group one space, dash, dot or slash away), a phone (`+`), a house number (`#12`,
 /// `No. 12`), an amount or a share (`$`, `€`, `%`).
 pub(crate) fn is_part_of_other_number(line: &str, start: usize, end: usize) -> bool {
+    is_number_continued_after(line, end) || is_number_continued_before(line, start)
+}
+
+/// The half of [`is_part_of_other_number`] that reads only the text after the number ending
+/// at `end`: a `%`, `€` or `$`, a digit group one space, dash, dot, slash or comma after it, or
+/// a currency's name.
+fn is_number_continued_after(line: &str, end: usize) -> bool {
     let after = &line[end..];
     let mut ahead = after.chars();
-    let joined_after = match (ahead.next(), ahead.next()) {
+    let joined = match (ahead.next(), ahead.next()) {
         (Some('%' | '€' | '$'), _) => true,
         (Some(' ' | '-' | '.' | '/' | ','), Some(c)) => c.is_ascii_digit(),
         _ => false,
-    } || currency_after(after);
-    joined_after || is_number_continued_before(line, start)
+    };
+    joined || currency_after(after)
 }
 
 /// The half of [`is_part_of_other_number`] that reads only the text before the number at
@@ -2362,7 +2369,8 @@ fn data_postcodes(
             continue;
         };
         let zip = &line[start..end];
-        if is_part_of_other_number(line, start, end) {
+        // The text before the token was read above (`is_number_continued_before`).
+        if is_number_continued_after(line, end) {
             continue;
         }
         let after = &line[end..];
