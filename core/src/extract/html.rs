@@ -309,9 +309,15 @@ struct Walker<'b> {
     /// Whether an element started since the last text was written: the texts of two elements
     /// that meet with no white space between them may need one (see [`Walker::push_text`]).
     element_since_text: bool,
-    /// Open `<a>` captures: (index in `doc.links`, text start, the link's `title` and image
-    /// `alt` texts read so far, which go after its text).
-    link_captures: Vec<(usize, usize, String)>,
+    /// Open `<a>` captures: (index in `doc.links`, text start, where the link's texts in
+    /// `link_extras` start).
+    link_captures: Vec<(usize, usize, usize)>,
+    /// The `title` and image `alt` texts of the open captures' links, read so far (they go
+    /// after each link's text), one capture's after another's: a capture's run from its start
+    /// to the next capture's, the innermost's to the end, where an image's `alt` is added.
+    link_extras: String,
+    /// An attribute's text collapsed ([`collapse_into`]), kept for its capacity.
+    collapsed: String,
     /// The text of the link being left, built here before it is copied to `doc.links` (kept
     /// for its capacity).
     link_text: String,
@@ -371,6 +377,8 @@ impl<'b> Walker<'b> {
             address_start: None,
             element_since_text: false,
             link_captures: Vec::new(),
+            link_extras: String::new(),
+            collapsed: String::new(),
             link_text: String::new(),
             prop_captures: Vec::new(),
             scopes: Vec::new(),
@@ -520,10 +528,9 @@ impl<'b> Walker<'b> {
                 return None;
             }
             b"img" => {
-                if let (Some(alt), Some((_, _, extras))) =
-                    (attrs.alt, self.link_captures.last_mut())
-                {
-                    append_capped(extras, &collapse(&entities::decode_attribute(alt)));
+                if let (Some(alt), Some(&(_, _, from))) = (attrs.alt, self.link_captures.last()) {
+                    collapse_into(&mut self.collapsed, &entities::decode_attribute(alt));
+                    append_capped_from(&mut self.link_extras, from, &self.collapsed);
                 }
                 return None;
             }
@@ -532,12 +539,10 @@ impl<'b> Walker<'b> {
                 if let Some(href) = href.map(decoded_trimmed_piece) {
                     let cf_hex = href_cfemail(&href).map(str::to_string);
                     if self.doc.links.len() < MAX_LINKS {
-                        let mut title_text = String::new();
+                        let from = self.link_extras.len();
                         if let Some(title) = attrs.title {
-                            append_capped(
-                                &mut title_text,
-                                &collapse(&entities::decode_attribute(title)),
-                            );
+                            collapse_into(&mut self.collapsed, &entities::decode_attribute(title));
+                            append_capped_from(&mut self.link_extras, from, &self.collapsed);
                         }
                         let index =
                             self.doc
@@ -545,11 +550,11 @@ impl<'b> Walker<'b> {
                                 .push(&href, self.footer_depth > 0, self.doc.text.len());
                         if name == b"a" && closed {
                             // The text is set when the link is left (or the walk ends).
-                            self.link_captures
-                                .push((index, self.doc.text.len(), title_text));
+                            self.link_captures.push((index, self.doc.text.len(), from));
                             exit.link = true;
                         } else {
-                            self.doc.links.set_text(index, &title_text);
+                            self.doc.links.set_text(index, &self.link_extras[from..]);
+                            self.link_extras.truncate(from);
                         }
                     }
                     self.push_cfemail(cf_hex.as_deref());
@@ -695,13 +700,14 @@ impl<'b> Walker<'b> {
             }
         }
         if exit.link {
-            if let Some((index, start, extras)) = self.link_captures.pop() {
+            if let Some((index, start, from)) = self.link_captures.pop() {
                 // The anchor text, then the link's `title` and image `alt` texts.
                 let text = &mut self.link_text;
                 text.clear();
                 push_one_line(text, captured(&self.doc.text, start));
                 truncate_chars(text, MAX_CAPTURE_CHARS);
-                append_capped(text, &extras);
+                append_capped(text, self.link_extras.get(from..).unwrap_or_default());
+                self.link_extras.truncate(from);
                 self.doc.links.set_text(index, text);
             }
         }
@@ -815,9 +821,12 @@ impl<'b> Walker<'b> {
     }
 
     fn finish(mut self) -> Document {
-        // Links whose capture a spent budget left open have the texts read so far.
-        for (index, _, extras) in std::mem::take(&mut self.link_captures) {
-            self.doc.links.set_text(index, &extras);
+        // Links whose capture a spent budget left open have the texts read so far (the
+        // innermost's run ends the extras).
+        while let Some((index, _, from)) = self.link_captures.pop() {
+            let extras = self.link_extras.get(from..).unwrap_or_default();
+            self.doc.links.set_text(index, extras);
+            self.link_extras.truncate(from);
         }
         // Scopes left open by unclosed markup still hold data.
         while let Some(scope) = self.scopes.pop() {
@@ -1663,19 +1672,36 @@ fn append_chars(target: &mut String, extra: &str, cap: usize) {
     target.push_str(first_chars(extra, room));
 }
 
+/// Appends `extra`, trimmed, to `target` (after a space when `target` has text), at most
+/// [`MAX_CAPTURE_CHARS`] characters of it; nothing once `target` holds that many.
 fn append_capped(target: &mut String, extra: &str) {
+    append_capped_from(target, 0, extra);
+}
+
+/// [`append_capped`] to the text of `target` from byte `from` on (a run of it that ends it).
+fn append_capped_from(target: &mut String, from: usize, extra: &str) {
     let extra = extra.trim();
-    // A character is at least one byte: a target of fewer bytes than the cap is under it,
+    let run = target.get(from..).unwrap_or_default();
+    // A character is at least one byte: a run of fewer bytes than the cap is under it,
     // without counting its characters.
     if extra.is_empty()
-        || (target.len() >= MAX_CAPTURE_CHARS && target.chars().count() >= MAX_CAPTURE_CHARS)
+        || (run.len() >= MAX_CAPTURE_CHARS && run.chars().count() >= MAX_CAPTURE_CHARS)
     {
         return;
     }
-    if !target.is_empty() {
+    if !run.is_empty() {
         target.push(' ');
     }
     target.push_str(first_chars(extra, MAX_CAPTURE_CHARS));
+}
+
+/// [`collapse`] of `text` into `out` (cleared first; kept for its capacity).
+fn collapse_into(out: &mut String, text: &str) {
+    out.clear();
+    push_collapsed(out, text);
+    if out.ends_with(' ') {
+        out.pop();
+    }
 }
 
 /// The first `count` characters of `text` (all of it if it has fewer).
@@ -1815,6 +1841,27 @@ mod tests {
         #[test]
         fn one_line_follows_its_model(text in "[ \na\u{e9}\u{2028}\t]{0,12}") {
             proptest::prop_assert_eq!(one_line(&text), one_line_model(&text));
+        }
+
+        /// A link's texts kept as runs of one string read as a string each did: a text
+        /// collapsed into a used buffer is [`collapse`]'s, and [`append_capped_from`] appends
+        /// to the run from `from` as [`append_capped`] to a string of its own.
+        #[test]
+        fn link_texts_in_runs_read_as_strings_of_their_own(
+            before in "[a ]{0,5}",
+            run in "([aé]{0,3} ?){0,120}",
+            extra in "[ \ta\u{200b}é]{0,400}",
+            dirty in "[x ]{0,4}",
+        ) {
+            let mut collapsed = dirty;
+            collapse_into(&mut collapsed, &extra);
+            proptest::prop_assert_eq!(&collapsed, &collapse(&extra));
+            let mut own = run.clone();
+            append_capped(&mut own, &collapsed);
+            let mut runs = format!("{before}{run}");
+            append_capped_from(&mut runs, before.len(), &collapsed);
+            proptest::prop_assert_eq!(&runs[before.len()..], own.as_str());
+            proptest::prop_assert_eq!(&runs[..before.len()], before.as_str());
         }
     }
 
