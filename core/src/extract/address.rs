@@ -1874,11 +1874,12 @@ fn ends_with_number_mark(before: &str) -> bool {
     }
     // The marks have at most five bytes: eight characters lower-cased end as the whole
     // text does, with the character before the mark.
-    let lower = lowered_end(before, 8);
-    NUMBER_MARKS.iter().any(|m| {
-        lower
-            .strip_suffix(m)
-            .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
+    with_lowered_end(before, 8, |lower| {
+        NUMBER_MARKS.iter().any(|m| {
+            lower
+                .strip_suffix(m)
+                .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
+        })
     })
 }
 
@@ -2816,8 +2817,9 @@ fn without_country_letters(before: &str) -> &str {
 /// it is a year.
 pub(crate) fn is_copyright_mark(before: &str) -> bool {
     // `copyright`: the end of nine characters lower-cased ends as the whole text does.
-    let end = lowered_end(before.trim_end(), 9);
-    end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
+    with_lowered_end(before.trim_end(), 9, |end| {
+        end.ends_with('©') || end.ends_with("(c)") || end.ends_with("copyright")
+    })
 }
 
 /// The end of `text.to_lowercase()` from the last `chars` characters of `text` (all of it
@@ -2826,16 +2828,23 @@ pub(crate) fn is_copyright_mark(before: &str) -> bool {
 /// lower-cases as it does in the whole text; with one, the whole text is lower-cased. The
 /// result has at least `chars` bytes or is the whole text lower-cased, so a test of the
 /// last `chars` bytes or fewer reads it as the whole text's.
+#[cfg(test)]
 pub(crate) fn lowered_end(text: &str, chars: usize) -> String {
+    with_lowered_end(text, chars, str::to_string)
+}
+
+/// Calls `f` with [`lowered_end`] of `text` and `chars`, lower-cased on the stack when that
+/// end is ASCII of at most 64 bytes ([`with_lowercase`]).
+fn with_lowered_end<R>(text: &str, chars: usize, f: impl FnOnce(&str) -> R) -> R {
     let start = text
         .char_indices()
         .rev()
         .nth(chars.saturating_sub(1))
         .map_or(0, |(at, _)| at);
     if start > 0 && text[start..].contains('Σ') {
-        return text.to_lowercase();
+        return f(&text.to_lowercase());
     }
-    text[start..].to_lowercase()
+    with_lowercase(&text[start..], f)
 }
 
 /// Calls `f` with `text.to_lowercase()`, lower-cased on the stack when `text` is ASCII of
