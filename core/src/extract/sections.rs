@@ -65,7 +65,7 @@ fn lexicon_words() -> &'static Words {
                 .flat_map(|class| lexicon::words(*class))
                 .map(str::to_lowercase)
                 .collect();
-            words.sort();
+            words.sort_unstable();
             words.dedup();
             words
         };
@@ -90,7 +90,7 @@ fn lexicon_words() -> &'static Words {
                     .into_iter()
                     .map(|w| w.replace('.', ""))
                     .collect();
-                forms.sort();
+                forms.sort_unstable();
                 forms.dedup();
                 forms
             },
@@ -1470,7 +1470,7 @@ impl MentionFilter {
                 for word in words.org_types.iter().chain(&words.authority_heads) {
                     patterns.extend(authority_stems(word));
                 }
-                patterns.sort();
+                patterns.sort_unstable();
                 patterns.dedup();
                 let mut whole_word = vec![false; patterns.len()];
                 for form in &words.legal_forms {
