@@ -389,7 +389,12 @@ impl Lexicon {
     fn get() -> &'static Lexicon {
         static LEXICON: OnceLock<Lexicon> = OnceLock::new();
         LEXICON.get_or_init(|| {
-            let mut tagged: Vec<(Class, Entry)> = Vec::new();
+            // At most one entry a line: sized once, not grown by copies.
+            let lines = FILES
+                .iter()
+                .map(|(_, file)| memchr::memchr_iter(b'\n', file.as_bytes()).count() + 1)
+                .sum();
+            let mut tagged: Vec<(Class, Entry)> = Vec::with_capacity(lines);
             for &(language, file) in FILES {
                 // A file writes a class's entries one after the other: the class of the line
                 // before is most often this line's, and is looked up again only when not.
@@ -438,10 +443,14 @@ fn parse_line_after<'a>(
     if line.trim().is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let mut columns = line.split('\t');
-    let (Some(name), Some(text), None) = (columns.next(), columns.next(), columns.next()) else {
+    // One tab, no other: the class name before it, the entry after it.
+    let Some(tab) = memchr::memchr(b'\t', line.as_bytes()) else {
         return Err(LineError::NotTwoColumns);
     };
+    let (name, text) = (&line[..tab], &line[tab + 1..]);
+    if memchr::memchr(b'\t', text.as_bytes()).is_some() {
+        return Err(LineError::NotTwoColumns);
+    }
     let class = match *last {
         Some((last_name, class)) if last_name == name => class,
         _ => {
