@@ -375,19 +375,7 @@ pub enum LineError {
 /// Reads one line of a lexicon file: `Ok(None)` for a comment or blank line, the class and the
 /// entry for an entry line.
 pub fn parse_line(line: &str) -> Result<Option<(Class, &str)>, LineError> {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    if line.trim().is_empty() || line.starts_with('#') {
-        return Ok(None);
-    }
-    let mut columns = line.split('\t');
-    let (Some(class), Some(text), None) = (columns.next(), columns.next(), columns.next()) else {
-        return Err(LineError::NotTwoColumns);
-    };
-    let class = Class::from_name(class).ok_or(LineError::UnknownClass)?;
-    if text.is_empty() || text.trim() != text {
-        return Err(LineError::BadEntry);
-    }
-    Ok(Some((class, text)))
+    parse_line_after(line, &mut None)
 }
 
 /// All entries, grouped by class (in [`Class::ALL`] order), then by language.
@@ -401,31 +389,80 @@ impl Lexicon {
     fn get() -> &'static Lexicon {
         static LEXICON: OnceLock<Lexicon> = OnceLock::new();
         LEXICON.get_or_init(|| {
-            let mut tagged: Vec<(Class, Entry)> = FILES
+            // At most one entry a line: sized once, not grown by copies.
+            let lines = FILES
                 .iter()
-                .flat_map(|&(language, file)| {
-                    file.lines().filter_map(move |line| {
-                        let (class, text) = parse_line(line).ok().flatten()?;
-                        Some((class, Entry { language, text }))
-                    })
-                })
-                .collect();
-            // Stable: file order is kept within a class and language.
-            tagged.sort_by_key(|(class, entry)| (*class, entry.language));
-            let mut classes = vec![0..0; Class::ALL.len()];
-            for (at, (class, _)) in tagged.iter().enumerate() {
-                let range = &mut classes[class.index()];
-                if range.end == 0 {
-                    range.start = at;
+                .map(|(_, file)| memchr::memchr_iter(b'\n', file.as_bytes()).count() + 1)
+                .sum();
+            let mut tagged: Vec<(Class, Entry)> = Vec::with_capacity(lines);
+            for &(language, file) in FILES {
+                // A file writes a class's entries one after the other: the class of the line
+                // before is most often this line's, and is looked up again only when not.
+                let mut last: Option<(&str, Class)> = None;
+                for line in file.lines() {
+                    if let Ok(Some((class, text))) = parse_line_after(line, &mut last) {
+                        tagged.push((class, Entry { language, text }));
+                    }
                 }
-                range.end = at + 1;
             }
-            Lexicon {
-                entries: tagged.into_iter().map(|(_, entry)| entry).collect(),
-                classes,
+            // Grouped by class by counting (no sort): `FILES` is sorted by language and read
+            // in order, so each class's entries come out as a stable sort by class and
+            // language put them, file order kept within a language.
+            let mut starts = vec![0usize; Class::ALL.len() + 1];
+            for (class, _) in &tagged {
+                starts[class.index() + 1] += 1;
             }
+            for at in 1..starts.len() {
+                starts[at] += starts[at - 1];
+            }
+            let classes: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
+            let mut next = starts;
+            let mut entries = vec![
+                Entry {
+                    language: "",
+                    text: ""
+                };
+                tagged.len()
+            ];
+            for (class, entry) in tagged {
+                entries[next[class.index()]] = entry;
+                next[class.index()] += 1;
+            }
+            Lexicon { entries, classes }
         })
     }
+}
+
+/// [`parse_line`], with `last` the class column and class of the entry line read before
+/// (updated here): a line of the same class is not looked up among the class names again.
+fn parse_line_after<'a>(
+    line: &'a str,
+    last: &mut Option<(&'a str, Class)>,
+) -> Result<Option<(Class, &'a str)>, LineError> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.trim().is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    // One tab, no other: the class name before it, the entry after it.
+    let Some(tab) = memchr::memchr(b'\t', line.as_bytes()) else {
+        return Err(LineError::NotTwoColumns);
+    };
+    let (name, text) = (&line[..tab], &line[tab + 1..]);
+    if memchr::memchr(b'\t', text.as_bytes()).is_some() {
+        return Err(LineError::NotTwoColumns);
+    }
+    let class = match *last {
+        Some((last_name, class)) if last_name == name => class,
+        _ => {
+            let class = Class::from_name(name).ok_or(LineError::UnknownClass)?;
+            *last = Some((name, class));
+            class
+        }
+    };
+    if text.is_empty() || text.trim() != text {
+        return Err(LineError::BadEntry);
+    }
+    Ok(Some((class, text)))
 }
 
 #[cfg(test)]
@@ -453,6 +490,92 @@ mod tests {
 
     use super::*;
     use std::collections::BTreeSet;
+
+    /// The lexicon as it was built before the grouping by counting: every file's entry
+    /// lines parsed one by one, then a stable sort by class and language.
+    fn entries_by_a_stable_sort() -> Vec<Vec<Entry>> {
+        let mut tagged: Vec<(Class, Entry)> = FILES
+            .iter()
+            .flat_map(|&(language, file)| {
+                file.lines().filter_map(move |line| {
+                    let (class, text) = parse_line(line).ok().flatten()?;
+                    Some((class, Entry { language, text }))
+                })
+            })
+            .collect();
+        tagged.sort_by_key(|(class, entry)| (*class, entry.language));
+        Class::ALL
+            .iter()
+            .map(|class| {
+                tagged
+                    .iter()
+                    .filter(|(c, _)| c == class)
+                    .map(|(_, entry)| *entry)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_class_holds_its_entries_as_a_stable_sort_ordered_them() {
+        let model = entries_by_a_stable_sort();
+        assert!(model.iter().map(Vec::len).sum::<usize>() > 1000);
+        for (class, expected) in Class::ALL.iter().zip(&model) {
+            assert_eq!(entries(*class), &expected[..], "{}", class.name());
+        }
+    }
+
+    /// [`parse_line`] as it read a line before it kept the class of the line before: each
+    /// class name looked up among all of them.
+    fn parse_line_model(line: &str) -> Result<Option<(Class, &str)>, LineError> {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() || line.starts_with('#') {
+            return Ok(None);
+        }
+        let mut columns = line.split('\t');
+        let (Some(class), Some(text), None) = (columns.next(), columns.next(), columns.next())
+        else {
+            return Err(LineError::NotTwoColumns);
+        };
+        let class = Class::from_name(class).ok_or(LineError::UnknownClass)?;
+        if text.is_empty() || text.trim() != text {
+            return Err(LineError::BadEntry);
+        }
+        Ok(Some((class, text)))
+    }
+
+    proptest::proptest! {
+        /// Lines read one after the other, each with the class of the one before, read as
+        /// each read alone: known and unknown class names, repeated or not, bad entries.
+        #[test]
+        fn a_line_read_after_another_reads_as_alone(
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "page.contact", "street.type", "email.at", "page.contactx", "",
+                        "# street.type", "date.month",
+                    ]),
+                    proptest::sample::select(vec!["\t", " ", "\t\t", ""]),
+                    "[a-c \\r]{0,4}",
+                ),
+                0..16,
+            ),
+        ) {
+            let lines: Vec<String> = lines
+                .iter()
+                .map(|(name, tab, text)| format!("{name}{tab}{text}"))
+                .collect();
+            let mut last = None;
+            for line in &lines {
+                proptest::prop_assert_eq!(
+                    parse_line_after(line, &mut last),
+                    parse_line_model(line),
+                    "{:?}",
+                    line
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_line_of_every_file_parses() {

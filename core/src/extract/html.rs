@@ -42,7 +42,7 @@ pub struct Document {
     /// holds no others).
     pub metas: Vec<(String, String)>,
     /// `<a href>` and `<area href>` in document order.
-    pub links: Vec<Link>,
+    pub links: Links,
     /// Visible text; lines are separated by `\n`, white space inside a line is collapsed.
     pub text: String,
     /// Byte ranges of [`Document::text`] that sit in a `<footer>` or an element whose id or
@@ -84,18 +84,132 @@ pub struct Document {
     pub frame_sources: Vec<String>,
 }
 
-/// A hyperlink and the text a reader sees for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
+/// A hyperlink and the text a reader sees for it, as [`Links`] hands it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link<'d> {
     /// The `href` attribute, entity-decoded and trimmed; not yet resolved.
-    pub href: String,
+    pub href: &'d str,
     /// Anchor text, `title` and image `alt` text joined, white space collapsed; at most
     /// [`MAX_CAPTURE_CHARS`] characters.
-    pub text: String,
+    pub text: &'d str,
     /// Whether the link sits in the page's footer.
     pub in_footer: bool,
     /// Byte offset in [`Document::text`] where the link starts (for document order).
     pub text_pos: usize,
+}
+
+/// The `<a href>` and `<area href>` links of a page in document order (at most
+/// [`MAX_LINKS`]), read as [`Link`]s. Their hrefs and texts are kept in one string, not a
+/// `String` each: a page has hundreds of links, and two allocations a link were a fifth of
+/// all the allocations of an extraction.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Links {
+    /// Every href and text, one after another.
+    strings: String,
+    /// Each link's spans of `strings` and its other fields.
+    spans: Vec<LinkSpans>,
+}
+
+/// Where one link's href and text are in [`Links::strings`] (byte ranges as start and end),
+/// and its other fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LinkSpans {
+    href: (usize, usize),
+    text: (usize, usize),
+    in_footer: bool,
+    text_pos: usize,
+}
+
+impl Links {
+    /// How many links the page has.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the page has no link.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The `index`-th link (from 0, in document order).
+    pub fn get(&self, index: usize) -> Option<Link<'_>> {
+        self.spans.get(index).map(|spans| self.link(spans))
+    }
+
+    /// The links in document order.
+    pub fn iter(&self) -> LinksIter<'_> {
+        LinksIter {
+            links: self,
+            spans: self.spans.iter(),
+        }
+    }
+
+    fn link(&self, spans: &LinkSpans) -> Link<'_> {
+        let piece = |(start, end): (usize, usize)| self.strings.get(start..end).unwrap_or("");
+        Link {
+            href: piece(spans.href),
+            text: piece(spans.text),
+            in_footer: spans.in_footer,
+            text_pos: spans.text_pos,
+        }
+    }
+
+    /// Adds a link with `href`, its text to come ([`Links::set_text`]); returns its index.
+    fn push(&mut self, href: &str, in_footer: bool, text_pos: usize) -> usize {
+        let href = self.append(href);
+        self.spans.push(LinkSpans {
+            href,
+            text: (href.1, href.1),
+            in_footer,
+            text_pos,
+        });
+        self.spans.len() - 1
+    }
+
+    /// Sets the text of the `index`-th link.
+    fn set_text(&mut self, index: usize, text: &str) {
+        if index < self.spans.len() {
+            let text = self.append(text);
+            self.spans[index].text = text;
+        }
+    }
+
+    /// Appends `piece` to the strings, and gives its span.
+    fn append(&mut self, piece: &str) -> (usize, usize) {
+        let start = self.strings.len();
+        self.strings.push_str(piece);
+        (start, self.strings.len())
+    }
+}
+
+/// The links of [`Links::iter`].
+#[derive(Clone)]
+pub struct LinksIter<'d> {
+    links: &'d Links,
+    spans: std::slice::Iter<'d, LinkSpans>,
+}
+
+impl<'d> Iterator for LinksIter<'d> {
+    type Item = Link<'d>;
+
+    fn next(&mut self) -> Option<Link<'d>> {
+        self.spans.next().map(|spans| self.links.link(spans))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.spans.size_hint()
+    }
+}
+
+impl ExactSizeIterator for LinksIter<'_> {}
+
+impl<'d> IntoIterator for &'d Links {
+    type Item = Link<'d>;
+    type IntoIter = LinksIter<'d>;
+
+    fn into_iter(self) -> LinksIter<'d> {
+        self.iter()
+    }
 }
 
 /// Longest captured anchor or property text, in characters.
@@ -195,8 +309,18 @@ struct Walker<'b> {
     /// Whether an element started since the last text was written: the texts of two elements
     /// that meet with no white space between them may need one (see [`Walker::push_text`]).
     element_since_text: bool,
-    /// Open `<a>`/`<area>` captures: (index in `doc.links`, text start).
-    link_captures: Vec<(usize, usize)>,
+    /// Open `<a>` captures: (index in `doc.links`, text start, where the link's texts in
+    /// `link_extras` start).
+    link_captures: Vec<(usize, usize, usize)>,
+    /// The `title` and image `alt` texts of the open captures' links, read so far (they go
+    /// after each link's text), one capture's after another's: a capture's run from its start
+    /// to the next capture's, the innermost's to the end, where an image's `alt` is added.
+    link_extras: String,
+    /// An attribute's text collapsed ([`collapse_into`]), kept for its capacity.
+    collapsed: String,
+    /// The text of the link being left, built here before it is copied to `doc.links` (kept
+    /// for its capacity).
+    link_text: String,
     /// Open property captures: (target, text start).
     prop_captures: Vec<(Prop, usize)>,
     /// Open item scopes (microdata `itemscope` and microformat roots).
@@ -253,6 +377,9 @@ impl<'b> Walker<'b> {
             address_start: None,
             element_since_text: false,
             link_captures: Vec::new(),
+            link_extras: String::new(),
+            collapsed: String::new(),
+            link_text: String::new(),
             prop_captures: Vec::new(),
             scopes: Vec::new(),
         }
@@ -401,32 +528,33 @@ impl<'b> Walker<'b> {
                 return None;
             }
             b"img" => {
-                if let (Some(alt), Some(&(index, _))) = (attrs.alt, self.link_captures.last()) {
-                    if let Some(link) = self.doc.links.get_mut(index) {
-                        append_capped(&mut link.text, &collapse(&entities::decode_attribute(alt)));
-                    }
+                if let (Some(alt), Some(&(_, _, from))) = (attrs.alt, self.link_captures.last()) {
+                    collapse_into(&mut self.collapsed, &entities::decode_attribute(alt));
+                    append_capped_from(&mut self.link_extras, from, &self.collapsed);
                 }
                 return None;
             }
             b"a" | b"area" => {
                 let href = attrs.href.filter(|href| self.may_copy(href.len()));
-                if let Some(href) = href.map(decoded_trimmed) {
+                if let Some(href) = href.map(decoded_trimmed_piece) {
                     let cf_hex = href_cfemail(&href).map(str::to_string);
                     if self.doc.links.len() < MAX_LINKS {
-                        let mut text = String::new();
+                        let from = self.link_extras.len();
                         if let Some(title) = attrs.title {
-                            append_capped(&mut text, &collapse(&entities::decode_attribute(title)));
+                            collapse_into(&mut self.collapsed, &entities::decode_attribute(title));
+                            append_capped_from(&mut self.link_extras, from, &self.collapsed);
                         }
-                        self.doc.links.push(Link {
-                            href,
-                            text,
-                            in_footer: self.footer_depth > 0,
-                            text_pos: self.doc.text.len(),
-                        });
+                        let index =
+                            self.doc
+                                .links
+                                .push(&href, self.footer_depth > 0, self.doc.text.len());
                         if name == b"a" && closed {
-                            self.link_captures
-                                .push((self.doc.links.len() - 1, self.doc.text.len()));
+                            // The text is set when the link is left (or the walk ends).
+                            self.link_captures.push((index, self.doc.text.len(), from));
                             exit.link = true;
+                        } else {
+                            self.doc.links.set_text(index, &self.link_extras[from..]);
+                            self.link_extras.truncate(from);
                         }
                     }
                     self.push_cfemail(cf_hex.as_deref());
@@ -572,23 +700,15 @@ impl<'b> Walker<'b> {
             }
         }
         if exit.link {
-            if let Some((index, start)) = self.link_captures.pop() {
-                if let Some(link) = self.doc.links.get_mut(index) {
-                    // The link's `title` and image `alt` texts, read so far, go after it: the
-                    // text is made with room for them (and a space), so appending them does not
-                    // copy it again.
-                    let room = if link.text.is_empty() {
-                        0
-                    } else {
-                        link.text.len() + 1
-                    };
-                    let mut text = one_line_with_room(captured(&self.doc.text, start), room);
-                    truncate_chars(&mut text, MAX_CAPTURE_CHARS);
-                    let alt = std::mem::replace(&mut link.text, text);
-                    if !alt.is_empty() {
-                        append_capped(&mut link.text, &alt);
-                    }
-                }
+            if let Some((index, start, from)) = self.link_captures.pop() {
+                // The anchor text, then the link's `title` and image `alt` texts.
+                let text = &mut self.link_text;
+                text.clear();
+                push_one_line(text, captured(&self.doc.text, start));
+                truncate_chars(text, MAX_CAPTURE_CHARS);
+                append_capped(text, self.link_extras.get(from..).unwrap_or_default());
+                self.link_extras.truncate(from);
+                self.doc.links.set_text(index, text);
             }
         }
         if exit.scope {
@@ -701,6 +821,13 @@ impl<'b> Walker<'b> {
     }
 
     fn finish(mut self) -> Document {
+        // Links whose capture a spent budget left open have the texts read so far (the
+        // innermost's run ends the extras).
+        while let Some((index, _, from)) = self.link_captures.pop() {
+            let extras = self.link_extras.get(from..).unwrap_or_default();
+            self.doc.links.set_text(index, extras);
+            self.link_extras.truncate(from);
+        }
         // Scopes left open by unclosed markup still hold data.
         while let Some(scope) = self.scopes.pop() {
             if let Scope::Address(address) | Scope::Organization(address) = scope {
@@ -1212,14 +1339,15 @@ fn captured(text: &str, start: usize) -> &str {
 /// zero-width character (tested against `collapse`).
 #[cfg(test)]
 fn one_line(text: &str) -> String {
-    one_line_with_room(text, 0)
+    let mut line = String::new();
+    push_one_line(&mut line, text);
+    line
 }
 
-/// [`one_line`] in a string with `room` bytes to spare after it (for what a caller appends).
-fn one_line_with_room(text: &str, room: usize) -> String {
-    // The ends are trimmed as bytes (both are ASCII), and only a piece that holds a line break
-    // is copied through `replace`: `trim_matches` decoded characters, and most link texts are
-    // one line already.
+/// Appends [`one_line`] of `text` to `target`.
+fn push_one_line(target: &mut String, text: &str) {
+    // The ends are trimmed as bytes (both are ASCII), and the line breaks found by `memchr`:
+    // `trim_matches` decoded characters, and most link texts are one line already.
     let bytes = text.as_bytes();
     let start = bytes
         .iter()
@@ -1230,23 +1358,28 @@ fn one_line_with_room(text: &str, room: usize) -> String {
         .rposition(|&b| b != b' ' && b != b'\n')
         .map_or(start, |last| last + 1);
     let piece = text.get(start..end).unwrap_or_default();
-    if memchr::memchr(b'\n', piece.as_bytes()).is_some() {
-        let mut line = piece.replace('\n', " ");
-        line.reserve(room);
-        line
-    } else {
-        let mut line = String::with_capacity(piece.len() + room);
-        line.push_str(piece);
-        line
+    // A line break is one byte (ASCII): the pieces around it are whole characters.
+    let mut rest = piece;
+    while let Some(at) = memchr::memchr(b'\n', rest.as_bytes()) {
+        target.push_str(&rest[..at]);
+        target.push(' ');
+        rest = &rest[at + 1..];
     }
+    target.push_str(rest);
 }
 
 /// An attribute value as written, entities decoded and white space trimmed.
 fn decoded_trimmed(raw: &str) -> String {
+    decoded_trimmed_piece(raw).into_owned()
+}
+
+/// [`decoded_trimmed`], borrowed from `raw` when it has no entity to decode.
+fn decoded_trimmed_piece(raw: &str) -> Cow<'_, str> {
     match entities::decode_attribute(raw) {
+        Cow::Borrowed(decoded) => Cow::Borrowed(decoded.trim()),
         // Most decoded values have nothing to trim: kept, not copied again.
-        Cow::Owned(decoded) if decoded.trim().len() == decoded.len() => decoded,
-        decoded => decoded.trim().to_string(),
+        Cow::Owned(decoded) if decoded.trim().len() == decoded.len() => Cow::Owned(decoded),
+        Cow::Owned(decoded) => Cow::Owned(decoded.trim().to_string()),
     }
 }
 
@@ -1539,19 +1672,36 @@ fn append_chars(target: &mut String, extra: &str, cap: usize) {
     target.push_str(first_chars(extra, room));
 }
 
+/// Appends `extra`, trimmed, to `target` (after a space when `target` has text), at most
+/// [`MAX_CAPTURE_CHARS`] characters of it; nothing once `target` holds that many.
 fn append_capped(target: &mut String, extra: &str) {
+    append_capped_from(target, 0, extra);
+}
+
+/// [`append_capped`] to the text of `target` from byte `from` on (a run of it that ends it).
+fn append_capped_from(target: &mut String, from: usize, extra: &str) {
     let extra = extra.trim();
-    // A character is at least one byte: a target of fewer bytes than the cap is under it,
+    let run = target.get(from..).unwrap_or_default();
+    // A character is at least one byte: a run of fewer bytes than the cap is under it,
     // without counting its characters.
     if extra.is_empty()
-        || (target.len() >= MAX_CAPTURE_CHARS && target.chars().count() >= MAX_CAPTURE_CHARS)
+        || (run.len() >= MAX_CAPTURE_CHARS && run.chars().count() >= MAX_CAPTURE_CHARS)
     {
         return;
     }
-    if !target.is_empty() {
+    if !run.is_empty() {
         target.push(' ');
     }
     target.push_str(first_chars(extra, MAX_CAPTURE_CHARS));
+}
+
+/// [`collapse`] of `text` into `out` (cleared first; kept for its capacity).
+fn collapse_into(out: &mut String, text: &str) {
+    out.clear();
+    push_collapsed(out, text);
+    if out.ends_with(' ') {
+        out.pop();
+    }
 }
 
 /// The first `count` characters of `text` (all of it if it has fewer).
@@ -1691,6 +1841,27 @@ mod tests {
         #[test]
         fn one_line_follows_its_model(text in "[ \na\u{e9}\u{2028}\t]{0,12}") {
             proptest::prop_assert_eq!(one_line(&text), one_line_model(&text));
+        }
+
+        /// A link's texts kept as runs of one string read as a string each did: a text
+        /// collapsed into a used buffer is [`collapse`]'s, and [`append_capped_from`] appends
+        /// to the run from `from` as [`append_capped`] to a string of its own.
+        #[test]
+        fn link_texts_in_runs_read_as_strings_of_their_own(
+            before in "[a ]{0,5}",
+            run in "([aé]{0,3} ?){0,120}",
+            extra in "[ \ta\u{200b}é]{0,400}",
+            dirty in "[x ]{0,4}",
+        ) {
+            let mut collapsed = dirty;
+            collapse_into(&mut collapsed, &extra);
+            proptest::prop_assert_eq!(&collapsed, &collapse(&extra));
+            let mut own = run.clone();
+            append_capped(&mut own, &collapsed);
+            let mut runs = format!("{before}{run}");
+            append_capped_from(&mut runs, before.len(), &collapsed);
+            proptest::prop_assert_eq!(&runs[before.len()..], own.as_str());
+            proptest::prop_assert_eq!(&runs[..before.len()], before.as_str());
         }
     }
 
@@ -1965,8 +2136,8 @@ mod tests {
             lines(&doc),
             ["000 000", "eva@x.com", "Call 623-889-6000", "Fax 1"]
         );
-        assert_eq!(doc.links[0].href, "mailto:eva@x.com");
-        assert_eq!(doc.links[0].text, "eva@x.com");
+        assert_eq!(doc.links.get(0).unwrap().href, "mailto:eva@x.com");
+        assert_eq!(doc.links.get(0).unwrap().text, "eva@x.com");
     }
 
     #[test]
@@ -1977,7 +2148,7 @@ mod tests {
         );
         assert_eq!(lines(&doc), ["shown"]);
         assert_eq!(doc.links.len(), 1);
-        assert_eq!(doc.links[0].href, "/contact");
+        assert_eq!(doc.links.get(0).unwrap().href, "/contact");
     }
 
     /// Class `text.glued_numbers`: numbers of two elements written with nothing between
@@ -2157,11 +2328,7 @@ mod tests {
         );
         assert_eq!(doc.text, "v\n");
         // Their links count (a footer a script clones in), with no text; nothing else does.
-        let hrefs: Vec<_> = doc
-            .links
-            .iter()
-            .map(|l| (l.href.as_str(), l.text.as_str()))
-            .collect();
+        let hrefs: Vec<_> = doc.links.iter().map(|l| (l.href, l.text)).collect();
         assert_eq!(hrefs, [("/a", ""), ("/b", "")]);
         assert!(doc.marked_phones.is_empty());
         assert_eq!(
@@ -2217,9 +2384,9 @@ mod tests {
              <span itemprop=postalCode>12345</span></div>\
              <p><span title=\"a\" / class=\"footer\">x</span>y</p>",
         );
-        let hrefs: Vec<&str> = doc.links.iter().map(|l| l.href.as_str()).collect();
+        let hrefs: Vec<&str> = doc.links.iter().map(|l| l.href).collect();
         assert_eq!(hrefs, ["//x.com/a/b?c=1&d=2"]);
-        assert_eq!(doc.links[0].text, "t T");
+        assert_eq!(doc.links.get(0).unwrap().text, "t T");
         assert_eq!(doc.marked_addresses.len(), 1);
         assert_eq!(
             doc.marked_addresses[0].postal_code.as_deref(),
@@ -2239,8 +2406,8 @@ mod tests {
              <div class=\"main\" class=\"footer\"><p>g</p></div>",
         );
         assert_eq!(doc.links.len(), 1);
-        assert_eq!(doc.links[0].href, "/contact");
-        assert_eq!(doc.links[0].text, "Contact T");
+        assert_eq!(doc.links.get(0).unwrap().href, "/contact");
+        assert_eq!(doc.links.get(0).unwrap().text, "Contact T");
         assert_eq!(doc.footer_ranges.len(), 1);
         assert_eq!(doc.text[doc.footer_ranges[0].clone()].trim(), "f");
     }
@@ -2289,7 +2456,40 @@ mod tests {
             <a href="https://facebook.com/acme"><img alt="Facebook"></a>"#,
         );
         assert_eq!(doc.cf_emails.len(), 2);
-        assert_eq!(doc.links[1].text, "Facebook");
+        assert_eq!(doc.links.get(1).unwrap().text, "Facebook");
+    }
+
+    #[test]
+    fn a_links_text_is_its_anchor_text_then_its_title_and_image_alt_texts() {
+        let doc = parse(
+            r#"<a href="/c" title="Write to us"><img alt="Envelope"> Contact</a>
+            <area href="/map" title="Map"><a href="/n">No title</a>"#,
+        );
+        let texts: Vec<(&str, &str)> = doc.links.iter().map(|l| (l.href, l.text)).collect();
+        assert_eq!(
+            texts,
+            [
+                ("/c", "Contact Write to us Envelope"),
+                ("/map", "Map"),
+                ("/n", "No title")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_link_left_open_when_the_budget_is_spent_keeps_its_title_and_alt_texts() {
+        let page = format!(
+            r#"<a href="/c" title="Write to us"><img alt="Envelope">{}</a>"#,
+            "word ".repeat(2_000)
+        );
+        let budget = PageBudget::for_page(0);
+        // Room for the elements, not for the link's text.
+        assert!(budget.work(budget.work_left() - 8 * ELEMENT_UNITS));
+        let doc = parse_reusing(&page, &mut ParseBuffers::default(), &budget);
+        assert!(budget.spent());
+        assert_eq!(doc.links.len(), 1);
+        assert_eq!(doc.links.get(0).unwrap().href, "/c");
+        assert_eq!(doc.links.get(0).unwrap().text, "Write to us Envelope");
     }
 
     #[test]

@@ -165,6 +165,8 @@ impl ParsedPage {
     /// Runs every extractor, with `url` as the page's final URL.
     pub fn extract(&self, url: &Url) -> PageExtraction {
         let doc = &self.doc;
+        // The links read once here: the passes below read each several times.
+        let doc_links: Vec<html::Link<'_>> = doc.links.iter().collect();
         let base = doc
             .base_href
             .as_deref()
@@ -221,10 +223,9 @@ impl ParsedPage {
         // business: the host, the chamber, the web agency … (`sections.rs`); their phones,
         // emails and addresses are not the business's, so those lines read as empty.
         let site = url.host_str().map(crate::site::registrable_domain);
-        let link_positions: Vec<(&str, usize)> = doc
-            .links
+        let link_positions: Vec<(&str, usize)> = doc_links
             .iter()
-            .map(|link| (link.href.as_str(), link.text_pos))
+            .map(|link| (link.href, link.text_pos))
             .collect();
         let third_party = sections::third_party_ranges(&sections::Layout {
             text: &doc.text,
@@ -311,7 +312,7 @@ impl ParsedPage {
                 let meta_address =
                     address::from_metas(doc.metas.iter().map(|(k, v)| (k.as_str(), v.as_str())));
                 let ballot = region_hint(
-                    doc,
+                    (doc, &doc_links),
                     &json_ld,
                     meta_address.as_ref(),
                     printed,
@@ -364,7 +365,7 @@ impl ParsedPage {
 
         let emails = budget.holding_back_half(|| {
             collect_emails(
-                doc,
+                (doc, &doc_links),
                 &json_ld,
                 (&contact_lines, &line_starts),
                 &third_party,
@@ -373,7 +374,7 @@ impl ParsedPage {
             )
         });
         let phones = collect_phones(
-            doc,
+            (doc, &doc_links),
             &json_ld,
             (&contact_lines, &line_starts),
             &third_party,
@@ -384,10 +385,10 @@ impl ParsedPage {
         // The business's profile links (not the site makers' in and under a credit), then
         // JSON-LD `sameAs`.
         let linked = socials::business_profiles(
-            doc.links
+            doc_links
                 .iter()
                 .take_while(|l| budget.work(l.href.len() + 64))
-                .map(|l| (l.href.as_str(), l.text.as_str(), l.in_footer, l.text_pos)),
+                .map(|l| (l.href, l.text, l.in_footer, l.text_pos)),
             &doc.text,
             &third_party,
             &line_starts,
@@ -456,7 +457,7 @@ impl ParsedPage {
         }
         // Nor one without: the place its map links and embeds show (`extract::map_links`).
         if addresses.is_empty() {
-            let hrefs = doc.links.iter().map(|link| link.href.as_str());
+            let hrefs = doc_links.iter().map(|link| link.href);
             let frames = doc.frame_sources.iter().map(String::as_str);
             for found in map_links::read(hrefs, frames, string_region, budget) {
                 addresses.push(trim_address(found));
@@ -493,10 +494,10 @@ impl ParsedPage {
         // The last href whose written path was asked about, with the answer: a page often
         // links one page twice in a row (its image, then its title).
         let mut last_asked: Option<(&str, bool)> = None;
-        for link in &doc.links {
+        for link in &doc_links {
             // Charged to the budget (which paces the work, `crate::pace`): resolving a link is
             // about a microsecond.
-            if is_not_a_page(&link.href) || !budget.work(link.href.len() + 256) {
+            if is_not_a_page(link.href) || !budget.work(link.href.len() + 256) {
                 continue;
             }
             // A link written with another site's host is never kept (`resolve_on_site`): its
@@ -506,35 +507,35 @@ impl ParsedPage {
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
             let may_hold_keyword = |path: &str| {
-                crate::crawl::may_hold_keyword(path) || crate::crawl::may_hold_keyword(&link.text)
+                crate::crawl::may_hold_keyword(path) || crate::crawl::may_hold_keyword(link.text)
             };
             // Whether the link may be a candidate, when its path is plain to see.
             let mut candidate = None;
             if let Some(has_query) =
-                written_path(&base, &link.href, &mut path).filter(|_| plain_base)
+                written_path(&base, link.href, &mut path).filter(|_| plain_base)
             {
                 let home = may_be_home && !has_query && is_home_path(&path);
                 let path_may = match last_asked {
                     Some((href, may)) if href == link.href => may,
                     _ => crate::crawl::may_hold_keyword(&path),
                 };
-                last_asked = Some((&link.href, path_may));
-                let may = path_may || crate::crawl::may_hold_keyword(&link.text);
+                last_asked = Some((link.href, path_may));
+                let may = path_may || crate::crawl::may_hold_keyword(link.text);
                 if !home && !may {
                     continue;
                 }
                 candidate = Some(may);
             }
-            let Some(url) = resolver.resolve(&link.href) else {
+            let Some(url) = resolver.resolve(link.href) else {
                 continue;
             };
             if may_be_home && is_home_path(url.path()) && url.query().is_none() {
-                home_link_texts.push(&link.text);
+                home_link_texts.push(link.text);
             }
             if candidate.unwrap_or_else(|| may_hold_keyword(url.path())) {
                 links.push(PageLink {
                     url,
-                    text: link.text.clone(),
+                    text: link.text.to_string(),
                     in_footer: link.in_footer,
                 });
             }
@@ -765,12 +766,13 @@ fn is_not_a_page(href: &str) -> bool {
         .any(|scheme| starts_with_ignore_ascii_case(href, scheme))
 }
 
-/// The page's emails; `third_party`: text ranges whose `mailto:` links and protected addresses
+/// The page's emails, from the document and its links (as [`html::Links::iter`] reads
+/// them); `third_party`: text ranges whose `mailto:` links and protected addresses
 /// are someone else's (`sections.rs`; `lines` has those parts blanked already); `site`: the
 /// page's registrable domain (an address spelled with the word "at" counts only on it or at a
 /// mail provider: `emails::from_text`).
 fn collect_emails(
-    doc: &Document,
+    (doc, links): (&Document, &[html::Link<'_>]),
     json_ld: &jsonld::JsonLdData,
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
@@ -782,12 +784,11 @@ fn collect_emails(
     // href="mailto:dev@gmail.com">info@acme.pl</a>`, a web developer's test address left
     // behind): decided below.
     let mut behind_other: Vec<(usize, String)> = Vec::new();
-    for link in doc
-        .links
+    for link in links
         .iter()
-        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
+        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, link.text))
     {
-        let mailto = emails::from_mailto(&link.href, site, budget);
+        let mailto = emails::from_mailto(link.href, site, budget);
         if mailto.is_empty() {
             continue;
         }
@@ -852,13 +853,13 @@ fn collect_emails(
             };
             if !searched.contains(&domain) {
                 if searched.len() >= MAX_OTHER_MAILBOX_DOMAINS
-                    || !budget.work(doc.text.len() + 64 * doc.links.len())
+                    || !budget.work(doc.text.len() + 64 * links.len())
                 {
                     continue;
                 }
                 let linked = || {
-                    doc.links.iter().any(|link| {
-                        written_host(&link.href)
+                    links.iter().any(|link| {
+                        written_host(link.href)
                             .is_some_and(|host| registrable_domain(host) == domain)
                     })
                 };
@@ -891,12 +892,13 @@ fn collect_emails(
 /// is searched for (`collect_emails`); the targets on further domains are left out.
 const MAX_OTHER_MAILBOX_DOMAINS: usize = 4;
 
-/// The page's phones in E.164; `third_party`: text ranges whose `tel:` links are someone
+/// The page's phones in E.164, from the document and its links (as [`html::Links::iter`]
+/// reads them); `third_party`: text ranges whose `tel:` links are someone
 /// else's (`sections.rs`; `lines` has those parts blanked already). When `hint` is not
 /// confident, the lines and national `tel:` numbers that gave nothing are kept in `unread`
 /// (`region::PageRegion`) for the site's decision in [`merge`].
 fn collect_phones(
-    doc: &Document,
+    (doc, links): (&Document, &[html::Link<'_>]),
     json_ld: &jsonld::JsonLdData,
     (lines, line_starts): (&[&str], &[usize]),
     third_party: &[std::ops::Range<usize>],
@@ -923,24 +925,23 @@ fn collect_phones(
             found.push((usize::MAX, phones::FoundPhone { e164, fax: false }));
         }
     }
-    for link in doc
-        .links
+    for link in links
         .iter()
-        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, &link.text))
+        .filter(|link| !sections::link_inside(third_party, &doc.text, link.text_pos, link.text))
     {
         if !budget.work(link.href.len() + 64) {
             break;
         }
-        let from_tel = phones::from_tel(&link.href, &link.text, hint, &mut judgements, budget);
+        let from_tel = phones::from_tel(link.href, link.text, hint, &mut judgements, budget);
         if from_tel.is_empty() {
-            if let Some(national) = phones::national_of_tel(&link.href) {
+            if let Some(national) = phones::national_of_tel(link.href) {
                 keep_unread(&format!("tel: {national}"));
             }
         }
         for phone in from_tel {
             found.push((link.text_pos, phone));
         }
-        if let Some(phone) = phones::from_whatsapp(&link.href, &mut judgements) {
+        if let Some(phone) = phones::from_whatsapp(link.href, &mut judgements) {
             found.push((link.text_pos, phone));
         }
     }
@@ -1026,9 +1027,9 @@ const MAX_NATIONAL_NUMBERS: usize = 2;
 /// numbers (`tel:` and WhatsApp links, JSON-LD `telephone`, `+…` in the contact lines),
 /// `geo.region`, currencies, `<html lang>`. The printed international numbers and the
 /// currencies are read only on pages without a structured country, a printed address or a
-/// ccTLD.
+/// ccTLD. `links`: the document's links as [`html::Links::iter`] reads them.
 fn region_hint(
-    doc: &Document,
+    (doc, links): (&Document, &[html::Link<'_>]),
     json_ld: &jsonld::JsonLdData,
     meta_address: Option<&MarkedAddress>,
     text_addresses: &[address::TextAddress],
@@ -1065,11 +1066,11 @@ fn region_hint(
     // Each read is a libphonenumber parse (about a hundred thousand instructions): the first
     // few distinct links, JSON-LD values and printed numbers are enough evidence.
     let mut seen: Vec<&str> = Vec::new();
-    for link in &doc.links {
+    for link in links {
         if seen.len() >= MAX_LINK_CALLING_CODES {
             break;
         }
-        let href = link.href.as_str();
+        let href = link.href;
         let international = href
             .get(..4)
             .is_some_and(|s| s.eq_ignore_ascii_case("tel:"))
@@ -1141,10 +1142,7 @@ fn region_hint(
     }
     let candidates: Vec<&str> = candidates.iter().map(String::as_str).collect();
     let mut nationals: Vec<&str> = Vec::new();
-    let tels = doc
-        .links
-        .iter()
-        .filter_map(|l| phones::national_of_tel(&l.href));
+    let tels = links.iter().filter_map(|l| phones::national_of_tel(l.href));
     let structured = json_ld
         .telephones
         .iter()

@@ -221,7 +221,14 @@ impl Format {
     /// is outside what [`Pattern`] reads (a test rules that out for every country).
     fn pattern(&self) -> Option<&Pattern> {
         self.pattern
-            .get_or_init(|| Pattern::new(&format!("^(?:{})$", self.zip)))
+            .get_or_init(|| {
+                // Countries share patterns (`\d{5}` is 42 countries'): the first country of
+                // the data with this one parses it, the others copy its tree.
+                match formats().iter().find(|first| first.zip == self.zip) {
+                    Some(first) if !std::ptr::eq(first, self) => first.pattern().cloned(),
+                    _ => Pattern::new(&format!("^(?:{})$", self.zip)),
+                }
+            })
             .as_ref()
     }
 
@@ -318,7 +325,7 @@ impl AnyOf {
 /// patterns a run meets cost more than all their matching. Two tests from the tree come first
 /// and answer for most candidates: the number of chars a match has, and the chars it may open
 /// with.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Pattern {
     node: Node,
     /// The fewest and most chars of a match.
@@ -334,7 +341,7 @@ type Offsets = u128;
 
 /// A pattern's syntax tree as [`ends`] walks it (groups dropped, classes split into their
 /// ASCII chars and their other ranges).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Node {
     /// Matches the empty text.
     Empty,
@@ -665,6 +672,26 @@ mod tests {
             assert!(f.pattern().is_some(), "{}", f.code);
             assert!(
                 f.code.len() == 2 && f.code.bytes().all(|b| b.is_ascii_uppercase()),
+                "{}",
+                f.code
+            );
+        }
+    }
+
+    #[test]
+    fn a_country_reads_the_tree_of_its_own_pattern() {
+        // A pattern copied from another country with the same source is the tree its source
+        // parses to.
+        let shared = formats()
+            .iter()
+            .filter(|f| formats().iter().any(|g| g.zip == f.zip && g.code < f.code))
+            .count();
+        assert!(shared > 50, "{shared}");
+        for f in formats() {
+            let own = Pattern::new(&format!("^(?:{})$", f.zip));
+            assert_eq!(
+                format!("{:?}", f.pattern()),
+                format!("{:?}", own.as_ref()),
                 "{}",
                 f.code
             );

@@ -65,7 +65,7 @@ fn lexicon_words() -> &'static Words {
                 .flat_map(|class| lexicon::words(*class))
                 .map(str::to_lowercase)
                 .collect();
-            words.sort();
+            words.sort_unstable();
             words.dedup();
             words
         };
@@ -90,7 +90,7 @@ fn lexicon_words() -> &'static Words {
                     .into_iter()
                     .map(|w| w.replace('.', ""))
                     .collect();
-                forms.sort();
+                forms.sort_unstable();
                 forms.dedup();
                 forms
             },
@@ -1544,7 +1544,7 @@ impl MentionFilter {
                 for word in words.org_types.iter().chain(&words.authority_heads) {
                     patterns.extend(authority_stems(word));
                 }
-                patterns.sort();
+                patterns.sort_unstable();
                 patterns.dedup();
                 let mut whole_word = vec![false; patterns.len()];
                 for form in &words.legal_forms {
@@ -1607,14 +1607,24 @@ fn authority_stems(entry: &str) -> Vec<String> {
 fn spellings(chars: impl Iterator<Item = char>, most: usize) -> Option<Vec<String>> {
     let mut spelled = vec![String::new()];
     for c in chars {
-        let forms = if c.is_ascii() {
-            vec![c]
-        } else {
-            cased_forms(c)
-        };
+        if c.is_ascii() {
+            // One form: each spelling grows in place.
+            for stem in &mut spelled {
+                stem.push(c);
+            }
+            continue;
+        }
+        let forms = cased_forms(c);
         spelled = spelled
             .iter()
-            .flat_map(|stem| forms.iter().map(move |form| format!("{stem}{form}")))
+            .flat_map(|stem| {
+                forms.iter().map(move |&form| {
+                    let mut spelling = String::with_capacity(stem.len() + form.len_utf8());
+                    spelling.push_str(stem);
+                    spelling.push(form);
+                    spelling
+                })
+            })
             .collect();
         if spelled.len() > most {
             return None;
@@ -1649,9 +1659,11 @@ const CASED: [(u32, u32); 16] = [
 fn cased_forms(lower: char) -> Vec<char> {
     // Each character of [`CASED`] whose lower case is one other character, with it: one
     // pass over the ranges, whatever the number of letters asked about.
+    // Sorted by lower case, then by the character: a letter's pairs are found by a binary
+    // search, in the order of the characters (the order of a pass over the ranges).
     static PAIRS: OnceLock<Vec<(char, char)>> = OnceLock::new();
     let pairs = PAIRS.get_or_init(|| {
-        CASED
+        let mut pairs: Vec<(char, char)> = CASED
             .iter()
             .flat_map(|&(from, to)| from..=to)
             .filter_map(char::from_u32)
@@ -1662,13 +1674,16 @@ fn cased_forms(lower: char) -> Vec<char> {
                     _ => None,
                 }
             })
-            .collect()
+            .collect();
+        pairs.sort_unstable();
+        pairs
     });
     let mut forms = vec![lower];
+    let first = pairs.partition_point(|(of, _)| *of < lower);
     forms.extend(
-        pairs
+        pairs[first..]
             .iter()
-            .filter(|(of, _)| *of == lower)
+            .take_while(|(of, _)| *of == lower)
             .map(|(_, upper)| *upper),
     );
     if lower == 'ς' {
@@ -1986,6 +2001,92 @@ mod tests {
             every.sort_unstable();
             forms.sort_unstable();
             assert_eq!(forms, every, "{lower}");
+        }
+    }
+
+    /// [`cased_forms`] as it read its pairs before they were sorted: a pass over every
+    /// character of [`CASED`] for each letter asked about.
+    fn cased_forms_by_a_pass(lower: char) -> Vec<char> {
+        let mut forms = vec![lower];
+        forms.extend(
+            CASED
+                .iter()
+                .flat_map(|&(from, to)| from..=to)
+                .filter_map(char::from_u32)
+                .filter(|&upper| upper != lower && upper.to_lowercase().eq([lower])),
+        );
+        if lower == 'ς' {
+            forms.push('Σ');
+        }
+        forms
+    }
+
+    /// [`spellings`] as it spelled before it grew the spellings in place: every spelling
+    /// formatted again for every character.
+    fn spellings_by_format(chars: impl Iterator<Item = char>, most: usize) -> Option<Vec<String>> {
+        let mut spelled = vec![String::new()];
+        for c in chars {
+            let forms = if c.is_ascii() {
+                vec![c]
+            } else {
+                cased_forms(c)
+            };
+            spelled = spelled
+                .iter()
+                .flat_map(|stem| forms.iter().map(move |form| format!("{stem}{form}")))
+                .collect();
+            if spelled.len() > most {
+                return None;
+            }
+        }
+        Some(spelled)
+    }
+
+    #[test]
+    fn words_are_spelled_as_by_formatting_each_spelling() {
+        let words = lexicon_words();
+        let mut asked: Vec<&str> = vec!["", "straße", "öffentlich", "σσ", "åäöü", "ab", "ǆ"];
+        asked.extend(
+            words
+                .org_types
+                .iter()
+                .chain(&words.authority_heads)
+                .chain(&words.legal_forms)
+                .map(String::as_str),
+        );
+        let mut spelled = 0;
+        for word in asked {
+            for most in [1, 4, 32, usize::MAX] {
+                let ours = spellings(word.chars(), most);
+                assert_eq!(
+                    ours,
+                    spellings_by_format(word.chars(), most),
+                    "{word} {most}"
+                );
+                spelled += usize::from(ours.is_some_and(|s| s.len() > 1));
+            }
+        }
+        assert!(spelled > 20, "{spelled}");
+    }
+
+    #[test]
+    fn cased_forms_come_in_the_order_of_a_pass_over_the_ranges() {
+        // Every lower case of a character of the ranges, and characters of no case.
+        let mut asked: Vec<char> = CASED
+            .iter()
+            .flat_map(|&(from, to)| from..=to)
+            .filter_map(char::from_u32)
+            .flat_map(char::to_lowercase)
+            .collect();
+        asked.extend(['a', '1', ' ', 'ß', 'ς', 'ı', '\u{10FFFF}']);
+        let with_others = asked.iter().filter(|&&c| cased_forms(c).len() > 2).count();
+        assert!(with_others > 10, "{with_others}");
+        for lower in asked {
+            assert_eq!(
+                cased_forms(lower),
+                cased_forms_by_a_pass(lower),
+                "{lower:?}"
+            );
         }
     }
 

@@ -142,7 +142,7 @@ pub fn ours(html: &str) -> Seen {
     Seen {
         text: without_space(&document.text).collect(),
         hrefs: document.links.iter().fold(Vec::new(), |mut hrefs, link| {
-            push_link(&mut hrefs, without_space(&link.href).collect());
+            push_link(&mut hrefs, without_space(link.href).collect());
             hrefs
         }),
     }
