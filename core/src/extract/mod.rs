@@ -502,7 +502,7 @@ impl ParsedPage {
             }
             // A link written with another site's host is never kept (`resolve_on_site`): its
             // path and text are not read for a keyword (a sixth of a page's links).
-            if is_written_off_site(&link.href, host, &registrable) {
+            if is_written_off_site(link.href, host, &registrable) {
                 continue;
             }
             let may_be_home = !link.in_footer && !link.text.is_empty();
