@@ -500,6 +500,11 @@ impl ParsedPage {
             if is_not_a_page(link.href) || !budget.work(link.href.len() + 256) {
                 continue;
             }
+            // A link written with another site's host is never kept (`resolve_on_site`): its
+            // path and text are not read for a keyword (a sixth of a page's links).
+            if is_written_off_site(link.href, host, &registrable) {
+                continue;
+            }
             let may_be_home = !link.in_footer && !link.text.is_empty();
             let may_hold_keyword = |path: &str| {
                 crate::crawl::may_hold_keyword(path) || crate::crawl::may_hold_keyword(link.text)
@@ -601,6 +606,34 @@ fn resolve_on_site(base: &Url, host: &str, registrable: &str, href: &str) -> Opt
     }
     resolved.set_fragment(None);
     Some(resolved)
+}
+
+/// Whether `href` is written with a host that [`resolve_on_site`] finds on another site than
+/// `host`'s (`registrable`, lower-case): neither `host` nor ending in `registrable`, which the
+/// registrable domain of a host is a suffix of (lower-cased); no public-suffix look-up.
+fn is_written_off_site(href: &str, host: &str, registrable: &str) -> bool {
+    // Most links written with a host are written with the page's own: a comparison of their
+    // heads answers them, before the authority is scanned.
+    let Some(rest) = after_web_scheme(href) else {
+        return false;
+    };
+    let written_with_host = rest
+        .as_bytes()
+        .get(..host.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(host.as_bytes()))
+        && matches!(
+            rest.as_bytes().get(host.len()),
+            None | Some(b'/' | b'?' | b'#')
+        );
+    !written_with_host
+        && written_host(href).is_some_and(|other| {
+            !other.eq_ignore_ascii_case(host)
+                && !other
+                    .len()
+                    .checked_sub(registrable.len())
+                    .and_then(|at| other.as_bytes().get(at..))
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(registrable.as_bytes()))
+        })
 }
 
 /// The host of an absolute or scheme-relative http(s) href, as written (`None` for relative
@@ -1921,6 +1954,68 @@ mod tests {
             if let (Some(has_query), Ok(url)) = (written_path(&base, &href, &mut path), base.join(&href)) {
                 proptest::prop_assert_eq!(path.as_str(), url.path(), "{}", href);
                 proptest::prop_assert_eq!(has_query, url.query().is_some(), "{}", href);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_link_written_off_site_is_one_the_resolver_drops(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "https://", "HTTP://", "//", "/", "?", "#", "@", ":", ".", "www.", "shop.",
+                    "acme", "ACME", "acme.co.uk", "acme.com", "other.com", "co.uk", "é", "x",
+                    "8080", "",
+                ]),
+                0..8,
+            ),
+            base in proptest::sample::select(vec![
+                "https://acme.com/a", "https://www.acme.com/", "http://shop.acme.co.uk/",
+                "https://acme.co.uk/x/", "http://[::1]/",
+            ]),
+        ) {
+            // Whatever a link written off-site is, the resolver drops it; a link it keeps is
+            // never written off-site.
+            let href = parts.concat();
+            let base = Url::parse(base).unwrap();
+            let host = base.host_str().unwrap();
+            let registrable = registrable_domain(host);
+            if is_written_off_site(&href, host, &registrable) {
+                proptest::prop_assert!(resolve_on_site(&base, host, &registrable, &href).is_none(), "{}", href);
+            }
+        }
+    }
+
+    #[test]
+    fn links_written_off_site_by_hand() {
+        let base = Url::parse("https://www.acme.co.uk/a/").unwrap();
+        let host = base.host_str().unwrap();
+        let registrable = registrable_domain(host);
+        for (href, off_site) in [
+            ("https://other.com/contact", true),
+            ("//other.co.uk/", true),
+            ("https://WWW.ACME.CO.UK/contact", false),
+            ("https://shop.acme.co.uk/contact", false),
+            ("https://acme.co.uk:8080/", false),
+            ("https://notacme.co.uk/", false),
+            ("https://user@other.com/", true),
+            ("https://www.acme.co.uk", false),
+            ("https://www.acme.co.uk@other.com/", true),
+            ("https://www.acme.co.uk.other.com/", true),
+            ("/contact", false),
+            ("contact.html", false),
+            ("https://", true),
+        ] {
+            assert_eq!(
+                is_written_off_site(href, host, &registrable),
+                off_site,
+                "{href}"
+            );
+            if off_site {
+                assert!(
+                    resolve_on_site(&base, host, &registrable, href).is_none(),
+                    "{href}"
+                );
             }
         }
     }

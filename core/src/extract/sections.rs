@@ -1330,10 +1330,85 @@ fn may_mention(block: &str) -> bool {
         return true;
     };
     let bytes = block.as_bytes();
-    // Whether the match of `pattern` on `bytes[start..end]` counts: anywhere, or as a whole
-    // word with a capital.
+    let any_counts = |state: StateID, end: usize| any_match_counts(filter, bytes, state, end);
+    if automaton.is_match(start) && any_counts(start, 0) {
+        return true;
+    }
+    // Two walks of the automaton side by side, over the block's two halves: each step waits
+    // for the state the step before loaded from a table of a few hundred kilobytes, and two
+    // independent walks wait at once. The second half starts `overlap` bytes early, so that
+    // a match ending in it that starts in the first half is seen (a match is reported by the
+    // walk that read all of it; one in the overlap, by both).
+    // Under the standard match semantics an unanchored walk never meets the dead state (a
+    // later match is never cut off by an earlier one), so the two walks see what one sees.
+    let overlap = automaton.max_pattern_len().saturating_sub(1);
+    if bytes.len() < overlap + TWO_WALKS_FROM || automaton.match_kind() != MatchKind::Standard {
+        return may_mention_in_one_walk(filter, start, bytes);
+    }
+    let first_len = (bytes.len() + overlap) / 2;
+    let second = first_len - overlap;
+    let (mut first_state, mut second_state) = (start, start);
+    for at in 0..first_len {
+        match (
+            mention_step(filter, bytes, &mut first_state, at),
+            mention_step(filter, bytes, &mut second_state, second + at),
+        ) {
+            (Some(in_first), Some(in_second)) => {
+                if in_first || in_second {
+                    return true;
+                }
+            }
+            _ => return may_mention_in_one_walk(filter, start, bytes),
+        }
+    }
+    // The second half is one byte longer when the block's length and `overlap` differ in
+    // parity.
+    for at in second + first_len..bytes.len() {
+        match mention_step(filter, bytes, &mut second_state, at) {
+            Some(false) => {}
+            Some(true) => return true,
+            None => return may_mention_in_one_walk(filter, start, bytes),
+        }
+    }
+    false
+}
+
+/// The shortest block (past the longest pattern's length) that [`may_mention`] reads in two
+/// walks: in a shorter one, the overlap of its halves costs more than it saves.
+const TWO_WALKS_FROM: usize = 16;
+
+/// A step of a walk of [`may_mention`]'s automaton from `state` over the byte at `at` of
+/// `bytes`: whether the block may mention a name by that byte, or `None` when the walk met
+/// the dead state (after which the block is read in one walk).
+#[inline(always)]
+fn mention_step(
+    filter: &MentionFilter,
+    bytes: &[u8],
+    state: &mut StateID,
+    at: usize,
+) -> Option<bool> {
+    let automaton = &filter.automaton;
+    let b = bytes[at];
+    *state = automaton.next_state(Anchored::No, *state, b);
+    if automaton.is_special(*state) {
+        if automaton.is_dead(*state) {
+            return None;
+        }
+        if automaton.is_match(*state) && any_match_counts(filter, bytes, *state, at + 1) {
+            return Some(true);
+        }
+    }
+    Some(b == b'.' && dotted_word_may_be_a_legal_form(bytes, at))
+}
+
+/// Whether a match of `filter`'s automaton ending at byte `end` of `bytes` in `state` counts
+/// ([`Automaton::match_len`], every match ending there, as an overlapping search reports
+/// them): a pattern that counts anywhere, or a legal form as a whole word with a capital.
+#[inline(always)]
+fn any_match_counts(filter: &MentionFilter, bytes: &[u8], state: StateID, end: usize) -> bool {
+    let automaton = &filter.automaton;
+    let word_byte = |b: u8| b.is_ascii_alphanumeric();
     let counts = |pattern: PatternID, start: usize, end: usize| {
-        let word_byte = |b: u8| b.is_ascii_alphanumeric();
         !filter.whole_word[pattern.as_usize()]
             || (!start
                 .checked_sub(1)
@@ -1341,17 +1416,16 @@ fn may_mention(block: &str) -> bool {
                 && !bytes.get(end).copied().is_some_and(word_byte)
                 && bytes[start..end].iter().any(u8::is_ascii_uppercase))
     };
-    // Every match ending at `end` in `state` ([`Automaton::match_len`]), as an overlapping
-    // search reports them.
-    let any_counts = |state: StateID, end: usize| {
-        (0..automaton.match_len(state)).any(|index| {
-            let pattern = automaton.match_pattern(state, index);
-            counts(pattern, end - automaton.pattern_len(pattern), end)
-        })
-    };
-    if automaton.is_match(start) && any_counts(start, 0) {
-        return true;
-    }
+    (0..automaton.match_len(state)).any(|index| {
+        let pattern = automaton.match_pattern(state, index);
+        counts(pattern, end - automaton.pattern_len(pattern), end)
+    })
+}
+
+/// [`may_mention`] in one walk of the automaton from `start` (its start state) over `bytes`:
+/// a short block, or one where a walk met the dead state.
+fn may_mention_in_one_walk(filter: &MentionFilter, start: StateID, bytes: &[u8]) -> bool {
+    let automaton = &filter.automaton;
     // The automaton's states walked here, byte by byte, rather than by its overlapping
     // iterator: a block is read in one loop, with no search state kept between matches
     // (most blocks have none). A legal form written with dots ("S.A", "s.r.o"): the word
@@ -1365,7 +1439,7 @@ fn may_mention(block: &str) -> bool {
                 // No match from here on (an unanchored search meets none): the dots only.
                 return memchr::memchr_iter(b'.', &bytes[at..]).any(|dot| dotted(at + dot));
             }
-            if automaton.is_match(state) && any_counts(state, at + 1) {
+            if automaton.is_match(state) && any_match_counts(filter, bytes, state, at + 1) {
                 return true;
             }
         }
@@ -2225,6 +2299,41 @@ mod tests {
         }
 
         #[test]
+        fn a_long_block_may_mention_as_one_walk_and_the_iterator_find(
+            before in "( |\\.|é|[a-z]{1,5}|[A-Z][a-z]{0,4}|\\.[a-z]|, ){0,40}",
+            index in 0..1_000usize,
+            case in 0..3u8,
+            after in "( |\\.|é|[a-z]{1,5}|[A-Z][a-z]{0,4}|\\.[a-z]|, ){0,40}",
+        ) {
+            // One entry at any place of a block long enough for two walks: before, in or
+            // after the overlap of its halves, or across where a half ends.
+            let words = lexicon_words();
+            let entries: Vec<&String> = words
+                .org_types
+                .iter()
+                .chain(&words.authority_heads)
+                .chain(&words.legal_forms)
+                .collect();
+            let entry = entries[index % entries.len()];
+            let entry = match case {
+                0 => entry.clone(),
+                1 => entry.to_uppercase(),
+                _ => entry.chars().flat_map(|c| [c, '.']).collect(),
+            };
+            let text = format!("{before} {entry} {after}");
+            let filter = MentionFilter::get().unwrap();
+            let start = filter.automaton.start_state(Anchored::No).unwrap();
+            let expected = may_mention_by_the_iterator(&text);
+            proptest::prop_assert_eq!(may_mention(&text), expected, "{}", text);
+            proptest::prop_assert_eq!(
+                may_mention_in_one_walk(filter, start, text.as_bytes()),
+                expected,
+                "{}",
+                text
+            );
+        }
+
+        #[test]
         fn a_label_may_name_a_party_as_the_stems_automaton_finds(
             parts in proptest::collection::vec(
                 (0..1_000usize, proptest::bool::ANY, "( |:|é|[a-zA-Z]{1,3}|-)"),
@@ -2523,6 +2632,26 @@ mod tests {
             assert_eq!(credit_phrases(&text), model(&text), "{text}");
             assert_eq!(credit_phrases(&text), vec![2 * pad], "{text}");
         }
+    }
+
+    #[test]
+    fn a_long_block_may_mention_a_name_in_either_half_or_across_them() {
+        // An authority's word and a legal form moved byte by byte through a block read in two
+        // walks: each place is found, and a block without one is not.
+        let filler = "x ".repeat(40);
+        for name in ["Licensing Authority", "Muster GmbH", "Beispiel S.A. x"] {
+            for at in (0..=filler.len()).step_by(1) {
+                let block = format!("{}{name} {}", &filler[..at], &filler[at..]);
+                assert!(may_mention(&block), "{block}");
+                assert_eq!(
+                    may_mention(&block),
+                    may_mention_by_the_iterator(&block),
+                    "{block}"
+                );
+            }
+        }
+        assert!(!may_mention(&filler.repeat(3)));
+        assert!(!may_mention(&"Home about Muster gmbh. ".repeat(5)));
     }
 
     #[test]
