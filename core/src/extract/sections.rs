@@ -2101,6 +2101,18 @@ mod tests {
         }
     }
 
+    /// The entries of the classes the mention automaton is built from, as the lexicon
+    /// writes them.
+    fn mention_entries() -> Vec<&'static String> {
+        let words = lexicon_words();
+        words
+            .org_types
+            .iter()
+            .chain(&words.authority_heads)
+            .chain(&words.legal_forms)
+            .collect()
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4_000))]
         #[test]
@@ -2268,13 +2280,7 @@ mod tests {
         ) {
             // Entries of the classes the automaton is built from, as written, in capitals,
             // capitalised or with a dot after each letter, between separators.
-            let words = lexicon_words();
-            let entries: Vec<&String> = words
-                .org_types
-                .iter()
-                .chain(&words.authority_heads)
-                .chain(&words.legal_forms)
-                .collect();
+            let entries = mention_entries();
             let mut text = String::new();
             for (index, case, separator) in parts {
                 let entry = entries[index % entries.len()];
@@ -2307,13 +2313,7 @@ mod tests {
         ) {
             // One entry at any place of a block long enough for two walks: before, in or
             // after the overlap of its halves, or across where a half ends.
-            let words = lexicon_words();
-            let entries: Vec<&String> = words
-                .org_types
-                .iter()
-                .chain(&words.authority_heads)
-                .chain(&words.legal_forms)
-                .collect();
+            let entries = mention_entries();
             let entry = entries[index % entries.len()];
             let entry = match case {
                 0 => entry.clone(),
