@@ -18,8 +18,8 @@ use crate::extract::entities;
 #[cfg(test)]
 use crate::extract::markup::walker_skips;
 use crate::extract::markup::{
-    is_block, AttributeSpan, ClassRead, Element, ElementFacts, Markup, Node, Passage, StartName,
-    TreeInput,
+    is_block, AttributeSpan, AttributeValue, ClassRead, Element, ElementFacts, Markup, Node,
+    Passage, StartName, TreeInput,
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
@@ -452,7 +452,7 @@ impl<'b> Walker<'b> {
     fn enter(&mut self, markup: &Markup<'_>, index: usize, element: &Element<'_>) -> Option<Exit> {
         let name = element.name;
         let attrs = Attrs::read_with_class(
-            markup.attributes(element),
+            markup.attribute_values(element),
             name,
             ClassNames::handed_over(element.class_read()),
         );
@@ -1156,13 +1156,14 @@ impl<'s> Attrs<'s> {
     /// [`Attrs::read_with_class`]; the tests' references read this way.)
     #[cfg(test)]
     fn read(attributes: impl Iterator<Item = (&'s [u8], &'s str)>, name: &[u8]) -> Attrs<'s> {
-        Attrs::read_with_class(attributes, name, None)
+        let values = attributes.map(|(key, value)| (key, AttributeValue::whole(value)));
+        Attrs::read_with_class(values, name, None)
     }
 
     /// [`Attrs::read`], where the names of the first `class` attribute may have been read
     /// already (`class`, by the prescan's pass-through test): they are not read again.
     fn read_with_class(
-        attributes: impl Iterator<Item = (&'s [u8], &'s str)>,
+        attributes: impl Iterator<Item = (&'s [u8], AttributeValue<'s>)>,
         name: &[u8],
         class: Option<ClassNames>,
     ) -> Attrs<'s> {
@@ -1172,48 +1173,56 @@ impl<'s> Attrs<'s> {
         let mut seen = Seen::default();
         for (key, raw) in attributes {
             match key {
-                b"href" if wants_href && seen.first(Seen::HREF) => attrs.href = Some(raw),
-                b"alt" if name == b"img" && seen.first(Seen::ALT) => attrs.alt = Some(raw),
-                b"title" if is_link && seen.first(Seen::TITLE) => attrs.title = Some(raw),
-                b"content" if seen.first(Seen::CONTENT) => attrs.content = Some(raw),
-                b"lang" if name == b"html" && seen.first(Seen::LANG) => attrs.lang = Some(raw),
+                b"href" if wants_href && seen.first(Seen::HREF) => attrs.href = Some(raw.text()),
+                b"alt" if name == b"img" && seen.first(Seen::ALT) => attrs.alt = Some(raw.text()),
+                b"title" if is_link && seen.first(Seen::TITLE) => attrs.title = Some(raw.text()),
+                b"content" if seen.first(Seen::CONTENT) => attrs.content = Some(raw.text()),
+                b"lang" if name == b"html" && seen.first(Seen::LANG) => {
+                    attrs.lang = Some(raw.text())
+                }
                 b"name"
                     if name == b"meta" && seen.first(Seen::NAME) && attrs.meta_key.is_none() =>
                 {
-                    attrs.meta_key = Some(raw);
+                    attrs.meta_key = Some(raw.text());
                 }
                 b"property" if name == b"meta" && seen.first(Seen::PROPERTY) => {
-                    attrs.meta_key = Some(raw)
+                    attrs.meta_key = Some(raw.text())
                 }
                 // RDFa (Lite 1.1 §2: `property` names the property, `typeof` the type) read
                 // as microdata: `property="streetAddress"` or `schema:streetAddress`.
                 b"property" if seen.first(Seen::PROPERTY) && attrs.item_prop.is_none() => {
-                    attrs.item_prop = raw.split_ascii_whitespace().find_map(rdfa_prop);
+                    attrs.item_prop = raw.text().split_ascii_whitespace().find_map(rdfa_prop);
                 }
                 b"typeof" if seen.first(Seen::TYPEOF) && attrs.item_type.is_none() => {
-                    attrs.item_type = raw.split_ascii_whitespace().next();
+                    attrs.item_type = raw.text().split_ascii_whitespace().next();
                 }
-                b"data-cfemail" if seen.first(Seen::CFEMAIL) => attrs.cfemail = Some(raw),
-                b"src" if name == b"iframe" && seen.first(Seen::SRC) => attrs.src = Some(raw),
+                b"data-cfemail" if seen.first(Seen::CFEMAIL) => attrs.cfemail = Some(raw.text()),
+                b"src" if name == b"iframe" && seen.first(Seen::SRC) => {
+                    attrs.src = Some(raw.text())
+                }
                 b"itemscope" => attrs.itemscope = true,
-                b"itemtype" if seen.first(Seen::ITEMTYPE) => attrs.item_type = Some(raw),
+                b"itemtype" if seen.first(Seen::ITEMTYPE) => attrs.item_type = Some(raw.text()),
                 b"itemprop" if seen.first(Seen::ITEMPROP) => {
-                    attrs.item_prop = raw.split_ascii_whitespace().find_map(microdata_prop);
+                    attrs.item_prop = raw.text().split_ascii_whitespace().find_map(microdata_prop);
                     if attrs.meta_key.is_none() && name == b"meta" {
-                        attrs.meta_key = Some(raw);
+                        attrs.meta_key = Some(raw.text());
                     }
                 }
                 b"rel" if seen.first(Seen::REL) => {
                     attrs.rel_canonical = raw
+                        .text()
                         .split_ascii_whitespace()
                         .any(|r| r.eq_ignore_ascii_case("canonical"))
                 }
                 b"hidden" => attrs.hidden = true,
-                b"style" if seen.first(Seen::STYLE) => attrs.hidden |= style_hides(raw.as_bytes()),
-                b"class" if seen.first(Seen::CLASS) => {
-                    attrs.take_class(class.unwrap_or_else(|| ClassNames::read(raw.as_bytes())))
+                b"style" if seen.first(Seen::STYLE) => {
+                    attrs.hidden |= style_hides(raw.text().as_bytes())
                 }
-                b"id" if seen.first(Seen::ID) => attrs.footer_like |= names_footer(raw.as_bytes()),
+                b"class" if seen.first(Seen::CLASS) => attrs
+                    .take_class(class.unwrap_or_else(|| ClassNames::read(raw.text().as_bytes()))),
+                b"id" if seen.first(Seen::ID) => {
+                    attrs.footer_like |= names_footer(raw.text().as_bytes())
+                }
                 _ => {}
             }
         }

@@ -98,6 +98,31 @@ pub struct AttributeSpan {
     pub value: Span,
 }
 
+/// An attribute's value as written (entities not decoded), a span of its page read by
+/// [`AttributeValue::text`].
+#[derive(Debug, Clone, Copy)]
+pub struct AttributeValue<'s> {
+    page: &'s str,
+    span: Span,
+}
+
+impl<'s> AttributeValue<'s> {
+    /// The value's text; empty if the span is not one of the page (which the prescan's
+    /// spans always are).
+    pub fn text(self) -> &'s str {
+        self.page.get(self.span.range()).unwrap_or("")
+    }
+
+    /// All of `text` as a value (for the tests' readers).
+    #[cfg(test)]
+    pub fn whole(text: &'s str) -> AttributeValue<'s> {
+        AttributeValue {
+            page: text,
+            span: Span::new(0..text.len()),
+        }
+    }
+}
+
 /// An index in 32 bits (no list here outnumbers the bytes of the page).
 fn index_u32(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
@@ -1309,10 +1334,22 @@ impl<'s> Markup<'s> {
     /// The attributes of `element` in source order, as `(name, value)`: the name lower-case,
     /// the value as written (entities not decoded). Duplicates are yielded too: HTML5 keeps
     /// the first, so readers skip the others.
+    #[cfg(test)]
     pub fn attributes(
         &self,
         element: &Element<'_>,
     ) -> impl Iterator<Item = (&'s [u8], &'s str)> + use<'s> {
+        self.attribute_values(element)
+            .map(|(name, value)| (name, value.text()))
+    }
+
+    /// [`Markup::attributes`], each value sliced from the page only when it is read: most
+    /// are not (an element's `id`, `data-*`, `aria-*`, a `class` whose names came handed
+    /// over), and each slice reads the page at both of its ends, long after the prescan did.
+    pub fn attribute_values(
+        &self,
+        element: &Element<'_>,
+    ) -> impl Iterator<Item = (&'s [u8], AttributeValue<'s>)> + use<'s> {
         let (from, to) = element.facts.attributes;
         let (prescanned, page) = (self.prescanned, self.page);
         self.attributes
@@ -1322,7 +1359,10 @@ impl<'s> Markup<'s> {
             .map(move |a| {
                 (
                     prescanned.get(a.name.range()).unwrap_or_default(),
-                    page.get(a.value.range()).unwrap_or(""),
+                    AttributeValue {
+                        page,
+                        span: a.value,
+                    },
                 )
             })
     }
