@@ -23,7 +23,7 @@ use crate::extract::markup::{
 };
 use crate::extract::page_budget::PageBudget;
 use crate::extract::prescan::prescan_reusing;
-use crate::extract::whitespace::{collapse, push_collapsed};
+use crate::extract::whitespace::{collapse, collapse_into, push_collapsed};
 use crate::extract::words8::load;
 
 /// What one page's markup holds, ready for the field extractors.
@@ -1702,15 +1702,6 @@ fn append_capped_from(target: &mut String, from: usize, extra: &str) {
         target.push(' ');
     }
     target.push_str(first_chars(extra, MAX_CAPTURE_CHARS));
-}
-
-/// [`collapse`] of `text` into `out` (cleared first; kept for its capacity).
-fn collapse_into(out: &mut String, text: &str) {
-    out.clear();
-    push_collapsed(out, text);
-    if out.ends_with(' ') {
-        out.pop();
-    }
 }
 
 /// The first `count` characters of `text` (all of it if it has fewer).

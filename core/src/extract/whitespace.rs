@@ -14,11 +14,17 @@ use crate::extract::words8::{any_byte_above, bytes_equal, load};
 /// Collapses white space runs to one space and trims; removes zero-width characters.
 pub fn collapse(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    push_collapsed(&mut out, s);
+    collapse_into(&mut out, s);
+    out
+}
+
+/// [`collapse`] of `s` into `out`, cleared first (a buffer kept for its capacity).
+pub fn collapse_into(out: &mut String, s: &str) {
+    out.clear();
+    push_collapsed(out, s);
     if out.ends_with(' ') {
         out.pop();
     }
-    out
 }
 
 /// Appends `s` to `out` with white space runs collapsed to one space (none at the start of
